@@ -1,0 +1,101 @@
+# syncbench: `make` builds build/syncbench, `make bench` runs the default
+# sweep on GPU 0, `make test` runs the host tests (no GPU needed).
+
+CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(shell command -v nvcc 2>/dev/null))
+ifeq ($(CUDA_HOME),)
+CUDA_HOME := /usr/local/cuda
+endif
+NVCC      ?= $(CUDA_HOME)/bin/nvcc
+CC        ?= gcc
+CXX       ?= g++
+# GPU targets of the fat binary: sm_80 (A100, and sm_86/89 GPUs) and sm_90a
+# (H100/H200 with their arch-specific features). Override: CUDA_ARCH="sm_80".
+CUDA_ARCH ?= sm_80 sm_90a
+GENCODE   := $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(patsubst sm_%,%,$(a)),code=$(a))
+
+COMMIT    := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+CFLAGS    ?= -O2 -g
+CFLAGS    += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -MMD -MP -I$(CUDA_HOME)/include -DSB_COMMIT='"$(COMMIT)"'
+CXXFLAGS  ?= -O2 -g
+CXXFLAGS  += -std=c++17 -Wall -Wextra -MMD -MP
+NVFLAGS   ?= -O3 -lineinfo
+NVFLAGS   += -std=c++17 $(GENCODE) -Xcompiler -Wall -MMD -MP
+LDLIBS    := -L$(CUDA_HOME)/lib64 -lcudart_static -lbenchmark -lpthread -ldl -lrt -lm
+# The binary finds libbenchmark in build/lib first, so build/ can be copied
+# to a GPU machine that lacks the package.
+LDFLAGS   += -Wl,-rpath,'$$ORIGIN/lib'
+
+BUILD     := build
+BIN       := $(BUILD)/syncbench
+HARNESS   := $(wildcard harness/*.c)
+BENCH     := $(filter-out bench/main.c,$(wildcard bench/*.c))
+KERNELS   := $(wildcard kernels/*.cu)
+OBJ       := $(HARNESS:%.c=$(BUILD)/%.o) $(BENCH:%.c=$(BUILD)/%.o) \
+             $(KERNELS:%.cu=$(BUILD)/%.o) $(BUILD)/harness/gbench_shim.o
+TEST_SRC  := $(wildcard tests/test_*.c)
+
+VENV      := .venv
+PY        ?= $(VENV)/bin/python
+ifeq ($(PY),$(VENV)/bin/python)
+PY_DEP    := $(VENV)/.installed
+endif
+DEVICE    ?= 0
+GBENCH_HDR := $(firstword $(wildcard /usr/include/benchmark/benchmark.h /usr/local/include/benchmark/benchmark.h))
+
+.PHONY: all bench bench-quick plots test test-c test-py clean check-gbench
+all: $(BIN)
+
+check-gbench:
+	@test -n "$(GBENCH_HDR)" || { echo "syncbench: Google Benchmark is missing; install it with: sudo apt-get install -y libbenchmark-dev"; exit 1; }
+	@command -v $(NVCC) >/dev/null || { echo "syncbench: nvcc not found; install the CUDA Toolkit (12.8+) or set CUDA_HOME"; exit 1; }
+
+$(BIN): $(OBJ) $(BUILD)/bench/main.o | check-gbench
+	@mkdir -p $(BUILD)/lib
+	@lib=$$(ldconfig -p 2>/dev/null | awk '/libbenchmark.so.1/ {print $$NF; exit}'); \
+	  if [ -n "$$lib" ]; then cp -L "$$lib" $(BUILD)/lib/; fi
+	$(CXX) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+$(BUILD)/%.o: %.c | check-gbench
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/%.o: %.cc | check-gbench
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) -c $< -o $@
+
+$(BUILD)/%.o: %.cu | check-gbench
+	@mkdir -p $(dir $@)
+	$(NVCC) $(NVFLAGS) -c $< -o $@
+
+$(BUILD)/tests/test_host: $(TEST_SRC:%.c=$(BUILD)/%.o) $(OBJ)
+	$(CXX) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+$(VENV)/.installed: requirements.txt
+	@python3 -m venv $(VENV) || { echo "syncbench: cannot create a venv; install it with: sudo apt-get install -y python3-venv"; exit 1; }
+	@$(VENV)/bin/pip install -q --disable-pip-version-check -r requirements.txt || { echo "syncbench: installing Python packages failed; run: $(VENV)/bin/pip install -r requirements.txt"; exit 1; }
+	@touch $@
+
+# Default sweep on GPU $(DEVICE) -> results/<gpu-slug>/latest.csv + plots/.
+bench: $(BIN) $(PY_DEP)
+	@PY=$(PY) scripts/bench.sh $(BIN) $(DEVICE) latest $(ARGS)
+
+bench-quick: $(BIN) $(PY_DEP)
+	@PY=$(PY) scripts/bench.sh $(BIN) $(DEVICE) quick --quick $(ARGS)
+
+# Plots for every committed CSV (or CSV=path for one).
+plots: $(PY_DEP)
+	@for f in $(or $(CSV),$(wildcard results/*/latest.csv)); do \
+	  $(PY) scripts/plot.py "$$f" --outdir "$$(dirname $$f)/plots" || exit 1; done
+
+test: test-c test-py
+
+test-c: $(BUILD)/tests/test_host $(BIN)
+	$(BUILD)/tests/test_host
+
+test-py: $(BIN) $(PY_DEP)
+	$(PY) -m pytest -q tests
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

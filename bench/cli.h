@@ -1,0 +1,46 @@
+/* Command-line parsing: pure, so the host tests can exercise every error. */
+#ifndef SB_CLI_H
+#define SB_CLI_H
+
+#include <regex.h>
+#include <stddef.h>
+
+#include "sweep.h"
+
+/* Exit codes: the contract with scripts and CI. */
+enum {
+  SB_EXIT_OK = 0,          /* every row ok, skipped or unsupported */
+  SB_EXIT_FAILED = 1,      /* some point was wrong or errored */
+  SB_EXIT_USAGE = 2,       /* bad command line or output path */
+  SB_EXIT_NO_DEVICE = 3,   /* no usable CUDA device / driver */
+  SB_EXIT_INTERRUPTED = 130
+};
+
+#define SB_MAX_GBENCH_ARGS 32
+
+typedef struct sb_cli {
+  int help, list, csv_header, print_slug;
+  sb_sweep_spec spec;
+  regex_t filter;
+  int has_filter;
+  const char *out_path;    /* may hold {gpu} */
+  int device;
+  int warmup;
+  double min_time_s;       /* -1: default for the mode */
+  unsigned long long seed; /* 0: fresh */
+  int has_seed;
+  int gbench_argc;         /* argv[0] + --benchmark_* flags */
+  char *gbench_argv[SB_MAX_GBENCH_ARGS + 1];
+} sb_cli;
+
+/* Parses argv into c. Returns 0, or -1 with a one-line message in err. */
+int sb_cli_parse(int argc, char **argv, sb_cli *c, char *err, size_t errlen);
+void sb_cli_free(sb_cli *c);
+void sb_cli_usage(FILE *f);
+/* --list: families, variants and their axes. Needs no GPU. */
+void sb_cli_list(FILE *f);
+
+/* Replaces "{gpu}" in pattern with slug. */
+void sb_expand_out_path(const char *pattern, const char *slug, char *out, size_t len);
+
+#endif

@@ -1,0 +1,27 @@
+#include "registry.h"
+
+#include <stdio.h>
+#include <string.h>
+
+extern const sb_family sb_family_reference;
+extern const sb_family sb_family_scan;
+
+/* Every family that exists. Add a family: one line here. */
+const sb_family *const sb_families[] = {
+    &sb_family_reference,
+    &sb_family_scan,
+};
+const int sb_num_families = (int)(sizeof sb_families / sizeof sb_families[0]);
+
+const sb_family *sb_find_family(const char *name) {
+  for (int i = 0; i < sb_num_families; ++i)
+    if (strcmp(sb_families[i]->name, name) == 0) return sb_families[i];
+  return NULL;
+}
+
+void sb_point_name(const sb_point *p, char *buf, size_t len) {
+  int w = snprintf(buf, len, "%s/%s", p->family->name, p->variant->name);
+  for (int a = 0; a < SB_NUM_AXES && w >= 0 && (size_t)w < len; ++a)
+    if (p->axis[a] != SB_AXIS_UNSET)
+      w += snprintf(buf + w, len - (size_t)w, "/%s=%lld", sb_axes[a].name, p->axis[a]);
+}

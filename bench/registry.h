@@ -1,0 +1,82 @@
+/* What exists: every family, its variants and its axes. bench/registry.c
+ * holds the one table of families; each bench/<family>.c describes one
+ * family (variants, axes, validity rules, byte model, CPU reference). */
+#ifndef SB_REGISTRY_H
+#define SB_REGISTRY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../harness/axes.h"
+#include "../harness/csv_schema.h"
+#include "../harness/device.h"
+#include "../harness/launch.h"
+
+typedef struct sb_variant {
+  const char *name;
+  sb_launch_fn launch;
+  int min_cc;             /* e.g. 90: needs sm_90 features; 0 = any */
+  const char *summary;    /* one line: the protocol and barriers per step */
+} sb_variant;
+
+typedef struct sb_family sb_family;
+
+/* One sweep point: a variant and a value for every axis (SB_AXIS_UNSET
+ * where the family does not use the axis). */
+typedef struct sb_point {
+  const sb_family *family;
+  const sb_variant *variant;
+  long long axis[SB_NUM_AXES];
+} sb_point;
+
+struct sb_family {
+  const char *name;
+  const char *summary;
+  const sb_variant *variants;
+  int num_variants;
+  /* Axis value lists in sb_axis_parse syntax; NULL: the family has no such
+   * axis. The quick lists must cover every variant in a few points. */
+  const char *default_axes[SB_NUM_AXES];
+  const char *quick_axes[SB_NUM_AXES];
+
+  /* Family validity rule: NULL if the point can run, else a reason written
+   * into buf (the point becomes a `skipped` row). Generic limits (threads
+   * per block, compute capability, occupancy, memory) are checked by the
+   * runner; only what is specific to the family belongs here. May be NULL. */
+  const char *(*check)(const sb_point *p, const sb_device *d, char *buf,
+                       size_t len);
+  /* Device/host buffer sizes the point needs. */
+  size_t (*in_bytes)(const sb_point *p);
+  size_t (*out_bytes)(const sb_point *p);
+  /* Bytes one launch must move through device memory at least (reads +
+   * writes): the numerator of gbps. */
+  long long (*bytes_moved)(const sb_point *p);
+  /* Fills the host input from seed (fresh for every point). */
+  void (*make_input)(const sb_point *p, void *host_in, uint64_t seed);
+  /* Compares the host output with the CPU reference computed from host_in.
+   * Returns 0 when it matches, else writes the first mismatches and their
+   * count into detail. */
+  int (*verify)(const sb_point *p, const void *host_in, const void *host_out,
+                char *detail, size_t len);
+};
+
+/* The table: registry.c. The `reference` family comes first, because every
+ * run measures it and the other rows are expressed as a share of it. */
+extern const sb_family *const sb_families[];
+extern const int sb_num_families;
+
+const sb_family *sb_find_family(const char *name);
+
+/* "scan/pingpong/block_threads=256/iters=16/n=33554432": the point's name
+ * for filters, Google Benchmark and messages. */
+void sb_point_name(const sb_point *p, char *buf, size_t len);
+
+/* Declares a variant's launcher and names it in a table row:
+ *   #define SCAN_VARIANTS(X) X(scan, two_barrier, 0, "...") ...
+ *   SCAN_VARIANTS(SB_DECLARE_LAUNCHER)
+ *   static const sb_variant v[] = { SCAN_VARIANTS(SB_VARIANT_ROW) }; */
+#define SB_DECLARE_LAUNCHER(fam, var, cc, text) \
+  cudaError_t sb_##fam##_##var(sb_launch *L);
+#define SB_VARIANT_ROW(fam, var, cc, text) {#var, sb_##fam##_##var, cc, text},
+
+#endif

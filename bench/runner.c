@@ -1,0 +1,266 @@
+#include "runner.h"
+
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../harness/gbench_shim.h"
+#include "../harness/random.h"
+#include "../harness/stats.h"
+#include "../harness/timing.h"
+
+volatile sig_atomic_t sb_stop_requested = 0;
+
+extern cudaError_t sb_measure_sm_clock(cudaStream_t stream, double *mhz);
+
+/* Device and pinned host buffers, grown to the largest point seen. */
+typedef struct buffers {
+  void *d_in, *d_out, *h_in, *h_out, *d_flush;
+  size_t in_cap, out_cap, flush_bytes;
+} buffers;
+
+static void free_buffers(buffers *b) {
+  cudaFree(b->d_in);
+  cudaFree(b->d_out);
+  cudaFree(b->d_flush);
+  cudaFreeHost(b->h_in);
+  cudaFreeHost(b->h_out);
+  memset(b, 0, sizeof *b);
+}
+
+static cudaError_t grow(void **d, void **h, size_t *cap, size_t need) {
+  if (need <= *cap) return cudaSuccess;
+  cudaFree(*d);
+  cudaFreeHost(*h);
+  *d = *h = NULL;
+  *cap = 0;
+  cudaError_t e = cudaMalloc(d, need);
+  if (e == cudaSuccess) e = cudaMallocHost(h, need);
+  if (e == cudaSuccess) *cap = need;
+  return e;
+}
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* An error row; returns 1 when the CUDA context is unusable afterwards. */
+static int cuda_failed(sb_row *row, const char *what, cudaError_t e) {
+  row->status = SB_ERROR;
+  snprintf(row->detail, sizeof row->detail, "%s: %s (%s)", what,
+           cudaGetErrorString(e), cudaGetErrorName(e));
+  cudaGetLastError(); /* clear a non-sticky error */
+  return cudaDeviceSynchronize() != cudaSuccess;
+}
+
+typedef struct runner {
+  sb_device *dev;
+  const sb_run_options *opt;
+  cudaStream_t stream;
+  buffers buf;
+  sb_timer timer;
+  double copy_gbps;
+} runner;
+
+/* Checks that need no launch: returns 1 and fills the row if it cannot run. */
+static int precheck(const sb_point *p, const sb_device *d, sb_row *row) {
+  int cc = d->cc_major * 10 + d->cc_minor;
+  long long block = p->axis[SB_AXIS_BLOCK];
+  if (p->variant->min_cc > cc) {
+    row->status = SB_UNSUPPORTED;
+    snprintf(row->detail, sizeof row->detail, "needs sm_%d or newer; this GPU is sm_%d",
+             p->variant->min_cc, cc);
+    return 1;
+  }
+  if (block != SB_AXIS_UNSET && block > d->max_threads_per_block) {
+    row->status = SB_SKIPPED;
+    snprintf(row->detail, sizeof row->detail,
+             "block_threads=%lld exceeds this GPU's %d threads per block", block,
+             d->max_threads_per_block);
+    return 1;
+  }
+  if (p->family->check &&
+      p->family->check(p, d, row->detail, sizeof row->detail) != NULL) {
+    row->status = SB_SKIPPED;
+    return 1;
+  }
+  return 0;
+}
+
+/* Returns 1 if the context is lost. */
+static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_row *row) {
+  const sb_family *f = p->family;
+  const sb_device *d = r->dev;
+  if (precheck(p, d, row)) return 0;
+
+  sb_launch L = {.axis = p->axis, .stream = r->stream, .query = 1};
+  cudaError_t e = p->variant->launch(&L);
+  if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction) {
+    row->status = SB_UNSUPPORTED;
+    snprintf(row->detail, sizeof row->detail,
+             "this binary has no code for sm_%d%d (rebuild with CUDA_ARCH including it)",
+             d->cc_major, d->cc_minor);
+    cudaGetLastError();
+    return 0;
+  }
+  if (e == cudaErrorInvalidConfiguration || (e == cudaSuccess && L.blocks_per_sm == 0)) {
+    row->status = SB_SKIPPED;
+    snprintf(row->detail, sizeof row->detail,
+             "cannot launch: %lld threads with %zu B shared memory per block fit 0 times on an SM (limit %zu B)",
+             p->axis[SB_AXIS_BLOCK], L.smem_bytes, d->smem_per_block_optin);
+    cudaGetLastError();
+    return 0;
+  }
+  if (e != cudaSuccess) return cuda_failed(row, "launch configuration", e);
+  row->blocks_per_sm = L.blocks_per_sm;
+
+  size_t in_bytes = f->in_bytes(p), out_bytes = f->out_bytes(p);
+  size_t free_b = 0, total_b = 0;
+  cudaMemGetInfo(&free_b, &total_b);
+  size_t extra = (in_bytes > r->buf.in_cap ? in_bytes : 0) + (out_bytes > r->buf.out_cap ? out_bytes : 0);
+  if (extra > free_b) {
+    row->status = SB_SKIPPED;
+    snprintf(row->detail, sizeof row->detail,
+             "needs %zu MiB more device memory; %zu MiB free", extra >> 20, free_b >> 20);
+    return 0;
+  }
+  if ((e = grow(&r->buf.d_in, &r->buf.h_in, &r->buf.in_cap, in_bytes)) != cudaSuccess ||
+      (e = grow(&r->buf.d_out, &r->buf.h_out, &r->buf.out_cap, out_bytes)) != cudaSuccess)
+    return cuda_failed(row, "allocating buffers", e);
+
+  /* Validate: fresh random input, poisoned output, one launch, compare. */
+  row->seed = seed;
+  f->make_input(p, r->buf.h_in, seed);
+  if ((e = cudaMemcpyAsync(r->buf.d_in, r->buf.h_in, in_bytes, cudaMemcpyHostToDevice, r->stream)) != cudaSuccess ||
+      (e = cudaMemsetAsync(r->buf.d_out, 0xA5, out_bytes, r->stream)) != cudaSuccess)
+    return cuda_failed(row, "preparing buffers", e);
+  L.in = r->buf.d_in;
+  L.out = r->buf.d_out;
+  L.query = 0;
+  if ((e = p->variant->launch(&L)) != cudaSuccess) return cuda_failed(row, "launch", e);
+  if ((e = cudaStreamSynchronize(r->stream)) != cudaSuccess) return cuda_failed(row, "kernel", e);
+  if ((e = cudaMemcpy(r->buf.h_out, r->buf.d_out, out_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess)
+    return cuda_failed(row, "reading the output", e);
+  if (f->verify(p, r->buf.h_in, r->buf.h_out, row->detail, sizeof row->detail) != 0) {
+    row->status = SB_WRONG; /* never timed: a wrong result is not a number */
+    return 0;
+  }
+
+  /* Warm up, then time through Google Benchmark. */
+  for (int i = 0; i < r->opt->warmup; ++i)
+    if ((e = p->variant->launch(&L)) != cudaSuccess) return cuda_failed(row, "warm-up launch", e);
+  if ((e = cudaStreamSynchronize(r->stream)) != cudaSuccess) return cuda_failed(row, "warm-up", e);
+
+  r->timer.fn = p->variant->launch;
+  r->timer.launch = &L;
+  /* Flush L2 before each sample when the working set is within 4x of L2
+   * and could otherwise be served partly from the cache. */
+  int flush = in_bytes + out_bytes < 4 * d->l2_bytes;
+  r->timer.flush_buf = flush ? r->buf.d_flush : NULL;
+  r->timer.flush_bytes = r->buf.flush_bytes;
+  sb_timer_reset(&r->timer);
+  char name[512], err[512] = "";
+  sb_point_name(p, name, sizeof name);
+  int rc = gbs_run_one(name, sb_timer_sample, &r->timer, r->opt->min_time_s, err, sizeof err);
+  if (rc == 2) return -2; /* excluded by --benchmark_filter: no row */
+  if (rc == 1) {
+    if (sb_stop_requested) return -3;
+    row->status = SB_ERROR;
+    snprintf(row->detail, sizeof row->detail, "%s", err);
+    cudaGetLastError();
+    return cudaDeviceSynchronize() != cudaSuccess;
+  }
+
+  sb_stats s;
+  sb_stats_compute(r->timer.samples, r->timer.count, &s);
+  row->status = SB_OK;
+  row->samples = (long long)s.count;
+  row->median_us = s.median * 1e6;
+  row->min_us = s.min * 1e6;
+  row->max_us = s.max * 1e6;
+  row->q1_us = s.q1 * 1e6;
+  row->q3_us = s.q3 * 1e6;
+  row->cv_pct = s.cv_pct;
+  row->bytes_moved = f->bytes_moved(p);
+  row->gbps = (double)row->bytes_moved / s.median * 1e-9;
+  if (r->copy_gbps > 0) row->pct_of_copy = 100.0 * row->gbps / r->copy_gbps;
+  double mhz = NAN;
+  if (sb_measure_sm_clock(r->stream, &mhz) == cudaSuccess) row->sm_clock_mhz = mhz;
+  int used = snprintf(row->detail, sizeof row->detail, "%s", flush ? "L2 flushed before each sample" : "");
+  if (!isnan(mhz) && d->max_clock_mhz > 0 && mhz < 0.9 * d->max_clock_mhz)
+    snprintf(row->detail + used, sizeof row->detail - (size_t)used,
+             "%sSM clock %.0f MHz after the samples, below 90%% of the %d MHz maximum",
+             used ? "; " : "", mhz, d->max_clock_mhz);
+  return 0;
+}
+
+static void progress(FILE *log, long done, long count, double t0, const sb_row *row, const char *name) {
+  if (!log) return;
+  double elapsed = now_s() - t0;
+  double left = done ? elapsed / (double)done * (double)(count - done) : 0;
+  fprintf(log, "[%*ld/%ld %2d:%02d left] %-11s %s", (int)snprintf(NULL, 0, "%ld", count), done,
+          count, (int)left / 60, (int)left % 60, sb_status_names[row->status], name);
+  if (row->status == SB_OK)
+    fprintf(log, "  %.2f us  %.1f GB/s  %.1f%% of copy\n", row->median_us, row->gbps,
+            isnan(row->pct_of_copy) ? 0.0 : row->pct_of_copy);
+  else
+    fprintf(log, "  (%s)\n", row->detail);
+  fflush(log);
+}
+
+int sb_run_sweep(const sb_point *points, long count, sb_device *d,
+                 const sb_run_options *o, sb_run_summary *sum) {
+  memset(sum, 0, sizeof *sum);
+  runner r = {.dev = d, .opt = o};
+  cudaError_t e = cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking);
+  if (e == cudaSuccess) e = sb_timer_init(&r.timer, r.stream);
+  r.timer.stop_flag = (volatile int *)&sb_stop_requested;
+  r.buf.flush_bytes = 2 * d->l2_bytes;
+  if (e == cudaSuccess) e = cudaMalloc(&r.buf.d_flush, r.buf.flush_bytes);
+  if (e != cudaSuccess) {
+    fprintf(stderr, "syncbench: cannot set up timing on the GPU: %s\n", cudaGetErrorString(e));
+    sum->context_lost = 1;
+    return 0;
+  }
+  double t0 = now_s();
+  int status = 0;
+  for (long i = 0; i < count && !sb_stop_requested; ++i) {
+    const sb_point *p = &points[i];
+    sb_row row;
+    sb_row_init(&row, &d->prov);
+    row.family = p->family->name;
+    row.variant = p->variant->name;
+    memcpy(row.axis, p->axis, sizeof row.axis);
+    int lost = run_point(&r, p, sb_splitmix64(o->seed + (unsigned long long)i), &row);
+    if (lost == -2) { ++sum->filtered; continue; }
+    if (lost == -3) break; /* interrupted mid-point: that row is not done */
+    if (strcmp(p->family->name, "reference") == 0 && row.status == SB_OK) {
+      r.copy_gbps = row.gbps;
+      row.pct_of_copy = 100.0;
+    }
+    if (sb_csv_write_row(o->csv, &row) != 0) {
+      fprintf(stderr, "syncbench: writing the CSV failed; stopping\n");
+      status = -1;
+      break;
+    }
+    ++sum->by_status[row.status];
+    char name[512];
+    sb_point_name(p, name, sizeof name);
+    progress(o->log, i + 1, count, t0, &row, name);
+    if (lost == 1) {
+      fprintf(stderr, "syncbench: the CUDA context is unusable after this error (%s); stopping. Finished rows are in the CSV.\n",
+              row.detail);
+      sum->context_lost = 1;
+      break;
+    }
+  }
+  sum->interrupted = sb_stop_requested != 0;
+  sb_timer_destroy(&r.timer);
+  free_buffers(&r.buf);
+  cudaStreamDestroy(r.stream);
+  return status;
+}

@@ -1,0 +1,35 @@
+/* Runs a sweep: for each point, the checks that can skip it, validation
+ * against the CPU reference, timing, and one CSV row written at once.
+ * Validation (family->verify), timing (harness/timing.c) and output
+ * (harness/csv.c) stay in their own files; this file only sequences them. */
+#ifndef SB_RUNNER_H
+#define SB_RUNNER_H
+
+#include <signal.h>
+#include <stdio.h>
+
+#include "registry.h"
+
+typedef struct sb_run_options {
+  int warmup;           /* launches after validation, before timing */
+  double min_time_s;    /* per point; <= 0: Google Benchmark's flag decides */
+  unsigned long long seed; /* base seed; point i uses a seed derived from it */
+  FILE *csv;
+  FILE *log;            /* progress lines (stderr) */
+} sb_run_options;
+
+typedef struct sb_run_summary {
+  long by_status[SB_NUM_STATUS];
+  long filtered;        /* excluded by --benchmark_filter */
+  int interrupted;      /* a signal stopped the sweep */
+  int context_lost;     /* a sticky CUDA error ended the sweep early */
+} sb_run_summary;
+
+extern volatile sig_atomic_t sb_stop_requested;
+
+/* Runs every point on device d. Returns 0 when every row was written
+ * (whatever its status), -1 if the CSV could not be written. */
+int sb_run_sweep(const sb_point *points, long count, sb_device *d,
+                 const sb_run_options *o, sb_run_summary *sum);
+
+#endif

@@ -1,0 +1,107 @@
+#include "sweep.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int is_reference(const sb_family *f) { return strcmp(f->name, "reference") == 0; }
+
+int sb_family_axes(const sb_family *f, const sb_sweep_spec *spec,
+                   sb_axis_values out[SB_NUM_AXES], char *err, size_t errlen) {
+  for (int a = 0; a < SB_NUM_AXES; ++a) {
+    out[a].count = 0;
+    const char *text = spec->quick ? f->quick_axes[a] : f->default_axes[a];
+    if (text == NULL) continue;
+    if (spec->override[a].count > 0 && !is_reference(f)) {
+      out[a] = spec->override[a];
+      continue;
+    }
+    char why[256];
+    if (sb_axis_parse(a, text, &out[a], why, sizeof why) != 0) {
+      snprintf(err, errlen, "family %s: bad built-in axis list: %s", f->name, why);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+typedef struct point_list {
+  sb_point *v;
+  long count, cap;
+} point_list;
+
+static int push(point_list *l, const sb_point *p) {
+  if (l->count == l->cap) {
+    long cap = l->cap ? 2 * l->cap : 256;
+    sb_point *v = realloc(l->v, (size_t)cap * sizeof *v);
+    if (!v) return -1;
+    l->v = v;
+    l->cap = cap;
+  }
+  l->v[l->count++] = *p;
+  return 0;
+}
+
+/* Appends the cartesian product of `axes` for one variant; axes the family
+ * does not sweep stay SB_AXIS_UNSET. Earlier axes vary slowest. */
+static int product(const sb_family *f, const sb_variant *v,
+                   const sb_axis_values axes[SB_NUM_AXES],
+                   const sb_sweep_spec *spec, point_list *out) {
+  int idx[SB_NUM_AXES] = {0};
+  for (;;) {
+    sb_point p = {f, v, {0}};
+    for (int a = 0; a < SB_NUM_AXES; ++a)
+      p.axis[a] = axes[a].count ? axes[a].v[idx[a]] : SB_AXIS_UNSET;
+    char name[512];
+    sb_point_name(&p, name, sizeof name);
+    int keep = is_reference(f) || spec->filter == NULL ||
+               regexec(spec->filter, name, 0, NULL, 0) == 0;
+    if (keep && push(out, &p) != 0) return -1;
+    int a = SB_NUM_AXES - 1; /* odometer step, last axis fastest */
+    for (; a >= 0; --a) {
+      if (axes[a].count == 0) continue;
+      if (++idx[a] < axes[a].count) break;
+      idx[a] = 0;
+    }
+    if (a < 0) return 0;
+  }
+}
+
+long sb_sweep_build(const sb_sweep_spec *spec, sb_point **points, char *err,
+                    size_t errlen) {
+  point_list list = {0};
+  int used[SB_NUM_AXES] = {0};
+  long non_reference = 0;
+  *points = NULL;
+  for (int i = 0; i < sb_num_families; ++i) {
+    const sb_family *f = sb_families[i];
+    sb_axis_values axes[SB_NUM_AXES];
+    if (sb_family_axes(f, spec, axes, err, errlen) != 0) goto fail;
+    long before = list.count;
+    for (int k = 0; k < f->num_variants; ++k)
+      if (product(f, &f->variants[k], axes, spec, &list) != 0) {
+        snprintf(err, errlen, "out of memory building the sweep");
+        goto fail;
+      }
+    if (!is_reference(f) && list.count > before) {
+      non_reference += list.count - before;
+      for (int a = 0; a < SB_NUM_AXES; ++a)
+        if (f->default_axes[a]) used[a] = 1;
+    }
+  }
+  if (non_reference == 0) {
+    snprintf(err, errlen, "the filter matches no benchmark point (see --list)");
+    goto fail;
+  }
+  for (int a = 0; a < SB_NUM_AXES; ++a)
+    if (spec->override[a].count > 0 && !used[a]) {
+      snprintf(err, errlen, "--%s was given, but no selected family sweeps %s",
+               sb_axes[a].option, sb_axes[a].name);
+      goto fail;
+    }
+  *points = list.v;
+  return list.count;
+fail:
+  free(list.v);
+  return -1;
+}

@@ -1,0 +1,119 @@
+#include "axes.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const sb_axis_info sb_axes[SB_NUM_AXES] = {
+#define SB_AXIS_INFO(id, name, opt, lo, hi, help) {name, opt, lo, hi, help},
+    SB_AXIS_LIST(SB_AXIS_INFO)
+#undef SB_AXIS_INFO
+};
+
+int sb_axis_by_name(const char *name) {
+  for (int a = 0; a < SB_NUM_AXES; ++a)
+    if (strcmp(sb_axes[a].name, name) == 0) return a;
+  return -1;
+}
+
+/* One number with an optional binary suffix. Returns 0 on success. */
+static int parse_one(const char *s, const char *end, long long *out) {
+  if (s == end) return -1;
+  char buf[32];
+  size_t len = (size_t)(end - s);
+  if (len >= sizeof buf) return -1;
+  memcpy(buf, s, len);
+  buf[len] = '\0';
+  if (!isdigit((unsigned char)buf[0])) return -1; /* no sign, no blanks */
+  errno = 0;
+  char *rest;
+  unsigned long long v = strtoull(buf, &rest, 10);
+  if (errno == ERANGE) return -1;
+  unsigned shift = 0;
+  if (*rest == 'k' || *rest == 'K') shift = 10, ++rest;
+  else if (*rest == 'M') shift = 20, ++rest;
+  else if (*rest == 'G') shift = 30, ++rest;
+  if (*rest != '\0') return -1;
+  if (v > (1ULL << 62) >> shift) return -1;
+  *out = (long long)(v << shift);
+  return 0;
+}
+
+static int add_value(int axis, long long v, sb_axis_values *out, char *err,
+                     size_t errlen) {
+  const sb_axis_info *info = &sb_axes[axis];
+  if (v < info->min || v > info->max) {
+    snprintf(err, errlen, "%s=%lld is out of range [%lld, %lld]", info->name,
+             v, info->min, info->max);
+    return -1;
+  }
+  for (int i = 0; i < out->count; ++i)
+    if (out->v[i] == v) {
+      snprintf(err, errlen, "%s=%lld is listed twice", info->name, v);
+      return -1;
+    }
+  if (out->count == SB_AXIS_MAX_VALUES) {
+    snprintf(err, errlen, "%s: more than %d values", info->name,
+             SB_AXIS_MAX_VALUES);
+    return -1;
+  }
+  out->v[out->count++] = v;
+  return 0;
+}
+
+int sb_axis_parse(int axis, const char *text, sb_axis_values *out, char *err,
+                  size_t errlen) {
+  const char *name = sb_axes[axis].name;
+  out->count = 0;
+  if (text == NULL || *text == '\0') {
+    snprintf(err, errlen, "%s: empty list", name);
+    return -1;
+  }
+  const char *p = text;
+  for (;;) {
+    const char *comma = strchr(p, ',');
+    const char *end = comma ? comma : p + strlen(p);
+    const char *dots = NULL;
+    for (const char *q = p; q + 1 < end; ++q)
+      if (q[0] == '.' && q[1] == '.') { dots = q; break; }
+    if (dots) { /* lo..hi: every power of two from lo to hi */
+      long long lo, hi;
+      if (parse_one(p, dots, &lo) || parse_one(dots + 2, end, &hi)) {
+        snprintf(err, errlen, "%s: '%.*s' is not a range like 32..1024", name,
+                 (int)(end - p), p);
+        return -1;
+      }
+      if (lo <= 0 || (lo & (lo - 1)) || (hi & (hi - 1)) || hi < lo) {
+        snprintf(err, errlen,
+                 "%s: range '%.*s' needs powers of two with lo <= hi", name,
+                 (int)(end - p), p);
+        return -1;
+      }
+      for (long long v = lo; v <= hi; v *= 2)
+        if (add_value(axis, v, out, err, errlen)) return -1;
+    } else {
+      long long v;
+      if (parse_one(p, end, &v)) {
+        snprintf(err, errlen, "%s: '%.*s' is not a non-negative integer", name,
+                 (int)(end - p), p);
+        return -1;
+      }
+      if (add_value(axis, v, out, err, errlen)) return -1;
+    }
+    if (!comma) break;
+    p = comma + 1;
+  }
+  return 0;
+}
+
+void sb_axis_format(const sb_axis_values *vals, char *buf, size_t len) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < vals->count && used < len; ++i) {
+    int w = snprintf(buf + used, len - used, "%s%lld", i ? "," : "", vals->v[i]);
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+}

@@ -1,0 +1,57 @@
+/* Sweep axes: the one list of every axis a family can sweep.
+ *
+ * Each axis becomes a CSV column of the same name (see csv_schema.h). A point
+ * stores SB_AXIS_UNSET for an axis its family does not use, which the CSV
+ * writes as an empty cell. Adding an axis is one line here. */
+#ifndef SB_AXES_H
+#define SB_AXES_H
+
+#include <stddef.h>
+
+/* X(id, CSV column, command-line option, min, max, help) */
+#define SB_AXIS_LIST(X)                                                          \
+  X(BLOCK, "block_threads", "block", 1, 1024, "threads per block")                       \
+  X(STAGES, "stages", "stages", 1, 64, "pipeline stages / buffers")                       \
+  X(BUFFER_BYTES, "buffer_bytes", "buffer-bytes", 1, 1LL << 30, "bytes per stage buffer")      \
+  X(ITERS, "iters", "iters", 1, 1LL << 20, "passes over each tile inside shared memory") \
+  X(INTENSITY, "intensity", "intensity", 0, 1LL << 20, "FLOP per element")                   \
+  X(N, "n", "n", 1, 1LL << 34, "total elements")
+
+enum sb_axis_id {
+#define SB_AXIS_ENUM(id, name, opt, lo, hi, help) SB_AXIS_##id,
+  SB_AXIS_LIST(SB_AXIS_ENUM)
+#undef SB_AXIS_ENUM
+  SB_NUM_AXES
+};
+
+#define SB_AXIS_UNSET (-1LL)
+#define SB_AXIS_MAX_VALUES 64
+
+typedef struct sb_axis_info {
+  const char *name;   /* CSV column */
+  const char *option; /* command-line option, without the leading -- */
+  long long min, max;
+  const char *help;
+} sb_axis_info;
+
+extern const sb_axis_info sb_axes[SB_NUM_AXES];
+
+/* The values one axis takes in a sweep. count == 0 means "not swept". */
+typedef struct sb_axis_values {
+  int count;
+  long long v[SB_AXIS_MAX_VALUES];
+} sb_axis_values;
+
+/* Returns the axis id for a column name, or -1. */
+int sb_axis_by_name(const char *name);
+
+/* Parses "128,256,1k,64M" (k/M/G are powers of 1024) or a power-of-two
+ * range "32..1024" into out, checking each value against the axis bounds.
+ * Returns 0, or -1 with a one-line reason in err. */
+int sb_axis_parse(int axis, const char *text, sb_axis_values *out, char *err,
+                  size_t errlen);
+
+/* Writes "32,64,128" into buf. */
+void sb_axis_format(const sb_axis_values *vals, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,113 @@
+/* The CSV schema: the one place that says which columns a result row has,
+ * in which order, and how each is formatted. Column names are the contract
+ * with scripts/ and with users: change them only with a schema version bump
+ * (scripts read older versions by name). */
+#ifndef SB_CSV_SCHEMA_H
+#define SB_CSV_SCHEMA_H
+
+#include <stdio.h>
+
+#include "axes.h"
+
+#define SB_CSV_SCHEMA_VERSION 1
+
+typedef enum sb_status {
+  SB_OK = 0,       /* validated and timed */
+  SB_SKIPPED,      /* this configuration cannot launch here; detail says why */
+  SB_UNSUPPORTED,  /* the GPU lacks a feature the variant needs */
+  SB_WRONG,        /* output differed from the CPU reference: never timed */
+  SB_ERROR,        /* a CUDA call failed */
+  SB_NUM_STATUS
+} sb_status;
+
+extern const char *const sb_status_names[SB_NUM_STATUS];
+
+/* Who and what produced a row: identical for every row of one run. */
+typedef struct sb_provenance {
+  char gpu_name[128];
+  char gpu_uuid[48];
+  char cc[8];          /* "9.0" */
+  int sm_count;
+  char driver[64];     /* kernel driver version, e.g. "580.159.04" */
+  char cuda[16];       /* runtime version the binary was built with */
+  char commit[48];
+  char run_utc[24];    /* ISO 8601, start of the run */
+  unsigned long long seed; /* base seed of the run's random inputs */
+} sb_provenance;
+
+#define SB_DETAIL_LEN 512
+
+typedef struct sb_row {
+  const char *family;
+  const char *variant;
+  long long axis[SB_NUM_AXES]; /* SB_AXIS_UNSET where the axis does not apply */
+  sb_status status;
+  char detail[SB_DETAIL_LEN];
+  long long samples;           /* timed samples behind the statistics */
+  double median_us, min_us, max_us, q1_us, q3_us, cv_pct;
+  long long bytes_moved;       /* bytes one launch must read + write */
+  double gbps;                 /* bytes_moved / median */
+  double pct_of_copy;          /* gbps / this run's device-to-device copy */
+  int blocks_per_sm;           /* occupancy of the launched configuration */
+  double sm_clock_mhz;         /* SM clock measured right after the samples */
+  unsigned long long seed;     /* seed of this point's input */
+  const sb_provenance *prov;
+} sb_row;
+
+/* Empty cells: NaN doubles, negative counts, SB_AXIS_UNSET axes. */
+void sb_row_init(sb_row *row, const sb_provenance *prov);
+
+/* X(column name, formatter, value). Formatters: STR, INT (empty if < 0),
+ * F2/F4/G6 (empty if NaN), AXIS(id). Order here is column order. */
+#define SB_CSV_COLUMNS(X)                                   \
+  X("schema_version", INT, SB_CSV_SCHEMA_VERSION)           \
+  X("family", STR, r->family)                               \
+  X("variant", STR, r->variant)                             \
+  X("block_threads", AXIS, SB_AXIS_BLOCK)                   \
+  X("stages", AXIS, SB_AXIS_STAGES)                         \
+  X("buffer_bytes", AXIS, SB_AXIS_BUFFER_BYTES)             \
+  X("iters", AXIS, SB_AXIS_ITERS)                           \
+  X("intensity", AXIS, SB_AXIS_INTENSITY)                   \
+  X("n", AXIS, SB_AXIS_N)                                   \
+  X("status", STR, sb_status_names[r->status])              \
+  X("detail", STR, r->detail)                               \
+  X("samples", INT, r->samples)                             \
+  X("median_us", F4, r->median_us)                          \
+  X("min_us", F4, r->min_us)                                \
+  X("max_us", F4, r->max_us)                                \
+  X("q1_us", F4, r->q1_us)                                  \
+  X("q3_us", F4, r->q3_us)                                  \
+  X("cv_pct", F2, r->cv_pct)                                \
+  X("bytes_moved", INT, r->bytes_moved)                     \
+  X("gbps", F2, r->gbps)                                    \
+  X("pct_of_copy", F2, r->pct_of_copy)                      \
+  X("blocks_per_sm", INT, r->blocks_per_sm)                 \
+  X("gpu_name", STR, r->prov->gpu_name)                     \
+  X("gpu_uuid", STR, r->prov->gpu_uuid)                     \
+  X("cc", STR, r->prov->cc)                                 \
+  X("sm_count", INT, r->prov->sm_count)                     \
+  X("sm_clock_mhz", F2, r->sm_clock_mhz)                    \
+  X("driver", STR, r->prov->driver)                         \
+  X("cuda", STR, r->prov->cuda)                             \
+  X("commit", STR, r->prov->commit)                         \
+  X("run_utc", STR, r->prov->run_utc)                       \
+  X("seed", INT, (long long)(r->seed & 0x7fffffffffffffffULL))
+
+/* Writes the header line. */
+void sb_csv_write_header(FILE *f);
+/* Writes one row and flushes it to the OS, so a crash loses at most the row
+ * being written. Returns 0, or -1 if the write failed. */
+int sb_csv_write_row(FILE *f, const sb_row *r);
+/* Writes s as one CSV field (RFC 4180: quoted when it holds , " or newline). */
+void sb_csv_write_field(FILE *f, const char *s);
+
+/* Splits one CSV record (no trailing newline) into at most max fields,
+ * unquoting in place. Returns the field count, or -1 on a malformed record
+ * (unterminated quote, text after a closing quote). */
+int sb_csv_split(char *line, char **fields, int max);
+
+/* Number of columns in the schema. */
+int sb_csv_num_columns(void);
+const char *sb_csv_column_name(int i);
+
+#endif

@@ -1,0 +1,36 @@
+/* Device discovery and run provenance. */
+#ifndef SB_DEVICE_H
+#define SB_DEVICE_H
+
+#include <stddef.h>
+
+#include "csv_schema.h"
+
+typedef struct sb_device {
+  int ordinal;
+  int cc_major, cc_minor;
+  int sm_count;
+  int max_threads_per_block;
+  size_t smem_per_block_optin; /* the most dynamic smem one block can ask for */
+  size_t l2_bytes;
+  size_t global_mem_bytes;
+  int max_clock_mhz;           /* cudaDevAttrClockRate */
+  sb_provenance prov;
+} sb_device;
+
+/* Fills d for CUDA device `ordinal` and makes it current. Returns 0, or -1
+ * with one line in err (no device, driver too old, no such ordinal). */
+int sb_device_open(int ordinal, sb_device *d, char *err, size_t errlen);
+
+/* Number of CUDA devices, or -1 with a reason in err. */
+int sb_device_count(char *err, size_t errlen);
+
+/* "NVIDIA H100 80GB HBM3" -> "h100-80gb-hbm3": lower case, runs of other
+ * characters folded to '-', a leading "nvidia-" dropped. */
+void sb_gpu_slug(const char *gpu_name, char *out, size_t len);
+
+/* Reads the kernel driver version ("580.159.04") from a file in the format
+ * of /proc/driver/nvidia/version. Returns 0, or -1 if absent/unparseable. */
+int sb_read_driver_version(const char *path, char *out, size_t len);
+
+#endif

@@ -1,0 +1,34 @@
+/* A C API over Google Benchmark (1.7.x): Google Benchmark drives the
+ * measurement loop (iteration counts, minimum time, repetitions and its
+ * --benchmark_* flags); each iteration calls back into C, which times one
+ * launch with CUDA events and reports it as manual time. */
+#ifndef SB_GBENCH_SHIM_H
+#define SB_GBENCH_SHIM_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Times one iteration. Stores its duration in *seconds and returns 0, or
+ * returns non-zero with a message in err, which stops the benchmark. */
+typedef int (*gbs_iteration_fn)(void *ctx, double *seconds, char *err,
+                                size_t errlen);
+
+/* Hands argv's --benchmark_* flags to Google Benchmark. Returns 0, or -1
+ * with a message in err if a flag is not one Google Benchmark knows. */
+int gbs_initialize(int argc, char **argv, char *err, size_t errlen);
+
+/* Registers one benchmark named `name`, runs it and unregisters it.
+ * min_time_s <= 0 leaves the minimum time to --benchmark_min_time.
+ * Returns 0 when it ran, 1 when the iteration reported an error (err holds
+ * it), and 2 when --benchmark_filter excluded it. */
+int gbs_run_one(const char *name, gbs_iteration_fn fn, void *ctx,
+                double min_time_s, char *err, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

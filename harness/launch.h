@@ -1,0 +1,36 @@
+/* The contract between the C harness and the CUDA launchers in kernels/.
+ * Every variant has one launcher:  extern "C" cudaError_t
+ * sb_<family>_<variant>(sb_launch *L);  it reads the point's axes, and
+ * either launches on L->stream (query == 0) or only reports how the launch
+ * would be configured (query == 1), without touching the buffers. */
+#ifndef SB_LAUNCH_H
+#define SB_LAUNCH_H
+
+#include <cuda_runtime_api.h>
+
+#include "axes.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sb_launch {
+  const long long *axis;  /* [SB_NUM_AXES], SB_AXIS_UNSET where unused */
+  const void *in;         /* family-defined input buffer (device) */
+  void *out;              /* family-defined output buffer (device) */
+  void *scratch;          /* family-defined scratch (device), may be NULL */
+  cudaStream_t stream;
+  int query;              /* 1: fill the fields below, launch nothing */
+  /* Filled by the launcher in query mode: */
+  int grid_blocks;        /* blocks the launch uses */
+  int blocks_per_sm;      /* occupancy; 0 means it cannot launch */
+  size_t smem_bytes;      /* dynamic + static shared memory per block */
+} sb_launch;
+
+typedef cudaError_t (*sb_launch_fn)(sb_launch *L);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

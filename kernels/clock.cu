@@ -1,0 +1,33 @@
+// Measures the SM clock the GPU is running at right now: clock64() ticks
+// against %globaltimer nanoseconds over a short spin. Run right after a
+// point's samples, it tells whether they ran at full clock.
+#include "common.cuh"
+
+__device__ __forceinline__ unsigned long long sb_globaltimer_ns(void) {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+__global__ void sb_clock_kernel(unsigned long long spin_ns, double *mhz) {
+  const unsigned long long t0 = sb_globaltimer_ns();
+  const long long c0 = clock64();
+  unsigned long long t1;
+  do {
+    t1 = sb_globaltimer_ns();
+  } while (t1 - t0 < spin_ns);
+  const long long c1 = clock64();
+  *mhz = (double)(c1 - c0) * 1e3 / (double)(t1 - t0);
+}
+
+extern "C" cudaError_t sb_measure_sm_clock(cudaStream_t stream, double *mhz) {
+  double *d = NULL;
+  cudaError_t e = cudaMallocAsync((void **)&d, sizeof *d, stream);
+  if (e != cudaSuccess) return e;
+  sb_clock_kernel<<<1, 1, 0, stream>>>(200000ull, d);  // 200 us spin
+  e = cudaGetLastError();
+  if (e == cudaSuccess) e = cudaMemcpyAsync(mhz, d, sizeof *d, cudaMemcpyDeviceToHost, stream);
+  cudaFreeAsync(d, stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+  return e;
+}

@@ -1,0 +1,48 @@
+// Shared by every kernels/<family>.cu: the query-or-launch helper behind
+// the sb_launch contract (harness/launch.h).
+#ifndef SB_KERNELS_COMMON_CUH
+#define SB_KERNELS_COMMON_CUH
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#include "../harness/launch.h"
+
+// Asks for the dynamic shared memory the launch needs (above 48 KB a kernel
+// must opt in), then fills the query fields of L from the occupancy API.
+static inline cudaError_t sb_configure(const void *kernel, long long grid,
+                                       int block, size_t smem, sb_launch *L) {
+  if (grid < 1 || grid > 0x7fffffffLL) return cudaErrorInvalidConfiguration;
+  cudaError_t e = cudaSuccess;
+  if (smem > 48 * 1024)
+    e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             (int)smem);
+  if (e != cudaSuccess) return e;
+  cudaFuncAttributes attr;
+  e = cudaFuncGetAttributes(&attr, kernel);
+  if (e != cudaSuccess) return e;
+  int per_sm = 0;
+  if (block <= attr.maxThreadsPerBlock) {
+    e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block, smem);
+    if (e != cudaSuccess) return e;
+  }
+  L->grid_blocks = (int)grid;
+  L->blocks_per_sm = per_sm;
+  L->smem_bytes = smem + attr.sharedSizeBytes;
+  return cudaSuccess;
+}
+
+// In a launcher: configure, then return (query) or launch on L->stream.
+#define SB_LAUNCH(L, kernel, grid, block, smem, ...)                          \
+  do {                                                                        \
+    cudaError_t sb_e_ = sb_configure((const void *)(kernel), (grid), (block), \
+                                     (smem), (L));                            \
+    if (sb_e_ != cudaSuccess || (L)->query) return sb_e_;                     \
+    if ((L)->blocks_per_sm == 0) return cudaErrorInvalidConfiguration;        \
+    kernel<<<(unsigned)(grid), (block), (smem), (L)->stream>>>(__VA_ARGS__);  \
+    return cudaGetLastError();                                                \
+  } while (0)
+
+static inline long long sb_ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+
+#endif
