@@ -49,6 +49,12 @@ check-gbench:
 	@test -n "$(GBENCH_HDR)" || { echo "syncbench: Google Benchmark is missing; install it with: sudo apt-get install -y libbenchmark-dev"; exit 1; }
 	@command -v $(NVCC) >/dev/null || { echo "syncbench: nvcc not found; install the CUDA Toolkit (12.8+) or set CUDA_HOME"; exit 1; }
 
+# Rebuild what embeds the commit when the commit changes.
+$(BUILD)/commit.txt: FORCE
+	@mkdir -p $(BUILD); echo '$(COMMIT)' | cmp -s - $@ || echo '$(COMMIT)' > $@
+$(BUILD)/harness/device.o: $(BUILD)/commit.txt
+FORCE:
+
 $(BIN): $(OBJ) $(BUILD)/bench/main.o | check-gbench
 	@mkdir -p $(BUILD)/lib
 	@lib=$$(ldconfig -p 2>/dev/null | awk '/libbenchmark.so.1/ {print $$NF; exit}'); \

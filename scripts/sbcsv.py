@@ -1,0 +1,115 @@
+"""Reading syncbench CSVs by column name, with errors that name the file,
+line and column. Every script in scripts/ reads results through here.
+
+The writer's schema lives in harness/csv_schema.h; this module knows which
+columns each schema version guarantees and how to type them. Columns a
+version does not know are kept as strings, so newer files stay readable.
+"""
+from __future__ import annotations
+
+import csv
+import math
+import os
+
+SUPPORTED_SCHEMA_VERSIONS = {1}
+
+# Columns every schema-1 file has, and how to read each non-string one.
+AXES = ["block_threads", "stages", "buffer_bytes", "iters", "intensity", "n"]
+REQUIRED = [
+    "schema_version", "family", "variant", *AXES, "status", "detail",
+    "samples", "median_us", "min_us", "max_us", "q1_us", "q3_us", "cv_pct",
+    "bytes_moved", "gbps", "pct_of_copy", "blocks_per_sm", "gpu_name",
+    "gpu_uuid", "cc", "sm_count", "sm_clock_mhz", "driver", "cuda", "commit",
+    "run_utc", "seed",
+]
+INT_COLUMNS = {"schema_version", *AXES, "samples", "bytes_moved",
+               "blocks_per_sm", "sm_count", "seed"}
+FLOAT_COLUMNS = {"median_us", "min_us", "max_us", "q1_us", "q3_us", "cv_pct",
+                 "gbps", "pct_of_copy", "sm_clock_mhz", "gflops",
+                 "cycles_per_op", "ns_per_op", "bytes_in_flight_per_sm"}
+STATUSES = {"ok", "skipped", "unsupported", "wrong", "error", "deadlock"}
+# Columns that are categorical axes in later schemas: part of a row's key.
+EXTRA_AXES = ["elems_per_thread", "participants", "contention", "cluster"]
+
+
+class CsvError(Exception):
+    """Unusable input: the message names file, line and column."""
+
+
+def _where(path, line, column=None):
+    loc = f"{path}:{line}"
+    return f"{loc}: column '{column}'" if column else loc
+
+
+def _convert(path, line, column, text):
+    if text == "":
+        return None
+    try:
+        if column in INT_COLUMNS:
+            return int(text)
+        if column in FLOAT_COLUMNS:
+            value = float(text)
+            if math.isnan(value):
+                raise ValueError
+            return value
+    except ValueError:
+        raise CsvError(f"{_where(path, line, column)}: '{text}' is not a number") from None
+    return text
+
+
+def read(path):
+    """Returns the rows of one syncbench CSV as dicts of typed values
+    (None for empty cells). Raises CsvError for anything unusable."""
+    if not os.path.exists(path):
+        raise CsvError(f"{path}: no such file")
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            records = list(csv.reader(f, strict=True))
+    except (csv.Error, UnicodeDecodeError) as e:
+        raise CsvError(f"{path}: not a readable CSV: {e}") from None
+    if not records:
+        raise CsvError(f"{path}:1: empty file (no header)")
+    header = records[0]
+    missing = [c for c in REQUIRED if c not in header]
+    if missing:
+        raise CsvError(f"{path}:1: missing column(s) {', '.join(missing)}")
+    if len(set(header)) != len(header):
+        raise CsvError(f"{path}:1: a column name appears twice")
+    rows = []
+    for number, record in enumerate(records[1:], start=2):
+        if not record:
+            continue
+        if len(record) != len(header):
+            raise CsvError(f"{_where(path, number)}: {len(record)} fields, the header has "
+                           f"{len(header)} (truncated or malformed row)")
+        row = {c: _convert(path, number, c, v) for c, v in zip(header, record)}
+        if row["schema_version"] not in SUPPORTED_SCHEMA_VERSIONS:
+            raise CsvError(f"{_where(path, number, 'schema_version')}: unknown schema "
+                           f"version {row['schema_version']} (this script reads "
+                           f"{sorted(SUPPORTED_SCHEMA_VERSIONS)})")
+        if row["status"] not in STATUSES:
+            raise CsvError(f"{_where(path, number, 'status')}: unknown status '{row['status']}'")
+        row["_line"] = number
+        rows.append(row)
+    return rows
+
+
+def key(row):
+    """What identifies a point: family, variant and every axis."""
+    return (row["family"], row["variant"], *(row.get(a) for a in AXES + EXTRA_AXES))
+
+
+def gpu_slug(name):
+    """Same rule as sb_gpu_slug() in harness/device.c."""
+    out, dash = [], True
+    for ch in name:
+        if ch.isascii() and ch.isalnum():
+            out.append(ch.lower())
+            dash = False
+        elif not dash:
+            out.append("-")
+            dash = True
+    slug = "".join(out).strip("-")
+    if slug.startswith("nvidia-"):
+        slug = slug[len("nvidia-"):]
+    return slug or "unknown-gpu"
