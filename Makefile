@@ -32,7 +32,7 @@ BENCH     := $(filter-out bench/main.c,$(wildcard bench/*.c))
 KERNELS   := $(wildcard kernels/*.cu)
 OBJ       := $(HARNESS:%.c=$(BUILD)/%.o) $(BENCH:%.c=$(BUILD)/%.o) \
              $(KERNELS:%.cu=$(BUILD)/%.o) $(BUILD)/harness/gbench_shim.o
-TEST_SRC  := $(wildcard tests/test_*.c)
+TEST_SRC  := $(wildcard tests/*.c)
 
 VENV      := .venv
 PY        ?= $(VENV)/bin/python

@@ -49,8 +49,18 @@ struct sb_family {
   size_t (*in_bytes)(const sb_point *p);
   size_t (*out_bytes)(const sb_point *p);
   /* Bytes one launch must move through device memory at least (reads +
-   * writes): the numerator of gbps. */
+   * writes): the numerator of gbps. NULL: the family reports no GB/s. */
   long long (*bytes_moved)(const sb_point *p);
+  /* FLOP one launch performs: the numerator of gflops. May be NULL. */
+  long long (*flops)(const sb_point *p);
+  /* After timing, with the output of the last timed launch copied back to
+   * the host: fills family-specific columns (cycles_per_op, ns_per_op,
+   * bytes_in_flight_per_sm, ...) from it and from the row so far (timing,
+   * blocks_per_sm, sm_clock_mhz). Returns 0, or -1 with row->detail set to
+   * mark the point wrong (e.g. an in-kernel tally that does not add up).
+   * May be NULL. */
+  int (*derive)(const sb_point *p, const sb_device *d, const void *host_out,
+                sb_row *row);
   /* Fills the host input from seed (fresh for every point). */
   void (*make_input)(const sb_point *p, void *host_in, uint64_t seed);
   /* Compares the host output with the CPU reference computed from host_in.

@@ -66,8 +66,8 @@ typedef struct runner {
   double copy_gbps;
 } runner;
 
-/* Checks that need no launch: returns 1 and fills the row if it cannot run. */
-static int precheck(const sb_point *p, const sb_device *d, sb_row *row) {
+
+int sb_point_precheck(const sb_point *p, const sb_device *d, sb_row *row) {
   int cc = d->cc_major * 10 + d->cc_minor;
   long long block = p->axis[SB_AXIS_BLOCK];
   if (p->variant->min_cc > cc) {
@@ -95,7 +95,7 @@ static int precheck(const sb_point *p, const sb_device *d, sb_row *row) {
 static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_row *row) {
   const sb_family *f = p->family;
   const sb_device *d = r->dev;
-  if (precheck(p, d, row)) return 0;
+  if (sb_point_precheck(p, d, row)) return 0;
 
   sb_launch L = {.axis = p->axis, .stream = r->stream, .query = 1};
   cudaError_t e = p->variant->launch(&L);
@@ -185,16 +185,40 @@ static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_r
   row->q1_us = s.q1 * 1e6;
   row->q3_us = s.q3 * 1e6;
   row->cv_pct = s.cv_pct;
-  row->bytes_moved = f->bytes_moved(p);
-  row->gbps = (double)row->bytes_moved / s.median * 1e-9;
-  if (r->copy_gbps > 0) row->pct_of_copy = 100.0 * row->gbps / r->copy_gbps;
+  if (f->bytes_moved) {
+    row->bytes_moved = f->bytes_moved(p);
+    row->gbps = (double)row->bytes_moved / s.median * 1e-9;
+    if (r->copy_gbps > 0) row->pct_of_copy = 100.0 * row->gbps / r->copy_gbps;
+  }
+  if (f->flops) row->gflops = (double)f->flops(p) / s.median * 1e-9;
   double mhz = NAN;
   if (sb_measure_sm_clock(r->stream, &mhz) == cudaSuccess) row->sm_clock_mhz = mhz;
   int used = snprintf(row->detail, sizeof row->detail, "%s", flush ? "L2 flushed before each sample" : "");
   if (!isnan(mhz) && d->max_clock_mhz > 0 && mhz < 0.9 * d->max_clock_mhz)
-    snprintf(row->detail + used, sizeof row->detail - (size_t)used,
-             "%sSM clock %.0f MHz after the samples, below 90%% of the %d MHz maximum",
-             used ? "; " : "", mhz, d->max_clock_mhz);
+    used += snprintf(row->detail + used, sizeof row->detail - (size_t)used,
+                     "%sSM clock %.0f MHz after the samples, below 90%% of the %d MHz maximum",
+                     used ? "; " : "", mhz, d->max_clock_mhz);
+  if (f->derive) {
+    if ((e = cudaMemcpy(r->buf.h_out, r->buf.d_out, out_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess)
+      return cuda_failed(row, "reading the timed output", e);
+    char keep[SB_DETAIL_LEN];
+    snprintf(keep, sizeof keep, "%s", row->detail);
+    row->detail[0] = '\0';
+    if (f->derive(p, d, r->buf.h_out, row) != 0) {
+      /* A wrong result is never a number: drop what was measured. */
+      sb_row clean;
+      sb_row_init(&clean, row->prov);
+      clean.family = row->family;
+      clean.variant = row->variant;
+      memcpy(clean.axis, row->axis, sizeof clean.axis);
+      clean.seed = row->seed;
+      clean.status = SB_WRONG;
+      memcpy(clean.detail, row->detail, sizeof clean.detail);
+      *row = clean;
+      return 0;
+    }
+    if (row->detail[0] == '\0') snprintf(row->detail, sizeof row->detail, "%s", keep);
+  }
   return 0;
 }
 
@@ -204,9 +228,13 @@ static void progress(FILE *log, long done, long count, double t0, const sb_row *
   double left = done ? elapsed / (double)done * (double)(count - done) : 0;
   fprintf(log, "[%*ld/%ld %2d:%02d left] %-11s %s", (int)snprintf(NULL, 0, "%ld", count), done,
           count, (int)left / 60, (int)left % 60, sb_status_names[row->status], name);
-  if (row->status == SB_OK)
+  if (row->status == SB_OK && !isnan(row->cycles_per_op))
+    fprintf(log, "  %.2f us  %.1f cycles/op\n", row->median_us, row->cycles_per_op);
+  else if (row->status == SB_OK && !isnan(row->gbps))
     fprintf(log, "  %.2f us  %.1f GB/s  %.1f%% of copy\n", row->median_us, row->gbps,
             isnan(row->pct_of_copy) ? 0.0 : row->pct_of_copy);
+  else if (row->status == SB_OK)
+    fprintf(log, "  %.2f us\n", row->median_us);
   else
     fprintf(log, "  (%s)\n", row->detail);
   fflush(log);

@@ -27,6 +27,11 @@ typedef struct sb_run_summary {
 
 extern volatile sig_atomic_t sb_stop_requested;
 
+/* The checks that need no launch (compute capability, threads per block,
+ * the family's own rule): returns 1 with row->status and row->detail set
+ * when the point cannot run here, else 0. */
+int sb_point_precheck(const sb_point *p, const sb_device *d, sb_row *row);
+
 /* Runs every point on device d. Returns 0 when every row was written
  * (whatever its status), -1 if the CSV could not be written. */
 int sb_run_sweep(const sb_point *points, long count, sb_device *d,

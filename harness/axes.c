@@ -7,7 +7,7 @@
 #include <string.h>
 
 const sb_axis_info sb_axes[SB_NUM_AXES] = {
-#define SB_AXIS_INFO(id, name, opt, lo, hi, help) {name, opt, lo, hi, help},
+#define SB_AXIS_INFO(id, name, opt, lo, hi, labels, help) {name, opt, lo, hi, labels, help},
     SB_AXIS_LIST(SB_AXIS_INFO)
 #undef SB_AXIS_INFO
 };
@@ -41,6 +41,37 @@ static int parse_one(const char *s, const char *end, long long *out) {
   return 0;
 }
 
+/* Index of label [s, end) in "a|b|c", or -1. */
+static long long label_index(const char *labels, const char *s, const char *end) {
+  size_t len = (size_t)(end - s);
+  long long i = 0;
+  for (const char *p = labels; *p; ++i) {
+    size_t n = strcspn(p, "|");
+    if (n == len && strncmp(p, s, len) == 0) return i;
+    p += n;
+    if (*p == '|') ++p;
+  }
+  return -1;
+}
+
+void sb_axis_value_str(int axis, long long v, char *buf, size_t len) {
+  const char *labels = sb_axes[axis].labels;
+  if (v == SB_AXIS_UNSET) {
+    buf[0] = '\0';
+    return;
+  }
+  if (labels) {
+    const char *p = labels;
+    for (long long i = 0; i < v && *p; ++i) {
+      p += strcspn(p, "|");
+      if (*p == '|') ++p;
+    }
+    snprintf(buf, len, "%.*s", (int)strcspn(p, "|"), p);
+    return;
+  }
+  snprintf(buf, len, "%lld", v);
+}
+
 static int add_value(int axis, long long v, sb_axis_values *out, char *err,
                      size_t errlen) {
   const sb_axis_info *info = &sb_axes[axis];
@@ -51,7 +82,9 @@ static int add_value(int axis, long long v, sb_axis_values *out, char *err,
   }
   for (int i = 0; i < out->count; ++i)
     if (out->v[i] == v) {
-      snprintf(err, errlen, "%s=%lld is listed twice", info->name, v);
+      char s[64];
+      sb_axis_value_str(axis, v, s, sizeof s);
+      snprintf(err, errlen, "%s=%s is listed twice", info->name, s);
       return -1;
     }
   if (out->count == SB_AXIS_MAX_VALUES) {
@@ -78,7 +111,15 @@ int sb_axis_parse(int axis, const char *text, sb_axis_values *out, char *err,
     const char *dots = NULL;
     for (const char *q = p; q + 1 < end; ++q)
       if (q[0] == '.' && q[1] == '.') { dots = q; break; }
-    if (dots) { /* lo..hi: every power of two from lo to hi */
+    if (sb_axes[axis].labels) {
+      long long v = label_index(sb_axes[axis].labels, p, end);
+      if (v < 0) {
+        snprintf(err, errlen, "%s: '%.*s' is not one of %s", name, (int)(end - p), p,
+                 sb_axes[axis].labels);
+        return -1;
+      }
+      if (add_value(axis, v, out, err, errlen)) return -1;
+    } else if (dots) { /* lo..hi: every power of two from lo to hi */
       long long lo, hi;
       if (parse_one(p, dots, &lo) || parse_one(dots + 2, end, &hi)) {
         snprintf(err, errlen, "%s: '%.*s' is not a range like 32..1024", name,
@@ -108,11 +149,13 @@ int sb_axis_parse(int axis, const char *text, sb_axis_values *out, char *err,
   return 0;
 }
 
-void sb_axis_format(const sb_axis_values *vals, char *buf, size_t len) {
+void sb_axis_format(int axis, const sb_axis_values *vals, char *buf, size_t len) {
   size_t used = 0;
   buf[0] = '\0';
   for (int i = 0; i < vals->count && used < len; ++i) {
-    int w = snprintf(buf + used, len - used, "%s%lld", i ? "," : "", vals->v[i]);
+    char s[64];
+    sb_axis_value_str(axis, vals->v[i], s, sizeof s);
+    int w = snprintf(buf + used, len - used, "%s%s", i ? "," : "", s);
     if (w < 0) break;
     used += (size_t)w;
   }

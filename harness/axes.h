@@ -8,17 +8,28 @@
 
 #include <stddef.h>
 
-/* X(id, CSV column, command-line option, min, max, help) */
-#define SB_AXIS_LIST(X)                                                          \
-  X(BLOCK, "block_threads", "block", 1, 1024, "threads per block")                       \
-  X(STAGES, "stages", "stages", 1, 64, "pipeline stages / buffers")                       \
-  X(BUFFER_BYTES, "buffer_bytes", "buffer-bytes", 1, 1LL << 30, "bytes per stage buffer")      \
-  X(ITERS, "iters", "iters", 1, 1LL << 20, "passes over each tile inside shared memory") \
-  X(INTENSITY, "intensity", "intensity", 0, 1LL << 20, "FLOP per element")                   \
-  X(N, "n", "n", 1, 1LL << 34, "total elements")
+/* X(id, CSV column, command-line option, min, max, labels, help)
+ * labels: NULL for a numeric axis, else "a|b|c": the axis takes the values
+ * 0..k-1, written and parsed by name (a categorical axis). */
+#define SB_AXIS_LIST(X)                                                             \
+  X(BLOCK, "block_threads", "block", 1, 1024, NULL, "threads per block")            \
+  X(STAGES, "stages", "stages", 1, 64, NULL, "pipeline stages / buffers")           \
+  X(BUFFER_BYTES, "buffer_bytes", "buffer-bytes", 1, 1LL << 30, NULL,               \
+    "bytes per stage buffer (or per copy)")                                         \
+  X(ITERS, "iters", "iters", 1, 1LL << 20, NULL,                                    \
+    "passes over each tile inside shared memory / operations per loop")            \
+  X(INTENSITY, "intensity", "intensity", 0, 1LL << 20, NULL, "FLOP per element")    \
+  X(N, "n", "n", 1, 1LL << 34, NULL, "total elements")                              \
+  X(ELEMS, "elems_per_thread", "elems", 1, 64, NULL, "elements each thread owns")   \
+  X(WARPS, "consumer_warps", "warps", 1, 32, NULL, "consumer warps per block")      \
+  X(PARTICIPANTS, "participants", "participants", 0, 2, "all|warp|elected",        \
+    "who takes part: every thread, one warp, one elected thread per warp")         \
+  X(CONTENTION, "contention", "contention", 0, 1, "one_block_per_sm|full_occupancy", \
+    "blocks resident per SM")                                                       \
+  X(CLUSTER, "cluster", "cluster", 1, 16, NULL, "thread-block cluster size")
 
 enum sb_axis_id {
-#define SB_AXIS_ENUM(id, name, opt, lo, hi, help) SB_AXIS_##id,
+#define SB_AXIS_ENUM(id, name, opt, lo, hi, labels, help) SB_AXIS_##id,
   SB_AXIS_LIST(SB_AXIS_ENUM)
 #undef SB_AXIS_ENUM
   SB_NUM_AXES
@@ -31,6 +42,7 @@ typedef struct sb_axis_info {
   const char *name;   /* CSV column */
   const char *option; /* command-line option, without the leading -- */
   long long min, max;
+  const char *labels; /* "a|b|c" for a categorical axis, else NULL */
   const char *help;
 } sb_axis_info;
 
@@ -45,13 +57,17 @@ typedef struct sb_axis_values {
 /* Returns the axis id for a column name, or -1. */
 int sb_axis_by_name(const char *name);
 
-/* Parses "128,256,1k,64M" (k/M/G are powers of 1024) or a power-of-two
- * range "32..1024" into out, checking each value against the axis bounds.
+/* Parses "128,256,1k,64M" (k/M/G are powers of 1024), a power-of-two
+ * range "32..1024", or for a categorical axis "all,warp", into out, checking each value against the axis bounds.
  * Returns 0, or -1 with a one-line reason in err. */
 int sb_axis_parse(int axis, const char *text, sb_axis_values *out, char *err,
                   size_t errlen);
 
 /* Writes "32,64,128" into buf. */
-void sb_axis_format(const sb_axis_values *vals, char *buf, size_t len);
+void sb_axis_format(int axis, const sb_axis_values *vals, char *buf, size_t len);
+
+/* Writes one value of an axis ("256", or "warp" for a categorical axis).
+ * SB_AXIS_UNSET gives "". */
+void sb_axis_value_str(int axis, long long v, char *buf, size_t len);
 
 #endif

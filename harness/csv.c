@@ -27,6 +27,8 @@ void sb_row_init(sb_row *row, const sb_provenance *prov) {
   row->median_us = row->min_us = row->max_us = NAN;
   row->q1_us = row->q3_us = row->cv_pct = NAN;
   row->gbps = row->pct_of_copy = row->sm_clock_mhz = NAN;
+  row->gflops = row->cycles_per_op = row->ns_per_op = NAN;
+  row->bytes_in_flight_per_sm = -1;
   row->prov = prov;
 }
 
@@ -61,11 +63,13 @@ static void emit_fmt(FILE *f, const char *fmt, double v, int *first) {
 }
 static void emit_F2(FILE *f, double v, int *first) { emit_fmt(f, "%.2f", v, first); }
 static void emit_F4(FILE *f, double v, int *first) { emit_fmt(f, "%.4f", v, first); }
-static void emit_AXIS_value(FILE *f, long long v, int *first) {
+static void emit_AXIS_value(FILE *f, int axis, long long v, int *first) {
+  char s[64];
   emit_sep(f, first);
-  if (v != SB_AXIS_UNSET) fprintf(f, "%lld", v);
+  sb_axis_value_str(axis, v, s, sizeof s);
+  sb_csv_write_field(f, s);
 }
-#define emit_AXIS(f, id, first) emit_AXIS_value(f, r->axis[id], first)
+#define emit_AXIS(f, id, first) emit_AXIS_value(f, id, r->axis[id], first)
 
 void sb_csv_write_header(FILE *f) {
   for (int i = 0; i < sb_csv_num_columns(); ++i) {

@@ -48,6 +48,10 @@ typedef struct sb_row {
   long long bytes_moved;       /* bytes one launch must read + write */
   double gbps;                 /* bytes_moved / median */
   double pct_of_copy;          /* gbps / this run's device-to-device copy */
+  double gflops;               /* families with a FLOP model (flops hook) */
+  double cycles_per_op;        /* in-kernel clock64() families (derive hook) */
+  double ns_per_op;            /* cycles_per_op at the measured SM clock */
+  long long bytes_in_flight_per_sm; /* pipelines: stages x bytes x blocks/SM */
   int blocks_per_sm;           /* occupancy of the launched configuration */
   double sm_clock_mhz;         /* SM clock measured right after the samples */
   unsigned long long seed;     /* seed of this point's input */
@@ -58,7 +62,9 @@ typedef struct sb_row {
 void sb_row_init(sb_row *row, const sb_provenance *prov);
 
 /* X(column name, formatter, value). Formatters: STR, INT (empty if < 0),
- * F2/F4/G6 (empty if NaN), AXIS(id). Order here is column order. */
+ * F2/F4 (empty if NaN), AXIS(id) (empty if unset; categorical axes by
+ * name). Order here is column order. Axes come from axes.h; a new axis
+ * needs its line here too (tests/test_csv.c checks that). */
 #define SB_CSV_COLUMNS(X)                                   \
   X("schema_version", INT, SB_CSV_SCHEMA_VERSION)           \
   X("family", STR, r->family)                               \
@@ -69,6 +75,11 @@ void sb_row_init(sb_row *row, const sb_provenance *prov);
   X("iters", AXIS, SB_AXIS_ITERS)                           \
   X("intensity", AXIS, SB_AXIS_INTENSITY)                   \
   X("n", AXIS, SB_AXIS_N)                                   \
+  X("elems_per_thread", AXIS, SB_AXIS_ELEMS)                \
+  X("consumer_warps", AXIS, SB_AXIS_WARPS)                  \
+  X("participants", AXIS, SB_AXIS_PARTICIPANTS)             \
+  X("contention", AXIS, SB_AXIS_CONTENTION)                 \
+  X("cluster", AXIS, SB_AXIS_CLUSTER)                       \
   X("status", STR, sb_status_names[r->status])              \
   X("detail", STR, r->detail)                               \
   X("samples", INT, r->samples)                             \
@@ -81,6 +92,10 @@ void sb_row_init(sb_row *row, const sb_provenance *prov);
   X("bytes_moved", INT, r->bytes_moved)                     \
   X("gbps", F2, r->gbps)                                    \
   X("pct_of_copy", F2, r->pct_of_copy)                      \
+  X("gflops", F2, r->gflops)                                \
+  X("cycles_per_op", F2, r->cycles_per_op)                  \
+  X("ns_per_op", F4, r->ns_per_op)                          \
+  X("bytes_in_flight_per_sm", INT, r->bytes_in_flight_per_sm) \
   X("blocks_per_sm", INT, r->blocks_per_sm)                 \
   X("gpu_name", STR, r->prov->gpu_name)                     \
   X("gpu_uuid", STR, r->prov->gpu_uuid)                     \

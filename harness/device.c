@@ -33,18 +33,22 @@ int sb_read_driver_version(const char *path, char *out, size_t len) {
   if (!f) return -1;
   char line[512];
   int found = -1;
-  /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue ..." */
+  /* "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue ..." or
+   * "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04 ...":
+   * the first word after "Kernel Module" shaped like 123.45[.67]. */
   if (fgets(line, sizeof line, f)) {
     const char *k = strstr(line, "Kernel Module");
-    if (k) {
-      k += strlen("Kernel Module");
-      while (*k == ' ' || *k == '\t') ++k;
+    for (k = k ? k + strlen("Kernel Module") : NULL; k && *k && found != 0;) {
+      k += strspn(k, " \t");
       size_t n = strcspn(k, " \t\n");
-      if (n > 0 && n < len && isdigit((unsigned char)k[0])) {
+      size_t digits = strspn(k, "0123456789.");
+      if (n > 0 && digits == n && isdigit((unsigned char)k[0]) && memchr(k, '.', n) && n < len) {
         memcpy(out, k, n);
         out[n] = '\0';
         found = 0;
       }
+      k += n;
+      if (n == 0) break;
     }
   }
   fclose(f);

@@ -64,4 +64,76 @@ __device__ __forceinline__ void sb_mbar_wait_parity(uint64_t *bar, uint32_t pari
   }
 }
 
+// ---- arrive variants ----
+
+// Arrive `count` times at once (one elected lane arriving for its warp).
+__device__ __forceinline__ void sb_mbar_arrive_count(uint64_t *bar, uint32_t count) {
+  asm volatile(
+      "{\n\t.reg .b64 state;\n\t"
+      "mbarrier.arrive.shared::cta.b64 state, [%0], %1;\n\t}" ::"r"(sb_smem_addr(bar)),
+      "r"(count)
+      : "memory");
+}
+
+// Marks the block's shared memory barrier object invalid, so its memory can
+// be reused for something else. Only once no thread uses it any more.
+__device__ __forceinline__ void sb_mbar_inval(uint64_t *bar) {
+  asm volatile("mbarrier.inval.shared::cta.b64 [%0];" ::"r"(sb_smem_addr(bar)) : "memory");
+}
+
+// ---- sm_90: transaction counts and the bulk copy engine (TMA) ----
+// On older architectures these trap: the harness never launches a variant
+// whose min_cc the GPU lacks, so reaching them there is a bug.
+
+// Arrive once and add `bytes` to the phase's expected transaction count:
+// the phase completes when every arrival is in AND that many bytes landed.
+__device__ __forceinline__ void sb_mbar_arrive_expect_tx(uint64_t *bar, uint32_t bytes) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile(
+      "{\n\t.reg .b64 state;\n\t"
+      "mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n\t}" ::"r"(
+          sb_smem_addr(bar)),
+      "r"(bytes)
+      : "memory");
+#else
+  (void)bar, (void)bytes;
+  __trap();
+#endif
+}
+
+// Bulk copy global -> shared (cp.async.bulk): `bytes` a multiple of 16,
+// both addresses 16-byte aligned. Completion is signalled to `bar` as
+// complete_tx of `bytes`, so a prior expect_tx must have counted them.
+__device__ __forceinline__ void sb_bulk_copy_g2s(void *dst_smem, const void *src_global,
+                                                 uint32_t bytes, uint64_t *bar) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+          sb_smem_addr(dst_smem)),
+      "l"(src_global), "r"(bytes), "r"(sb_smem_addr(bar))
+      : "memory");
+#else
+  (void)dst_smem, (void)src_global, (void)bytes, (void)bar;
+  __trap();
+#endif
+}
+
+// Orders this thread's earlier generic-proxy shared-memory accesses before
+// later async-proxy (TMA) accesses: needed before the copy engine
+// overwrites a buffer that threads just read or wrote with ordinary ops.
+__device__ __forceinline__ void sb_fence_proxy_async_shared(void) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+}
+
+// Makes an mbarrier.init visible to the async proxy and to other CTAs of a
+// cluster: needed when the copy engine (or a peer CTA) is the first to use
+// a freshly initialized barrier.
+__device__ __forceinline__ void sb_fence_mbarrier_init(void) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#endif
+}
+
 #endif

@@ -1,0 +1,77 @@
+#include "../harness/axes.h"
+#include "check.h"
+
+SB_TEST(axis_parse_list_with_suffixes) {
+  sb_axis_values v;
+  char err[256];
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_N, "1,1k,64M,2G", &v, err, sizeof err), 0);
+  CHECK_EQ_INT(v.count, 4);
+  CHECK_EQ_INT(v.v[0], 1);
+  CHECK_EQ_INT(v.v[1], 1024);
+  CHECK_EQ_INT(v.v[2], 64LL << 20);
+  CHECK_EQ_INT(v.v[3], 2LL << 30);
+}
+
+SB_TEST(axis_parse_power_of_two_range) {
+  sb_axis_values v;
+  char err[256];
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_BLOCK, "32..1024", &v, err, sizeof err), 0);
+  CHECK_EQ_INT(v.count, 6);
+  CHECK_EQ_INT(v.v[0], 32);
+  CHECK_EQ_INT(v.v[5], 1024);
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_BLOCK, "64,128..256", &v, err, sizeof err), 0);
+  CHECK_EQ_INT(v.count, 3);
+}
+
+SB_TEST(axis_parse_rejects_bad_input_with_reason) {
+  sb_axis_values v;
+  char err[256];
+  const char *bad[] = {"", "abc", "0", "2048", "-1", "1,,2", "64,64", "32..48",
+                       "48..64", "1024..32", "1.5", " 32", "32 ", "99999999999999999999",
+                       "4G"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    err[0] = '\0';
+    CHECK_EQ_INT(sb_axis_parse(SB_AXIS_BLOCK, bad[i], &v, err, sizeof err), -1);
+    CHECK(strncmp(err, "block_threads", 13) == 0); /* names the axis */
+  }
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_BLOCK, "64,64", &v, err, sizeof err), -1);
+  CHECK(strstr(err, "twice") != NULL);
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_BLOCK, "2048", &v, err, sizeof err), -1);
+  CHECK(strstr(err, "out of range") != NULL);
+}
+
+SB_TEST(axis_parse_categorical_by_label) {
+  sb_axis_values v;
+  char err[256], s[64];
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_PARTICIPANTS, "all,elected", &v, err, sizeof err), 0);
+  CHECK_EQ_INT(v.count, 2);
+  CHECK_EQ_INT(v.v[0], 0);
+  CHECK_EQ_INT(v.v[1], 2);
+  sb_axis_value_str(SB_AXIS_PARTICIPANTS, 1, s, sizeof s);
+  CHECK_STR(s, "warp");
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_PARTICIPANTS, "al", &v, err, sizeof err), -1);
+  CHECK(strstr(err, "all|warp|elected") != NULL);
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_PARTICIPANTS, "1", &v, err, sizeof err), -1);
+}
+
+SB_TEST(axis_format_round_trips) {
+  sb_axis_values v, w;
+  char err[256], buf[256];
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_ITERS, "1,4,16,64", &v, err, sizeof err), 0);
+  sb_axis_format(SB_AXIS_ITERS, &v, buf, sizeof buf);
+  CHECK_STR(buf, "1,4,16,64");
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_ITERS, buf, &w, err, sizeof err), 0);
+  CHECK_EQ_INT(w.count, 4);
+  sb_axis_value_str(SB_AXIS_ITERS, SB_AXIS_UNSET, buf, sizeof buf);
+  CHECK_STR(buf, "");
+}
+
+SB_TEST(axis_names_and_options_unique) {
+  for (int a = 0; a < SB_NUM_AXES; ++a)
+    for (int b = a + 1; b < SB_NUM_AXES; ++b) {
+      CHECK(strcmp(sb_axes[a].name, sb_axes[b].name) != 0);
+      CHECK(strcmp(sb_axes[a].option, sb_axes[b].option) != 0);
+    }
+  CHECK_EQ_INT(sb_axis_by_name("iters"), SB_AXIS_ITERS);
+  CHECK_EQ_INT(sb_axis_by_name("nope"), -1);
+}

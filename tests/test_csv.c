@@ -1,0 +1,111 @@
+#include <math.h>
+#include <stdlib.h>
+
+#include "../harness/csv_schema.h"
+#include "check.h"
+
+static sb_provenance test_prov(void) {
+  sb_provenance p;
+  memset(&p, 0, sizeof p);
+  snprintf(p.gpu_name, sizeof p.gpu_name, "NVIDIA Test, \"GPU\"");
+  snprintf(p.cc, sizeof p.cc, "9.0");
+  p.sm_count = 132;
+  return p;
+}
+
+/* Writes one row through the real writer and reads the record back. */
+static int write_and_split(const sb_row *row, char *buf, size_t len, char **fields, int max) {
+  FILE *f = tmpfile();
+  sb_csv_write_row(f, row);
+  rewind(f);
+  size_t got = fread(buf, 1, len - 1, f);
+  fclose(f);
+  buf[got] = '\0';
+  if (got && buf[got - 1] == '\n') buf[got - 1] = '\0';
+  return sb_csv_split(buf, fields, max);
+}
+
+static int column(const char *name) {
+  for (int i = 0; i < sb_csv_num_columns(); ++i)
+    if (!strcmp(sb_csv_column_name(i), name)) return i;
+  return -1;
+}
+
+SB_TEST(csv_every_axis_has_its_column) {
+  for (int a = 0; a < SB_NUM_AXES; ++a) CHECK(column(sb_axes[a].name) >= 0);
+  const char *required[] = {"family", "variant", "status", "detail", "samples", "median_us",
+                            "min_us", "max_us", "cv_pct", "bytes_moved", "gbps", "pct_of_copy",
+                            "gpu_name", "gpu_uuid", "cc", "sm_count", "sm_clock_mhz", "driver",
+                            "cuda", "commit", "run_utc", "q1_us", "q3_us", "schema_version"};
+  for (size_t i = 0; i < sizeof required / sizeof required[0]; ++i)
+    CHECK(column(required[i]) >= 0);
+  for (int i = 0; i < sb_csv_num_columns(); ++i)
+    for (int j = i + 1; j < sb_csv_num_columns(); ++j)
+      CHECK(strcmp(sb_csv_column_name(i), sb_csv_column_name(j)) != 0);
+}
+
+SB_TEST(csv_row_round_trips_with_quoting_and_empty_cells) {
+  sb_provenance prov = test_prov();
+  sb_row row;
+  sb_row_init(&row, &prov);
+  row.family = "scan";
+  row.variant = "pingpong";
+  row.axis[SB_AXIS_BLOCK] = 256;
+  row.axis[SB_AXIS_PARTICIPANTS] = 2;
+  row.status = SB_SKIPPED;
+  snprintf(row.detail, sizeof row.detail, "a, \"quoted\"\nline");
+  row.median_us = 12.5;
+  char buf[4096], *fields[128];
+  int n = write_and_split(&row, buf, sizeof buf, fields, 128);
+  CHECK_EQ_INT(n, sb_csv_num_columns());
+  if (n != sb_csv_num_columns()) return;
+  CHECK_STR(fields[column("family")], "scan");
+  CHECK_STR(fields[column("block_threads")], "256");
+  CHECK_STR(fields[column("stages")], "");          /* unset axis: empty */
+  CHECK_STR(fields[column("participants")], "elected"); /* categorical by name */
+  CHECK_STR(fields[column("status")], "skipped");
+  CHECK_STR(fields[column("detail")], "a, \"quoted\"\nline");
+  CHECK_STR(fields[column("median_us")], "12.5000");
+  CHECK_STR(fields[column("min_us")], "");          /* NaN: empty */
+  CHECK_STR(fields[column("samples")], "");         /* -1: empty */
+  CHECK_STR(fields[column("gpu_name")], "NVIDIA Test, \"GPU\"");
+  CHECK_STR(fields[column("schema_version")], "1");
+}
+
+SB_TEST(csv_header_matches_columns) {
+  FILE *f = tmpfile();
+  sb_csv_write_header(f);
+  rewind(f);
+  char buf[4096], *fields[128];
+  size_t got = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[got] = '\0';
+  CHECK(got > 0 && buf[got - 1] == '\n');
+  buf[got - 1] = '\0';
+  int n = sb_csv_split(buf, fields, 128);
+  CHECK_EQ_INT(n, sb_csv_num_columns());
+  for (int i = 0; i < n && i < sb_csv_num_columns(); ++i) CHECK_STR(fields[i], sb_csv_column_name(i));
+}
+
+SB_TEST(csv_split_rejects_malformed_records) {
+  char *fields[8];
+  char a[] = "x,\"unterminated";
+  CHECK_EQ_INT(sb_csv_split(a, fields, 8), -1);
+  char b[] = "x,\"q\"tail";
+  CHECK_EQ_INT(sb_csv_split(b, fields, 8), -1);
+  char c[] = "x,a\"b";
+  CHECK_EQ_INT(sb_csv_split(c, fields, 8), -1);
+  char d[] = "1,2,3,4,5,6,7,8,9";
+  CHECK_EQ_INT(sb_csv_split(d, fields, 8), -1); /* more fields than room */
+  char e[] = ",,";
+  CHECK_EQ_INT(sb_csv_split(e, fields, 8), 3);
+  char g[] = "\"\"\"\"";
+  CHECK_EQ_INT(sb_csv_split(g, fields, 8), 1);
+  CHECK_STR(fields[0], "\"");
+}
+
+SB_TEST(csv_status_names_cover_every_status) {
+  for (int s = 0; s < SB_NUM_STATUS; ++s) CHECK(sb_status_names[s] && sb_status_names[s][0]);
+  CHECK_STR(sb_status_names[SB_OK], "ok");
+  CHECK_STR(sb_status_names[SB_UNSUPPORTED], "unsupported");
+}

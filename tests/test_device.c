@@ -1,0 +1,54 @@
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../harness/device.h"
+#include "check.h"
+
+SB_TEST(gpu_slug_rules) {
+  char s[64];
+  sb_gpu_slug("NVIDIA H100 80GB HBM3", s, sizeof s);
+  CHECK_STR(s, "h100-80gb-hbm3");
+  sb_gpu_slug("NVIDIA H200", s, sizeof s);
+  CHECK_STR(s, "h200");
+  sb_gpu_slug("NVIDIA A100-SXM4-40GB", s, sizeof s);
+  CHECK_STR(s, "a100-sxm4-40gb");
+  sb_gpu_slug("  Tesla  V100 ", s, sizeof s);
+  CHECK_STR(s, "tesla-v100");
+  sb_gpu_slug("***", s, sizeof s);
+  CHECK_STR(s, "unknown-gpu");
+}
+
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  fputs(text, f);
+  fclose(f);
+}
+
+SB_TEST(driver_version_parsing) {
+  char path[] = "/tmp/sb_drvXXXXXX", v[64];
+  int fd = mkstemp(path);
+  CHECK(fd >= 0);
+  close(fd);
+  write_file(path, "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  (nixbld@)\n");
+  CHECK_EQ_INT(sb_read_driver_version(path, v, sizeof v), 0);
+  CHECK_STR(v, "580.159.04");
+  write_file(path, "NVRM version: NVIDIA UNIX x86_64 Kernel Module  535.104.05  Sat Aug 19 01:15:15 UTC 2023\n");
+  CHECK_EQ_INT(sb_read_driver_version(path, v, sizeof v), 0);
+  CHECK_STR(v, "535.104.05");
+  write_file(path, "garbage\n");
+  CHECK_EQ_INT(sb_read_driver_version(path, v, sizeof v), -1);
+  unlink(path);
+  CHECK_EQ_INT(sb_read_driver_version(path, v, sizeof v), -1);
+}
+
+SB_TEST(no_device_gives_one_clear_line) {
+  /* This test runs where no GPU is present (CI): the count fails cleanly. */
+  char err[256] = "";
+  int n = sb_device_count(err, sizeof err);
+  if (n < 0) {
+    CHECK(strncmp(err, "no usable CUDA device", 21) == 0);
+    CHECK(strchr(err, '\n') == NULL);
+  } else {
+    CHECK(n > 0); /* on a GPU machine the count is positive */
+  }
+}
