@@ -20,6 +20,10 @@ CXXFLAGS  ?= -O2 -g
 CXXFLAGS  += -std=c++17 -Wall -Wextra -MMD -MP
 NVFLAGS   ?= -O3 -lineinfo
 NVFLAGS   += -std=c++17 $(GENCODE) -Xcompiler -Wall -MMD -MP
+# PLANT_SLOWDOWN=1: a known slowdown in scan/pingpong, to prove the gate.
+ifeq ($(PLANT_SLOWDOWN),1)
+NVFLAGS   += -DSB_PLANT_SLOWDOWN
+endif
 LDLIBS    := -L$(CUDA_HOME)/lib64 -lcudart_static -lbenchmark -lpthread -ldl -lrt -lm
 # The binary finds libbenchmark in build/lib first, so build/ can be copied
 # to a GPU machine that lacks the package.

@@ -53,6 +53,11 @@ __global__ void scan_pingpong_kernel(SB_SCAN_ARGS) {
       // One barrier: the next step writes `src`, which nobody reads after
       // this point, and reads the buffer just written.
       __syncthreads();
+#ifdef SB_PLANT_SLOWDOWN
+      // Build-time knob for the regression-gate proof (make
+      // PLANT_SLOWDOWN=1): one redundant barrier per step, pingpong only.
+      __syncthreads();
+#endif
       cur ^= 1;
     }
   if (g < n) out[g] = v;
