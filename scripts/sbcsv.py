@@ -58,18 +58,29 @@ def _convert(path, line, column, text):
     return text
 
 
+def _first_bad_column(header, record):
+    """Where a row with the wrong field count goes wrong, by column name."""
+    if len(record) < len(header):
+        return f"column '{header[len(record)]}' onward missing"
+    return f"extra field(s) after column '{header[-1]}'"
+
+
 def read(path):
     """Returns the rows of one syncbench CSV as dicts of typed values
     (None for empty cells). Raises CsvError for anything unusable."""
     if not os.path.exists(path):
         raise CsvError(f"{path}: no such file")
+    records = []
     try:
         with open(path, newline="", encoding="utf-8") as f:
-            records = list(csv.reader(f, strict=True))
+            records.extend(csv.reader(f, strict=True))
     except (csv.Error, UnicodeDecodeError) as e:
-        raise CsvError(f"{path}: not a readable CSV: {e}") from None
+        # The record being read starts after the last complete one.
+        where = f"{path}:{len(records) + 1}" if isinstance(e, csv.Error) else path
+        raise CsvError(f"{where}: not a readable CSV: {e}") from None
     if not records:
-        raise CsvError(f"{path}:1: empty file (no header)")
+        raise CsvError(f"{path}:1: empty file (no header; column '{REQUIRED[0]}' "
+                       f"and every other column missing)")
     header = records[0]
     missing = [c for c in REQUIRED if c not in header]
     if missing:
@@ -82,7 +93,8 @@ def read(path):
             continue
         if len(record) != len(header):
             raise CsvError(f"{_where(path, number)}: {len(record)} fields, the header has "
-                           f"{len(header)} (truncated or malformed row)")
+                           f"{len(header)} (truncated or malformed row; "
+                           f"{_first_bad_column(header, record)})")
         row = {c: _convert(path, number, c, v) for c, v in zip(header, record)}
         if row["schema_version"] not in SUPPORTED_SCHEMA_VERSIONS:
             raise CsvError(f"{_where(path, number, 'schema_version')}: unknown schema "
