@@ -1,0 +1,151 @@
+"""sbcsv.read: typed rows from a real run, and a CsvError naming file, line
+and column for each way a CSV can be unusable. Bad CSVs are cut from the
+real fixture so that only the defect under test differs."""
+import csv
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import sbcsv  # noqa: E402
+
+FIXTURE = os.path.join(ROOT, "tests", "fixtures", "h200_scan_default.csv")
+
+
+def records():
+    """The fixture as a list of records; records[i] is file line i + 1."""
+    with open(FIXTURE, newline="") as f:
+        return list(csv.reader(f))
+
+
+def write(tmp_path, recs, name="bad.csv"):
+    path = tmp_path / name
+    with open(path, "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(recs)
+    return str(path)
+
+
+def set_cell(recs, line, column, value):
+    recs[line - 1][recs[0].index(column)] = value
+    return recs
+
+
+def error_of(path):
+    with pytest.raises(sbcsv.CsvError) as e:
+        sbcsv.read(path)
+    return str(e.value)
+
+
+def test_good_fixture_types():
+    rows = sbcsv.read(FIXTURE)
+    recs = records()
+    assert len(rows) == len(recs) - 1
+    ref = rows[0]
+    assert ref["family"] == "reference" and ref["variant"] == "d2d_copy"
+    assert ref["_line"] == 2
+    # Axes the reference does not use are empty cells: None, not 0 or "".
+    assert ref["block_threads"] is None and ref["iters"] is None
+    assert ref["detail"] is None and ref["blocks_per_sm"] is None
+    assert ref["n"] == 134217728 and isinstance(ref["n"], int)
+    assert ref["median_us"] == pytest.approx(260.448) and isinstance(ref["median_us"], float)
+    assert ref["gbps"] == pytest.approx(4122.67)
+    assert ref["schema_version"] == 1 and ref["sm_count"] == 132
+    assert ref["seed"] == 3789620911034398569
+    assert ref["gpu_name"] == "NVIDIA H200" and ref["cc"] == "9.0"
+    scan = rows[1]
+    assert (scan["variant"], scan["block_threads"], scan["iters"]) == ("two_barrier", 32, 1)
+    assert scan["samples"] == 329 and scan["cv_pct"] == pytest.approx(0.63)
+    assert {r["status"] for r in rows} == {"ok"}
+    # Every row keeps every header column.
+    assert all(set(recs[0]) <= set(r) for r in rows)
+
+
+def test_key_tells_points_apart():
+    rows = sbcsv.read(FIXTURE)
+    assert len({sbcsv.key(r) for r in rows}) == len(rows)
+
+
+def test_gpu_slug():
+    assert sbcsv.gpu_slug("NVIDIA H200") == "h200"
+    assert sbcsv.gpu_slug("NVIDIA H100 80GB HBM3") == "h100-80gb-hbm3"
+    assert sbcsv.gpu_slug("") == "unknown-gpu"
+
+
+def test_unknown_extra_column_is_kept_as_string(tmp_path):
+    # Newer writers add columns: older readers must keep reading.
+    recs = records()[:3]
+    recs[0].append("future_axis")
+    recs[1].append("")
+    recs[2].append("wide")
+    rows = sbcsv.read(write(tmp_path, recs))
+    assert rows[0]["future_axis"] is None and rows[1]["future_axis"] == "wide"
+
+
+def test_empty_file(tmp_path):
+    path = write(tmp_path, [])
+    msg = error_of(path)
+    assert msg.startswith(f"{path}:1:") and "empty" in msg
+
+
+def test_missing_file(tmp_path):
+    path = str(tmp_path / "nope.csv")
+    assert path in error_of(path)
+
+
+def test_truncated_row(tmp_path):
+    recs = records()[:5]
+    recs[2] = recs[2][:10]  # line 3 lost its tail, as after a crash mid-write
+    path = write(tmp_path, recs)
+    msg = error_of(path)
+    assert msg.startswith(f"{path}:3:")
+    assert "10 fields" in msg
+
+
+def test_missing_column(tmp_path):
+    recs = records()[:4]
+    i = recs[0].index("median_us")
+    recs = [r[:i] + r[i + 1:] for r in recs]
+    path = write(tmp_path, recs)
+    msg = error_of(path)
+    assert msg.startswith(f"{path}:1:") and "median_us" in msg
+
+
+def test_unknown_schema_version(tmp_path):
+    path = write(tmp_path, set_cell(records()[:6], 4, "schema_version", "2"))
+    msg = error_of(path)
+    assert msg.startswith(f"{path}:4: column 'schema_version'")
+    assert "2" in msg
+
+
+def test_non_numeric_value(tmp_path):
+    path = write(tmp_path, set_cell(records()[:8], 6, "median_us", "fast"))
+    msg = error_of(path)
+    assert msg.startswith(f"{path}:6: column 'median_us'") and "'fast'" in msg
+
+
+def test_non_integer_axis(tmp_path):
+    path = write(tmp_path, set_cell(records()[:8], 5, "block_threads", "128.5"))
+    msg = error_of(path)
+    assert msg.startswith(f"{path}:5: column 'block_threads'")
+
+
+def test_nan_is_not_a_number(tmp_path):
+    # The writer leaves NaN cells empty; a literal nan means a foreign file.
+    path = write(tmp_path, set_cell(records()[:8], 7, "gbps", "nan"))
+    assert error_of(path).startswith(f"{path}:7: column 'gbps'")
+
+
+def test_unknown_status(tmp_path):
+    path = write(tmp_path, set_cell(records()[:9], 7, "status", "maybe"))
+    msg = error_of(path)
+    assert msg.startswith(f"{path}:7: column 'status'") and "'maybe'" in msg
+
+
+def test_every_status_the_writer_uses_reads(tmp_path):
+    recs = records()[:1 + len(sbcsv.STATUSES)]
+    for line, status in enumerate(sorted(sbcsv.STATUSES), start=2):
+        set_cell(recs, line, "status", status)
+    rows = sbcsv.read(write(tmp_path, recs))
+    assert sorted(r["status"] for r in rows) == sorted(sbcsv.STATUSES)
