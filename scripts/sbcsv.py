@@ -27,7 +27,7 @@ INT_COLUMNS = {"schema_version", *AXES, "samples", "bytes_moved",
                "consumer_warps", "cluster", "bytes_in_flight_per_sm"}
 FLOAT_COLUMNS = {"median_us", "min_us", "max_us", "q1_us", "q3_us", "cv_pct",
                  "gbps", "pct_of_copy", "sm_clock_mhz", "gflops",
-                 "cycles_per_op", "ns_per_op", "bytes_in_flight_per_sm"}
+                 "cycles_per_op", "ns_per_op"}
 STATUSES = {"ok", "skipped", "unsupported", "wrong", "error", "deadlock"}
 # Columns that are categorical axes in later schemas: part of a row's key.
 EXTRA_AXES = ["elems_per_thread", "consumer_warps", "participants", "contention", "cluster"]
