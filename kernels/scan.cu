@@ -8,6 +8,7 @@
 //   two_barrier   in place:  read | barrier | write | barrier   (2 per step)
 //   pingpong      two buffers, read one / write other | barrier (1 per step)
 //   mbarrier      two buffers, arrive + parity wait on an mbarrier (1 per step)
+//   mbarrier_warp the same, but one elected arrival per warp
 //   warp_shuffle  shuffles inside warps, then one pass over warp totals
 //                 (2 barriers per pass, none per step)
 #include "common.cuh"
@@ -89,6 +90,35 @@ __global__ void scan_mbarrier_kernel(SB_SCAN_ARGS) {
   if (g < n) out[g] = v;
 }
 
+// As scan_mbarrier_kernel, but each warp arrives once: after __syncwarp()
+// (which orders the warp's writes before lane 0's), lane 0's release arrive
+// publishes them all, cumulatively. 32x fewer atomic arrivals on the
+// barrier word; every thread still waits on the phase parity.
+__global__ void scan_mbarrier_warp_kernel(SB_SCAN_ARGS) {
+  extern __shared__ uint32_t buf[];
+  __shared__ __align__(8) uint64_t bar;
+  const int t = threadIdx.x, size = blockDim.x;
+  const long long g = scan_index();
+  if (t == 0) sb_mbar_init(&bar, size / 32);  // one arrival per warp
+  uint32_t v = g < n ? in[g] : 0u;
+  buf[t] = v;
+  __syncthreads();
+  uint32_t parity = 0;
+  int cur = 0;
+  for (int it = 0; it < iters; ++it)
+    for (int off = 1; off < size; off <<= 1) {
+      const uint32_t *src = buf + cur * size;
+      if (t >= off) v += src[t - off];
+      buf[(cur ^ 1) * size + t] = v;
+      __syncwarp();                          // converged: the warp arrives together
+      if ((t & 31) == 0) sb_mbar_arrive(&bar);
+      sb_mbar_wait_parity(&bar, parity);
+      parity ^= 1;
+      cur ^= 1;
+    }
+  if (g < n) out[g] = v;
+}
+
 __global__ void scan_warp_shuffle_kernel(SB_SCAN_ARGS) {
   // Warp totals, double-buffered across passes so that a fast warp's next
   // pass cannot overwrite totals a slow warp has yet to read.
@@ -136,4 +166,5 @@ __global__ void scan_warp_shuffle_kernel(SB_SCAN_ARGS) {
 SCAN_LAUNCHER(two_barrier, 1)
 SCAN_LAUNCHER(pingpong, 2)
 SCAN_LAUNCHER(mbarrier, 2)
+SCAN_LAUNCHER(mbarrier_warp, 2)
 SCAN_LAUNCHER(warp_shuffle, 0)
