@@ -1,0 +1,544 @@
+"""Comparing syncbench runs point by point: the logic behind compare.py
+(console/Markdown tables, cross-GPU mode, the regression gate) and the
+winner tables of report.py. No printing here except through render_*.
+
+The gate rule (docs/REGRESSIONS.md says why):
+a point regresses when both runs have it with status ok and
+  1. new median > base median * (1 + threshold)      the slowdown is large, and
+  2. new q1 > base q3                                 the spreads do not explain it:
+     the interquartile ranges do not overlap, so at least three quarters of
+     the new samples are slower than three quarters of the base samples.
+"""
+from __future__ import annotations
+
+import math
+import os
+import statistics
+from dataclasses import dataclass, field
+
+import sbcsv
+
+DEFAULT_THRESHOLD = 0.05
+OK = "ok"
+# Figures that mean the same thing on any GPU, so cross-GPU mode compares
+# them besides times: name -> True when higher is better.
+NORMALIZED = {"pct_of_copy": True, "cycles_per_op": False}
+TIMES = ("median_us", "q1_us", "q3_us")
+
+
+# ---------------------------------------------------------------- loading
+
+@dataclass
+class Run:
+    """One CSV: its ok and not-ok rows by point key, and who produced it."""
+    path: str
+    rows: list
+    by_key: dict
+    columns: set
+
+    @property
+    def gpu_name(self):
+        return self.rows[0]["gpu_name"]
+
+    @property
+    def first_line(self):
+        return self.rows[0]["_line"]
+
+    def provenance(self, column):
+        return self.rows[0].get(column) or "?"
+
+    def sm_clock_mhz(self):
+        """Median SM clock over ok points, None if the CSV has none."""
+        clocks = [r["sm_clock_mhz"] for r in self.rows
+                  if r["status"] == OK and r.get("sm_clock_mhz") is not None]
+        return statistics.median(clocks) if clocks else None
+
+
+def load_run(path):
+    """Reads and validates one CSV. Raises sbcsv.CsvError (file:line: column)."""
+    try:
+        rows = sbcsv.read(path)
+    except OSError as e:
+        raise sbcsv.CsvError(f"{path}: cannot read: {e.strerror or e}") from None
+    if not rows:
+        raise sbcsv.CsvError(f"{path}:2: column 'family': no result rows after the header")
+    check_one_gpu(path, rows)
+    check_ok_timings(path, rows)
+    return Run(path=path, rows=rows, by_key=unique_keys(path, rows),
+               columns=set(rows[0]))
+
+
+def unique_keys(path, rows):
+    """{key: row}; two rows with one key make the file ambiguous."""
+    seen = {}
+    for row in rows:
+        k = sbcsv.key(row)
+        if k in seen:
+            raise sbcsv.CsvError(
+                f"{path}:{row['_line']}: column 'variant': duplicate point "
+                f"{describe_point(row)} (same family, variant and axes as line "
+                f"{seen[k]['_line']})")
+        seen[k] = row
+    return seen
+
+
+def check_one_gpu(path, rows):
+    """One CSV is one run on one GPU; a mix would compare apples to pears."""
+    first = rows[0]["gpu_name"]
+    for row in rows:
+        if row["gpu_name"] != first:
+            raise sbcsv.CsvError(
+                f"{path}:{row['_line']}: column 'gpu_name': '{row['gpu_name']}' differs "
+                f"from '{first}' on line {rows[0]['_line']} (one CSV must hold one GPU's run)")
+
+
+def check_ok_timings(path, rows):
+    """An ok row needs positive, ordered quartiles: the gate rule uses them."""
+    for row in rows:
+        if row["status"] != OK:
+            continue
+        for column in TIMES:
+            value = row.get(column)
+            if value is None or value <= 0:
+                raise sbcsv.CsvError(
+                    f"{path}:{row['_line']}: column '{column}': an ok row needs a "
+                    f"positive time, found '{'' if value is None else value}'")
+        if not row["q1_us"] <= row["median_us"] <= row["q3_us"]:
+            raise sbcsv.CsvError(
+                f"{path}:{row['_line']}: column 'median_us': {row['median_us']} is "
+                f"outside [q1_us, q3_us] = [{row['q1_us']}, {row['q3_us']}]")
+
+
+# ------------------------------------------------------- points and axes
+
+def axis_columns():
+    return list(dict.fromkeys(sbcsv.AXES + sbcsv.EXTRA_AXES))
+
+
+def axes_in_use(rows):
+    """Axis columns that some row sets: the ones worth a table column."""
+    return [a for a in axis_columns() if any(r.get(a) is not None for r in rows)]
+
+
+def fmt_axis(value):
+    """32M, 64k: large powers of 1024 the way the CLI accepts them (1024
+    threads stay 1024); '' if unset."""
+    if value is None:
+        return ""
+    if isinstance(value, int) and value >= 1 << 16:
+        for shift, suffix in ((30, "G"), (20, "M"), (10, "k")):
+            if value % (1 << shift) == 0:
+                return f"{value >> shift}{suffix}"
+    return str(value)
+
+
+def describe_point(row):
+    axes = " ".join(f"{a}={fmt_axis(row.get(a))}" for a in axis_columns()
+                    if row.get(a) is not None)
+    return f"{row['family']}/{row['variant']}" + (f" {axes}" if axes else "")
+
+
+def sort_value(value):
+    # Axes mix None, numbers and names: sortable all the same.
+    if value is None:
+        return (0, 0, "")
+    if isinstance(value, (int, float)):
+        return (1, value, "")
+    return (2, 0, str(value))
+
+
+def point_order(row):
+    return [sort_value(row.get(a)) for a in axis_columns()]
+
+
+def shape_of(row):
+    """A point's key without its variant: variants of one shape compete."""
+    return (row["family"], *(row.get(a) for a in axis_columns()))
+
+
+# ----------------------------------------------------------- the rule
+
+def slower_beyond_noise(base, new, threshold):
+    """The gate rule: new is slower than base by more than threshold and
+    their interquartile ranges do not overlap."""
+    return (new["median_us"] > base["median_us"] * (1 + threshold)
+            and new["q1_us"] > base["q3_us"])
+
+
+def faster_beyond_noise(base, new, threshold):
+    return slower_beyond_noise(new, base, threshold)
+
+
+def smallest_flagged_scale(base, new, threshold):
+    """The factor s such that scaling every time of new by anything above s
+    makes the gate flag the point: the point's sensitivity in an A/A pair."""
+    return max((1 + threshold) * base["median_us"] / new["median_us"],
+               base["q3_us"] / new["q1_us"])
+
+
+def geomean(values):
+    values = [v for v in values if v is not None and v > 0]
+    if not values:
+        return None
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+# -------------------------------------------------------- comparison
+
+@dataclass
+class Match:
+    """One point ok on both sides."""
+    base: dict
+    new: dict
+    verdict: str  # "slower", "faster" or "" (within threshold or noise)
+
+    @property
+    def ratio(self):
+        """new time / base time: above 1 is slower."""
+        return self.new["median_us"] / self.base["median_us"]
+
+    def figure_ratio(self, column):
+        b, n = self.base.get(column), self.new.get(column)
+        return n / b if b and n is not None else None
+
+
+@dataclass
+class Comparison:
+    base: Run
+    new: Run
+    threshold: float
+    matches: list = field(default_factory=list)
+    broken: list = field(default_factory=list)      # (base, new): ok -> not ok
+    fixed: list = field(default_factory=list)       # (base, new): not ok -> ok
+    not_ok_both: list = field(default_factory=list)  # (base, new)
+    only_base: list = field(default_factory=list)
+    only_new: list = field(default_factory=list)
+
+    @property
+    def cross_gpu(self):
+        return self.base.gpu_name != self.new.gpu_name
+
+    @property
+    def regressions(self):
+        return [m for m in self.matches if m.verdict == "slower"]
+
+    @property
+    def improvements(self):
+        return [m for m in self.matches if m.verdict == "faster"]
+
+    @property
+    def missing(self):
+        """Points ok in base that new does not have at all."""
+        return [r for r in self.only_base if r["status"] == OK]
+
+    def normalized_columns(self):
+        """Normalized figures both CSVs have and some matched point fills."""
+        return [c for c in NORMALIZED
+                if c in self.base.columns and c in self.new.columns
+                and any(m.figure_ratio(c) is not None for m in self.matches)]
+
+    def axes(self):
+        rows = [r for pair in self.all_pairs() for r in pair if r]
+        return axes_in_use(rows + self.only_base + self.only_new)
+
+    def all_pairs(self):
+        return ([(m.base, m.new) for m in self.matches] + self.broken + self.fixed
+                + self.not_ok_both)
+
+    def gate_failures(self, allow_missing=False):
+        return len(self.regressions) + len(self.broken) + (0 if allow_missing else len(self.missing))
+
+
+def compare(base, new, threshold=DEFAULT_THRESHOLD):
+    """Joins two runs on family, variant and every axis."""
+    out = Comparison(base=base, new=new, threshold=threshold)
+    for k, b in base.by_key.items():
+        n = new.by_key.get(k)
+        if n is None:
+            out.only_base.append(b)
+        elif b["status"] == OK and n["status"] == OK:
+            verdict = ("slower" if slower_beyond_noise(b, n, threshold) else
+                       "faster" if faster_beyond_noise(b, n, threshold) else "")
+            out.matches.append(Match(b, n, verdict))
+        elif b["status"] == OK:
+            out.broken.append((b, n))
+        elif n["status"] == OK:
+            out.fixed.append((b, n))
+        else:
+            out.not_ok_both.append((b, n))
+    out.only_new = [n for k, n in new.by_key.items() if k not in base.by_key]
+    return out
+
+
+def geomeans(matches, group, value=lambda m: m.ratio):
+    """{group(match): geometric mean of value(match)}, groups in first-seen
+    order."""
+    groups = {}
+    for m in matches:
+        groups.setdefault(group(m), []).append(value(m))
+    return {g: geomean(v) for g, v in groups.items()}
+
+
+def by_family(m):
+    return m.base["family"]
+
+
+def by_variant(m):
+    return (m.base["family"], m.base["variant"])
+
+
+# ---------------------------------------------------------- winners
+
+@dataclass
+class Shape:
+    """One shape of a family: its ok variants fastest first, and the rest."""
+    family: str
+    axes: dict
+    ranked: list
+    not_ok: list
+
+    @property
+    def winner(self):
+        return self.ranked[0] if self.ranked else None
+
+    @property
+    def runner_up(self):
+        return self.ranked[1] if len(self.ranked) > 1 else None
+
+    @property
+    def margin(self):
+        """How much slower the runner-up is than the winner (0.1 = 10%)."""
+        if self.runner_up is None:
+            return None
+        return self.runner_up["median_us"] / self.winner["median_us"] - 1
+
+    @property
+    def beyond_noise(self):
+        """The winner's q3 is below the runner-up's q1: no IQR overlap."""
+        if self.runner_up is None:
+            return None
+        return self.winner["q3_us"] < self.runner_up["q1_us"]
+
+
+def shapes(rows):
+    """Every shape of every family in rows, in axis order."""
+    groups = {}
+    for r in rows:
+        groups.setdefault(shape_of(r), []).append(r)
+    out = []
+    for members in groups.values():
+        first = members[0]
+        ok = sorted((r for r in members if r["status"] == OK), key=lambda r: r["median_us"])
+        out.append(Shape(family=first["family"],
+                         axes={a: first.get(a) for a in axis_columns() if first.get(a) is not None},
+                         ranked=ok, not_ok=[r for r in members if r["status"] != OK]))
+    out.sort(key=lambda s: (s.family, [sort_value(s.axes.get(a)) for a in axis_columns()]))
+    return out
+
+
+# ---------------------------------------------------------- rendering
+
+def render_table(headers, rows, markdown):
+    """Aligned plain text, or a GitHub Markdown table."""
+    rows = [[str(c) for c in r] for r in rows]
+    if markdown:
+        esc = [[c.replace("|", "\\|") for c in r] for r in [headers] + rows]
+        lines = ["| " + " | ".join(esc[0]) + " |", "|" + "---|" * len(headers)]
+        return "\n".join(lines + ["| " + " | ".join(r) + " |" for r in esc[1:]])
+    widths = [max(len(str(h)), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    fmt = lambda r: "  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip()  # noqa: E731
+    return "\n".join([fmt(headers), fmt(["-" * w for w in widths])] + [fmt(r) for r in rows])
+
+
+def fmt_us(value):
+    return "" if value is None else f"{value:.2f}"
+
+
+def fmt_ratio(value):
+    return "" if value is None else f"{value:.3f}"
+
+
+def fmt_change(ratio):
+    return "" if ratio is None else f"{(ratio - 1) * 100:+.1f}%"
+
+
+def fmt_figure(value):
+    return "" if value is None else f"{value:.4g}"
+
+
+def point_cells(row, axes):
+    return [row["family"], row["variant"], *(fmt_axis(row.get(a)) for a in axes)]
+
+
+def matches_table(cmp, matches, markdown):
+    axes = cmp.axes()
+    normalized = cmp.normalized_columns() if cmp.cross_gpu else []
+    headers = ["family", "variant", *axes, "base us", "new us", "base IQR us",
+               "new IQR us", "time ratio", "change", "verdict"]
+    for c in normalized:
+        headers += [f"base {c}", f"new {c}", f"{c} ratio"]
+    rows = []
+    for m in sorted(matches, key=lambda m: m.base["_line"]):  # CSV order: the sweep's
+        cells = point_cells(m.base, axes) + [
+            fmt_us(m.base["median_us"]), fmt_us(m.new["median_us"]),
+            f"{fmt_us(m.base['q1_us'])}-{fmt_us(m.base['q3_us'])}",
+            f"{fmt_us(m.new['q1_us'])}-{fmt_us(m.new['q3_us'])}",
+            fmt_ratio(m.ratio), fmt_change(m.ratio), m.verdict.upper() if m.verdict == "slower" else m.verdict]
+        for c in normalized:
+            cells += [fmt_figure(m.base.get(c)), fmt_figure(m.new.get(c)), fmt_ratio(m.figure_ratio(c))]
+        rows.append(cells)
+    return render_table(headers, rows, markdown)
+
+
+def geomean_table(cmp, markdown):
+    normalized = cmp.normalized_columns() if cmp.cross_gpu else []
+    headers = ["family", "variant", "points", "geomean time ratio", "change",
+               *(f"geomean {c} ratio" for c in normalized)]
+    rows = []
+    for label, group in (("(all)", by_family), (None, by_variant)):
+        counts = {}
+        for m in cmp.matches:
+            counts[group(m)] = counts.get(group(m), 0) + 1
+        times = geomeans(cmp.matches, group)
+        figures = {c: geomeans([m for m in cmp.matches if m.figure_ratio(c)], group,
+                               lambda m, c=c: m.figure_ratio(c)) for c in normalized}
+        for g, ratio in times.items():
+            family, variant = (g, label) if label else g
+            rows.append([family, variant, counts[g], fmt_ratio(ratio), fmt_change(ratio),
+                         *(fmt_ratio(figures[c].get(g)) for c in normalized)])
+    # Each family's "(all)" row, then its variants, in CSV order.
+    order = list(dict.fromkeys(r[0] for r in rows))
+    rows.sort(key=lambda r: (order.index(r[0]), r[1] != "(all)"))
+    return render_table(headers, rows, markdown)
+
+
+def status_table(cmp, pairs, markdown):
+    axes = cmp.axes()
+    headers = ["family", "variant", *axes, "base status", "new status", "detail"]
+    rows = []
+    # Base rows in base CSV order, then rows only new has, in new's order.
+    for b, n in sorted(pairs, key=lambda p: (p[0] is None, (p[0] or p[1])["_line"])):
+        detail = (n or {}).get("detail") or (b or {}).get("detail") or ""
+        rows.append(point_cells(b or n, axes) + [b["status"] if b else "(absent)",
+                                                 n["status"] if n else "(absent)", detail])
+    return render_table(headers, rows, markdown)
+
+
+def one_sided_counts(pairs, markdown):
+    """How many points each variant lost or gained, by status on each side."""
+    counts = {}
+    for b, n in pairs:
+        row = b or n
+        k = (row["family"], row["variant"], b["status"] if b else "(absent)",
+             n["status"] if n else "(absent)")
+        counts[k] = counts.get(k, 0) + 1
+    return render_table(["family", "variant", "base status", "new status", "points"],
+                        [[*k, c] for k, c in counts.items()], markdown)
+
+
+def one_sided_pairs(cmp):
+    """Points the two sides cannot compare: absent or not ok on one side."""
+    return ([(b, None) for b in cmp.only_base] + [(None, n) for n in cmp.only_new]
+            + cmp.broken + cmp.fixed)
+
+
+def run_line(label, run):
+    return (f"{label}: {run.path} ({run.gpu_name}, commit {run.provenance('commit')}, "
+            f"run {run.provenance('run_utc')}, {len(run.rows)} rows)")
+
+
+def clock_warning(cmp):
+    """Lower clocks slow every point: say so before anyone blames the code."""
+    b, n = cmp.base.sm_clock_mhz(), cmp.new.sm_clock_mhz()
+    if cmp.cross_gpu or not b or not n or abs(n / b - 1) <= 0.02:
+        return None
+    return (f"warning: median SM clock differs: base {b:.0f} MHz, new {n:.0f} MHz "
+            f"({(n / b - 1) * 100:+.1f}%): time changes may come from the clocks, not the code")
+
+
+def render_comparison(cmp, markdown=False):
+    """The full side-by-side report of one pair of runs."""
+    h = "### " if markdown else ""
+    mode = (f"cross-GPU ({cmp.base.gpu_name} vs {cmp.new.gpu_name}): times and normalized "
+            f"figures ({', '.join(cmp.normalized_columns()) or 'none present'})"
+            if cmp.cross_gpu else "same GPU")
+    lines = [run_line("base", cmp.base), run_line("new ", cmp.new),
+             f"mode: {mode}; time ratio = new / base (above 1 is slower); verdict uses "
+             f"threshold {cmp.threshold * 100:g}% and IQR overlap"]
+    if markdown:
+        lines = [f"- {line}" for line in lines]
+    warning = clock_warning(cmp)
+    if warning:
+        lines.append(warning)
+    out = ["\n".join(lines), ""]
+    out += [f"{h}Points ok on both sides ({len(cmp.matches)})", "",
+            matches_table(cmp, cmp.matches, markdown) if cmp.matches else "(none)", ""]
+    if cmp.matches:
+        out += [f"{h}Geometric mean of ratios per family and per variant", "",
+                geomean_table(cmp, markdown), ""]
+    one_sided = one_sided_pairs(cmp)
+    out += [f"{h}Points on one side only ({len(one_sided)}: absent, or not ok, on the other)", ""]
+    if one_sided:
+        out += [one_sided_counts(one_sided, markdown), "", status_table(cmp, one_sided, markdown), ""]
+    else:
+        out += ["(none)", ""]
+    if cmp.not_ok_both:
+        out += [f"{h}Points not ok on either side ({len(cmp.not_ok_both)})", "",
+                status_table(cmp, cmp.not_ok_both, markdown), ""]
+    return "\n".join(out)
+
+
+def render_gate_summary(cmp, allow_missing=False):
+    """Markdown for a CI comment: verdict first, then what failed."""
+    failures = cmp.gate_failures(allow_missing)
+    parts = [f"{len(cmp.regressions)} regression(s)", f"{len(cmp.broken)} broken point(s)"]
+    if not allow_missing:
+        parts.append(f"{len(cmp.missing)} missing point(s)")
+    verdict = "FAIL" if failures else "PASS"
+    out = [f"## syncbench gate: {verdict} ({', '.join(parts)})", "",
+           f"- base: `{cmp.base.path}` ({cmp.base.gpu_name}, commit `{cmp.base.provenance('commit')}`)",
+           f"- new: `{cmp.new.path}` ({cmp.new.gpu_name}, commit `{cmp.new.provenance('commit')}`)",
+           f"- {len(cmp.matches)} points compared. Rule: a point regresses when its median is "
+           f"more than {cmp.threshold * 100:g}% slower **and** new q1 > base q3 "
+           f"(the interquartile ranges do not overlap).", ""]
+    warning = clock_warning(cmp)
+    if warning:
+        out += [f"> {warning}", ""]
+    if cmp.regressions:
+        out += ["### Regressions", "", matches_table(cmp, cmp.regressions, True), ""]
+    if cmp.broken:
+        out += ["### Broken: ok in base, not ok in new", "", status_table(cmp, cmp.broken, True), ""]
+    if cmp.missing:
+        title = "Missing in new (not counted: --allow-missing)" if allow_missing else "Missing in new"
+        out += [f"### {title}", "", status_table(cmp, [(r, None) for r in cmp.missing], True), ""]
+    if cmp.improvements:
+        out += [f"### Faster beyond noise ({len(cmp.improvements)})", "",
+                matches_table(cmp, cmp.improvements, True), ""]
+    informational = cmp.fixed + [(None, n) for n in cmp.only_new]
+    if informational:
+        out += ["### New or newly ok points (not gated)", "", status_table(cmp, informational, True), ""]
+    if cmp.matches:
+        out += ["<details><summary>Geometric means and every point</summary>", "",
+                geomean_table(cmp, True), "", matches_table(cmp, cmp.matches, True), "",
+                "</details>", ""]
+    return "\n".join(out)
+
+
+def sensitivity_table(cmp, markdown=False):
+    """Per variant, for an A/A pair: the uniform slowdown the gate flags at
+    half the points (median) and at every point (max)."""
+    groups = {}
+    for m in cmp.matches:
+        groups.setdefault(by_variant(m), []).append(
+            smallest_flagged_scale(m.base, m.new, cmp.threshold))
+    rows = [[f, v, len(s), fmt_change(statistics.median(s)), fmt_change(max(s))]
+            for (f, v), s in groups.items()]
+    return render_table(["family", "variant", "points", "flags half the points above",
+                         "flags every point above"], rows, markdown)
+
+
+def relpath(path, start):
+    try:
+        return os.path.relpath(path, start)
+    except ValueError:  # another drive on Windows
+        return path

@@ -1,0 +1,479 @@
+"""compare.py and its gate on real H200 data. Every "other run" here is the
+real fixture transformed in code (times scaled, rows dropped, statuses or
+GPU name changed), so each test plants exactly one known difference.
+Real pairs from the GPU go in tests/fixtures/compare/<case>/ (see the README
+there) and are checked by test_recorded_case."""
+import csv
+import glob
+import json
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import sbcompare  # noqa: E402
+import sbcsv  # noqa: E402
+
+COMPARE = os.path.join(ROOT, "scripts", "compare.py")
+FIXTURE = os.path.join(ROOT, "tests", "fixtures", "h200_scan_default.csv")
+QUICK = os.path.join(ROOT, "tests", "fixtures", "h200_quick.csv")
+CASES = sorted(glob.glob(os.path.join(ROOT, "tests", "fixtures", "compare", "*", "expect.json")))
+TIME_COLUMNS = ("median_us", "q1_us", "q3_us", "min_us", "max_us")
+SCAN_VARIANTS = ["two_barrier", "pingpong", "mbarrier", "warp_shuffle"]
+
+
+# ------------------------------------------------------------ helpers
+
+def read_records(path=FIXTURE):
+    """(header, rows as dicts of strings) exactly as the file has them."""
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        return reader.fieldnames, list(reader)
+
+
+def write_records(path, header, rows):
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=header, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return str(path)
+
+
+def transformed(tmp_path, fn, name="new.csv", src=FIXTURE):
+    """The fixture with fn applied to every row (fn returns the row, or None
+    to drop it)."""
+    header, rows = read_records(src)
+    out = [r2 for r2 in (fn(dict(r)) for r in rows) if r2 is not None]
+    return write_records(tmp_path / name, header, out)
+
+
+def scale_times(row, factor):
+    """A run where this point takes factor times as long: every time scales,
+    throughput figures scale inversely."""
+    for c in TIME_COLUMNS:
+        row[c] = f"{float(row[c]) * factor:.4f}"
+    for c in ("gbps", "pct_of_copy"):
+        if row[c]:
+            row[c] = f"{float(row[c]) / factor:.2f}"
+    return row
+
+
+def slow_variant(variant, factor):
+    return lambda r: scale_times(r, factor) if r["variant"] == variant else r
+
+
+def run_compare(*args):
+    p = subprocess.run([sys.executable, COMPARE, *map(str, args)],
+                       capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def comparison(base, new, threshold=sbcompare.DEFAULT_THRESHOLD):
+    return sbcompare.compare(sbcompare.load_run(base), sbcompare.load_run(new), threshold)
+
+
+def keys_of(rows):
+    return {sbcsv.key(r) for r in rows}
+
+
+def fixture_keys(pred):
+    return keys_of(r for r in sbcsv.read(FIXTURE) if pred(r))
+
+
+# ------------------------------------------------------------ A/A
+
+@pytest.mark.parametrize("path", [FIXTURE, QUICK])
+def test_same_run_twice_passes_the_gate(path):
+    rc, out, err = run_compare("--gate", path, path)
+    assert rc == 0, err
+    assert out.startswith("## syncbench gate: PASS (0 regression(s), 0 broken point(s), 0 missing")
+    cmp = comparison(path, path)
+    assert len(cmp.matches) == len(sbcsv.read(path))
+    assert all(m.ratio == 1 and m.verdict == "" for m in cmp.matches)
+
+
+def test_geomean_of_the_same_run_is_one():
+    cmp = comparison(FIXTURE, FIXTURE)
+    assert set(sbcompare.geomeans(cmp.matches, sbcompare.by_family).values()) == {1.0}
+
+
+# ------------------------------------------------------------ planted slowdowns
+
+@pytest.mark.parametrize("variant", SCAN_VARIANTS)
+def test_ten_percent_slowdown_flags_that_variant_and_no_other(tmp_path, variant):
+    new = transformed(tmp_path, slow_variant(variant, 1.10))
+    rc, out, err = run_compare("--gate", FIXTURE, new)
+    assert rc == 1, err
+    assert out.startswith("## syncbench gate: FAIL (24 regression(s), 0 broken")
+    cmp = comparison(FIXTURE, new)
+    assert keys_of(m.base for m in cmp.regressions) == fixture_keys(lambda r: r["variant"] == variant)
+    assert cmp.improvements == [] and cmp.broken == [] and cmp.missing == []
+
+
+def test_geomeans_see_the_planted_factor(tmp_path):
+    new = transformed(tmp_path, slow_variant("pingpong", 1.10))
+    cmp = comparison(FIXTURE, new)
+    per_variant = sbcompare.geomeans(cmp.matches, sbcompare.by_variant)
+    assert per_variant[("scan", "pingpong")] == pytest.approx(1.10, rel=1e-4)
+    assert per_variant[("scan", "mbarrier")] == 1.0
+    # 24 of 96 scan points are 10% slower: the family moves by 1.1^(1/4).
+    per_family = sbcompare.geomeans(cmp.matches, sbcompare.by_family)
+    assert per_family["scan"] == pytest.approx(1.10 ** 0.25, rel=1e-4)
+    assert per_family["reference"] == 1.0
+
+
+def test_three_percent_slowdown_stays_under_the_default_threshold(tmp_path):
+    new = transformed(tmp_path, slow_variant("pingpong", 1.03))
+    rc, out, err = run_compare("--gate", FIXTURE, new)
+    assert rc == 0, err
+    assert "PASS (0 regression(s)" in out
+
+
+def test_threshold_option_catches_the_three_percent(tmp_path):
+    new = transformed(tmp_path, slow_variant("pingpong", 1.03))
+    rc, out, _ = run_compare("--gate", "--threshold", "2", FIXTURE, new)
+    assert rc == 1
+    assert "FAIL (24 regression(s)" in out
+    assert run_compare("--gate", "--threshold", "2%", FIXTURE, FIXTURE)[0] == 0
+
+
+def test_faster_run_is_not_a_regression(tmp_path):
+    new = transformed(tmp_path, slow_variant("mbarrier", 1 / 1.10))
+    rc, out, _ = run_compare("--gate", FIXTURE, new)
+    assert rc == 0
+    assert "### Faster beyond noise (24)" in out
+
+
+def widen_new_iqr_over_base_q3(row):
+    """Median 10% slower, but q1 stays where it was: the spread overlaps."""
+    q1 = row["q1_us"]
+    scale_times(row, 1.10)
+    row["q1_us"] = q1
+    return row
+
+
+def test_slowdown_that_the_spread_explains_is_not_flagged(tmp_path):
+    target = ("scan", "warp_shuffle", "256")
+    pick = lambda r: (r["family"], r["variant"], r["block_threads"]) == target  # noqa: E731
+    noisy = transformed(tmp_path, lambda r: widen_new_iqr_over_base_q3(r) if pick(r) else r)
+    cmp = comparison(FIXTURE, noisy)
+    touched = [m for m in cmp.matches if m.base["variant"] == "warp_shuffle"
+               and m.base["block_threads"] == 256]
+    assert len(touched) == 4 and all(m.ratio > 1.09 for m in touched)
+    assert all(m.new["q1_us"] <= m.base["q3_us"] for m in touched)
+    assert cmp.regressions == []
+    assert run_compare("--gate", FIXTURE, noisy)[0] == 0
+    # The same medians with the quartiles scaled too: now flagged.
+    tight = transformed(tmp_path, lambda r: scale_times(r, 1.10) if pick(r) else r, "tight.csv")
+    assert keys_of(m.base for m in comparison(FIXTURE, tight).regressions) == keys_of(
+        m.base for m in touched)
+
+
+def test_sensitivity_is_the_exact_edge_of_the_rule(tmp_path):
+    # For each point: scaled just above its smallest flagged factor it is
+    # flagged, just below it is not.
+    cmp = comparison(FIXTURE, FIXTURE)
+    for m in cmp.matches[:12]:
+        s = sbcompare.smallest_flagged_scale(m.base, m.new, cmp.threshold)
+        assert s >= 1.05
+        above = {c: m.new[c] * s * 1.0001 for c in sbcompare.TIMES}
+        below = {c: m.new[c] * s * 0.9999 for c in sbcompare.TIMES}
+        assert sbcompare.slower_beyond_noise(m.base, above, cmp.threshold)
+        assert not sbcompare.slower_beyond_noise(m.base, below, cmp.threshold)
+
+
+# ------------------------------------------------------------ status changes
+
+def break_point(status):
+    def fn(r):
+        if (r["variant"], r["block_threads"], r["iters"]) == ("mbarrier", "128", "4"):
+            r["status"], r["detail"] = status, f"planted {status}"
+            for c in TIME_COLUMNS + ("cv_pct", "gbps", "pct_of_copy"):
+                r[c] = ""
+        return r
+    return fn
+
+
+@pytest.mark.parametrize("status", ["wrong", "error", "deadlock", "unsupported"])
+def test_point_ok_in_base_but_not_in_new_fails_the_gate(tmp_path, status):
+    new = transformed(tmp_path, break_point(status))
+    rc, out, _ = run_compare("--gate", FIXTURE, new)
+    assert rc == 1
+    assert "FAIL (0 regression(s), 1 broken point(s)" in out
+    broken = out.split("### Broken: ok in base, not ok in new\n\n")[1].split("\n\n")[0]
+    assert f"| scan | mbarrier | 128 | 4 | 32M | ok | {status} | planted {status} |" in broken
+
+
+def test_newly_fixed_point_does_not_fail_the_gate(tmp_path):
+    base = transformed(tmp_path, break_point("wrong"), "base.csv")
+    rc, out, _ = run_compare("--gate", base, FIXTURE)
+    assert rc == 0
+    assert "### New or newly ok points (not gated)" in out
+
+
+def drop_point(r):
+    return None if (r["variant"], r["block_threads"], r["iters"]) == ("pingpong", "64", "16") else r
+
+
+def test_point_missing_from_new_fails_unless_allowed(tmp_path):
+    new = transformed(tmp_path, drop_point)
+    rc, out, _ = run_compare("--gate", FIXTURE, new)
+    assert rc == 1 and "1 missing point(s)" in out
+    assert "| scan | pingpong | 64 | 16 | 32M | ok | (absent) |" in out
+    rc, out, _ = run_compare("--gate", "--allow-missing", FIXTURE, new)
+    assert rc == 0 and "Missing in new (not counted: --allow-missing)" in out
+
+
+def test_summary_file_gets_the_markdown_and_stdout_the_table(tmp_path):
+    new = transformed(tmp_path, slow_variant("two_barrier", 1.10))
+    summary = tmp_path / "summary.md"
+    rc, out, _ = run_compare("--gate", FIXTURE, new, "--summary", summary)
+    assert rc == 1
+    text = summary.read_text()
+    assert text.startswith("## syncbench gate: FAIL (24 regression(s)")
+    regressions = text.split("### Regressions\n\n")[1].split("\n\n")[0]
+    flagged = [line for line in regressions.splitlines() if line.startswith("| scan |")]
+    assert len(flagged) == 24 and all("| two_barrier |" in line for line in flagged)
+    assert all(line.endswith("| +10.0% | SLOWER |") for line in flagged)
+    assert out.startswith("base: ") and "Points ok on both sides (97)" in out
+
+
+# ------------------------------------------------------------ cross-GPU
+
+OTHER_GPU = "NVIDIA A100-SXM4-80GB"
+
+
+def other_gpu(r):
+    """Another GPU: every time 1.6x, and no mbarrier at 1024 threads (as if
+    unsupported), and warp_shuffle at n=32M absent from its sweep."""
+    r["gpu_name"] = OTHER_GPU
+    if r["variant"] == "mbarrier" and r["block_threads"] == "1024":
+        r["status"], r["detail"] = "unsupported", "needs sm_90"
+        for c in TIME_COLUMNS + ("cv_pct", "gbps", "pct_of_copy"):
+            r[c] = ""
+        return r
+    if r["variant"] == "warp_shuffle" and r["block_threads"] == "32":
+        return None
+    return scale_times(r, 1.6) if r["status"] == "ok" else r
+
+
+def test_cross_gpu_compares_normalized_figures_and_lists_one_sided_rows(tmp_path):
+    new = transformed(tmp_path, other_gpu)
+    cmp = comparison(FIXTURE, new)
+    assert cmp.cross_gpu
+    assert cmp.normalized_columns() == ["pct_of_copy"]
+    unsupported = fixture_keys(lambda r: r["variant"] == "mbarrier" and r["block_threads"] == 1024)
+    absent = fixture_keys(lambda r: r["variant"] == "warp_shuffle" and r["block_threads"] == 32)
+    assert keys_of(b for b, _ in cmp.broken) == unsupported and len(unsupported) == 4
+    assert keys_of(cmp.only_base) == absent and len(absent) == 4
+    assert len(cmp.matches) == 97 - 8
+    # scale_times scales pct_of_copy with throughput (as if both GPUs had
+    # one copy bandwidth): 1/1.6, to the 2 decimals of the CSV.
+    for m in cmp.matches:
+        assert m.ratio == pytest.approx(1.6, rel=1e-3)
+        assert m.figure_ratio("pct_of_copy") == pytest.approx(1 / 1.6, rel=2e-2)
+
+    rc, out, err = run_compare(FIXTURE, new)
+    assert rc == 0, err
+    assert f"mode: cross-GPU (NVIDIA H200 vs {OTHER_GPU})" in out
+    assert "base pct_of_copy" in out and "geomean pct_of_copy ratio" in out
+    one_sided = out.split("Points on one side only (8:")[1].splitlines()
+    # A count per variant and status change, then every point.
+    assert [line.split() for line in one_sided if line.endswith(" 4")] == [
+        ["scan", "warp_shuffle", "ok", "(absent)", "4"], ["scan", "mbarrier", "ok", "unsupported", "4"]]
+    assert sum(line.endswith("unsupported  needs sm_90") for line in one_sided) == 4
+    assert sum(" ok " in line and "(absent)" in line for line in one_sided) == 4 + 1
+
+
+def test_cycles_per_op_is_compared_when_present(tmp_path):
+    # Later families fill cycles_per_op; here it is a copy of the median,
+    # so the other GPU's cycles scale with its times.
+    def with_cycles(r):
+        r["cycles_per_op"] = r["median_us"]
+        return r
+    header, rows = read_records()
+    base = write_records(tmp_path / "base.csv", header + ["cycles_per_op"],
+                         [with_cycles(r) for r in rows])
+    new = transformed(tmp_path, lambda r: (lambda o: o and with_cycles(o))(other_gpu(r)),
+                      name="other.csv", src=base)
+    cmp = comparison(base, new)
+    assert cmp.normalized_columns() == ["pct_of_copy", "cycles_per_op"]
+    m = cmp.matches[5]
+    assert m.figure_ratio("cycles_per_op") == pytest.approx(1.6, rel=1e-3)
+    rc, out, _ = run_compare("--markdown", base, new)
+    assert rc == 0 and "| base cycles_per_op | new cycles_per_op | cycles_per_op ratio |" in out
+
+
+def test_gate_refuses_two_gpus(tmp_path):
+    new = transformed(tmp_path, other_gpu)
+    rc, _, err = run_compare("--gate", FIXTURE, new)
+    assert rc == 2
+    assert f"{new}:2: column 'gpu_name'" in err and "Traceback" not in err
+
+
+def test_more_than_two_csvs_compare_each_with_the_first(tmp_path):
+    slow = transformed(tmp_path, slow_variant("pingpong", 1.10), "slow.csv")
+    rc, out, _ = run_compare(FIXTURE, slow, QUICK)
+    assert rc == 0
+    assert out.count("base: ") == 2
+    assert f"new : {slow}" in out and f"new : {QUICK}" in out
+
+
+def test_extra_axes_are_part_of_the_key_and_the_table(tmp_path):
+    # Two participants values per point: twice the points, none duplicated.
+    header, rows = read_records()
+    header = header + ["participants"]
+    doubled = [dict(r, participants=p) for r in rows for p in ("all", "warp")]
+    path = write_records(tmp_path / "p.csv", header, doubled)
+    cmp = comparison(path, path)
+    assert len(cmp.matches) == 2 * len(rows)
+    assert "participants" in cmp.axes()
+    rc, out, _ = run_compare(path, path)
+    header_line = next(line for line in out.splitlines() if line.startswith("family"))
+    assert rc == 0 and header_line.split()[2:6] == ["block_threads", "iters", "n", "participants"]
+
+
+def test_plots_option_draws_one_plot_set(tmp_path):
+    new = transformed(tmp_path, other_gpu)
+    outdir = tmp_path / "plots"
+    rc, _, err = run_compare(FIXTURE, new, "--plots", outdir)
+    assert rc == 0, err
+    assert (outdir / "scan.png").is_file()
+
+
+# ------------------------------------------------------------ bad input
+
+def bad_empty(tmp_path):
+    (tmp_path / "bad.csv").write_text("")
+    return 1, None
+
+
+def bad_header_only(tmp_path):
+    header, _ = read_records()
+    write_records(tmp_path / "bad.csv", header, [])
+    return 2, None
+
+
+def bad_truncated_row(tmp_path):
+    # The writer died mid-row: the last line lost its tail.
+    text = open(FIXTURE).read().rstrip("\n")
+    (tmp_path / "bad.csv").write_text(text[: text.rindex(",NVIDIA H200,")] + "\n")
+    return len(text.splitlines()), "gpu_name"
+
+
+def bad_missing_column(tmp_path):
+    header, rows = read_records()
+    header = [c for c in header if c != "q3_us"]
+    for r in rows:
+        del r["q3_us"]
+    write_records(tmp_path / "bad.csv", header, rows)
+    return 1, "q3_us"
+
+
+def bad_schema_version(tmp_path):
+    header, rows = read_records()
+    rows[4]["schema_version"] = str(max(sbcsv.SUPPORTED_SCHEMA_VERSIONS) + 1)
+    write_records(tmp_path / "bad.csv", header, rows)
+    return 6, "schema_version"
+
+
+def bad_duplicate_key(tmp_path):
+    header, rows = read_records()
+    write_records(tmp_path / "bad.csv", header, rows + [dict(rows[10])])
+    return len(rows) + 2, "variant"
+
+
+def bad_ok_without_median(tmp_path):
+    header, rows = read_records()
+    rows[20]["median_us"] = ""
+    write_records(tmp_path / "bad.csv", header, rows)
+    return 22, "median_us"
+
+
+def bad_two_gpus_in_one_file(tmp_path):
+    header, rows = read_records()
+    rows[30]["gpu_name"] = OTHER_GPU
+    write_records(tmp_path / "bad.csv", header, rows)
+    return 32, "gpu_name"
+
+
+BAD_INPUTS = [bad_empty, bad_header_only, bad_truncated_row, bad_missing_column,
+              bad_schema_version, bad_duplicate_key, bad_ok_without_median,
+              bad_two_gpus_in_one_file]
+
+
+@pytest.mark.parametrize("side", ["base", "new"])
+@pytest.mark.parametrize("gate", [True, False], ids=["gate", "compare"])
+@pytest.mark.parametrize("make_bad", BAD_INPUTS, ids=lambda f: f.__name__[4:])
+def test_bad_input_exits_2_naming_file_line_and_column(tmp_path, make_bad, gate, side):
+    line, column = make_bad(tmp_path)
+    bad = str(tmp_path / "bad.csv")
+    pair = [bad, FIXTURE] if side == "base" else [FIXTURE, bad]
+    rc, out, err = run_compare(*(["--gate"] if gate else []), *pair)
+    assert rc == 2
+    assert "Traceback" not in err and out == ""
+    assert err.startswith(f"compare: {bad}:{line}:")
+    assert "column" in err
+    if column:
+        assert f"'{column}'" in err or column in err.split(":", 3)[3]
+
+
+def test_missing_file_exits_2(tmp_path):
+    rc, _, err = run_compare(FIXTURE, tmp_path / "nope.csv")
+    assert rc == 2 and "nope.csv" in err and "Traceback" not in err
+
+
+def test_gate_with_nothing_in_common_exits_2(tmp_path):
+    only_ref = transformed(tmp_path, lambda r: r if r["family"] == "reference" else None)
+    scan_only = transformed(tmp_path, lambda r: None if r["family"] == "reference" else r,
+                            "scan.csv")
+    rc, _, err = run_compare("--gate", only_ref, scan_only)
+    assert rc == 2 and "nothing to gate" in err
+
+
+@pytest.mark.parametrize("args", [[FIXTURE], ["--gate", FIXTURE, FIXTURE, FIXTURE],
+                                  ["--threshold", "-1", FIXTURE, FIXTURE],
+                                  ["--summary", "x.md", FIXTURE, FIXTURE]])
+def test_bad_usage_exits_2(args):
+    rc, _, err = run_compare(*args)
+    assert rc == 2 and "usage:" in err
+
+
+# ------------------------------------------------------------ recorded pairs
+
+@pytest.mark.parametrize("expect_path", CASES,
+                         ids=[os.path.basename(os.path.dirname(p)) for p in CASES])
+def test_recorded_case(expect_path, tmp_path):
+    """A real pair from the GPU: the gate's exit code and exactly which
+    family/variant pairs it flags."""
+    case = os.path.dirname(expect_path)
+    with open(expect_path) as f:
+        expect = json.load(f)
+    base = os.path.join(case, expect.get("base", "base.csv"))
+    new = os.path.join(case, expect.get("new", "new.csv"))
+    threshold = expect.get("threshold_pct", 5)
+    rc, out, err = run_compare("--gate", "--threshold", threshold, base, new,
+                               "--summary", tmp_path / "s.md")
+    assert rc == expect["exit"], err
+    cmp = comparison(base, new, threshold / 100)
+    flagged = {f"{m.base['family']}/{m.base['variant']}" for m in cmp.regressions}
+    assert flagged == set(expect["flagged_variants"])
+    assert len(cmp.broken) == expect.get("broken", 0)
+    if "min_flagged_fraction" in expect:
+        for name in expect["flagged_variants"]:
+            family, variant = name.split("/")
+            points = [m for m in cmp.matches
+                      if (m.base["family"], m.base["variant"]) == (family, variant)]
+            hit = [m for m in points if m.verdict == "slower"]
+            assert len(hit) >= expect["min_flagged_fraction"] * len(points), name
+
+
+def test_geomean_ignores_empty_and_is_exact():
+    assert sbcompare.geomean([]) is None
+    assert sbcompare.geomean([2.0, 8.0]) == pytest.approx(4.0)
+    assert sbcompare.geomean([1.1] * 7) == pytest.approx(1.1)
+    assert math.isclose(sbcompare.geomean([0.5, 2.0]), 1.0)
