@@ -12,7 +12,6 @@ a point regresses when both runs have it with status ok and
 from __future__ import annotations
 
 import math
-import os
 import statistics
 from dataclasses import dataclass, field
 
@@ -145,10 +144,6 @@ def sort_value(value):
     if isinstance(value, (int, float)):
         return (1, value, "")
     return (2, 0, str(value))
-
-
-def point_order(row):
-    return [sort_value(row.get(a)) for a in axis_columns()]
 
 
 def shape_of(row):
@@ -292,6 +287,7 @@ def by_variant(m):
 @dataclass
 class Shape:
     """One shape of a family: its ok variants fastest first, and the rest."""
+    key: tuple       # shape_of() of its rows
     family: str
     axes: dict
     ranked: list
@@ -326,10 +322,10 @@ def shapes(rows):
     for r in rows:
         groups.setdefault(shape_of(r), []).append(r)
     out = []
-    for members in groups.values():
+    for k, members in groups.items():
         first = members[0]
         ok = sorted((r for r in members if r["status"] == OK), key=lambda r: r["median_us"])
-        out.append(Shape(family=first["family"],
+        out.append(Shape(key=k, family=first["family"],
                          axes={a: first.get(a) for a in axis_columns() if first.get(a) is not None},
                          ranked=ok, not_ok=[r for r in members if r["status"] != OK]))
     out.sort(key=lambda s: (s.family, [sort_value(s.axes.get(a)) for a in axis_columns()]))
@@ -535,10 +531,3 @@ def sensitivity_table(cmp, markdown=False):
             for (f, v), s in groups.items()]
     return render_table(["family", "variant", "points", "flags half the points above",
                          "flags every point above"], rows, markdown)
-
-
-def relpath(path, start):
-    try:
-        return os.path.relpath(path, start)
-    except ValueError:  # another drive on Windows
-        return path
