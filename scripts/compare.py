@@ -89,15 +89,24 @@ def check_gate_input(cmp):
                          f"in both {cmp.base.path} and {cmp.new.path}: nothing to gate")
 
 
+def emit(text):
+    """print(), except that a reader leaving early (| head) is no error:
+    the exit status must still be the comparison's."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def run_gate(cmp, args):
     check_gate_input(cmp)
     summary = sbcompare.render_gate_summary(cmp, args.allow_missing)
     if args.summary:
         with open(args.summary, "w", encoding="utf-8") as f:
             f.write(summary)
-        print(sbcompare.render_comparison(cmp, args.markdown))
+        emit(sbcompare.render_comparison(cmp, args.markdown))
     else:
-        print(summary)
+        emit(summary)
     failures = cmp.gate_failures(args.allow_missing)
     print(f"compare: gate {'FAILED' if failures else 'passed'}: {len(cmp.regressions)} "
           f"regression(s), {len(cmp.broken)} broken, {len(cmp.missing)} missing "
@@ -127,9 +136,9 @@ def main(argv=None):
         print(f"compare: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
         return EXIT_UNUSABLE
     for cmp in comparisons:
-        print(sbcompare.render_comparison(cmp, args.markdown))
+        emit(sbcompare.render_comparison(cmp, args.markdown))
         if args.sensitivity:
-            print(sbcompare.sensitivity_table(cmp, args.markdown) + "\n")
+            emit(sbcompare.sensitivity_table(cmp, args.markdown) + "\n")
     if args.plots and draw_plots(args.csv, args.plots) != 0:
         return EXIT_UNUSABLE
     return EXIT_OK

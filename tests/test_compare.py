@@ -101,6 +101,20 @@ def test_geomean_of_the_same_run_is_one():
     assert set(sbcompare.geomeans(cmp.matches, sbcompare.by_family).values()) == {1.0}
 
 
+def test_real_run_to_run_drift_beats_the_iqr_but_not_the_threshold():
+    # The two real H200 runs, 9 s apart, share one point: the copy
+    # reference. It drifted by about 1% with disjoint IQRs; only the
+    # threshold keeps the gate from calling that a regression.
+    cmp = comparison(QUICK, FIXTURE)
+    (m,) = cmp.matches
+    assert m.base["family"] == "reference"
+    assert 1.005 < m.ratio < 1.02 and m.new["q1_us"] > m.base["q3_us"]
+    assert m.verdict == "" and cmp.regressions == []
+    assert sbcompare.slower_beyond_noise(m.base, m.new, threshold=0.0)
+    rc, out, _ = run_compare("--gate", "--allow-missing", QUICK, FIXTURE)
+    assert rc == 0 and "PASS (0 regression(s), 0 broken point(s))" in out
+
+
 # ------------------------------------------------------------ planted slowdowns
 
 @pytest.mark.parametrize("variant", SCAN_VARIANTS)
@@ -184,6 +198,18 @@ def test_sensitivity_is_the_exact_edge_of_the_rule(tmp_path):
         below = {c: m.new[c] * s * 0.9999 for c in sbcompare.TIMES}
         assert sbcompare.slower_beyond_noise(m.base, above, cmp.threshold)
         assert not sbcompare.slower_beyond_noise(m.base, below, cmp.threshold)
+
+
+def test_sensitivity_option_reports_per_variant_edges(tmp_path):
+    # The second run of this "A/A pair" is 2% faster on pingpong: a 5% gate
+    # then needs 1.05 / 0.98 = +7.1% before it flags those points.
+    faster = transformed(tmp_path, slow_variant("pingpong", 0.98))
+    rc, out, _ = run_compare("--sensitivity", FIXTURE, faster)
+    assert rc == 0
+    rows = {tuple(line.split()[:2]): line.split()[2:] for line in out.splitlines()
+            if line.startswith("scan ") and len(line.split()) == 6}
+    assert rows[("scan", "pingpong")] == ["24", "-2.0%", "+7.1%", "+7.1%"]
+    assert rows[("scan", "mbarrier")] == ["24", "+0.0%", "+5.0%", "+5.0%"]
 
 
 # ------------------------------------------------------------ status changes
