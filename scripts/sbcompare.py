@@ -336,7 +336,8 @@ def shapes(rows):
 
 def render_table(headers, rows, markdown):
     """Aligned plain text, or a GitHub Markdown table."""
-    rows = [[str(c) for c in r] for r in rows]
+    # A detail cell may hold a newline (the CSV quotes it); a table row may not.
+    rows = [[" ".join(str(c).split("\n")) for c in r] for r in rows]
     if markdown:
         esc = [[c.replace("|", "\\|") for c in r] for r in [headers] + rows]
         lines = ["| " + " | ".join(esc[0]) + " |", "|" + "---|" * len(headers)]

@@ -234,6 +234,16 @@ def test_point_ok_in_base_but_not_in_new_fails_the_gate(tmp_path, status):
     assert f"| scan | mbarrier | 128 | 4 | 32M | ok | {status} | planted {status} |" in broken
 
 
+def test_multi_line_detail_keeps_the_markdown_table_whole(tmp_path):
+    def wrong_twice(r):
+        r = break_point("wrong")(r)
+        r["detail"] = r["detail"].replace("planted ", "planted\n") if r["detail"] else r["detail"]
+        return r
+    rc, out, _ = run_compare("--gate", FIXTURE, transformed(tmp_path, wrong_twice))
+    assert rc == 1
+    assert "| scan | mbarrier | 128 | 4 | 32M | ok | wrong | planted wrong |" in out
+
+
 def test_newly_fixed_point_does_not_fail_the_gate(tmp_path):
     base = transformed(tmp_path, break_point("wrong"), "base.csv")
     rc, out, _ = run_compare("--gate", base, FIXTURE)
