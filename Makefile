@@ -97,7 +97,7 @@ plots: $(PY_DEP)
 	@for f in $(or $(CSV),$(wildcard results/*/latest.csv)); do \
 	  $(PY) scripts/plot.py "$$f" --outdir "$$(dirname $$f)/plots" || exit 1; done
 
-test: test-c test-py
+test: test-c test-py gate-committed
 
 test-c: $(BUILD)/tests/test_host $(BIN)
 	$(BUILD)/tests/test_host
@@ -109,3 +109,30 @@ clean:
 	rm -rf $(BUILD)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# --- compare, gate, report (docs/REGRESSIONS.md) ---
+.PHONY: compare gate gate-committed report
+# Side by side: make compare A=base.csv B=new.csv [ARGS="--markdown --plots DIR"]
+compare: $(PY_DEP)
+	@test -n "$(A)" && test -n "$(B)" || { echo "usage: make compare A=base.csv B=new.csv [ARGS=--markdown]"; exit 2; }
+	@$(PY) scripts/compare.py $(A) $(B) $(ARGS)
+
+# Regression gate (fails on a regression): make gate BASE=... NEW=...
+# [THRESHOLD=5] [SUMMARY=gate.md] [ARGS=--allow-missing]
+gate: $(PY_DEP)
+	@test -n "$(BASE)" && test -n "$(NEW)" || { echo "usage: make gate BASE=baseline.csv NEW=latest.csv [THRESHOLD=5] [SUMMARY=gate.md]"; exit 2; }
+	@$(PY) scripts/compare.py --gate $(BASE) $(NEW) --threshold $(or $(THRESHOLD),5) $(if $(SUMMARY),--summary $(SUMMARY)) $(ARGS)
+
+# The GPU-less CI check: every committed results/<gpu>/latest.csv against its baseline.csv.
+gate-committed: $(PY_DEP)
+	@for b in $(wildcard results/*/baseline.csv); do \
+	  n=$$(dirname $$b)/latest.csv; \
+	  if [ -f $$n ]; then $(PY) scripts/compare.py --gate $$b $$n || exit $$?; \
+	  else echo "gate-committed: $$b has no latest.csv beside it"; fi; done
+
+# results/<gpu>/REPORT.md for each latest.csv (or CSV="a.csv b.csv"); with
+# several GPUs also results/plots/ of all of them and results/CROSS_GPU.md.
+report: plots
+	@set -- $(or $(CSV),$(wildcard results/*/latest.csv)); \
+	  if [ $$# -gt 1 ]; then $(PY) scripts/plot.py "$$@" --outdir results/plots >/dev/null || exit $$?; fi; \
+	  $(PY) scripts/report.py "$$@"
