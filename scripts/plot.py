@@ -33,12 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sbcsv  # noqa: E402
 
 # Baseline variant of each family: the speedup figure divides by it.
-BASELINES = {
-    "scan": "two_barrier",
-    "stencil": "two_barrier",
-    "multistage": "uniform",
-    "pipeline": "sync_single",
-}
+BASELINES = sbcsv.BASELINES
 REFERENCE_FAMILY = "reference"
 METRIC = "median_us"
 # Extra per-family metrics: each gets its own figure when a family fills it.

@@ -145,9 +145,33 @@ def header_lines(run, report_dir):
         "Written by `scripts/report.py` (`make report`); do not edit by hand.", ""]
 
 
-def family_section(name, family_shapes, plots):
+def speedup_table(name, family_shapes, variants):
+    """Per shape, how many times faster each variant is than the family's
+    baseline (baseline median / variant median); None without a baseline.
+    variants: the family's variants in CSV order."""
+    baseline = sbcsv.BASELINES.get(name)
+    if baseline not in variants:
+        return None
+    axes = [a for a in sbcompare.axis_columns() if any(a in s.axes for s in family_shapes)]
+    others = [v for v in variants if v != baseline]
+    rows = []
+    for shape in family_shapes:
+        times = {r["variant"]: r["median_us"] for r in shape.ranked}
+        base = times.get(baseline)
+        cells = [f"{base / times[v]:.2f}x" if base and v in times else "-" for v in others]
+        rows.append([fmt_axis(shape.axes.get(a)) for a in axes] +
+                    [fmt_us(base) if base else "-"] + cells)
+    headers = axes + [f"{baseline} us"] + [f"{v}" for v in others]
+    return (f"Speedup over `{baseline}` (its median time / the variant's; "
+            f">1 is faster, - is not ok):\n\n" + render_table(headers, rows, markdown=True))
+
+
+def family_section(name, family_shapes, plots, variants):
     out = [f"## {name}", "", win_counts(family_shapes) + ".", "",
            winners_table(family_shapes), ""]
+    speedups = speedup_table(name, family_shapes, variants)
+    if speedups:
+        out += [speedups, ""]
     if plots:
         out += plot_links(plots, "plots") + [""]
     return out
@@ -160,7 +184,9 @@ def gpu_report(run, report_dir):
     plots = plots_by_family(os.path.join(report_dir, "plots"), names)
     out = header_lines(run, report_dir) + [HOW_TO_READ, ""]
     for name in names:
-        out += family_section(name, [s for s in all_shapes if s.family == name], plots.get(name))
+        variants = list(dict.fromkeys(r["variant"] for r in run.rows if r["family"] == name))
+        out += family_section(name, [s for s in all_shapes if s.family == name], plots.get(name),
+                              variants)
     leftovers = [n for f, ns in plots.items() if f not in names for n in ns]
     if leftovers:
         out += ["## Other plots", ""] + plot_links(leftovers, "plots") + [""]

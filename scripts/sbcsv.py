@@ -29,6 +29,14 @@ FLOAT_COLUMNS = {"median_us", "min_us", "max_us", "q1_us", "q3_us", "cv_pct",
                  "gbps", "pct_of_copy", "sm_clock_mhz", "gflops",
                  "cycles_per_op", "ns_per_op"}
 STATUSES = {"ok", "skipped", "unsupported", "wrong", "error", "deadlock"}
+# Each family's baseline variant: speedup figures and tables divide by it.
+BASELINES = {
+    "scan": "two_barrier",
+    "stencil": "two_barrier",
+    "stencil2d": "two_barrier",
+    "multistage": "uniform",
+    "pipeline": "sync_single",
+}
 # Columns that are categorical axes in later schemas: part of a row's key.
 EXTRA_AXES = ["elems_per_thread", "consumer_warps", "participants", "contention", "cluster"]
 

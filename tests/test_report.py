@@ -203,3 +203,19 @@ def test_bad_csv_exits_2_with_file_line_column(tmp_path):
 def test_nothing_to_report_exits_2(tmp_path):
     rc, _, err = run_report("--results", tmp_path)
     assert rc == 2 and "latest.csv" in err
+
+
+def test_speedup_table_matches_the_csv(h200_report):
+    """Each cell is two_barrier's median over the variant's, from the CSV."""
+    text = section(h200_report, "scan")
+    table = md_table(text.split("Speedup over `two_barrier`")[1], "block_threads")
+    with open(FIXTURE, newline="") as f:
+        rows = [r for r in csv.DictReader(f) if r["family"] == "scan"]
+    median = {(r["block_threads"], r["iters"], r["n"], r["variant"]): float(r["median_us"])
+              for r in rows}
+    assert len(table) == 24
+    for cell in table:
+        shape = scan_shape(cell)
+        base = median[shape + ("two_barrier",)]
+        for variant in ("pingpong", "mbarrier", "warp_shuffle"):
+            assert cell[variant] == f"{base / median[shape + (variant,)]:.2f}x"
