@@ -1,0 +1,180 @@
+"""Plots of the barrier families (barrier, barrier_tma, barrier_cluster).
+
+plot(rows, outdir) takes rows from sbcsv.read (typed dicts) and writes:
+
+  barrier_cycles.png         cycles per op vs block_threads, one line per
+                             primitive; panels: participants x contention
+                             (grid_sync on its own figure: it is 10-100x
+                             slower and would flatten the others)
+  barrier_grid_sync.png      grid_sync cycles per op vs block_threads
+  barrier_spellings.png      the mbarrier spellings and __syncthreads side
+                             by side, participants=all, both contentions
+  barrier_tma_latency.png    bulk-copy round trip (cycles and ns) vs bytes
+  barrier_cluster.png        barrier.cluster cycles per op vs block_threads,
+                             one line per cluster size
+
+Only rows with status ok are drawn. Log scales where values span decades.
+Returns the list of files written.
+"""
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+FAMILIES = ("barrier", "barrier_tma", "barrier_cluster")
+PARTICIPANTS = ("all", "warp", "elected")
+CONTENTIONS = ("one_block_per_sm", "full_occupancy")
+VARIANTS = ("syncthreads", "syncwarp", "named_barrier", "cg_block_sync",
+            "cuda_barrier_arrive_wait", "cuda_barrier_arrive_and_wait", "ptx_mbarrier_parity",
+            "primitives_mbarrier", "mbarrier_test_wait_poll", "arrive_and_drop",
+            "completion_function", "expect_tx_zero", "grid_sync")
+SPELLINGS = ("syncthreads", "cuda_barrier_arrive_wait", "cuda_barrier_arrive_and_wait",
+             "ptx_mbarrier_parity", "primitives_mbarrier", "mbarrier_test_wait_poll")
+
+
+def _variant_style(v):
+    """The same colour and marker for a variant in every panel."""
+    i = VARIANTS.index(v) if v in VARIANTS else len(VARIANTS)
+    return {"color": plt.cm.tab20(i % 20), "marker": "osD^v<>ph*xP+"[i % 13],
+            "ls": "--" if v in ("syncthreads", "cg_block_sync") else "-"}
+
+
+def _ok(rows, family):
+    return [r for r in rows if r.get("family") == family and r.get("status") == "ok"
+            and r.get("cycles_per_op") is not None]
+
+
+def _title_suffix(rows):
+    r = rows[0]
+    clk = r.get("sm_clock_mhz")
+    return f"{r.get('gpu_name', '?')}" + (f", SM clock ~{clk:.0f} MHz" if clk else "")
+
+
+def _lines(ax, rows, xcol, group, label=str, style=None):
+    series = defaultdict(list)
+    for r in rows:
+        series[group(r)].append((r[xcol], r["cycles_per_op"]))
+    for name in sorted(series, key=str):
+        pts = sorted(series[name])
+        kw = {"marker": "o"}
+        kw.update(style(name) if style else {})
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], ms=3, label=label(name), **kw)
+
+
+def _save(fig, outdir, name, written):
+    path = os.path.join(outdir, name)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    written.append(path)
+
+
+def _block_axis(ax):
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("block_threads")
+    ax.grid(True, which="both", alpha=0.3)
+
+
+def plot(rows, outdir):
+    os.makedirs(outdir, exist_ok=True)
+    written = []
+    prim = _ok(rows, "barrier")
+    if prim:
+        others = [r for r in prim if r["variant"] != "grid_sync"]
+        fig, axes = plt.subplots(len(PARTICIPANTS), len(CONTENTIONS), figsize=(13, 12),
+                                 sharex=True, squeeze=False)
+        for i, part in enumerate(PARTICIPANTS):
+            for j, cont in enumerate(CONTENTIONS):
+                ax = axes[i][j]
+                sel = [r for r in others if r["participants"] == part and r["contention"] == cont]
+                _lines(ax, sel, "block_threads", lambda r: r["variant"], style=_variant_style)
+                ax.set_title(f"participants={part}, {cont}", fontsize=9)
+                ax.set_yscale("log")
+                ax.set_ylabel("cycles per op")
+                _block_axis(ax)
+                if sel:
+                    ax.legend(fontsize=6, ncol=2)
+        fig.suptitle(f"barrier: cycles per synchronization op ({_title_suffix(prim)})")
+        _save(fig, outdir, "barrier_cycles.png", written)
+
+        grid = [r for r in prim if r["variant"] == "grid_sync"]
+        if grid:
+            fig, ax = plt.subplots(figsize=(7, 4.5))
+            _lines(ax, grid, "block_threads", lambda r: r["contention"])
+            ax.set_yscale("log")
+            ax.set_ylabel("cycles per grid.sync()")
+            _block_axis(ax)
+            ax.legend(fontsize=8)
+            ax.set_title(f"grid_sync ({_title_suffix(grid)})", fontsize=10)
+            _save(fig, outdir, "barrier_grid_sync.png", written)
+
+        spell = [r for r in prim if r["variant"] in SPELLINGS and r["participants"] == "all"]
+        if spell:
+            fig, axes = plt.subplots(1, len(CONTENTIONS), figsize=(13, 4.5), squeeze=False)
+            for j, cont in enumerate(CONTENTIONS):
+                ax = axes[0][j]
+                _lines(ax, [r for r in spell if r["contention"] == cont], "block_threads",
+                       lambda r: r["variant"], style=_variant_style)
+                ax.set_yscale("log")
+                ax.set_ylabel("cycles per op")
+                ax.set_title(f"full-block arrive+wait, {cont}", fontsize=9)
+                _block_axis(ax)
+                ax.legend(fontsize=7)
+            fig.suptitle(f"mbarrier spellings vs __syncthreads ({_title_suffix(spell)})")
+            _save(fig, outdir, "barrier_spellings.png", written)
+
+    tma = _ok(rows, "barrier_tma")
+    if tma:
+        fig, axes = plt.subplots(1, 2, figsize=(12, 4.5), squeeze=False)
+        for k, (col, label) in enumerate((("cycles_per_op", "cycles per round trip"),
+                                          ("ns_per_op", "ns per round trip"))):
+            ax = axes[0][k]
+            series = defaultdict(list)
+            for r in tma:
+                if r.get(col) is not None:
+                    series[r["contention"]].append((r["buffer_bytes"], r[col]))
+            for name in sorted(series):
+                pts = sorted(series[name])
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", ms=3, label=name)
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_xlabel("bytes per bulk copy")
+            ax.set_ylabel(label)
+            ax.grid(True, which="both", alpha=0.3)
+            ax.legend(fontsize=8)
+        fig.suptitle(f"barrier_tma: cp.async.bulk global->shared + mbarrier wait ({_title_suffix(tma)})")
+        _save(fig, outdir, "barrier_tma_latency.png", written)
+
+    cl = _ok(rows, "barrier_cluster")
+    if cl:
+        fig, axes = plt.subplots(1, len(CONTENTIONS), figsize=(12, 4.5), squeeze=False)
+        for j, cont in enumerate(CONTENTIONS):
+            ax = axes[0][j]
+            _lines(ax, [r for r in cl if r["contention"] == cont], "block_threads",
+                   lambda r: r["cluster"], label=lambda c: f"cluster={c}")
+            ax.set_ylabel("cycles per op")
+            ax.set_title(cont, fontsize=9)
+            _block_axis(ax)
+            ax.legend(fontsize=8)
+        fig.suptitle(f"barrier_cluster: barrier.cluster.arrive + wait ({_title_suffix(cl)})")
+        _save(fig, outdir, "barrier_cluster.png", written)
+    return written
+
+
+if __name__ == "__main__":
+    import argparse
+    import sys
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import sbcsv
+
+    ap = argparse.ArgumentParser(description="barrier family plots")
+    ap.add_argument("csv")
+    ap.add_argument("--outdir", default="plots")
+    a = ap.parse_args()
+    for path in plot(sbcsv.read(a.csv), a.outdir):
+        print(path)
