@@ -46,7 +46,7 @@ endif
 DEVICE    ?= 0
 GBENCH_HDR := $(firstword $(wildcard /usr/include/benchmark/benchmark.h /usr/local/include/benchmark/benchmark.h))
 
-.PHONY: all bench bench-quick plots test test-c test-py clean check-gbench
+.PHONY: all bench bench-quick plots test test-c test-py clean check-gbench sass
 all: $(BIN)
 
 check-gbench:
@@ -104,6 +104,11 @@ test-c: $(BUILD)/tests/test_host $(BIN)
 
 test-py: $(BIN) $(PY_DEP)
 	$(PY) -m pytest -q tests
+
+# Which SASS synchronization instructions each barrier variant compiles to
+# (needs cuobjdump: the CUDA Toolkit's, or pip's nvidia-cuda-cuobjdump).
+sass: $(BIN)
+	python3 scripts/sass_sync.py --binary $(BIN) --out results/sass_sync.md
 
 clean:
 	rm -rf $(BUILD)

@@ -403,7 +403,21 @@ def plot_default(plt, fam, all_rows, outdir):
 # Families whose picture the default does not tell well register here:
 # family -> function(plt, Family, all_rows, outdir) -> list of paths written.
 # A special plotter may call plot_default first and add its own figures.
-PLOTTERS = {}
+def module_plotter(module_name):
+    """A PLOTTERS entry for a family whose figures live in
+    scripts/<module_name>.py as plot(rows, outdir) -> paths; it gets the
+    family's rows (every status; it draws the ok ones)."""
+    def run(plt, fam, all_rows, outdir):
+        import importlib
+        return importlib.import_module(module_name).plot(fam.rows, outdir)
+    return run
+
+
+PLOTTERS = {
+    "barrier": module_plotter("plot_barrier"),
+    "barrier_tma": module_plotter("plot_barrier"),
+    "barrier_cluster": module_plotter("plot_barrier"),
+}
 
 
 def load(paths):
