@@ -5,11 +5,17 @@
 
 extern const sb_family sb_family_reference;
 extern const sb_family sb_family_scan;
+extern const sb_family sb_family_stencil;
+extern const sb_family sb_family_stencil2d;
+extern const sb_family sb_family_multistage;
 
 /* Every family that exists. Add a family: one line here. */
 const sb_family *const sb_families[] = {
     &sb_family_reference,
     &sb_family_scan,
+    &sb_family_stencil,
+    &sb_family_stencil2d,
+    &sb_family_multistage,
 };
 const int sb_num_families = (int)(sizeof sb_families / sizeof sb_families[0]);
 
