@@ -16,7 +16,6 @@ Columns are read by name. Where a CSV holds several n, the largest is used.
 from __future__ import annotations
 
 import os
-from collections import defaultdict
 
 import matplotlib
 
@@ -45,9 +44,13 @@ def _variants(sel, family):
     return sorted(seen, key=lambda v: (v != base, seen.index(v)))
 
 
+def _elems(r):
+    return r.get("elems_per_thread") or 1
+
+
 def _grid(sel):
     blocks = sorted({r["block_threads"] for r in sel})
-    elems = sorted({r.get("elems_per_thread") or 1 for r in sel})
+    elems = sorted({_elems(r) for r in sel})
     return blocks, elems
 
 
@@ -62,35 +65,48 @@ def _title(family, sel):
     return f"{family} on {r['gpu_name']} (n={r['n']:,})"
 
 
-def _time_per_iter(family, sel, variants, outdir):
+def _save(fig, outdir, name):
+    fig.tight_layout()
+    path = os.path.join(outdir, name)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def _iters_grid(family, sel, variants, outdir, y, ylabel, title, name, baseline=None):
+    """One panel per (elems_per_thread, block_threads): y(row) against iters,
+    one line per variant. y returns None for rows it cannot place."""
     blocks, elems = _grid(sel)
     fig, axes = _subplots(len(elems), len(blocks))
-    by = defaultdict(list)
-    for r in sel:
-        by[(r["variant"], r["block_threads"], r.get("elems_per_thread") or 1)].append(r)
     for i, e in enumerate(elems):
         for j, b in enumerate(blocks):
             ax = axes[i][j]
             for v in variants:
-                pts = sorted(by.get((v, b, e), []), key=lambda r: r["iters"])
+                pts = sorted((r for r in sel if r["variant"] == v and r["block_threads"] == b
+                              and _elems(r) == e and y(r) is not None), key=lambda r: r["iters"])
                 if pts:
-                    ax.plot([r["iters"] for r in pts], [r["median_us"] / r["iters"] for r in pts],
-                            marker="o", ms=3, label=v)
+                    ax.plot([r["iters"] for r in pts], [y(r) for r in pts], marker="o", ms=3,
+                            label=v, ls="--" if v == baseline else "-")
+            if baseline:
+                ax.axhline(1.0, color="gray", lw=0.8)
+            else:
+                ax.set_yscale("log")
             ax.set_xscale("log", base=2)
-            ax.set_yscale("log")
             ax.set_title(f"block {b}, elems {e}", fontsize=9)
             ax.grid(True, which="both", alpha=0.3)
             if j == 0:
-                ax.set_ylabel("µs per iteration (whole launch)")
+                ax.set_ylabel(ylabel)
             if i == len(elems) - 1:
                 ax.set_xlabel("iters")
     axes[0][-1].legend(fontsize=7, loc="upper right")
-    fig.suptitle(_title(family, sel) + ": time per iteration (median / iters)")
-    fig.tight_layout()
-    path = os.path.join(outdir, f"{family}_time_per_iter.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    fig.suptitle(_title(family, sel) + ": " + title)
+    return _save(fig, outdir, name)
+
+
+def _time_per_iter(family, sel, variants, outdir):
+    return _iters_grid(family, sel, variants, outdir, lambda r: r["median_us"] / r["iters"],
+                       "µs per iteration (whole launch)", "time per iteration (median / iters)",
+                       f"{family}_time_per_iter.png")
 
 
 def _vs_block(family, sel, variants, outdir):
@@ -101,7 +117,7 @@ def _vs_block(family, sel, variants, outdir):
         ax = axes[0][j]
         for v in variants:
             pts = sorted((r for r in sel if r["variant"] == v and r["iters"] == top
-                          and (r.get("elems_per_thread") or 1) == e),
+                          and _elems(r) == e),
                          key=lambda r: r["block_threads"])
             if pts:
                 ax.plot([r["block_threads"] for r in pts], [r["median_us"] / top for r in pts],
@@ -115,47 +131,23 @@ def _vs_block(family, sel, variants, outdir):
             ax.set_ylabel("µs per iteration (whole launch)")
     axes[0][-1].legend(fontsize=7)
     fig.suptitle(_title(family, sel) + ": time per iteration against block size")
-    fig.tight_layout()
-    path = os.path.join(outdir, f"{family}_vs_block.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return _save(fig, outdir, f"{family}_vs_block.png")
 
 
 def _speedup(family, sel, variants, outdir):
     base = BASELINE[family]
-    blocks, elems = _grid(sel)
-    ref = {(r["block_threads"], r.get("elems_per_thread") or 1, r["iters"]): r["median_us"]
+    ref = {(r["block_threads"], _elems(r), r["iters"]): r["median_us"]
            for r in sel if r["variant"] == base}
     if not ref:
         return None
-    fig, axes = _subplots(len(elems), len(blocks))
-    for i, e in enumerate(elems):
-        for j, b in enumerate(blocks):
-            ax = axes[i][j]
-            for v in variants:
-                pts = sorted((r for r in sel if r["variant"] == v and r["block_threads"] == b
-                              and (r.get("elems_per_thread") or 1) == e
-                              and (b, e, r["iters"]) in ref), key=lambda r: r["iters"])
-                if pts:
-                    ax.plot([r["iters"] for r in pts],
-                            [ref[(b, e, r["iters"])] / r["median_us"] for r in pts],
-                            marker="o", ms=3, label=v, ls="--" if v == base else "-")
-            ax.axhline(1.0, color="gray", lw=0.8)
-            ax.set_xscale("log", base=2)
-            ax.set_title(f"block {b}, elems {e}", fontsize=9)
-            ax.grid(True, alpha=0.3)
-            if j == 0:
-                ax.set_ylabel(f"speedup over {base}")
-            if i == len(elems) - 1:
-                ax.set_xlabel("iters")
-    axes[0][-1].legend(fontsize=7)
-    fig.suptitle(_title(family, sel) + f": {base} median / variant median (> 1: faster)")
-    fig.tight_layout()
-    path = os.path.join(outdir, f"{family}_speedup.png")
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+
+    def y(r):
+        t = ref.get((r["block_threads"], _elems(r), r["iters"]))
+        return t / r["median_us"] if t else None
+
+    return _iters_grid(family, sel, variants, outdir, y, f"speedup over {base}",
+                       f"{base} median / variant median (> 1: faster)",
+                       f"{family}_speedup.png", baseline=base)
 
 
 def plot(rows, outdir):
