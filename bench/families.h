@@ -15,4 +15,39 @@ void sb_scan_reference(const uint32_t *in, uint32_t *out, size_t n, size_t tile,
 size_t sb_compare_u32(const uint32_t *got, const uint32_t *want, size_t n,
                       size_t *first);
 
+/* Stencil families (bench/stencil.c, kernels/stencil.cu). Inputs are
+ * floats; the references compute in double. resid (may be NULL) gets, per
+ * tile, the sum over iterations and valid elements of |new - old|.
+ *
+ * 1D: each tile of `tile` consecutive elements (the last may be short)
+ * takes `iters` Jacobi steps x[i] <- mean of x[i-1], x[i], x[i+1] over
+ * those inside the tile. */
+void sb_stencil_reference(const float *in, double *out, double *resid, size_t n,
+                          size_t tile, int iters);
+
+/* 2D: an image SB_STENCIL2D_WIDTH columns wide and n / width rows, cut
+ * into tiles tw x th (tiles at the bottom edge may have fewer rows), each
+ * taking `iters` Jacobi steps of the 5-point mean over the valid points
+ * inside the tile. resid is indexed by tile, row-major over tiles. */
+#define SB_STENCIL2D_WIDTH 4096
+void sb_stencil2d_reference(const float *in, double *out, double *resid, size_t n,
+                            size_t width, size_t tw, size_t th, int iters);
+
+/* Relative tolerance of a float stencil result after `iters` steps against
+ * the double reference (see bench/stencil.c for the derivation). */
+double sb_stencil_tolerance(int iters);
+
+/* Multistage (bench/multistage.c): each tile of `tile` elements takes
+ * `iters` passes of P = 1.1 x; Q[i] = mean of P[i-2..i+2] inside the tile;
+ * x[i] = cascade: v = Q[i], then v = (v + Q[i+j]) / 2 for j = 1, 2, 3
+ * while i + j is inside the tile. */
+void sb_multistage_reference(const float *in, double *out, size_t n, size_t tile,
+                             int iters);
+double sb_multistage_tolerance(int iters);
+
+/* Counts elements with |got - want| > rel_tol * |want| (or not finite);
+ * *first: the first such index (n if none). */
+size_t sb_compare_f32_rel(const float *got, const double *want, size_t n,
+                          double rel_tol, size_t *first);
+
 #endif

@@ -5,6 +5,9 @@
 
 extern const sb_family sb_family_reference;
 extern const sb_family sb_family_scan;
+extern const sb_family sb_family_stencil;
+extern const sb_family sb_family_stencil2d;
+extern const sb_family sb_family_multistage;
 extern const sb_family sb_family_barrier;
 extern const sb_family sb_family_barrier_tma;
 extern const sb_family sb_family_barrier_cluster;
@@ -13,6 +16,9 @@ extern const sb_family sb_family_barrier_cluster;
 const sb_family *const sb_families[] = {
     &sb_family_reference,
     &sb_family_scan,
+    &sb_family_stencil,
+    &sb_family_stencil2d,
+    &sb_family_multistage,
     &sb_family_barrier,
     &sb_family_barrier_tma,
     &sb_family_barrier_cluster,
