@@ -110,8 +110,8 @@ static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_r
   if (e == cudaErrorInvalidConfiguration || (e == cudaSuccess && L.blocks_per_sm == 0)) {
     row->status = SB_SKIPPED;
     snprintf(row->detail, sizeof row->detail,
-             "cannot launch: %lld threads with %zu B shared memory per block fit 0 times on an SM (limit %zu B)",
-             p->axis[SB_AXIS_BLOCK], L.smem_bytes, d->smem_per_block_optin);
+             "cannot launch: %d threads with %zu B shared memory per block fit 0 times on an SM (limit %zu B)",
+             L.block_threads, L.smem_bytes, d->smem_per_block_optin);
     cudaGetLastError();
     return 0;
   }

@@ -15,8 +15,6 @@
     "two buffers, roles swapped each step: 1 __syncthreads/step")             \
   X(scan, mbarrier, 0,                                                        \
     "two buffers; mbarrier arrive + parity wait: 1 mbarrier phase/step")      \
-  X(scan, mbarrier_warp, 0,                                                   \
-    "as mbarrier, but __syncwarp + one elected arrive per warp: 1 phase/step") \
   X(scan, warp_shuffle, 0,                                                    \
     "warp shuffles, then one pass over warp totals: 2 barriers/pass, 0/step")
 
@@ -65,8 +63,7 @@ static const char *scan_check(const sb_point *p, const sb_device *d, char *buf,
                               size_t len) {
   (void)d;
   long long block = p->axis[SB_AXIS_BLOCK];
-  int whole_warps = strcmp(p->variant->name, "warp_shuffle") == 0 ||
-                    strcmp(p->variant->name, "mbarrier_warp") == 0;
+  int whole_warps = strcmp(p->variant->name, "warp_shuffle") == 0;
   if (whole_warps && block % 32 != 0) {
     snprintf(buf, len, "%s needs whole warps: block_threads=%lld is not a multiple of 32",
              p->variant->name, block);

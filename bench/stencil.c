@@ -26,8 +26,6 @@
   X(fam, pingpong, 0, "two buffers, roles swapped: 1 __syncthreads/iter")        \
   X(fam, mbarrier, 0,                                                             \
     "two buffers; every thread arrives on one mbarrier, parity wait: 1 phase/iter") \
-  X(fam, mbarrier_warp, 0,                                                        \
-    "as mbarrier, one elected lane arrives per warp after __syncwarp: 1 phase/iter") \
   X(fam, split_arrive, 0,                                                         \
     "cuda::barrier arrive, residual |new-old| accumulated, then wait: 1 phase/iter") \
   X(fam, arrive_wait, 0,                                                          \

@@ -2,7 +2,10 @@
  * Every variant has one launcher:  extern "C" cudaError_t
  * sb_<family>_<variant>(sb_launch *L);  it reads the point's axes, and
  * either launches on L->stream (query == 0) or only reports how the launch
- * would be configured (query == 1), without touching the buffers. */
+ * would be configured (query == 1), without touching the buffers. The
+ * runner queries every point once before launching it; a launch must do no
+ * avoidable host work (occupancy queries, attribute calls), because it runs
+ * between the two CUDA events of a timed sample. */
 #ifndef SB_LAUNCH_H
 #define SB_LAUNCH_H
 
@@ -23,6 +26,7 @@ typedef struct sb_launch {
   int query;              /* 1: fill the fields below, launch nothing */
   /* Filled by the launcher in query mode: */
   int grid_blocks;        /* blocks the launch uses */
+  int block_threads;      /* threads per block (families may derive it) */
   int blocks_per_sm;      /* occupancy; 0 means it cannot launch */
   size_t smem_bytes;      /* dynamic + static shared memory per block */
 } sb_launch;

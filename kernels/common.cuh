@@ -27,18 +27,20 @@ static inline cudaError_t sb_configure(const void *kernel, long long grid,
     if (e != cudaSuccess) return e;
   }
   L->grid_blocks = (int)grid;
+  L->block_threads = block;
   L->blocks_per_sm = per_sm;
   L->smem_bytes = smem + attr.sharedSizeBytes;
   return cudaSuccess;
 }
 
-// In a launcher: configure, then return (query) or launch on L->stream.
+// In a launcher: in query mode configure (the shared-memory opt-in set
+// there persists for the kernel) and report; otherwise only launch, so no
+// host-side API work lands between a sample's two CUDA events. The runner
+// always queries a point before launching it.
 #define SB_LAUNCH(L, kernel, grid, block, smem, ...)                          \
   do {                                                                        \
-    cudaError_t sb_e_ = sb_configure((const void *)(kernel), (grid), (block), \
-                                     (smem), (L));                            \
-    if (sb_e_ != cudaSuccess || (L)->query) return sb_e_;                     \
-    if ((L)->blocks_per_sm == 0) return cudaErrorInvalidConfiguration;        \
+    if ((L)->query)                                                           \
+      return sb_configure((const void *)(kernel), (grid), (block), (smem), (L)); \
     kernel<<<(unsigned)(grid), (block), (smem), (L)->stream>>>(__VA_ARGS__);  \
     return cudaGetLastError();                                                \
   } while (0)

@@ -8,7 +8,6 @@
 //   two_barrier   in place:  read | barrier | write | barrier   (2 per step)
 //   pingpong      two buffers, read one / write other | barrier (1 per step)
 //   mbarrier      two buffers, arrive + parity wait on an mbarrier (1 per step)
-//   mbarrier_warp the same, but one elected arrival per warp
 //   warp_shuffle  shuffles inside warps, then one pass over warp totals
 //                 (2 barriers per pass, none per step)
 #include "common.cuh"
@@ -80,6 +79,9 @@ __global__ void scan_mbarrier_kernel(SB_SCAN_ARGS) {
       const uint32_t *src = buf + cur * size;
       if (t >= off) v += src[t - off];
       buf[(cur ^ 1) * size + t] = v;
+      // Every thread arrives (from a converged warp: the hardware folds the
+      // warp's arrivals). One elected arrive per warp after __syncwarp would
+      // release only lane 0's writes as far as racecheck can tell.
       sb_mbar_arrive(&bar);              // release: my write is published
       sb_mbar_wait_parity(&bar, parity);  // acquire: everyone's writes seen
       parity ^= 1;
@@ -87,35 +89,6 @@ __global__ void scan_mbarrier_kernel(SB_SCAN_ARGS) {
     }
   // No mbarrier.inval: the barrier dies with the block and its shared
   // memory is not reused for anything else.
-  if (g < n) out[g] = v;
-}
-
-// As scan_mbarrier_kernel, but each warp arrives once: after __syncwarp()
-// (which orders the warp's writes before lane 0's), lane 0's release arrive
-// publishes them all, cumulatively. 32x fewer atomic arrivals on the
-// barrier word; every thread still waits on the phase parity.
-__global__ void scan_mbarrier_warp_kernel(SB_SCAN_ARGS) {
-  extern __shared__ uint32_t buf[];
-  __shared__ __align__(8) uint64_t bar;
-  const int t = threadIdx.x, size = blockDim.x;
-  const long long g = scan_index();
-  if (t == 0) sb_mbar_init(&bar, size / 32);  // one arrival per warp
-  uint32_t v = g < n ? in[g] : 0u;
-  buf[t] = v;
-  __syncthreads();
-  uint32_t parity = 0;
-  int cur = 0;
-  for (int it = 0; it < iters; ++it)
-    for (int off = 1; off < size; off <<= 1) {
-      const uint32_t *src = buf + cur * size;
-      if (t >= off) v += src[t - off];
-      buf[(cur ^ 1) * size + t] = v;
-      __syncwarp();                          // converged: the warp arrives together
-      if ((t & 31) == 0) sb_mbar_arrive(&bar);
-      sb_mbar_wait_parity(&bar, parity);
-      parity ^= 1;
-      cur ^= 1;
-    }
   if (g < n) out[g] = v;
 }
 
@@ -166,5 +139,4 @@ __global__ void scan_warp_shuffle_kernel(SB_SCAN_ARGS) {
 SCAN_LAUNCHER(two_barrier, 1)
 SCAN_LAUNCHER(pingpong, 2)
 SCAN_LAUNCHER(mbarrier, 2)
-SCAN_LAUNCHER(mbarrier_warp, 2)
 SCAN_LAUNCHER(warp_shuffle, 0)

@@ -22,8 +22,6 @@
 //   pingpong       two buffers, one __syncthreads
 //   mbarrier       two buffers; every thread arrives on a block mbarrier and
 //                  waits on it by phase parity (one phase)
-//   mbarrier_warp  the same, but one elected lane arrives per warp after
-//                  __syncwarp (count = warps): 32x fewer arrivals
 //   split_arrive   two buffers, cuda::barrier: arrive right after the write,
 //                  accumulate |new - old| (independent work), then wait
 //   arrive_wait    the same work, but arrive_and_wait() before the residual:
@@ -285,35 +283,6 @@ __global__ void __launch_bounds__(1024) st_mbarrier(StencilArgs a) {
   st_store(a, g, o);
 }
 
-// ---- mbarrier_warp: as mbarrier, one elected arrival per warp ----
-template <class G>
-__global__ void __launch_bounds__(1024) st_mbarrier_warp(StencilArgs a) {
-  extern __shared__ float smem[];
-  __shared__ __align__(8) uint64_t bar;
-  const int tile = blockDim.x * a.elems;
-  G g(a, tile);
-  Owned o;
-  float nxt[ST_MAX_ELEMS];
-  if (threadIdx.x == 0) sb_mbar_init(&bar, blockDim.x >> 5);  // one arrival per warp
-  st_load(a, g, smem, o);
-  __syncthreads();
-  uint32_t parity = 0;
-  for (int it = 0; it < a.iters; ++it) {
-    const float *src = smem + (it & 1) * tile;
-    float *dst = smem + ((it & 1) ^ 1) * tile;
-    st_compute(a, g, src, o, nxt);
-    st_write(a, dst, nxt);
-    st_advance(a, o, nxt);
-    // __syncwarp orders the warp's shared-memory accesses before lane 0's
-    // arrive, whose release then covers the whole warp's writes.
-    __syncwarp();
-    if ((threadIdx.x & 31) == 0) sb_mbar_arrive(&bar);
-    sb_mbar_wait_parity(&bar, parity);
-    parity ^= 1;
-  }
-  st_store(a, g, o);
-}
-
 // The cuda::barrier variants below wait through cuda::barrier::wait (libcu++
 // polls mbarrier.try_wait with its own back-off), not through
 // sb_mbar_wait_parity: they measure cuda::barrier as users get it.
@@ -500,7 +469,6 @@ static inline void st_args_2d(const sb_launch *L, StencilArgs *a, long long *gri
 ST_VARIANT_LAUNCHERS(two_barrier, 1)
 ST_VARIANT_LAUNCHERS(pingpong, 2)
 ST_VARIANT_LAUNCHERS(mbarrier, 2)
-ST_VARIANT_LAUNCHERS(mbarrier_warp, 2)
 ST_VARIANT_LAUNCHERS(split_arrive, 2)
 ST_VARIANT_LAUNCHERS(arrive_wait, 2)
 ST_VARIANT_LAUNCHERS(completion, 2)

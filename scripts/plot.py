@@ -417,6 +417,9 @@ PLOTTERS = {
     "barrier": module_plotter("plot_barrier"),
     "barrier_tma": module_plotter("plot_barrier"),
     "barrier_cluster": module_plotter("plot_barrier"),
+    "stencil": module_plotter("plot_stencil"),
+    "stencil2d": module_plotter("plot_stencil"),
+    "multistage": module_plotter("plot_stencil"),
 }
 
 

@@ -17,13 +17,18 @@ from __future__ import annotations
 
 import os
 
+import sys
+
 import matplotlib
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sbcsv  # noqa: E402
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 FAMILIES = ("stencil", "stencil2d", "multistage")
-BASELINE = {"stencil": "two_barrier", "stencil2d": "two_barrier", "multistage": "uniform"}
+BASELINE = {f: sbcsv.BASELINES[f] for f in FAMILIES}
 
 
 def _ok_rows(rows, family):

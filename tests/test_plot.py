@@ -153,13 +153,13 @@ def test_new_family_gets_default_plots(tmp_path):
     for k, r in enumerate(recs[1:], start=1):
         scan = r[fam_i] == "scan"
         if scan:
-            r[fam_i] = "barrier"
+            r[fam_i] = "newfamily"
         r += ["all" if k % 2 else "warp", r[med_i]] if scan else ["", ""]
-    path = write(tmp_path, recs, "barrier.csv")
-    fam = plot.prepare(sbcsv.read(path))["barrier"]
+    path = write(tmp_path, recs, "newfamily.csv")
+    fam = plot.prepare(sbcsv.read(path))["newfamily"]
     assert fam.layout.x == "block_threads"
     assert set(fam.layout.panels) == {"participants", "iters"}
     r = run_plot(path, "--outdir", tmp_path / "plots")
     assert r.returncode == 0, r.stderr
     assert sorted(os.listdir(tmp_path / "plots")) == [
-        "barrier.png", "barrier_cycles_per_op.png", "barrier_speedup.png"]
+        "newfamily.png", "newfamily_cycles_per_op.png", "newfamily_speedup.png"]
