@@ -5,11 +5,15 @@
 
 extern const sb_family sb_family_reference;
 extern const sb_family sb_family_scan;
+extern const sb_family sb_family_pipeline;
+extern const sb_family sb_family_pipeline_intensity;
 
 /* Every family that exists. Add a family: one line here. */
 const sb_family *const sb_families[] = {
     &sb_family_reference,
     &sb_family_scan,
+    &sb_family_pipeline,
+    &sb_family_pipeline_intensity,
 };
 const int sb_num_families = (int)(sizeof sb_families / sizeof sb_families[0]);
 
