@@ -12,8 +12,8 @@
 //                  cp.async.wait_group + one __syncthreads (two when S = 1).
 //   ws_barrier     W consumer warps + 1 producer warp. The producer fills
 //                  with ordinary loads; per stage a cuda::barrier `filled`
-//                  (1 arrival: the producer warp) and `ready` (W arrivals:
-//                  one per consumer warp); waits by explicit parity.
+//                  (32 arrivals: every producer lane) and `ready` (W*32:
+//                  every consumer thread); waits by explicit parity.
 //   ws_tma         as ws_barrier, but one elected producer thread issues a
 //                  cp.async.bulk per tile that completes on the stage's
 //                  `full` mbarrier (arrive.expect_tx of the tile's bytes);
@@ -199,13 +199,17 @@ typedef cuda::barrier<cuda::thread_scope_block> pl_barrier;
 
 __global__ void pipeline_ws_barrier_kernel(PL_ARGS, int tile, int stages, int fmas) {
 #pragma nv_diag_suppress static_var_with_dynamic_init
-  // ready[s]: stage s is free to refill (one arrival per consumer warp);
-  // filled[s]: stage s holds its next tile (one arrival: the producer warp).
+  // ready[s]: stage s is free to refill (every consumer thread arrives);
+  // filled[s]: stage s holds its next tile (every producer lane arrives).
+  // Every thread arrives for its own accesses, as in the CUDA guide: an
+  // mbarrier arrive releases only the arriving thread's prior accesses, and
+  // racecheck does not credit __syncwarp + one elected arrive for the other
+  // lanes' ordinary shared-memory stores and loads.
   __shared__ pl_barrier ready[PL_MAX_STAGES], filled[PL_MAX_STAGES];
   const int consumers = blockDim.x - 32, lane = threadIdx.x % 32;
   if (threadIdx.x < stages) {
-    init(&ready[threadIdx.x], consumers / 32);
-    init(&filled[threadIdx.x], 1);
+    init(&ready[threadIdx.x], consumers);
+    init(&filled[threadIdx.x], 32);
   }
   __syncthreads();  // publishes the inits; the last block-wide barrier
   const long long mine = pl_block_tiles(pl_num_tiles(n, tile), gridDim.x, blockIdx.x);
@@ -217,8 +221,7 @@ __global__ void pipeline_ws_barrier_kernel(PL_ARGS, int tile, int stages, int fm
       // previous tile (phase pass-1 of ready[s]).
       if (i >= stages) sb_mbar_wait_parity(cuda::device::barrier_native_handle(ready[s]), phase ^ 1);
       pl_produce_warp(pl_smem + s * tile, in, n, tile, blockIdx.x + i * gridDim.x, lane);
-      __syncwarp();  // the whole warp's stores precede lane 0's release
-      if (lane == 0) (void)filled[s].arrive();
+      (void)filled[s].arrive();  // release: this lane's stores into stage s
       if (++s == stages) s = 0, phase ^= 1;
     }
   } else {
@@ -226,8 +229,7 @@ __global__ void pipeline_ws_barrier_kernel(PL_ARGS, int tile, int stages, int fm
       sb_mbar_wait_parity(cuda::device::barrier_native_handle(filled[s]), phase);  // acquire
       pl_consume(pl_smem + s * tile, pl_smem + s * tile, out, n, tile,
                  blockIdx.x + i * gridDim.x, threadIdx.x, consumers, fmas);
-      __syncwarp();  // the whole warp's reads precede lane 0's release
-      if (lane == 0) (void)ready[s].arrive();
+      (void)ready[s].arrive();  // release: this thread is done reading stage s
       if (++s == stages) s = 0, phase ^= 1;
     }
   }
