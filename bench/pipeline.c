@@ -231,13 +231,14 @@ const sb_family sb_family_pipeline_intensity = {
     .summary = "global -> shared stages -> FMA chain -> global: intensity x consumer warps",
     .variants = pipeline_variants,
     .num_variants = sizeof pipeline_variants / sizeof pipeline_variants[0],
-    /* Ragged n (64M - 5: no multiple of any tile, nor of 4; 256 MiB each
-     * way); the FP32 ridge point is ~130 FLOP/element on an H100/H200, so
-     * 1024 is well past it. */
+    /* Ragged n (128M - 5: no multiple of any tile, nor of 4), as large as
+     * the reference copy so that intensity 0 is comparable with it; the FP32
+     * ridge point is ~130 FLOP/element on an H100/H200, so 1024 is well
+     * past it. */
     .default_axes = {[SB_AXIS_STAGES] = "4",
                      [SB_AXIS_BUFFER_BYTES] = "16k",
                      [SB_AXIS_INTENSITY] = "0,16,32,64,128,256,1024",
-                     [SB_AXIS_N] = "67108859",
+                     [SB_AXIS_N] = "134217723",
                      [SB_AXIS_WARPS] = "2,8",
                      [SB_AXIS_CONTENTION] = "full_occupancy"},
     .quick_axes = {[SB_AXIS_STAGES] = "3",

@@ -39,6 +39,13 @@ def _kib(b):
     return f"{b // 1024}K" if b % 1024 == 0 else str(b)
 
 
+def _save(fig, outdir, name):
+    path = os.path.join(outdir, name)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
 def heatmap_rows(rows):
     """pipeline-family rows at intensity 0 and the largest n, any warps."""
     fam = [r for r in rows if r["family"] == "pipeline"]
@@ -61,19 +68,43 @@ def best(rows, family, variant, intensity=0):
 
 
 def intensity_range(rows, pct=GOOD_PCT):
-    """Per consumer_warps: intensities where every pipelined variant present
-    keeps >= pct% of copy while sync_single is below the slowest of them."""
+    """{consumer_warps: {variant: intensities}}: for each pipelined variant,
+    the intensities at which it keeps >= pct% of copy bandwidth while
+    sync_single (same warps, same intensity) is below it."""
     out = {}
     fam = _ok(rows, "pipeline_intensity")
     for w in sorted({r["consumer_warps"] for r in fam}):
-        keep = []
-        for i in sorted({r["intensity"] for r in fam}):
-            at = {r["variant"]: r for r in fam if r["consumer_warps"] == w and r["intensity"] == i}
-            piped = [at[v]["pct_of_copy"] for v in PIPELINED if v in at]
-            if piped and min(piped) >= pct and "sync_single" in at \
-                    and at["sync_single"]["pct_of_copy"] < min(piped):
-                keep.append(i)
-        out[w] = keep
+        out[w] = {}
+        for v in PIPELINED:
+            keep = []
+            for i in sorted({r["intensity"] for r in fam}):
+                at = {r["variant"]: r["pct_of_copy"] for r in fam
+                      if r["consumer_warps"] == w and r["intensity"] == i}
+                if at.get(v, 0) >= pct and at.get("sync_single", 0) < at[v]:
+                    keep.append(i)
+            out[w][v] = keep
+    return out
+
+
+def plateau_range(rows, share=0.9):
+    """{consumer_warps: {variant: highest intensity}} at which each variant
+    still moves >= share of its own intensity-0 bandwidth (its memory-bound
+    plateau), or None."""
+    out = {}
+    fam = _ok(rows, "pipeline_intensity")
+    for w in sorted({r["consumer_warps"] for r in fam}):
+        out[w] = {}
+        for v in ORDER:
+            pts = sorted((r["intensity"], r["gbps"]) for r in fam
+                         if r["variant"] == v and r["consumer_warps"] == w)
+            if not pts or pts[0][0] != 0:
+                continue
+            top = None
+            for i, g in pts:
+                if g < share * pts[0][1]:
+                    break
+                top = i
+            out[w][v] = top
     return out
 
 
@@ -89,6 +120,7 @@ def summary(rows):
         r = smallest_good(rows, v)
         s[f"smallest_90pct_{v}"] = (r["stages"], r["buffer_bytes"], r["pct_of_copy"]) if r else None
     s["intensity_range_90pct_by_warps"] = intensity_range(rows)
+    s["plateau_90pct_by_warps"] = plateau_range(rows)
     return s
 
 
@@ -116,8 +148,9 @@ def plot_heatmap(rows, outdir):
         image = ax.imshow(grid, origin="lower", cmap="viridis", vmin=0, vmax=100, aspect="auto")
         for i in range(len(stages)):
             for j in range(len(sizes)):
-                ax.text(j, i, labels[i][j], ha="center", va="center", fontsize=7,
-                        color="white" if not (grid[i][j] >= 60) else "black")
+                value = grid[i][j]
+                color = "gray" if math.isnan(value) else ("black" if value >= 60 else "white")
+                ax.text(j, i, labels[i][j], ha="center", va="center", fontsize=7, color=color)
         good = smallest_good(rows, v)
         if good:
             i, j = stages.index(good["stages"]), sizes.index(good["buffer_bytes"])
@@ -131,10 +164,7 @@ def plot_heatmap(rows, outdir):
     r0 = hm[0]
     fig.suptitle(f"pipeline at intensity 0, n={r0['n']}, {r0.get('consumer_warps')} consumer warps, "
                  f"{r0['gpu_name']} (red box: smallest stages x bytes >= {GOOD_PCT:.0f}%)", fontsize=10)
-    path = os.path.join(outdir, "pipeline_heatmap.png")
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return _save(fig, outdir, "pipeline_heatmap.png")
 
 
 def plot_intensity(rows, outdir):
@@ -170,10 +200,7 @@ def plot_intensity(rows, outdir):
     r0 = fam[0]
     fig.suptitle(f"pipeline_intensity: stages={r0['stages']}, buffer_bytes={_kib(r0['buffer_bytes'])},"
                  f" n={r0['n']}, {r0['gpu_name']}", fontsize=10)
-    path = os.path.join(outdir, "pipeline_intensity.png")
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return _save(fig, outdir, "pipeline_intensity.png")
 
 
 def plot_in_flight(rows, outdir):
@@ -202,10 +229,7 @@ def plot_in_flight(rows, outdir):
     ax.legend(fontsize=8)
     ax.set_title(f"Bytes in flight per SM at intensity 0 ({hm[0]['gpu_name']}); line: best so far",
                  fontsize=10)
-    path = os.path.join(outdir, "pipeline_in_flight.png")
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return _save(fig, outdir, "pipeline_in_flight.png")
 
 
 def plot(rows, outdir):

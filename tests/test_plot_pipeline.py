@@ -63,4 +63,8 @@ def test_summary_has_the_headline_figures(rows):
     s = plot_pipeline.summary(rows)
     assert s["best_pipeline_ws_tma_pct"] > 0
     assert s["best_pipeline_double_buffer_pct"] > 0
-    assert set(s["intensity_range_90pct_by_warps"]) == {1, 4, 8}
+    assert set(s["intensity_range_90pct_by_warps"]) == {2, 8}
+    # at 2 consumer warps the TMA pipeline holds its plateau further than
+    # the unpipelined tile loop (a fact of the committed H200 run)
+    plateau = s["plateau_90pct_by_warps"][2]
+    assert plateau["ws_tma"] > plateau["sync_single"]
