@@ -50,4 +50,13 @@ double sb_multistage_tolerance(int iters);
 size_t sb_compare_f32_rel(const float *got, const double *want, size_t n,
                           double rel_tol, size_t *first);
 
+/* Pipeline: out[i] = in[i] after intensity/2 steps of x = fmaf(x, A, B)
+ * (kernels/pipeline_tiles.h), the kernels' exact sequence. */
+void sb_pipeline_cpu_reference(const float *in, float *out, size_t n, int intensity);
+
+/* As sb_compare_f32_rel, against a float reference: counts i with |got[i] - want[i]| > rel * |want[i]| (NaN counts); the
+ * first such index in *first (n if none). */
+size_t sb_compare_f32_rel_f32(const float *got, const float *want, size_t n, double rel,
+                          size_t *first);
+
 #endif

@@ -11,6 +11,8 @@ extern const sb_family sb_family_multistage;
 extern const sb_family sb_family_barrier;
 extern const sb_family sb_family_barrier_tma;
 extern const sb_family sb_family_barrier_cluster;
+extern const sb_family sb_family_pipeline;
+extern const sb_family sb_family_pipeline_intensity;
 
 /* Every family that exists. Add a family: one line here. */
 const sb_family *const sb_families[] = {
@@ -22,6 +24,8 @@ const sb_family *const sb_families[] = {
     &sb_family_barrier,
     &sb_family_barrier_tma,
     &sb_family_barrier_cluster,
+    &sb_family_pipeline,
+    &sb_family_pipeline_intensity,
 };
 const int sb_num_families = (int)(sizeof sb_families / sizeof sb_families[0]);
 

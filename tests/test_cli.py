@@ -85,7 +85,7 @@ def test_run_without_gpu_exits_3(syncbench, tmp_path):
     (["--block", "abc"], "abc"),
     (["--block", ""], "empty"),
     (["--iters", "1,1"], "iters"),
-    (["--stages", "2"], "stages"),
+    (["--filter", "^scan/", "--stages", "2"], "stages"),
     (["--filter", "nomatch"], "filter"),
     (["--filter", "("], "("),
     (["--benchmark_out=x"], "benchmark_out"),

@@ -1,0 +1,251 @@
+/* Pipeline family: host side. Kernels and launchers: kernels/pipeline.cu;
+ * tiling and the compute chain: kernels/pipeline_tiles.h.
+ *
+ * Two families share one variants table and these hooks, because the
+ * harness sweeps the cartesian product of a family's axes and the full
+ * product (stages x buffer_bytes x warps x intensity) would take far too
+ * long:
+ *   pipeline            stages x buffer_bytes at intensity 0, 4 consumer
+ *                       warps: the latency-hiding heatmap (staged variants;
+ *                       `reference` has no stages, so it is not in it);
+ *   pipeline_intensity  intensity x consumer warps at one staged
+ *                       configuration, every variant. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../harness/parallel.h"
+#include "../harness/random.h"
+#include "../kernels/pipeline_tiles.h"
+#include "families.h"
+#include "registry.h"
+
+#define PIPELINE_STAGED_VARIANTS(X)                                                          \
+  X(pipeline, sync_single, 0,                                                                \
+    "one tile of stages*buffer_bytes: load, __syncthreads, compute+store, __syncthreads")    \
+  X(pipeline, double_buffer, 0,                                                              \
+    "cp.async into `stages` buffers, prefetch i+S-1 while computing i: 1 __syncthreads/tile") \
+  X(pipeline, ws_barrier, 0,                                                                 \
+    "producer warp, ordinary loads; cuda::barrier ready/filled per stage, every thread arrives") \
+  X(pipeline, ws_tma, 90,                                                                    \
+    "elected thread: cp.async.bulk + full mbarrier expect_tx; empty mbarrier, 1 arrive/warp") \
+  X(pipeline, ws_tma_2d, 90,                                                                 \
+    "ws_tma with cp.async.bulk.tensor.2d boxes of a __grid_constant__ CUtensorMap")
+#define PIPELINE_PLAIN_VARIANTS(X) \
+  X(pipeline, reference, 0, "float4 grid-stride loop, no shared memory, no barriers")
+
+PIPELINE_STAGED_VARIANTS(SB_DECLARE_LAUNCHER)
+PIPELINE_PLAIN_VARIANTS(SB_DECLARE_LAUNCHER)
+static const sb_variant pipeline_variants[] = {
+    PIPELINE_STAGED_VARIANTS(SB_VARIANT_ROW) PIPELINE_PLAIN_VARIANTS(SB_VARIANT_ROW)};
+#define PIPELINE_NUM_STAGED 5 /* the first rows: the variants with stages */
+
+/* ---- CPU reference ---- */
+
+typedef struct chain_job {
+  const float *in;
+  float *out;
+  int fmas;
+} chain_job;
+
+/* Elements go through the chain 64 at a time, one FMA step for all 64
+ * before the next, so the compiler can keep many independent chains in
+ * vector registers; each element still sees exactly the kernels' sequence
+ * x = fmaf(x, A, B), fmas times. */
+#define CHAIN_BODY                                                  \
+  const chain_job *j = p;                                           \
+  for (size_t i = b; i < e; i += 64) {                              \
+    size_t m = e - i < 64 ? e - i : 64;                             \
+    float x[64] = {0};                                              \
+    memcpy(x, j->in + i, m * sizeof(float));                        \
+    for (int k = 0; k < j->fmas; ++k)                               \
+      for (int l = 0; l < 64; ++l) x[l] = fmaf(x[l], PL_FMA_A, PL_FMA_B); \
+    memcpy(j->out + i, x, m * sizeof(float));                       \
+  }
+
+static void chain_range(void *p, size_t b, size_t e) { CHAIN_BODY }
+
+#if defined(__x86_64__) && defined(__GNUC__)
+/* Same code with FMA instructions: fmaf then inlines to vfmadd (still one
+ * rounding, so the same bits) instead of a libm call per element. */
+__attribute__((target("avx2,fma"))) static void chain_range_fma(void *p, size_t b, size_t e) {
+  CHAIN_BODY
+}
+#endif
+
+void sb_pipeline_cpu_reference(const float *in, float *out, size_t n, int intensity) {
+  chain_job j = {in, out, intensity / 2};
+  void (*fn)(void *, size_t, size_t) = chain_range;
+#if defined(__x86_64__) && defined(__GNUC__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) fn = chain_range_fma;
+#endif
+  sb_parallel_for(n, 4096, fn, &j);
+}
+
+/* Tolerance: fmaf is correctly rounded on both sides and the kernels run
+ * the same FMA sequence, so the results are expected to be bit-identical;
+ * we accept |got - want| <= PL_REL_TOL * |want| (~8 ulp), which still
+ * rejects any misplaced, missing (0xA5 poison) or stale element. */
+#define PL_REL_TOL 1e-6
+
+size_t sb_compare_f32_rel_f32(const float *got, const float *want, size_t n, double rel,
+                          size_t *first) {
+  size_t bad = 0;
+  *first = n;
+  for (size_t i = 0; i < n; ++i) {
+    double d = fabs((double)got[i] - (double)want[i]);
+    if (!(d <= rel * fabs((double)want[i])) && bad++ == 0) *first = i;
+  }
+  return bad;
+}
+
+/* ---- family hooks ---- */
+
+extern const sb_family sb_family_pipeline;
+
+static int is_reference(const sb_point *p) { return strcmp(p->variant->name, "reference") == 0; }
+
+/* Shared memory one block of the point asks for (dynamic + static). */
+static long long pipeline_smem(const sb_point *p) {
+  const char *v = p->variant->name;
+  long long s = p->axis[SB_AXIS_STAGES], b = p->axis[SB_AXIS_BUFFER_BYTES];
+  if (is_reference(p)) return 0;
+  if (!strcmp(v, "ws_barrier")) return s * b + 1024; /* 16 cuda::barrier, 64 B each */
+  if (!strcmp(v, "ws_tma") || !strcmp(v, "ws_tma_2d")) return s * (b + 16); /* + full, empty */
+  return s * b;
+}
+
+static const char *pipeline_check(const sb_point *p, const sb_device *d, char *buf, size_t len) {
+  long long s = p->axis[SB_AXIS_STAGES], b = p->axis[SB_AXIS_BUFFER_BYTES];
+  long long intensity = p->axis[SB_AXIS_INTENSITY], warps = p->axis[SB_AXIS_WARPS];
+  if (intensity % 2) {
+    snprintf(buf, len, "intensity=%lld is odd: the chain is FMAs of 2 FLOP each", intensity);
+    return buf;
+  }
+  if (warps > 8) {
+    snprintf(buf, len, "consumer_warps=%lld: this family sweeps 1..8", warps);
+    return buf;
+  }
+  if (is_reference(p)) return NULL; /* no stages, no shared memory */
+  if (p->family == &sb_family_pipeline && s > 1 && !strcmp(p->variant->name, "sync_single")) {
+    snprintf(buf, len,
+             "sync_single runs one tile of stages x buffer_bytes: the heatmap keeps its stages=1 row");
+    return buf;
+  }
+  if (s > PL_MAX_STAGES) {
+    snprintf(buf, len, "stages=%lld: the kernels keep at most %d stages", s, PL_MAX_STAGES);
+    return buf;
+  }
+  if (b % 1024) {
+    snprintf(buf, len, "buffer_bytes=%lld is not a multiple of 1 KiB (tiles are whole 256-float rows)", b);
+    return buf;
+  }
+  if ((size_t)pipeline_smem(p) > d->smem_per_block_optin) {
+    snprintf(buf, len,
+             "stages x buffer_bytes = %lld x %lld = %lld B (+ barriers) exceeds the %zu B of shared memory a block may use",
+             s, b, s * b, d->smem_per_block_optin);
+    return buf;
+  }
+  return NULL;
+}
+
+static size_t pipeline_bytes(const sb_point *p) { return (size_t)p->axis[SB_AXIS_N] * sizeof(float); }
+
+static long long pipeline_bytes_moved(const sb_point *p) {
+  return 2 * p->axis[SB_AXIS_N] * (long long)sizeof(float); /* read once + written once */
+}
+
+static long long pipeline_flops(const sb_point *p) {
+  return p->axis[SB_AXIS_INTENSITY] / 2 * 2 * p->axis[SB_AXIS_N];
+}
+
+static void pipeline_make_input(const sb_point *p, void *host_in, uint64_t seed) {
+  sb_fill_f32(host_in, (size_t)p->axis[SB_AXIS_N], seed, -1.0f, 1.0f);
+}
+
+static int pipeline_verify(const sb_point *p, const void *host_in, const void *host_out,
+                           char *detail, size_t len) {
+  size_t n = (size_t)p->axis[SB_AXIS_N];
+  float *want = malloc(n * sizeof *want);
+  if (!want) {
+    snprintf(detail, len, "out of host memory for the CPU reference");
+    return -1;
+  }
+  sb_pipeline_cpu_reference(host_in, want, n, (int)p->axis[SB_AXIS_INTENSITY]);
+  size_t first;
+  const float *got = host_out;
+  size_t bad = sb_compare_f32_rel_f32(got, want, n, PL_REL_TOL, &first);
+  if (bad)
+    snprintf(detail, len,
+             "%zu of %zu floats differ from the CPU FMA chain by more than %g relative; "
+             "first at %zu (%zu before the end): got %.9g, want %.9g",
+             bad, n, PL_REL_TOL, first, n - first, (double)got[first], (double)want[first]);
+  free(want);
+  return bad ? -1 : 0;
+}
+
+static int pipeline_derive(const sb_point *p, const sb_device *d, const void *host_out,
+                           sb_row *row) {
+  (void)d, (void)host_out;
+  /* Resident blocks: the occupancy, or 1 under contention=one_block_per_sm. */
+  long long resident = p->axis[SB_AXIS_CONTENTION] == 0 ? 1 : row->blocks_per_sm;
+  if (!is_reference(p) && row->blocks_per_sm > 0)
+    row->bytes_in_flight_per_sm =
+        p->axis[SB_AXIS_STAGES] * p->axis[SB_AXIS_BUFFER_BYTES] * resident;
+  return 0;
+}
+
+#define PIPELINE_HOOKS                              \
+  .check = pipeline_check, .in_bytes = pipeline_bytes, \
+  .out_bytes = pipeline_bytes, .bytes_moved = pipeline_bytes_moved, \
+  .flops = pipeline_flops, .derive = pipeline_derive,  \
+  .make_input = pipeline_make_input, .verify = pipeline_verify
+
+const sb_family sb_family_pipeline = {
+    .name = "pipeline",
+    .summary = "global -> shared stages -> FMA chain -> global: stages x buffer_bytes at intensity 0",
+    .variants = pipeline_variants,
+    .num_variants = PIPELINE_NUM_STAGED,
+    /* 128M floats: the 512 MiB the reference copy moves, so pct_of_copy
+     * compares equal transfers (a launch's fixed cost, ~10 us, weighs the
+     * same); 10x a 50 MB L2. */
+    .default_axes = {[SB_AXIS_STAGES] = "1,2,4,8",
+                     [SB_AXIS_BUFFER_BYTES] = "1k..64k",
+                     [SB_AXIS_INTENSITY] = "0",
+                     [SB_AXIS_N] = "128M",
+                     [SB_AXIS_WARPS] = "4",
+                     [SB_AXIS_CONTENTION] = "full_occupancy"},
+    .quick_axes = {[SB_AXIS_STAGES] = "1,4",
+                   [SB_AXIS_BUFFER_BYTES] = "16k",
+                   [SB_AXIS_INTENSITY] = "0",
+                   [SB_AXIS_N] = "16M,1000003",
+                   [SB_AXIS_WARPS] = "4",
+                   [SB_AXIS_CONTENTION] = "full_occupancy"},
+    PIPELINE_HOOKS,
+};
+
+const sb_family sb_family_pipeline_intensity = {
+    .name = "pipeline_intensity",
+    .summary = "global -> shared stages -> FMA chain -> global: intensity x consumer warps",
+    .variants = pipeline_variants,
+    .num_variants = sizeof pipeline_variants / sizeof pipeline_variants[0],
+    /* Ragged n (128M - 5: no multiple of any tile, nor of 4), as large as
+     * the reference copy so that intensity 0 is comparable with it; the FP32
+     * ridge point is ~130 FLOP/element on an H100/H200, so 1024 is well
+     * past it. */
+    .default_axes = {[SB_AXIS_STAGES] = "4",
+                     [SB_AXIS_BUFFER_BYTES] = "16k",
+                     [SB_AXIS_INTENSITY] = "0,16,32,64,128,256,1024",
+                     [SB_AXIS_N] = "134217723",
+                     [SB_AXIS_WARPS] = "2,8",
+                     [SB_AXIS_CONTENTION] = "full_occupancy"},
+    .quick_axes = {[SB_AXIS_STAGES] = "3",
+                   [SB_AXIS_BUFFER_BYTES] = "8k",
+                   [SB_AXIS_INTENSITY] = "0,256",
+                   [SB_AXIS_N] = "1000003",
+                   [SB_AXIS_WARPS] = "1,8",
+                   [SB_AXIS_CONTENTION] = "full_occupancy"},
+    PIPELINE_HOOKS,
+};

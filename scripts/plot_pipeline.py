@@ -1,0 +1,255 @@
+"""Plots and headline figures for the pipeline families (pipeline,
+pipeline_intensity). Rows come from sbcsv.read (typed, None for empty).
+
+    plot(rows, outdir)   writes pipeline_heatmap.png, pipeline_intensity.png,
+                         pipeline_in_flight.png (those it has rows for)
+    summary(rows)        the issue's headline numbers, as a dict
+Run directly: python3 scripts/plot_pipeline.py results.csv [--outdir DIR]
+"""
+from __future__ import annotations
+
+import math
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+PIPELINED = ["double_buffer", "ws_barrier", "ws_tma", "ws_tma_2d"]
+ORDER = ["sync_single", *PIPELINED, "reference"]
+COLORS = {"sync_single": "tab:gray", "double_buffer": "tab:blue", "ws_barrier": "tab:green",
+          "ws_tma": "tab:red", "ws_tma_2d": "tab:purple", "reference": "black"}
+GOOD_PCT = 90.0
+
+
+def _ok(rows, family):
+    return [r for r in rows if r["family"] == family and r["status"] == "ok"
+            and r.get("pct_of_copy") is not None]
+
+
+def _largest(rows, key):
+    """Rows at the largest value of `key` (e.g. n) so sizes do not mix."""
+    values = [r[key] for r in rows if r.get(key) is not None]
+    return [r for r in rows if r.get(key) == max(values)] if values else rows
+
+
+def _kib(b):
+    return f"{b // 1024}K" if b % 1024 == 0 else str(b)
+
+
+def _save(fig, outdir, name):
+    path = os.path.join(outdir, name)
+    fig.savefig(path, dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
+def heatmap_rows(rows):
+    """pipeline-family rows at intensity 0 and the largest n, any warps."""
+    fam = [r for r in rows if r["family"] == "pipeline"]
+    fam = [r for r in fam if (r.get("intensity") or 0) == 0]
+    return _largest(fam, "n")
+
+
+def smallest_good(rows, variant, pct=GOOD_PCT):
+    """The ok row with the fewest stages x buffer_bytes reaching pct% of copy
+    (ties: fewer stages), or None."""
+    good = [r for r in heatmap_rows(rows) if r["variant"] == variant and r["status"] == "ok"
+            and r["pct_of_copy"] >= pct]
+    return min(good, key=lambda r: (r["stages"] * r["buffer_bytes"], r["stages"]), default=None)
+
+
+def best(rows, family, variant, intensity=0):
+    cand = [r for r in _ok(rows, family) if r["variant"] == variant
+            and (r.get("intensity") or 0) == intensity]
+    return max(cand, key=lambda r: r["pct_of_copy"], default=None)
+
+
+def intensity_range(rows, pct=GOOD_PCT):
+    """{consumer_warps: {variant: intensities}}: for each pipelined variant,
+    the intensities at which it keeps >= pct% of copy bandwidth while
+    sync_single (same warps, same intensity) is below it."""
+    out = {}
+    fam = _ok(rows, "pipeline_intensity")
+    for w in sorted({r["consumer_warps"] for r in fam}):
+        out[w] = {}
+        for v in PIPELINED:
+            keep = []
+            for i in sorted({r["intensity"] for r in fam}):
+                at = {r["variant"]: r["pct_of_copy"] for r in fam
+                      if r["consumer_warps"] == w and r["intensity"] == i}
+                if at.get(v, 0) >= pct and at.get("sync_single", 0) < at[v]:
+                    keep.append(i)
+            out[w][v] = keep
+    return out
+
+
+def plateau_range(rows, share=0.9):
+    """{consumer_warps: {variant: highest intensity}} at which each variant
+    still moves >= share of its own intensity-0 bandwidth (its memory-bound
+    plateau), or None."""
+    out = {}
+    fam = _ok(rows, "pipeline_intensity")
+    for w in sorted({r["consumer_warps"] for r in fam}):
+        out[w] = {}
+        for v in ORDER:
+            pts = sorted((r["intensity"], r["gbps"]) for r in fam
+                         if r["variant"] == v and r["consumer_warps"] == w)
+            if not pts or pts[0][0] != 0:
+                continue
+            top = None
+            for i, g in pts:
+                if g < share * pts[0][1]:
+                    break
+                top = i
+            out[w][v] = top
+    return out
+
+
+def summary(rows):
+    s = {}
+    for fam in ("pipeline", "pipeline_intensity"):
+        for v in ORDER:
+            b = best(rows, fam, v)
+            if b:
+                s[f"best_{fam}_{v}_pct"] = b["pct_of_copy"]
+                s[f"best_{fam}_{v}_config"] = (b["stages"], b["buffer_bytes"], b["consumer_warps"])
+    for v in ["sync_single", *PIPELINED]:
+        r = smallest_good(rows, v)
+        s[f"smallest_90pct_{v}"] = (r["stages"], r["buffer_bytes"], r["pct_of_copy"]) if r else None
+    s["intensity_range_90pct_by_warps"] = intensity_range(rows)
+    s["plateau_90pct_by_warps"] = plateau_range(rows)
+    return s
+
+
+def plot_heatmap(rows, outdir):
+    hm = heatmap_rows(rows)
+    variants = [v for v in ["sync_single", *PIPELINED] if any(r["variant"] == v for r in hm)]
+    if not variants:
+        return None
+    stages = sorted({r["stages"] for r in hm})
+    sizes = sorted({r["buffer_bytes"] for r in hm})
+    fig, axes = plt.subplots(1, len(variants), figsize=(4.2 * len(variants), 4.2), squeeze=False)
+    image = None
+    for ax, v in zip(axes[0], variants):
+        grid = [[math.nan] * len(sizes) for _ in stages]
+        labels = [[""] * len(sizes) for _ in stages]
+        for r in hm:
+            if r["variant"] != v:
+                continue
+            i, j = stages.index(r["stages"]), sizes.index(r["buffer_bytes"])
+            if r["status"] == "ok":
+                grid[i][j] = r["pct_of_copy"]
+                labels[i][j] = f"{r['pct_of_copy']:.0f}"
+            else:
+                labels[i][j] = r["status"][:4]
+        image = ax.imshow(grid, origin="lower", cmap="viridis", vmin=0, vmax=100, aspect="auto")
+        for i in range(len(stages)):
+            for j in range(len(sizes)):
+                value = grid[i][j]
+                color = "gray" if math.isnan(value) else ("black" if value >= 60 else "white")
+                ax.text(j, i, labels[i][j], ha="center", va="center", fontsize=7, color=color)
+        good = smallest_good(rows, v)
+        if good:
+            i, j = stages.index(good["stages"]), sizes.index(good["buffer_bytes"])
+            ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec="red", lw=2))
+        ax.set_xticks(range(len(sizes)), [_kib(b) for b in sizes], fontsize=8)
+        ax.set_yticks(range(len(stages)), stages)
+        ax.set_xlabel("buffer_bytes per stage")
+        ax.set_ylabel("stages")
+        ax.set_title(v + (" (one tile of stages x bytes)" if v == "sync_single" else ""), fontsize=9)
+    fig.colorbar(image, ax=axes[0].tolist(), label="% of device-to-device copy bandwidth")
+    r0 = hm[0]
+    fig.suptitle(f"pipeline at intensity 0, n={r0['n']}, {r0.get('consumer_warps')} consumer warps, "
+                 f"{r0['gpu_name']} (red box: smallest stages x bytes >= {GOOD_PCT:.0f}%)", fontsize=10)
+    return _save(fig, outdir, "pipeline_heatmap.png")
+
+
+def plot_intensity(rows, outdir):
+    fam = _largest(_ok(rows, "pipeline_intensity"), "n")
+    if not fam:
+        return None
+    warps = sorted({r["consumer_warps"] for r in fam})
+    fig, axes = plt.subplots(2, len(warps), figsize=(4.6 * len(warps), 7.5), squeeze=False,
+                             sharex=True)
+    for col, w in enumerate(warps):
+        top, bottom = axes[0][col], axes[1][col]
+        for v in ORDER:
+            pts = sorted((r["intensity"], r["gbps"], r.get("gflops") or 0.0)
+                         for r in fam if r["variant"] == v and r["consumer_warps"] == w)
+            if not pts:
+                continue
+            xs = [max(p[0], 1) for p in pts]  # intensity 0 drawn at 1 on the log axis
+            top.plot(xs, [p[1] for p in pts], marker="o", ms=3, label=v, color=COLORS[v])
+            bottom.plot(xs, [p[2] / 1000 for p in pts], marker="o", ms=3, color=COLORS[v])
+        copy = [r["gbps"] / r["pct_of_copy"] * 100 for r in fam if r["pct_of_copy"]]
+        if copy:
+            top.axhline(copy[0], color="k", ls=":", lw=1, label="d2d copy")
+            top.axhline(copy[0] * GOOD_PCT / 100, color="k", ls="--", lw=0.7,
+                        label=f"{GOOD_PCT:.0f}% of copy")
+        top.set_title(f"{w} consumer warp{'s' if w > 1 else ''}", fontsize=10)
+        top.set_ylabel("GB/s (read + write)")
+        bottom.set_ylabel("TFLOP/s")
+        bottom.set_xlabel("intensity, FLOP/element (0 drawn at 1)")
+        for ax in (top, bottom):
+            ax.set_xscale("log", base=2)
+            ax.grid(alpha=0.3)
+    axes[0][0].legend(fontsize=7)
+    r0 = fam[0]
+    fig.suptitle(f"pipeline_intensity: stages={r0['stages']}, buffer_bytes={_kib(r0['buffer_bytes'])},"
+                 f" n={r0['n']}, {r0['gpu_name']}", fontsize=10)
+    return _save(fig, outdir, "pipeline_intensity.png")
+
+
+def plot_in_flight(rows, outdir):
+    hm = [r for r in heatmap_rows(rows) if r["status"] == "ok"
+          and r.get("bytes_in_flight_per_sm") is not None]
+    if not hm:
+        return None
+    fig, ax = plt.subplots(figsize=(7.5, 4.8))
+    for v in ["sync_single", *PIPELINED]:
+        pts = sorted((r["bytes_in_flight_per_sm"], r["pct_of_copy"]) for r in hm if r["variant"] == v)
+        if not pts:
+            continue
+        ax.scatter([p[0] / 1024 for p in pts], [p[1] for p in pts], s=12, color=COLORS[v], alpha=0.6)
+        # Upper envelope: the best any configuration reached with at most x.
+        env, top = [], 0.0
+        for x, y in pts:
+            top = max(top, y)
+            env.append((x / 1024, top))
+        ax.step([e[0] for e in env], [e[1] for e in env], where="post", color=COLORS[v], label=v)
+    ax.axhline(GOOD_PCT, color="k", ls="--", lw=0.7)
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("stages x buffer_bytes x resident blocks per SM (KiB)")
+    ax.set_ylabel("% of device-to-device copy bandwidth")
+    ax.set_ylim(0, 105)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    ax.set_title(f"Bytes in flight per SM at intensity 0 ({hm[0]['gpu_name']}); line: best so far",
+                 fontsize=10)
+    return _save(fig, outdir, "pipeline_in_flight.png")
+
+
+def plot(rows, outdir):
+    os.makedirs(outdir, exist_ok=True)
+    return [p for p in (plot_heatmap(rows, outdir), plot_intensity(rows, outdir),
+                        plot_in_flight(rows, outdir)) if p]
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import sbcsv
+
+    args = sys.argv[1:]
+    out = "."
+    if "--outdir" in args:
+        k = args.index("--outdir")
+        out = args[k + 1]
+        del args[k:k + 2]
+    data = sbcsv.read(args[0])
+    for p in plot(data, out):
+        print(p)
+    for key, value in summary(data).items():
+        print(f"{key}: {value}")
