@@ -5,10 +5,16 @@
 
 extern const sb_family sb_family_reference;
 extern const sb_family sb_family_scan;
+#ifdef SB_BROKEN
+extern const sb_family sb_family_broken; /* tests only: make SB_BROKEN=1 */
+#endif
 
 /* Every family that exists. Add a family: one line here. */
 const sb_family *const sb_families[] = {
     &sb_family_reference,
+#ifdef SB_BROKEN
+    &sb_family_broken, /* early, so healthy families run after its faults */
+#endif
     &sb_family_scan,
 };
 const int sb_num_families = (int)(sizeof sb_families / sizeof sb_families[0]);
