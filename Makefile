@@ -57,8 +57,14 @@ DEVICE    ?= 0
 GBENCH_HDR := $(firstword $(wildcard /usr/include/benchmark/benchmark.h /usr/local/include/benchmark/benchmark.h))
 
 .PHONY: all bench bench-quick plots test test-c test-asan test-py clean check-gbench \
-        fuzz fuzz-build sanitize broken
+        fuzz fuzz-build sanitize broken nowatchdog
 all: $(BIN)
+
+# The two extra binaries of the reliability proofs (docs/reliability.md).
+broken:
+	$(MAKE) SB_BROKEN=1
+nowatchdog:
+	$(MAKE) SB_WATCHDOG=0
 
 check-gbench:
 	@test -n "$(GBENCH_HDR)" || { echo "syncbench: Google Benchmark is missing; install it with: sudo apt-get install -y libbenchmark-dev"; exit 1; }

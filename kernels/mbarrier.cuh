@@ -99,7 +99,7 @@ __device__ __forceinline__ unsigned long long sb_wd_now_ns(void) {
 // The first thread to time out writes the record (fired last, after a
 // system-scope fence, so the host never sees a half-written record); every
 // timed-out thread traps, which aborts the grid.
-static __device__ __noinline__ void sb_wd_fire(uint64_t *bar, uint32_t parity, int stage,
+static __device__ __forceinline__ void sb_wd_fire(uint64_t *bar, uint32_t parity, int stage,
                                                unsigned long long waited) {
   volatile sb_watchdog_record *r = sb_wd_record;
   if (r != nullptr && atomicCAS(&sb_wd_claimed, 0u, 1u) == 0u) {
