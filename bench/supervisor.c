@@ -165,6 +165,7 @@ typedef struct worker {
   double last_msg, stop_sent;
   int killed_for_silence;
   int fruitless;            /* deaths in a row without a finished row */
+  long rows_this_run;       /* rows from the current worker process */
   char prefix[32];
 } worker;
 
@@ -221,7 +222,7 @@ static int worker_run(const sb_supervisor_options *o, worker *w, child_ctx *ctx)
   if (sb_device_open(probed->ordinal, &d, err, sizeof err) != 0) {
     if (ctx->fd >= 0) send_msg(ctx->fd, MSG_FATAL, -1, 0, 0, 0, err, strlen(err));
     else fprintf(stderr, "syncbench: %s\n", err);
-    return 3;
+    return SB_WORKER_NO_DEVICE;
   }
   d.prov = probed->prov; /* one run: same run_utc and seed in every worker */
   cudaError_t e = sb_watchdog_map(w->rec, (size_t)sysconf(_SC_PAGESIZE), o->watchdog_ns);
@@ -233,7 +234,7 @@ static int worker_run(const sb_supervisor_options *o, worker *w, child_ctx *ctx)
   }
   sb_run_summary sum;
   int rc = sb_run_sweep(o->points, w->order + w->next, w->n - w->next, &d, &run, &sum);
-  if (rc != 0) return 1;
+  if (rc != 0) return SB_WORKER_PIPE_FAILED;
   if (sum.context_lost) return SB_WORKER_CONTEXT_LOST;
   if (sum.interrupted) return 130;
   return 0;
@@ -275,6 +276,7 @@ static int start_worker(parent *P, worker *w) {
   w->last_msg = now_s();
   w->killed_for_silence = 0;
   w->stop_sent = 0;
+  w->rows_this_run = 0;
   return 0;
 }
 
@@ -313,6 +315,7 @@ static void handle_msg(parent *P, worker *w, const msg_head *h, const char *payl
     advance_past(w, h->index);
     w->inflight = -1;
     w->fruitless = 0;
+    ++w->rows_this_run;
   } else if (h->type == MSG_FATAL) {
     fprintf(stderr, "%ssyncbench: %.*s\n", w->prefix, (int)h->len, payload);
     P->res->device_failed = 1;
@@ -355,8 +358,8 @@ static void worker_ended(parent *P, worker *w) {
   while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
   }
   int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  if (code == 0 || code == 3 || code == 1) { /* done, no device, or CSV failure */
-    if (code == 3) P->res->device_failed = 1;
+  if (code == 0 || code == SB_WORKER_NO_DEVICE || code == SB_WORKER_PIPE_FAILED) {
+    if (code != 0) P->res->device_failed = 1;
     w->next = w->n;
     return;
   }
@@ -401,9 +404,11 @@ static void worker_ended(parent *P, worker *w) {
     advance_past(w, w->inflight);
     w->inflight = -1;
     w->fruitless = 0;
-  } else if (code != SB_WORKER_CONTEXT_LOST && ++w->fruitless >= 3) {
-    fprintf(stderr, "%ssyncbench: the worker died %d times in a row without finishing a point; giving up on this GPU\n",
-            w->prefix, w->fruitless);
+  } else if (w->rows_this_run == 0 && ++w->fruitless >= 3) {
+    /* Nothing in flight and no row since it started: the worker cannot
+     * even set up. Restarting would loop. */
+    fprintf(stderr, "%ssyncbench: the worker ended %d times in a row without finishing a point (exit status %d); giving up on this GPU\n",
+            w->prefix, w->fruitless, code);
     P->res->device_failed = 1;
     w->next = w->n;
     return;
@@ -463,8 +468,8 @@ int sb_supervise(const sb_supervisor_options *o, sb_supervisor_result *res) {
     worker *w = &P.w[0];
     child_ctx ctx = {.fd = -1, .csv_fd = o->csv_fd, .res = res};
     int code = w->n ? worker_run(o, w, &ctx) : 0;
-    if (code == 3) res->device_failed = 1;
-    if (code == 1) res->write_failed = 1;
+    if (code == SB_WORKER_NO_DEVICE) res->device_failed = 1;
+    if (code == SB_WORKER_PIPE_FAILED) res->write_failed = 1;
     if (code == SB_WORKER_CONTEXT_LOST)
       fprintf(stderr, "syncbench: the CUDA context is unusable after that error; stopping (run without --no-fork to carry on past faults)\n");
     res->interrupted = sb_stop_requested != 0;

@@ -21,8 +21,10 @@
 
 #define SB_MAX_DEVICES 64
 
-/* Exit code of a worker whose CUDA context became unusable after a row. */
-#define SB_WORKER_CONTEXT_LOST 4
+/* Exit codes of a worker process (besides 0, done, and 130, interrupted). */
+#define SB_WORKER_CONTEXT_LOST 4 /* a row's error left the CUDA context unusable */
+#define SB_WORKER_PIPE_FAILED 5  /* could not send to the parent */
+#define SB_WORKER_NO_DEVICE 6    /* could not open its GPU (message sent) */
 
 /* Opens each device in a child process and returns their descriptions.
  * ordinals[0..n) (n < 0: every device; the ordinals are filled in).

@@ -14,9 +14,11 @@
 
 enum { FAKE_OK, FAKE_CRASH, FAKE_DEADLOCK, FAKE_LOST, FAKE_FILTERED, FAKE_INTERRUPT, FAKE_HANG };
 static int fake_mode[4096]; /* by point index; inherited by the workers */
+static int fake_setup_fails;  /* the worker ends before its first point */
 
 static int fake_worker(const sb_supervisor_options *o, int dev, const long *order, long n,
                        const sb_run_options *run, sb_watchdog_record *rec) {
+  if (fake_setup_fails) return SB_WORKER_CONTEXT_LOST;
   for (long k = 0; k < n; ++k) {
     if (sb_stop_requested) return 130;
     long i = order[k];
@@ -51,7 +53,7 @@ static int fake_worker(const sb_supervisor_options *o, int dev, const long *orde
         return 130;
       case FAKE_HANG: pause(); break;
     }
-    if (run->on_row(run->ctx, i, &row, 0) != 0) return 1;
+    if (run->on_row(run->ctx, i, &row, 0) != 0) return SB_WORKER_PIPE_FAILED;
   }
   return 0;
 }
@@ -228,6 +230,20 @@ SB_TEST(supervisor_kills_a_silent_worker) {
   CHECK(strstr(detail, "no word from the worker") != NULL);
   CHECK_EQ_INT(find_row(&f, 0, 4, st, detail), 1);
   CHECK_STR(st, "ok");
+  unlink(f.path);
+  free(f.points);
+}
+
+SB_TEST(supervisor_gives_up_on_a_worker_that_cannot_start) {
+  fixture f;
+  setup(&f);
+  fake_setup_fails = 1;
+  sb_supervisor_result res;
+  CHECK_EQ_INT(supervise(&f, 1, NULL, 0, &res), 0); /* returns: no restart loop */
+  fake_setup_fails = 0;
+  CHECK_EQ_INT(res.device_failed, 1);
+  CHECK_EQ_INT(res.restarts, 2); /* three tries in all */
+  CHECK_EQ_INT(file_rows(&f), 0);
   unlink(f.path);
   free(f.points);
 }
