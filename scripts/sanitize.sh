@@ -27,7 +27,7 @@ t_all=$SECONDS
 {
   echo "# compute-sanitizer summary: $slug"
   echo
-  echo "$("$cs" --version | tail -1); syncbench commit $(git describe --always --dirty 2>/dev/null || echo unknown); $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "$("$cs" --version | tail -1); $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo
   echo "Each family: \`--quick --n 4096 --iters 1,2 --warmup 0 --min-time 0.0005 --no-fork --watchdog-ms 120000\`"
   echo "(--n/--iters only where the family sweeps them). The reference copy runs with the first family."
@@ -62,7 +62,9 @@ for tool in $tools; do
     fi
   done
 done
+commit=$(python3 -c 'import csv, sys; print(next(csv.DictReader(open(sys.argv[1])))["commit"])' "$(ls "$logs"/*.csv | head -1)" 2>/dev/null)
 echo >> "$summary"
+echo "syncbench commit: ${commit:-unknown}." >> "$summary"
 echo "Total: $((SECONDS - t_all)) s; $([ $fail = 0 ] && echo clean || echo 'NOT clean: see the logs')." >> "$summary"
 echo "sanitize: $([ $fail = 0 ] && echo clean || echo 'errors found') in $((SECONDS - t_all)) s -> $summary (logs: $logs)"
 exit $fail
