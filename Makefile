@@ -29,11 +29,25 @@ LDLIBS    := -L$(CUDA_HOME)/lib64 -lcudart_static -lbenchmark -lpthread -ldl -lr
 # to a GPU machine that lacks the package.
 LDFLAGS   += -Wl,-rpath,'$$ORIGIN/lib'
 
-BUILD     := build
+# SB_BROKEN=1: the test binary build/broken/syncbench, with the deliberately
+# broken family (kernels/broken.cu); never part of the default build.
+# SB_WATCHDOG=0: build/nowd/syncbench, the mbarrier deadlock watchdog
+# compiled out (to measure what it costs).
+ifeq ($(SB_BROKEN),1)
+BUILD     ?= build/broken
+CFLAGS    += -DSB_BROKEN
+else
+BROKEN_SRC := bench/broken.c kernels/broken.cu
+endif
+ifeq ($(SB_WATCHDOG),0)
+BUILD     ?= build/nowd
+NVFLAGS   += -DSB_WATCHDOG=0
+endif
+BUILD     ?= build
 BIN       := $(BUILD)/syncbench
 HARNESS   := $(wildcard harness/*.c)
-BENCH     := $(filter-out bench/main.c,$(wildcard bench/*.c))
-KERNELS   := $(wildcard kernels/*.cu)
+BENCH     := $(filter-out bench/main.c $(BROKEN_SRC),$(wildcard bench/*.c))
+KERNELS   := $(filter-out $(BROKEN_SRC),$(wildcard kernels/*.cu))
 OBJ       := $(HARNESS:%.c=$(BUILD)/%.o) $(BENCH:%.c=$(BUILD)/%.o) \
              $(KERNELS:%.cu=$(BUILD)/%.o) $(BUILD)/harness/gbench_shim.o
 TEST_SRC  := $(wildcard tests/*.c)
@@ -46,8 +60,15 @@ endif
 DEVICE    ?= 0
 GBENCH_HDR := $(firstword $(wildcard /usr/include/benchmark/benchmark.h /usr/local/include/benchmark/benchmark.h))
 
-.PHONY: all bench bench-quick plots test test-c test-py clean check-gbench sass
+.PHONY: all bench bench-quick plots test test-c test-asan test-py clean check-gbench \
+        fuzz fuzz-build sanitize broken nowatchdog sass
 all: $(BIN)
+
+# The two extra binaries of the reliability proofs (docs/reliability.md).
+broken:
+	$(MAKE) SB_BROKEN=1
+nowatchdog:
+	$(MAKE) SB_WATCHDOG=0
 
 check-gbench:
 	@test -n "$(GBENCH_HDR)" || { echo "syncbench: Google Benchmark is missing; install it with: sudo apt-get install -y libbenchmark-dev"; exit 1; }
@@ -97,10 +118,28 @@ plots: $(PY_DEP)
 	@for f in $(or $(CSV),$(wildcard results/*/latest.csv)); do \
 	  $(PY) scripts/plot.py "$$f" --outdir "$$(dirname $$f)/plots" || exit 1; done
 
-test: test-c test-py gate-committed
+test: test-c test-asan test-py gate-committed
 
 test-c: $(BUILD)/tests/test_host $(BIN)
 	$(BUILD)/tests/test_host
+
+# The same host tests with the host C code (harness, bench, tests) built
+# under AddressSanitizer + UndefinedBehaviorSanitizer; any report fails.
+ASAN_DIR   := $(BUILD)/asan
+ASAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ASAN_OBJ   := $(HARNESS:%.c=$(ASAN_DIR)/%.o) $(BENCH:%.c=$(ASAN_DIR)/%.o) $(TEST_SRC:%.c=$(ASAN_DIR)/%.o)
+$(ASAN_DIR)/%.o: %.c | check-gbench
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(ASAN_FLAGS) -c $< -o $@
+$(ASAN_DIR)/test_host: $(ASAN_OBJ) $(KERNELS:%.cu=$(BUILD)/%.o) $(BUILD)/harness/gbench_shim.o
+	$(CXX) $(ASAN_FLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+test-asan: $(ASAN_DIR)/test_host
+	ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(ASAN_DIR)/test_host
+
+# compute-sanitizer memcheck, racecheck, synccheck and initcheck over every
+# family at a tiny size: needs a GPU. Summary: results/<gpu>/sanitize.md.
+sanitize: $(BIN)
+	scripts/sanitize.sh $(BIN) $(DEVICE)
 
 test-py: $(BIN) $(PY_DEP)
 	$(PY) -m pytest -q tests
@@ -109,6 +148,32 @@ test-py: $(BIN) $(PY_DEP)
 # (needs cuobjdump: the CUDA Toolkit's, or pip's nvidia-cuda-cuobjdump).
 sass: $(BIN)
 	python3 scripts/sass_sync.py --binary $(BIN) --out results/sass_sync.md
+
+# Fuzzing (libFuzzer, host only): the axis-list parser and the CSV
+# reader/writer + --resume loader, FUZZ_SECONDS each (default 600), both
+# at once (one core each). Seeds: tests/fuzz/seeds_*; the growing corpus
+# and any crash input stay in build/fuzz/.
+FUZZ_SECONDS ?= 600
+FUZZ_CC   ?= clang
+FUZZ_FLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined \
+              -fno-sanitize-recover=undefined
+FUZZERS   := axis csv
+fuzz-build: $(FUZZERS:%=build/fuzz/fuzz_%)
+build/fuzz/fuzz_axis: tests/fuzz/fuzz_axis.c harness/axes.c
+build/fuzz/fuzz_csv: tests/fuzz/fuzz_csv.c harness/csv.c harness/axes.c harness/resume.c
+build/fuzz/fuzz_%:
+	@command -v $(FUZZ_CC) >/dev/null || { echo "syncbench: installing clang for libFuzzer"; \
+	  { sudo -n apt-get install -y clang || apt-get install -y clang; } >/dev/null; }
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ -lm
+fuzz: fuzz-build
+	@echo "fuzzing $(FUZZERS) for $(FUZZ_SECONDS) s each, in parallel (FUZZ_SECONDS=N to change)"
+	@for z in $(FUZZERS); do mkdir -p build/fuzz/corpus_$$z && cp -n tests/fuzz/seeds_$$z/* build/fuzz/corpus_$$z/ 2>/dev/null; \
+	  (cd build/fuzz && ./fuzz_$$z -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	     -artifact_prefix=crash_$$z- corpus_$$z > fuzz_$$z.log 2>&1; \
+	   echo "fuzz_$$z: exit $$? after $(FUZZ_SECONDS) s: $$(grep -E 'stat::number_of_executed_units|Done [0-9]+ runs' fuzz_$$z.log | tail -1) (log build/fuzz/fuzz_$$z.log)") & \
+	done; wait
+	@! ls build/fuzz/crash_* 2>/dev/null
 
 clean:
 	rm -rf $(BUILD)

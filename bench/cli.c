@@ -26,7 +26,18 @@ void sb_cli_usage(FILE *f) {
 "  --n LIST\n"
 "  --out FILE           CSV path (default syncbench.csv); {gpu} becomes the GPU slug,\n"
 "                       missing directories are created\n"
+"  --resume FILE        append to FILE (a CSV of this schema), skipping the points\n"
+"                       it already holds; a partial last row is cut off first\n"
 "  --device N           CUDA device ordinal (default 0)\n"
+"  --devices LIST|all   run the whole sweep on each of these GPUs at once, one\n"
+"                       worker process per GPU, rows merged into one CSV\n"
+"  --watchdog-ms MS     an mbarrier wait longer than this traps and the point is\n"
+"                       `deadlock` (default 1000; 0: never)\n"
+"  --point-timeout S    kill a worker silent for S seconds, point `error`\n"
+"                       (default 600; 0: never)\n"
+"  --no-fork            run points in this process: no fault isolation, first\n"
+"                       fault ends the sweep (for compute-sanitizer, gdb)\n"
+"  --no-reference       leave out the reference copy (pct_of_copy stays empty)\n"
 "  --seed N             base seed of the random inputs (default: fresh each run)\n"
 "  --warmup N           launches between validation and timing (default 2)\n"
 "  --min-time S         minimum timed seconds per point (default 0.1, --quick 0.02)\n"
@@ -37,6 +48,10 @@ void sb_cli_usage(FILE *f) {
 "Google Benchmark flags pass through, e.g. --benchmark_repetitions=3 or\n"
 "--benchmark_min_time=0.5; --benchmark_filter is a regex like --filter.\n"
 "The `reference` family (device-to-device copy) runs in every sweep.\n"
+"\n"
+"Each GPU's points run in a worker process: a trap, illegal address or crash\n"
+"costs that point's row (`error` or `deadlock`) and a fresh worker carries on.\n"
+"SIGINT/SIGTERM stop after the rows in progress; --resume FILE continues.\n"
 "\n"
 "exit status: 0 all rows ok/skipped/unsupported, 1 some point wrong or failed,\n"
 "2 bad usage or output path, 3 no usable CUDA device, 130 interrupted\n");
@@ -91,9 +106,51 @@ static int set_filter(sb_cli *c, const char *re, char *err, size_t errlen) {
   return 0;
 }
 
+/* "all", or "0,1,3": distinct ordinals. */
+static int parse_devices(const char *val, sb_cli *c, char *err, size_t errlen) {
+  if (c->num_devices != 0) {
+    snprintf(err, errlen, "--devices given twice");
+    return -1;
+  }
+  if (!strcmp(val, "all")) {
+    c->num_devices = -1;
+    return 0;
+  }
+  char buf[512];
+  if (!*val || strlen(val) >= sizeof buf) {
+    snprintf(err, errlen, "--devices '%s' is not 'all' or a list like 0,1", val);
+    return -1;
+  }
+  strcpy(buf, val);
+  int n = 0;
+  for (char *tok = buf, *next; tok; tok = next) {
+    next = strchr(tok, ',');
+    if (next) *next++ = '\0';
+    long long v;
+    if (parse_ll(tok, 0, 1023, &v)) {
+      snprintf(err, errlen, "--devices '%s': '%s' is not a device ordinal (0, 1, ...)", val, tok);
+      return -1;
+    }
+    for (int i = 0; i < n; ++i)
+      if (c->devices[i] == v) {
+        snprintf(err, errlen, "--devices '%s': device %lld is listed twice", val, v);
+        return -1;
+      }
+    if (n == SB_CLI_MAX_DEVICES) {
+      snprintf(err, errlen, "--devices: more than %d devices", SB_CLI_MAX_DEVICES);
+      return -1;
+    }
+    c->devices[n++] = (int)v;
+  }
+  c->num_devices = n;
+  return 0;
+}
+
 int sb_cli_parse(int argc, char **argv, sb_cli *c, char *err, size_t errlen) {
   memset(c, 0, sizeof *c);
   c->out_path = "syncbench.csv";
+  c->watchdog_ms = 1000;
+  c->point_timeout_s = 600;
   c->warmup = 2;
   c->min_time_s = -1;
   c->gbench_argv[0] = argv[0];
@@ -149,13 +206,43 @@ int sb_cli_parse(int argc, char **argv, sb_cli *c, char *err, size_t errlen) {
       TAKE_VALUE();
       if (!*val) { snprintf(err, errlen, "--out needs a file name"); goto fail; }
       c->out_path = val;
+      c->out_given = 1;
       continue;
     }
+    if (!strcmp(opt, "--resume")) {
+      TAKE_VALUE();
+      if (!*val) { snprintf(err, errlen, "--resume needs a file name"); goto fail; }
+      c->resume_path = val;
+      continue;
+    }
+    if (!strcmp(opt, "--no-fork")) { c->no_fork = 1; continue; }
+    if (!strcmp(opt, "--no-reference")) { c->no_reference = 1; continue; }
     long long v;
     if (!strcmp(opt, "--device")) {
       TAKE_VALUE();
       if (parse_ll(val, 0, 1023, &v)) { snprintf(err, errlen, "--device '%s' is not a device ordinal (0, 1, ...)", val); goto fail; }
       c->device = (int)v;
+      c->device_given = 1;
+      continue;
+    }
+    if (!strcmp(opt, "--devices")) {
+      TAKE_VALUE();
+      if (parse_devices(val, c, err, errlen)) goto fail;
+      continue;
+    }
+    if (!strcmp(opt, "--watchdog-ms")) {
+      TAKE_VALUE();
+      if (parse_ll(val, 0, 3600000, &v)) { snprintf(err, errlen, "--watchdog-ms '%s' is not an integer in [0, 3600000] (0: no bound)", val); goto fail; }
+      c->watchdog_ms = v;
+      continue;
+    }
+    if (!strcmp(opt, "--point-timeout")) {
+      TAKE_VALUE();
+      char *end;
+      errno = 0;
+      double s = strtod(val, &end);
+      if (errno || *end || !(s >= 0 && s <= 86400)) { snprintf(err, errlen, "--point-timeout '%s' is not a number of seconds in [0, 86400] (0: never)", val); goto fail; }
+      c->point_timeout_s = s;
       continue;
     }
     if (!strcmp(opt, "--warmup")) {
@@ -195,6 +282,24 @@ int sb_cli_parse(int argc, char **argv, sb_cli *c, char *err, size_t errlen) {
 #undef TAKE_VALUE
   }
   c->gbench_argv[c->gbench_argc] = NULL;
+  if (c->num_devices != 0 && c->device_given) {
+    snprintf(err, errlen, "give --device N or --devices LIST, not both");
+    goto fail;
+  }
+  if (c->no_fork && (c->num_devices < 0 || c->num_devices > 1)) {
+    snprintf(err, errlen, "--no-fork runs one GPU; drop --devices or --no-fork");
+    goto fail;
+  }
+  if (c->resume_path && c->out_given && strcmp(c->resume_path, c->out_path) != 0) {
+    snprintf(err, errlen, "--resume %s appends to that file; --out %s names another (give one of them)",
+             c->resume_path, c->out_path);
+    goto fail;
+  }
+  if (c->resume_path && strstr(c->resume_path, "{gpu}")) {
+    snprintf(err, errlen, "--resume needs the file's real name, not a {gpu} pattern");
+    goto fail;
+  }
+  if (c->resume_path) c->out_path = c->resume_path;
   return 0;
 fail:
   sb_cli_free(c);

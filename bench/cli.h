@@ -17,6 +17,7 @@ enum {
 };
 
 #define SB_MAX_GBENCH_ARGS 32
+#define SB_CLI_MAX_DEVICES 64
 
 typedef struct sb_cli {
   int help, list, csv_header, print_slug;
@@ -24,7 +25,16 @@ typedef struct sb_cli {
   regex_t filter;
   int has_filter;
   const char *out_path;    /* may hold {gpu} */
-  int device;
+  int out_given;
+  const char *resume_path; /* --resume FILE: append to FILE, skip its rows */
+  int device;              /* --device N */
+  int device_given;
+  int devices[SB_CLI_MAX_DEVICES]; /* --devices LIST */
+  int num_devices;         /* 0: just --device; -1: --devices all */
+  int no_fork;             /* run points in this process (sanitizers, gdb) */
+  int no_reference;        /* leave the reference copy out */
+  long long watchdog_ms;   /* mbarrier wait bound; 0: none */
+  double point_timeout_s;  /* kill a silent worker after this; 0: never */
   int warmup;
   double min_time_s;       /* -1: default for the mode */
   unsigned long long seed; /* 0: fresh */

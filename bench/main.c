@@ -5,12 +5,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "../harness/gbench_shim.h"
 #include "../harness/random.h"
+#include "../harness/resume.h"
+#include "../harness/watchdog.h"
 #include "cli.h"
-#include "runner.h"
+#include "supervisor.h"
 
 static void on_signal(int sig) {
   (void)sig;
@@ -33,6 +38,29 @@ static int make_parents(const char *path, char *err, size_t errlen) {
   return 0;
 }
 
+/* Opens the CSV before any GPU work, so a bad path costs nothing. */
+static int open_output(const char *path, int *created, char *err, size_t errlen) {
+  if (make_parents(path, err, errlen) != 0) return -1;
+  /* Not truncated yet: a run that finds no GPU leaves an old file alone. */
+  struct stat st;
+  *created = stat(path, &st) != 0;
+  int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0666);
+  if (fd < 0) snprintf(err, errlen, "cannot write: %s", strerror(errno));
+  return fd;
+}
+
+static int write_header(int fd) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  if (!f) return -1;
+  sb_csv_write_header(f);
+  fclose(f);
+  int rc = sb_write_all(fd, buf, len);
+  free(buf);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   sb_cli cli;
   char err[1024];
@@ -48,35 +76,26 @@ int main(int argc, char **argv) {
     return SB_EXIT_USAGE;
   }
 
-  /* Build the sweep before touching the GPU: bad axes fail fast. */
+  /* Everything that can be checked without a GPU comes first: the sweep,
+   * the resume file and the output path. */
   sb_point *points = NULL;
   long count = sb_sweep_build(&cli.spec, &points, err, sizeof err);
   if (count < 0) {
     fprintf(stderr, "syncbench: %s\n", err);
     return SB_EXIT_USAGE;
   }
-
-  sb_device dev;
-  if (sb_device_open(cli.device, &dev, err, sizeof err) != 0) {
+  if (cli.no_reference) {
+    long k = 0;
+    for (long i = 0; i < count; ++i)
+      if (strcmp(points[i].family->name, "reference") != 0) points[k++] = points[i];
+    count = k;
+  }
+  sb_resume resume;
+  memset(&resume, 0, sizeof resume);
+  if (cli.resume_path && sb_resume_load(cli.resume_path, &resume, err, sizeof err) != 0) {
     fprintf(stderr, "syncbench: %s\n", err);
-    return strstr(err, "does not exist") ? SB_EXIT_USAGE : SB_EXIT_NO_DEVICE;
-  }
-  char slug[128];
-  sb_gpu_slug(dev.prov.gpu_name, slug, sizeof slug);
-  if (cli.print_slug) { printf("%s\n", slug); return SB_EXIT_OK; }
-
-  char out_path[4096];
-  sb_expand_out_path(cli.out_path, slug, out_path, sizeof out_path);
-  if (make_parents(out_path, err, sizeof err) != 0) {
-    fprintf(stderr, "syncbench: --out %s: %s\n", out_path, err);
     return SB_EXIT_USAGE;
   }
-  FILE *csv = fopen(out_path, "w");
-  if (!csv) {
-    fprintf(stderr, "syncbench: --out %s: cannot write: %s\n", out_path, strerror(errno));
-    return SB_EXIT_USAGE;
-  }
-  sb_csv_write_header(csv);
 
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -84,38 +103,135 @@ int main(int argc, char **argv) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
 
-  dev.prov.seed = cli.has_seed ? cli.seed : sb_fresh_seed() & 0x7fffffffffffffffULL;
-  sb_run_options opt = {
-      .warmup = cli.warmup,
-      .min_time_s = cli.min_time_s > 0 ? cli.min_time_s : (cli.spec.quick ? 0.02 : 0.1),
-      .seed = dev.prov.seed,
-      .csv = csv,
-      .log = stderr,
+  char out_path[4096];
+  int csv_fd = -1, created = 0;
+  int has_pattern = strstr(cli.out_path, "{gpu}") != NULL;
+  if (!cli.print_slug && !has_pattern) {
+    snprintf(out_path, sizeof out_path, "%s", cli.out_path);
+    if ((csv_fd = open_output(out_path, &created, err, sizeof err)) < 0) {
+      fprintf(stderr, "syncbench: --out %s: %s\n", out_path, err);
+      return SB_EXIT_USAGE;
+    }
+  }
+
+  /* Device information from a short-lived probe process: this process
+   * makes no CUDA call, so its workers can be forked. */
+  static sb_device devs[SB_MAX_DEVICES];
+  int ordinals[SB_MAX_DEVICES];
+  int ndev = cli.num_devices;
+  if (ndev == 0) {
+    ordinals[0] = cli.device;
+    ndev = 1;
+  } else if (ndev > 0) {
+    memcpy(ordinals, cli.devices, (size_t)ndev * sizeof ordinals[0]);
+  }
+  int usage = 0;
+  if (cli.no_fork && ndev == 1) { /* no fork at all: sanitizers and debuggers */
+    if (sb_device_open(ordinals[0], &devs[0], err, sizeof err) != 0) {
+      ndev = -1;
+      usage = strstr(err, "does not exist") != NULL;
+    }
+  } else {
+    ndev = sb_probe_devices(ordinals, ndev, devs, err, sizeof err, &usage);
+  }
+  if (ndev <= 0) {
+    if (ndev == 0) snprintf(err, sizeof err, "no usable CUDA device: the driver reports 0 GPUs");
+    fprintf(stderr, "syncbench: %s\n", err);
+    if (csv_fd >= 0 && created) unlink(out_path);
+    return usage ? SB_EXIT_USAGE : SB_EXIT_NO_DEVICE;
+  }
+  if (cli.no_fork && ndev > 1) {
+    fprintf(stderr, "syncbench: --no-fork runs one GPU; this host has %d\n", ndev);
+    return SB_EXIT_USAGE;
+  }
+  char slug[128];
+  sb_gpu_slug(devs[0].prov.gpu_name, slug, sizeof slug);
+  if (cli.print_slug) { printf("%s\n", slug); return SB_EXIT_OK; }
+  if (csv_fd < 0) {
+    sb_expand_out_path(cli.out_path, slug, out_path, sizeof out_path);
+    if ((csv_fd = open_output(out_path, &created, err, sizeof err)) < 0) {
+      fprintf(stderr, "syncbench: --out %s: %s\n", out_path, err);
+      return SB_EXIT_USAGE;
+    }
+  }
+  if (!cli.resume_path && ftruncate(csv_fd, 0) != 0) {
+    fprintf(stderr, "syncbench: --out %s: cannot write: %s\n", out_path, strerror(errno));
+    return SB_EXIT_USAGE;
+  }
+  if ((!cli.resume_path || resume.need_header) && write_header(csv_fd) != 0) {
+    fprintf(stderr, "syncbench: --out %s: cannot write: %s\n", out_path, strerror(errno));
+    return SB_EXIT_USAGE;
+  }
+
+  /* One run: the same start time and seed on every GPU's rows. */
+  unsigned long long seed = cli.has_seed ? cli.seed : sb_fresh_seed() & 0x7fffffffffffffffULL;
+  for (int k = 0; k < ndev; ++k) {
+    devs[k].prov.seed = seed;
+    snprintf(devs[k].prov.run_utc, sizeof devs[k].prov.run_utc, "%s", devs[0].prov.run_utc);
+  }
+  sb_supervisor_options so = {
+      .points = points,
+      .count = count,
+      .resume = cli.resume_path ? &resume : NULL,
+      .devs = devs,
+      .ndev = ndev,
+      .csv_fd = csv_fd,
+      .run = {
+          .warmup = cli.warmup,
+          .min_time_s = cli.min_time_s > 0 ? cli.min_time_s : (cli.spec.quick ? 0.02 : 0.1),
+          .seed = seed,
+          .log = stderr,
+      },
+      .isolate = !cli.no_fork,
+      .point_timeout_s = cli.point_timeout_s,
+      .watchdog_ns = (unsigned long long)cli.watchdog_ms * 1000000ull,
   };
   /* --benchmark_min_time, if given, wins over our default. */
   for (int i = 1; i < cli.gbench_argc; ++i)
     if (strncmp(cli.gbench_argv[i], "--benchmark_min_time", 20) == 0 && cli.min_time_s <= 0)
-      opt.min_time_s = 0;
+      so.run.min_time_s = 0;
 
-  fprintf(stderr, "syncbench: %s (sm_%d%d, %d SMs, %zu MiB L2, driver %s, CUDA %s), commit %s\n",
-          dev.prov.gpu_name, dev.cc_major, dev.cc_minor, dev.sm_count, dev.l2_bytes >> 20,
-          dev.prov.driver, dev.prov.cuda, dev.prov.commit);
-  fprintf(stderr, "syncbench: %ld points -> %s (seed %llu)\n", count, out_path, dev.prov.seed);
+  for (int k = 0; k < ndev; ++k) {
+    const sb_device *d = &devs[k];
+    fprintf(stderr, "syncbench: GPU %d: %s (sm_%d%d, %d SMs, %zu MiB L2, driver %s, CUDA %s), commit %s\n",
+            d->ordinal, d->prov.gpu_name, d->cc_major, d->cc_minor, d->sm_count, d->l2_bytes >> 20,
+            d->prov.driver, d->prov.cuda, d->prov.commit);
+  }
+  if (sb_watchdog_units() == 0)
+    fprintf(stderr, "syncbench: mbarrier deadlock watchdog compiled out (SB_WATCHDOG=0)\n");
+  else if (cli.watchdog_ms == 0)
+    fprintf(stderr, "syncbench: mbarrier deadlock watchdog off (--watchdog-ms 0)\n");
+  if (cli.resume_path)
+    fprintf(stderr, "syncbench: resuming %s: %ld rows there%s\n", out_path, resume.rows,
+            resume.dropped_bytes ? "; dropped a partial last row" : "");
+  fprintf(stderr, "syncbench: %ld points x %d GPU%s -> %s (seed %llu)%s\n", count, ndev,
+          ndev == 1 ? "" : "s", out_path, seed,
+          cli.no_fork ? ", in this process (--no-fork)" : "");
 
-  sb_run_summary sum;
-  int rc = sb_run_sweep(points, count, &dev, &opt, &sum);
-  if (fclose(csv) != 0) rc = -1;
+  sb_supervisor_result res;
+  int rc = sb_supervise(&so, &res);
+  /* Rows went out with one write() each as they finished; fsync once at
+   * the end (and after an interrupt) so they also survive a power loss. */
+  if (fsync(csv_fd) != 0 && errno != EINVAL) rc = -1;
+  if (close(csv_fd) != 0) rc = -1;
   free(points);
+  sb_resume_free(&resume);
   sb_cli_free(&cli);
 
-  printf("syncbench: %ld ok, %ld skipped, %ld unsupported, %ld wrong, %ld error -> %s\n",
-         sum.by_status[SB_OK], sum.by_status[SB_SKIPPED], sum.by_status[SB_UNSUPPORTED],
-         sum.by_status[SB_WRONG], sum.by_status[SB_ERROR], out_path);
+  printf("syncbench: %ld ok, %ld skipped, %ld unsupported, %ld wrong, %ld error, %ld deadlock",
+         res.by_status[SB_OK], res.by_status[SB_SKIPPED], res.by_status[SB_UNSUPPORTED],
+         res.by_status[SB_WRONG], res.by_status[SB_ERROR], res.by_status[SB_DEADLOCK]);
+  if (res.resumed) printf(", %ld already done", res.resumed);
+  if (res.restarts) printf(", %ld worker restart%s", res.restarts, res.restarts == 1 ? "" : "s");
+  printf(" -> %s\n", out_path);
   if (rc != 0) return SB_EXIT_FAILED;
-  if (sum.interrupted) {
-    fprintf(stderr, "syncbench: interrupted; the finished rows are in %s\n", out_path);
+  if (res.interrupted) {
+    fprintf(stderr, "syncbench: interrupted; the finished rows are in %s (continue with --resume %s)\n",
+            out_path, out_path);
     return SB_EXIT_INTERRUPTED;
   }
-  if (sum.context_lost || sum.by_status[SB_WRONG] || sum.by_status[SB_ERROR]) return SB_EXIT_FAILED;
+  if (res.device_failed || res.by_status[SB_WRONG] || res.by_status[SB_ERROR] ||
+      res.by_status[SB_DEADLOCK])
+    return SB_EXIT_FAILED;
   return SB_EXIT_OK;
 }

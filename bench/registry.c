@@ -13,10 +13,16 @@ extern const sb_family sb_family_barrier_tma;
 extern const sb_family sb_family_barrier_cluster;
 extern const sb_family sb_family_pipeline;
 extern const sb_family sb_family_pipeline_intensity;
+#ifdef SB_BROKEN
+extern const sb_family sb_family_broken; /* tests only: make SB_BROKEN=1 */
+#endif
 
 /* Every family that exists. Add a family: one line here. */
 const sb_family *const sb_families[] = {
     &sb_family_reference,
+#ifdef SB_BROKEN
+    &sb_family_broken, /* early, so healthy families run after its faults */
+#endif
     &sb_family_scan,
     &sb_family_stencil,
     &sb_family_stencil2d,

@@ -10,6 +10,7 @@
 #include "../harness/random.h"
 #include "../harness/stats.h"
 #include "../harness/timing.h"
+#include "../harness/watchdog.h"
 
 volatile sig_atomic_t sb_stop_requested = 0;
 
@@ -48,13 +49,25 @@ static double now_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* After a failed kernel: if the mbarrier watchdog fired, the row becomes
+ * `deadlock` with the watchdog's report in front of the CUDA error. */
+static void check_watchdog(sb_row *row) {
+  char wd[SB_DETAIL_LEN], keep[SB_DETAIL_LEN];
+  if (!sb_watchdog_describe(sb_watchdog_host, wd, sizeof wd)) return;
+  snprintf(keep, sizeof keep, "%s", row->detail);
+  row->status = SB_DEADLOCK;
+  snprintf(row->detail, sizeof row->detail, "%.300s; %.200s", wd, keep);
+}
+
 /* An error row; returns 1 when the CUDA context is unusable afterwards. */
 static int cuda_failed(sb_row *row, const char *what, cudaError_t e) {
   row->status = SB_ERROR;
   snprintf(row->detail, sizeof row->detail, "%s: %s (%s)", what,
            cudaGetErrorString(e), cudaGetErrorName(e));
   cudaGetLastError(); /* clear a non-sticky error */
-  return cudaDeviceSynchronize() != cudaSuccess;
+  int lost = cudaDeviceSynchronize() != cudaSuccess;
+  if (lost) check_watchdog(row);
+  return lost;
 }
 
 typedef struct runner {
@@ -162,17 +175,30 @@ static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_r
   int flush = in_bytes + out_bytes < 4 * d->l2_bytes;
   r->timer.flush_buf = flush ? r->buf.d_flush : NULL;
   r->timer.flush_bytes = r->buf.flush_bytes;
-  sb_timer_reset(&r->timer);
-  char name[512], err[512] = "";
+  char name[512];
   sb_point_name(p, name, sizeof name);
-  int rc = gbs_run_one(name, sb_timer_sample, &r->timer, r->opt->min_time_s, err, sizeof err);
-  if (rc == 2) return -2; /* excluded by --benchmark_filter: no row */
-  if (rc == 1) {
-    if (sb_stop_requested) return -3;
-    row->status = SB_ERROR;
-    snprintf(row->detail, sizeof row->detail, "%s", err);
-    cudaGetLastError();
-    return cudaDeviceSynchronize() != cudaSuccess;
+  /* Time; if the SM clock right after the samples is below 90% of the
+   * maximum (power or thermal throttling, or a clock that had not ramped
+   * up), take the samples once more and say so in the detail. */
+  double mhz = NAN, first_mhz = NAN;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    char err[512] = "";
+    sb_timer_reset(&r->timer);
+    int rc = gbs_run_one(name, sb_timer_sample, &r->timer, r->opt->min_time_s, err, sizeof err);
+    if (rc == 2) return -2; /* excluded by --benchmark_filter: no row */
+    if (rc == 1) {
+      if (sb_stop_requested) return -3;
+      row->status = SB_ERROR;
+      snprintf(row->detail, sizeof row->detail, "%s", err);
+      cudaGetLastError();
+      int lost = cudaDeviceSynchronize() != cudaSuccess;
+      if (lost) check_watchdog(row);
+      return lost;
+    }
+    mhz = NAN;
+    if (sb_measure_sm_clock(r->stream, &mhz) != cudaSuccess) mhz = NAN;
+    if (attempt == 0) first_mhz = mhz;
+    if (isnan(mhz) || d->max_clock_mhz <= 0 || mhz >= 0.9 * d->max_clock_mhz) break;
   }
 
   sb_stats s;
@@ -191,9 +217,12 @@ static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_r
     if (r->copy_gbps > 0) row->pct_of_copy = 100.0 * row->gbps / r->copy_gbps;
   }
   if (f->flops) row->gflops = (double)f->flops(p) / s.median * 1e-9;
-  double mhz = NAN;
-  if (sb_measure_sm_clock(r->stream, &mhz) == cudaSuccess) row->sm_clock_mhz = mhz;
+  if (!isnan(mhz)) row->sm_clock_mhz = mhz;
   int used = snprintf(row->detail, sizeof row->detail, "%s", flush ? "L2 flushed before each sample" : "");
+  if (!isnan(first_mhz) && first_mhz != mhz) /* throttled once: re-taken */
+    used += snprintf(row->detail + used, sizeof row->detail - (size_t)used,
+                     "%sSM clock %.0f MHz after the first samples, below 90%% of the %d MHz maximum: samples re-taken once (clock then %.0f MHz)",
+                     used ? "; " : "", first_mhz, d->max_clock_mhz, mhz);
   if (!isnan(mhz) && d->max_clock_mhz > 0 && mhz < 0.9 * d->max_clock_mhz)
     used += snprintf(row->detail + used, sizeof row->detail - (size_t)used,
                      "%sSM clock %.0f MHz after the samples, below 90%% of the %d MHz maximum",
@@ -222,47 +251,67 @@ static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_r
   return 0;
 }
 
-static void progress(FILE *log, long done, long count, double t0, const sb_row *row, const char *name) {
+static void progress(const sb_run_options *o, long done, double t0, const sb_row *row,
+                     const char *name) {
+  FILE *log = o->log;
   if (!log) return;
+  long count = o->progress_total;
   double elapsed = now_s() - t0;
-  double left = done ? elapsed / (double)done * (double)(count - done) : 0;
-  fprintf(log, "[%*ld/%ld %2d:%02d left] %-11s %s", (int)snprintf(NULL, 0, "%ld", count), done,
-          count, (int)left / 60, (int)left % 60, sb_status_names[row->status], name);
-  if (row->status == SB_OK && !isnan(row->cycles_per_op))
-    fprintf(log, "  %.2f us  %.1f cycles/op\n", row->median_us, row->cycles_per_op);
+  long here = done - o->progress_done; /* points this process has run */
+  double left = here > 0 ? elapsed / (double)here * (double)(count - done) : 0;
+  char line[2048];
+  int w = snprintf(line, sizeof line, "%s[%*ld/%ld %2d:%02d left] %-11s %s", o->log_prefix ? o->log_prefix : "",
+                   (int)snprintf(NULL, 0, "%ld", count), done, count, (int)left / 60, (int)left % 60,
+                   sb_status_names[row->status], name);
+  size_t room = w > 0 && (size_t)w < sizeof line ? sizeof line - (size_t)w : 0;
+  char *tail = line + (sizeof line - room);
+  if (room == 0) {
+  } else if (row->status == SB_OK && !isnan(row->cycles_per_op))
+    snprintf(tail, room, "  %.2f us  %.1f cycles/op\n", row->median_us, row->cycles_per_op);
   else if (row->status == SB_OK && !isnan(row->gbps))
-    fprintf(log, "  %.2f us  %.1f GB/s  %.1f%% of copy\n", row->median_us, row->gbps,
-            isnan(row->pct_of_copy) ? 0.0 : row->pct_of_copy);
+    snprintf(tail, room, "  %.2f us  %.1f GB/s  %.1f%% of copy\n", row->median_us, row->gbps,
+             isnan(row->pct_of_copy) ? 0.0 : row->pct_of_copy);
   else if (row->status == SB_OK)
-    fprintf(log, "  %.2f us\n", row->median_us);
+    snprintf(tail, room, "  %.2f us\n", row->median_us);
   else
-    fprintf(log, "  (%s)\n", row->detail);
+    snprintf(tail, room, "  (%s)\n", row->detail);
+  size_t len = strlen(line);
+  if (len == 0 || line[len - 1] != '\n') { /* cut short: still one whole line */
+    if (len > sizeof line - 2) len = sizeof line - 2;
+    line[len] = '\n';
+    line[len + 1] = '\0';
+  }
+  /* One fputs per line: lines of parallel workers do not interleave. */
+  fputs(line, log);
   fflush(log);
 }
 
-int sb_run_sweep(const sb_point *points, long count, sb_device *d,
+int sb_run_sweep(const sb_point *points, const long *order, long count, sb_device *d,
                  const sb_run_options *o, sb_run_summary *sum) {
   memset(sum, 0, sizeof *sum);
-  runner r = {.dev = d, .opt = o};
+  runner r = {.dev = d, .opt = o, .copy_gbps = o->copy_gbps};
   cudaError_t e = cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking);
   if (e == cudaSuccess) e = sb_timer_init(&r.timer, r.stream);
   r.timer.stop_flag = (volatile int *)&sb_stop_requested;
   r.buf.flush_bytes = 2 * d->l2_bytes;
   if (e == cudaSuccess) e = cudaMalloc(&r.buf.d_flush, r.buf.flush_bytes);
   if (e != cudaSuccess) {
-    fprintf(stderr, "syncbench: cannot set up timing on the GPU: %s\n", cudaGetErrorString(e));
+    fprintf(stderr, "%ssyncbench: cannot set up timing on the GPU: %s\n",
+            o->log_prefix ? o->log_prefix : "", cudaGetErrorString(e));
     sum->context_lost = 1;
     return 0;
   }
   double t0 = now_s();
   int status = 0;
-  for (long i = 0; i < count && !sb_stop_requested; ++i) {
+  for (long k = 0; k < count && !sb_stop_requested; ++k) {
+    const long i = order[k];
     const sb_point *p = &points[i];
     sb_row row;
     sb_row_init(&row, &d->prov);
     row.family = p->family->name;
     row.variant = p->variant->name;
     memcpy(row.axis, p->axis, sizeof row.axis);
+    if (o->on_start) o->on_start(o->ctx, i);
     int lost = run_point(&r, p, sb_splitmix64(o->seed + (unsigned long long)i), &row);
     if (lost == -2) { ++sum->filtered; continue; }
     if (lost == -3) break; /* interrupted mid-point: that row is not done */
@@ -270,7 +319,7 @@ int sb_run_sweep(const sb_point *points, long count, sb_device *d,
       r.copy_gbps = row.gbps;
       row.pct_of_copy = 100.0;
     }
-    if (sb_csv_write_row(o->csv, &row) != 0) {
+    if (o->on_row(o->ctx, i, &row, lost == 1) != 0) {
       fprintf(stderr, "syncbench: writing the CSV failed; stopping\n");
       status = -1;
       break;
@@ -278,17 +327,17 @@ int sb_run_sweep(const sb_point *points, long count, sb_device *d,
     ++sum->by_status[row.status];
     char name[512];
     sb_point_name(p, name, sizeof name);
-    progress(o->log, i + 1, count, t0, &row, name);
+    progress(o, o->progress_done + k + 1, t0, &row, name);
     if (lost == 1) {
-      fprintf(stderr, "syncbench: the CUDA context is unusable after this error (%s); stopping. Finished rows are in the CSV.\n",
-              row.detail);
       sum->context_lost = 1;
       break;
     }
   }
   sum->interrupted = sb_stop_requested != 0;
-  sb_timer_destroy(&r.timer);
-  free_buffers(&r.buf);
-  cudaStreamDestroy(r.stream);
+  if (!sum->context_lost) {
+    sb_timer_destroy(&r.timer);
+    free_buffers(&r.buf);
+    cudaStreamDestroy(r.stream);
+  }
   return status;
 }

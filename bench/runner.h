@@ -14,8 +14,17 @@ typedef struct sb_run_options {
   int warmup;           /* launches after validation, before timing */
   double min_time_s;    /* per point; <= 0: Google Benchmark's flag decides */
   unsigned long long seed; /* base seed; point i uses a seed derived from it */
-  FILE *csv;
-  FILE *log;            /* progress lines (stderr) */
+  double copy_gbps;     /* this GPU's copy bandwidth if already known (a
+                           resumed or restarted sweep), else 0 */
+  FILE *log;            /* progress lines (stderr), NULL: none */
+  const char *log_prefix; /* e.g. "[gpu 1] " when several GPUs run, or "" */
+  long progress_done, progress_total; /* for the progress counter */
+  /* Called just before point `index` (of the full point list) runs, and
+   * with its finished row. on_row returns non-zero to stop the sweep (the
+   * row could not be written). */
+  void (*on_start)(void *ctx, long index);
+  int (*on_row)(void *ctx, long index, const sb_row *row, int context_lost);
+  void *ctx;
 } sb_run_options;
 
 typedef struct sb_run_summary {
@@ -32,9 +41,11 @@ extern volatile sig_atomic_t sb_stop_requested;
  * when the point cannot run here, else 0. */
 int sb_point_precheck(const sb_point *p, const sb_device *d, sb_row *row);
 
-/* Runs every point on device d. Returns 0 when every row was written
- * (whatever its status), -1 if the CSV could not be written. */
-int sb_run_sweep(const sb_point *points, long count, sb_device *d,
+/* Runs points[order[0..count)] on device d, in that order (point i's seed
+ * derives from o->seed and i). Stops after a row whose error left the CUDA
+ * context unusable (sum->context_lost), or at sb_stop_requested (the point
+ * in progress gets no row). Returns 0, or -1 if on_row failed. */
+int sb_run_sweep(const sb_point *points, const long *order, long count, sb_device *d,
                  const sb_run_options *o, sb_run_summary *sum);
 
 #endif

@@ -5,7 +5,7 @@
 #include "csv_schema.h"
 
 const char *const sb_status_names[SB_NUM_STATUS] = {
-    "ok", "skipped", "unsupported", "wrong", "error"};
+    "ok", "skipped", "unsupported", "wrong", "error", "deadlock"};
 
 static const char *const column_names[] = {
 #define SB_COL_NAME(name, fmt, val) name,

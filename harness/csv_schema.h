@@ -16,7 +16,8 @@ typedef enum sb_status {
   SB_SKIPPED,      /* this configuration cannot launch here; detail says why */
   SB_UNSUPPORTED,  /* the GPU lacks a feature the variant needs */
   SB_WRONG,        /* output differed from the CPU reference: never timed */
-  SB_ERROR,        /* a CUDA call failed */
+  SB_ERROR,        /* a CUDA call failed, or the worker process died */
+  SB_DEADLOCK,     /* an mbarrier wait outlived the watchdog (kernels/mbarrier.cuh) */
   SB_NUM_STATUS
 } sb_status;
 

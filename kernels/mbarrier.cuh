@@ -58,10 +58,91 @@ __device__ __forceinline__ bool sb_mbar_test_parity(uint64_t *bar, uint32_t pari
   return done != 0;
 }
 
+// ---- deadlock watchdog (host side: harness/watchdog.h) ----
+// Every wait below is bounded by %globaltimer: a wait that keeps failing for
+// the configured time (default 1 s, --watchdog-ms) records which barrier,
+// stage and parity it waited on in host-mapped memory, then traps, so a
+// broken protocol costs one `deadlock` row instead of a hung GPU. The clock
+// is read only once every SB_WATCHDOG_POLLS failed polls, so a wait that
+// succeeds (or fails a few times) costs a counter increment at most.
+// Build with -DSB_WATCHDOG=0 (make SB_WATCHDOG=0) to compile it out.
+#ifndef SB_WATCHDOG
+#define SB_WATCHDOG 1
+#endif
+#define SB_WATCHDOG_POLLS 256u
+#if SB_WATCHDOG
+#include <cuda_runtime.h>
+
+#include "../harness/watchdog.h"
+
+// Per translation unit (no relocatable device code): set at run time by
+// sb_watchdog_configure() through the setter this unit registers below.
+static __device__ unsigned long long sb_wd_timeout_ns = SB_WATCHDOG_DEFAULT_MS * 1000000ull;
+static __device__ sb_watchdog_record *sb_wd_record = nullptr;
+static __device__ unsigned int sb_wd_claimed = 0;
+
+static cudaError_t sb_wd_set(unsigned long long ns, sb_watchdog_record *rec) {
+  cudaError_t e = cudaMemcpyToSymbol(sb_wd_timeout_ns, &ns, sizeof ns);
+  if (e == cudaSuccess) e = cudaMemcpyToSymbol(sb_wd_record, &rec, sizeof rec);
+  return e;
+}
+__attribute__((constructor)) static void sb_wd_register_unit(void) {
+  sb_watchdog_register(sb_wd_set);
+}
+
+__device__ __forceinline__ unsigned long long sb_wd_now_ns(void) {
+  unsigned long long t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// The first thread to time out writes the record (fired last, after a
+// system-scope fence, so the host never sees a half-written record); every
+// timed-out thread traps, which aborts the grid.
+static __device__ __forceinline__ void sb_wd_fire(uint64_t *bar, uint32_t parity, int stage,
+                                               unsigned long long waited) {
+  volatile sb_watchdog_record *r = sb_wd_record;
+  if (r != nullptr && atomicCAS(&sb_wd_claimed, 0u, 1u) == 0u) {
+    r->bar = sb_smem_addr(bar);
+    r->stage = stage;
+    r->parity = parity;
+    r->block[0] = blockIdx.x, r->block[1] = blockIdx.y, r->block[2] = blockIdx.z;
+    r->thread[0] = threadIdx.x, r->thread[1] = threadIdx.y, r->thread[2] = threadIdx.z;
+    r->waited_ns = waited;
+    __threadfence_system();
+    r->fired = 1;
+    __threadfence_system();
+  }
+  __trap();
+}
+#endif
+
 // Waits (acquire, CTA scope) until the phase with this parity has completed.
-__device__ __forceinline__ void sb_mbar_wait_parity(uint64_t *bar, uint32_t parity) {
+// `stage` (a pipeline stage or buffer index, or -1) only names the wait in
+// the watchdog's report.
+__device__ __forceinline__ void sb_mbar_wait_parity_stage(uint64_t *bar, uint32_t parity,
+                                                          int stage) {
+#if SB_WATCHDOG
+  uint32_t polls = 0;
+  unsigned long long t0 = 0;
+  while (!sb_mbar_test_parity(bar, parity)) {
+    if ((++polls & (SB_WATCHDOG_POLLS - 1u)) != 0u) continue;
+    const unsigned long long now = sb_wd_now_ns();
+    if (t0 == 0) {
+      t0 = now;  // the clock starts at the first check: this wait's own time
+    } else if (now - t0 > sb_wd_timeout_ns && sb_wd_timeout_ns != 0) {
+      sb_wd_fire(bar, parity, stage, now - t0);
+    }
+  }
+#else
+  (void)stage;
   while (!sb_mbar_test_parity(bar, parity)) {
   }
+#endif
+}
+
+__device__ __forceinline__ void sb_mbar_wait_parity(uint64_t *bar, uint32_t parity) {
+  sb_mbar_wait_parity_stage(bar, parity, -1);
 }
 
 // ---- arrive variants ----

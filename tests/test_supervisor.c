@@ -1,0 +1,249 @@
+/* Fault isolation, interrupt and resume, without a GPU: the supervisor runs
+ * a fake worker (test_worker) in its forked processes, which crashes, trips
+ * the watchdog record, loses its context, hangs or is interrupted on
+ * chosen points, and the CSV the parent writes is checked row by row. */
+#include <fcntl.h>
+#include <signal.h>
+#include <time.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "../bench/supervisor.h"
+#include "../bench/sweep.h"
+#include "check.h"
+
+enum { FAKE_OK, FAKE_CRASH, FAKE_DEADLOCK, FAKE_LOST, FAKE_FILTERED, FAKE_INTERRUPT, FAKE_HANG };
+static int fake_mode[4096]; /* by point index; inherited by the workers */
+static int fake_setup_fails;  /* the worker ends before its first point */
+
+static int fake_worker(const sb_supervisor_options *o, int dev, const long *order, long n,
+                       const sb_run_options *run, sb_watchdog_record *rec) {
+  if (fake_setup_fails) return SB_WORKER_CONTEXT_LOST;
+  for (long k = 0; k < n; ++k) {
+    if (sb_stop_requested) return 130;
+    long i = order[k];
+    const sb_point *p = &o->points[i];
+    run->on_start(run->ctx, i);
+    sb_row row;
+    sb_row_init(&row, &o->devs[dev].prov);
+    row.family = p->family->name;
+    row.variant = p->variant->name;
+    memcpy(row.axis, p->axis, sizeof row.axis);
+    row.status = SB_OK;
+    snprintf(row.detail, sizeof row.detail, "fake");
+    switch (fake_mode[i]) {
+      case FAKE_CRASH: raise(SIGKILL); break;
+      case FAKE_DEADLOCK:
+        rec->bar = 0x400;
+        rec->stage = 3;
+        rec->parity = 1;
+        rec->waited_ns = 1000000000ull;
+        rec->fired = 1;
+        raise(SIGKILL);
+        break;
+      case FAKE_LOST:
+        row.status = SB_ERROR;
+        snprintf(row.detail, sizeof row.detail, "kernel: an illegal memory access was encountered");
+        run->on_row(run->ctx, i, &row, 1);
+        return SB_WORKER_CONTEXT_LOST;
+      case FAKE_FILTERED: continue;
+      case FAKE_INTERRUPT:
+        kill(getppid(), SIGINT); /* the parent passes it on to us */
+        while (!sb_stop_requested) nanosleep(&(struct timespec){0, 1000000}, NULL);
+        return 130;
+      case FAKE_HANG: pause(); break;
+    }
+    if (run->on_row(run->ctx, i, &row, 0) != 0) return SB_WORKER_PIPE_FAILED;
+  }
+  return 0;
+}
+
+static void on_sigint(int sig) {
+  (void)sig;
+  sb_stop_requested = 1;
+}
+
+typedef struct fixture {
+  sb_point *points;
+  long count;
+  sb_device devs[2];
+  char path[64];
+} fixture;
+
+static void setup(fixture *f) {
+  sb_sweep_spec spec = {.quick = 1};
+  char err[256];
+  f->count = sb_sweep_build(&spec, &f->points, err, sizeof err);
+  memset(fake_mode, 0, sizeof fake_mode);
+  memset(f->devs, 0, sizeof f->devs);
+  for (int k = 0; k < 2; ++k) {
+    f->devs[k].ordinal = k;
+    snprintf(f->devs[k].prov.gpu_name, sizeof f->devs[k].prov.gpu_name, "Fake GPU");
+    snprintf(f->devs[k].prov.gpu_uuid, sizeof f->devs[k].prov.gpu_uuid, "GPU-fake-%d", k);
+  }
+  snprintf(f->path, sizeof f->path, "/tmp/sb_supXXXXXX");
+  int fd = mkstemp(f->path);
+  FILE *h = fdopen(fd, "w");
+  sb_csv_write_header(h);
+  fclose(h);
+}
+
+static int supervise(fixture *f, int ndev, const sb_resume *resume, double timeout,
+                     sb_supervisor_result *res) {
+  int fd = open(f->path, O_WRONLY | O_APPEND);
+  sb_supervisor_options o = {
+      .points = f->points, .count = f->count, .resume = resume, .devs = f->devs,
+      .ndev = ndev, .csv_fd = fd, .run = {.seed = 7}, .isolate = 1,
+      .point_timeout_s = timeout, .test_worker = fake_worker,
+  };
+  struct sigaction sa, old;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_sigint;
+  sigaction(SIGINT, &sa, &old);
+  sb_stop_requested = 0;
+  int rc = sb_supervise(&o, res);
+  sigaction(SIGINT, &old, NULL);
+  sb_stop_requested = 0;
+  close(fd);
+  return rc;
+}
+
+/* The row of point i on GPU dev: its status and detail ("" if absent);
+ * returns how many rows it has. */
+static int find_row(const fixture *f, int dev, long i, char *status, char *detail) {
+  char name[512], line[8192], *fields[64];
+  sb_point_name(&f->points[i], name, sizeof name);
+  int ncol = sb_csv_num_columns(), found = 0;
+  int cf = -1, cv = -1, cs = -1, cd = -1, cu = -1, ca[SB_NUM_AXES];
+  for (int c = 0; c < ncol; ++c) {
+    const char *n = sb_csv_column_name(c);
+    if (!strcmp(n, "family")) cf = c;
+    if (!strcmp(n, "variant")) cv = c;
+    if (!strcmp(n, "status")) cs = c;
+    if (!strcmp(n, "detail")) cd = c;
+    if (!strcmp(n, "gpu_uuid")) cu = c;
+    for (int a = 0; a < SB_NUM_AXES; ++a)
+      if (!strcmp(n, sb_axes[a].name)) ca[a] = c;
+  }
+  status[0] = detail[0] = '\0';
+  FILE *in = fopen(f->path, "r");
+  fgets(line, sizeof line, in); /* header */
+  while (fgets(line, sizeof line, in)) {
+    line[strcspn(line, "\n")] = '\0';
+    if (sb_csv_split(line, fields, 64) != ncol) continue;
+    char got[512];
+    int w = snprintf(got, sizeof got, "%s/%s", fields[cf], fields[cv]);
+    for (int a = 0; a < SB_NUM_AXES; ++a)
+      if (fields[ca[a]][0]) w += snprintf(got + w, sizeof got - (size_t)w, "/%s=%s", sb_axes[a].name, fields[ca[a]]);
+    if (strcmp(got, name) || strcmp(fields[cu], f->devs[dev].prov.gpu_uuid)) continue;
+    ++found;
+    strcpy(status, fields[cs]);
+    snprintf(detail, 512, "%s", fields[cd]);
+  }
+  fclose(in);
+  return found;
+}
+
+static long file_rows(const fixture *f) {
+  sb_resume r;
+  char err[256];
+  if (sb_resume_load(f->path, &r, err, sizeof err) != 0) return -1;
+  long n = r.dropped_bytes ? -2 : r.rows;
+  sb_resume_free(&r);
+  return n;
+}
+
+SB_TEST(supervisor_one_fault_costs_one_row_on_every_gpu) {
+  fixture f;
+  setup(&f);
+  CHECK(f.count >= 10);
+  fake_mode[1] = FAKE_CRASH;
+  fake_mode[2] = FAKE_DEADLOCK;
+  fake_mode[4] = FAKE_LOST;
+  fake_mode[5] = FAKE_FILTERED;
+  sb_supervisor_result res;
+  CHECK_EQ_INT(supervise(&f, 2, NULL, 0, &res), 0);
+  CHECK_EQ_INT(file_rows(&f), 2 * (f.count - 1)); /* every point but the filtered one */
+  CHECK_EQ_INT(res.by_status[SB_OK], 2 * (f.count - 4));
+  CHECK_EQ_INT(res.by_status[SB_ERROR], 4);
+  CHECK_EQ_INT(res.by_status[SB_DEADLOCK], 2);
+  CHECK_EQ_INT(res.restarts, 6);
+  CHECK_EQ_INT(res.interrupted, 0);
+  char st[64], detail[512];
+  for (int dev = 0; dev < 2; ++dev) {
+    CHECK_EQ_INT(find_row(&f, dev, 1, st, detail), 1);
+    CHECK_STR(st, "error");
+    CHECK(strstr(detail, "signal 9") != NULL);
+    CHECK_EQ_INT(find_row(&f, dev, 2, st, detail), 1);
+    CHECK_STR(st, "deadlock");
+    CHECK(strstr(detail, "watchdog") && strstr(detail, "stage 3") && strstr(detail, "parity 1"));
+    CHECK_EQ_INT(find_row(&f, dev, 4, st, detail), 1);
+    CHECK_STR(st, "error");
+    CHECK(strstr(detail, "illegal memory access") != NULL);
+    CHECK_EQ_INT(find_row(&f, dev, 5, st, detail), 0);
+    CHECK_EQ_INT(find_row(&f, dev, f.count - 1, st, detail), 1);
+    CHECK_STR(st, "ok");
+  }
+  unlink(f.path);
+  free(f.points);
+}
+
+SB_TEST(supervisor_interrupt_then_resume_gives_every_row_once) {
+  fixture f;
+  setup(&f);
+  fake_mode[6] = FAKE_INTERRUPT;
+  sb_supervisor_result res;
+  CHECK_EQ_INT(supervise(&f, 1, NULL, 0, &res), 0);
+  CHECK_EQ_INT(res.interrupted, 1);
+  CHECK_EQ_INT(file_rows(&f), 6); /* points 0..5 finished; 6 was in flight */
+  /* A torn last row, as if the process had died inside a write(). */
+  int fd = open(f.path, O_WRONLY | O_APPEND);
+  CHECK_EQ_INT(write(fd, "1,scan,pingpong,128,,\"half", 26), 26);
+  close(fd);
+  memset(fake_mode, 0, sizeof fake_mode);
+  sb_resume r;
+  char err[256];
+  CHECK_EQ_INT(sb_resume_load(f.path, &r, err, sizeof err), 0);
+  CHECK_EQ_INT(r.rows, 6);
+  CHECK_EQ_INT(r.dropped_bytes, 26);
+  CHECK_EQ_INT(supervise(&f, 1, &r, 0, &res), 0);
+  CHECK_EQ_INT(res.resumed, 6);
+  CHECK_EQ_INT(res.by_status[SB_OK], f.count - 6);
+  sb_resume_free(&r);
+  CHECK_EQ_INT(file_rows(&f), f.count);
+  char st[64], detail[512];
+  for (long i = 0; i < f.count; ++i) CHECK_EQ_INT(find_row(&f, 0, i, st, detail), 1);
+  unlink(f.path);
+  free(f.points);
+}
+
+SB_TEST(supervisor_kills_a_silent_worker) {
+  fixture f;
+  setup(&f);
+  fake_mode[3] = FAKE_HANG;
+  sb_supervisor_result res;
+  CHECK_EQ_INT(supervise(&f, 1, NULL, 0.6, &res), 0);
+  CHECK_EQ_INT(file_rows(&f), f.count);
+  char st[64], detail[512];
+  CHECK_EQ_INT(find_row(&f, 0, 3, st, detail), 1);
+  CHECK_STR(st, "error");
+  CHECK(strstr(detail, "no word from the worker") != NULL);
+  CHECK_EQ_INT(find_row(&f, 0, 4, st, detail), 1);
+  CHECK_STR(st, "ok");
+  unlink(f.path);
+  free(f.points);
+}
+
+SB_TEST(supervisor_gives_up_on_a_worker_that_cannot_start) {
+  fixture f;
+  setup(&f);
+  fake_setup_fails = 1;
+  sb_supervisor_result res;
+  CHECK_EQ_INT(supervise(&f, 1, NULL, 0, &res), 0); /* returns: no restart loop */
+  fake_setup_fails = 0;
+  CHECK_EQ_INT(res.device_failed, 1);
+  CHECK_EQ_INT(res.restarts, 2); /* three tries in all */
+  CHECK_EQ_INT(file_rows(&f), 0);
+  unlink(f.path);
+  free(f.points);
+}
