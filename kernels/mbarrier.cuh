@@ -33,8 +33,9 @@ __device__ __forceinline__ void sb_mbar_arrive(uint64_t *bar) {
       : "memory");
 }
 
-// Non-blocking probe: has the phase with this parity completed?
-__device__ __forceinline__ bool sb_mbar_test_parity(uint64_t *bar, uint32_t parity) {
+// Non-blocking probe: has the phase with this parity completed? (The
+// barrier by its shared-window address.)
+__device__ __forceinline__ bool sb_mbar_test_parity_at(uint32_t bar_addr, uint32_t parity) {
   uint32_t done;
 #if __CUDA_ARCH__ >= 900
   // try_wait may suspend the thread for a system-dependent time: cheaper
@@ -44,7 +45,7 @@ __device__ __forceinline__ bool sb_mbar_test_parity(uint64_t *bar, uint32_t pari
       "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
       "selp.u32 %0, 1, 0, p;\n\t}"
       : "=r"(done)
-      : "r"(sb_smem_addr(bar)), "r"(parity)
+      : "r"(bar_addr), "r"(parity)
       : "memory");
 #else
   asm volatile(
@@ -52,10 +53,14 @@ __device__ __forceinline__ bool sb_mbar_test_parity(uint64_t *bar, uint32_t pari
       "mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
       "selp.u32 %0, 1, 0, p;\n\t}"
       : "=r"(done)
-      : "r"(sb_smem_addr(bar)), "r"(parity)
+      : "r"(bar_addr), "r"(parity)
       : "memory");
 #endif
   return done != 0;
+}
+
+__device__ __forceinline__ bool sb_mbar_test_parity(uint64_t *bar, uint32_t parity) {
+  return sb_mbar_test_parity_at(sb_smem_addr(bar), parity);
 }
 
 // ---- deadlock watchdog (host side: harness/watchdog.h) ----
@@ -99,11 +104,11 @@ __device__ __forceinline__ unsigned long long sb_wd_now_ns(void) {
 // The first thread to time out writes the record (fired last, after a
 // system-scope fence, so the host never sees a half-written record); every
 // timed-out thread traps, which aborts the grid.
-static __device__ __forceinline__ void sb_wd_fire(uint64_t *bar, uint32_t parity, int stage,
+static __device__ __forceinline__ void sb_wd_fire(uint32_t bar_addr, uint32_t parity, int stage,
                                                unsigned long long waited) {
   volatile sb_watchdog_record *r = sb_wd_record;
   if (r != nullptr && atomicCAS(&sb_wd_claimed, 0u, 1u) == 0u) {
-    r->bar = sb_smem_addr(bar);
+    r->bar = bar_addr;
     r->stage = stage;
     r->parity = parity;
     r->block[0] = blockIdx.x, r->block[1] = blockIdx.y, r->block[2] = blockIdx.z;
@@ -117,26 +122,40 @@ static __device__ __forceinline__ void sb_wd_fire(uint64_t *bar, uint32_t parity
 }
 #endif
 
-// Waits (acquire, CTA scope) until the phase with this parity has completed.
-// `stage` (a pipeline stage or buffer index, or -1) only names the wait in
-// the watchdog's report.
-__device__ __forceinline__ void sb_mbar_wait_parity_stage(uint64_t *bar, uint32_t parity,
-                                                          int stage) {
 #if SB_WATCHDOG
+// The bounded spin, out of line: only a wait whose first probe failed gets
+// here, and the caller's loop keeps none of the watchdog's registers (inlined,
+// they pushed scan/mbarrier's barrier address out of a uniform register and
+// cost it 19% on an H200).
+static __device__ __noinline__ void sb_mbar_wait_slow(uint32_t bar_addr, uint32_t parity,
+                                                      int stage) {
   uint32_t polls = 0;
   unsigned long long t0 = 0;
-  while (!sb_mbar_test_parity(bar, parity)) {
+  while (!sb_mbar_test_parity_at(bar_addr, parity)) {
     if ((++polls & (SB_WATCHDOG_POLLS - 1u)) != 0u) continue;
     const unsigned long long now = sb_wd_now_ns();
     if (t0 == 0) {
       t0 = now;  // the clock starts at the first check: this wait's own time
     } else if (now - t0 > sb_wd_timeout_ns && sb_wd_timeout_ns != 0) {
-      sb_wd_fire(bar, parity, stage, now - t0);
+      sb_wd_fire(bar_addr, parity, stage, now - t0);
     }
   }
+}
+#endif
+
+// Waits (acquire, CTA scope) until the phase with this parity has completed.
+// `stage` (a pipeline stage or buffer index, or -1) only names the wait in
+// the watchdog's report. The first probe is inline; on sm_90 try_wait
+// itself suspends for a while, so most waits end there.
+__device__ __forceinline__ void sb_mbar_wait_parity_stage(uint64_t *bar, uint32_t parity,
+                                                          int stage) {
+  const uint32_t addr = sb_smem_addr(bar);
+  if (sb_mbar_test_parity_at(addr, parity)) return;
+#if SB_WATCHDOG
+  sb_mbar_wait_slow(addr, parity, stage);
 #else
   (void)stage;
-  while (!sb_mbar_test_parity(bar, parity)) {
+  while (!sb_mbar_test_parity_at(addr, parity)) {
   }
 #endif
 }
