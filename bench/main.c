@@ -178,7 +178,7 @@ int main(int argc, char **argv) {
       .csv_fd = csv_fd,
       .run = {
           .warmup = cli.warmup,
-          .min_time_s = cli.min_time_s > 0 ? cli.min_time_s : (cli.spec.quick ? 0.02 : 0.1),
+          .min_time_s = cli.min_time_s > 0 ? cli.min_time_s : (cli.spec.quick ? 0.02 : 0.05),
           .seed = seed,
           .log = stderr,
       },

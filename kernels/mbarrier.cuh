@@ -102,9 +102,11 @@ __device__ __forceinline__ unsigned long long sb_wd_now_ns(void) {
 }
 
 // The first thread to time out writes the record (fired last, after a
-// system-scope fence, so the host never sees a half-written record); every
-// timed-out thread traps, which aborts the grid.
-static __device__ __forceinline__ void sb_wd_fire(uint32_t bar_addr, uint32_t parity, int stage,
+// system-scope fence, so the host never sees a half-written record) and
+// traps, which aborts the grid. The others wait (up to 100 ms) for the
+// record to be complete before they trap, so their traps cannot abort the
+// grid while it is half written.
+static __device__ __noinline__ void sb_wd_fire(uint32_t bar_addr, uint32_t parity, int stage,
                                                unsigned long long waited) {
   volatile sb_watchdog_record *r = sb_wd_record;
   if (r != nullptr && atomicCAS(&sb_wd_claimed, 0u, 1u) == 0u) {
@@ -117,16 +119,22 @@ static __device__ __forceinline__ void sb_wd_fire(uint32_t bar_addr, uint32_t pa
     __threadfence_system();
     r->fired = 1;
     __threadfence_system();
+  } else if (r != nullptr) {
+    const unsigned long long t0 = sb_wd_now_ns();
+    while (!r->fired && sb_wd_now_ns() - t0 < 100000000ull) {
+    }
   }
   __trap();
 }
 #endif
 
 #if SB_WATCHDOG
-// The bounded spin, out of line: only a wait whose first probe failed gets
-// here, and the caller's loop keeps none of the watchdog's registers (inlined,
-// they pushed scan/mbarrier's barrier address out of a uniform register and
-// cost it 19% on an H200).
+// The bounded spin, out of line, entered only when a wait's first probe
+// failed: the caller's loop keeps none of the watchdog's registers or
+// special-register reads, and a correct wait pays one call at most. It
+// spins SB_WATCHDOG_POLLS probes before it first reads the clock, and the
+// report itself is another out-of-line function. (Inlined, the watchdog
+// cost scan/mbarrier 17-19% on an H200: make SB_WATCHDOG=0 to compare.)
 static __device__ __noinline__ void sb_mbar_wait_slow(uint32_t bar_addr, uint32_t parity,
                                                       int stage) {
   uint32_t polls = 0;
@@ -135,7 +143,7 @@ static __device__ __noinline__ void sb_mbar_wait_slow(uint32_t bar_addr, uint32_
     if ((++polls & (SB_WATCHDOG_POLLS - 1u)) != 0u) continue;
     const unsigned long long now = sb_wd_now_ns();
     if (t0 == 0) {
-      t0 = now;  // the clock starts at the first check: this wait's own time
+      t0 = now;  // the clock starts at the first check
     } else if (now - t0 > sb_wd_timeout_ns && sb_wd_timeout_ns != 0) {
       sb_wd_fire(bar_addr, parity, stage, now - t0);
     }
@@ -145,8 +153,8 @@ static __device__ __noinline__ void sb_mbar_wait_slow(uint32_t bar_addr, uint32_
 
 // Waits (acquire, CTA scope) until the phase with this parity has completed.
 // `stage` (a pipeline stage or buffer index, or -1) only names the wait in
-// the watchdog's report. The first probe is inline; on sm_90 try_wait
-// itself suspends for a while, so most waits end there.
+// the watchdog's report. On sm_90 try_wait itself suspends for a while, so
+// most waits end at the first, inline probe.
 __device__ __forceinline__ void sb_mbar_wait_parity_stage(uint64_t *bar, uint32_t parity,
                                                           int stage) {
   const uint32_t addr = sb_smem_addr(bar);
