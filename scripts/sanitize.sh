@@ -22,7 +22,7 @@ logs=$(mktemp -d /tmp/sb_sanitize.XXXXXX)
 list=$("$bin" --list) || exit $?
 families=$(awk -F: '/^[a-z0-9_]+:/ {print $1}' <<<"$list")
 summary=$out/sanitize.md
-tools="memcheck racecheck synccheck initcheck"
+tools=${SANITIZE_TOOLS:-"memcheck racecheck synccheck initcheck"}
 t_all=$SECONDS
 {
   echo "# compute-sanitizer summary: $slug"
