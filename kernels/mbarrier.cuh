@@ -106,7 +106,7 @@ __device__ __forceinline__ unsigned long long sb_wd_now_ns(void) {
 // traps, which aborts the grid. The others wait (up to 100 ms) for the
 // record to be complete before they trap, so their traps cannot abort the
 // grid while it is half written.
-static __device__ __noinline__ void sb_wd_fire(uint32_t bar_addr, uint32_t parity, int stage,
+__noinline__ __attribute__((noreturn)) static __device__ void sb_wd_fire(uint32_t bar_addr, uint32_t parity, int stage,
                                                unsigned long long waited) {
   volatile sb_watchdog_record *r = sb_wd_record;
   if (r != nullptr && atomicCAS(&sb_wd_claimed, 0u, 1u) == 0u) {
@@ -128,39 +128,28 @@ static __device__ __noinline__ void sb_wd_fire(uint32_t bar_addr, uint32_t parit
 }
 #endif
 
-#if SB_WATCHDOG
-// The bounded spin, out of line, entered only when a wait's first probe
-// failed: the caller's loop keeps none of the watchdog's registers or
-// special-register reads, and a correct wait pays one call at most. It
-// spins SB_WATCHDOG_POLLS probes before it first reads the clock, and the
-// report itself is another out-of-line function. (Inlined, the watchdog
-// cost scan/mbarrier 17-19% on an H200: make SB_WATCHDOG=0 to compare.)
-static __device__ __noinline__ void sb_mbar_wait_slow(uint32_t bar_addr, uint32_t parity,
-                                                      int stage) {
-  uint32_t polls = 0;
-  unsigned long long t0 = 0;
-  while (!sb_mbar_test_parity_at(bar_addr, parity)) {
-    if ((++polls & (SB_WATCHDOG_POLLS - 1u)) != 0u) continue;
-    const unsigned long long now = sb_wd_now_ns();
-    if (t0 == 0) {
-      t0 = now;  // the clock starts at the first check
-    } else if (now - t0 > sb_wd_timeout_ns && sb_wd_timeout_ns != 0) {
-      sb_wd_fire(bar_addr, parity, stage, now - t0);
-    }
-  }
-}
-#endif
-
 // Waits (acquire, CTA scope) until the phase with this parity has completed.
 // `stage` (a pipeline stage or buffer index, or -1) only names the wait in
-// the watchdog's report. On sm_90 try_wait itself suspends for a while, so
-// most waits end at the first, inline probe.
+// the watchdog's report. The watchdog adds one counter to the probe loop and
+// reads the clock once every SB_WATCHDOG_POLLS failed probes; its report is
+// out of line and never returns, so nothing of it stays live in the loop.
+// (Measured on an H200, scan/mbarrier, against make SB_WATCHDOG=0: the
+// report inline cost 19%; a call after one failed probe, 17-60%.)
 __device__ __forceinline__ void sb_mbar_wait_parity_stage(uint64_t *bar, uint32_t parity,
                                                           int stage) {
   const uint32_t addr = sb_smem_addr(bar);
-  if (sb_mbar_test_parity_at(addr, parity)) return;
 #if SB_WATCHDOG
-  sb_mbar_wait_slow(addr, parity, stage);
+  uint32_t polls = 0;
+  unsigned long long t0 = 0;
+  while (!sb_mbar_test_parity_at(addr, parity)) {
+    if ((++polls & (SB_WATCHDOG_POLLS - 1u)) != 0u) continue;
+    const unsigned long long now = sb_wd_now_ns();
+    if (t0 == 0) {
+      t0 = now;  // the clock starts at the first check: this wait's own time
+    } else if (now - t0 > sb_wd_timeout_ns && sb_wd_timeout_ns != 0) {
+      sb_wd_fire(addr, parity, stage, now - t0);
+    }
+  }
 #else
   (void)stage;
   while (!sb_mbar_test_parity_at(addr, parity)) {
