@@ -167,7 +167,9 @@ int main(int argc, char **argv) {
   unsigned long long seed = cli.has_seed ? cli.seed : sb_fresh_seed() & 0x7fffffffffffffffULL;
   for (int k = 0; k < ndev; ++k) {
     devs[k].prov.seed = seed;
-    snprintf(devs[k].prov.run_utc, sizeof devs[k].prov.run_utc, "%s", devs[0].prov.run_utc);
+    /* Not for k == 0: snprintf from a buffer into itself is undefined (glibc
+     * left run_utc empty in every row of the first H200 results). */
+    if (k > 0) memcpy(devs[k].prov.run_utc, devs[0].prov.run_utc, sizeof devs[k].prov.run_utc);
   }
   sb_supervisor_options so = {
       .points = points,
