@@ -420,6 +420,8 @@ PLOTTERS = {
     "stencil": module_plotter("plot_stencil"),
     "stencil2d": module_plotter("plot_stencil"),
     "multistage": module_plotter("plot_stencil"),
+    "pipeline": module_plotter("plot_pipeline"),
+    "pipeline_intensity": module_plotter("plot_pipeline"),
 }
 
 
