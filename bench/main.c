@@ -163,14 +163,8 @@ int main(int argc, char **argv) {
     return SB_EXIT_USAGE;
   }
 
-  /* One run: the same start time and seed on every GPU's rows. */
   unsigned long long seed = cli.has_seed ? cli.seed : sb_fresh_seed() & 0x7fffffffffffffffULL;
-  for (int k = 0; k < ndev; ++k) {
-    devs[k].prov.seed = seed;
-    /* Not for k == 0: snprintf from a buffer into itself is undefined (glibc
-     * left run_utc empty in every row of the first H200 results). */
-    if (k > 0) memcpy(devs[k].prov.run_utc, devs[0].prov.run_utc, sizeof devs[k].prov.run_utc);
-  }
+  sb_share_run_provenance(devs, ndev, seed);
   sb_supervisor_options so = {
       .points = points,
       .count = count,

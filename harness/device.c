@@ -55,6 +55,16 @@ int sb_read_driver_version(const char *path, char *out, size_t len) {
   return found;
 }
 
+void sb_share_run_provenance(sb_device *devs, int n, unsigned long long seed) {
+  for (int k = 0; k < n; ++k) {
+    devs[k].prov.seed = seed;
+    /* Not onto itself: snprintf from a buffer into the same buffer is
+     * undefined, and glibc left run_utc empty in every row of the first
+     * H200 results that way. */
+    if (k > 0) memcpy(devs[k].prov.run_utc, devs[0].prov.run_utc, sizeof devs[k].prov.run_utc);
+  }
+}
+
 int sb_device_count(char *err, size_t errlen) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);

@@ -22,6 +22,10 @@ typedef struct sb_device {
  * with one line in err (no device, driver too old, no such ordinal). */
 int sb_device_open(int ordinal, sb_device *d, char *err, size_t errlen);
 
+/* One run: gives every device the seed and the first device's start time,
+ * so all GPUs' rows of a run carry the same run_utc and seed. */
+void sb_share_run_provenance(sb_device *devs, int n, unsigned long long seed);
+
 /* Number of CUDA devices, or -1 with a reason in err. */
 int sb_device_count(char *err, size_t errlen);
 

@@ -52,3 +52,15 @@ SB_TEST(no_device_gives_one_clear_line) {
     CHECK(n > 0); /* on a GPU machine the count is positive */
   }
 }
+
+SB_TEST(run_provenance_is_shared_and_kept) {
+  sb_device d[3];
+  memset(d, 0, sizeof d);
+  snprintf(d[0].prov.run_utc, sizeof d[0].prov.run_utc, "2026-11-22T02:40:00Z");
+  snprintf(d[2].prov.run_utc, sizeof d[2].prov.run_utc, "2026-11-22T02:40:09Z");
+  sb_share_run_provenance(d, 3, 42);
+  for (int k = 0; k < 3; ++k) {
+    CHECK_STR(d[k].prov.run_utc, "2026-11-22T02:40:00Z"); /* the first GPU's, never emptied */
+    CHECK_EQ_INT(d[k].prov.seed, 42);
+  }
+}
