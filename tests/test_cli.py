@@ -2,7 +2,6 @@
 dev machines): what needs no GPU works, a run fails with exit 3, and bad
 input fails with exit 2 and one line on stderr before any GPU is touched."""
 import os
-import subprocess
 import sys
 
 import pytest
@@ -11,23 +10,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import sbcsv  # noqa: E402
 
-BIN = os.path.join(ROOT, "build", "syncbench")
-
-
-@pytest.fixture(scope="module")
-def syncbench():
-    # Not a skip: `make test` builds the binary first, so its absence is a bug.
-    if not os.access(BIN, os.X_OK):
-        pytest.fail(f"{BIN} is missing or not executable: run `make` (or `make test`) first")
-    return BIN
-
-
-def run(binary, *args, cwd):
-    env = dict(os.environ)
-    # Hide any GPU so the no-device behaviour is what gets tested everywhere.
-    env["CUDA_VISIBLE_DEVICES"] = ""
-    return subprocess.run([binary, *args], capture_output=True, text=True, cwd=cwd,
-                          env=env, timeout=120)
+from sbcli import run  # noqa: E402
 
 
 def list_sections(text):
@@ -43,7 +26,7 @@ def list_sections(text):
 
 
 def test_list(syncbench, tmp_path):
-    r = run(syncbench, "--list", cwd=tmp_path)
+    r = run("--list", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     fams = list_sections(r.stdout)
     assert "reference" in fams and "scan" in fams
@@ -51,14 +34,14 @@ def test_list(syncbench, tmp_path):
 
 
 def test_help(syncbench, tmp_path):
-    r = run(syncbench, "--help", cwd=tmp_path)
+    r = run("--help", cwd=tmp_path)
     assert r.returncode == 0
     assert r.stdout.startswith("usage: syncbench")
     assert "--quick" in r.stdout and "exit status" in r.stdout
 
 
 def test_csv_header_has_every_required_column(syncbench, tmp_path):
-    r = run(syncbench, "--csv-header", cwd=tmp_path)
+    r = run("--csv-header", cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert len(lines) == 1
@@ -72,7 +55,7 @@ def test_csv_header_has_every_required_column(syncbench, tmp_path):
 
 
 def test_run_without_gpu_exits_3(syncbench, tmp_path):
-    r = run(syncbench, "--quick", "--out", str(tmp_path / "tmp" / "x.csv"), cwd=tmp_path)
+    r = run("--quick", "--out", str(tmp_path / "tmp" / "x.csv"), cwd=tmp_path)
     assert r.returncode == 3, r.stderr
     lines = r.stderr.splitlines()
     assert len(lines) == 1, r.stderr
@@ -94,7 +77,7 @@ def test_run_without_gpu_exits_3(syncbench, tmp_path):
         "stages-unswept", "filter-nomatch", "filter-bad-regex", "benchmark_out",
         "device-negative"])
 def test_bad_input_exits_2_with_one_line(syncbench, tmp_path, args, mentions):
-    r = run(syncbench, *args, cwd=tmp_path)
+    r = run(*args, cwd=tmp_path)
     assert r.returncode == 2, (args, r.stderr)
     lines = r.stderr.splitlines()
     assert len(lines) == 1, r.stderr

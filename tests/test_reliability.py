@@ -10,22 +10,8 @@ import subprocess
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BIN = os.path.join(ROOT, "build", "syncbench")
 
-
-@pytest.fixture(scope="module")
-def syncbench():
-    if not os.access(BIN, os.X_OK):
-        pytest.fail(f"{BIN} is missing: run `make` (or `make test`) first")
-    return BIN
-
-
-def run(*args, cwd, env_extra=None):
-    env = dict(os.environ)
-    env["CUDA_VISIBLE_DEVICES"] = ""  # no GPU, even on a GPU host
-    env.update(env_extra or {})
-    return subprocess.run([BIN, *args], capture_output=True, text=True, cwd=cwd,
-                          env=env, timeout=120)
+from sbcli import BIN, run  # noqa: E402
 
 
 def header(syncbench, tmp_path):

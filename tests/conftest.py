@@ -1,0 +1,8 @@
+import pytest
+
+import sbcli
+
+
+@pytest.fixture(scope="module")
+def syncbench():
+    return sbcli.require_binary()
