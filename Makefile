@@ -62,7 +62,8 @@ GBENCH_HDR := $(firstword $(wildcard /usr/include/benchmark/benchmark.h /usr/loc
 
 .PHONY: all bench bench-quick plots test test-c test-asan test-py clean check-gbench \
         fuzz fuzz-build sanitize broken nowatchdog sass
-all: $(BIN)
+CANARY    := $(BUILD)/racecheck_canary
+all: $(BIN) $(CANARY)
 
 # The two extra binaries of the reliability proofs (docs/reliability.md).
 broken:
@@ -85,6 +86,12 @@ $(BIN): $(OBJ) $(BUILD)/bench/main.o | check-gbench
 	@lib=$$(ldconfig -p 2>/dev/null | awk '/libbenchmark.so.1/ {print $$NF; exit}'); \
 	  if [ -n "$$lib" ]; then cp -L "$$lib" $(BUILD)/lib/; fi
 	$(CXX) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+# make sanitize's racecheck calibration (scripts/sanitize.sh): stand-alone,
+# no watchdog, no Google Benchmark.
+$(CANARY): tests/gpu/racecheck_canary.cu kernels/mbarrier.cuh
+	@mkdir -p $(BUILD)
+	$(NVCC) -O2 -std=c++17 $(GENCODE) -DSB_WATCHDOG=0 $< -o $@
 
 $(BUILD)/%.o: %.c | check-gbench
 	@mkdir -p $(dir $@)
@@ -138,10 +145,10 @@ test-asan: $(ASAN_DIR)/test_host
 
 # compute-sanitizer memcheck, racecheck, synccheck and initcheck over every
 # family at a tiny size: needs a GPU. Summary: results/<gpu>/sanitize.md.
-sanitize: $(BIN)
-	scripts/sanitize.sh $(BIN) $(DEVICE)
+sanitize: $(BIN) $(CANARY)
+	CANARY=$(CANARY) scripts/sanitize.sh $(BIN) $(DEVICE)
 
-test-py: $(BIN) $(PY_DEP)
+test-py: $(BIN) $(CANARY) $(PY_DEP)
 	$(PY) -m pytest -q tests
 
 # Which SASS synchronization instructions each barrier variant compiles to

@@ -291,9 +291,10 @@ __global__ void sb_barrier_mbarrier_test_wait_poll_kernel(barrier_args a) {
   BARRIER_PROLOGUE;
   __shared__ uint64_t bar;
   if (threadIdx.x == 0) sb_mbar_init(&bar, count);
+  const uint32_t bar_a = sb_mbar_addr(&bar);
   uint32_t parity = 0;
   BARRIER_TIMED_LOOP({
-    sb_mbar_arrive(&bar);
+    sb_mbar_arrive(bar_a);
     while (!barrier_test_wait_parity(&bar, parity)) {
     }
     parity ^= 1;
@@ -366,10 +367,11 @@ __global__ void sb_barrier_expect_tx_zero_kernel(barrier_args a) {
   BARRIER_PROLOGUE;
   __shared__ uint64_t bar;
   if (threadIdx.x == 0) sb_mbar_init(&bar, count);
+  const uint32_t bar_a = sb_mbar_addr(&bar);
   uint32_t parity = 0;
   BARRIER_TIMED_LOOP({
-    sb_mbar_arrive_expect_tx(&bar, 0);
-    sb_mbar_wait_parity(&bar, parity);
+    sb_mbar_arrive_expect_tx(bar_a, 0);
+    sb_mbar_wait_parity(bar_a, parity);
     parity ^= 1;
   });
 }
@@ -415,11 +417,12 @@ __global__ void sb_barrier_tma_roundtrip_kernel(barrier_args a) {
   if (reporter) {
     const uint32_t first[2] = {a.in[0], a.in[words]};
     const uint32_t last[2] = {a.in[words - 1], a.in[2 * words - 1]};
+    const uint32_t bar_a = sb_mbar_addr(&bar);
     uint32_t parity = 0;
     for (int p = 0; p < a.iters; ++p) {
-      sb_mbar_arrive_expect_tx(&bar, (uint32_t)a.bytes);
-      sb_bulk_copy_g2s(dyn, a.in + (p & 1) * words, (uint32_t)a.bytes, &bar);
-      sb_mbar_wait_parity(&bar, parity);
+      sb_mbar_arrive_expect_tx(bar_a, (uint32_t)a.bytes);
+      sb_bulk_copy_g2s(dyn, a.in + (p & 1) * words, (uint32_t)a.bytes, bar_a);
+      sb_mbar_wait_parity(bar_a, parity);
       parity ^= 1;
       ok += (dst[0] == first[p & 1]) & (dst[words - 1] == last[p & 1]);
       // My generic-proxy reads of the buffer come before the next copy's

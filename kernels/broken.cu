@@ -32,8 +32,8 @@ __global__ void broken_wrong_arrival_count_kernel(SB_BROKEN_ARGS) {
   if (threadIdx.x == 0) sb_mbar_init(&bar, blockDim.x + 1);  // BUG: one arrival too many
   __syncthreads();
   uint32_t v = g < n ? in[g] : 0u;
-  sb_mbar_arrive(&bar);
-  sb_mbar_wait_parity_stage(&bar, 0, 0);  // never completes
+  sb_mbar_arrive(sb_mbar_addr(&bar));
+  sb_mbar_wait_parity_stage(sb_mbar_addr(&bar), 0, 0);  // never completes
   if (g < n) out[g] = v;
 }
 
@@ -48,10 +48,10 @@ __global__ void broken_wrong_expect_tx_kernel(SB_BROKEN_ARGS) {
   }
   __syncthreads();
   if (threadIdx.x == 0) {
-    sb_mbar_arrive_expect_tx(&bar, bytes + 16);  // BUG: 16 bytes never arrive
-    sb_bulk_copy_g2s(tile, in + base, bytes, &bar);
+    sb_mbar_arrive_expect_tx(sb_mbar_addr(&bar), bytes + 16);  // BUG: 16 bytes never arrive
+    sb_bulk_copy_g2s(tile, in + base, bytes, sb_mbar_addr(&bar));
   }
-  sb_mbar_wait_parity_stage(&bar, 0, 0);  // never completes
+  sb_mbar_wait_parity_stage(sb_mbar_addr(&bar), 0, 0);  // never completes
   if (base + threadIdx.x < n) out[base + threadIdx.x] = tile[threadIdx.x];
 }
 

@@ -18,6 +18,19 @@ __device__ __forceinline__ uint32_t sb_smem_addr(const void *p) {
   return (uint32_t)__cvta_generic_to_shared(p);
 }
 
+// A barrier's shared-window address, to compute once before a loop and pass
+// to the arrive/wait helpers below (which take addresses, not pointers).
+// Why not `&bar` at each use: the compiler sinks the symbol's address into
+// the loop, and once the wait has a slow path (the watchdog's), ptxas
+// rebuilds it every iteration on sm_90 (S2UR SR_CgaCtaId, UMOV, ULEA: 3 more
+// instructions in an 18-instruction scan step, which cost scan/mbarrier 14%
+// on an H200). The volatile move is an opaque definition it cannot sink.
+__device__ __forceinline__ uint32_t sb_mbar_addr(const void *bar) {
+  uint32_t a;
+  asm volatile("mov.b32 %0, %1;" : "=r"(a) : "r"(sb_smem_addr(bar)));
+  return a;
+}
+
 __device__ __forceinline__ void sb_mbar_init(uint64_t *bar, uint32_t count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(sb_smem_addr(bar)),
                "r"(count)
@@ -26,16 +39,15 @@ __device__ __forceinline__ void sb_mbar_init(uint64_t *bar, uint32_t count) {
 
 // Arrive with release semantics at CTA scope: this thread's earlier shared
 // memory writes are visible to any thread whose wait sees the phase end.
-__device__ __forceinline__ void sb_mbar_arrive(uint64_t *bar) {
+__device__ __forceinline__ void sb_mbar_arrive(uint32_t bar) {
   asm volatile(
       "{\n\t.reg .b64 state;\n\t"
-      "mbarrier.arrive.shared::cta.b64 state, [%0];\n\t}" ::"r"(sb_smem_addr(bar))
+      "mbarrier.arrive.shared::cta.b64 state, [%0];\n\t}" ::"r"(bar)
       : "memory");
 }
 
-// Non-blocking probe: has the phase with this parity completed? (The
-// barrier by its shared-window address.)
-__device__ __forceinline__ bool sb_mbar_test_parity_at(uint32_t bar_addr, uint32_t parity) {
+// Non-blocking probe: has the phase with this parity completed?
+__device__ __forceinline__ bool sb_mbar_test_parity(uint32_t bar, uint32_t parity) {
   uint32_t done;
 #if __CUDA_ARCH__ >= 900
   // try_wait may suspend the thread for a system-dependent time: cheaper
@@ -45,7 +57,7 @@ __device__ __forceinline__ bool sb_mbar_test_parity_at(uint32_t bar_addr, uint32
       "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
       "selp.u32 %0, 1, 0, p;\n\t}"
       : "=r"(done)
-      : "r"(bar_addr), "r"(parity)
+      : "r"(bar), "r"(parity)
       : "memory");
 #else
   asm volatile(
@@ -53,15 +65,12 @@ __device__ __forceinline__ bool sb_mbar_test_parity_at(uint32_t bar_addr, uint32
       "mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
       "selp.u32 %0, 1, 0, p;\n\t}"
       : "=r"(done)
-      : "r"(bar_addr), "r"(parity)
+      : "r"(bar), "r"(parity)
       : "memory");
 #endif
   return done != 0;
 }
 
-__device__ __forceinline__ bool sb_mbar_test_parity(uint64_t *bar, uint32_t parity) {
-  return sb_mbar_test_parity_at(sb_smem_addr(bar), parity);
-}
 
 // ---- deadlock watchdog (host side: harness/watchdog.h) ----
 // Every wait below is bounded by %globaltimer: a wait that keeps failing for
@@ -135,13 +144,12 @@ __noinline__ __attribute__((noreturn)) static __device__ void sb_wd_fire(uint32_
 // out of line and never returns, so nothing of it stays live in the loop.
 // (Measured on an H200, scan/mbarrier, against make SB_WATCHDOG=0: the
 // report inline cost 19%; a call after one failed probe, 17-60%.)
-__device__ __forceinline__ void sb_mbar_wait_parity_stage(uint64_t *bar, uint32_t parity,
+__device__ __forceinline__ void sb_mbar_wait_parity_stage(uint32_t addr, uint32_t parity,
                                                           int stage) {
-  const uint32_t addr = sb_smem_addr(bar);
 #if SB_WATCHDOG
   uint32_t polls = 0;
   unsigned long long t0 = 0;
-  while (!sb_mbar_test_parity_at(addr, parity)) {
+  while (!sb_mbar_test_parity(addr, parity)) {
     if ((++polls & (SB_WATCHDOG_POLLS - 1u)) != 0u) continue;
     const unsigned long long now = sb_wd_now_ns();
     if (t0 == 0) {
@@ -152,22 +160,22 @@ __device__ __forceinline__ void sb_mbar_wait_parity_stage(uint64_t *bar, uint32_
   }
 #else
   (void)stage;
-  while (!sb_mbar_test_parity_at(addr, parity)) {
+  while (!sb_mbar_test_parity(addr, parity)) {
   }
 #endif
 }
 
-__device__ __forceinline__ void sb_mbar_wait_parity(uint64_t *bar, uint32_t parity) {
+__device__ __forceinline__ void sb_mbar_wait_parity(uint32_t bar, uint32_t parity) {
   sb_mbar_wait_parity_stage(bar, parity, -1);
 }
 
 // ---- arrive variants ----
 
 // Arrive `count` times at once (one elected lane arriving for its warp).
-__device__ __forceinline__ void sb_mbar_arrive_count(uint64_t *bar, uint32_t count) {
+__device__ __forceinline__ void sb_mbar_arrive_count(uint32_t bar, uint32_t count) {
   asm volatile(
       "{\n\t.reg .b64 state;\n\t"
-      "mbarrier.arrive.shared::cta.b64 state, [%0], %1;\n\t}" ::"r"(sb_smem_addr(bar)),
+      "mbarrier.arrive.shared::cta.b64 state, [%0], %1;\n\t}" ::"r"(bar),
       "r"(count)
       : "memory");
 }
@@ -184,12 +192,11 @@ __device__ __forceinline__ void sb_mbar_inval(uint64_t *bar) {
 
 // Arrive once and add `bytes` to the phase's expected transaction count:
 // the phase completes when every arrival is in AND that many bytes landed.
-__device__ __forceinline__ void sb_mbar_arrive_expect_tx(uint64_t *bar, uint32_t bytes) {
+__device__ __forceinline__ void sb_mbar_arrive_expect_tx(uint32_t bar, uint32_t bytes) {
 #if __CUDA_ARCH__ >= 900
   asm volatile(
       "{\n\t.reg .b64 state;\n\t"
-      "mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n\t}" ::"r"(
-          sb_smem_addr(bar)),
+      "mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n\t}" ::"r"(bar),
       "r"(bytes)
       : "memory");
 #else
@@ -202,12 +209,12 @@ __device__ __forceinline__ void sb_mbar_arrive_expect_tx(uint64_t *bar, uint32_t
 // both addresses 16-byte aligned. Completion is signalled to `bar` as
 // complete_tx of `bytes`, so a prior expect_tx must have counted them.
 __device__ __forceinline__ void sb_bulk_copy_g2s(void *dst_smem, const void *src_global,
-                                                 uint32_t bytes, uint64_t *bar) {
+                                                 uint32_t bytes, uint32_t bar) {
 #if __CUDA_ARCH__ >= 900
   asm volatile(
       "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
           sb_smem_addr(dst_smem)),
-      "l"(src_global), "r"(bytes), "r"(sb_smem_addr(bar))
+      "l"(src_global), "r"(bytes), "r"(bar)
       : "memory");
 #else
   (void)dst_smem, (void)src_global, (void)bytes, (void)bar;

@@ -168,6 +168,7 @@ __global__ void __launch_bounds__(1024) ms_specialized_mbarrier(MsArgs a) {
     for (int c = 0; c < chunks; ++c) sb_mbar_init(&full[c], H);
   ms_load(a, A, base, len);
   __syncthreads();  // publishes the inits and the loaded tile
+  const uint32_t full_a = sb_mbar_addr(full);  // chunk c's barrier: full_a + 8 * c
   for (int pass = 0; pass < a.iters; ++pass) {
     const uint32_t parity = pass & 1;
     if (producer) {
@@ -178,7 +179,7 @@ __global__ void __launch_bounds__(1024) ms_specialized_mbarrier(MsArgs a) {
       for (int c = 0; c < MS_MAX_CHUNKS; ++c)
         if (c < chunks) {
           if (c * H + id < len) P[c * H + id] = ms_pre(A[c * H + id]);
-          sb_mbar_arrive(&full[c]);  // release: this thread's P write
+          sb_mbar_arrive(full_a + 8u * c);  // release: this thread's P write
         }
     } else {
       // Element c*H+id needs P[e-2 .. e+2]: chunk c, chunk c-1 (already
@@ -189,7 +190,7 @@ __global__ void __launch_bounds__(1024) ms_specialized_mbarrier(MsArgs a) {
       for (int c = 0; c < MS_MAX_CHUNKS; ++c)
         if (c < chunks) {
           const int need = c + ahead < chunks ? c + ahead : chunks - 1;
-          while (ready <= need) sb_mbar_wait_parity(&full[ready++], parity);
+          while (ready <= need) sb_mbar_wait_parity(full_a + 8u * ready++, parity);
           if (c * H + id < len) Q[c * H + id] = ms_blur(P, c * H + id, len);
         }
     }

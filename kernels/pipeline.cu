@@ -213,6 +213,9 @@ __global__ void pipeline_ws_barrier_kernel(PL_ARGS, int tile, int stages, int fm
     init(&filled[threadIdx.x], 32);
   }
   __syncthreads();  // publishes the inits; the last block-wide barrier
+  // Stage s's barriers: ready_a/filled_a + s * sizeof(pl_barrier).
+  const uint32_t ready_a = sb_mbar_addr(cuda::device::barrier_native_handle(ready[0]));
+  const uint32_t filled_a = sb_mbar_addr(cuda::device::barrier_native_handle(filled[0]));
   const long long mine = pl_block_tiles(pl_num_tiles(n, tile), gridDim.x, blockIdx.x);
   int s = 0;
   uint32_t phase = 0;  // parity of the current pass over the stages
@@ -220,14 +223,14 @@ __global__ void pipeline_ws_barrier_kernel(PL_ARGS, int tile, int stages, int fm
     for (long long i = 0; i < mine; ++i) {
       // Pass >= 1: wait until every consumer warp released this stage's
       // previous tile (phase pass-1 of ready[s]).
-      if (i >= stages) sb_mbar_wait_parity(cuda::device::barrier_native_handle(ready[s]), phase ^ 1);
+      if (i >= stages) sb_mbar_wait_parity(ready_a + s * (uint32_t)sizeof(pl_barrier), phase ^ 1);
       pl_produce_warp(pl_smem + s * tile, in, n, tile, blockIdx.x + i * gridDim.x, lane);
       (void)filled[s].arrive();  // release: this lane's stores into stage s
       if (++s == stages) s = 0, phase ^= 1;
     }
   } else {
     for (long long i = 0; i < mine; ++i) {
-      sb_mbar_wait_parity(cuda::device::barrier_native_handle(filled[s]), phase);  // acquire
+      sb_mbar_wait_parity(filled_a + s * (uint32_t)sizeof(pl_barrier), phase);  // acquire
       pl_consume(pl_smem + s * tile, pl_smem + s * tile, out, n, tile,
                  blockIdx.x + i * gridDim.x, threadIdx.x, consumers, fmas);
       (void)ready[s].arrive();  // release: this thread is done reading stage s
@@ -266,7 +269,7 @@ __device__ __forceinline__ void pl_init_tma_bars(uint64_t *full, uint64_t *empty
 // lane per warp after __syncwarp would release only that lane's reads as
 // far as compute-sanitizer's racecheck can tell, and it reports the copy
 // engine's overwrite as a race.
-__device__ __forceinline__ void pl_release_stage(uint64_t *empty_s) {
+__device__ __forceinline__ void pl_release_stage(uint32_t empty_s) {
   sb_fence_proxy_async_shared();
   sb_mbar_arrive(empty_s);
 }
@@ -276,28 +279,30 @@ __global__ void pipeline_ws_tma_kernel(PL_ARGS, int tile, int stages, int fmas) 
   uint64_t *full = pl_full_bars(pl_smem, stages, tile), *empty = full + stages;
   const int consumers = blockDim.x - 32;
   pl_init_tma_bars(full, empty, stages, consumers);
+  // Stage s's barriers: full_a/empty_a + 8 * s.
+  const uint32_t full_a = sb_mbar_addr(full), empty_a = sb_mbar_addr(empty);
   const long long mine = pl_block_tiles(pl_num_tiles(n, tile), gridDim.x, blockIdx.x);
   int s = 0;
   uint32_t phase = 0;
   if (threadIdx.x >= consumers) {
     if (threadIdx.x != consumers) return;  // one elected producer thread
     for (long long i = 0; i < mine; ++i) {
-      if (i >= stages) sb_mbar_wait_parity(&empty[s], phase ^ 1);
+      if (i >= stages) sb_mbar_wait_parity(empty_a + 8u * s, phase ^ 1);
       const long long k = blockIdx.x + i * gridDim.x;
       // The copy engine moves the tile's whole 16-byte vectors; expect_tx
       // counts exactly those bytes (0 for a tail tile under 4 floats: the
       // arrival alone then completes the phase).
       const uint32_t bytes = (uint32_t)pl_vec_elems(pl_tile_len(n, tile, k)) * 4u;
-      sb_mbar_arrive_expect_tx(&full[s], bytes);
-      if (bytes) sb_bulk_copy_g2s(pl_smem + s * tile, in + k * tile, bytes, &full[s]);
+      sb_mbar_arrive_expect_tx(full_a + 8u * s, bytes);
+      if (bytes) sb_bulk_copy_g2s(pl_smem + s * tile, in + k * tile, bytes, full_a + 8u * s);
       if (++s == stages) s = 0, phase ^= 1;
     }
   } else {
     for (long long i = 0; i < mine; ++i) {
       const long long k = blockIdx.x + i * gridDim.x;
-      sb_mbar_wait_parity(&full[s], phase);  // every lane waits: acquire
+      sb_mbar_wait_parity(full_a + 8u * s, phase);  // every lane waits: acquire
       pl_consume(pl_smem + s * tile, in + k * tile, out, n, tile, k, threadIdx.x, consumers, fmas);
-      pl_release_stage(&empty[s]);
+      pl_release_stage(empty_a + 8u * s);
       if (++s == stages) s = 0, phase ^= 1;
     }
   }
@@ -310,12 +315,12 @@ __global__ void pipeline_ws_tma_kernel(PL_ARGS, int tile, int stages, int fmas) 
 // map into dst; completes `bytes` of box on bar. Rows past the tensor's end
 // arrive as zeros and still count toward the transaction bytes.
 __device__ __forceinline__ void pl_tma_load_2d(void *dst, const CUtensorMap *map, int c0, int r0,
-                                               uint64_t *bar) {
+                                               uint32_t bar) {
 #if __CUDA_ARCH__ >= 900
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
       " [%0], [%1, {%2, %3}], [%4];" ::"r"(sb_smem_addr(dst)),
-      "l"((unsigned long long)map), "r"(c0), "r"(r0), "r"(sb_smem_addr(bar))
+      "l"((unsigned long long)map), "r"(c0), "r"(r0), "r"(bar)
       : "memory");
 #else
   (void)dst, (void)map, (void)c0, (void)r0, (void)bar;
@@ -330,19 +335,21 @@ __global__ void pipeline_ws_tma_2d_kernel(const __grid_constant__ CUtensorMap ma
   uint64_t *full = pl_full_bars(pl_smem, stages, tile), *empty = full + stages;
   const int consumers = blockDim.x - 32;
   pl_init_tma_bars(full, empty, stages, consumers);
+  // Stage s's barriers: full_a/empty_a + 8 * s.
+  const uint32_t full_a = sb_mbar_addr(full), empty_a = sb_mbar_addr(empty);
   const long long mine = pl_block_tiles(pl_2d_tiles(n, box_rows), gridDim.x, blockIdx.x);
   int s = 0;
   uint32_t phase = 0;
   if (threadIdx.x >= consumers) {
     if (threadIdx.x != consumers) return;  // one elected producer thread
     for (long long i = 0; i < mine; ++i) {
-      if (i >= stages) sb_mbar_wait_parity(&empty[s], phase ^ 1);
+      if (i >= stages) sb_mbar_wait_parity(empty_a + 8u * s, phase ^ 1);
       const long long k = blockIdx.x + i * gridDim.x;
       // A box always delivers box_rows * 256 floats (zero-filled past the
       // last row): that is the transaction count.
-      sb_mbar_arrive_expect_tx(&full[s], (uint32_t)tile * 4u);
+      sb_mbar_arrive_expect_tx(full_a + 8u * s, (uint32_t)tile * 4u);
       pl_tma_load_2d(pl_smem + s * tile, &map, (int)pl_2d_col0(k), (int)pl_2d_row0(k, box_rows),
-                     &full[s]);
+                     full_a + 8u * s);
       if (++s == stages) s = 0, phase ^= 1;
     }
     return;
@@ -351,14 +358,14 @@ __global__ void pipeline_ws_tma_2d_kernel(const __grid_constant__ CUtensorMap ma
     const long long k = blockIdx.x + i * gridDim.x;
     const long long r0 = pl_2d_row0(k, box_rows), c0 = pl_2d_col0(k);
     const int nvec = (int)pl_2d_valid_rows(n, box_rows, k) * (PL_2D_BOX_COLS / 4);
-    sb_mbar_wait_parity(&full[s], phase);
+    sb_mbar_wait_parity(full_a + 8u * s, phase);
     const float4 *src = (const float4 *)(pl_smem + s * tile);
 #pragma unroll 4
     for (int j = threadIdx.x; j < nvec; j += consumers) {
       const int r = j / (PL_2D_BOX_COLS / 4), c = j % (PL_2D_BOX_COLS / 4) * 4;
       *(float4 *)(out + (r0 + r) * PL_2D_WIDTH + c0 + c) = pl_chain4(src[j], fmas);
     }
-    pl_release_stage(&empty[s]);
+    pl_release_stage(empty_a + 8u * s);
     if (++s == stages) s = 0, phase ^= 1;
   }
   // The n % 4096 floats after the matrix: block 0's consumers, from global.

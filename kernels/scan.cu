@@ -72,6 +72,7 @@ __global__ void scan_mbarrier_kernel(SB_SCAN_ARGS) {
   uint32_t v = g < n ? in[g] : 0u;
   buf[t] = v;
   __syncthreads();  // publishes the init and the loaded tile
+  const uint32_t bar_a = sb_mbar_addr(&bar);  // once, outside the loop
   uint32_t parity = 0;
   int cur = 0;
   for (int it = 0; it < iters; ++it)
@@ -82,8 +83,8 @@ __global__ void scan_mbarrier_kernel(SB_SCAN_ARGS) {
       // Every thread arrives (from a converged warp: the hardware folds the
       // warp's arrivals). One elected arrive per warp after __syncwarp would
       // release only lane 0's writes as far as racecheck can tell.
-      sb_mbar_arrive(&bar);              // release: my write is published
-      sb_mbar_wait_parity(&bar, parity);  // acquire: everyone's writes seen
+      sb_mbar_arrive(bar_a);               // release: my write is published
+      sb_mbar_wait_parity(bar_a, parity);  // acquire: everyone's writes seen
       parity ^= 1;
       cur ^= 1;
     }

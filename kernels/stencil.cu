@@ -268,6 +268,7 @@ __global__ void __launch_bounds__(1024) st_mbarrier(StencilArgs a) {
   if (threadIdx.x == 0) sb_mbar_init(&bar, blockDim.x);  // every thread arrives
   st_load(a, g, smem, o);
   __syncthreads();  // publishes the init and the loaded tile
+  const uint32_t bar_a = sb_mbar_addr(&bar);  // once, outside the loop
   uint32_t parity = 0;
   for (int it = 0; it < a.iters; ++it) {
     const float *src = smem + (it & 1) * tile;
@@ -275,8 +276,8 @@ __global__ void __launch_bounds__(1024) st_mbarrier(StencilArgs a) {
     st_compute(a, g, src, o, nxt);
     st_write(a, dst, nxt);
     st_advance(a, o, nxt);
-    sb_mbar_arrive(&bar);               // release: my reads done, writes published
-    sb_mbar_wait_parity(&bar, parity);  // acquire: everybody's
+    sb_mbar_arrive(bar_a);               // release: my reads done, writes published
+    sb_mbar_wait_parity(bar_a, parity);  // acquire: everybody's
     parity ^= 1;
   }
   // No mbarrier.inval: the barrier dies with the block.

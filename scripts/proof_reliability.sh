@@ -5,8 +5,9 @@
 #     they match a clean run within noise;
 #  2. SIGINT halfway + --resume gives the same set of rows as an
 #     uninterrupted run;
-#  3. the mbarrier watchdog costs nothing measurable (SB_WATCHDOG=0 binary
-#     vs default, alternating runs of scan/mbarrier);
+#  3. what the mbarrier watchdog costs (SB_WATCHDOG=0 binary vs default,
+#     alternating runs of every variant that waits through it;
+#     scripts/watchdog_cost.py);
 #  4. bad devices exit 2;
 #  5. make sanitize (scripts/sanitize.sh) is clean.
 # Usage: scripts/proof_reliability.sh BUILD_DIR OUT_DIR [SANITIZE_SCRIPT]
@@ -94,30 +95,19 @@ print(f"  uninterrupted {len(a)} rows, interrupted+resumed {len(b)} rows, duplic
 sys.exit(0 if same else 1)
 EOF
 
-note "3. watchdog cost: scan/mbarrier default axes, SB_WATCHDOG=0 vs 1, alternating"
+note "3. watchdog cost: every variant whose waits the watchdog bounds, default axes, SB_WATCHDOG=0 vs 1, alternating"
+# The variants that wait through sb_mbar_wait_parity (kernels/mbarrier.cuh).
+WD_FILTER=${WD_FILTER:-'^(scan/mbarrier|stencil2?/mbarrier|multistage/specialized_mbarrier|pipeline(_intensity)?/(ws_barrier|ws_tma|ws_tma_2d)|barrier/expect_tx_zero|barrier_tma/tma_roundtrip)/'}
+t0=$SECONDS
 for i in 1 2; do
   for v in nowd wd; do
     b=$BIN; [ $v = nowd ] && b=$NOWD
-    "$b" --filter '^scan/mbarrier/' --seed 3 --no-reference --out "$O/cost_${v}_$i.csv" 2> "$O/cost_${v}_$i.log"
+    "$b" --filter "$WD_FILTER" --seed 3 --no-reference --out "$O/cost_${v}_$i.csv" 2> "$O/cost_${v}_$i.log"
   done
 done
-python3 - "$O" <<'EOF' || fail=1
-import csv, math, sys, statistics as st
-def load(v):
-    out = {}
-    for i in (1, 2):
-        for r in csv.DictReader(open(f"{sys.argv[1]}/cost_{v}_{i}.csv")):
-            if r["family"] == "scan" and r["status"] == "ok":
-                out.setdefault((int(r["block_threads"]), int(r["iters"])), []).append(float(r["median_us"]))
-    return {k: st.mean(v) for k, v in out.items()}
-a, b = load("nowd"), load("wd")
-ratios = {k: b[k] / a[k] for k in sorted(a) if k in b}
-for k, r in ratios.items():
-    print(f"  block {k[0]:5d} iters {k[1]:3d}: no watchdog {a[k]:10.2f} us, watchdog {b[k]:10.2f} us, x{r:.4f}")
-g = math.exp(st.mean(math.log(r) for r in ratios.values()))
-print(f"  geometric mean watchdog/no-watchdog over {len(ratios)} points: x{g:.4f} "
-      f"(min x{min(ratios.values()):.4f}, max x{max(ratios.values()):.4f})")
-EOF
+note "four sweeps in $((SECONDS - t0)) s"
+python3 scripts/watchdog_cost.py --nowd "$O/cost_nowd_1.csv" "$O/cost_nowd_2.csv" \
+  --wd "$O/cost_wd_1.csv" "$O/cost_wd_2.csv" || fail=1
 
 note "4. bad devices"
 "$BIN" --quick --device 63 --out "$O/nodev.csv" 2>&1 | tail -1; note "--device 63: exit ${PIPESTATUS[0]} (2 expected)"

@@ -1,6 +1,8 @@
-"""scripts/sanitize.sh on fakes: a syncbench that lists two families and a
-compute-sanitizer that prints a chosen summary. Checks the parsing of each
-tool's summary and that racecheck leaves out the completion variants."""
+"""scripts/sanitize.sh on fakes: a syncbench that lists two families, a
+racecheck canary, and a compute-sanitizer that prints a chosen summary.
+Checks the parsing of each tool's summary, the racecheck calibration, and
+that the software-barrier (completion) variants fail the run only when the
+calibration does not show racecheck blind to them."""
 import os
 import stat
 import subprocess
@@ -30,12 +32,26 @@ FAKE_SANITIZER = r"""#!/usr/bin/env bash
 tool=$2
 while [ $# -gt 0 ] && [ ! -x "$1" ]; do shift; done   # drop the sanitizer's own options
 "$@" > /dev/null
+if [ "$(basename "$1")" = racecheck_canary ]; then
+  # FAKE_CANARY: "name=hazards ..." (default 0)
+  h=0; for kv in $FAKE_CANARY; do [ "${kv%%=*}" = "$2" ] && h=${kv#*=}; done
+  echo "========= RACECHECK SUMMARY: $h hazards displayed ($h errors, 0 warnings)"
+  exit 0
+fi
+h=${FAKE_HAZARDS:-0}
+case " $* " in *completion*) h=${FAKE_BLIND_HAZARDS:-0} ;; esac
 if [ "$tool" = racecheck ]; then
-  echo "========= RACECHECK SUMMARY: ${FAKE_HAZARDS:-0} hazards displayed (${FAKE_HAZARDS:-0} errors, 0 warnings)"
+  echo "========= RACECHECK SUMMARY: $h hazards displayed ($h errors, 0 warnings)"
 else
   echo "========= ERROR SUMMARY: 0 errors"
 fi
 """
+
+FAKE_CANARY = "#!/usr/bin/env bash\nexit 0\n"
+
+# What a real racecheck (2025.3) does: flags the racy canary and both
+# software-barrier hand-offs, passes __syncthreads and mbarrier.
+BLIND = "racy=5 atomic_flag=2 completion_barrier=3"
 
 
 def write_exe(path, text):
@@ -43,10 +59,13 @@ def write_exe(path, text):
     path.chmod(path.stat().st_mode | stat.S_IEXEC)
 
 
-def run(tmp_path, hazards):
+def run(tmp_path, hazards, blind_hazards=0, canary=BLIND, with_canary=True):
     write_exe(tmp_path / "syncbench", FAKE_SYNCBENCH)
     write_exe(tmp_path / "cs", FAKE_SANITIZER)
+    if with_canary:
+        write_exe(tmp_path / "racecheck_canary", FAKE_CANARY)
     env = dict(os.environ, COMPUTE_SANITIZER=str(tmp_path / "cs"), FAKE_HAZARDS=str(hazards),
+               FAKE_BLIND_HAZARDS=str(blind_hazards), FAKE_CANARY=canary,
                FAKE_FILTERS=str(tmp_path / "filters"), SANITIZE_TOOLS="racecheck memcheck")
     r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "sanitize.sh"),
                         str(tmp_path / "syncbench")], cwd=tmp_path, env=env,
@@ -70,8 +89,43 @@ def test_racecheck_hazards_fail_the_run(tmp_path):
     assert "NOT clean" in summary
 
 
-def test_racecheck_leaves_out_completion_variants(tmp_path):
+def test_racecheck_runs_completion_variants_apart(tmp_path):
     _, summary, filters = run(tmp_path, hazards=0)
-    assert filters[0] == "^stencil/(two_barrier)/"   # racecheck: no completion
-    assert filters[1] == "^stencil/"                 # memcheck: every variant
-    assert "completion|completion_function" in summary
+    assert filters[0] == "^stencil/(two_barrier)/"   # racecheck, counted
+    assert filters[1] == "^stencil/(completion)/"    # racecheck, blind-spot row
+    assert filters[2] == "^stencil/"                 # memcheck: every variant
+
+
+def test_calibrated_blind_spot_hazards_are_shown_not_failed(tmp_path):
+    r, summary, _ = run(tmp_path, hazards=0, blind_hazards=7)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "| racecheck, blind spot: completion | stencil | 7 |" in summary
+    assert "| completion_barrier | cuda::barrier with a completion function | yes | 3 | 0 |" in summary
+    assert "does not model libcu++'s software barrier" in summary
+
+
+def test_blind_spot_hazards_fail_when_racecheck_sees_software_barriers(tmp_path):
+    # The canary's race-free software-barrier hand-off comes out clean:
+    # then the completion variants' hazards are real findings.
+    r, summary, _ = run(tmp_path, hazards=0, blind_hazards=7, canary="racy=5")
+    assert r.returncode == 1
+    assert "hazards count like any other" in summary
+    assert "NOT clean" in summary
+
+
+def test_calibration_fails_when_racecheck_misses_a_real_race(tmp_path):
+    r, summary, _ = run(tmp_path, hazards=0, canary="atomic_flag=2 completion_barrier=3")
+    assert r.returncode == 1
+    assert "Calibration FAILED" in summary
+
+
+def test_calibration_fails_when_a_hardware_barrier_is_flagged(tmp_path):
+    r, summary, _ = run(tmp_path, hazards=0, canary=BLIND + " mbarrier=1")
+    assert r.returncode == 1
+    assert "Calibration FAILED" in summary
+
+
+def test_without_canary_every_hazard_counts(tmp_path):
+    r, summary, _ = run(tmp_path, hazards=0, blind_hazards=7, with_canary=False)
+    assert r.returncode == 1
+    assert "canary not found" in summary
