@@ -19,7 +19,8 @@ CFLAGS    += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -MMD -MP -I$(CUDA_
 CXXFLAGS  ?= -O2 -g
 CXXFLAGS  += -std=c++17 -Wall -Wextra -MMD -MP
 NVFLAGS   ?= -O3 -lineinfo
-NVFLAGS   += -std=c++17 $(GENCODE) -Xcompiler -Wall -MMD -MP
+# NVEXTRA: extra nvcc flags for experiments (e.g. NVEXTRA=-DSB_WATCHDOG=0 BUILD=build/x).
+NVFLAGS   += -std=c++17 $(GENCODE) -Xcompiler -Wall -MMD -MP $(NVEXTRA)
 # PLANT_SLOWDOWN=1: a known slowdown in scan/pingpong, to prove the gate.
 ifeq ($(PLANT_SLOWDOWN),1)
 NVFLAGS   += -DSB_PLANT_SLOWDOWN

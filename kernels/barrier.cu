@@ -362,7 +362,10 @@ __global__ void sb_barrier_completion_function_kernel(barrier_args a) {
 }
 
 // mbarrier.arrive.expect_tx with a transaction count of 0: the arrive that
-// TMA consumers use, with no copy behind it (sm_90).
+// TMA consumers use, with no copy behind it (sm_90). Like every variant of
+// the price list, it waits without the watchdog (sb_mbar_wait_parity_raw):
+// the figure is the primitive's, and the supervisor's point timeout bounds
+// a hang.
 __global__ void sb_barrier_expect_tx_zero_kernel(barrier_args a) {
   BARRIER_PROLOGUE;
   __shared__ uint64_t bar;
@@ -371,7 +374,7 @@ __global__ void sb_barrier_expect_tx_zero_kernel(barrier_args a) {
   uint32_t parity = 0;
   BARRIER_TIMED_LOOP({
     sb_mbar_arrive_expect_tx(bar_a, 0);
-    sb_mbar_wait_parity(bar_a, parity);
+    sb_mbar_wait_parity_raw(bar_a, parity);
     parity ^= 1;
   });
 }
@@ -422,7 +425,7 @@ __global__ void sb_barrier_tma_roundtrip_kernel(barrier_args a) {
     for (int p = 0; p < a.iters; ++p) {
       sb_mbar_arrive_expect_tx(bar_a, (uint32_t)a.bytes);
       sb_bulk_copy_g2s(dyn, a.in + (p & 1) * words, (uint32_t)a.bytes, bar_a);
-      sb_mbar_wait_parity(bar_a, parity);
+      sb_mbar_wait_parity_raw(bar_a, parity);
       parity ^= 1;
       ok += (dst[0] == first[p & 1]) & (dst[words - 1] == last[p & 1]);
       // My generic-proxy reads of the buffer come before the next copy's

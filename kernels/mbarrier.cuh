@@ -46,18 +46,23 @@ __device__ __forceinline__ void sb_mbar_arrive(uint32_t bar) {
       : "memory");
 }
 
-// Non-blocking probe: has the phase with this parity completed?
-__device__ __forceinline__ bool sb_mbar_test_parity(uint32_t bar, uint32_t parity) {
+// One wait attempt: has the phase with this parity completed? On sm_90,
+// mbarrier.try_wait with a suspend-time hint: a thread whose phase is not
+// yet complete sleeps (NANOSLEEP.SYNCS in SASS) until the barrier unit wakes
+// it or the hint runs out, instead of spinning. The hint is the one CUTLASS
+// and most Hopper kernels use (0x989680 ns = 10 ms, "arbitrarily large"): a
+// correct wait returns true long before it; false means "still waiting, try
+// again". sm_80 has no try_wait: test_wait is a pure probe.
+#define SB_MBAR_SUSPEND_NS 0x989680u
+__device__ __forceinline__ bool sb_mbar_try_wait(uint32_t bar, uint32_t parity) {
   uint32_t done;
 #if __CUDA_ARCH__ >= 900
-  // try_wait may suspend the thread for a system-dependent time: cheaper
-  // than a pure spin on sm_90.
   asm volatile(
       "{\n\t.reg .pred p;\n\t"
-      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2, %3;\n\t"
       "selp.u32 %0, 1, 0, p;\n\t}"
       : "=r"(done)
-      : "r"(bar), "r"(parity)
+      : "r"(bar), "r"(parity), "r"(SB_MBAR_SUSPEND_NS)
       : "memory");
 #else
   asm volatile(
@@ -71,14 +76,33 @@ __device__ __forceinline__ bool sb_mbar_test_parity(uint32_t bar, uint32_t parit
   return done != 0;
 }
 
+// The first attempt of a wait: try_wait without a hint (sm_90), which the
+// hardware may still briefly suspend. Kept apart so that the common case, a
+// phase already complete, costs one TRYWAIT and a branch in both builds.
+__device__ __forceinline__ bool sb_mbar_probe(uint32_t bar, uint32_t parity) {
+#if __CUDA_ARCH__ >= 900
+  uint32_t done;
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+      "selp.u32 %0, 1, 0, p;\n\t}"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return done != 0;
+#else
+  return sb_mbar_try_wait(bar, parity);
+#endif
+}
 
 // ---- deadlock watchdog (host side: harness/watchdog.h) ----
 // Every wait below is bounded by %globaltimer: a wait that keeps failing for
 // the configured time (default 1 s, --watchdog-ms) records which barrier,
 // stage and parity it waited on in host-mapped memory, then traps, so a
 // broken protocol costs one `deadlock` row instead of a hung GPU. The clock
-// is read only once every SB_WATCHDOG_POLLS failed polls, so a wait that
-// succeeds (or fails a few times) costs a counter increment at most.
+// is read only when an attempt fails: on sm_90 after a suspended try_wait
+// came back empty-handed (rare: the suspend lasts until the phase completes
+// or 10 ms pass), on sm_80 once every SB_WATCHDOG_POLLS failed probes.
 // Build with -DSB_WATCHDOG=0 (make SB_WATCHDOG=0) to compile it out.
 #ifndef SB_WATCHDOG
 #define SB_WATCHDOG 1
@@ -91,7 +115,10 @@ __device__ __forceinline__ bool sb_mbar_test_parity(uint32_t bar, uint32_t parit
 
 // Per translation unit (no relocatable device code): set at run time by
 // sb_watchdog_configure() through the setter this unit registers below.
-static __device__ unsigned long long sb_wd_timeout_ns = SB_WATCHDOG_DEFAULT_MS * 1000000ull;
+// The bound is read after every failed attempt, so it sits in constant
+// memory (a cached LDC, not an LDG of hundreds of cycles that would delay
+// the next attempt).
+static __constant__ unsigned long long sb_wd_timeout_ns = SB_WATCHDOG_DEFAULT_MS * 1000000ull;
 static __device__ sb_watchdog_record *sb_wd_record = nullptr;
 static __device__ unsigned int sb_wd_claimed = 0;
 
@@ -137,31 +164,45 @@ __noinline__ __attribute__((noreturn)) static __device__ void sb_wd_fire(uint32_
 }
 #endif
 
-// Waits (acquire, CTA scope) until the phase with this parity has completed.
-// `stage` (a pipeline stage or buffer index, or -1) only names the wait in
-// the watchdog's report. The watchdog adds one counter to the probe loop and
-// reads the clock once every SB_WATCHDOG_POLLS failed probes; its report is
-// out of line and never returns, so nothing of it stays live in the loop.
-// (Measured on an H200, scan/mbarrier, against make SB_WATCHDOG=0: the
-// report inline cost 19%; a call after one failed probe, 17-60%.)
+// The wait without the watchdog: a probe, then suspended attempts. The
+// barrier price-list family (kernels/barrier.cu) waits with it, because it
+// prices the primitive itself; the supervisor's point timeout bounds it.
+__device__ __forceinline__ void sb_mbar_wait_parity_raw(uint32_t addr, uint32_t parity) {
+  if (sb_mbar_probe(addr, parity)) return;
+  while (!sb_mbar_try_wait(addr, parity)) {
+  }
+}
+
+// Waits (acquire, CTA scope) until the phase with this parity has completed:
+// the wait every kernel family uses. `stage` (a pipeline stage or buffer
+// index, or -1) only names the wait in the watchdog's report. The fast path
+// (probe, branch) is the same in both builds; the watchdog only adds, after
+// a failed suspended attempt, a clock check against a bound in constant
+// memory (on sm_80: after every SB_WATCHDOG_POLLS failed probes), and its
+// report is out of line and never returns. Its measured cost, and the
+// designs that cost more, are in docs/reliability.md.
 __device__ __forceinline__ void sb_mbar_wait_parity_stage(uint32_t addr, uint32_t parity,
                                                           int stage) {
 #if SB_WATCHDOG
+  if (sb_mbar_probe(addr, parity)) return;
+#if __CUDA_ARCH__ < 900
   uint32_t polls = 0;
+#endif
   unsigned long long t0 = 0;
-  while (!sb_mbar_test_parity(addr, parity)) {
+  while (!sb_mbar_try_wait(addr, parity)) {
+#if __CUDA_ARCH__ < 900
     if ((++polls & (SB_WATCHDOG_POLLS - 1u)) != 0u) continue;
+#endif
     const unsigned long long now = sb_wd_now_ns();
     if (t0 == 0) {
-      t0 = now;  // the clock starts at the first check: this wait's own time
+      t0 = now;  // the clock starts at the first failed attempt: this wait's own time
     } else if (now - t0 > sb_wd_timeout_ns && sb_wd_timeout_ns != 0) {
       sb_wd_fire(addr, parity, stage, now - t0);
     }
   }
 #else
   (void)stage;
-  while (!sb_mbar_test_parity(addr, parity)) {
-  }
+  sb_mbar_wait_parity_raw(addr, parity);
 #endif
 }
 
