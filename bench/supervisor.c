@@ -67,6 +67,17 @@ typedef struct probe_reply {
   char err[1024];
 } probe_reply;
 
+int sb_resolve_ordinals(const int *requested, int n, int count, int *out) {
+  if (n < 0) { /* --devices all: every GPU the driver reports, in order */
+    n = count < SB_MAX_DEVICES ? count : SB_MAX_DEVICES;
+    for (int i = 0; i < n; ++i) out[i] = i;
+    return n;
+  }
+  if (n > SB_MAX_DEVICES) n = SB_MAX_DEVICES;
+  for (int i = 0; i < n; ++i) out[i] = requested[i];
+  return n;
+}
+
 int sb_probe_devices(int *ordinals, int n, sb_device *devs, char *err, size_t errlen,
                      int *usage) {
   *usage = 0;
@@ -86,12 +97,11 @@ int sb_probe_devices(int *ordinals, int n, sb_device *devs, char *err, size_t er
     probe_reply rep = {0};
     int count = sb_device_count(rep.err, sizeof rep.err);
     if (count < 0) rep.rc = -1;
-    if (rep.rc == 0 && n < 0) n = count < SB_MAX_DEVICES ? count : SB_MAX_DEVICES;
-    rep.n = rep.rc == 0 ? n : 0;
+    int ords[SB_MAX_DEVICES];
+    rep.n = rep.rc == 0 ? sb_resolve_ordinals(ordinals, n, count, ords) : 0;
     static sb_device d[SB_MAX_DEVICES];
     for (int i = 0; i < rep.n && rep.rc == 0; ++i) {
-      int ord = ordinals && ordinals[i] >= 0 ? ordinals[i] : i;
-      if (sb_device_open(ord, &d[i], rep.err, sizeof rep.err) != 0) {
+      if (sb_device_open(ords[i], &d[i], rep.err, sizeof rep.err) != 0) {
         rep.rc = -1;
         rep.usage = strstr(rep.err, "does not exist") != NULL;
       }

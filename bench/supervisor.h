@@ -26,6 +26,11 @@
 #define SB_WORKER_PIPE_FAILED 5  /* could not send to the parent */
 #define SB_WORKER_NO_DEVICE 6    /* could not open its GPU (message sent) */
 
+/* The GPU ordinals a sweep runs on: requested[0..n), or, when n < 0
+ * (--devices all), 0..count-1. Writes out[] and returns how many (at most
+ * SB_MAX_DEVICES). requested is not read when n < 0. */
+int sb_resolve_ordinals(const int *requested, int n, int count, int *out);
+
 /* Opens each device in a child process and returns their descriptions.
  * ordinals[0..n) (n < 0: every device; the ordinals are filled in).
  * Returns the device count, or -1 with err and *usage = 1 when an ordinal

@@ -7,7 +7,7 @@ set -u
 BIN=${1:-build/syncbench}
 O=${2:-/tmp/sb_multi}
 mkdir -p "$O"
-args=(--filter '^scan/' --seed 5 --min-time 0.05)
+args=(--filter "${MULTI_FILTER:-^scan/}" --seed 5 --min-time 0.05)
 t0=$(date +%s.%N)
 "$BIN" "${args[@]}" --device 0 --out "$O/one.csv" 2> "$O/one.log"
 echo "one GPU: exit $?, $(python3 -c "print(round($(date +%s.%N) - $t0, 1))") s"
@@ -17,10 +17,11 @@ echo "every GPU: exit $?, $(python3 -c "print(round($(date +%s.%N) - $t0, 1))") 
 grep -E '^syncbench: GPU' "$O/all.log"
 python3 - "$O/all.csv" <<'PY'
 import csv, math, statistics as st, sys
-rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["status"] == "ok" and r["family"] == "scan"]
+KEY = {"family", "variant", "block_threads", "stages", "buffer_bytes", "iters", "intensity", "n", "elems_per_thread", "consumer_warps", "participants", "contention", "cluster"}
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["status"] == "ok" and r["family"] != "reference"]
 by = {}
 for r in rows:
-    by.setdefault(r["gpu_uuid"], {})[(r["variant"], r["block_threads"], r["iters"], r["n"])] = float(r["median_us"])
+    by.setdefault(r["gpu_uuid"], {})[tuple(r[c] for c in r if c in KEY)] = float(r["median_us"])
 uuids = sorted(by)
 print(f"{len(uuids)} GPUs in one CSV, rows per GPU: {[len(by[u]) for u in uuids]}")
 base = by[uuids[0]]

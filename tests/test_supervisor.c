@@ -247,3 +247,20 @@ SB_TEST(supervisor_gives_up_on_a_worker_that_cannot_start) {
   unlink(f.path);
   free(f.points);
 }
+
+/* --devices all must mean 0..count-1: it once left the ordinals
+ * uninitialized, and on a 2-GPU H200 host both workers ran on GPU 0. */
+SB_TEST(supervisor_devices_all_means_every_gpu_in_order) {
+  int out[SB_MAX_DEVICES];
+  int junk[SB_MAX_DEVICES];
+  for (int i = 0; i < SB_MAX_DEVICES; ++i) junk[i] = 0; /* what main's stack held */
+  CHECK(sb_resolve_ordinals(junk, -1, 2, out) == 2);
+  CHECK(out[0] == 0 && out[1] == 1);
+  CHECK(sb_resolve_ordinals(NULL, -1, 4, out) == 4);
+  CHECK(out[0] == 0 && out[1] == 1 && out[2] == 2 && out[3] == 3);
+  CHECK(sb_resolve_ordinals(NULL, -1, SB_MAX_DEVICES + 5, out) == SB_MAX_DEVICES);
+  CHECK(out[SB_MAX_DEVICES - 1] == SB_MAX_DEVICES - 1);
+  const int list[2] = {1, 0}; /* an explicit list keeps its order */
+  CHECK(sb_resolve_ordinals(list, 2, 2, out) == 2);
+  CHECK(out[0] == 1 && out[1] == 0);
+}
