@@ -42,6 +42,8 @@
     "cuda::barrier with a completion function counting phases; arrive_and_wait()")   \
   X(barrier, expect_tx_zero, 90,                                                     \
     "mbarrier.arrive.expect_tx with 0 bytes + try_wait.parity")                      \
+  X(barrier, smem_latency, 0,                                                        \
+    "no synchronization: a dependent ld.shared chain (pointer chase), the calibration row") \
   X(barrier, grid_sync, 0, "cooperative launch, cooperative_groups this_grid().sync()")
 
 #define BARRIER_TMA_VARIANTS(X)                                                 \

@@ -361,11 +361,18 @@ __global__ void sb_barrier_completion_function_kernel(barrier_args a) {
   barrier_finish(&s, on, ok, t0, a);
 }
 
+// The price list's wait for the variants below: a try_wait.parity loop
+// without a suspend hint (test_wait on sm_80), the same instruction and
+// loop as the cuda::ptx spelling (ptx_mbarrier_parity), so that the rows
+// differ only in what they price. No watchdog: the figure is the
+// primitive's; the supervisor's point timeout (--point-timeout) bounds a hang.
+__device__ __forceinline__ void barrier_spin_wait(uint32_t bar, uint32_t parity) {
+  while (!sb_mbar_probe(bar, parity)) {
+  }
+}
+
 // mbarrier.arrive.expect_tx with a transaction count of 0: the arrive that
-// TMA consumers use, with no copy behind it (sm_90). Like every variant of
-// the price list, it waits without the watchdog (sb_mbar_wait_parity_raw):
-// the figure is the primitive's, and the supervisor's point timeout bounds
-// a hang.
+// TMA consumers use, with no copy behind it (sm_90).
 __global__ void sb_barrier_expect_tx_zero_kernel(barrier_args a) {
   BARRIER_PROLOGUE;
   __shared__ uint64_t bar;
@@ -374,9 +381,37 @@ __global__ void sb_barrier_expect_tx_zero_kernel(barrier_args a) {
   uint32_t parity = 0;
   BARRIER_TIMED_LOOP({
     sb_mbar_arrive_expect_tx(bar_a, 0);
-    sb_mbar_wait_parity_raw(bar_a, parity);
+    barrier_spin_wait(bar_a, parity);
     parity ^= 1;
   });
+}
+
+// Shared-memory load latency: no synchronization at all. The calibration
+// row for the published microbenchmark figures (pointer chases), and the
+// st.shared/ld.shared pair every other row includes, priced apart. Each
+// participating thread follows a dependent chain of ld.shared through the
+// proof slots, each slot holding the shared-window address of the next
+// (slot i -> slot (i + 33) mod 2 x blockDim: a warp's 32 lanes hit 32
+// consecutive words, no bank conflict), so a hop is one LDS and nothing
+// else on the dependent path. Every hop is checked against the address the
+// thread computes itself; that ALU work hides under the load.
+__global__ void sb_barrier_smem_latency_kernel(barrier_args a) {
+  BARRIER_PROLOGUE;
+  (void)partner;
+  uint32_t *slot = barrier_slots();
+  const uint32_t n = 2u * blockDim.x, base = sb_smem_addr(slot);
+  for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) slot[i] = base + 4u * ((i + 33u) % n);
+  const long long t0 = barrier_start(&s);  // its __syncthreads publishes the chain
+  if (on) {
+    uint32_t addr = base + 4u * threadIdx.x, want = threadIdx.x;
+    for (int p = 0; p < a.iters; ++p) {
+      asm volatile("ld.shared.u32 %0, [%0];" : "+r"(addr)::"memory");
+      want += 33u;
+      if (want >= n) want -= n;
+      ok += addr == base + 4u * want;
+    }
+  }
+  barrier_finish(&s, on, ok, t0, a);
 }
 
 // Cooperative-groups grid barrier over a cooperative launch. Thread 0 of each
@@ -425,7 +460,7 @@ __global__ void sb_barrier_tma_roundtrip_kernel(barrier_args a) {
     for (int p = 0; p < a.iters; ++p) {
       sb_mbar_arrive_expect_tx(bar_a, (uint32_t)a.bytes);
       sb_bulk_copy_g2s(dyn, a.in + (p & 1) * words, (uint32_t)a.bytes, bar_a);
-      sb_mbar_wait_parity_raw(bar_a, parity);
+      barrier_spin_wait(bar_a, parity);
       parity ^= 1;
       ok += (dst[0] == first[p & 1]) & (dst[words - 1] == last[p & 1]);
       // My generic-proxy reads of the buffer come before the next copy's
@@ -545,6 +580,7 @@ BARRIER_LAUNCHER(barrier, mbarrier_test_wait_poll, LAUNCH_PLAIN, SLOTS)
 BARRIER_LAUNCHER(barrier, arrive_and_drop, LAUNCH_PLAIN, SLOTS)
 BARRIER_LAUNCHER(barrier, completion_function, LAUNCH_PLAIN, SLOTS)
 BARRIER_LAUNCHER(barrier, expect_tx_zero, LAUNCH_PLAIN, SLOTS)
+BARRIER_LAUNCHER(barrier, smem_latency, LAUNCH_PLAIN, SLOTS)
 BARRIER_LAUNCHER(barrier, grid_sync, LAUNCH_COOPERATIVE, 0)  // proof slots in global memory
 BARRIER_LAUNCHER(barrier_tma, tma_roundtrip, LAUNCH_PLAIN, (size_t)L->axis[SB_AXIS_BUFFER_BYTES])
 BARRIER_LAUNCHER(barrier_cluster, cluster_barrier, LAUNCH_CLUSTER, SLOTS)
