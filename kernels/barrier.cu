@@ -387,8 +387,9 @@ __global__ void sb_barrier_expect_tx_zero_kernel(barrier_args a) {
 }
 
 // Shared-memory load latency: no synchronization at all. The calibration
-// row for the published microbenchmark figures (pointer chases), and the
-// st.shared/ld.shared pair every other row includes, priced apart. Each
+// row for the published microbenchmark figures (pointer chases), and a
+// yardstick for the other rows, whose proof adds a st.shared and an
+// ld.shared to each op (not a dependent chain like this one). Each
 // participating thread follows a dependent chain of ld.shared through the
 // proof slots, each slot holding the shared-window address of the next
 // (slot i -> slot (i + 33) mod 2 x blockDim: a warp's 32 lanes hit 32
