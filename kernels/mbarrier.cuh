@@ -164,9 +164,9 @@ __noinline__ __attribute__((noreturn)) static __device__ void sb_wd_fire(uint32_
 }
 #endif
 
-// The wait without the watchdog: a probe, then suspended attempts. The
-// barrier price-list family (kernels/barrier.cu) waits with it, because it
-// prices the primitive itself; the supervisor's point timeout bounds it.
+// The wait without the watchdog: a probe, then suspended attempts. What
+// sb_mbar_wait_parity compiles to in a make SB_WATCHDOG=0 build, the
+// "before" of the watchdog's cost.
 __device__ __forceinline__ void sb_mbar_wait_parity_raw(uint32_t addr, uint32_t parity) {
   if (sb_mbar_probe(addr, parity)) return;
   while (!sb_mbar_try_wait(addr, parity)) {
