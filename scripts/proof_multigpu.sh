@@ -16,12 +16,13 @@ t0=$(date +%s.%N)
 echo "every GPU: exit $?, $(python3 -c "print(round($(date +%s.%N) - $t0, 1))") s"
 grep -E '^syncbench: GPU' "$O/all.log"
 python3 - "$O/all.csv" <<'PY'
-import csv, math, statistics as st, sys
-KEY = {"family", "variant", "block_threads", "stages", "buffer_bytes", "iters", "intensity", "n", "elems_per_thread", "consumer_warps", "participants", "contention", "cluster"}
-rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["status"] == "ok" and r["family"] != "reference"]
+import math, statistics as st, sys
+sys.path.insert(0, "scripts")
+import sbcsv
+rows = [r for r in sbcsv.read(sys.argv[1]) if r["status"] == "ok" and r["family"] != "reference"]
 by = {}
 for r in rows:
-    by.setdefault(r["gpu_uuid"], {})[tuple(r[c] for c in r if c in KEY)] = float(r["median_us"])
+    by.setdefault(r["gpu_uuid"], {})[sbcsv.key(r)] = r["median_us"]
 uuids = sorted(by)
 print(f"{len(uuids)} GPUs in one CSV, rows per GPU: {[len(by[u]) for u in uuids]}")
 base = by[uuids[0]]

@@ -34,6 +34,11 @@ tools=${SANITIZE_TOOLS:-"memcheck racecheck synccheck initcheck"}
 canary=${CANARY:-$(dirname "$bin")/racecheck_canary}
 # Variants on libcu++'s software barrier, by name (see the header).
 racecheck_blind=${RACECHECK_BLIND:-"completion|completion_function"}
+# The hazard count of a racecheck log ("RACECHECK SUMMARY: N hazards
+# displayed (E errors, W warnings)"), empty if it has none.
+racecheck_hazards() {
+  grep -Eo 'RACECHECK SUMMARY: [0-9]+ hazard' "$1" | tail -1 | grep -Eo '[0-9]+'
+}
 # A family's variant names, from --list.
 variants_of() {
   awk -v f="$1:" '/^[^ ]/ {cur=$1; next} cur==f && $1!="axis" {print $1}' <<<"$list"
@@ -68,7 +73,7 @@ if grep -qw racecheck <<<"$tools"; then
       name=${c%%:*}; rest=${c#*:}; how=${rest%:*}; free=${rest##*:}
       "$cs" --tool racecheck --print-limit 5 "$canary" "$name" > "$logs/canary-$name.log" 2>&1
       crc=$?
-      h=$(grep -Eo 'RACECHECK SUMMARY: [0-9]+ hazard' "$logs/canary-$name.log" | tail -1 | grep -Eo '[0-9]+')
+      h=$(racecheck_hazards "$logs/canary-$name.log")
       canary_hazards[$name]=${h:-?}
       echo "| $name | $how | $free | ${h:-?} | $crc |" >> "$summary"
       printf 'sanitize: racecheck canary %-18s hazards=%s exit=%s\n' "$name" "${h:-?}" "$crc"
@@ -109,9 +114,9 @@ run_family() {
   "$cs" --tool "$tool" --print-limit 20 "$bin" "${args[@]}" > "$logs/$tag.log" 2>&1
   rc=$?
   # memcheck/synccheck/initcheck: "ERROR SUMMARY: N errors"; racecheck:
-  # "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)".
+  # its hazard count.
   if [ "$tool" = racecheck ]; then
-    errors=$(grep -Eo 'RACECHECK SUMMARY: [0-9]+ hazard' "$logs/$tag.log" | tail -1 | grep -Eo '[0-9]+')
+    errors=$(racecheck_hazards "$logs/$tag.log")
   else
     errors=$(grep -Eo 'ERROR SUMMARY: [0-9]+' "$logs/$tag.log" | tail -1 | grep -Eo '[0-9]+$')
   fi

@@ -11,13 +11,13 @@ max of watchdog / no-watchdog, beside the A/A noise of the no-watchdog runs
 Exit 0 always when the CSVs are readable (the numbers are the verdict);
 2 on unreadable input."""
 import argparse
-import math
 import os
 import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sbcsv  # noqa: E402
+from sbcompare import geomean  # noqa: E402
 
 
 def metric(row):
@@ -39,10 +39,6 @@ def load(paths):
                 values[sbcsv.key(row)].append(v)
                 names[sbcsv.key(row)] = name
     return values, names
-
-
-def geomean(xs):
-    return math.exp(sum(math.log(x) for x in xs) / len(xs))
 
 
 def summarize(nowd_paths, wd_paths):
