@@ -108,6 +108,9 @@ __device__ __forceinline__ bool sb_mbar_probe(uint32_t bar, uint32_t parity) {
 #define SB_WATCHDOG 1
 #endif
 #define SB_WATCHDOG_POLLS 256u
+#ifndef SB_WD_PRICE
+#define SB_WD_PRICE 1
+#endif
 #if SB_WATCHDOG
 #include <cuda_runtime.h>
 
@@ -173,36 +176,75 @@ __device__ __forceinline__ void sb_mbar_wait_parity_raw(uint32_t addr, uint32_t 
   }
 }
 
+#if SB_WATCHDOG
+// One clock check of a wait that keeps failing: the first check starts the
+// wait's own clock (t0), a later one fires the report once the bound passed.
+__device__ __forceinline__ void sb_wd_check(unsigned long long now, unsigned long long *t0,
+                                            uint32_t addr, uint32_t parity, int stage) {
+  if (*t0 == 0) {
+    *t0 = now;
+  } else if (now - *t0 > sb_wd_timeout_ns && sb_wd_timeout_ns != 0) {
+    sb_wd_fire(addr, parity, stage, now - *t0);
+  }
+}
+#endif
+#ifndef SB_WD_DESIGN
+#define SB_WD_DESIGN 2
+#endif
+#ifndef SB_WD_EVERY
+#define SB_WD_EVERY 64u
+#endif
+
 // Waits (acquire, CTA scope) until the phase with this parity has completed:
 // the wait every kernel family uses. `stage` (a pipeline stage or buffer
-// index, or -1) only names the wait in the watchdog's report. The fast path
-// (probe, branch) is the same in both builds; the watchdog only adds, after
-// a failed suspended attempt, a clock check against a bound in constant
-// memory (on sm_80: after every SB_WATCHDOG_POLLS failed probes), and its
-// report is out of line and never returns. Its measured cost, and the
-// designs that cost more, are in docs/reliability.md.
+// index, or -1) only names the wait in the watchdog's report.
 __device__ __forceinline__ void sb_mbar_wait_parity_stage(uint32_t addr, uint32_t parity,
                                                           int stage) {
 #if SB_WATCHDOG
   if (sb_mbar_probe(addr, parity)) return;
-#if __CUDA_ARCH__ < 900
-  uint32_t polls = 0;
-#endif
   unsigned long long t0 = 0;
-  while (!sb_mbar_try_wait(addr, parity)) {
-#if __CUDA_ARCH__ < 900
-    if ((++polls & (SB_WATCHDOG_POLLS - 1u)) != 0u) continue;
-#endif
+#if SB_WD_DESIGN == 3 && __CUDA_ARCH__ >= 900
+  for (;;) {
     const unsigned long long now = sb_wd_now_ns();
-    if (t0 == 0) {
-      t0 = now;  // the clock starts at the first failed attempt: this wait's own time
-    } else if (now - t0 > sb_wd_timeout_ns && sb_wd_timeout_ns != 0) {
-      sb_wd_fire(addr, parity, stage, now - t0);
-    }
+    if (sb_mbar_try_wait(addr, parity)) return;
+    sb_wd_check(now, &t0, addr, parity, stage);
   }
+#else
+#if __CUDA_ARCH__ < 900
+  const uint32_t every = SB_WATCHDOG_POLLS;
+#elif SB_WD_DESIGN == 2
+  const uint32_t every = SB_WD_EVERY;
+#else
+  const uint32_t every = 1u;
+#endif
+  uint32_t fails = 0;
+  while (!sb_mbar_try_wait(addr, parity)) {
+    if ((++fails & (every - 1u)) != 0u) continue;
+    sb_wd_check(sb_wd_now_ns(), &t0, addr, parity, stage);
+  }
+#endif
 #else
   (void)stage;
   sb_mbar_wait_parity_raw(addr, parity);
+#endif
+}
+
+// For a spin loop that polls through some other spelling (cuda::ptx,
+// cuda_awbarrier_primitives.h): call after each failed poll. Every
+// SB_WD_SPIN_POLLS failures it checks the clock like the wait above.
+#define SB_WD_SPIN_POLLS 1024u
+typedef struct {
+  uint32_t fails;
+  unsigned long long t0;
+} sb_wd_spin;
+__device__ __forceinline__ void sb_wd_spin_failed(sb_wd_spin *w, uint32_t addr, uint32_t parity) {
+#if SB_WATCHDOG && SB_WD_PRICE
+#if SB_WD_PRICE == 1
+  if ((++w->fails & (SB_WD_SPIN_POLLS - 1u)) != 0u) return;
+#endif
+  sb_wd_check(sb_wd_now_ns(), &w->t0, addr, parity, -1);
+#else
+  (void)w, (void)addr, (void)parity;
 #endif
 }
 
