@@ -248,11 +248,12 @@ __global__ void sb_barrier_ptx_mbarrier_parity_kernel(barrier_args a) {
     for (int p = 0; p < a.iters; ++p) {
       proof_put(&s, p);
       barrier_sink(cuda::ptx::mbarrier_arrive(&bar));
-      sb_wd_spin w = {0, 0};
 #if __CUDA_ARCH__ >= 900
-      while (!cuda::ptx::mbarrier_try_wait_parity(&bar, parity)) sb_wd_spin_failed(&w, sb_smem_addr(&bar), parity);
+      while (!cuda::ptx::mbarrier_try_wait_parity(&bar, parity)) {
+      }
 #else
-      while (!cuda::ptx::mbarrier_test_wait_parity(&bar, parity)) sb_wd_spin_failed(&w, sb_smem_addr(&bar), parity);
+      while (!cuda::ptx::mbarrier_test_wait_parity(&bar, parity)) {
+      }
 #endif
       parity ^= 1;
       ok += proof_get(&s, p, partner);
@@ -272,11 +273,12 @@ __global__ void sb_barrier_primitives_mbarrier_kernel(barrier_args a) {
     for (int p = 0; p < a.iters; ++p) {
       proof_put(&s, p);
       __mbarrier_token_t tok = __mbarrier_arrive(&bar);
-      sb_wd_spin w = {0, 0};
 #if __CUDA_ARCH__ >= 900
-      while (!__mbarrier_try_wait(&bar, tok, BARRIER_TRY_WAIT_HINT_NS)) sb_wd_spin_failed(&w, sb_smem_addr(&bar), p & 1);
+      while (!__mbarrier_try_wait(&bar, tok, BARRIER_TRY_WAIT_HINT_NS)) {
+      }
 #else
-      while (!__mbarrier_test_wait(&bar, tok)) sb_wd_spin_failed(&w, sb_smem_addr(&bar), p & 1);
+      while (!__mbarrier_test_wait(&bar, tok)) {
+      }
 #endif
       ok += proof_get(&s, p, partner);
     }
@@ -293,8 +295,8 @@ __global__ void sb_barrier_mbarrier_test_wait_poll_kernel(barrier_args a) {
   uint32_t parity = 0;
   BARRIER_TIMED_LOOP({
     sb_mbar_arrive(bar_a);
-    sb_wd_spin w = {0, 0};
-    while (!barrier_test_wait_parity(&bar, parity)) sb_wd_spin_failed(&w, sb_smem_addr(&bar), parity);
+    while (!barrier_test_wait_parity(&bar, parity)) {
+    }
     parity ^= 1;
   });
 }
@@ -365,8 +367,8 @@ __global__ void sb_barrier_completion_function_kernel(barrier_args a) {
 // differ only in what they price. No watchdog: the figure is the
 // primitive's; the supervisor's point timeout (--point-timeout) bounds a hang.
 __device__ __forceinline__ void barrier_spin_wait(uint32_t bar, uint32_t parity) {
-  sb_wd_spin w = {0, 0};
-  while (!sb_mbar_probe(bar, parity)) sb_wd_spin_failed(&w, bar, parity);
+  while (!sb_mbar_probe(bar, parity)) {
+  }
 }
 
 // mbarrier.arrive.expect_tx with a transaction count of 0: the arrive that

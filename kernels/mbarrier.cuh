@@ -108,9 +108,6 @@ __device__ __forceinline__ bool sb_mbar_probe(uint32_t bar, uint32_t parity) {
 #define SB_WATCHDOG 1
 #endif
 #define SB_WATCHDOG_POLLS 256u
-#ifndef SB_WD_PRICE
-#define SB_WD_PRICE 1
-#endif
 #if SB_WATCHDOG
 #include <cuda_runtime.h>
 
@@ -188,63 +185,40 @@ __device__ __forceinline__ void sb_wd_check(unsigned long long now, unsigned lon
   }
 }
 #endif
-#ifndef SB_WD_DESIGN
-#define SB_WD_DESIGN 2
-#endif
-#ifndef SB_WD_EVERY
-#define SB_WD_EVERY 64u
-#endif
 
 // Waits (acquire, CTA scope) until the phase with this parity has completed:
 // the wait every kernel family uses. `stage` (a pipeline stage or buffer
 // index, or -1) only names the wait in the watchdog's report.
+//
+// On sm_90 the watchdog build executes the same instructions as the raw
+// wait until a suspended attempt comes back without the phase: ptxas
+// compiles the raw wait to two unsuspended TRYWAITs (the probe, and one it
+// peels off the loop) before the first suspended one, so the watchdog
+// build spells that second probe out. Without it, the watchdog build went
+// to sleep one probe earlier, and that alone cost scan/mbarrier 4%
+// (docs/reliability.md). After a failed suspended attempt it reads the
+// clock and compares it with the bound (in constant memory); on sm_80,
+// after every SB_WATCHDOG_POLLS failed probes. The report is out of line
+// and never returns.
 __device__ __forceinline__ void sb_mbar_wait_parity_stage(uint32_t addr, uint32_t parity,
                                                           int stage) {
 #if SB_WATCHDOG
   if (sb_mbar_probe(addr, parity)) return;
-  unsigned long long t0 = 0;
-#if SB_WD_DESIGN == 3 && __CUDA_ARCH__ >= 900
-  for (;;) {
-    const unsigned long long now = sb_wd_now_ns();
-    if (sb_mbar_try_wait(addr, parity)) return;
-    sb_wd_check(now, &t0, addr, parity, stage);
-  }
+#if __CUDA_ARCH__ >= 900
+  if (sb_mbar_probe(addr, parity)) return;
 #else
-#if __CUDA_ARCH__ < 900
-  const uint32_t every = SB_WATCHDOG_POLLS;
-#elif SB_WD_DESIGN == 2
-  const uint32_t every = SB_WD_EVERY;
-#else
-  const uint32_t every = 1u;
+  uint32_t polls = 0;
 #endif
-  uint32_t fails = 0;
+  unsigned long long t0 = 0;
   while (!sb_mbar_try_wait(addr, parity)) {
-    if ((++fails & (every - 1u)) != 0u) continue;
+#if __CUDA_ARCH__ < 900
+    if ((++polls & (SB_WATCHDOG_POLLS - 1u)) != 0u) continue;
+#endif
     sb_wd_check(sb_wd_now_ns(), &t0, addr, parity, stage);
   }
-#endif
 #else
   (void)stage;
   sb_mbar_wait_parity_raw(addr, parity);
-#endif
-}
-
-// For a spin loop that polls through some other spelling (cuda::ptx,
-// cuda_awbarrier_primitives.h): call after each failed poll. Every
-// SB_WD_SPIN_POLLS failures it checks the clock like the wait above.
-#define SB_WD_SPIN_POLLS 1024u
-typedef struct {
-  uint32_t fails;
-  unsigned long long t0;
-} sb_wd_spin;
-__device__ __forceinline__ void sb_wd_spin_failed(sb_wd_spin *w, uint32_t addr, uint32_t parity) {
-#if SB_WATCHDOG && SB_WD_PRICE
-#if SB_WD_PRICE == 1
-  if ((++w->fails & (SB_WD_SPIN_POLLS - 1u)) != 0u) return;
-#endif
-  sb_wd_check(sb_wd_now_ns(), &w->t0, addr, parity, -1);
-#else
-  (void)w, (void)addr, (void)parity;
 #endif
 }
 
