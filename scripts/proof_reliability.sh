@@ -98,7 +98,7 @@ EOF
 note "3. watchdog cost: every variant whose waits the watchdog bounds, default axes, SB_WATCHDOG=0 vs 1, alternating"
 # The variants that wait through sb_mbar_wait_parity (kernels/mbarrier.cuh).
 # (The barrier price-list families wait without it: sb_mbar_wait_parity_raw.)
-WD_FILTER=${WD_FILTER:-'^(scan/mbarrier|stencil2?/mbarrier|multistage/specialized_mbarrier|pipeline(_intensity)?/(ws_barrier|ws_tma|ws_tma_2d))/'}
+WD_FILTER=${WD_FILTER:-'^(scan/mbarrier|stencil(2d)?/mbarrier|multistage/specialized_mbarrier|pipeline(_intensity)?/(ws_barrier|ws_tma|ws_tma_2d))/'}
 COST_RUNS=${COST_RUNS:-2}  # alternations (nowd, wd); 2 gives an A/A noise figure
 t0=$SECONDS
 for i in $(seq "$COST_RUNS"); do
