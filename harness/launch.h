@@ -24,11 +24,17 @@ typedef struct sb_launch {
   void *scratch;          /* family-defined scratch (device), may be NULL */
   cudaStream_t stream;
   int query;              /* 1: fill the fields below, launch nothing */
+  int bounded;            /* 1: the validating launch, whose mbarrier waits
+                             the deadlock watchdog bounds; 0: warm-up and
+                             timed launches, with the raw wait (variants
+                             with a raw twin; kernels/mbarrier.cuh says why) */
   /* Filled by the launcher in query mode: */
   int grid_blocks;        /* blocks the launch uses */
   int block_threads;      /* threads per block (families may derive it) */
   int blocks_per_sm;      /* occupancy; 0 means it cannot launch */
   size_t smem_bytes;      /* dynamic + static shared memory per block */
+  int raw_twin;           /* 1: `bounded` picks between two kernels, so the
+                             runner checks the timed kernel's output too */
 } sb_launch;
 
 typedef cudaError_t (*sb_launch_fn)(sb_launch *L);

@@ -47,4 +47,24 @@ static inline cudaError_t sb_configure(const void *kernel, long long grid,
 
 static inline long long sb_ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
+// For a variant whose kernel waits through sb_mbar_wait_parity: `kbounded`
+// is its <true> instantiation (waits under the deadlock watchdog), `kraw` its
+// <false> one. The query configures both and reports the raw (timed) one;
+// a launch runs the one L->bounded asks for (harness/launch.h).
+#define SB_LAUNCH_TWIN(L, kbounded, kraw, grid, block, smem, ...)                   \
+  do {                                                                            \
+    if ((L)->query) {                                                             \
+      cudaError_t twin_e_ = sb_configure((const void *)(kbounded), (grid), (block), \
+                                         (smem), (L));                            \
+      if (twin_e_ != cudaSuccess) return twin_e_;                                 \
+      (L)->raw_twin = 1;                                                          \
+      return sb_configure((const void *)(kraw), (grid), (block), (smem), (L));     \
+    }                                                                             \
+    if ((L)->bounded)                                                             \
+      kbounded<<<(unsigned)(grid), (block), (smem), (L)->stream>>>(__VA_ARGS__);   \
+    else                                                                          \
+      kraw<<<(unsigned)(grid), (block), (smem), (L)->stream>>>(__VA_ARGS__);       \
+    return cudaGetLastError();                                                    \
+  } while (0)
+
 #endif

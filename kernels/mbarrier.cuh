@@ -190,40 +190,49 @@ __device__ __forceinline__ void sb_wd_check(unsigned long long now, unsigned lon
 // the wait every kernel family uses. `stage` (a pipeline stage or buffer
 // index, or -1) only names the wait in the watchdog's report.
 //
-// On sm_90 the watchdog build executes the same instructions as the raw
-// wait until a suspended attempt comes back without the phase: ptxas
-// compiles the raw wait to two unsuspended TRYWAITs (the probe, and one it
-// peels off the loop) before the first suspended one, so the watchdog
-// build spells that second probe out. Without it, the watchdog build went
-// to sleep one probe earlier, and that alone cost scan/mbarrier 4%
-// (docs/reliability.md). After a failed suspended attempt it reads the
-// clock and compares it with the bound (in constant memory); on sm_80,
-// after every SB_WATCHDOG_POLLS failed probes. The report is out of line
-// and never returns.
+// Bounded (the default) waits under the deadlock watchdog; Bounded = false
+// is the raw wait. A variant that waits here is compiled both ways: the
+// runner validates a point with the bounded kernel, so a broken protocol
+// becomes a `deadlock` row, and times it with the raw one (harness/launch.h,
+// SB_LAUNCH_TWIN). Why: the watchdog's clock check costs nothing when it
+// runs (it runs only after a failed suspended attempt), but its code
+// changes how ptxas schedules the caller's loop (the loop's own
+// bookkeeping is no longer hoisted above the wait), and that cost 2-4% on
+// scan, stencil and multistage; see docs/reliability.md.
+//
+// The bounded wait on sm_90: two unsuspended probes (ptxas compiles the raw
+// wait to two, peeling one off the loop), then suspended attempts, and
+// after each failed one a clock check against the bound (in constant
+// memory); on sm_80, a check every SB_WATCHDOG_POLLS failed probes. The
+// report is out of line and never returns.
+template <bool Bounded = true>
 __device__ __forceinline__ void sb_mbar_wait_parity_stage(uint32_t addr, uint32_t parity,
                                                           int stage) {
 #if SB_WATCHDOG
-  if (sb_mbar_probe(addr, parity)) return;
+  if constexpr (Bounded) {
+    if (sb_mbar_probe(addr, parity)) return;
 #if __CUDA_ARCH__ >= 900
-  if (sb_mbar_probe(addr, parity)) return;
+    if (sb_mbar_probe(addr, parity)) return;
 #else
-  uint32_t polls = 0;
+    uint32_t polls = 0;
 #endif
-  unsigned long long t0 = 0;
-  while (!sb_mbar_try_wait(addr, parity)) {
+    unsigned long long t0 = 0;
+    while (!sb_mbar_try_wait(addr, parity)) {
 #if __CUDA_ARCH__ < 900
-    if ((++polls & (SB_WATCHDOG_POLLS - 1u)) != 0u) continue;
+      if ((++polls & (SB_WATCHDOG_POLLS - 1u)) != 0u) continue;
 #endif
-    sb_wd_check(sb_wd_now_ns(), &t0, addr, parity, stage);
+      sb_wd_check(sb_wd_now_ns(), &t0, addr, parity, stage);
+    }
+    return;
   }
-#else
+#endif
   (void)stage;
   sb_mbar_wait_parity_raw(addr, parity);
-#endif
 }
 
+template <bool Bounded = true>
 __device__ __forceinline__ void sb_mbar_wait_parity(uint32_t bar, uint32_t parity) {
-  sb_mbar_wait_parity_stage(bar, parity, -1);
+  sb_mbar_wait_parity_stage<Bounded>(bar, parity, -1);
 }
 
 // ---- arrive variants ----

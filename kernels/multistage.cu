@@ -149,6 +149,7 @@ __global__ void __launch_bounds__(1024) ms_specialized(MsArgs a) {
   ms_store(a, A, base, len);
 }
 
+template <bool Bounded>
 __global__ void __launch_bounds__(1024) ms_specialized_mbarrier(MsArgs a) {
   extern __shared__ float smem[];
   // full[c]: chunk c of P (elements c*H .. c*H+H-1) is written. One phase
@@ -190,7 +191,7 @@ __global__ void __launch_bounds__(1024) ms_specialized_mbarrier(MsArgs a) {
       for (int c = 0; c < MS_MAX_CHUNKS; ++c)
         if (c < chunks) {
           const int need = c + ahead < chunks ? c + ahead : chunks - 1;
-          while (ready <= need) sb_mbar_wait_parity(full_a + 8u * ready++, parity);
+          while (ready <= need) sb_mbar_wait_parity<Bounded>(full_a + 8u * ready++, parity);
           if (c * H + id < len) Q[c * H + id] = ms_blur(P, c * H + id, len);
         }
     }
@@ -250,17 +251,20 @@ __global__ void __launch_bounds__(1024) ms_early_exit(MsArgs a) {
   }
 }
 
-#define MS_LAUNCHER(variant)                                                      \
+// LAUNCH is SB_LAUNCH with one kernel, SB_LAUNCH_TWIN with the bounded and
+// the raw instantiation of an mbarrier variant (common.cuh).
+#define MS_LAUNCHER(variant, LAUNCH, ...)                                         \
   extern "C" cudaError_t sb_multistage_##variant(sb_launch *L) {                  \
     const int block = (int)L->axis[SB_AXIS_BLOCK];                                \
     MsArgs a = {(const float *)L->in, (float *)L->out, L->axis[SB_AXIS_N],        \
                 (int)L->axis[SB_AXIS_ITERS], (int)L->axis[SB_AXIS_ELEMS]};        \
     const long long tile = (long long)block * a.elems;                            \
     const size_t smem = 3 * (size_t)tile * sizeof(float);                         \
-    SB_LAUNCH(L, ms_##variant, sb_ceil_div(a.n, tile), block, smem, a);           \
+    LAUNCH(L, __VA_ARGS__, sb_ceil_div(a.n, tile), block, smem, a);               \
   }
 
-MS_LAUNCHER(uniform)
-MS_LAUNCHER(specialized)
-MS_LAUNCHER(specialized_mbarrier)
-MS_LAUNCHER(early_exit)
+MS_LAUNCHER(uniform, SB_LAUNCH, ms_uniform)
+MS_LAUNCHER(specialized, SB_LAUNCH, ms_specialized)
+MS_LAUNCHER(specialized_mbarrier, SB_LAUNCH_TWIN, ms_specialized_mbarrier<true>,
+            ms_specialized_mbarrier<false>)
+MS_LAUNCHER(early_exit, SB_LAUNCH, ms_early_exit)

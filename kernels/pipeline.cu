@@ -198,6 +198,7 @@ __device__ __forceinline__ void pl_produce_warp(float *buf, const float *__restr
 
 typedef cuda::barrier<cuda::thread_scope_block> pl_barrier;
 
+template <bool Bounded>
 __global__ void pipeline_ws_barrier_kernel(PL_ARGS, int tile, int stages, int fmas) {
 #pragma nv_diag_suppress static_var_with_dynamic_init
   // ready[s]: stage s is free to refill (every consumer thread arrives);
@@ -223,14 +224,14 @@ __global__ void pipeline_ws_barrier_kernel(PL_ARGS, int tile, int stages, int fm
     for (long long i = 0; i < mine; ++i) {
       // Pass >= 1: wait until every consumer warp released this stage's
       // previous tile (phase pass-1 of ready[s]).
-      if (i >= stages) sb_mbar_wait_parity(ready_a + s * (uint32_t)sizeof(pl_barrier), phase ^ 1);
+      if (i >= stages) sb_mbar_wait_parity<Bounded>(ready_a + s * (uint32_t)sizeof(pl_barrier), phase ^ 1);
       pl_produce_warp(pl_smem + s * tile, in, n, tile, blockIdx.x + i * gridDim.x, lane);
       (void)filled[s].arrive();  // release: this lane's stores into stage s
       if (++s == stages) s = 0, phase ^= 1;
     }
   } else {
     for (long long i = 0; i < mine; ++i) {
-      sb_mbar_wait_parity(filled_a + s * (uint32_t)sizeof(pl_barrier), phase);  // acquire
+      sb_mbar_wait_parity<Bounded>(filled_a + s * (uint32_t)sizeof(pl_barrier), phase);  // acquire
       pl_consume(pl_smem + s * tile, pl_smem + s * tile, out, n, tile,
                  blockIdx.x + i * gridDim.x, threadIdx.x, consumers, fmas);
       (void)ready[s].arrive();  // release: this thread is done reading stage s
@@ -274,6 +275,7 @@ __device__ __forceinline__ void pl_release_stage(uint32_t empty_s) {
   sb_mbar_arrive(empty_s);
 }
 
+template <bool Bounded>
 __global__ void pipeline_ws_tma_kernel(PL_ARGS, int tile, int stages, int fmas) {
 #if __CUDA_ARCH__ >= 900
   uint64_t *full = pl_full_bars(pl_smem, stages, tile), *empty = full + stages;
@@ -287,7 +289,7 @@ __global__ void pipeline_ws_tma_kernel(PL_ARGS, int tile, int stages, int fmas) 
   if (threadIdx.x >= consumers) {
     if (threadIdx.x != consumers) return;  // one elected producer thread
     for (long long i = 0; i < mine; ++i) {
-      if (i >= stages) sb_mbar_wait_parity(empty_a + 8u * s, phase ^ 1);
+      if (i >= stages) sb_mbar_wait_parity<Bounded>(empty_a + 8u * s, phase ^ 1);
       const long long k = blockIdx.x + i * gridDim.x;
       // The copy engine moves the tile's whole 16-byte vectors; expect_tx
       // counts exactly those bytes (0 for a tail tile under 4 floats: the
@@ -300,7 +302,7 @@ __global__ void pipeline_ws_tma_kernel(PL_ARGS, int tile, int stages, int fmas) 
   } else {
     for (long long i = 0; i < mine; ++i) {
       const long long k = blockIdx.x + i * gridDim.x;
-      sb_mbar_wait_parity(full_a + 8u * s, phase);  // every lane waits: acquire
+      sb_mbar_wait_parity<Bounded>(full_a + 8u * s, phase);  // every lane waits: acquire
       pl_consume(pl_smem + s * tile, in + k * tile, out, n, tile, k, threadIdx.x, consumers, fmas);
       pl_release_stage(empty_a + 8u * s);
       if (++s == stages) s = 0, phase ^= 1;
@@ -328,6 +330,7 @@ __device__ __forceinline__ void pl_tma_load_2d(void *dst, const CUtensorMap *map
 #endif
 }
 
+template <bool Bounded>
 __global__ void pipeline_ws_tma_2d_kernel(const __grid_constant__ CUtensorMap map, PL_ARGS,
                                           int box_rows, int stages, int fmas) {
 #if __CUDA_ARCH__ >= 900
@@ -343,7 +346,7 @@ __global__ void pipeline_ws_tma_2d_kernel(const __grid_constant__ CUtensorMap ma
   if (threadIdx.x >= consumers) {
     if (threadIdx.x != consumers) return;  // one elected producer thread
     for (long long i = 0; i < mine; ++i) {
-      if (i >= stages) sb_mbar_wait_parity(empty_a + 8u * s, phase ^ 1);
+      if (i >= stages) sb_mbar_wait_parity<Bounded>(empty_a + 8u * s, phase ^ 1);
       const long long k = blockIdx.x + i * gridDim.x;
       // A box always delivers box_rows * 256 floats (zero-filled past the
       // last row): that is the transaction count.
@@ -358,7 +361,7 @@ __global__ void pipeline_ws_tma_2d_kernel(const __grid_constant__ CUtensorMap ma
     const long long k = blockIdx.x + i * gridDim.x;
     const long long r0 = pl_2d_row0(k, box_rows), c0 = pl_2d_col0(k);
     const int nvec = (int)pl_2d_valid_rows(n, box_rows, k) * (PL_2D_BOX_COLS / 4);
-    sb_mbar_wait_parity(full_a + 8u * s, phase);
+    sb_mbar_wait_parity<Bounded>(full_a + 8u * s, phase);
     const float4 *src = (const float4 *)(pl_smem + s * tile);
 #pragma unroll 4
     for (int j = threadIdx.x; j < nvec; j += consumers) {
@@ -453,6 +456,29 @@ static cudaError_t pl_configure(const void *kernel, int block, size_t smem, long
     return cudaGetLastError();                                                              \
   } while (0)
 
+// PL_LAUNCH for an mbarrier variant: the bounded instantiation validates,
+// the raw one is timed (SB_LAUNCH_TWIN in common.cuh says why).
+#define PL_LAUNCH_TWIN(L, kbounded, kraw, block, smem, work, ...)                            \
+  do {                                                                                      \
+    long long pl_grid_ = 0;                                                                 \
+    cudaError_t pl_e_ = cudaSuccess;                                                        \
+    if ((L)->query) {                                                                       \
+      pl_e_ = pl_configure((const void *)(kbounded), (block), (smem), (work), (L), &pl_grid_); \
+      if (pl_e_ != cudaSuccess) return pl_e_;                                               \
+      (L)->raw_twin = 1;                                                                    \
+    }                                                                                       \
+    const int pl_bounded_ = !(L)->query && (L)->bounded;                                    \
+    pl_e_ = pl_configure(pl_bounded_ ? (const void *)(kbounded) : (const void *)(kraw),      \
+                         (block), (smem), (work), (L), &pl_grid_);                          \
+    if (pl_e_ != cudaSuccess || (L)->query) return pl_e_;                                   \
+    if ((L)->blocks_per_sm == 0) return cudaErrorInvalidConfiguration;                      \
+    if (pl_bounded_)                                                                        \
+      kbounded<<<(unsigned)pl_grid_, (block), (smem), (L)->stream>>>(__VA_ARGS__);          \
+    else                                                                                    \
+      kraw<<<(unsigned)pl_grid_, (block), (smem), (L)->stream>>>(__VA_ARGS__);              \
+    return cudaGetLastError();                                                              \
+  } while (0)
+
 typedef struct pl_axes {
   int stages, buffer_bytes, warps, fmas;
   long long n;
@@ -489,14 +515,14 @@ extern "C" cudaError_t sb_pipeline_double_buffer(sb_launch *L) {
 extern "C" cudaError_t sb_pipeline_ws_barrier(sb_launch *L) {
   const pl_axes a = pl_read(L);
   const int tile = a.buffer_bytes / 4;
-  PL_LAUNCH(L, pipeline_ws_barrier_kernel, (a.warps + 1) * 32, (size_t)a.stages * a.buffer_bytes,
+  PL_LAUNCH_TWIN(L, pipeline_ws_barrier_kernel<true>, pipeline_ws_barrier_kernel<false>, (a.warps + 1) * 32, (size_t)a.stages * a.buffer_bytes,
             pl_num_tiles(a.n, tile), PL_IN, PL_OUT, a.n, tile, a.stages, a.fmas);
 }
 
 extern "C" cudaError_t sb_pipeline_ws_tma(sb_launch *L) {
   const pl_axes a = pl_read(L);
   const int tile = a.buffer_bytes / 4;
-  PL_LAUNCH(L, pipeline_ws_tma_kernel, (a.warps + 1) * 32, PL_TMA_SMEM(a),
+  PL_LAUNCH_TWIN(L, pipeline_ws_tma_kernel<true>, pipeline_ws_tma_kernel<false>, (a.warps + 1) * 32, PL_TMA_SMEM(a),
             pl_num_tiles(a.n, tile), PL_IN, PL_OUT, a.n, tile, a.stages, a.fmas);
 }
 
@@ -547,7 +573,7 @@ extern "C" cudaError_t sb_pipeline_ws_tma_2d(sb_launch *L) {
     if (e != cudaSuccess) return e;
   }
   const long long tiles = pl_2d_tiles(a.n, box_rows);
-  PL_LAUNCH(L, pipeline_ws_tma_2d_kernel, (a.warps + 1) * 32, PL_TMA_SMEM(a),
+  PL_LAUNCH_TWIN(L, pipeline_ws_tma_2d_kernel<true>, pipeline_ws_tma_2d_kernel<false>, (a.warps + 1) * 32, PL_TMA_SMEM(a),
             tiles > 0 ? tiles : 1, map, PL_IN, PL_OUT, a.n, box_rows, a.stages, a.fmas);
 }
 

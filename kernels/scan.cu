@@ -63,6 +63,7 @@ __global__ void scan_pingpong_kernel(SB_SCAN_ARGS) {
   if (g < n) out[g] = v;
 }
 
+template <bool Bounded>
 __global__ void scan_mbarrier_kernel(SB_SCAN_ARGS) {
   extern __shared__ uint32_t buf[];
   __shared__ __align__(8) uint64_t bar;
@@ -84,7 +85,7 @@ __global__ void scan_mbarrier_kernel(SB_SCAN_ARGS) {
       // warp's arrivals). One elected arrive per warp after __syncwarp would
       // release only lane 0's writes as far as racecheck can tell.
       sb_mbar_arrive(bar_a);               // release: my write is published
-      sb_mbar_wait_parity(bar_a, parity);  // acquire: everyone's writes seen
+      sb_mbar_wait_parity<Bounded>(bar_a, parity);  // acquire: everyone's writes seen
       parity ^= 1;
       cur ^= 1;
     }
@@ -127,17 +128,19 @@ __global__ void scan_warp_shuffle_kernel(SB_SCAN_ARGS) {
 
 // Launchers: one per variant, the contract in harness/launch.h.
 
-#define SCAN_LAUNCHER(variant, buffers)                                       \
-  extern "C" cudaError_t sb_scan_##variant(sb_launch *L) {                    \
-    const int block = (int)L->axis[SB_AXIS_BLOCK];                            \
-    const long long n = L->axis[SB_AXIS_N];                                   \
-    const int iters = (int)L->axis[SB_AXIS_ITERS];                            \
-    const size_t smem = (size_t)buffers * block * sizeof(uint32_t);           \
-    SB_LAUNCH(L, scan_##variant##_kernel, sb_ceil_div(n, block), block, smem, \
-              (const uint32_t *)L->in, (uint32_t *)L->out, n, iters);         \
+// LAUNCH is SB_LAUNCH with one kernel, SB_LAUNCH_TWIN with the bounded and
+// the raw instantiation of an mbarrier variant (common.cuh).
+#define SCAN_LAUNCHER(variant, buffers, LAUNCH, ...)                             \
+  extern "C" cudaError_t sb_scan_##variant(sb_launch *L) {                       \
+    const int block = (int)L->axis[SB_AXIS_BLOCK];                               \
+    const long long n = L->axis[SB_AXIS_N];                                      \
+    const int iters = (int)L->axis[SB_AXIS_ITERS];                               \
+    const size_t smem = (size_t)buffers * block * sizeof(uint32_t);              \
+    LAUNCH(L, __VA_ARGS__, sb_ceil_div(n, block), block, smem,                   \
+           (const uint32_t *)L->in, (uint32_t *)L->out, n, iters);               \
   }
 
-SCAN_LAUNCHER(two_barrier, 1)
-SCAN_LAUNCHER(pingpong, 2)
-SCAN_LAUNCHER(mbarrier, 2)
-SCAN_LAUNCHER(warp_shuffle, 0)
+SCAN_LAUNCHER(two_barrier, 1, SB_LAUNCH, scan_two_barrier_kernel)
+SCAN_LAUNCHER(pingpong, 2, SB_LAUNCH, scan_pingpong_kernel)
+SCAN_LAUNCHER(mbarrier, 2, SB_LAUNCH_TWIN, scan_mbarrier_kernel<true>, scan_mbarrier_kernel<false>)
+SCAN_LAUNCHER(warp_shuffle, 0, SB_LAUNCH, scan_warp_shuffle_kernel)

@@ -257,7 +257,7 @@ __global__ void __launch_bounds__(1024) st_pingpong(StencilArgs a) {
 // mbarrier.init on an object other threads are using undefined behaviour.
 // Nothing but a full __syncthreads before every init would make it safe,
 // which is exactly the cost the mbarrier was meant to avoid.
-template <class G>
+template <bool Bounded, class G>
 __global__ void __launch_bounds__(1024) st_mbarrier(StencilArgs a) {
   extern __shared__ float smem[];
   __shared__ __align__(8) uint64_t bar;
@@ -277,7 +277,7 @@ __global__ void __launch_bounds__(1024) st_mbarrier(StencilArgs a) {
     st_write(a, dst, nxt);
     st_advance(a, o, nxt);
     sb_mbar_arrive(bar_a);               // release: my reads done, writes published
-    sb_mbar_wait_parity(bar_a, parity);  // acquire: everybody's
+    sb_mbar_wait_parity<Bounded>(bar_a, parity);  // acquire: everybody's
     parity ^= 1;
   }
   // No mbarrier.inval: the barrier dies with the block.
@@ -469,7 +469,20 @@ static inline void st_args_2d(const sb_launch *L, StencilArgs *a, long long *gri
 
 ST_VARIANT_LAUNCHERS(two_barrier, 1)
 ST_VARIANT_LAUNCHERS(pingpong, 2)
-ST_VARIANT_LAUNCHERS(mbarrier, 2)
+// mbarrier: the bounded kernel validates, the raw one is timed (common.cuh).
+#define ST_TWIN_LAUNCHER(fam, geom, args)                                          \
+  extern "C" cudaError_t sb_##fam##_mbarrier(sb_launch *L) {                       \
+    StencilArgs a;                                                                 \
+    long long grid;                                                                \
+    args(L, &a, &grid);                                                            \
+    const int block = (int)L->axis[SB_AXIS_BLOCK];                                 \
+    const size_t smem = (size_t)2 * block * a.elems * sizeof(float);               \
+    void (*const bounded_k)(StencilArgs) = st_mbarrier<true, geom>;                \
+    void (*const raw_k)(StencilArgs) = st_mbarrier<false, geom>;                   \
+    SB_LAUNCH_TWIN(L, bounded_k, raw_k, grid, block, smem, a);                     \
+  }
+ST_TWIN_LAUNCHER(stencil, Tile1D, st_args_1d)
+ST_TWIN_LAUNCHER(stencil2d, Tile2D, st_args_2d)
 ST_VARIANT_LAUNCHERS(split_arrive, 2)
 ST_VARIANT_LAUNCHERS(arrive_wait, 2)
 ST_VARIANT_LAUNCHERS(completion, 2)

@@ -5,9 +5,10 @@
 #     they match a clean run within noise;
 #  2. SIGINT halfway + --resume gives the same set of rows as an
 #     uninterrupted run;
-#  3. what the mbarrier watchdog costs (SB_WATCHDOG=0 binary vs default,
-#     alternating runs of every variant that waits through it;
-#     scripts/watchdog_cost.py);
+#  3. what the mbarrier watchdog costs: the timed kernels' SASS is the same
+#     in both builds (scripts/twin_sass.py), and SB_WATCHDOG=0 binary vs
+#     default, alternating runs of every variant that waits through it
+#     (scripts/watchdog_cost.py);
 #  4. bad devices exit 2;
 #  5. make sanitize (scripts/sanitize.sh) is clean.
 # Usage: scripts/proof_reliability.sh BUILD_DIR OUT_DIR [SANITIZE_SCRIPT]
@@ -96,8 +97,12 @@ sys.exit(0 if same else 1)
 EOF
 
 note "3. watchdog cost: every variant whose waits the watchdog bounds, default axes, SB_WATCHDOG=0 vs 1, alternating"
-# The variants that wait through sb_mbar_wait_parity (kernels/mbarrier.cuh).
-# (The barrier price-list families wait without it: sb_mbar_wait_parity_raw.)
+# The variants that wait through sb_mbar_wait_parity (kernels/mbarrier.cuh):
+# validated with the bounded kernel, timed with the raw one, whose SASS must
+# not depend on the watchdog. (The barrier price-list families wait without
+# it: they price the raw primitive.)
+python3 scripts/twin_sass.py "$BIN" "$NOWD" | tail -1
+[ "${PIPESTATUS[0]}" = 0 ] || fail=1
 WD_FILTER=${WD_FILTER:-'^(scan/mbarrier|stencil(2d)?/mbarrier|multistage/specialized_mbarrier|pipeline(_intensity)?/(ws_barrier|ws_tma|ws_tma_2d))/'}
 COST_RUNS=${COST_RUNS:-2}  # alternations (nowd, wd); 2 gives an A/A noise figure
 t0=$SECONDS

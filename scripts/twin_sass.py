@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Checks that the timed (raw-wait) kernels are the same machine code with
+and without the deadlock watchdog.
+
+A variant that waits through sb_mbar_wait_parity is compiled twice
+(kernels/mbarrier.cuh): Bounded=true, which the runner launches to validate
+a point, and Bounded=false, which it times. The watchdog can then cost the
+timed kernels nothing only if their SASS does not depend on SB_WATCHDOG.
+This script compares every Bounded=false kernel (mangled `ILb0E`) of the
+default build with the same kernel of a `make SB_WATCHDOG=0` build,
+instruction by instruction, for every architecture in the binaries.
+
+Usage: twin_sass.py WATCHDOG_BINARY NO_WATCHDOG_BINARY
+Exit 0: every raw kernel identical; 1: some differ or are missing;
+2: cuobjdump missing or a binary unreadable.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+RAW_TWIN = re.compile(r"ILb0E")  # template argument `false` in the mangled name
+INSTR = re.compile(r"^\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;?\s*(/\*.*)?$")
+
+
+def parse_sass(text):
+    """{function name: [instruction text, ...]} from `cuobjdump -sass` output
+    of one cubin (addresses and encodings dropped)."""
+    funcs, name = {}, None
+    for line in text.splitlines():
+        m = re.search(r"Function : (\S+)", line)
+        if m:
+            name = m.group(1)
+            funcs[name] = []
+            continue
+        m = INSTR.match(line)
+        if m and name is not None:
+            funcs[name].append(m.group(2).rstrip(" ;"))
+    return funcs
+
+
+def raw_kernels(funcs):
+    return {k: v for k, v in funcs.items() if RAW_TWIN.search(k)}
+
+
+def compare(wd, nowd):
+    """Per raw kernel: 'identical', 'different' or 'missing' (in the
+    no-watchdog build). `wd` and `nowd` map cubin name -> parse_sass()."""
+    out = {}
+    for cubin, funcs in sorted(wd.items()):
+        for k, code in sorted(raw_kernels(funcs).items()):
+            other = nowd.get(cubin, {}).get(k)
+            out[(cubin, k)] = ("missing" if other is None else
+                               "identical" if other == code else "different")
+    return out
+
+
+def find_cuobjdump():
+    """cuobjdump on PATH, else in $CUDA_HOME/bin (default /usr/local/cuda)."""
+    found = shutil.which("cuobjdump")
+    home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+    if not found and os.access(os.path.join(home, "bin", "cuobjdump"), os.X_OK):
+        found = os.path.join(home, "bin", "cuobjdump")
+    return found
+
+
+def extract(binary, tmp, tool="cuobjdump"):
+    """{cubin name: cuobjdump -sass text} for every cubin in the binary."""
+    subprocess.run([tool, "-xelf", "all", os.path.abspath(binary)], cwd=tmp,
+                   check=True, stdout=subprocess.DEVNULL)
+    out = {}
+    for name in sorted(os.listdir(tmp)):
+        if name.endswith(".cubin"):
+            r = subprocess.run([tool, "-sass", name], cwd=tmp, check=True,
+                               capture_output=True, text=True)
+            out[name] = parse_sass(r.stdout)
+    return out
+
+
+def main(argv):
+    if len(argv) != 3:
+        print(__doc__.strip().splitlines()[-5], file=sys.stderr)
+        return 2
+    tool = find_cuobjdump()
+    if tool is None:
+        print("twin_sass: cuobjdump not found (it comes with the CUDA Toolkit)", file=sys.stderr)
+        return 2
+    try:
+        with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+            wd, nowd = extract(argv[1], a, tool), extract(argv[2], b, tool)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"twin_sass: cannot read the binaries: {e}", file=sys.stderr)
+        return 2
+    result = compare(wd, nowd)
+    if not result:
+        print("twin_sass: no raw-wait (Bounded=false) kernels found", file=sys.stderr)
+        return 1
+    for (cubin, k), verdict in result.items():
+        print(f"  {verdict:9s} {cubin:28s} {k}")
+    bad = [k for k, v in result.items() if v != "identical"]
+    print(f"twin_sass: {len(result) - len(bad)}/{len(result)} timed kernels have the same SASS "
+          f"with and without the watchdog")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
