@@ -235,7 +235,10 @@ __global__ void sb_barrier_cuda_barrier_arrive_and_wait_kernel(barrier_args a) {
 // cuda::ptx spelling: mbarrier.arrive, then a try_wait.parity loop (sm_90;
 // try_wait does not exist before sm_90, so sm_80 polls test_wait.parity).
 // Like the other spelling variants, its wait loop is the thing measured, so
-// it does not go through sb_mbar_wait_parity().
+// it does not go through sb_mbar_wait_parity(). Its validating launch
+// (Bounded) adds a watchdog check after each failed poll; the timed one is
+// the loop as written (the twin launcher below).
+template <bool Bounded>
 __global__ void sb_barrier_ptx_mbarrier_parity_kernel(barrier_args a) {
   BARRIER_PROLOGUE;
   __shared__ uint64_t bar;
@@ -248,12 +251,13 @@ __global__ void sb_barrier_ptx_mbarrier_parity_kernel(barrier_args a) {
     for (int p = 0; p < a.iters; ++p) {
       proof_put(&s, p);
       barrier_sink(cuda::ptx::mbarrier_arrive(&bar));
+      unsigned long long wd_t0 = 0;
 #if __CUDA_ARCH__ >= 900
-      while (!cuda::ptx::mbarrier_try_wait_parity(&bar, parity)) {
-      }
+      while (!cuda::ptx::mbarrier_try_wait_parity(&bar, parity))
+        sb_wd_poll_failed<Bounded>(&wd_t0, sb_smem_addr(&bar), parity);
 #else
-      while (!cuda::ptx::mbarrier_test_wait_parity(&bar, parity)) {
-      }
+      while (!cuda::ptx::mbarrier_test_wait_parity(&bar, parity))
+        sb_wd_poll_failed<Bounded>(&wd_t0, sb_smem_addr(&bar), parity);
 #endif
       parity ^= 1;
       ok += proof_get(&s, p, partner);
@@ -264,6 +268,7 @@ __global__ void sb_barrier_ptx_mbarrier_parity_kernel(barrier_args a) {
 // cuda_awbarrier_primitives.h spelling: token arrive, token try_wait (sm_90;
 // __mbarrier_try_wait aborts before sm_90, so sm_80 polls __mbarrier_test_wait).
 #define BARRIER_TRY_WAIT_HINT_NS 1000u  // suspend-time hint; a completed phase wakes it
+template <bool Bounded>
 __global__ void sb_barrier_primitives_mbarrier_kernel(barrier_args a) {
   BARRIER_PROLOGUE;
   __shared__ __mbarrier_t bar;
@@ -273,12 +278,13 @@ __global__ void sb_barrier_primitives_mbarrier_kernel(barrier_args a) {
     for (int p = 0; p < a.iters; ++p) {
       proof_put(&s, p);
       __mbarrier_token_t tok = __mbarrier_arrive(&bar);
+      unsigned long long wd_t0 = 0;
 #if __CUDA_ARCH__ >= 900
-      while (!__mbarrier_try_wait(&bar, tok, BARRIER_TRY_WAIT_HINT_NS)) {
-      }
+      while (!__mbarrier_try_wait(&bar, tok, BARRIER_TRY_WAIT_HINT_NS))
+        sb_wd_poll_failed<Bounded>(&wd_t0, sb_smem_addr(&bar), p & 1);
 #else
-      while (!__mbarrier_test_wait(&bar, tok)) {
-      }
+      while (!__mbarrier_test_wait(&bar, tok))
+        sb_wd_poll_failed<Bounded>(&wd_t0, sb_smem_addr(&bar), p & 1);
 #endif
       ok += proof_get(&s, p, partner);
     }
@@ -287,6 +293,7 @@ __global__ void sb_barrier_primitives_mbarrier_kernel(barrier_args a) {
 
 // Inline PTX arrive, then a pure polling loop on test_wait.parity (never
 // suspends), on every architecture.
+template <bool Bounded>
 __global__ void sb_barrier_mbarrier_test_wait_poll_kernel(barrier_args a) {
   BARRIER_PROLOGUE;
   __shared__ uint64_t bar;
@@ -295,8 +302,8 @@ __global__ void sb_barrier_mbarrier_test_wait_poll_kernel(barrier_args a) {
   uint32_t parity = 0;
   BARRIER_TIMED_LOOP({
     sb_mbar_arrive(bar_a);
-    while (!barrier_test_wait_parity(&bar, parity)) {
-    }
+    unsigned long long wd_t0 = 0;
+    while (!barrier_test_wait_parity(&bar, parity)) sb_wd_poll_failed<Bounded>(&wd_t0, bar_a, parity);
     parity ^= 1;
   });
 }
@@ -364,15 +371,17 @@ __global__ void sb_barrier_completion_function_kernel(barrier_args a) {
 // The price list's wait for the variants below: a try_wait.parity loop
 // without a suspend hint (test_wait on sm_80), the same instruction and
 // loop as the cuda::ptx spelling (ptx_mbarrier_parity), so that the rows
-// differ only in what they price. No watchdog: the figure is the
-// primitive's; the supervisor's point timeout (--point-timeout) bounds a hang.
+// differ only in what they price. The watchdog bounds it in the validating
+// launch only (Bounded); the timed launch is the bare loop.
+template <bool Bounded>
 __device__ __forceinline__ void barrier_spin_wait(uint32_t bar, uint32_t parity) {
-  while (!sb_mbar_probe(bar, parity)) {
-  }
+  unsigned long long wd_t0 = 0;
+  while (!sb_mbar_probe(bar, parity)) sb_wd_poll_failed<Bounded>(&wd_t0, bar, parity);
 }
 
 // mbarrier.arrive.expect_tx with a transaction count of 0: the arrive that
 // TMA consumers use, with no copy behind it (sm_90).
+template <bool Bounded>
 __global__ void sb_barrier_expect_tx_zero_kernel(barrier_args a) {
   BARRIER_PROLOGUE;
   __shared__ uint64_t bar;
@@ -381,7 +390,7 @@ __global__ void sb_barrier_expect_tx_zero_kernel(barrier_args a) {
   uint32_t parity = 0;
   BARRIER_TIMED_LOOP({
     sb_mbar_arrive_expect_tx(bar_a, 0);
-    barrier_spin_wait(bar_a, parity);
+    barrier_spin_wait<Bounded>(bar_a, parity);
     parity ^= 1;
   });
 }
@@ -441,6 +450,7 @@ __global__ void sb_barrier_grid_sync_kernel(barrier_args a) {
 // with cp.async.bulk, completing on an mbarrier (expect_tx == bytes, one
 // arrival), waits, and checks the first and last word against the half it
 // asked for (a stale or partial copy would hold the other half's words).
+template <bool Bounded>
 __global__ void sb_barrier_tma_roundtrip_kernel(barrier_args a) {
   __shared__ barrier_smem s;
   __shared__ __align__(8) uint64_t bar;
@@ -461,7 +471,7 @@ __global__ void sb_barrier_tma_roundtrip_kernel(barrier_args a) {
     for (int p = 0; p < a.iters; ++p) {
       sb_mbar_arrive_expect_tx(bar_a, (uint32_t)a.bytes);
       sb_bulk_copy_g2s(dyn, a.in + (p & 1) * words, (uint32_t)a.bytes, bar_a);
-      barrier_spin_wait(bar_a, parity);
+      barrier_spin_wait<Bounded>(bar_a, parity);
       parity ^= 1;
       ok += (dst[0] == first[p & 1]) & (dst[words - 1] == last[p & 1]);
       // My generic-proxy reads of the buffer come before the next copy's
@@ -568,6 +578,20 @@ static cudaError_t barrier_launch(sb_launch *L, const void *kernel, int how, siz
     return barrier_launch(L, (const void *)sb_barrier_##variant##_kernel, how, (smem)); \
   }
 
+// A variant with its own mbarrier spin loop: the <true> kernel (watchdog
+// checks in the loop) validates, the <false> one is timed (harness/launch.h).
+#define BARRIER_TWIN_LAUNCHER(family, variant, how, smem)                                 \
+  extern "C" cudaError_t sb_##family##_##variant(sb_launch *L) {                          \
+    const void *bounded_k = (const void *)sb_barrier_##variant##_kernel<true>;            \
+    const void *raw_k = (const void *)sb_barrier_##variant##_kernel<false>;               \
+    if (L->query) {                                                                       \
+      cudaError_t e = barrier_launch(L, bounded_k, how, (smem));                          \
+      if (e != cudaSuccess) return e;                                                     \
+      L->raw_twin = 1;                                                                    \
+    }                                                                                     \
+    return barrier_launch(L, !L->query && L->bounded ? bounded_k : raw_k, how, (smem));   \
+  }
+
 #define SLOTS ((size_t)L->axis[SB_AXIS_BLOCK] * 2 * sizeof(uint32_t))
 BARRIER_LAUNCHER(barrier, syncthreads, LAUNCH_PLAIN, SLOTS)
 BARRIER_LAUNCHER(barrier, syncwarp, LAUNCH_PLAIN, SLOTS)
@@ -575,13 +599,13 @@ BARRIER_LAUNCHER(barrier, named_barrier, LAUNCH_PLAIN, SLOTS)
 BARRIER_LAUNCHER(barrier, cg_block_sync, LAUNCH_PLAIN, SLOTS)
 BARRIER_LAUNCHER(barrier, cuda_barrier_arrive_wait, LAUNCH_PLAIN, SLOTS)
 BARRIER_LAUNCHER(barrier, cuda_barrier_arrive_and_wait, LAUNCH_PLAIN, SLOTS)
-BARRIER_LAUNCHER(barrier, ptx_mbarrier_parity, LAUNCH_PLAIN, SLOTS)
-BARRIER_LAUNCHER(barrier, primitives_mbarrier, LAUNCH_PLAIN, SLOTS)
-BARRIER_LAUNCHER(barrier, mbarrier_test_wait_poll, LAUNCH_PLAIN, SLOTS)
+BARRIER_TWIN_LAUNCHER(barrier, ptx_mbarrier_parity, LAUNCH_PLAIN, SLOTS)
+BARRIER_TWIN_LAUNCHER(barrier, primitives_mbarrier, LAUNCH_PLAIN, SLOTS)
+BARRIER_TWIN_LAUNCHER(barrier, mbarrier_test_wait_poll, LAUNCH_PLAIN, SLOTS)
 BARRIER_LAUNCHER(barrier, arrive_and_drop, LAUNCH_PLAIN, SLOTS)
 BARRIER_LAUNCHER(barrier, completion_function, LAUNCH_PLAIN, SLOTS)
-BARRIER_LAUNCHER(barrier, expect_tx_zero, LAUNCH_PLAIN, SLOTS)
+BARRIER_TWIN_LAUNCHER(barrier, expect_tx_zero, LAUNCH_PLAIN, SLOTS)
 BARRIER_LAUNCHER(barrier, smem_latency, LAUNCH_PLAIN, SLOTS)
 BARRIER_LAUNCHER(barrier, grid_sync, LAUNCH_COOPERATIVE, 0)  // proof slots in global memory
-BARRIER_LAUNCHER(barrier_tma, tma_roundtrip, LAUNCH_PLAIN, (size_t)L->axis[SB_AXIS_BUFFER_BYTES])
+BARRIER_TWIN_LAUNCHER(barrier_tma, tma_roundtrip, LAUNCH_PLAIN, (size_t)L->axis[SB_AXIS_BUFFER_BYTES])
 BARRIER_LAUNCHER(barrier_cluster, cluster_barrier, LAUNCH_CLUSTER, SLOTS)

@@ -235,6 +235,21 @@ __device__ __forceinline__ void sb_mbar_wait_parity(uint32_t bar, uint32_t parit
   sb_mbar_wait_parity_stage<Bounded>(bar, parity, -1);
 }
 
+// For a spin loop written in another spelling (the barrier price list's
+// cuda::ptx, cuda_awbarrier_primitives.h and test_wait loops): call after
+// each failed poll, with a clock start `t0` that begins at 0. Bounded: one
+// watchdog clock check per failed poll (only the validating launch runs it,
+// so its speed does not matter); otherwise nothing, and the loop compiles
+// to the raw spin the price list times.
+template <bool Bounded>
+__device__ __forceinline__ void sb_wd_poll_failed(unsigned long long *t0, uint32_t addr,
+                                                  uint32_t parity) {
+#if SB_WATCHDOG
+  if constexpr (Bounded) sb_wd_check(sb_wd_now_ns(), t0, addr, parity, -1);
+#endif
+  (void)t0, (void)addr, (void)parity;
+}
+
 // ---- arrive variants ----
 
 // Arrive `count` times at once (one elected lane arriving for its warp).

@@ -97,13 +97,13 @@ sys.exit(0 if same else 1)
 EOF
 
 note "3. watchdog cost: every variant whose waits the watchdog bounds, default axes, SB_WATCHDOG=0 vs 1, alternating"
-# The variants that wait through sb_mbar_wait_parity (kernels/mbarrier.cuh):
-# validated with the bounded kernel, timed with the raw one, whose SASS must
-# not depend on the watchdog. (The barrier price-list families wait without
-# it: they price the raw primitive.)
+# The variants with a bounded and a raw kernel (kernels/mbarrier.cuh): the
+# ones that wait through sb_mbar_wait_parity, and the price-list rows with
+# their own mbarrier spin loop. Validated with the bounded kernel, timed
+# with the raw one, whose SASS must not depend on the watchdog.
 python3 scripts/twin_sass.py "$BIN" "$NOWD" | tail -1
 [ "${PIPESTATUS[0]}" = 0 ] || fail=1
-WD_FILTER=${WD_FILTER:-'^(scan/mbarrier|stencil(2d)?/mbarrier|multistage/specialized_mbarrier|pipeline(_intensity)?/(ws_barrier|ws_tma|ws_tma_2d))/'}
+WD_FILTER=${WD_FILTER:-'^(scan/mbarrier|stencil(2d)?/mbarrier|multistage/specialized_mbarrier|pipeline(_intensity)?/(ws_barrier|ws_tma|ws_tma_2d)|barrier/(ptx_mbarrier_parity|primitives_mbarrier|mbarrier_test_wait_poll|expect_tx_zero)|barrier_tma/tma_roundtrip)/'}
 COST_RUNS=${COST_RUNS:-2}  # alternations (nowd, wd); 2 gives an A/A noise figure
 t0=$SECONDS
 for i in $(seq "$COST_RUNS"); do
