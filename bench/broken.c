@@ -12,6 +12,8 @@
 #define BROKEN_VARIANTS(X)                                                     \
   X(broken, wrong_arrival_count, 0,                                            \
     "mbarrier expects block_threads+1 arrivals, gets block_threads: deadlock") \
+  X(broken, spin_wrong_count, 0,                                               \
+    "the same, waited with the price list's bounded spin loop: deadlock")      \
   X(broken, wrong_expect_tx, 90,                                               \
     "expect_tx 16 bytes more than the bulk copy moves: deadlock")              \
   X(broken, missing_barrier, 0,                                                \

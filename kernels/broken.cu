@@ -4,6 +4,10 @@
 //   wrong_arrival_count  mbarrier initialised for block_threads + 1 arrivals,
 //                        only block_threads arrive: the wait never completes
 //                        -> watchdog -> `deadlock`
+//   spin_wrong_count     as wrong_arrival_count, but waiting with the barrier
+//                        price list's own spin loop in its validating form
+//                        (try_wait polls, sb_wd_poll_failed<true> after each
+//                        failure) -> watchdog -> `deadlock`
 //   wrong_expect_tx      expect_tx 16 bytes more than the bulk copy moves:
 //                        the transaction count never drains -> `deadlock`
 //                        (sm_90)
@@ -34,6 +38,19 @@ __global__ void broken_wrong_arrival_count_kernel(SB_BROKEN_ARGS) {
   uint32_t v = g < n ? in[g] : 0u;
   sb_mbar_arrive(sb_mbar_addr(&bar));
   sb_mbar_wait_parity_stage(sb_mbar_addr(&bar), 0, 0);  // never completes
+  if (g < n) out[g] = v;
+}
+
+__global__ void broken_spin_wrong_count_kernel(SB_BROKEN_ARGS) {
+  __shared__ __align__(8) uint64_t bar;
+  const long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (threadIdx.x == 0) sb_mbar_init(&bar, blockDim.x + 1);  // BUG: one arrival too many
+  __syncthreads();
+  const uint32_t bar_a = sb_mbar_addr(&bar);
+  uint32_t v = g < n ? in[g] : 0u;
+  sb_mbar_arrive(bar_a);
+  unsigned long long wd_t0 = 0;
+  while (!sb_mbar_probe(bar_a, 0)) sb_wd_poll_failed<true>(&wd_t0, bar_a, 0);  // never completes
   if (g < n) out[g] = v;
 }
 
@@ -88,6 +105,7 @@ __global__ void broken_oob_write_kernel(SB_BROKEN_ARGS) {
   }
 
 BROKEN_LAUNCHER(wrong_arrival_count, 0)
+BROKEN_LAUNCHER(spin_wrong_count, 0)
 BROKEN_LAUNCHER(wrong_expect_tx, block)
 BROKEN_LAUNCHER(missing_barrier, block)
 BROKEN_LAUNCHER(oob_write, 0)

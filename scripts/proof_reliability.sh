@@ -11,7 +11,8 @@
 #     (scripts/watchdog_cost.py);
 #  4. bad devices exit 2;
 #  5. make sanitize (scripts/sanitize.sh) is clean.
-# Usage: scripts/proof_reliability.sh BUILD_DIR OUT_DIR [SANITIZE_SCRIPT]
+# Usage: [STEPS=12345] scripts/proof_reliability.sh BUILD_DIR OUT_DIR [SANITIZE_SCRIPT]
+#   STEPS: which steps to run (default all).
 #   BUILD_DIR holds syncbench, broken/syncbench, nowd/syncbench (make;
 #   make SB_BROKEN=1; make SB_WATCHDOG=0).
 set -u
@@ -22,7 +23,10 @@ mkdir -p "$O"
 BIN=$B/syncbench BROKEN=$B/broken/syncbench NOWD=$B/nowd/syncbench
 fail=0
 note() { echo "proof: $*"; }
+STEPS=${STEPS:-12345}
+step() { [[ $STEPS == *$1* ]]; }
 
+if step 1; then
 note "1. broken variants in a sweep (isolated workers, watchdog 1 s)"
 t0=$SECONDS
 "$BROKEN" --quick --filter '^(scan|broken)/' --seed 11 --out "$O/broken.csv" 2> "$O/broken.log"
@@ -35,7 +39,8 @@ python3 - "$O/broken.csv" "$O/clean.csv" <<'EOF' || fail=1
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 clean = list(csv.DictReader(open(sys.argv[2])))
-want = {"wrong_arrival_count": ("deadlock", "watchdog"), "wrong_expect_tx": ("deadlock", "watchdog"),
+want = {"wrong_arrival_count": ("deadlock", "watchdog"), "spin_wrong_count": ("deadlock", "watchdog"),
+        "wrong_expect_tx": ("deadlock", "watchdog"),
         "missing_barrier": ("wrong", "differ"), "oob_write": ("error", "illegal")}
 ok = True
 for r in rows:
@@ -64,6 +69,8 @@ print("  every broken point marked, healthy rows intact:", "PASS" if ok else "FA
 sys.exit(0 if ok else 1)
 EOF
 
+fi
+if step 2; then
 note "2. interrupt (SIGINT) halfway, then --resume"
 args=(--filter '^scan/' --n 4M --min-time 0.01 --seed 5 --no-reference)
 t0=$(date +%s.%N)
@@ -96,6 +103,8 @@ print(f"  uninterrupted {len(a)} rows, interrupted+resumed {len(b)} rows, duplic
 sys.exit(0 if same else 1)
 EOF
 
+fi
+if step 3; then
 note "3. watchdog cost: every variant whose waits the watchdog bounds, default axes, SB_WATCHDOG=0 vs 1, alternating"
 # The variants with a bounded and a raw kernel (kernels/mbarrier.cuh): the
 # ones that wait through sb_mbar_wait_parity, and the price-list rows with
@@ -115,14 +124,19 @@ done
 note "four sweeps in $((SECONDS - t0)) s"
 python3 scripts/watchdog_cost.py --nowd "$O"/cost_nowd_*.csv --wd "$O"/cost_wd_*.csv || fail=1
 
+fi
+if step 4; then
 note "4. bad devices"
 "$BIN" --quick --device 63 --out "$O/nodev.csv" 2>&1 | tail -1; note "--device 63: exit ${PIPESTATUS[0]} (2 expected)"
 "$BIN" --quick --devices 0,63 --out "$O/nodev.csv" 2>&1 | tail -1; note "--devices 0,63: exit ${PIPESTATUS[0]} (2 expected)"
 
+fi
+if step 5; then
 note "5. sanitize"
 "$SAN" "$BIN" 0 2>&1 | tail -8
 san=${PIPESTATUS[0]}
 cp results/*/sanitize.md "$O/" 2>/dev/null
 [ $san = 0 ] || fail=1
+fi
 note "done: $([ $fail = 0 ] && echo PASS || echo FAIL)"
 exit $fail
