@@ -18,6 +18,8 @@
     "expect_tx 16 bytes more than the bulk copy moves: deadlock")              \
   X(broken, missing_barrier, 0,                                                \
     "reads another warp's shared slot with no barrier: wrong")                 \
+  X(broken, raw_twin_wrong, 0,                                                 \
+    "validates right, its timed raw twin writes wrong: wrong after timing")    \
   X(broken, oob_write, 0, "writes 1 TiB past the output: illegal address, error")
 
 BROKEN_VARIANTS(SB_DECLARE_LAUNCHER)

@@ -14,6 +14,10 @@
 //   missing_barrier      each thread reads a neighbouring warp's slot of a
 //                        shared tile with no barrier in between, while the
 //                        writer warps are held back: stale data -> `wrong`
+//   raw_twin_wrong       its bounded (validating) kernel copies correctly, its
+//                        raw (timed) twin writes the last word of each block
+//                        plus one:
+//                        the check of the timed output -> `wrong`
 //   oob_write            one thread writes 1 TiB past the end of the output:
 //                        an illegal address, which poisons the context
 //                        -> `error`
@@ -89,6 +93,14 @@ __global__ void broken_missing_barrier_kernel(SB_BROKEN_ARGS) {
   if (g < n) out[g] = v;
 }
 
+template <bool Bounded>
+__global__ void broken_raw_twin_wrong_kernel(SB_BROKEN_ARGS) {
+  const long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  // BUG (raw twin only): the block's last thread writes its word plus one
+  // (not nothing: the validating launch already wrote the right value).
+  if (g < n) out[g] = in[g] + (!Bounded && threadIdx.x == blockDim.x - 1);
+}
+
 __global__ void broken_oob_write_kernel(SB_BROKEN_ARGS) {
   const long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (g < n) out[g] = in[g];
@@ -109,3 +121,10 @@ BROKEN_LAUNCHER(spin_wrong_count, 0)
 BROKEN_LAUNCHER(wrong_expect_tx, block)
 BROKEN_LAUNCHER(missing_barrier, block)
 BROKEN_LAUNCHER(oob_write, 0)
+
+extern "C" cudaError_t sb_broken_raw_twin_wrong(sb_launch *L) {
+  const int block = (int)L->axis[SB_AXIS_BLOCK];
+  const long long n = L->axis[SB_AXIS_N];
+  SB_LAUNCH_TWIN(L, broken_raw_twin_wrong_kernel<true>, broken_raw_twin_wrong_kernel<false>,
+                 sb_ceil_div(n, block), block, 0, (const uint32_t *)L->in, (uint32_t *)L->out, n);
+}
