@@ -580,16 +580,20 @@ static cudaError_t barrier_launch(sb_launch *L, const void *kernel, int how, siz
 
 // A variant with its own mbarrier spin loop: the <true> kernel (watchdog
 // checks in the loop) validates, the <false> one is timed (harness/launch.h).
-#define BARRIER_TWIN_LAUNCHER(family, variant, how, smem)                                 \
-  extern "C" cudaError_t sb_##family##_##variant(sb_launch *L) {                          \
-    const void *bounded_k = (const void *)sb_barrier_##variant##_kernel<true>;            \
-    const void *raw_k = (const void *)sb_barrier_##variant##_kernel<false>;               \
-    if (L->query) {                                                                       \
-      cudaError_t e = barrier_launch(L, bounded_k, how, (smem));                          \
-      if (e != cudaSuccess) return e;                                                     \
-      L->raw_twin = 1;                                                                    \
-    }                                                                                     \
-    return barrier_launch(L, !L->query && L->bounded ? bounded_k : raw_k, how, (smem));   \
+static cudaError_t barrier_launch_twin(sb_launch *L, const void *kbounded, const void *kraw,
+                                       int how, size_t smem) {
+  if (L->query) {
+    L->raw_twin = 1;
+    cudaError_t e = barrier_launch(L, kbounded, how, smem);
+    if (e != cudaSuccess) return e;
+  }
+  return barrier_launch(L, !L->query && L->bounded ? kbounded : kraw, how, smem);
+}
+#define BARRIER_TWIN_LAUNCHER(family, variant, how, smem)                              \
+  extern "C" cudaError_t sb_##family##_##variant(sb_launch *L) {                       \
+    return barrier_launch_twin(L, (const void *)sb_barrier_##variant##_kernel<true>,   \
+                               (const void *)sb_barrier_##variant##_kernel<false>, how, \
+                               (smem));                                                \
   }
 
 #define SLOTS ((size_t)L->axis[SB_AXIS_BLOCK] * 2 * sizeof(uint32_t))

@@ -37,34 +37,31 @@ static inline cudaError_t sb_configure(const void *kernel, long long grid,
 // there persists for the kernel) and report; otherwise only launch, so no
 // host-side API work lands between a sample's two CUDA events. The runner
 // always queries a point before launching it.
-#define SB_LAUNCH(L, kernel, grid, block, smem, ...)                          \
-  do {                                                                        \
-    if ((L)->query)                                                           \
-      return sb_configure((const void *)(kernel), (grid), (block), (smem), (L)); \
-    kernel<<<(unsigned)(grid), (block), (smem), (L)->stream>>>(__VA_ARGS__);  \
-    return cudaGetLastError();                                                \
+//
+// A variant that spins on an mbarrier has two kernels: `kbounded`, its
+// <true> instantiation (waits under the deadlock watchdog), which the runner
+// launches to validate, and `kraw`, its <false> one, which it times
+// (harness/launch.h, L->bounded). The query configures both and reports the
+// raw one. Any other variant passes its one kernel twice (SB_LAUNCH).
+#define SB_LAUNCH_TWIN(L, kbounded, kraw, grid, block, smem, ...)                    \
+  do {                                                                             \
+    if ((L)->query) {                                                              \
+      (L)->raw_twin = (const void *)(kbounded) != (const void *)(kraw);            \
+      cudaError_t twin_e_ = (L)->raw_twin ? sb_configure((const void *)(kbounded), \
+                                                         (grid), (block), (smem), (L)) \
+                                          : cudaSuccess;                           \
+      if (twin_e_ != cudaSuccess) return twin_e_;                                  \
+      return sb_configure((const void *)(kraw), (grid), (block), (smem), (L));     \
+    }                                                                              \
+    if ((L)->bounded)                                                              \
+      kbounded<<<(unsigned)(grid), (block), (smem), (L)->stream>>>(__VA_ARGS__);    \
+    else                                                                           \
+      kraw<<<(unsigned)(grid), (block), (smem), (L)->stream>>>(__VA_ARGS__);        \
+    return cudaGetLastError();                                                     \
   } while (0)
+
+#define SB_LAUNCH(L, kernel, ...) SB_LAUNCH_TWIN(L, kernel, kernel, __VA_ARGS__)
 
 static inline long long sb_ceil_div(long long a, long long b) { return (a + b - 1) / b; }
-
-// For a variant whose kernel waits through sb_mbar_wait_parity: `kbounded`
-// is its <true> instantiation (waits under the deadlock watchdog), `kraw` its
-// <false> one. The query configures both and reports the raw (timed) one;
-// a launch runs the one L->bounded asks for (harness/launch.h).
-#define SB_LAUNCH_TWIN(L, kbounded, kraw, grid, block, smem, ...)                   \
-  do {                                                                            \
-    if ((L)->query) {                                                             \
-      cudaError_t twin_e_ = sb_configure((const void *)(kbounded), (grid), (block), \
-                                         (smem), (L));                            \
-      if (twin_e_ != cudaSuccess) return twin_e_;                                 \
-      (L)->raw_twin = 1;                                                          \
-      return sb_configure((const void *)(kraw), (grid), (block), (smem), (L));     \
-    }                                                                             \
-    if ((L)->bounded)                                                             \
-      kbounded<<<(unsigned)(grid), (block), (smem), (L)->stream>>>(__VA_ARGS__);   \
-    else                                                                          \
-      kraw<<<(unsigned)(grid), (block), (smem), (L)->stream>>>(__VA_ARGS__);       \
-    return cudaGetLastError();                                                    \
-  } while (0)
 
 #endif

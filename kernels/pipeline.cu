@@ -445,39 +445,32 @@ static cudaError_t pl_configure(const void *kernel, int block, size_t smem, long
   return cudaSuccess;
 }
 
-#define PL_LAUNCH(L, kernel, block, smem, work, ...)                                        \
-  do {                                                                                      \
-    long long pl_grid_ = 0;                                                                 \
-    cudaError_t pl_e_ = pl_configure((const void *)(kernel), (block), (smem), (work), (L),  \
-                                     &pl_grid_);                                            \
-    if (pl_e_ != cudaSuccess || (L)->query) return pl_e_;                                   \
-    if ((L)->blocks_per_sm == 0) return cudaErrorInvalidConfiguration;                      \
-    kernel<<<(unsigned)pl_grid_, (block), (smem), (L)->stream>>>(__VA_ARGS__);              \
-    return cudaGetLastError();                                                              \
+// The launch of every pipeline variant: the grid comes from pl_configure.
+// `kbounded`/`kraw` as in SB_LAUNCH_TWIN (common.cuh); PL_LAUNCH passes one
+// kernel twice.
+#define PL_LAUNCH_TWIN(L, kbounded, kraw, block, smem, work, ...)                             \
+  do {                                                                                       \
+    long long pl_grid_ = 0;                                                                  \
+    cudaError_t pl_e_ = cudaSuccess;                                                         \
+    if ((L)->query) {                                                                        \
+      (L)->raw_twin = (const void *)(kbounded) != (const void *)(kraw);                      \
+      if ((L)->raw_twin)                                                                     \
+        pl_e_ = pl_configure((const void *)(kbounded), (block), (smem), (work), (L), &pl_grid_); \
+      if (pl_e_ != cudaSuccess) return pl_e_;                                                \
+    }                                                                                        \
+    const int pl_bounded_ = !(L)->query && (L)->bounded;                                     \
+    pl_e_ = pl_configure(pl_bounded_ ? (const void *)(kbounded) : (const void *)(kraw),       \
+                         (block), (smem), (work), (L), &pl_grid_);                           \
+    if (pl_e_ != cudaSuccess || (L)->query) return pl_e_;                                    \
+    if ((L)->blocks_per_sm == 0) return cudaErrorInvalidConfiguration;                       \
+    if (pl_bounded_)                                                                         \
+      kbounded<<<(unsigned)pl_grid_, (block), (smem), (L)->stream>>>(__VA_ARGS__);           \
+    else                                                                                     \
+      kraw<<<(unsigned)pl_grid_, (block), (smem), (L)->stream>>>(__VA_ARGS__);               \
+    return cudaGetLastError();                                                               \
   } while (0)
 
-// PL_LAUNCH for an mbarrier variant: the bounded instantiation validates,
-// the raw one is timed (SB_LAUNCH_TWIN in common.cuh says why).
-#define PL_LAUNCH_TWIN(L, kbounded, kraw, block, smem, work, ...)                            \
-  do {                                                                                      \
-    long long pl_grid_ = 0;                                                                 \
-    cudaError_t pl_e_ = cudaSuccess;                                                        \
-    if ((L)->query) {                                                                       \
-      pl_e_ = pl_configure((const void *)(kbounded), (block), (smem), (work), (L), &pl_grid_); \
-      if (pl_e_ != cudaSuccess) return pl_e_;                                               \
-      (L)->raw_twin = 1;                                                                    \
-    }                                                                                       \
-    const int pl_bounded_ = !(L)->query && (L)->bounded;                                    \
-    pl_e_ = pl_configure(pl_bounded_ ? (const void *)(kbounded) : (const void *)(kraw),      \
-                         (block), (smem), (work), (L), &pl_grid_);                          \
-    if (pl_e_ != cudaSuccess || (L)->query) return pl_e_;                                   \
-    if ((L)->blocks_per_sm == 0) return cudaErrorInvalidConfiguration;                      \
-    if (pl_bounded_)                                                                        \
-      kbounded<<<(unsigned)pl_grid_, (block), (smem), (L)->stream>>>(__VA_ARGS__);          \
-    else                                                                                    \
-      kraw<<<(unsigned)pl_grid_, (block), (smem), (L)->stream>>>(__VA_ARGS__);              \
-    return cudaGetLastError();                                                              \
-  } while (0)
+#define PL_LAUNCH(L, kernel, ...) PL_LAUNCH_TWIN(L, kernel, kernel, __VA_ARGS__)
 
 typedef struct pl_axes {
   int stages, buffer_bytes, warps, fmas;
