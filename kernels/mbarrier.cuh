@@ -96,7 +96,8 @@ __device__ __forceinline__ bool sb_mbar_probe(uint32_t bar, uint32_t parity) {
 }
 
 // ---- deadlock watchdog (host side: harness/watchdog.h) ----
-// Every wait below is bounded by %globaltimer: a wait that keeps failing for
+// Every bounded wait below (the validating launches' waits) is bounded by
+// %globaltimer: a wait that keeps failing for
 // the configured time (default 1 s, --watchdog-ms) records which barrier,
 // stage and parity it waited on in host-mapped memory, then traps, so a
 // broken protocol costs one `deadlock` row instead of a hung GPU. The clock
@@ -164,9 +165,9 @@ __noinline__ __attribute__((noreturn)) static __device__ void sb_wd_fire(uint32_
 }
 #endif
 
-// The wait without the watchdog: a probe, then suspended attempts. What
-// sb_mbar_wait_parity compiles to in a make SB_WATCHDOG=0 build, the
-// "before" of the watchdog's cost.
+// The wait without the watchdog: a probe, then suspended attempts. What the
+// timed (Bounded = false) kernels wait with, and every wait in a
+// make SB_WATCHDOG=0 build.
 __device__ __forceinline__ void sb_mbar_wait_parity_raw(uint32_t addr, uint32_t parity) {
   if (sb_mbar_probe(addr, parity)) return;
   while (!sb_mbar_try_wait(addr, parity)) {
@@ -200,20 +201,18 @@ __device__ __forceinline__ void sb_wd_check(unsigned long long now, unsigned lon
 // bookkeeping is no longer hoisted above the wait), and that cost 2-4% on
 // scan, stencil and multistage; see docs/reliability.md.
 //
-// The bounded wait on sm_90: two unsuspended probes (ptxas compiles the raw
-// wait to two, peeling one off the loop), then suspended attempts, and
-// after each failed one a clock check against the bound (in constant
-// memory); on sm_80, a check every SB_WATCHDOG_POLLS failed probes. The
-// report is out of line and never returns.
+// The bounded wait: a probe, then suspended attempts (sm_90), and after each
+// failed one a clock check against the bound (in constant memory); on
+// sm_80, a check every SB_WATCHDOG_POLLS failed probes. Only validating
+// launches run it, so it is written to be plain, not fast. The report is
+// out of line and never returns.
 template <bool Bounded = true>
 __device__ __forceinline__ void sb_mbar_wait_parity_stage(uint32_t addr, uint32_t parity,
                                                           int stage) {
 #if SB_WATCHDOG
   if constexpr (Bounded) {
     if (sb_mbar_probe(addr, parity)) return;
-#if __CUDA_ARCH__ >= 900
-    if (sb_mbar_probe(addr, parity)) return;
-#else
+#if __CUDA_ARCH__ < 900
     uint32_t polls = 0;
 #endif
     unsigned long long t0 = 0;
