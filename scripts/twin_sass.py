@@ -16,10 +16,12 @@ Exit 0: every raw kernel identical; 1: some differ or are missing;
 """
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sass_sync import find_tool  # noqa: E402  (PATH, $CUDA_HOME/bin, pip's nvidia-cuda-cuobjdump)
 
 RAW_TWIN = re.compile(r"ILb0E")  # template argument `false` in the mangled name
 INSTR = re.compile(r"^\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;?\s*(/\*.*)?$")
@@ -57,15 +59,6 @@ def compare(wd, nowd):
     return out
 
 
-def find_cuobjdump():
-    """cuobjdump on PATH, else in $CUDA_HOME/bin (default /usr/local/cuda)."""
-    found = shutil.which("cuobjdump")
-    home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
-    if not found and os.access(os.path.join(home, "bin", "cuobjdump"), os.X_OK):
-        found = os.path.join(home, "bin", "cuobjdump")
-    return found
-
-
 def extract(binary, tmp, tool="cuobjdump"):
     """{cubin name: cuobjdump -sass text} for every cubin in the binary."""
     subprocess.run([tool, "-xelf", "all", os.path.abspath(binary)], cwd=tmp,
@@ -83,7 +76,7 @@ def main(argv):
     if len(argv) != 3:
         print(__doc__.strip().splitlines()[-5], file=sys.stderr)
         return 2
-    tool = find_cuobjdump()
+    tool = find_tool("cuobjdump")
     if tool is None:
         print("twin_sass: cuobjdump not found (it comes with the CUDA Toolkit)", file=sys.stderr)
         return 2

@@ -59,12 +59,14 @@ def run(tmp_path, *args, tool=None):
         (bin_dir / "cuobjdump").write_text(tool)
         (bin_dir / "cuobjdump").chmod(0o755)
     env = dict(os.environ, PATH=f"{bin_dir}:/usr/bin:/bin", CUDA_HOME=str(tmp_path / "no_cuda"))
+    env.pop("CUOBJDUMP", None)  # sass_sync.find_tool would prefer it
     return subprocess.run([sys.executable, SCRIPT, *args], env=env, capture_output=True, text=True)
 
 
-def test_without_cuobjdump_it_says_so_and_exits_2(tmp_path):
-    r = run(tmp_path, "a", "b")
-    assert r.returncode == 2 and "cuobjdump not found" in r.stderr
+def test_without_cuobjdump_it_says_so_and_exits_2(monkeypatch, capsys):
+    monkeypatch.setattr(twin_sass, "find_tool", lambda name: None)
+    assert twin_sass.main(["twin_sass.py", "a", "b"]) == 2
+    assert "cuobjdump not found" in capsys.readouterr().err
 
 
 def test_unreadable_binary_exits_2(tmp_path):
