@@ -46,8 +46,8 @@ NVFLAGS   += -DSB_WATCHDOG=0
 endif
 BUILD     ?= build
 BIN       := $(BUILD)/syncbench
-HARNESS   := $(wildcard harness/*.c)
-BENCH     := $(filter-out bench/main.c $(BROKEN_SRC),$(wildcard bench/*.c))
+HARNESS   := $(filter-out harness/main.c,$(wildcard harness/*.c))
+BENCH     := $(filter-out $(BROKEN_SRC),$(wildcard bench/*.c))
 KERNELS   := $(filter-out $(BROKEN_SRC),$(wildcard kernels/*.cu))
 OBJ       := $(HARNESS:%.c=$(BUILD)/%.o) $(BENCH:%.c=$(BUILD)/%.o) \
              $(KERNELS:%.cu=$(BUILD)/%.o) $(BUILD)/harness/gbench_shim.o
@@ -82,7 +82,7 @@ $(BUILD)/commit.txt: FORCE
 $(BUILD)/harness/device.o: $(BUILD)/commit.txt
 FORCE:
 
-$(BIN): $(OBJ) $(BUILD)/bench/main.o | check-gbench
+$(BIN): $(OBJ) $(BUILD)/harness/main.o | check-gbench
 	@mkdir -p $(BUILD)/lib
 	@lib=$$(ldconfig -p 2>/dev/null | awk '/libbenchmark.so.1/ {print $$NF; exit}'); \
 	  if [ -n "$$lib" ]; then cp -L "$$lib" $(BUILD)/lib/; fi

@@ -237,8 +237,7 @@ static int barrier_derive(const sb_point *p, const sb_device *d, const void *hos
 const sb_family sb_family_barrier = {
     .name = "barrier",
     .summary = "cycles per synchronization op, block-scope primitives and grid_sync, timed in-kernel",
-    .variants = barrier_variants,
-    .num_variants = sizeof barrier_variants / sizeof barrier_variants[0],
+    .variants = &(const sb_variant_table){barrier_variants, sizeof barrier_variants / sizeof barrier_variants[0]},
     .default_axes = {[SB_AXIS_BLOCK] = "32..1024",
                      [SB_AXIS_PARTICIPANTS] = "all,warp,elected",
                      [SB_AXIS_CONTENTION] = "one_block_per_sm,full_occupancy",
@@ -253,8 +252,7 @@ const sb_family sb_family_barrier = {
 const sb_family sb_family_barrier_tma = {
     .name = "barrier_tma",
     .summary = "latency of one bulk copy (TMA) global->shared plus its mbarrier wait, by size",
-    .variants = barrier_tma_variants,
-    .num_variants = 1,
+    .variants = &(const sb_variant_table){barrier_tma_variants, 1},
     .default_axes = {[SB_AXIS_BLOCK] = "32",
                      [SB_AXIS_BUFFER_BYTES] = "16..64k",
                      [SB_AXIS_CONTENTION] = "one_block_per_sm,full_occupancy",
@@ -269,8 +267,7 @@ const sb_family sb_family_barrier_tma = {
 const sb_family sb_family_barrier_cluster = {
     .name = "barrier_cluster",
     .summary = "cycles per barrier.cluster arrive+wait, by cluster size",
-    .variants = barrier_cluster_variants,
-    .num_variants = 1,
+    .variants = &(const sb_variant_table){barrier_cluster_variants, 1},
     .default_axes = {[SB_AXIS_BLOCK] = "64,256,1024",
                      [SB_AXIS_CONTENTION] = "one_block_per_sm,full_occupancy",
                      [SB_AXIS_ITERS] = "4096",

@@ -72,8 +72,7 @@ static int broken_verify(const sb_point *p, const void *host_in, const void *hos
 const sb_family sb_family_broken = {
     .name = "broken",
     .summary = "TEST ONLY: deliberately broken synchronization (deadlock, wrong, error rows)",
-    .variants = broken_variants,
-    .num_variants = sizeof broken_variants / sizeof broken_variants[0],
+    .variants = &(const sb_variant_table){broken_variants, sizeof broken_variants / sizeof broken_variants[0]},
     .default_axes = {[SB_AXIS_BLOCK] = "256", [SB_AXIS_N] = "1M"},
     .quick_axes = {[SB_AXIS_BLOCK] = "256", [SB_AXIS_N] = "1M"},
     .check = broken_check,

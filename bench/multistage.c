@@ -154,8 +154,7 @@ static int multistage_verify(const sb_point *p, const void *host_in, const void 
 const sb_family sb_family_multistage = {
     .name = "multistage",
     .summary = "iters passes of preprocess, 5-point blur, cascade smooth over each block's tile of block_threads x elems_per_thread floats",
-    .variants = multistage_variants,
-    .num_variants = sizeof multistage_variants / sizeof multistage_variants[0],
+    .variants = &(const sb_variant_table){multistage_variants, sizeof multistage_variants / sizeof multistage_variants[0]},
     .default_axes = {[SB_AXIS_BLOCK] = "128,1024",
                      [SB_AXIS_ITERS] = "1,16,64",
                      [SB_AXIS_N] = "16M",

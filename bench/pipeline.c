@@ -206,8 +206,7 @@ static int pipeline_derive(const sb_point *p, const sb_device *d, const void *ho
 const sb_family sb_family_pipeline = {
     .name = "pipeline",
     .summary = "global -> shared stages -> FMA chain -> global: stages x buffer_bytes at intensity 0",
-    .variants = pipeline_variants,
-    .num_variants = PIPELINE_NUM_STAGED,
+    .variants = &(const sb_variant_table){pipeline_variants, PIPELINE_NUM_STAGED},
     /* 128M floats: the 512 MiB the reference copy moves, so pct_of_copy
      * compares equal transfers (a launch's fixed cost, ~10 us, weighs the
      * same); 10x a 50 MB L2. */
@@ -229,8 +228,7 @@ const sb_family sb_family_pipeline = {
 const sb_family sb_family_pipeline_intensity = {
     .name = "pipeline_intensity",
     .summary = "global -> shared stages -> FMA chain -> global: intensity x consumer warps",
-    .variants = pipeline_variants,
-    .num_variants = sizeof pipeline_variants / sizeof pipeline_variants[0],
+    .variants = &(const sb_variant_table){pipeline_variants, sizeof pipeline_variants / sizeof pipeline_variants[0]},
     /* Ragged n (128M - 5: no multiple of any tile, nor of 4), as large as
      * the reference copy so that intensity 0 is comparable with it; the FP32
      * ridge point is ~130 FLOP/element on an H100/H200, so 1024 is well

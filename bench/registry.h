@@ -12,13 +12,6 @@
 #include "../harness/device.h"
 #include "../harness/launch.h"
 
-typedef struct sb_variant {
-  const char *name;
-  sb_launch_fn launch;
-  int min_cc;             /* e.g. 90: needs sm_90 features; 0 = any */
-  const char *summary;    /* one line: the protocol and barriers per step */
-} sb_variant;
-
 typedef struct sb_family sb_family;
 
 /* One sweep point: a variant and a value for every axis (SB_AXIS_UNSET
@@ -32,8 +25,7 @@ typedef struct sb_point {
 struct sb_family {
   const char *name;
   const char *summary;
-  const sb_variant *variants;
-  int num_variants;
+  const sb_variant_table *variants; /* exported by kernels/<family>.cu */
   /* Axis value lists in sb_axis_parse syntax; NULL: the family has no such
    * axis. The quick lists must cover every variant in a few points. */
   const char *default_axes[SB_NUM_AXES];
@@ -87,6 +79,6 @@ void sb_point_name(const sb_point *p, char *buf, size_t len);
  *   static const sb_variant v[] = { SCAN_VARIANTS(SB_VARIANT_ROW) }; */
 #define SB_DECLARE_LAUNCHER(fam, var, cc, text) \
   cudaError_t sb_##fam##_##var(sb_launch *L);
-#define SB_VARIANT_ROW(fam, var, cc, text) {#var, sb_##fam##_##var, cc, text},
+#define SB_VARIANT_ROW(fam, var, cc, text) {#var, sb_##fam##_##var, NULL, cc, 0, text},
 
 #endif

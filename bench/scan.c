@@ -8,18 +8,7 @@
 #include "families.h"
 #include "registry.h"
 
-#define SCAN_VARIANTS(X)                                                      \
-  X(scan, two_barrier, 0,                                                     \
-    "in place; read, __syncthreads, write, __syncthreads: 2 barriers/step")   \
-  X(scan, pingpong, 0,                                                        \
-    "two buffers, roles swapped each step: 1 __syncthreads/step")             \
-  X(scan, mbarrier, 0,                                                        \
-    "two buffers; mbarrier arrive + parity wait: 1 mbarrier phase/step")      \
-  X(scan, warp_shuffle, 0,                                                    \
-    "warp shuffles, then one pass over warp totals: 2 barriers/pass, 0/step")
-
-SCAN_VARIANTS(SB_DECLARE_LAUNCHER)
-static const sb_variant scan_variants[] = {SCAN_VARIANTS(SB_VARIANT_ROW)};
+extern const sb_variant_table sb_scan_variants; /* kernels/scan.cu */
 
 /* ---- CPU reference ---- */
 
@@ -63,8 +52,7 @@ static const char *scan_check(const sb_point *p, const sb_device *d, char *buf,
                               size_t len) {
   (void)d;
   long long block = p->axis[SB_AXIS_BLOCK];
-  int whole_warps = strcmp(p->variant->name, "warp_shuffle") == 0;
-  if (whole_warps && block % 32 != 0) {
+  if ((p->variant->flags & SB_VF_WHOLE_WARPS) && block % 32 != 0) {
     snprintf(buf, len, "%s needs whole warps: block_threads=%lld is not a multiple of 32",
              p->variant->name, block);
     return buf;
@@ -107,8 +95,7 @@ static int scan_verify(const sb_point *p, const void *host_in,
 const sb_family sb_family_scan = {
     .name = "scan",
     .summary = "inclusive Kogge-Stone scan of each block's tile of u32, iters times in shared memory",
-    .variants = scan_variants,
-    .num_variants = sizeof scan_variants / sizeof scan_variants[0],
+    .variants = &sb_scan_variants,
     .default_axes = {[SB_AXIS_BLOCK] = "32..1024",
                      [SB_AXIS_ITERS] = "1,4,16,64",
                      [SB_AXIS_N] = "32M"},

@@ -213,7 +213,7 @@ static size_t st2d_tw(const sb_point *p) {
   return tile >= 4096 && tile % 64 == 0 ? 64 : 32;
 }
 
-static int st_is_2d(const sb_point *p) { return p->family->variants == stencil2d_variants; }
+static int st_is_2d(const sb_point *p) { return p->family->variants->rows == stencil2d_variants; }
 
 static size_t st_blocks(const sb_point *p) {
   size_t n = (size_t)p->axis[SB_AXIS_N];
@@ -323,8 +323,7 @@ static int stencil_verify(const sb_point *p, const void *host_in, const void *ho
 const sb_family sb_family_stencil = {
     .name = "stencil",
     .summary = "iters Jacobi steps of a 3-point mean over each block's tile of block_threads x elems_per_thread floats in shared memory",
-    .variants = stencil_variants,
-    .num_variants = sizeof stencil_variants / sizeof stencil_variants[0],
+    .variants = &(const sb_variant_table){stencil_variants, sizeof stencil_variants / sizeof stencil_variants[0]},
     .default_axes = {[SB_AXIS_BLOCK] = "128,1024",
                      [SB_AXIS_ITERS] = "1,16,256",
                      [SB_AXIS_N] = "16M",
@@ -340,8 +339,7 @@ const sb_family sb_family_stencil = {
 const sb_family sb_family_stencil2d = {
     .name = "stencil2d",
     .summary = "iters Jacobi steps of a 5-point mean over each block's tile (>= 32x32) of a 4096-wide image in shared memory",
-    .variants = stencil2d_variants,
-    .num_variants = sizeof stencil2d_variants / sizeof stencil2d_variants[0],
+    .variants = &(const sb_variant_table){stencil2d_variants, sizeof stencil2d_variants / sizeof stencil2d_variants[0]},
     /* Tiles of 32x32 (256 x 4) and 64x64 (1024 x 4). */
     .default_axes = {[SB_AXIS_BLOCK] = "256,1024",
                      [SB_AXIS_ITERS] = "1,16,256",

@@ -9,7 +9,8 @@
 
 #include "axes.h"
 
-#define SB_CSV_SCHEMA_VERSION 1
+/* 2: regs_per_thread and smem_per_block beside blocks_per_sm. */
+#define SB_CSV_SCHEMA_VERSION 2
 
 typedef enum sb_status {
   SB_OK = 0,       /* validated and timed */
@@ -54,6 +55,8 @@ typedef struct sb_row {
   double ns_per_op;            /* cycles_per_op at the measured SM clock */
   long long bytes_in_flight_per_sm; /* pipelines: stages x bytes x blocks/SM */
   int blocks_per_sm;           /* occupancy of the launched configuration */
+  int regs_per_thread;         /* registers of the timed kernel */
+  long long smem_per_block;    /* its shared memory per block (static + dynamic), bytes */
   double sm_clock_mhz;         /* SM clock measured right after the samples */
   unsigned long long seed;     /* seed of this point's input */
   const sb_provenance *prov;
@@ -98,6 +101,8 @@ void sb_row_init(sb_row *row, const sb_provenance *prov);
   X("ns_per_op", F4, r->ns_per_op)                          \
   X("bytes_in_flight_per_sm", INT, r->bytes_in_flight_per_sm) \
   X("blocks_per_sm", INT, r->blocks_per_sm)                 \
+  X("regs_per_thread", INT, r->regs_per_thread)             \
+  X("smem_per_block", INT, r->smem_per_block)               \
   X("gpu_name", STR, r->prov->gpu_name)                     \
   X("gpu_uuid", STR, r->prov->gpu_uuid)                     \
   X("cc", STR, r->prov->cc)                                 \

@@ -1,15 +1,24 @@
-/* The contract between the C harness and the CUDA launchers in kernels/.
- * Every variant has one launcher:  extern "C" cudaError_t
- * sb_<family>_<variant>(sb_launch *L);  it reads the point's axes, and
- * either launches on L->stream (query == 0) or only reports how the launch
- * would be configured (query == 1), without touching the buffers. The
- * runner queries every point once before launching it; a launch must do no
- * avoidable host work (occupancy queries, attribute calls), because it runs
- * between the two CUDA events of a timed sample. */
+/* The contract between the C harness and the kernel layer in kernels/.
+ *
+ * Each kernels/<family>.cu exports, beside its kernels, a table of its
+ * variants (sb_variant_table): name, the launcher, the picker that names the
+ * compiled kernels for a point, the minimum compute capability, trait flags
+ * and a one-line summary. bench/<family>.c points its sb_family at that
+ * table and keeps only the host side (axes, reference, verify, metrics).
+ *
+ * The runner calls a variant's launcher first in query mode (query == 1),
+ * once per point: the launcher picks the point's kernels (a compile-time
+ * instantiation of block size, elements per thread, stages, tile), asks for
+ * their resources and occupancy, and fills the fields below, touching no
+ * buffer. Every later call launches on L->stream with what the query chose
+ * and does no host work beyond the launch itself, because it runs between
+ * the two CUDA events of a timed sample. kernels/launch.cuh implements both
+ * halves once (sb_launch_params). */
 #ifndef SB_LAUNCH_H
 #define SB_LAUNCH_H
 
 #include <cuda_runtime_api.h>
+#include <stddef.h>
 
 #include "axes.h"
 
@@ -17,27 +26,74 @@
 extern "C" {
 #endif
 
-typedef struct sb_launch {
-  const long long *axis;  /* [SB_NUM_AXES], SB_AXIS_UNSET where unused */
-  const void *in;         /* family-defined input buffer (device) */
-  void *out;              /* family-defined output buffer (device) */
-  void *scratch;          /* family-defined scratch (device), may be NULL */
-  cudaStream_t stream;
-  int query;              /* 1: fill the fields below, launch nothing */
-  int bounded;            /* 1: the validating launch, whose mbarrier waits
-                             the deadlock watchdog bounds; 0: warm-up and
-                             timed launches, with the raw wait (variants
-                             with a raw twin; kernels/mbarrier.cuh says why) */
-  /* Filled by the launcher in query mode: */
-  int grid_blocks;        /* blocks the launch uses */
-  int block_threads;      /* threads per block (families may derive it) */
-  int blocks_per_sm;      /* occupancy; 0 means it cannot launch */
-  size_t smem_bytes;      /* dynamic + static shared memory per block */
-  int raw_twin;           /* 1: `bounded` picks between two kernels, so the
-                             runner checks the timed kernel's output too */
-} sb_launch;
-
+typedef struct sb_launch sb_launch;
+typedef struct sb_variant sb_variant;
 typedef cudaError_t (*sb_launch_fn)(sb_launch *L);
+
+/* The kernels one variant compiled for one point. */
+typedef struct sb_kernels {
+  const void *bounded; /* validating launch: mbarrier waits under the watchdog */
+  const void *raw;     /* warm-up and timed launches; == bounded when the
+                          variant has no mbarrier spin-wait of its own */
+  size_t smem;         /* dynamic shared memory per block */
+} sb_kernels;
+
+/* Names the kernels compiled for the point's axes. Returns 0, or -1 with a
+ * one-line reason in why when no instantiation matches (a `skipped` row). */
+typedef int (*sb_pick_fn)(const long long *axis, sb_kernels *k, char *why, size_t len);
+
+/* Traits the host side reads from the table instead of from names. */
+enum sb_variant_flag {
+  SB_VF_WHOLE_WARPS = 1u << 0, /* block_threads must be a multiple of 32 */
+  SB_VF_GENERIC = 1u << 1,     /* runtime-generic kernel kept for comparison */
+  SB_VF_TEST_ONLY = 1u << 2,   /* deliberately broken (tests/proofs only) */
+  SB_VF_NO_KERNEL = 1u << 3,   /* a library call (cuBLAS), no kernel of ours */
+  SB_VF_FAMILY0 = 1u << 8      /* first bit a family may define for itself */
+};
+
+struct sb_variant {
+  const char *name;
+  sb_launch_fn launch; /* the family's launcher; L->variant says which row */
+  sb_pick_fn pick;     /* NULL for a variant with SB_VF_NO_KERNEL */
+  int min_cc;          /* e.g. 90: needs sm_90 features; 0 = any */
+  unsigned flags;      /* sb_variant_flag bits, then the family's own */
+  const char *summary; /* one line: the protocol and barriers per step */
+};
+
+typedef struct sb_variant_table {
+  const sb_variant *rows;
+  int count;
+} sb_variant_table;
+
+#define SB_SKIP_LEN 200
+
+struct sb_launch {
+  const long long *axis;     /* [SB_NUM_AXES], SB_AXIS_UNSET where unused */
+  const sb_variant *variant; /* the row being launched */
+  const void *in;            /* family-defined input buffer (device) */
+  void *out;                 /* family-defined output buffer (device) */
+  void *scratch;             /* family-defined scratch (device), may be NULL */
+  cudaStream_t stream;
+  int query;   /* 1: pick and configure, launch nothing */
+  int bounded; /* 1: the validating launch, whose mbarrier waits the
+                  deadlock watchdog bounds; 0: warm-up and timed launches,
+                  with the raw wait (kernels/mbarrier.cuh says why) */
+  /* Filled in query mode: */
+  sb_kernels kernels;        /* what the picker chose */
+  char skip[SB_SKIP_LEN];    /* non-empty: no kernel for this point (why) */
+  int grid_blocks;           /* blocks the launch uses */
+  int block_threads;         /* threads per block */
+  int cluster;               /* blocks per thread-block cluster (1: none) */
+  int cooperative;           /* 1: a cooperative launch */
+  int blocks_per_sm;         /* occupancy; 0 means it cannot launch */
+  size_t smem_bytes;         /* dynamic + static shared memory per block */
+  int regs_per_thread;       /* of the timed kernel */
+  int local_bytes;           /* its local memory per thread (spills, stack) */
+  int ptx_version;           /* the PTX it was built from, e.g. 90 (0: none) */
+  int binary_version;        /* the SASS that runs, e.g. 90 */
+  int raw_twin;              /* 1: `bounded` picks between two kernels, so the
+                                runner checks the timed kernel's output too */
+};
 
 #ifdef __cplusplus
 }

@@ -1,146 +1,200 @@
 // Scan family: each block runs an inclusive Kogge-Stone scan over its tile
-// of block_threads 32-bit words (wrapping arithmetic, so results are exact),
-// `iters` times in shared memory, then writes the tile back. The tile's tail
-// past n is padded with 0, the identity, so a ragged last tile is exact.
+// of B (= block_threads) 32-bit words (wrapping arithmetic, so results are
+// exact), `iters` times in shared memory, then writes the tile back. The
+// tile's tail past n is padded with 0, the identity, so a ragged last tile
+// is exact. Host side: bench/scan.c.
 //
-// Per scan step (log2(block_threads) steps per pass), the variants differ
-// only in how they keep the step's reads apart from its writes:
+// B is a compile-time parameter (CUB's BLOCK_THREADS): the log2(B) steps of
+// a pass unroll, every shared-memory offset folds into the instruction, and
+// all variants share one kernel body, __launch_bounds__(B) and the layout
+// (thread t owns word t). Per scan step the variants differ only in how
+// they keep the step's reads apart from its writes:
 //   two_barrier   in place:  read | barrier | write | barrier   (2 per step)
 //   pingpong      two buffers, read one / write other | barrier (1 per step)
 //   mbarrier      two buffers, arrive + parity wait on an mbarrier (1 per step)
 //   warp_shuffle  shuffles inside warps, then one pass over warp totals
 //                 (2 barriers per pass, none per step)
-#include "common.cuh"
+#include "launch.cuh"
 #include "mbarrier.cuh"
 
-#define SB_SCAN_ARGS const uint32_t *__restrict__ in, uint32_t *__restrict__ out, long long n, int iters
+struct ScanParams {
+  const uint32_t *in;
+  uint32_t *out;
+  long long n;
+  int iters;
+};
 
-__device__ __forceinline__ long long scan_index(void) {
-  return (long long)blockIdx.x * blockDim.x + threadIdx.x;
-}
-
-__global__ void scan_two_barrier_kernel(SB_SCAN_ARGS) {
-  extern __shared__ uint32_t tile[];
-  const int t = threadIdx.x, size = blockDim.x;
-  const long long g = scan_index();
-  uint32_t v = g < n ? in[g] : 0u;
-  tile[t] = v;
-  __syncthreads();
-  for (int it = 0; it < iters; ++it)
-    for (int off = 1; off < size; off <<= 1) {
-      uint32_t add = t >= off ? tile[t - off] : 0u;
-      __syncthreads();  // every read of this step is done before any write (WAR)
-      v += add;
-      tile[t] = v;
-      __syncthreads();  // every write is visible before the next step reads (RAW)
-    }
-  if (g < n) out[g] = v;
-}
-
-__global__ void scan_pingpong_kernel(SB_SCAN_ARGS) {
-  extern __shared__ uint32_t buf[];  // two tiles: read one, write the other
-  const int t = threadIdx.x, size = blockDim.x;
-  const long long g = scan_index();
-  uint32_t v = g < n ? in[g] : 0u;
-  buf[t] = v;
-  __syncthreads();
-  int cur = 0;
-  for (int it = 0; it < iters; ++it)
-    for (int off = 1; off < size; off <<= 1) {
-      const uint32_t *src = buf + cur * size;
-      if (t >= off) v += src[t - off];
-      buf[(cur ^ 1) * size + t] = v;
-      // One barrier: the next step writes `src`, which nobody reads after
-      // this point, and reads the buffer just written.
-      __syncthreads();
-#ifdef SB_PLANT_SLOWDOWN
-      // Build-time knob for the regression-gate proof (make
-      // PLANT_SLOWDOWN=1): one redundant barrier per step, pingpong only.
-      __syncthreads();
-#endif
-      cur ^= 1;
-    }
-  if (g < n) out[g] = v;
-}
-
-template <bool Bounded>
-__global__ void scan_mbarrier_kernel(SB_SCAN_ARGS) {
-  extern __shared__ uint32_t buf[];
-  __shared__ __align__(8) uint64_t bar;
-  const int t = threadIdx.x, size = blockDim.x;
-  const long long g = scan_index();
-  if (t == 0) sb_mbar_init(&bar, size);  // once; every thread arrives per phase
-  uint32_t v = g < n ? in[g] : 0u;
-  buf[t] = v;
-  __syncthreads();  // publishes the init and the loaded tile
-  const uint32_t bar_a = sb_mbar_addr(&bar);  // once, outside the loop
-  uint32_t parity = 0;
-  int cur = 0;
-  for (int it = 0; it < iters; ++it)
-    for (int off = 1; off < size; off <<= 1) {
-      const uint32_t *src = buf + cur * size;
-      if (t >= off) v += src[t - off];
-      buf[(cur ^ 1) * size + t] = v;
-      // Every thread arrives (from a converged warp: the hardware folds the
-      // warp's arrivals). One elected arrive per warp after __syncwarp would
-      // release only lane 0's writes as far as racecheck can tell.
-      sb_mbar_arrive(bar_a);               // release: my write is published
-      sb_mbar_wait_parity<Bounded>(bar_a, parity);  // acquire: everyone's writes seen
-      parity ^= 1;
-      cur ^= 1;
-    }
-  // No mbarrier.inval: the barrier dies with the block and its shared
-  // memory is not reused for anything else.
-  if (g < n) out[g] = v;
-}
-
-__global__ void scan_warp_shuffle_kernel(SB_SCAN_ARGS) {
-  // Warp totals, double-buffered across passes so that a fast warp's next
-  // pass cannot overwrite totals a slow warp has yet to read.
-  __shared__ uint32_t totals[2][32];
-  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-  const int warps = blockDim.x >> 5;
-  const long long g = scan_index();
-  uint32_t v = g < n ? in[g] : 0u;
-  for (int it = 0; it < iters; ++it) {
-    for (int off = 1; off < 32; off <<= 1) {
-      uint32_t y = __shfl_up_sync(0xffffffffu, v, off);
-      if (lane >= off) v += y;
-    }
-    if (warps > 1) {
-      uint32_t *tot = totals[it & 1];
-      if (lane == 31) tot[warp] = v;
-      __syncthreads();  // warp totals written
-      if (warp == 0) {
-        uint32_t w = lane < warps ? tot[lane] : 0u;
-        for (int off = 1; off < 32; off <<= 1) {
-          uint32_t y = __shfl_up_sync(0xffffffffu, w, off);
-          if (lane >= off) w += y;
-        }
-        if (lane < warps) tot[lane] = w;
+// Every variant: v is the thread's word; returns it after `iters` scans.
+struct ScanTwoBarrier {
+  static constexpr bool twin = false;
+  template <int B, bool Bounded>
+  __device__ static uint32_t run(uint32_t v, int iters) {
+    __shared__ uint32_t tile[B];
+    const int t = threadIdx.x;
+    tile[t] = v;
+    __syncthreads();
+    for (int it = 0; it < iters; ++it) {
+#pragma unroll
+      for (int off = 1; off < B; off <<= 1) {
+        const uint32_t add = t >= off ? tile[t - off] : 0u;
+        __syncthreads();  // every read of this step is done before any write (WAR)
+        v += add;
+        tile[t] = v;
+        __syncthreads();  // every write is visible before the next step reads (RAW)
       }
-      __syncthreads();  // scanned totals visible
-      if (warp > 0) v += tot[warp - 1];
     }
+    return v;
   }
-  if (g < n) out[g] = v;
+};
+
+struct ScanPingpong {
+  static constexpr bool twin = false;
+  template <int B, bool Bounded>
+  __device__ static uint32_t run(uint32_t v, int iters) {
+    __shared__ uint32_t buf[2][B];  // read one, write the other
+    const int t = threadIdx.x;
+    uint32_t *src = buf[0], *dst = buf[1];
+    src[t] = v;
+    __syncthreads();
+    for (int it = 0; it < iters; ++it) {
+#pragma unroll
+      for (int off = 1; off < B; off <<= 1) {
+        if (t >= off) v += src[t - off];
+        dst[t] = v;
+        // One barrier: the next step writes `src`, which nobody reads after
+        // this point, and reads the buffer just written.
+        __syncthreads();
+#ifdef SB_PLANT_SLOWDOWN
+        // Build-time knob for the regression-gate proof (make
+        // PLANT_SLOWDOWN=1): one redundant barrier per step, pingpong only.
+        __syncthreads();
+#endif
+        uint32_t *w = src;  // unrolled: a register rename, not a move
+        src = dst;
+        dst = w;
+      }
+    }
+    return v;
+  }
+};
+
+struct ScanMbarrier {
+  static constexpr bool twin = true;
+  template <int B, bool Bounded>
+  __device__ static uint32_t run(uint32_t v, int iters) {
+    __shared__ uint32_t buf[2][B];
+    __shared__ __align__(8) uint64_t bar;
+    const int t = threadIdx.x;
+    if (t == 0) sb_mbar_init(&bar, B);  // once; every thread arrives per phase
+    uint32_t *src = buf[0], *dst = buf[1];
+    src[t] = v;
+    __syncthreads();  // publishes the init and the loaded tile
+    const uint32_t bar_a = sb_mbar_addr(&bar);  // once, outside the loop
+    uint32_t parity = 0;
+    for (int it = 0; it < iters; ++it) {
+#pragma unroll
+      for (int off = 1; off < B; off <<= 1) {
+        if (t >= off) v += src[t - off];
+        dst[t] = v;
+        // Every thread arrives (from a converged warp: the hardware folds
+        // the warp's arrivals). One elected arrive per warp after __syncwarp
+        // would release only lane 0's writes as far as racecheck can tell.
+        sb_mbar_arrive(bar_a);                        // release: my write is published
+        sb_mbar_wait_parity<Bounded>(bar_a, parity);  // acquire: everyone's writes seen
+        parity ^= 1;
+        uint32_t *w = src;
+        src = dst;
+        dst = w;
+      }
+    }
+    // No mbarrier.inval: the barrier dies with the block and its shared
+    // memory is not reused for anything else.
+    return v;
+  }
+};
+
+struct ScanWarpShuffle {
+  static constexpr bool twin = false;
+  template <int B, bool Bounded>
+  __device__ static uint32_t run(uint32_t v, int iters) {
+    constexpr int warps = B / 32;
+    // Warp totals, double-buffered across passes so that a fast warp's next
+    // pass cannot overwrite totals a slow warp has yet to read.
+    __shared__ uint32_t totals[2][warps];
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    for (int it = 0; it < iters; ++it) {
+#pragma unroll
+      for (int off = 1; off < 32; off <<= 1) {
+        const uint32_t y = __shfl_up_sync(0xffffffffu, v, off);
+        if (lane >= off) v += y;
+      }
+      if constexpr (warps > 1) {
+        uint32_t *tot = totals[it & 1];
+        if (lane == 31) tot[warp] = v;
+        __syncthreads();  // warp totals written
+        if (warp == 0) {
+          uint32_t w = lane < warps ? tot[lane] : 0u;
+#pragma unroll
+          for (int off = 1; off < warps; off <<= 1) {
+            const uint32_t y = __shfl_up_sync(0xffffffffu, w, off);
+            if (lane >= off) w += y;
+          }
+          if (lane < warps) tot[lane] = w;
+        }
+        __syncthreads();  // scanned totals visible
+        if (warp > 0) v += tot[warp - 1];
+      }
+    }
+    return v;
+  }
+};
+
+template <class V, int B, bool Bounded>
+__global__ void __launch_bounds__(B) scan_kernel(const ScanParams p) {
+  const long long g = (long long)blockIdx.x * B + threadIdx.x;
+  uint32_t v = g < p.n ? p.in[g] : 0u;
+  v = V::template run<B, Bounded>(v, p.iters);
+  if (g < p.n) p.out[g] = v;
 }
 
-// Launchers: one per variant, the contract in harness/launch.h.
+// The block sizes compiled (the default sweep's 32..1024).
+using ScanBlocks = sb_values<32, 64, 128, 256, 512, 1024>;
 
-// LAUNCH is SB_LAUNCH with one kernel, SB_LAUNCH_TWIN with the bounded and
-// the raw instantiation of an mbarrier variant (common.cuh).
-#define SCAN_LAUNCHER(variant, buffers, LAUNCH, ...)                             \
-  extern "C" cudaError_t sb_scan_##variant(sb_launch *L) {                       \
-    const int block = (int)L->axis[SB_AXIS_BLOCK];                               \
-    const long long n = L->axis[SB_AXIS_N];                                      \
-    const int iters = (int)L->axis[SB_AXIS_ITERS];                               \
-    const size_t smem = (size_t)buffers * block * sizeof(uint32_t);              \
-    LAUNCH(L, __VA_ARGS__, sb_ceil_div(n, block), block, smem,                   \
-           (const uint32_t *)L->in, (uint32_t *)L->out, n, iters);               \
-  }
+template <class V, int B>
+static sb_kernels scan_kernels() {
+  return sb_twin_kernels<V::twin>(
+      [](auto bounded) { return scan_kernel<V, B, decltype(bounded)::value>; }, 0);
+}
 
-SCAN_LAUNCHER(two_barrier, 1, SB_LAUNCH, scan_two_barrier_kernel)
-SCAN_LAUNCHER(pingpong, 2, SB_LAUNCH, scan_pingpong_kernel)
-SCAN_LAUNCHER(mbarrier, 2, SB_LAUNCH_TWIN, scan_mbarrier_kernel<true>, scan_mbarrier_kernel<false>)
-SCAN_LAUNCHER(warp_shuffle, 0, SB_LAUNCH, scan_warp_shuffle_kernel)
+template <class V>
+static int scan_pick(const long long *axis, sb_kernels *k, char *why, size_t len) {
+  const long long block = axis[SB_AXIS_BLOCK];
+  if (sb_dispatch(block, ScanBlocks{}, [&](auto b) { *k = scan_kernels<V, decltype(b)::value>(); }))
+    return 0;
+  return sb_no_instance<ScanBlocks>("block_threads", block, why, len);
+}
+
+static cudaError_t scan_launch(sb_launch *L) {
+  ScanParams p;
+  p.in = (const uint32_t *)L->in;
+  p.out = (uint32_t *)L->out;
+  p.n = L->axis[SB_AXIS_N];
+  p.iters = (int)L->axis[SB_AXIS_ITERS];
+  sb_shape s;
+  s.block = (int)L->axis[SB_AXIS_BLOCK];
+  s.grid = sb_ceil_div(p.n, s.block);
+  return sb_launch_params(L, s, p);
+}
+
+static const sb_variant scan_rows[] = {
+    {"two_barrier", scan_launch, scan_pick<ScanTwoBarrier>, 0, 0,
+     "in place; read, __syncthreads, write, __syncthreads: 2 barriers/step"},
+    {"pingpong", scan_launch, scan_pick<ScanPingpong>, 0, 0,
+     "two buffers, roles swapped each step: 1 __syncthreads/step"},
+    {"mbarrier", scan_launch, scan_pick<ScanMbarrier>, 0, 0,
+     "two buffers; mbarrier arrive + parity wait: 1 mbarrier phase/step"},
+    {"warp_shuffle", scan_launch, scan_pick<ScanWarpShuffle>, 0, SB_VF_WHOLE_WARPS,
+     "warp shuffles, then one pass over warp totals: 2 barriers/pass, 0/step"},
+};
+extern "C" const sb_variant_table sb_scan_variants = {scan_rows,
+                                                      sizeof scan_rows / sizeof scan_rows[0]};

@@ -11,7 +11,8 @@ import csv
 import math
 import os
 
-SUPPORTED_SCHEMA_VERSIONS = {1}
+# 2 added regs_per_thread and smem_per_block (optional here: 1 lacks them).
+SUPPORTED_SCHEMA_VERSIONS = {1, 2}
 
 # Columns every schema-1 file has, and how to read each non-string one.
 AXES = ["block_threads", "stages", "buffer_bytes", "iters", "intensity", "n"]
@@ -24,7 +25,8 @@ REQUIRED = [
 ]
 INT_COLUMNS = {"schema_version", *AXES, "samples", "bytes_moved",
                "blocks_per_sm", "sm_count", "seed", "elems_per_thread",
-               "consumer_warps", "cluster", "bytes_in_flight_per_sm"}
+               "consumer_warps", "cluster", "bytes_in_flight_per_sm",
+               "regs_per_thread", "smem_per_block"}
 FLOAT_COLUMNS = {"median_us", "min_us", "max_us", "q1_us", "q3_us", "cv_pct",
                  "gbps", "pct_of_copy", "sm_clock_mhz", "gflops",
                  "cycles_per_op", "ns_per_op"}

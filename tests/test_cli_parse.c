@@ -1,4 +1,4 @@
-#include "../bench/cli.h"
+#include "../harness/cli.h"
 #include "check.h"
 
 static int parse(char **argv, sb_cli *c, char *err) {

@@ -69,7 +69,8 @@ SB_TEST(csv_row_round_trips_with_quoting_and_empty_cells) {
   CHECK_STR(fields[column("min_us")], "");          /* NaN: empty */
   CHECK_STR(fields[column("samples")], "");         /* -1: empty */
   CHECK_STR(fields[column("gpu_name")], "NVIDIA Test, \"GPU\"");
-  CHECK_STR(fields[column("schema_version")], "1");
+  CHECK_STR(fields[column("schema_version")], "2");
+  CHECK_STR(fields[column("regs_per_thread")], ""); /* -1: empty */
 }
 
 SB_TEST(csv_header_matches_columns) {

@@ -27,8 +27,8 @@ static char *csv_image(size_t *len, const sb_provenance *prov, int rows, long *r
     sb_row r;
     sb_row_init(&r, prov);
     r.family = "scan";
-    r.variant = scan->variants[i % scan->num_variants].name;
-    r.axis[SB_AXIS_BLOCK] = 32 << (i / scan->num_variants);
+    r.variant = scan->variants->rows[i % scan->variants->count].name;
+    r.axis[SB_AXIS_BLOCK] = 32 << (i / scan->variants->count);
     r.axis[SB_AXIS_N] = 1024;
     r.axis[SB_AXIS_PARTICIPANTS] = 1; /* a categorical axis: by name */
     r.status = SB_OK;
@@ -44,8 +44,8 @@ static char *csv_image(size_t *len, const sb_provenance *prov, int rows, long *r
 static void key_of(const sb_provenance *prov, const char *variant, long long block, char *key, size_t len) {
   sb_point p;
   p.family = sb_find_family("scan");
-  for (int v = 0; v < p.family->num_variants; ++v)
-    if (!strcmp(p.family->variants[v].name, variant)) p.variant = &p.family->variants[v];
+  for (int v = 0; v < p.family->variants->count; ++v)
+    if (!strcmp(p.family->variants->rows[v].name, variant)) p.variant = &p.family->variants->rows[v];
   for (int a = 0; a < SB_NUM_AXES; ++a) p.axis[a] = SB_AXIS_UNSET;
   p.axis[SB_AXIS_BLOCK] = block;
   p.axis[SB_AXIS_N] = 1024;
@@ -66,14 +66,14 @@ SB_TEST(resume_keys_match_point_names) {
   CHECK_EQ_INT(r.good_bytes, len);
   CHECK_EQ_INT(r.dropped_bytes, 0);
   const sb_family *scan = sb_find_family("scan");
-  key_of(&prov, scan->variants[0].name, 32, key, sizeof key);
+  key_of(&prov, scan->variants->rows[0].name, 32, key, sizeof key);
   CHECK(sb_resume_has(&r, key));
-  key_of(&prov, scan->variants[1].name, 64, key, sizeof key); /* row 5 */
+  key_of(&prov, scan->variants->rows[1].name, 64, key, sizeof key); /* row 5 */
   CHECK(sb_resume_has(&r, key));
-  key_of(&prov, scan->variants[3].name, 64, key, sizeof key); /* never written */
+  key_of(&prov, scan->variants->rows[3].name, 64, key, sizeof key); /* never written */
   CHECK(!sb_resume_has(&r, key));
   sb_provenance other = prov_for("GPU-bbbb"); /* same point, other GPU: not done */
-  key_of(&other, scan->variants[0].name, 32, key, sizeof key);
+  key_of(&other, scan->variants->rows[0].name, 32, key, sizeof key);
   CHECK(!sb_resume_has(&r, key));
   sb_resume_free(&r);
   free(img);

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "../bench/supervisor.h"
-#include "../bench/sweep.h"
+#include "../harness/supervisor.h"
+#include "../harness/sweep.h"
 #include "check.h"
 
 enum { FAKE_OK, FAKE_CRASH, FAKE_DEADLOCK, FAKE_LOST, FAKE_FILTERED, FAKE_INTERRUPT, FAKE_HANG };

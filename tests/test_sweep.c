@@ -1,8 +1,8 @@
 #include <stdlib.h>
 
-#include "../bench/cli.h"
-#include "../bench/runner.h"
-#include "../bench/sweep.h"
+#include "../harness/cli.h"
+#include "../harness/runner.h"
+#include "../harness/sweep.h"
 #include "check.h"
 
 static long count_family(const sb_point *p, long n, const char *family, const char *variant) {
@@ -23,7 +23,7 @@ static long expected_points(const sb_family *f, int quick) {
     if (sb_axis_parse(a, t, &v, err, sizeof err)) return -1;
     prod *= v.count;
   }
-  return prod * f->num_variants;
+  return prod * f->variants->count;
 }
 
 SB_TEST(sweep_is_the_product_of_axes_for_every_family) {
@@ -117,8 +117,8 @@ SB_TEST(precheck_skip_and_unsupported_rules) {
   memset(&prov, 0, sizeof prov);
   sb_row row;
   const sb_variant *shuffle = NULL;
-  for (int i = 0; i < scan->num_variants; ++i)
-    if (!strcmp(scan->variants[i].name, "warp_shuffle")) shuffle = &scan->variants[i];
+  for (int i = 0; i < scan->variants->count; ++i)
+    if (!strcmp(scan->variants->rows[i].name, "warp_shuffle")) shuffle = &scan->variants->rows[i];
   CHECK(shuffle != NULL);
   sb_point p = {scan, shuffle, {0}};
   for (int a = 0; a < SB_NUM_AXES; ++a) p.axis[a] = SB_AXIS_UNSET;
@@ -157,23 +157,23 @@ SB_TEST(registry_is_well_formed) {
   CHECK_STR(sb_families[0]->name, "reference");
   for (int i = 0; i < sb_num_families; ++i) {
     const sb_family *f = sb_families[i];
-    CHECK(f->name && f->summary && f->num_variants > 0);
+    CHECK(f->name && f->summary && f->variants->count > 0);
     CHECK(f->in_bytes && f->out_bytes && f->make_input && f->verify);
     CHECK(sb_find_family(f->name) == f);
     for (int a = 0; a < SB_NUM_AXES; ++a)
       CHECK((f->default_axes[a] == NULL) == (f->quick_axes[a] == NULL));
-    for (int v = 0; v < f->num_variants; ++v) {
-      CHECK(f->variants[v].launch != NULL);
-      CHECK(f->variants[v].summary && f->variants[v].summary[0]);
-      for (int w = v + 1; w < f->num_variants; ++w)
-        CHECK(strcmp(f->variants[v].name, f->variants[w].name) != 0);
+    for (int v = 0; v < f->variants->count; ++v) {
+      CHECK(f->variants->rows[v].launch != NULL);
+      CHECK(f->variants->rows[v].summary && f->variants->rows[v].summary[0]);
+      for (int w = v + 1; w < f->variants->count; ++w)
+        CHECK(strcmp(f->variants->rows[v].name, f->variants->rows[w].name) != 0);
     }
   }
 }
 
 SB_TEST(point_name_is_filterable) {
   const sb_family *scan = sb_find_family("scan");
-  sb_point p = {scan, &scan->variants[0], {0}};
+  sb_point p = {scan, &scan->variants->rows[0], {0}};
   for (int a = 0; a < SB_NUM_AXES; ++a) p.axis[a] = SB_AXIS_UNSET;
   p.axis[SB_AXIS_BLOCK] = 256;
   p.axis[SB_AXIS_ITERS] = 16;

@@ -65,8 +65,8 @@ void sb_cli_list(FILE *f) {
       if (fam->default_axes[a])
         fprintf(f, "  axis %-13s default %-12s quick %s\n", sb_axes[a].name,
                 fam->default_axes[a], fam->quick_axes[a] ? fam->quick_axes[a] : "-");
-    for (int v = 0; v < fam->num_variants; ++v) {
-      const sb_variant *var = &fam->variants[v];
+    for (int v = 0; v < fam->variants->count; ++v) {
+      const sb_variant *var = &fam->variants->rows[v];
       fprintf(f, "  %-22s %s", var->name, var->summary);
       if (var->min_cc) fprintf(f, " [sm_%d+]", var->min_cc);
       fputc('\n', f);

@@ -6,11 +6,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "../harness/gbench_shim.h"
-#include "../harness/random.h"
-#include "../harness/stats.h"
-#include "../harness/timing.h"
-#include "../harness/watchdog.h"
+#include "gbench_shim.h"
+#include "random.h"
+#include "stats.h"
+#include "timing.h"
+#include "watchdog.h"
 
 volatile sig_atomic_t sb_stop_requested = 0;
 
@@ -104,13 +104,28 @@ int sb_point_precheck(const sb_point *p, const sb_device *d, sb_row *row) {
   return 0;
 }
 
+/* A variant that needs sm_XY features but whose kernel in this binary was
+ * built from older PTX (e.g. make CUDA_ARCH=compute_80, JIT-compiled for a
+ * newer GPU) is `unsupported`: what decides is what the kernel was built
+ * for, not only what the GPU is. Returns 1 when the row is marked. */
+int sb_built_below_need(const sb_variant *v, const sb_launch *L, sb_row *row) {
+  if (v->min_cc == 0 || !v->pick || L->ptx_version == 0 || L->ptx_version >= v->min_cc)
+    return 0;
+  row->status = SB_UNSUPPORTED;
+  snprintf(row->detail, sizeof row->detail,
+           "needs sm_%d features; this binary's kernel was built from compute_%d PTX "
+           "(JIT-compiled to sm_%d): rebuild with CUDA_ARCH including sm_%da",
+           v->min_cc, L->ptx_version, L->binary_version, v->min_cc);
+  return 1;
+}
+
 /* Returns 1 if the context is lost. */
 static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_row *row) {
   const sb_family *f = p->family;
   const sb_device *d = r->dev;
   if (sb_point_precheck(p, d, row)) return 0;
 
-  sb_launch L = {.axis = p->axis, .stream = r->stream, .query = 1};
+  sb_launch L = {.axis = p->axis, .variant = p->variant, .stream = r->stream, .query = 1};
   cudaError_t e = p->variant->launch(&L);
   if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction) {
     row->status = SB_UNSUPPORTED;
@@ -129,7 +144,17 @@ static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_r
     return 0;
   }
   if (e != cudaSuccess) return cuda_failed(row, "launch configuration", e);
+  if (L.skip[0]) { /* no compiled kernel for this point */
+    row->status = SB_SKIPPED;
+    snprintf(row->detail, sizeof row->detail, "%s", L.skip);
+    return 0;
+  }
+  if (sb_built_below_need(p->variant, &L, row)) return 0;
   row->blocks_per_sm = L.blocks_per_sm;
+  if (p->variant->pick) {
+    row->regs_per_thread = L.regs_per_thread;
+    row->smem_per_block = (long long)L.smem_bytes;
+  }
 
   size_t in_bytes = f->in_bytes(p), out_bytes = f->out_bytes(p);
   size_t free_b = 0, total_b = 0;

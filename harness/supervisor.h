@@ -15,8 +15,8 @@
 #ifndef SB_SUPERVISOR_H
 #define SB_SUPERVISOR_H
 
-#include "../harness/resume.h"
-#include "../harness/watchdog.h"
+#include "resume.h"
+#include "watchdog.h"
 #include "runner.h"
 
 #define SB_MAX_DEVICES 64

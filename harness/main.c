@@ -10,10 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../harness/gbench_shim.h"
-#include "../harness/random.h"
-#include "../harness/resume.h"
-#include "../harness/watchdog.h"
+#include "gbench_shim.h"
+#include "random.h"
+#include "resume.h"
+#include "watchdog.h"
 #include "cli.h"
 #include "supervisor.h"
 

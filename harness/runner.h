@@ -8,7 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 
-#include "registry.h"
+#include "../bench/registry.h"
 
 typedef struct sb_run_options {
   int warmup;           /* launches after validation, before timing */
@@ -40,6 +40,10 @@ extern volatile sig_atomic_t sb_stop_requested;
  * the family's own rule): returns 1 with row->status and row->detail set
  * when the point cannot run here, else 0. */
 int sb_point_precheck(const sb_point *p, const sb_device *d, sb_row *row);
+
+/* 1 (and the row marked `unsupported`) when the variant needs newer
+ * features than the PTX its kernel was built from (runner.c). */
+int sb_built_below_need(const sb_variant *v, const sb_launch *L, sb_row *row);
 
 /* Runs points[order[0..count)] on device d, in that order (point i's seed
  * derives from o->seed and i). Stops after a row whose error left the CUDA

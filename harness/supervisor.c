@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../harness/random.h"
-#include "../harness/watchdog.h"
+#include "random.h"
+#include "watchdog.h"
 
 static double now_s(void) {
   struct timespec ts;

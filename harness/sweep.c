@@ -78,8 +78,8 @@ long sb_sweep_build(const sb_sweep_spec *spec, sb_point **points, char *err,
     sb_axis_values axes[SB_NUM_AXES];
     if (sb_family_axes(f, spec, axes, err, errlen) != 0) goto fail;
     long before = list.count;
-    for (int k = 0; k < f->num_variants; ++k)
-      if (product(f, &f->variants[k], axes, spec, &list) != 0) {
+    for (int k = 0; k < f->variants->count; ++k)
+      if (product(f, &f->variants->rows[k], axes, spec, &list) != 0) {
         snprintf(err, errlen, "out of memory building the sweep");
         goto fail;
       }
