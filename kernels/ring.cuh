@@ -1,0 +1,101 @@
+// The producer/consumer ring: S stages, each with a `full` and an `empty`
+// mbarrier, behind four verbs in the style of CUTLASS's PipelineAsync /
+// PipelineTmaAsync (include/cutlass/pipeline/sm90_pipeline.hpp):
+//
+//   producer:  acquire(st)  wait until stage st.index is empty
+//              commit(st)   arrive on full: my ordinary stores are in
+//              commit_tx(st, bytes)  arrive.expect_tx: the copy engine's
+//                           `bytes` complete the phase (TMA producers)
+//   consumer:  wait(st)     wait until stage st.index is full
+//              release(st)  arrive on empty: I am done reading it
+//
+// Both sides walk the same sb_ring_state (index, phase parity) and flip the
+// parity each time the index wraps: the phase waited on is tracked, never
+// re-derived, and the barriers are initialized once, before the loop.
+//
+// Bootstrap: the empty barriers start with one credit per stage that the
+// consumers grant before the loop (grant_credits), so the producer's first
+// acquire of every stage waits on a phase that really completes; without it
+// the producer would wait forever on its first pass. Tail: producer_tail
+// acquires every stage once more, so the producer leaves only after the
+// consumers released every stage it filled (no arrival can land on the
+// barriers of a block that is gone, and the tail is where a cluster
+// producer would wait before exit).
+//
+// Used by the pipeline family's warp-specialized variants and by the GEMM
+// family's ws_* variants. Bounded: the validating twin's waits run under the
+// deadlock watchdog (kernels/mbarrier.cuh), which reports the stage.
+#ifndef SB_KERNELS_RING_CUH
+#define SB_KERNELS_RING_CUH
+
+#include "mbarrier.cuh"
+
+struct sb_ring_state {
+  int index = 0;
+  uint32_t phase = 0;
+  template <int Stages>
+  __device__ __forceinline__ void advance() {
+    if (++index == Stages) index = 0, phase ^= 1u;
+  }
+};
+
+template <int Stages, bool Bounded>
+struct sb_ring {
+  uint32_t full_a, empty_a;  // shared-window addresses of full[0] and empty[0]
+
+  // full and empty: Stages barriers each, in shared memory.
+  __device__ __forceinline__ sb_ring(uint64_t *full, uint64_t *empty)
+      : full_a(sb_mbar_addr(full)), empty_a(sb_mbar_addr(empty)) {}
+
+  // One thread, before any other use; the caller's __syncthreads publishes
+  // it to the block. producers / consumers: arrivals that complete a phase
+  // of full / empty. fence.mbarrier_init makes the inits visible to the
+  // async proxy too, for the copy engine's complete_tx on full.
+  __device__ static void init(uint64_t *full, uint64_t *empty, uint32_t producers,
+                              uint32_t consumers) {
+#pragma unroll
+    for (int s = 0; s < Stages; ++s) {
+      sb_mbar_init(&full[s], producers);
+      sb_mbar_init(&empty[s], consumers);
+    }
+    sb_fence_mbarrier_init();
+  }
+
+  __device__ __forceinline__ uint32_t full_bar(int s) const { return full_a + 8u * (uint32_t)s; }
+  __device__ __forceinline__ uint32_t empty_bar(int s) const { return empty_a + 8u * (uint32_t)s; }
+
+  // Consumer side, before the loop: one empty credit per stage. Every
+  // consumer arrival that release() makes, grant_credits makes once per
+  // stage (same threads, same count).
+  __device__ __forceinline__ void grant_credits() const {
+#pragma unroll
+    for (int s = 0; s < Stages; ++s) sb_mbar_arrive(empty_bar(s));
+  }
+
+  __device__ __forceinline__ void acquire(const sb_ring_state &st) const {
+    sb_mbar_wait_parity_stage<Bounded>(empty_bar(st.index), st.phase, st.index);
+  }
+  __device__ __forceinline__ void commit(const sb_ring_state &st) const {
+    sb_mbar_arrive(full_bar(st.index));
+  }
+  __device__ __forceinline__ void commit_tx(const sb_ring_state &st, uint32_t bytes) const {
+    sb_mbar_arrive_expect_tx(full_bar(st.index), bytes);
+  }
+  __device__ __forceinline__ void wait(const sb_ring_state &st) const {
+    sb_mbar_wait_parity_stage<Bounded>(full_bar(st.index), st.phase, st.index);
+  }
+  __device__ __forceinline__ void release(const sb_ring_state &st) const {
+    sb_mbar_arrive(empty_bar(st.index));
+  }
+  // After the producer's last commit, with its state: waits for the
+  // consumers' release of every stage.
+  __device__ __forceinline__ void producer_tail(sb_ring_state st) const {
+#pragma unroll 1
+    for (int s = 0; s < Stages; ++s) {
+      acquire(st);
+      st.template advance<Stages>();
+    }
+  }
+};
+
+#endif
