@@ -61,7 +61,7 @@ endif
 DEVICE    ?= 0
 GBENCH_HDR := $(firstword $(wildcard /usr/include/benchmark/benchmark.h /usr/local/include/benchmark/benchmark.h))
 
-.PHONY: all bench bench-quick plots test test-c test-asan test-py clean check-gbench \
+.PHONY: all bench bench-quick plots test test-c test-asan test-py test-resources clean check-gbench \
         fuzz fuzz-build sanitize broken nowatchdog sass
 CANARY    := $(BUILD)/racecheck_canary
 all: $(BIN) $(CANARY)
@@ -102,9 +102,13 @@ $(BUILD)/%.o: %.cc | check-gbench
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) -c $< -o $@
 
-$(BUILD)/%.o: %.cu | check-gbench
+# Each kernel object keeps ptxas's resource report beside it (.res: registers,
+# shared memory, stack, spills per kernel), which make test checks
+# (scripts/kernel_resources.py); other compiler output still reaches the terminal.
+$(BUILD)/%.o $(BUILD)/%.res: %.cu | check-gbench
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVFLAGS) -c $< -o $@
+	$(NVCC) $(NVFLAGS) --resource-usage -c $< -o $(BUILD)/$*.o 2> $(BUILD)/$*.res || { cat $(BUILD)/$*.res >&2; exit 1; }
+	@grep -v -e '^ptxas info' -e '^    [0-9]* bytes stack frame' $(BUILD)/$*.res >&2 || true
 
 $(BUILD)/tests/test_host: $(TEST_SRC:%.c=$(BUILD)/%.o) $(OBJ)
 	$(CXX) -o $@ $^ $(LDFLAGS) $(LDLIBS)
@@ -126,7 +130,13 @@ plots: $(PY_DEP)
 	@for f in $(or $(CSV),$(wildcard results/*/latest.csv)); do \
 	  $(PY) scripts/plot.py "$$f" --outdir "$$(dirname $$f)/plots" || exit 1; done
 
-test: test-c test-asan test-py gate-committed
+test: test-c test-asan test-py test-resources gate-committed
+
+# No timed kernel may spill: registers and shared memory per kernel from the
+# build's ptxas reports (no GPU needed); full table: $(BUILD)/kernel_resources.md.
+test-resources: $(KERNELS:%.cu=$(BUILD)/%.res)
+	python3 scripts/kernel_resources.py $^ \
+	  --table $(BUILD)/kernel_resources.md
 
 test-c: $(BUILD)/tests/test_host $(BIN)
 	$(BUILD)/tests/test_host

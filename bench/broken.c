@@ -9,21 +9,7 @@
 #include "families.h"
 #include "registry.h"
 
-#define BROKEN_VARIANTS(X)                                                     \
-  X(broken, wrong_arrival_count, 0,                                            \
-    "mbarrier expects block_threads+1 arrivals, gets block_threads: deadlock") \
-  X(broken, spin_wrong_count, 0,                                               \
-    "the same, waited with the price list's bounded spin loop: deadlock")      \
-  X(broken, wrong_expect_tx, 90,                                               \
-    "expect_tx 16 bytes more than the bulk copy moves: deadlock")              \
-  X(broken, missing_barrier, 0,                                                \
-    "reads another warp's shared slot with no barrier: wrong")                 \
-  X(broken, raw_twin_wrong, 0,                                                 \
-    "validates right, its timed raw twin writes wrong: wrong after timing")    \
-  X(broken, oob_write, 0, "writes 1 TiB past the output: illegal address, error")
-
-BROKEN_VARIANTS(SB_DECLARE_LAUNCHER)
-static const sb_variant broken_variants[] = {BROKEN_VARIANTS(SB_VARIANT_ROW)};
+extern const sb_variant_table sb_broken_variants; /* kernels/broken.cu */
 
 static const char *broken_check(const sb_point *p, const sb_device *d, char *buf, size_t len) {
   (void)d;
@@ -58,7 +44,7 @@ static int broken_verify(const sb_point *p, const void *host_in, const void *hos
     snprintf(detail, len, "out of host memory for the CPU reference");
     return -1;
   }
-  int rotate = strcmp(p->variant->name, "missing_barrier") == 0;
+  int rotate = (p->variant->flags & SB_BROKEN_ROTATED) != 0;
   for (size_t i = 0; i < n; ++i)
     want[i] = rotate ? in[i - i % tile + (i % tile + 32) % tile] : in[i];
   size_t first, bad = sb_compare_u32(host_out, want, n, &first);
@@ -72,7 +58,7 @@ static int broken_verify(const sb_point *p, const void *host_in, const void *hos
 const sb_family sb_family_broken = {
     .name = "broken",
     .summary = "TEST ONLY: deliberately broken synchronization (deadlock, wrong, error rows)",
-    .variants = &(const sb_variant_table){broken_variants, sizeof broken_variants / sizeof broken_variants[0]},
+    .variants = &sb_broken_variants,
     .default_axes = {[SB_AXIS_BLOCK] = "256", [SB_AXIS_N] = "1M"},
     .quick_axes = {[SB_AXIS_BLOCK] = "256", [SB_AXIS_N] = "1M"},
     .check = broken_check,

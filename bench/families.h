@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../harness/launch.h"
+
 /* Scan: out = `iters` successive inclusive scans (mod 2^32) of each tile of
  * `tile` consecutive elements of in; the last tile may be short. */
 void sb_scan_reference(const uint32_t *in, uint32_t *out, size_t n, size_t tile,
@@ -58,5 +60,10 @@ void sb_pipeline_cpu_reference(const float *in, float *out, size_t n, int intens
  * first such index in *first (n if none). */
 size_t sb_compare_f32_rel_f32(const float *got, const float *want, size_t n, double rel,
                           size_t *first);
+
+/* Family flags (sb_variant.flags, from SB_VF_FAMILY0 up): the traits a
+ * family's host side reads from the variant table in kernels/<family>.cu. */
+/* broken: the correct output is each tile rotated by 32 words. */
+#define SB_BROKEN_ROTATED SB_VF_FAMILY0
 
 #endif

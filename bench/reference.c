@@ -1,16 +1,12 @@
 /* Reference family: device-to-device cudaMemcpy, measured in every run.
- * Launcher: kernels/reference.cu. */
+ * Its variant table and launcher: kernels/reference.cu. */
 #include <stdio.h>
 
 #include "../harness/random.h"
 #include "families.h"
 #include "registry.h"
 
-#define REFERENCE_VARIANTS(X) \
-  X(reference, d2d_copy, 0, "cudaMemcpyAsync device to device: the bandwidth yardstick")
-
-REFERENCE_VARIANTS(SB_DECLARE_LAUNCHER)
-static const sb_variant reference_variants[] = {REFERENCE_VARIANTS(SB_VARIANT_ROW)};
+extern const sb_variant_table sb_reference_variants; /* kernels/reference.cu */
 
 static size_t copy_bytes(const sb_point *p) {
   return (size_t)p->axis[SB_AXIS_N] * sizeof(uint32_t);
@@ -37,7 +33,7 @@ static int copy_verify(const sb_point *p, const void *host_in,
 const sb_family sb_family_reference = {
     .name = "reference",
     .summary = "device-to-device copy bandwidth (bytes read + written), measured every run",
-    .variants = &(const sb_variant_table){reference_variants, 1},
+    .variants = &sb_reference_variants,
     /* 512 MiB: far past any L2, so this is DRAM bandwidth. */
     .default_axes = {[SB_AXIS_N] = "128M"},
     .quick_axes = {[SB_AXIS_N] = "128M"},

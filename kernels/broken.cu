@@ -23,7 +23,8 @@
 //                        -> `error`
 // Correct output of every variant: out[i] = in[i] (missing_barrier: each
 // tile rotated by 32 words), so a variant that somehow passes is visible.
-#include "common.cuh"
+#include "../bench/families.h"
+#include "launch.cuh"
 #include "mbarrier.cuh"
 
 __device__ __forceinline__ unsigned long long broken_now_ns(void) {
@@ -32,99 +33,155 @@ __device__ __forceinline__ unsigned long long broken_now_ns(void) {
   return t;
 }
 
-#define SB_BROKEN_ARGS const uint32_t *__restrict__ in, uint32_t *__restrict__ out, long long n
+struct BrokenParams {
+  const uint32_t *in;
+  uint32_t *out;
+  long long n;
+};
 
-__global__ void broken_wrong_arrival_count_kernel(SB_BROKEN_ARGS) {
-  __shared__ __align__(8) uint64_t bar;
-  const long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (threadIdx.x == 0) sb_mbar_init(&bar, blockDim.x + 1);  // BUG: one arrival too many
-  __syncthreads();
-  uint32_t v = g < n ? in[g] : 0u;
-  sb_mbar_arrive(sb_mbar_addr(&bar));
-  sb_mbar_wait_parity_stage(sb_mbar_addr(&bar), 0, 0);  // never completes
-  if (g < n) out[g] = v;
-}
-
-__global__ void broken_spin_wrong_count_kernel(SB_BROKEN_ARGS) {
-  __shared__ __align__(8) uint64_t bar;
-  const long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (threadIdx.x == 0) sb_mbar_init(&bar, blockDim.x + 1);  // BUG: one arrival too many
-  __syncthreads();
-  const uint32_t bar_a = sb_mbar_addr(&bar);
-  uint32_t v = g < n ? in[g] : 0u;
-  sb_mbar_arrive(bar_a);
-  unsigned long long wd_t0 = 0;
-  while (!sb_mbar_probe(bar_a, 0)) sb_wd_poll_failed<true>(&wd_t0, bar_a, 0);  // never completes
-  if (g < n) out[g] = v;
-}
-
-__global__ void broken_wrong_expect_tx_kernel(SB_BROKEN_ARGS) {
-  extern __shared__ __align__(16) uint32_t tile[];
-  __shared__ __align__(8) uint64_t bar;
-  const long long base = (long long)blockIdx.x * blockDim.x;
-  const uint32_t bytes = blockDim.x * sizeof(uint32_t);
-  if (threadIdx.x == 0) {
-    sb_mbar_init(&bar, 1);
-    sb_fence_mbarrier_init();  // the copy engine is the barrier's first other user
+// Each bug: twin (a bounded and a raw kernel), shared words per thread, and
+// run<Bounded>(p) as in every family's variant struct.
+struct WrongArrivalCount {
+  static constexpr bool twin = false;
+  static constexpr int smem_words = 0;
+  template <bool Bounded>
+  __device__ static void run(const BrokenParams &p) {
+    __shared__ __align__(8) uint64_t bar;
+    const long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0) sb_mbar_init(&bar, blockDim.x + 1);  // BUG: one arrival too many
+    __syncthreads();
+    uint32_t v = g < p.n ? p.in[g] : 0u;
+    sb_mbar_arrive(sb_mbar_addr(&bar));
+    sb_mbar_wait_parity_stage<true>(sb_mbar_addr(&bar), 0, 0);  // never completes
+    if (g < p.n) p.out[g] = v;
   }
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    sb_mbar_arrive_expect_tx(sb_mbar_addr(&bar), bytes + 16);  // BUG: 16 bytes never arrive
-    sb_bulk_copy_g2s(tile, in + base, bytes, sb_mbar_addr(&bar));
-  }
-  sb_mbar_wait_parity_stage(sb_mbar_addr(&bar), 0, 0);  // never completes
-  if (base + threadIdx.x < n) out[base + threadIdx.x] = tile[threadIdx.x];
-}
+};
 
-__global__ void broken_missing_barrier_kernel(SB_BROKEN_ARGS) {
-  extern __shared__ uint32_t tile_raw[];
-  volatile uint32_t *tile = tile_raw;
-  const int t = threadIdx.x, size = blockDim.x;
-  const long long g = (long long)blockIdx.x * blockDim.x + t;
-  if ((t >> 5) & 1) {  // odd warps are slow writers
-    const unsigned long long t0 = broken_now_ns();
-    while (broken_now_ns() - t0 < 50000ull) {
+struct SpinWrongCount {
+  static constexpr bool twin = false;
+  static constexpr int smem_words = 0;
+  template <bool Bounded>
+  __device__ static void run(const BrokenParams &p) {
+    __shared__ __align__(8) uint64_t bar;
+    const long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (threadIdx.x == 0) sb_mbar_init(&bar, blockDim.x + 1);  // BUG: one arrival too many
+    __syncthreads();
+    const uint32_t bar_a = sb_mbar_addr(&bar);
+    uint32_t v = g < p.n ? p.in[g] : 0u;
+    sb_mbar_arrive(bar_a);
+    unsigned long long wd_t0 = 0;
+    while (!sb_mbar_probe(bar_a, 0)) sb_wd_poll_failed<true>(&wd_t0, bar_a, 0);  // never completes
+    if (g < p.n) p.out[g] = v;
+  }
+};
+
+struct WrongExpectTx {
+  static constexpr bool twin = false;
+  static constexpr int smem_words = 1;
+  template <bool Bounded>
+  __device__ static void run(const BrokenParams &p) {
+    extern __shared__ __align__(16) uint32_t tile[];
+    __shared__ __align__(8) uint64_t bar;
+    const long long base = (long long)blockIdx.x * blockDim.x;
+    const uint32_t bytes = blockDim.x * sizeof(uint32_t);
+    if (threadIdx.x == 0) {
+      sb_mbar_init(&bar, 1);
+      sb_fence_mbarrier_init();  // the copy engine is the barrier's first other user
     }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      sb_mbar_arrive_expect_tx(sb_mbar_addr(&bar), bytes + 16);  // BUG: 16 bytes never arrive
+      sb_bulk_copy_g2s(tile, p.in + base, bytes, sb_mbar_addr(&bar));
+    }
+    sb_mbar_wait_parity_stage<true>(sb_mbar_addr(&bar), 0, 0);  // never completes
+    if (base + threadIdx.x < p.n) p.out[base + threadIdx.x] = tile[threadIdx.x];
   }
-  tile[t] = g < n ? in[g] : 0u;
-  // BUG: no __syncthreads() here; even warps read odd warps' slots before
-  // those are written.
-  const uint32_t v = tile[(t + 32) % size];
-  if (g < n) out[g] = v;
-}
+};
 
-template <bool Bounded>
-__global__ void broken_raw_twin_wrong_kernel(SB_BROKEN_ARGS) {
-  const long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  // BUG (raw twin only): the block's last thread writes its word plus one
-  // (not nothing: the validating launch already wrote the right value).
-  if (g < n) out[g] = in[g] + (!Bounded && threadIdx.x == blockDim.x - 1);
-}
-
-__global__ void broken_oob_write_kernel(SB_BROKEN_ARGS) {
-  const long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (g < n) out[g] = in[g];
-  if (g == 0) out[n + (1LL << 38)] = 1u;  // BUG: 1 TiB past the end
-}
-
-#define BROKEN_LAUNCHER(variant, smem_words)                                    \
-  extern "C" cudaError_t sb_broken_##variant(sb_launch *L) {                    \
-    const int block = (int)L->axis[SB_AXIS_BLOCK];                              \
-    const long long n = L->axis[SB_AXIS_N];                                     \
-    const size_t smem = (size_t)(smem_words) * sizeof(uint32_t);                \
-    SB_LAUNCH(L, broken_##variant##_kernel, sb_ceil_div(n, block), block, smem, \
-              (const uint32_t *)L->in, (uint32_t *)L->out, n);                  \
+struct MissingBarrier {
+  static constexpr bool twin = false;
+  static constexpr int smem_words = 1;
+  template <bool Bounded>
+  __device__ static void run(const BrokenParams &p) {
+    extern __shared__ uint32_t tile_raw[];
+    volatile uint32_t *tile = tile_raw;
+    const int t = threadIdx.x, size = blockDim.x;
+    const long long g = (long long)blockIdx.x * blockDim.x + t;
+    if ((t >> 5) & 1) {  // odd warps are slow writers
+      const unsigned long long t0 = broken_now_ns();
+      while (broken_now_ns() - t0 < 50000ull) {
+      }
+    }
+    tile[t] = g < p.n ? p.in[g] : 0u;
+    // BUG: no __syncthreads() here; even warps read odd warps' slots before
+    // those are written.
+    const uint32_t v = tile[(t + 32) % size];
+    if (g < p.n) p.out[g] = v;
   }
+};
 
-BROKEN_LAUNCHER(wrong_arrival_count, 0)
-BROKEN_LAUNCHER(spin_wrong_count, 0)
-BROKEN_LAUNCHER(wrong_expect_tx, block)
-BROKEN_LAUNCHER(missing_barrier, block)
-BROKEN_LAUNCHER(oob_write, 0)
+struct RawTwinWrong {
+  static constexpr bool twin = true;
+  static constexpr int smem_words = 0;
+  template <bool Bounded>
+  __device__ static void run(const BrokenParams &p) {
+    const long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    // BUG (raw twin only): the block's last thread writes its word plus one
+    // (not nothing: the validating launch already wrote the right value).
+    if (g < p.n) p.out[g] = p.in[g] + (!Bounded && threadIdx.x == blockDim.x - 1);
+  }
+};
 
-extern "C" cudaError_t sb_broken_raw_twin_wrong(sb_launch *L) {
-  const int block = (int)L->axis[SB_AXIS_BLOCK];
-  const long long n = L->axis[SB_AXIS_N];
-  SB_LAUNCH_TWIN(L, broken_raw_twin_wrong_kernel<true>, broken_raw_twin_wrong_kernel<false>,
-                 sb_ceil_div(n, block), block, 0, (const uint32_t *)L->in, (uint32_t *)L->out, n);
+struct OobWrite {
+  static constexpr bool twin = false;
+  static constexpr int smem_words = 0;
+  template <bool Bounded>
+  __device__ static void run(const BrokenParams &p) {
+    const long long g = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (g < p.n) p.out[g] = p.in[g];
+    if (g == 0) p.out[p.n + (1LL << 38)] = 1u;  // BUG: 1 TiB past the end
+  }
+};
+
+template <class Bug, bool Bounded>
+__global__ void broken_kernel(const BrokenParams p) {
+  Bug::template run<Bounded>(p);
 }
+
+// Block size stays a run-time value here: these kernels are never timed.
+template <class Bug>
+static int broken_pick(const long long *axis, sb_kernels *k, char *, size_t) {
+  *k = sb_twin_kernels<Bug::twin>(
+      [](auto bounded) { return broken_kernel<Bug, decltype(bounded)::value>; },
+      (size_t)Bug::smem_words * (size_t)axis[SB_AXIS_BLOCK] * sizeof(uint32_t));
+  return 0;
+}
+
+static cudaError_t broken_launch(sb_launch *L) {
+  BrokenParams p;
+  p.in = (const uint32_t *)L->in;
+  p.out = (uint32_t *)L->out;
+  p.n = L->axis[SB_AXIS_N];
+  sb_shape s;
+  s.block = (int)L->axis[SB_AXIS_BLOCK];
+  s.grid = sb_ceil_div(p.n, s.block);
+  return sb_launch_params(L, s, p);
+}
+
+static const sb_variant broken_rows[] = {
+    {"wrong_arrival_count", broken_launch, broken_pick<WrongArrivalCount>, 0, SB_VF_TEST_ONLY,
+     "mbarrier expects block_threads+1 arrivals, gets block_threads: deadlock"},
+    {"spin_wrong_count", broken_launch, broken_pick<SpinWrongCount>, 0, SB_VF_TEST_ONLY,
+     "the same, waited with the price list's bounded spin loop: deadlock"},
+    {"wrong_expect_tx", broken_launch, broken_pick<WrongExpectTx>, 90, SB_VF_TEST_ONLY,
+     "expect_tx 16 bytes more than the bulk copy moves: deadlock"},
+    {"missing_barrier", broken_launch, broken_pick<MissingBarrier>, 0,
+     SB_VF_TEST_ONLY | SB_BROKEN_ROTATED,
+     "reads another warp's shared slot with no barrier: wrong"},
+    {"raw_twin_wrong", broken_launch, broken_pick<RawTwinWrong>, 0, SB_VF_TEST_ONLY,
+     "validates right, its timed raw twin writes wrong: wrong after timing"},
+    {"oob_write", broken_launch, broken_pick<OobWrite>, 0, SB_VF_TEST_ONLY,
+     "writes 1 TiB past the output: illegal address, error"},
+};
+extern "C" const sb_variant_table sb_broken_variants = {
+    broken_rows, sizeof broken_rows / sizeof broken_rows[0]};

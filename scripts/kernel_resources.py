@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Registers, shared memory, stack and spills of every compiled kernel, from
+the ptxas reports the build keeps beside each object (nvcc --resource-usage,
+build/kernels/<family>.res). Needs no GPU.
+
+    kernel_resources.py build/kernels/*.res [--table out.md]
+
+Prints one summary line per family (kernels, register range, largest static
+shared memory, spills) and writes the full per-kernel table to --table.
+Exits 1 when any timed kernel spills (spill stores or loads > 0): a spilling
+kernel measures local-memory traffic, not its synchronization.
+
+Which kernels are timed: every kernel of the kernel layer takes its
+`Bounded` flag as its LAST template argument; an instantiation whose last
+argument is `true` is the validating twin of an mbarrier variant (run once,
+under the deadlock watchdog, never timed) and is listed but not failed.
+Kernels of the test-only `broken` family are never timed either.
+"""
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+ENTRY = re.compile(r"ptxas info\s*: Compiling entry function '([^']+)' for '(sm_\w+)'")
+PROPS = re.compile(r"(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads")
+USED = re.compile(r"ptxas info\s*: Used (\d+) registers(?:, used \d+ barriers)?(?:, (\d+) bytes smem)?")
+
+
+def demangle(names):
+    """Itanium names -> C++ signatures (c++filt, when present)."""
+    tool = shutil.which("c++filt")
+    if not tool or not names:
+        return dict(zip(names, names))
+    out = subprocess.run([tool], input="\n".join(names), capture_output=True, text=True,
+                         check=False).stdout.splitlines()
+    return dict(zip(names, out)) if len(out) == len(names) else dict(zip(names, names))
+
+
+def parse(path):
+    """One dict per (kernel, arch) compiled into one .res file."""
+    kernels, cur = [], None
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            m = ENTRY.search(line)
+            if m:
+                cur = {"file": os.path.basename(path), "mangled": m.group(1), "arch": m.group(2),
+                       "regs": None, "smem": 0, "stack": 0, "spill_st": 0, "spill_ld": 0}
+                kernels.append(cur)
+                continue
+            if cur is None:
+                continue
+            m = PROPS.search(line)
+            if m:
+                cur["stack"], cur["spill_st"], cur["spill_ld"] = map(int, m.groups())
+                continue
+            m = USED.search(line)
+            if m and cur["regs"] is None:
+                cur["regs"] = int(m.group(1))
+                cur["smem"] = int(m.group(2) or 0)
+    return kernels
+
+
+def last_template_arg(sig):
+    """'void k<A, 128, true>(P)' -> 'true'; None without template arguments."""
+    head = sig.split("(")[0]
+    if not head.endswith(">"):
+        return None
+    depth, i = 0, len(head) - 1
+    while i >= 0:
+        c = head[i]
+        if c == ">":
+            depth += 1
+        elif c == "<":
+            depth -= 1
+            if depth == 0:
+                break
+        elif c == "," and depth == 1:
+            return head[i + 1:-1].strip()
+        i -= 1
+    return head[i + 1:-1].strip() if i >= 0 else None
+
+
+def is_timed(k):
+    if k["file"].startswith("broken"):
+        return False
+    return last_template_arg(k["name"]) != "true"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("reports", nargs="+", help="ptxas reports (.res) from nvcc --resource-usage")
+    ap.add_argument("--table", help="write the full per-kernel table (markdown) here")
+    a = ap.parse_args(argv)
+    kernels = []
+    for p in a.reports:
+        try:
+            kernels += parse(p)
+        except OSError as e:
+            print(f"kernel_resources: cannot read {p}: {e.strerror}", file=sys.stderr)
+            return 2
+    if not kernels:
+        print("kernel_resources: no 'Compiling entry function' lines in the reports "
+              "(were the objects built with --resource-usage?)", file=sys.stderr)
+        return 2
+    names = demangle(sorted({k["mangled"] for k in kernels}))
+    for k in kernels:
+        k["name"] = names[k["mangled"]]
+        k["timed"] = is_timed(k)
+    if a.table:
+        os.makedirs(os.path.dirname(os.path.abspath(a.table)), exist_ok=True)
+        with open(a.table, "w", encoding="utf-8") as f:
+            f.write("| file | arch | kernel | timed | regs | static smem B | stack B | spill st/ld B |\n")
+            f.write("|---|---|---|---|---|---|---|---|\n")
+            for k in kernels:
+                f.write(f"| {k['file']} | {k['arch']} | `{k['name']}` | {'yes' if k['timed'] else 'no'} "
+                        f"| {k['regs']} | {k['smem']} | {k['stack']} | {k['spill_st']}/{k['spill_ld']} |\n")
+    bad = [k for k in kernels if k["timed"] and (k["spill_st"] or k["spill_ld"])]
+    by_file = {}
+    for k in kernels:
+        by_file.setdefault(k["file"], []).append(k)
+    for f, ks in sorted(by_file.items()):
+        regs = [k["regs"] for k in ks if k["regs"] is not None]
+        timed = [k for k in ks if k["timed"]]
+        spills = sum(1 for k in timed if k["spill_st"] or k["spill_ld"])
+        print(f"{f:16} {len(ks):4} kernels ({len(timed)} timed)  regs {min(regs)}-{max(regs)}  "
+              f"static smem <= {max(k['smem'] for k in ks)} B  timed with spills: {spills}")
+    for k in bad:
+        print(f"SPILL {k['file']} {k['arch']} {k['name']}: {k['spill_st']} B stores, "
+              f"{k['spill_ld']} B loads, {k['stack']} B stack, {k['regs']} registers")
+    if bad:
+        print(f"kernel_resources: {len(bad)} timed kernel(s) spill", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
