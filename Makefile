@@ -10,8 +10,11 @@ CC        ?= gcc
 CXX       ?= g++
 # GPU targets of the fat binary: sm_80 (A100, and sm_86/89 GPUs) and sm_90a
 # (H100/H200 with their arch-specific features). Override: CUDA_ARCH="sm_80".
+# A compute_XX entry embeds PTX only, JIT-compiled by the driver for the GPU
+# it runs on: make CUDA_ARCH=compute_80 BUILD=build/sm80 is the A100 code
+# path run on a newer GPU (its Hopper-only variants report `unsupported`).
 CUDA_ARCH ?= sm_80 sm_90a
-GENCODE   := $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(patsubst sm_%,%,$(a)),code=$(a))
+GENCODE   := $(foreach a,$(CUDA_ARCH),-gencode arch=compute_$(patsubst sm_%,%,$(patsubst compute_%,%,$(a))),code=$(a))
 
 COMMIT    := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
 CFLAGS    ?= -O2 -g
