@@ -65,7 +65,7 @@ DEVICE    ?= 0
 GBENCH_HDR := $(firstword $(wildcard /usr/include/benchmark/benchmark.h /usr/local/include/benchmark/benchmark.h))
 
 .PHONY: all bench bench-quick plots test test-c test-asan test-py test-resources clean check-gbench \
-        fuzz fuzz-build sanitize broken nowatchdog sass
+        fuzz fuzz-build sanitize broken nowatchdog sass plain carry
 CANARY    := $(BUILD)/racecheck_canary
 all: $(BIN) $(CANARY)
 
@@ -90,6 +90,24 @@ $(BIN): $(OBJ) $(BUILD)/harness/main.o | check-gbench
 	@lib=$$(ldconfig -p 2>/dev/null | awk '/libbenchmark.so.1/ {print $$NF; exit}'); \
 	  if [ -n "$$lib" ]; then cp -L "$$lib" $(BUILD)/lib/; fi
 	$(CXX) -o $@ $^ $(LDFLAGS) $(LDLIBS)
+
+# The plainest scan and stencil kernels, timed beside the sweep (issue 12's
+# yardstick; tests/gpu/plain_kernels.cu). Stand-alone: no Google Benchmark.
+PLAIN     := $(BUILD)/plain_kernels
+plain: $(PLAIN)
+$(PLAIN): tests/gpu/plain_kernels.cu
+	@mkdir -p $(BUILD)
+	$(NVCC) -O3 -std=c++17 $(GENCODE) $< -o $@
+
+# What a GPU machine without network or Google Benchmark needs, in .carry/
+# (the device tool's carry): scripts/gpu_round.sh runs from it.
+carry: $(BIN) $(PLAIN) $(CANARY)
+	$(MAKE) SB_BROKEN=1
+	$(MAKE) CUDA_ARCH=compute_80 BUILD=build/sm80 build/sm80/syncbench
+	@rm -rf .carry && mkdir -p .carry/broken .carry/sm80 .carry/lib
+	cp $(BIN) $(PLAIN) $(CANARY) .carry/ && cp build/broken/syncbench .carry/broken/ && \
+	  cp build/sm80/syncbench .carry/sm80/ && cp $(BUILD)/lib/* .carry/lib/
+	@ln -sf ../lib .carry/broken/lib; ln -sf ../lib .carry/sm80/lib; du -sh .carry
 
 # make sanitize's racecheck calibration (scripts/sanitize.sh): stand-alone,
 # no watchdog, no Google Benchmark.

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# One device call's worth of GPU work, with everything built beforehand on a
+# machine with the toolkit (make carry: .carry/ holds the binaries and
+# libbenchmark, so the GPU machine needs neither network nor Google
+# Benchmark). Each step writes under OUT and prints one summary line; the
+# exit status is the first failing step's (0: all passed).
+#
+#   STEPS=qpsa scripts/gpu_round.sh .carry "$OUT"
+#     q  quick sweep (every variant validated and timed)  -> quick.csv
+#     p  the plain scan/stencil kernels (tests/gpu/plain_kernels.cu)   -> plain.txt
+#     s  compute-sanitizer over every family (scripts/sanitize.sh)    -> sanitize.md
+#     a  the sm_80 code path: the compute_80 PTX build's default sweep -> sm80-path.csv
+#     d  the default sweep (make bench's)                             -> latest.csv
+#     b  the broken-variant proof (each bad point costs one row)      -> broken.csv
+# Budget: q < 30 s, p < 1 min, s about 2 min, a and d < 10 min each: split
+# them over device calls (one call may run 10 minutes).
+set -u
+C=${1:?usage: STEPS=... scripts/gpu_round.sh CARRY_DIR OUT_DIR}
+O=${2:?usage: STEPS=... scripts/gpu_round.sh CARRY_DIR OUT_DIR}
+STEPS=${STEPS:-qps}
+mkdir -p "$O"
+rc=0
+step() { [[ $STEPS == *$1* ]]; }
+ran() { # name status seconds
+  echo "gpu_round: $1: exit $2 in $3 s"
+  if [ "$2" != 0 ] && [ "$rc" = 0 ]; then rc=$2; fi
+}
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader > "$O/gpu.txt" 2>&1
+cat "$O/gpu.txt"
+if step q; then
+  t=$SECONDS; "$C/syncbench" --quick --out "$O/quick.csv" 2> "$O/quick.log"
+  ran quick $? $((SECONDS - t)); tail -3 "$O/quick.log"
+fi
+if step p; then
+  t=$SECONDS; "$C/plain_kernels" > "$O/plain.txt" 2>&1
+  ran plain $? $((SECONDS - t)); tail -1 "$O/plain.txt"
+fi
+if step s; then
+  t=$SECONDS; CANARY=$C/racecheck_canary scripts/sanitize.sh "$C/syncbench" 0 > "$O/sanitize.log" 2>&1
+  ran sanitize $? $((SECONDS - t))
+  cp results/*/sanitize.md "$O/" 2>/dev/null; tail -3 "$O/sanitize.log"
+fi
+if step a; then
+  t=$SECONDS; "$C/sm80/syncbench" --out "$O/sm80-path.csv" 2> "$O/sm80-path.log"
+  ran sm80-path $? $((SECONDS - t)); tail -3 "$O/sm80-path.log"
+fi
+if step d; then
+  t=$SECONDS; "$C/syncbench" --out "$O/latest.csv" 2> "$O/latest.log"
+  ran default $? $((SECONDS - t)); tail -3 "$O/latest.log"
+fi
+if step b; then
+  t=$SECONDS; "$C/broken/syncbench" --quick --filter '^broken/' --out "$O/broken.csv" 2> "$O/broken.log"
+  s=$?; ran broken "$([ $s = 1 ] && echo 0 || echo $s)" $((SECONDS - t))  # 1 expected: bad points
+  grep -c ',deadlock,\|,wrong,\|,error,' "$O/broken.csv"
+fi
+exit $rc
