@@ -40,12 +40,14 @@ struct sb_shape {
   size_t min_smem = 0;      // pad the dynamic shared memory up to this (occupancy control)
 };
 
-// Reads a kernel's resources and raises its dynamic shared-memory limit.
-static inline cudaError_t sb_prepare_kernel(const void *kernel, size_t smem,
+// Reads a kernel's resources and, above the 48 KB default, raises its
+// dynamic shared-memory limit to what the point needs (when the device has
+// it: otherwise occupancy reads 0 and the point becomes a skipped row).
+static inline cudaError_t sb_prepare_kernel(const void *kernel, size_t smem, int optin,
                                             cudaFuncAttributes *attr) {
   cudaError_t e = cudaFuncGetAttributes(attr, kernel);
   if (e != cudaSuccess) return e;
-  if (smem > 48 * 1024 && smem + attr->sharedSizeBytes <= 227 * 1024)
+  if (smem > 48 * 1024 && smem + attr->sharedSizeBytes <= (size_t)optin)
     e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem);
   return e;
 }
@@ -80,23 +82,25 @@ static inline cudaError_t sb_launch_query(sb_launch *L, const sb_shape &s) {
   if (k.smem < s.min_smem) k.smem = s.min_smem;
   L->kernels = k;
   L->raw_twin = k.bounded != k.raw;
+  int dev = 0, sms = 0, optin = 0;
+  cudaError_t e;
+  if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
+      (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess ||
+      (e = cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev)) !=
+          cudaSuccess)
+    return e;
   cudaFuncAttributes attr;
-  cudaError_t e = cudaSuccess;
-  if (L->raw_twin) e = sb_prepare_kernel(k.bounded, k.smem, &attr);
-  if (e == cudaSuccess) e = sb_prepare_kernel(k.raw, k.smem, &attr);
-  if (e != cudaSuccess) return e;
+  if (L->raw_twin && (e = sb_prepare_kernel(k.bounded, k.smem, optin, &attr)) != cudaSuccess)
+    return e;
+  if ((e = sb_prepare_kernel(k.raw, k.smem, optin, &attr)) != cudaSuccess) return e;
   L->regs_per_thread = attr.numRegs;
   L->local_bytes = (int)attr.localSizeBytes;
   L->ptx_version = attr.ptxVersion;
   L->binary_version = attr.binaryVersion;
   L->smem_bytes = k.smem + attr.sharedSizeBytes;
 
-  int dev = 0, sms = 0;
-  if ((e = cudaGetDevice(&dev)) != cudaSuccess ||
-      (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess)
-    return e;
   int per_sm = 0;
-  if (s.block <= attr.maxThreadsPerBlock) {
+  if (s.block <= attr.maxThreadsPerBlock && L->smem_bytes <= (size_t)optin) {
     if (s.cluster > 1) {
       cudaLaunchConfig_t cfg = {};
       cudaLaunchAttribute at[2];
