@@ -341,6 +341,9 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
     sum->context_lost = 1;
     return 0;
   }
+  char label[160]; /* Google Benchmark's runs (JSON) say which GPU ran them */
+  snprintf(label, sizeof label, "GPU %d: %s", d->ordinal, d->prov.gpu_name);
+  gbs_set_label(label);
   double t0 = now_s();
   int status = 0;
   for (long k = 0; k < count && !sb_stop_requested; ++k) {

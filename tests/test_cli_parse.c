@@ -30,7 +30,7 @@ SB_TEST(cli_rejects_bad_input_with_one_line) {
       {"sb", "--block", "abc", NULL},   {"sb", "--block", "", NULL},
       {"sb", "--iters", "1,1", NULL},   {"sb", "--filter", "(", NULL},
       {"sb", "--device", "-1", NULL},   {"sb", "--device", "x", NULL},
-      {"sb", "--out", NULL},            {"sb", "--benchmark_out=f.json", NULL},
+      {"sb", "--out", NULL},            {"sb", "--benchmark_repetitions=abc", NULL},
       {"sb", "--seed", "0", NULL},      {"sb", "--min-time", "nan", NULL},
       {"sb", "--warmup", "-3", NULL},   {"sb", "--block", "64", "--block"},
   };
