@@ -84,7 +84,7 @@ static int check_output_path(const char *path, char *err, size_t errlen) {
       }
       return 0;
     }
-    if (errno != ENOENT || !strcmp(buf, ".") || !strcmp(buf, "/")) {
+    if ((errno != ENOENT && errno != ENOTDIR) || !strcmp(buf, ".") || !strcmp(buf, "/")) {
       snprintf(err, errlen, "%.900s: %s", buf, strerror(errno));
       return -1;
     }
