@@ -54,14 +54,14 @@ class CollectingReporter : public benchmark::BenchmarkReporter {
   benchmark::JSONReporter runs_json_, aggregates_json_;
 };
 
-// One record of the JSON file: "<pid> <name length> <runs length>
-// <aggregates length>\n" then the three texts.
-void record_json(const char *name, const CollectingReporter &r) {
-  std::string runs = r.runs_text(), aggregates = r.aggregates_text();
-  if (runs.empty() && aggregates.empty()) return;
+// One record of the JSON file: "<kind> <pid> <name length> <runs length>
+// <aggregates length>\n" then the three texts. Kind R: a point's runs;
+// D: drop this process's last record of that name.
+void record_json(char kind, const char *name, const std::string &runs,
+                 const std::string &aggregates) {
   char head[96];
-  std::snprintf(head, sizeof head, "%ld %zu %zu %zu\n", (long)getpid(), std::strlen(name),
-                runs.size(), aggregates.size());
+  std::snprintf(head, sizeof head, "%c %ld %zu %zu %zu\n", kind, (long)getpid(),
+                std::strlen(name), runs.size(), aggregates.size());
   std::string rec = head;
   rec += name;
   rec += runs;
@@ -102,8 +102,9 @@ std::vector<JsonRecord> read_records() {
     size_t nl = all.find('\n', pos);
     if (nl == std::string::npos) break;
     JsonRecord r;
+    char kind = 0;
     size_t ln = 0, lr = 0, la = 0;
-    if (std::sscanf(all.c_str() + pos, "%ld %zu %zu %zu", &r.pid, &ln, &lr, &la) != 4) break;
+    if (std::sscanf(all.c_str() + pos, "%c %ld %zu %zu %zu", &kind, &r.pid, &ln, &lr, &la) != 5) break;
     pos = nl + 1;
     if (all.size() - pos < ln + lr + la) break;  // a worker died mid-write
     r.name = all.substr(pos, ln);
@@ -112,8 +113,10 @@ std::vector<JsonRecord> read_records() {
     pos += ln + lr + la;
     // The runner times a point a second time when the SM clock was low
     // (runner.c); only the second timing made the CSV row, so only it stays.
+    // A wrong result found after the timing (gbs_discard_last) drops it too.
     auto it = last_of_pid.find(r.pid);
     if (it != last_of_pid.end() && out[it->second].name == r.name) out[it->second].superseded = true;
+    if (kind != 'R') continue;
     last_of_pid[r.pid] = out.size();
     out.push_back(std::move(r));
   }
@@ -149,6 +152,10 @@ extern "C" int gbs_record_json(char *err, size_t errlen) {
   fcntl(fd, F_SETFL, O_APPEND);
   g_json_fd = fd;
   return 0;
+}
+
+extern "C" void gbs_discard_last(const char *name) {
+  if (g_json_fd >= 0) record_json('D', name, std::string(), std::string());
 }
 
 extern "C" void gbs_set_label(const char *label) { g_label = label ? label : ""; }
@@ -201,7 +208,8 @@ extern "C" int gbs_run_one(const char *name, gbs_iteration_fn fn, void *ctx,
   size_t ran = benchmark::RunSpecifiedBenchmarks(&reporter);
   benchmark::ClearRegisteredBenchmarks();
   if (ran == 0) return 2;
-  if (g_json_fd >= 0) record_json(name, reporter);
+  if (g_json_fd >= 0 && reporter.run_count > 0)
+    record_json('R', name, reporter.runs_text(), reporter.aggregates_text());
   if (!reporter.error.empty()) {
     std::snprintf(err, errlen, "%s", reporter.error.c_str());
     return 1;

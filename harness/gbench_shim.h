@@ -32,6 +32,11 @@ int gbs_record_json(char *err, size_t errlen);
  * aggregates_only: --benchmark_report_aggregates_only. Returns 0 or -1. */
 int gbs_write_json(FILE *f, int aggregates_only, char *err, size_t errlen);
 
+/* The last timing of `name` in this process turned out wrong (the timed
+ * kernel's output failed its check): leave it out of the JSON, as a wrong
+ * result is never a number. */
+void gbs_discard_last(const char *name);
+
 /* The "label" of the runs that follow (which GPU ran them); NULL: none. */
 void gbs_set_label(const char *label);
 
