@@ -55,7 +55,7 @@ static int check_output_path(const char *path, char *err, size_t errlen) {
     *pattern = '\0';
   } else if (stat(buf, &st) == 0) {
     if (S_ISDIR(st.st_mode)) {
-      snprintf(err, errlen, "is a directory; give a file name");
+      snprintf(err, errlen, "cannot write: it is a directory; give a file name");
       return -1;
     }
     if (access(buf, W_OK) != 0) {
@@ -64,7 +64,7 @@ static int check_output_path(const char *path, char *err, size_t errlen) {
     }
     return 0;
   } else if (buf[strlen(buf) - 1] == '/') {
-    snprintf(err, errlen, "names a directory; give a file name");
+    snprintf(err, errlen, "cannot write: it names a directory; give a file name");
     return -1;
   }
   /* The nearest existing ancestor must be a directory we can write in. */

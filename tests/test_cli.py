@@ -82,14 +82,6 @@ def test_no_gpu_message_says_what_to_check(syncbench, tmp_path):
         assert "install the NVIDIA driver" in line
 
 
-def test_existing_csv_is_left_alone_without_gpu(syncbench, tmp_path):
-    old = tmp_path / "old.csv"
-    old.write_text("keep me\n")
-    r = run("--quick", "--out", str(old), cwd=tmp_path)
-    assert r.returncode == 3, r.stderr
-    assert old.read_text() == "keep me\n"
-
-
 def test_list_tests_needs_no_gpu(syncbench, tmp_path):
     r = run("--benchmark_list_tests", "--quick", "--filter", "^scan/pingpong/",
             "--out", str(tmp_path / "new" / "x.csv"), cwd=tmp_path)
