@@ -1,7 +1,6 @@
 #include "axes.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,25 +17,43 @@ int sb_axis_by_name(const char *name) {
   return -1;
 }
 
-/* One number with an optional binary suffix. Returns 0 on success. */
-static int parse_one(const char *s, const char *end, long long *out) {
-  if (s == end) return -1;
-  char buf[32];
-  size_t len = (size_t)(end - s);
-  if (len >= sizeof buf) return -1;
-  memcpy(buf, s, len);
-  buf[len] = '\0';
-  if (!isdigit((unsigned char)buf[0])) return -1; /* no sign, no blanks */
-  errno = 0;
-  char *rest;
-  unsigned long long v = strtoull(buf, &rest, 10);
-  if (errno == ERANGE) return -1;
+/* One number with an optional binary suffix (k/M/G = 2^10/2^20/2^30).
+ * Returns 0, or -1 with "'<text>' <why>" in err. */
+static int parse_one(const char *s, const char *end, long long *out, char *err,
+                     size_t errlen) {
+  int len = (int)(end - s);
+  size_t digits = 0;
+  while (s + digits < end && isdigit((unsigned char)s[digits])) ++digits;
+  if (digits == 0) { /* no sign, no blanks */
+    snprintf(err, errlen, "'%.*s' is not a non-negative integer", len, s);
+    return -1;
+  }
+  const char *suffix = s + digits;
   unsigned shift = 0;
-  if (*rest == 'k' || *rest == 'K') shift = 10, ++rest;
-  else if (*rest == 'M') shift = 20, ++rest;
-  else if (*rest == 'G') shift = 30, ++rest;
-  if (*rest != '\0') return -1;
-  if (v > (1ULL << 62) >> shift) return -1;
+  if (suffix < end && (*suffix == 'k' || *suffix == 'K')) shift = 10;
+  else if (suffix < end && *suffix == 'M') shift = 20;
+  else if (suffix < end && *suffix == 'G') shift = 30;
+  if (shift) ++suffix;
+  if (suffix != end) {
+    const char *letters = s + digits;
+    while (letters < end && isalpha((unsigned char)*letters)) ++letters;
+    if (letters == end) /* "1T", "4Gi" */
+      snprintf(err, errlen, "'%.*s': unknown suffix '%.*s' (use k, M or G)", len, s,
+               (int)(end - (s + digits)), s + digits);
+    else
+      snprintf(err, errlen, "'%.*s' is not a non-negative integer", len, s);
+    return -1;
+  }
+  /* At most 2^62, so that ranges can double without overflow. */
+  const unsigned long long limit = (1ULL << 62) >> shift;
+  unsigned long long v = 0;
+  for (size_t i = 0; i < digits; ++i) {
+    v = v * 10 + (unsigned)(s[i] - '0');
+    if (v > limit) {
+      snprintf(err, errlen, "'%.*s' is too large: the most any axis can take is 2^62", len, s);
+      return -1;
+    }
+  }
   *out = (long long)(v << shift);
   return 0;
 }
@@ -121,9 +138,10 @@ int sb_axis_parse(int axis, const char *text, sb_axis_values *out, char *err,
       if (add_value(axis, v, out, err, errlen)) return -1;
     } else if (dots) { /* lo..hi: every power of two from lo to hi */
       long long lo, hi;
-      if (parse_one(p, dots, &lo) || parse_one(dots + 2, end, &hi)) {
-        snprintf(err, errlen, "%s: '%.*s' is not a range like 32..1024", name,
-                 (int)(end - p), p);
+      char why[160];
+      if (parse_one(p, dots, &lo, why, sizeof why) || parse_one(dots + 2, end, &hi, why, sizeof why)) {
+        snprintf(err, errlen, "%s: '%.*s' is not a range like 32..1024: %s", name,
+                 (int)(end - p), p, why);
         return -1;
       }
       if (lo <= 0 || (lo & (lo - 1)) || (hi & (hi - 1)) || hi < lo) {
@@ -136,9 +154,9 @@ int sb_axis_parse(int axis, const char *text, sb_axis_values *out, char *err,
         if (add_value(axis, v, out, err, errlen)) return -1;
     } else {
       long long v;
-      if (parse_one(p, end, &v)) {
-        snprintf(err, errlen, "%s: '%.*s' is not a non-negative integer", name,
-                 (int)(end - p), p);
+      char why[160];
+      if (parse_one(p, end, &v, why, sizeof why)) {
+        snprintf(err, errlen, "%s: %s", name, why);
         return -1;
       }
       if (add_value(axis, v, out, err, errlen)) return -1;

@@ -45,8 +45,13 @@ void sb_cli_usage(FILE *f) {
 "  --csv-header         print the CSV header and exit\n"
 "  --help               this text\n"
 "\n"
-"Google Benchmark flags pass through, e.g. --benchmark_repetitions=3 or\n"
-"--benchmark_min_time=0.5; --benchmark_filter is a regex like --filter.\n"
+"Google Benchmark flags (docs/gbench-flags.md): --benchmark_filter=REGEX (like\n"
+"--filter), --benchmark_min_time=S (like --min-time), --benchmark_list_tests\n"
+"(point names, no GPU needed), --benchmark_repetitions=N (the CSV row pools the\n"
+"N repetitions' samples), --benchmark_out=FILE and --benchmark_format=json\n"
+"(Google Benchmark's JSON of the timed runs; the CSV is still written), and\n"
+"--benchmark_time_unit, --benchmark_context, --benchmark_report_aggregates_only,\n"
+"--benchmark_display_aggregates_only for that JSON. Others are refused.\n"
 "The `reference` family (device-to-device copy) runs in every sweep.\n"
 "\n"
 "Each GPU's points run in a worker process: a trap, illegal address or crash\n"
@@ -146,6 +151,218 @@ static int parse_devices(const char *val, sb_cli *c, char *err, size_t errlen) {
   return 0;
 }
 
+
+/* Google Benchmark's flags (1.7), as docs/gbench-flags.md describes them:
+ * each one works the gbench way or is refused with its reason. */
+enum {
+  GB_FILTER = 1 << 0, GB_LIST_TESTS = 1 << 1, GB_MIN_TIME = 1 << 2, GB_REPETITIONS = 1 << 3,
+  GB_FORMAT = 1 << 4, GB_OUT = 1 << 5, GB_OUT_FORMAT = 1 << 6, GB_REPORT_AGG = 1 << 7,
+  GB_DISPLAY_AGG = 1 << 8, GB_TIME_UNIT = 1 << 9, GB_CONTEXT = 1 << 10, GB_COLOR = 1 << 11,
+  GB_COUNTERS_TABULAR = 1 << 12, GB_INTERLEAVING = 1 << 13,
+};
+
+/* Google Benchmark's booleans: a bare flag is true. Returns 0/1, or -1. */
+static int parse_bool(const char *val) {
+  if (!val || !strcmp(val, "true") || !strcmp(val, "1") || !strcmp(val, "yes") || !strcmp(val, "on"))
+    return 1;
+  if (!strcmp(val, "false") || !strcmp(val, "0") || !strcmp(val, "no") || !strcmp(val, "off"))
+    return 0;
+  return -1;
+}
+
+static int pass_to_gbench(sb_cli *c, char *arg, char *err, size_t errlen) {
+  if (c->gbench_argc == SB_MAX_GBENCH_ARGS) {
+    snprintf(err, errlen, "too many --benchmark_ flags");
+    return -1;
+  }
+  c->gbench_argv[c->gbench_argc++] = arg;
+  return 0;
+}
+
+/* "k=v" or "k1=v1,k2=v2" with non-empty keys. */
+static int valid_context(const char *s) {
+  if (!*s) return 0;
+  for (const char *p = s; *p;) {
+    size_t n = strcspn(p, ",");
+    const char *eq = memchr(p, '=', n);
+    if (!eq || eq == p) return 0;
+    p += n;
+    if (*p == ',' && !*++p) return 0;
+  }
+  return 1;
+}
+
+static int parse_gbench_flag(sb_cli *c, const char *opt, const char *val, char *arg,
+                             unsigned *seen, char *err, size_t errlen) {
+  static const struct { const char *name; unsigned bit; int is_bool; } flags[] = {
+      {"--benchmark_filter", GB_FILTER, 0},
+      {"--benchmark_list_tests", GB_LIST_TESTS, 1},
+      {"--benchmark_min_time", GB_MIN_TIME, 0},
+      {"--benchmark_repetitions", GB_REPETITIONS, 0},
+      {"--benchmark_format", GB_FORMAT, 0},
+      {"--benchmark_out", GB_OUT, 0},
+      {"--benchmark_out_format", GB_OUT_FORMAT, 0},
+      {"--benchmark_report_aggregates_only", GB_REPORT_AGG, 1},
+      {"--benchmark_display_aggregates_only", GB_DISPLAY_AGG, 1},
+      {"--benchmark_time_unit", GB_TIME_UNIT, 0},
+      {"--benchmark_context", GB_CONTEXT, 0},
+      {"--benchmark_color", GB_COLOR, 0},
+      {"--benchmark_counters_tabular", GB_COUNTERS_TABULAR, 1},
+      {"--benchmark_enable_random_interleaving", GB_INTERLEAVING, 1},
+  };
+  if (!strcmp(opt, "--benchmark_min_warmup_time")) {
+    snprintf(err, errlen, "--benchmark_min_warmup_time is not supported: its warm-up iterations "
+             "would count as samples; use --warmup N (launches between validation and timing)");
+    return -1;
+  }
+  if (!strcmp(opt, "--benchmark_perf_counters")) {
+    snprintf(err, errlen, "--benchmark_perf_counters is not supported: CPU performance counters "
+             "measure the host, not the GPU kernel");
+    return -1;
+  }
+  int k = -1;
+  for (int f = 0; f < (int)(sizeof flags / sizeof flags[0]); ++f)
+    if (!strcmp(opt, flags[f].name)) k = f;
+  if (k < 0) {
+    snprintf(err, errlen, "unknown Google Benchmark flag '%s' (docs/gbench-flags.md lists them)", opt);
+    return -1;
+  }
+  if (*seen & flags[k].bit) {
+    snprintf(err, errlen, "%s given twice", opt);
+    return -1;
+  }
+  *seen |= flags[k].bit;
+  int on = 0;
+  if (flags[k].is_bool) {
+    if ((on = parse_bool(val)) < 0) {
+      snprintf(err, errlen, "%s=%s: not true or false", opt, val);
+      return -1;
+    }
+  } else if (!val) {
+    snprintf(err, errlen, "%s needs a value: %s=VALUE (Google Benchmark flags take --flag=value)", opt, opt);
+    return -1;
+  }
+  switch (flags[k].bit) {
+    case GB_FILTER:
+      if (val[0] == '-') {
+        snprintf(err, errlen, "%s=%s: negative filters ('-' first) are not supported; "
+                 "use a regex that matches the points to keep", opt, val);
+        return -1;
+      }
+      return set_filter(c, val, err, errlen);
+    case GB_LIST_TESTS: c->list_tests = on; return 0;
+    case GB_MIN_TIME: {
+      char *end;
+      errno = 0;
+      double s = strtod(val, &end);
+      if (end != val && *end == 'x' && end[1] == '\0') {
+        snprintf(err, errlen, "%s=%s: an iteration count ('x') is not supported; give seconds", opt, val);
+        return -1;
+      }
+      if (end != val && *end == 's' && end[1] == '\0') ++end; /* "0.5s", as gbench 1.8 writes it */
+      if (end == val || errno || *end || !(s > 0 && s <= 60)) {
+        snprintf(err, errlen, "%s=%s: not a number of seconds in (0, 60]", opt, val);
+        return -1;
+      }
+      c->min_time_s = s;
+      return 0;
+    }
+    case GB_REPETITIONS: {
+      long long v;
+      if (parse_ll(val, 1, 1000, &v)) {
+        snprintf(err, errlen, "%s=%s: not a positive integer (1 to 1000)", opt, val);
+        return -1;
+      }
+      c->repetitions = (int)v;
+      return pass_to_gbench(c, arg, err, errlen);
+    }
+    case GB_FORMAT:
+      if (!strcmp(val, "json")) c->json_stdout = 1;
+      else if (strcmp(val, "console") != 0) {
+        snprintf(err, errlen, "%s=%s: %s", opt, val, !strcmp(val, "csv")
+                 ? "not supported: syncbench's own CSV (--out FILE) is the CSV output; use console or json"
+                 : "not one of console, json");
+        return -1;
+      }
+      return 0;
+    case GB_OUT:
+      if (!*val) {
+        snprintf(err, errlen, "%s needs a file name", opt);
+        return -1;
+      }
+      c->json_out = val;
+      return 0;
+    case GB_OUT_FORMAT:
+      if (strcmp(val, "json") != 0) {
+        snprintf(err, errlen, "%s=%s: %s", opt, val,
+                 !strcmp(val, "csv") || !strcmp(val, "console")
+                     ? "not supported: --benchmark_out writes JSON (syncbench's CSV is --out FILE)"
+                     : "not one of json");
+        return -1;
+      }
+      return 0;
+    case GB_REPORT_AGG: c->report_aggregates_only = on; return 0;
+    case GB_DISPLAY_AGG: c->display_aggregates_only = on; return 0;
+    case GB_TIME_UNIT:
+      if (strcmp(val, "ns") && strcmp(val, "us") && strcmp(val, "ms") && strcmp(val, "s")) {
+        snprintf(err, errlen, "%s=%s: not one of ns, us, ms, s", opt, val);
+        return -1;
+      }
+      return pass_to_gbench(c, arg, err, errlen);
+    case GB_CONTEXT:
+      if (!valid_context(val)) {
+        snprintf(err, errlen, "%s=%s: not a list like key=value,key2=value2", opt, val);
+        return -1;
+      }
+      return pass_to_gbench(c, arg, err, errlen);
+    case GB_COLOR:
+      if (!strcmp(val, "auto") || parse_bool(val) == 0) return 0; /* syncbench prints none */
+      snprintf(err, errlen, "%s=%s: %s", opt, val, parse_bool(val) == 1
+               ? "not supported: syncbench's console lines have no colour"
+               : "not one of auto, true, false");
+      return -1;
+    case GB_COUNTERS_TABULAR:
+      if (!on) return 0;
+      snprintf(err, errlen, "%s: not supported: syncbench reports no user counters and does not "
+               "print Google Benchmark's console table", opt);
+      return -1;
+    case GB_INTERLEAVING:
+      if (!on) return 0;
+      snprintf(err, errlen, "%s: not supported: syncbench times one point at a time, so there is "
+               "nothing to interleave", opt);
+      return -1;
+  }
+  return 0;
+}
+
+/* Flags that only shape the JSON output need one. */
+static int check_gbench_combination(const sb_cli *c, unsigned seen, char *err, size_t errlen) {
+  int json = c->json_out || c->json_stdout;
+  if ((seen & GB_OUT_FORMAT) && !c->json_out) {
+    snprintf(err, errlen, "--benchmark_out_format needs --benchmark_out=FILE");
+    return -1;
+  }
+  if (c->display_aggregates_only && !c->json_stdout) {
+    snprintf(err, errlen, "--benchmark_display_aggregates_only shapes only the JSON of "
+             "--benchmark_format=json; the CSV holds one row per point");
+    return -1;
+  }
+  static const struct { unsigned bit; const char *name; } json_only[] = {
+      {GB_REPORT_AGG, "--benchmark_report_aggregates_only"},
+      {GB_TIME_UNIT, "--benchmark_time_unit"},
+      {GB_CONTEXT, "--benchmark_context"},
+  };
+  for (size_t k = 0; k < sizeof json_only / sizeof json_only[0]; ++k)
+    if ((seen & json_only[k].bit) && !json &&
+        (json_only[k].bit != GB_REPORT_AGG || c->report_aggregates_only)) {
+      snprintf(err, errlen, "%s shapes only the JSON output: add --benchmark_out=FILE or "
+               "--benchmark_format=json (the CSV is always in microseconds, one row per point)",
+               json_only[k].name);
+      return -1;
+    }
+  return 0;
+}
+
 int sb_cli_parse(int argc, char **argv, sb_cli *c, char *err, size_t errlen) {
   memset(c, 0, sizeof *c);
   c->out_path = "syncbench.csv";
@@ -155,6 +372,8 @@ int sb_cli_parse(int argc, char **argv, sb_cli *c, char *err, size_t errlen) {
   c->min_time_s = -1;
   c->gbench_argv[0] = argv[0];
   c->gbench_argc = 1;
+  unsigned seen = 0; /* Google Benchmark flags given so far */
+  int min_time_given = 0;
   for (int i = 1; i < argc; ++i) {
     const char *a = argv[i];
     const char *val = NULL;
@@ -179,17 +398,7 @@ int sb_cli_parse(int argc, char **argv, sb_cli *c, char *err, size_t errlen) {
     }                                                                 \
   } while (0)
     if (strncmp(a, "--benchmark_", 12) == 0) {
-      if (strncmp(a, "--benchmark_filter", 18) == 0) {
-        if (!val) { snprintf(err, errlen, "use --benchmark_filter=REGEX"); goto fail; }
-        if (set_filter(c, val, err, errlen)) goto fail;
-        continue;
-      }
-      if (strncmp(a, "--benchmark_out", 15) == 0 || strncmp(a, "--benchmark_format", 18) == 0) {
-        snprintf(err, errlen, "%s is not supported: syncbench writes its own CSV (--out)", opt);
-        goto fail;
-      }
-      if (c->gbench_argc == SB_MAX_GBENCH_ARGS) { snprintf(err, errlen, "too many --benchmark_ flags"); goto fail; }
-      c->gbench_argv[c->gbench_argc++] = argv[i];
+      if (parse_gbench_flag(c, opt, val, argv[i], &seen, err, errlen)) goto fail;
       continue;
     }
     if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) { c->help = 1; continue; }
@@ -264,6 +473,7 @@ int sb_cli_parse(int argc, char **argv, sb_cli *c, char *err, size_t errlen) {
       errno = 0;
       double s = strtod(val, &end);
       if (errno || *end || !(s > 0 && s <= 60)) { snprintf(err, errlen, "--min-time '%s' is not a number of seconds in (0, 60]", val); goto fail; }
+      if (min_time_given++) { snprintf(err, errlen, "--min-time given twice"); goto fail; }
       c->min_time_s = s;
       continue;
     }
@@ -282,6 +492,11 @@ int sb_cli_parse(int argc, char **argv, sb_cli *c, char *err, size_t errlen) {
 #undef TAKE_VALUE
   }
   c->gbench_argv[c->gbench_argc] = NULL;
+  if ((seen & GB_MIN_TIME) && min_time_given) {
+    snprintf(err, errlen, "give --min-time or --benchmark_min_time, not both (they are the same)");
+    goto fail;
+  }
+  if (check_gbench_combination(c, seen, err, errlen)) goto fail;
   if (c->num_devices != 0 && c->device_given) {
     snprintf(err, errlen, "give --device N or --devices LIST, not both");
     goto fail;

@@ -39,7 +39,13 @@ typedef struct sb_cli {
   double min_time_s;       /* -1: default for the mode */
   unsigned long long seed; /* 0: fresh */
   int has_seed;
-  int gbench_argc;         /* argv[0] + --benchmark_* flags */
+  /* Google Benchmark's flags (docs/gbench-flags.md). */
+  int list_tests;          /* --benchmark_list_tests: print point names, exit */
+  int repetitions;         /* --benchmark_repetitions=N; 0: not given */
+  const char *json_out;    /* --benchmark_out=FILE (JSON; may hold {gpu}) */
+  int json_stdout;         /* --benchmark_format=json */
+  int report_aggregates_only, display_aggregates_only;
+  int gbench_argc;         /* argv[0] + flags handed to Google Benchmark */
   char *gbench_argv[SB_MAX_GBENCH_ARGS + 1];
 } sb_cli;
 

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <cuda_runtime_api.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -65,16 +66,46 @@ void sb_share_run_provenance(sb_device *devs, int n, unsigned long long seed) {
   }
 }
 
+void sb_no_device_message(int cuda_error, const char *error_name, const char *driver,
+                          const char *visible, int runtime_version, char *err, size_t errlen) {
+  char vis[200] = "";
+  if (visible)
+    snprintf(vis, sizeof vis, "; CUDA_VISIBLE_DEVICES is set to '%.100s', which hides the GPUs it does not list",
+             visible);
+  const char *name = error_name ? error_name : "?";
+  if (cuda_error == cudaSuccess || cuda_error == cudaErrorNoDevice) {
+    snprintf(err, errlen,
+             "no usable CUDA device: the NVIDIA driver%s%s finds no GPU%s (%s); check that `nvidia-smi` lists one%s",
+             driver ? " " : "", driver ? driver : "", visible ? " it may use" : "",
+             cuda_error == cudaSuccess ? "0 devices" : name,
+             vis[0] ? vis : " and that CUDA_VISIBLE_DEVICES does not hide it");
+  } else if (cuda_error == cudaErrorInsufficientDriver && !driver) {
+    snprintf(err, errlen,
+             "no usable CUDA device: no NVIDIA driver is loaded on this machine (%s; no /proc/driver/nvidia/version); "
+             "on a GPU host, install the NVIDIA driver and check that `nvidia-smi` lists the GPU",
+             name);
+  } else if (cuda_error == cudaErrorInsufficientDriver) {
+    snprintf(err, errlen,
+             "no usable CUDA device: the NVIDIA driver %s is too old for this build's CUDA %d.%d runtime (%s); "
+             "update the driver (`nvidia-smi` shows the CUDA version it supports)",
+             driver, runtime_version / 1000, (runtime_version % 1000) / 10, name);
+  } else {
+    snprintf(err, errlen,
+             "no usable CUDA device: CUDA cannot start (%s%s%s); check `nvidia-smi`, the NVIDIA driver install and CUDA_VISIBLE_DEVICES",
+             cudaGetErrorString((cudaError_t)cuda_error), error_name ? ", " : "", error_name ? error_name : "");
+  }
+}
+
 int sb_device_count(char *err, size_t errlen) {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess) {
-    snprintf(err, errlen, "no usable CUDA device: %s (%s)",
-             cudaGetErrorString(e), cudaGetErrorName(e));
-    return -1;
-  }
-  if (count == 0) {
-    snprintf(err, errlen, "no usable CUDA device: the driver reports 0 GPUs");
+  if (e != cudaSuccess || count == 0) {
+    char driver[64];
+    int have_driver = sb_read_driver_version("/proc/driver/nvidia/version", driver, sizeof driver) == 0;
+    int rt = 0;
+    cudaRuntimeGetVersion(&rt);
+    sb_no_device_message(e, cudaGetErrorName(e), have_driver ? driver : NULL,
+                         getenv("CUDA_VISIBLE_DEVICES"), rt, err, errlen);
     return -1;
   }
   return count;

@@ -29,6 +29,13 @@ void sb_share_run_provenance(sb_device *devs, int n, unsigned long long seed);
 /* Number of CUDA devices, or -1 with a reason in err. */
 int sb_device_count(char *err, size_t errlen);
 
+/* The one line for "no usable CUDA device": what failed in plain words and
+ * what to check. cuda_error: cudaGetDeviceCount's error (0: it reported 0
+ * devices); driver: the kernel driver version or NULL when none is loaded;
+ * visible: $CUDA_VISIBLE_DEVICES or NULL; runtime_version: e.g. 13000. */
+void sb_no_device_message(int cuda_error, const char *error_name, const char *driver,
+                          const char *visible, int runtime_version, char *err, size_t errlen);
+
 /* "NVIDIA H100 80GB HBM3" -> "h100-80gb-hbm3": lower case, runs of other
  * characters folded to '-', a leading "nvidia-" dropped. */
 void sb_gpu_slug(const char *gpu_name, char *out, size_t len);

@@ -6,6 +6,7 @@
 #define SB_GBENCH_SHIM_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -19,6 +20,25 @@ typedef int (*gbs_iteration_fn)(void *ctx, double *seconds, char *err,
 /* Hands argv's --benchmark_* flags to Google Benchmark. Returns 0, or -1
  * with a message in err if a flag is not one Google Benchmark knows. */
 int gbs_initialize(int argc, char **argv, char *err, size_t errlen);
+
+/* From now on, records every run's Google Benchmark JSON (in this process
+ * and in the worker processes forked after this call) in an unlinked
+ * temporary file. Returns 0, or -1 with a message in err. */
+int gbs_record_json(char *err, size_t errlen);
+
+/* Writes Google Benchmark's JSON document (its JSONReporter: "context" and
+ * "benchmarks") of every run recorded so far to f. A point timed twice (a
+ * re-take after a low SM clock) keeps the last timing, like its CSV row.
+ * aggregates_only: --benchmark_report_aggregates_only. Returns 0 or -1. */
+int gbs_write_json(FILE *f, int aggregates_only, char *err, size_t errlen);
+
+/* The last timing of `name` in this process turned out wrong (the timed
+ * kernel's output failed its check): leave it out of the JSON, as a wrong
+ * result is never a number. */
+void gbs_discard_last(const char *name);
+
+/* The "label" of the runs that follow (which GPU ran them); NULL: none. */
+void gbs_set_label(const char *label);
 
 /* Registers one benchmark named `name`, runs it and unregisters it.
  * min_time_s <= 0 leaves the minimum time to --benchmark_min_time.

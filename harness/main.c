@@ -38,15 +38,92 @@ static int make_parents(const char *path, char *err, size_t errlen) {
   return 0;
 }
 
-/* Opens the CSV before any GPU work, so a bad path costs nothing. */
-static int open_output(const char *path, int *created, char *err, size_t errlen) {
-  if (make_parents(path, err, errlen) != 0) return -1;
-  /* Not truncated yet: a run that finds no GPU leaves an old file alone. */
+/* Whether path can be written later, missing directories included, without
+ * creating anything: a bad path fails before the GPU check, and a run that
+ * stops there (no GPU) leaves no trace. A {gpu} pattern is checked up to
+ * the placeholder. */
+static int check_output_path(const char *path, char *err, size_t errlen) {
+  char buf[4096];
   struct stat st;
-  *created = stat(path, &st) != 0;
+  if (strlen(path) >= sizeof buf) {
+    snprintf(err, errlen, "the path is too long");
+    return -1;
+  }
+  snprintf(buf, sizeof buf, "%s", path);
+  char *pattern = strstr(buf, "{gpu}");
+  if (pattern) {
+    *pattern = '\0';
+  } else if (stat(buf, &st) == 0) {
+    if (S_ISDIR(st.st_mode)) {
+      snprintf(err, errlen, "cannot write: it is a directory; give a file name");
+      return -1;
+    }
+    if (access(buf, W_OK) != 0) {
+      snprintf(err, errlen, "cannot write: %s", strerror(errno));
+      return -1;
+    }
+    return 0;
+  } else if (buf[strlen(buf) - 1] == '/') {
+    snprintf(err, errlen, "cannot write: it names a directory; give a file name");
+    return -1;
+  }
+  /* The nearest existing ancestor must be a directory we can write in. */
+  for (;;) {
+    char *slash = strrchr(buf, '/');
+    if (!slash) snprintf(buf, sizeof buf, ".");
+    else if (slash == buf) buf[1] = '\0';
+    else *slash = '\0';
+    if (stat(buf, &st) == 0) {
+      if (!S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "cannot create a directory under %.900s: not a directory", buf);
+        return -1;
+      }
+      if (access(buf, W_OK | X_OK) != 0) {
+        snprintf(err, errlen, "cannot create files in %.900s: %s", buf, strerror(errno));
+        return -1;
+      }
+      return 0;
+    }
+    if ((errno != ENOENT && errno != ENOTDIR) || !strcmp(buf, ".") || !strcmp(buf, "/")) {
+      snprintf(err, errlen, "%.900s: %s", buf, strerror(errno));
+      return -1;
+    }
+  }
+}
+
+/* Creates the CSV (and its directories) once every check has passed. */
+static int open_output(const char *path, char *err, size_t errlen) {
+  if (make_parents(path, err, errlen) != 0) return -1;
   int fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0666);
   if (fd < 0) snprintf(err, errlen, "cannot write: %s", strerror(errno));
   return fd;
+}
+
+/* --benchmark_out and --benchmark_format=json: Google Benchmark's JSON
+ * document of the runs recorded in this sweep. */
+static int write_gbench_json(const sb_cli *cli, const char *slug) {
+  char err[1024];
+  int rc = 0;
+  if (cli->json_out) {
+    char path[4096];
+    sb_expand_out_path(cli->json_out, slug, path, sizeof path);
+    FILE *f = NULL;
+    if (make_parents(path, err, sizeof err) == 0 && !(f = fopen(path, "w")))
+      snprintf(err, sizeof err, "cannot write: %s", strerror(errno));
+    if (!f || gbs_write_json(f, cli->report_aggregates_only, err, sizeof err) != 0) {
+      fprintf(stderr, "syncbench: --benchmark_out=%s: %s\n", path, err);
+      rc = -1;
+    } else {
+      fprintf(stderr, "syncbench: Google Benchmark's JSON -> %s\n", path);
+    }
+    if (f && fclose(f) != 0) rc = -1;
+  }
+  if (cli->json_stdout &&
+      gbs_write_json(stdout, cli->report_aggregates_only || cli->display_aggregates_only, err, sizeof err) != 0) {
+    fprintf(stderr, "syncbench: --benchmark_format=json: %s\n", err);
+    rc = -1;
+  }
+  return rc;
 }
 
 static int write_header(int fd) {
@@ -71,13 +148,10 @@ int main(int argc, char **argv) {
   if (cli.help) { sb_cli_usage(stdout); return SB_EXIT_OK; }
   if (cli.list) { sb_cli_list(stdout); return SB_EXIT_OK; }
   if (cli.csv_header) { sb_csv_write_header(stdout); return SB_EXIT_OK; }
-  if (gbs_initialize(cli.gbench_argc, cli.gbench_argv, err, sizeof err) != 0) {
-    fprintf(stderr, "syncbench: %s\n", err);
-    return SB_EXIT_USAGE;
-  }
 
   /* Everything that can be checked without a GPU comes first: the sweep,
-   * the resume file and the output path. */
+   * the resume file and the output paths; nothing is created before the
+   * GPU check has passed. */
   sb_point *points = NULL;
   long count = sb_sweep_build(&cli.spec, &points, err, sizeof err);
   if (count < 0) {
@@ -89,6 +163,20 @@ int main(int argc, char **argv) {
     for (long i = 0; i < count; ++i)
       if (strcmp(points[i].family->name, "reference") != 0) points[k++] = points[i];
     count = k;
+  }
+  if (cli.list_tests) { /* --benchmark_list_tests: the sweep is host logic */
+    char name[512];
+    for (long i = 0; i < count; ++i) {
+      sb_point_name(&points[i], name, sizeof name);
+      printf("%s\n", name);
+    }
+    free(points);
+    sb_cli_free(&cli);
+    return SB_EXIT_OK;
+  }
+  if (gbs_initialize(cli.gbench_argc, cli.gbench_argv, err, sizeof err) != 0) {
+    fprintf(stderr, "syncbench: %s\n", err);
+    return SB_EXIT_USAGE;
   }
   sb_resume resume;
   memset(&resume, 0, sizeof resume);
@@ -104,12 +192,14 @@ int main(int argc, char **argv) {
   sigaction(SIGTERM, &sa, NULL);
 
   char out_path[4096];
-  int csv_fd = -1, created = 0;
-  int has_pattern = strstr(cli.out_path, "{gpu}") != NULL;
-  if (!cli.print_slug && !has_pattern) {
-    snprintf(out_path, sizeof out_path, "%s", cli.out_path);
-    if ((csv_fd = open_output(out_path, &created, err, sizeof err)) < 0) {
-      fprintf(stderr, "syncbench: --out %s: %s\n", out_path, err);
+  int csv_fd = -1;
+  if (!cli.print_slug) {
+    if (check_output_path(cli.out_path, err, sizeof err) != 0) {
+      fprintf(stderr, "syncbench: --out %s: %s\n", cli.out_path, err);
+      return SB_EXIT_USAGE;
+    }
+    if (cli.json_out && check_output_path(cli.json_out, err, sizeof err) != 0) {
+      fprintf(stderr, "syncbench: --benchmark_out=%s: %s\n", cli.json_out, err);
       return SB_EXIT_USAGE;
     }
   }
@@ -135,9 +225,8 @@ int main(int argc, char **argv) {
     ndev = sb_probe_devices(ordinals, ndev, devs, err, sizeof err, &usage);
   }
   if (ndev <= 0) {
-    if (ndev == 0) snprintf(err, sizeof err, "no usable CUDA device: the driver reports 0 GPUs");
+    if (ndev == 0) sb_no_device_message(0, NULL, NULL, getenv("CUDA_VISIBLE_DEVICES"), 0, err, sizeof err);
     fprintf(stderr, "syncbench: %s\n", err);
-    if (csv_fd >= 0 && created) unlink(out_path);
     return usage ? SB_EXIT_USAGE : SB_EXIT_NO_DEVICE;
   }
   if (cli.no_fork && ndev > 1) {
@@ -147,12 +236,14 @@ int main(int argc, char **argv) {
   char slug[128];
   sb_gpu_slug(devs[0].prov.gpu_name, slug, sizeof slug);
   if (cli.print_slug) { printf("%s\n", slug); return SB_EXIT_OK; }
-  if (csv_fd < 0) {
-    sb_expand_out_path(cli.out_path, slug, out_path, sizeof out_path);
-    if ((csv_fd = open_output(out_path, &created, err, sizeof err)) < 0) {
-      fprintf(stderr, "syncbench: --out %s: %s\n", out_path, err);
-      return SB_EXIT_USAGE;
-    }
+  sb_expand_out_path(cli.out_path, slug, out_path, sizeof out_path);
+  if ((cli.json_out || cli.json_stdout) && gbs_record_json(err, sizeof err) != 0) {
+    fprintf(stderr, "syncbench: Google Benchmark's JSON output: %s\n", err);
+    return SB_EXIT_USAGE;
+  }
+  if ((csv_fd = open_output(out_path, err, sizeof err)) < 0) {
+    fprintf(stderr, "syncbench: --out %s: %s\n", out_path, err);
+    return SB_EXIT_USAGE;
   }
   if (!cli.resume_path && ftruncate(csv_fd, 0) != 0) {
     fprintf(stderr, "syncbench: --out %s: cannot write: %s\n", out_path, strerror(errno));
@@ -182,10 +273,6 @@ int main(int argc, char **argv) {
       .point_timeout_s = cli.point_timeout_s,
       .watchdog_ns = (unsigned long long)cli.watchdog_ms * 1000000ull,
   };
-  /* --benchmark_min_time, if given, wins over our default. */
-  for (int i = 1; i < cli.gbench_argc; ++i)
-    if (strncmp(cli.gbench_argv[i], "--benchmark_min_time", 20) == 0 && cli.min_time_s <= 0)
-      so.run.min_time_s = 0;
 
   for (int k = 0; k < ndev; ++k) {
     const sb_device *d = &devs[k];
@@ -200,6 +287,12 @@ int main(int argc, char **argv) {
   if (cli.resume_path)
     fprintf(stderr, "syncbench: resuming %s: %ld rows there%s\n", out_path, resume.rows,
             resume.dropped_bytes ? "; dropped a partial last row" : "");
+  if (cli.repetitions > 1)
+    fprintf(stderr, "syncbench: --benchmark_repetitions=%d: each point is timed %d times (each at least "
+            "the minimum time); its CSV row pools the samples of all %d (samples, median_us, cv_pct, ...)%s\n",
+            cli.repetitions, cli.repetitions, cli.repetitions,
+            cli.json_out || cli.json_stdout ? "; the JSON holds each repetition and the aggregates"
+                                            : "; add --benchmark_out=FILE for each repetition and the aggregates");
   fprintf(stderr, "syncbench: %ld points x %d GPU%s -> %s (seed %llu)%s\n", count, ndev,
           ndev == 1 ? "" : "s", out_path, seed,
           cli.no_fork ? ", in this process (--no-fork)" : "");
@@ -210,16 +303,19 @@ int main(int argc, char **argv) {
    * the end (and after an interrupt) so they also survive a power loss. */
   if (fsync(csv_fd) != 0 && errno != EINVAL) rc = -1;
   if (close(csv_fd) != 0) rc = -1;
+  if ((cli.json_out || cli.json_stdout) && write_gbench_json(&cli, slug) != 0) rc = -1;
   free(points);
   sb_resume_free(&resume);
   sb_cli_free(&cli);
 
-  printf("syncbench: %ld ok, %ld skipped, %ld unsupported, %ld wrong, %ld error, %ld deadlock",
+  /* With --benchmark_format=json, stdout is the JSON document alone. */
+  FILE *summary = cli.json_stdout ? stderr : stdout;
+  fprintf(summary, "syncbench: %ld ok, %ld skipped, %ld unsupported, %ld wrong, %ld error, %ld deadlock",
          res.by_status[SB_OK], res.by_status[SB_SKIPPED], res.by_status[SB_UNSUPPORTED],
          res.by_status[SB_WRONG], res.by_status[SB_ERROR], res.by_status[SB_DEADLOCK]);
-  if (res.resumed) printf(", %ld already done", res.resumed);
-  if (res.restarts) printf(", %ld worker restart%s", res.restarts, res.restarts == 1 ? "" : "s");
-  printf(" -> %s\n", out_path);
+  if (res.resumed) fprintf(summary, ", %ld already done", res.resumed);
+  if (res.restarts) fprintf(summary, ", %ld worker restart%s", res.restarts, res.restarts == 1 ? "" : "s");
+  fprintf(summary, " -> %s\n", out_path);
   if (rc != 0) return SB_EXIT_FAILED;
   if (res.interrupted) {
     fprintf(stderr, "syncbench: interrupted; the finished rows are in %s (continue with --resume %s)\n",

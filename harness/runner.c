@@ -235,6 +235,7 @@ static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_r
       return cuda_failed(row, "reading the timed output", e);
     char why[SB_DETAIL_LEN - 40];
     if (f->verify(p, r->buf.h_in, r->buf.h_out, why, sizeof why) != 0) {
+      gbs_discard_last(name);
       row->status = SB_WRONG;
       snprintf(row->detail, sizeof row->detail, "timed (raw-wait) kernel: %s", why);
       return 0;
@@ -275,6 +276,7 @@ static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_r
     row->detail[0] = '\0';
     if (f->derive(p, d, r->buf.h_out, row) != 0) {
       /* A wrong result is never a number: drop what was measured. */
+      gbs_discard_last(name);
       sb_row clean;
       sb_row_init(&clean, row->prov);
       clean.family = row->family;
@@ -341,6 +343,9 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
     sum->context_lost = 1;
     return 0;
   }
+  char label[160]; /* Google Benchmark's runs (JSON) say which GPU ran them */
+  snprintf(label, sizeof label, "GPU %d: %s", d->ordinal, d->prov.gpu_name);
+  gbs_set_label(label);
   double t0 = now_s();
   int status = 0;
   for (long k = 0; k < count && !sb_stop_requested; ++k) {

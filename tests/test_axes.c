@@ -40,6 +40,29 @@ SB_TEST(axis_parse_rejects_bad_input_with_reason) {
   CHECK(strstr(err, "out of range") != NULL);
 }
 
+SB_TEST(axis_parse_names_unknown_suffix_and_overflow) {
+  sb_axis_values v;
+  char err[256];
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_N, "1T", &v, err, sizeof err), -1);
+  CHECK_STR(err, "n: '1T': unknown suffix 'T' (use k, M or G)");
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_N, "64,4Gi", &v, err, sizeof err), -1);
+  CHECK_STR(err, "n: '4Gi': unknown suffix 'Gi' (use k, M or G)");
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_N, "99999999999999999999999", &v, err, sizeof err), -1);
+  CHECK_STR(err, "n: '99999999999999999999999' is too large: the most any axis can take is 2^62");
+  /* Fits in 64 bits but not once the suffix multiplies it. */
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_N, "8589934592G", &v, err, sizeof err), -1);
+  CHECK(strstr(err, "too large") != NULL);
+  /* Within 2^62: the axis bound decides. */
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_N, "4194304G", &v, err, sizeof err), -1);
+  CHECK(strstr(err, "out of range") != NULL);
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_BLOCK, "32..1T", &v, err, sizeof err), -1);
+  CHECK(strstr(err, "unknown suffix 'T'") != NULL && strncmp(err, "block_threads", 13) == 0);
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_N, "1.5k", &v, err, sizeof err), -1);
+  CHECK_STR(err, "n: '1.5k' is not a non-negative integer");
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_N, "-1", &v, err, sizeof err), -1);
+  CHECK_STR(err, "n: '-1' is not a non-negative integer");
+}
+
 SB_TEST(axis_parse_categorical_by_label) {
   sb_axis_values v;
   char err[256], s[64];

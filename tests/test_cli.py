@@ -55,11 +55,88 @@ def test_csv_header_has_every_required_column(syncbench, tmp_path):
 
 
 def test_run_without_gpu_exits_3(syncbench, tmp_path):
-    r = run("--quick", "--out", str(tmp_path / "tmp" / "x.csv"), cwd=tmp_path)
+    # --out and --benchmark_out under a directory that does not exist yet:
+    # the GPU check fails first, so nothing is created.
+    r = run("--quick", "--out", str(tmp_path / "new" / "dir" / "x.csv"),
+            "--benchmark_out=" + str(tmp_path / "json" / "x.json"), cwd=tmp_path)
     assert r.returncode == 3, r.stderr
     lines = r.stderr.splitlines()
     assert len(lines) == 1, r.stderr
-    assert lines[0].startswith("syncbench: no usable CUDA device")
+    assert lines[0].startswith("syncbench: no usable CUDA device: ")
+    assert os.listdir(tmp_path) == []
+
+
+def test_no_gpu_message_says_what_to_check(syncbench, tmp_path):
+    # Not CUDA's "CUDA driver version is insufficient for CUDA runtime
+    # version": what is missing, in plain words, and what to check.
+    r = run("--quick", cwd=tmp_path)
+    assert r.returncode == 3, r.stderr
+    line = r.stderr.strip()
+    assert "insufficient for CUDA runtime" not in line
+    assert "nvidia-smi" in line
+    if os.path.exists("/proc/driver/nvidia/version"):  # a GPU host, GPUs hidden
+        assert "finds no GPU" in line
+        assert "CUDA_VISIBLE_DEVICES is set to ''" in line
+    else:  # this kind of CI machine: no driver at all
+        assert "no NVIDIA driver is loaded" in line
+        assert "install the NVIDIA driver" in line
+
+
+def test_list_tests_needs_no_gpu(syncbench, tmp_path):
+    r = run("--benchmark_list_tests", "--quick", "--filter", "^scan/pingpong/",
+            "--out", str(tmp_path / "new" / "x.csv"), cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    names = r.stdout.splitlines()
+    assert names and r.stderr == ""
+    scan = [n for n in names if n.startswith("scan/")]
+    assert scan and all(n.startswith("scan/pingpong/") for n in scan)
+    # the reference copy runs in every sweep; nothing else slips through
+    assert all(n.startswith(("scan/pingpong/", "reference/")) for n in names)
+    assert all("=" in n for n in names)  # family/variant/axis=value/...
+    assert len(set(names)) == len(names)
+    assert os.listdir(tmp_path) == []
+    # --no-reference drops the copy; =true is the same as the bare flag
+    r2 = run("--benchmark_list_tests=true", "--quick", "--filter", "^scan/pingpong/",
+             "--no-reference", cwd=tmp_path)
+    assert r2.returncode == 0, r2.stderr
+    assert r2.stdout.splitlines() == scan
+    # =false: a normal run, which needs the GPU
+    r3 = run("--benchmark_list_tests=false", "--quick", cwd=tmp_path)
+    assert r3.returncode == 3, r3.stderr
+
+
+@pytest.mark.parametrize("flags", [
+    ["--benchmark_out=x.json"],
+    ["--benchmark_out=res/{gpu}/x.json", "--benchmark_out_format=json"],
+    ["--benchmark_format=json", "--benchmark_display_aggregates_only"],
+    ["--benchmark_format=console"],
+    ["--benchmark_repetitions=3"],
+    ["--benchmark_repetitions=3", "--benchmark_out=x.json", "--benchmark_report_aggregates_only=true",
+     "--benchmark_time_unit=ms", "--benchmark_context=note=ci,run=7"],
+    ["--benchmark_min_time=0.1"],
+    ["--benchmark_min_time=0.1s"],
+    ["--benchmark_filter=^scan/"],
+    ["--benchmark_color=false", "--benchmark_counters_tabular=false",
+     "--benchmark_enable_random_interleaving=false", "--benchmark_report_aggregates_only=false"],
+], ids=["out", "out-gpu-pattern", "format-json", "format-console", "repetitions",
+        "json-shaping", "min-time", "min-time-s", "filter", "defaults-spelled-out"])
+def test_accepted_gbench_flags_are_validated_before_the_gpu_check(syncbench, tmp_path, flags):
+    r = run("--quick", *flags, cwd=tmp_path)
+    assert r.returncode == 3, (flags, r.stderr)
+    assert r.stderr.startswith("syncbench: no usable CUDA device"), r.stderr
+    assert r.stdout == ""
+    assert os.listdir(tmp_path) == []
+
+
+def test_benchmark_out_under_a_file_fails_before_the_gpu(syncbench, tmp_path):
+    (tmp_path / "f").write_text("")
+    r = run("--quick", "--benchmark_out=" + str(tmp_path / "f" / "x.json"), cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert "--benchmark_out=" in r.stderr and "not a directory" in r.stderr
+    r = run("--quick", "--out", str(tmp_path / "f" / "d" / "x.csv"), cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.startswith("syncbench: --out ") and "not a directory" in r.stderr
+    assert os.listdir(tmp_path) == ["f"]
 
 
 @pytest.mark.parametrize("args, mentions", [
@@ -71,11 +148,49 @@ def test_run_without_gpu_exits_3(syncbench, tmp_path):
     (["--filter", "^scan/", "--stages", "2"], "stages"),
     (["--filter", "nomatch"], "filter"),
     (["--filter", "("], "("),
-    (["--benchmark_out=x"], "benchmark_out"),
     (["--device", "-1"], "-1"),
+    (["--n", "1T"], "n: '1T': unknown suffix 'T' (use k, M or G)"),
+    (["--n", "99999999999999999999999"], "n: '99999999999999999999999' is too large"),
+    (["--block", "32..1T"], "unknown suffix 'T'"),
+    (["--out", "."], "is a directory"),
+    # Google Benchmark's flags: a bad value names the flag and the value,
+    # a flag that cannot work here says why.
+    (["--benchmark_repetitions=abc"], "--benchmark_repetitions=abc: not a positive integer"),
+    (["--benchmark_repetitions=0"], "--benchmark_repetitions=0: not a positive integer"),
+    (["--benchmark_repetitions"], "--benchmark_repetitions needs a value"),
+    (["--benchmark_repetitions=2", "--benchmark_repetitions=3"], "given twice"),
+    (["--benchmark_min_time=abc"], "--benchmark_min_time=abc: not a number of seconds"),
+    (["--benchmark_min_time=100x"], "iteration count"),
+    (["--benchmark_min_time=1", "--min-time", "1"], "not both"),
+    (["--benchmark_list_tests=maybe"], "--benchmark_list_tests=maybe: not true or false"),
+    (["--benchmark_format=csv"], "--benchmark_format=csv: not supported"),
+    (["--benchmark_format=xml"], "--benchmark_format=xml: not one of console, json"),
+    (["--benchmark_out="], "--benchmark_out needs a file name"),
+    (["--benchmark_out=x", "--benchmark_out_format=csv"], "--benchmark_out_format=csv: not supported"),
+    (["--benchmark_out_format=json"], "needs --benchmark_out"),
+    (["--benchmark_time_unit=ms"], "--benchmark_time_unit shapes only the JSON output"),
+    (["--benchmark_format=json", "--benchmark_time_unit=xs"], "--benchmark_time_unit=xs: not one of ns, us, ms, s"),
+    (["--benchmark_context=a=b"], "--benchmark_context shapes only the JSON output"),
+    (["--benchmark_out=x", "--benchmark_context=novalue"], "--benchmark_context=novalue: not a list"),
+    (["--benchmark_report_aggregates_only"], "--benchmark_report_aggregates_only shapes only the JSON"),
+    (["--benchmark_out=x", "--benchmark_display_aggregates_only=true"], "--benchmark_display_aggregates_only shapes only"),
+    (["--benchmark_counters_tabular=true"], "--benchmark_counters_tabular: not supported"),
+    (["--benchmark_color=true"], "--benchmark_color=true: not supported"),
+    (["--benchmark_enable_random_interleaving"], "--benchmark_enable_random_interleaving: not supported"),
+    (["--benchmark_min_warmup_time=1"], "--benchmark_min_warmup_time is not supported"),
+    (["--benchmark_perf_counters=CYCLES"], "--benchmark_perf_counters is not supported"),
+    (["--benchmark_filter=-scan"], "negative filters"),
+    (["--benchmark_nonsense=1"], "unknown Google Benchmark flag '--benchmark_nonsense'"),
 ], ids=["unknown-option", "block-0", "block-abc", "block-empty", "iters-duplicate",
-        "stages-unswept", "filter-nomatch", "filter-bad-regex", "benchmark_out",
-        "device-negative"])
+        "stages-unswept", "filter-nomatch", "filter-bad-regex", "device-negative",
+        "n-unknown-suffix", "n-too-large", "range-unknown-suffix", "out-directory",
+        "repetitions-abc", "repetitions-0", "repetitions-no-value", "repetitions-twice",
+        "min-time-abc", "min-time-iterations", "min-time-twice", "list-tests-maybe",
+        "format-csv", "format-xml", "out-empty", "out-format-csv", "out-format-alone",
+        "time-unit-no-json", "time-unit-bad", "context-no-json", "context-bad",
+        "report-aggregates-no-json", "display-aggregates-file-only", "counters-tabular",
+        "color", "random-interleaving", "min-warmup-time", "perf-counters",
+        "negative-filter", "unknown-gbench-flag"])
 def test_bad_input_exits_2_with_one_line(syncbench, tmp_path, args, mentions):
     r = run(*args, cwd=tmp_path)
     assert r.returncode == 2, (args, r.stderr)

@@ -30,7 +30,7 @@ SB_TEST(cli_rejects_bad_input_with_one_line) {
       {"sb", "--block", "abc", NULL},   {"sb", "--block", "", NULL},
       {"sb", "--iters", "1,1", NULL},   {"sb", "--filter", "(", NULL},
       {"sb", "--device", "-1", NULL},   {"sb", "--device", "x", NULL},
-      {"sb", "--out", NULL},            {"sb", "--benchmark_out=f.json", NULL},
+      {"sb", "--out", NULL},            {"sb", "--benchmark_repetitions=abc", NULL},
       {"sb", "--seed", "0", NULL},      {"sb", "--min-time", "nan", NULL},
       {"sb", "--warmup", "-3", NULL},   {"sb", "--block", "64", "--block"},
   };
@@ -103,5 +103,49 @@ SB_TEST(cli_rejects_bad_reliability_options) {
     sb_cli c;
     CHECK_EQ_INT(parse(cases[i], &c, err), -1);
     CHECK(err[0] != '\0' && strchr(err, '\n') == NULL);
+  }
+}
+
+SB_TEST(cli_gbench_flags_set_what_they_mean) {
+  char err[256];
+  sb_cli c;
+  char *a[] = {"sb", "--benchmark_list_tests", "--benchmark_repetitions=4",
+               "--benchmark_out=r/{gpu}.json", "--benchmark_out_format=json",
+               "--benchmark_format=json", "--benchmark_report_aggregates_only=false",
+               "--benchmark_display_aggregates_only=yes", "--benchmark_min_time=0.25s",
+               "--benchmark_time_unit=ms", "--benchmark_context=a=1,b=2",
+               "--benchmark_color=auto", "--benchmark_filter=^scan/", NULL};
+  CHECK_EQ_INT(parse(a, &c, err), 0);
+  CHECK_EQ_INT(c.list_tests, 1);
+  CHECK_EQ_INT(c.repetitions, 4);
+  CHECK_STR(c.json_out, "r/{gpu}.json");
+  CHECK_EQ_INT(c.json_stdout, 1);
+  CHECK_EQ_INT(c.report_aggregates_only, 0);
+  CHECK_EQ_INT(c.display_aggregates_only, 1);
+  CHECK_NEAR(c.min_time_s, 0.25, 0); /* the same as --min-time */
+  CHECK_EQ_INT(c.has_filter, 1);     /* the same as --filter */
+  /* Only what Google Benchmark itself acts on is handed to it. */
+  CHECK_EQ_INT(c.gbench_argc, 4);
+  CHECK_STR(c.gbench_argv[1], "--benchmark_repetitions=4");
+  CHECK_STR(c.gbench_argv[2], "--benchmark_time_unit=ms");
+  CHECK_STR(c.gbench_argv[3], "--benchmark_context=a=1,b=2");
+  CHECK(c.gbench_argv[4] == NULL);
+  sb_cli_free(&c);
+}
+
+SB_TEST(cli_gbench_bad_value_names_flag_and_value) {
+  struct { char *arg; const char *want; } cases[] = {
+      {"--benchmark_repetitions=abc", "--benchmark_repetitions=abc: not a positive integer (1 to 1000)"},
+      {"--benchmark_repetitions=-2", "--benchmark_repetitions=-2: not a positive integer (1 to 1000)"},
+      {"--benchmark_min_time=fast", "--benchmark_min_time=fast: not a number of seconds in (0, 60]"},
+      {"--benchmark_list_tests=perhaps", "--benchmark_list_tests=perhaps: not true or false"},
+      {"--benchmark_time_unit=min", "--benchmark_time_unit=min: not one of ns, us, ms, s"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    char err[256] = "";
+    sb_cli c;
+    char *argv[] = {"sb", cases[i].arg, NULL};
+    CHECK_EQ_INT(parse(argv, &c, err), -1);
+    CHECK_STR(err, cases[i].want);
   }
 }

@@ -53,6 +53,33 @@ SB_TEST(no_device_gives_one_clear_line) {
   }
 }
 
+/* cudaError_t values (driver_types.h), so this file needs no CUDA header. */
+enum { ERR_NO_DEVICE = 100, ERR_INSUFFICIENT_DRIVER = 35, ERR_SYSTEM_MISMATCH = 803 };
+
+SB_TEST(no_device_message_says_what_to_check) {
+  char m[512];
+  /* No driver at all: the runtime says "insufficient driver". */
+  sb_no_device_message(ERR_INSUFFICIENT_DRIVER, "cudaErrorInsufficientDriver", NULL, NULL, 13000, m, sizeof m);
+  CHECK(strncmp(m, "no usable CUDA device: no NVIDIA driver is loaded", 49) == 0);
+  CHECK(strstr(m, "nvidia-smi") != NULL && strstr(m, "install the NVIDIA driver") != NULL);
+  CHECK(strstr(m, "insufficient for CUDA runtime") == NULL);
+  /* A driver that is too old for the runtime. */
+  sb_no_device_message(ERR_INSUFFICIENT_DRIVER, "cudaErrorInsufficientDriver", "535.104.05", NULL, 13000, m, sizeof m);
+  CHECK(strstr(m, "driver 535.104.05 is too old for this build's CUDA 13.0 runtime") != NULL);
+  /* The driver finds no GPU: CUDA_VISIBLE_DEVICES is named with its value. */
+  sb_no_device_message(ERR_NO_DEVICE, "cudaErrorNoDevice", "580.159.04", "", 13000, m, sizeof m);
+  CHECK(strstr(m, "finds no GPU") != NULL && strstr(m, "nvidia-smi") != NULL);
+  CHECK(strstr(m, "CUDA_VISIBLE_DEVICES is set to ''") != NULL);
+  sb_no_device_message(ERR_NO_DEVICE, "cudaErrorNoDevice", "580.159.04", NULL, 13000, m, sizeof m);
+  CHECK(strstr(m, "CUDA_VISIBLE_DEVICES does not hide it") != NULL);
+  sb_no_device_message(0, "cudaSuccess", "580.159.04", NULL, 13000, m, sizeof m);
+  CHECK(strstr(m, "finds no GPU") != NULL && strstr(m, "0 devices") != NULL);
+  /* Anything else: CUDA's words plus the same checklist. */
+  sb_no_device_message(ERR_SYSTEM_MISMATCH, "cudaErrorSystemDriverMismatch", "580.159.04", NULL, 13000, m, sizeof m);
+  CHECK(strstr(m, "cudaErrorSystemDriverMismatch") != NULL && strstr(m, "nvidia-smi") != NULL);
+  for (const char *p = m; *p; ++p) CHECK(*p != '\n');
+}
+
 SB_TEST(run_provenance_is_shared_and_kept) {
   sb_device d[3];
   memset(d, 0, sizeof d);

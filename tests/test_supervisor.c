@@ -239,8 +239,25 @@ SB_TEST(supervisor_gives_up_on_a_worker_that_cannot_start) {
   setup(&f);
   fake_setup_fails = 1;
   sb_supervisor_result res;
-  CHECK_EQ_INT(supervise(&f, 1, NULL, 0, &res), 0); /* returns: no restart loop */
+  /* The supervisor tells stderr why it gives up: catch that line here, so
+   * the test output stays clean and the message itself is checked. */
+  FILE *said = tmpfile();
+  CHECK(said != NULL);
+  fflush(stderr);
+  int saved_stderr = dup(2);
+  dup2(fileno(said), 2);
+  int rc = supervise(&f, 1, NULL, 0, &res);
+  fflush(stderr);
+  dup2(saved_stderr, 2);
+  close(saved_stderr);
+  CHECK_EQ_INT(rc, 0); /* returns: no restart loop */
   fake_setup_fails = 0;
+  char line[512] = "";
+  rewind(said);
+  CHECK(fgets(line, sizeof line, said) != NULL);
+  CHECK_STR(line, "syncbench: the worker ended 3 times in a row without finishing a point (exit status 4); giving up on this GPU\n");
+  CHECK(fgets(line, sizeof line, said) == NULL); /* and nothing else */
+  fclose(said);
   CHECK_EQ_INT(res.device_failed, 1);
   CHECK_EQ_INT(res.restarts, 2); /* three tries in all */
   CHECK_EQ_INT(file_rows(&f), 0);
