@@ -220,7 +220,7 @@ clean:
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # --- compare, gate, report (docs/REGRESSIONS.md) ---
-.PHONY: compare gate gate-committed report
+.PHONY: compare gate gate-committed report answers
 # Side by side: make compare A=base.csv B=new.csv [ARGS="--markdown --plots DIR"]
 compare: $(PY_DEP)
 	@test -n "$(A)" && test -n "$(B)" || { echo "usage: make compare A=base.csv B=new.csv [ARGS=--markdown]"; exit 2; }
@@ -238,6 +238,11 @@ gate-committed: $(PY_DEP)
 	  n=$$(dirname $$b)/latest.csv; \
 	  if [ -f $$n ]; then $(PY) scripts/compare.py --gate $$b $$n || exit $$?; \
 	  else echo "gate-committed: $$b has no latest.csv beside it"; fi; done
+
+# README.md's answers block (workload -> variant to use -> measured why, the
+# price list) from the committed CSVs; tests/test_answers.py checks it is current.
+answers: $(PY_DEP)
+	@$(PY) scripts/answers.py --write README.md
 
 # results/<gpu>/REPORT.md for each latest.csv (or CSV="a.csv b.csv"); with
 # several GPUs also results/plots/ of all of them and results/CROSS_GPU.md.

@@ -1,0 +1,389 @@
+#!/usr/bin/env python3
+"""The README's answers, computed from committed CSVs: per workload, which
+variant to use and the measured why, and the barrier price list.
+
+    python3 scripts/answers.py [CSV ...]            print the markdown block
+    python3 scripts/answers.py --write README.md [CSV ...]
+                                                    replace the block between
+                                                    the markers in place
+
+Default CSVs: results/h200/latest.csv and results/h100-80gb-hbm3/latest.csv
+(one GPU each, columns read by name through sbcsv). tests/test_answers.py
+checks that README.md holds exactly what this prints, so the README cannot
+drift from the data: after new results, run `make answers`.
+
+The rule, per workload family and GPU: every variant's speedup over the
+family's baseline (sbcsv.BASELINES) at each swept point where both are ok,
+summarised by the geometric mean. A variant qualifies only if it is ok at
+every point where the baseline is, and has no wrong/error/deadlock row. The
+baseline counts as 1.00x, so "keep the baseline" is a possible answer.
+Variants within TIE of the best are named together: such a difference is no
+reason to choose.
+
+Exit status: 0 done, 2 unusable input (a CSV, or a README without markers).
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from dataclasses import dataclass, field
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sbcsv  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_CSVS = ["results/h200/latest.csv", "results/h100-80gb-hbm3/latest.csv"]
+BEGIN = "<!-- answers:begin -->"
+END = "<!-- answers:end -->"
+# Geomeans closer than this (relative) are a tie: both variants are named.
+TIE = 0.02
+FAILED = {"wrong", "error", "deadlock"}
+
+
+@dataclass(frozen=True)
+class Workload:
+    family: str
+    text: str                    # what the workload is, for the table
+    plot: str                    # figure under results/<gpu>/plots/
+    baseline: str | None = None  # default: sbcsv.BASELINES[family]
+    yardstick: str | None = None  # shown beside the answer, never chosen
+
+    def base(self):
+        return self.baseline or sbcsv.BASELINES[self.family]
+
+
+# Families absent from every CSV are left out of the table.
+WORKLOADS = [
+    Workload("scan", "block-wide scan of 32-bit words in shared memory", "scan_speedup.png"),
+    Workload("stencil", "1D 3-point Jacobi stencil, tile in shared memory", "stencil_speedup.png"),
+    Workload("stencil2d", "2D 5-point Jacobi stencil, tile in shared memory",
+             "stencil2d_speedup.png"),
+    Workload("multistage", "three dependent stages per pass in one block",
+             "multistage_speedup.png"),
+    Workload("pipeline", "streaming through shared-memory stages, no compute",
+             "pipeline_heatmap.png"),
+    # The plain float4 loop (`reference`) has no shared memory and no
+    # synchronization: the ceiling to read the answer against, not an answer.
+    Workload("pipeline_intensity", "the same stream with 16-1024 FLOP per element",
+             "pipeline_intensity.png", baseline=sbcsv.BASELINES["pipeline"],
+             yardstick="reference"),
+]
+
+
+@dataclass(frozen=True)
+class Price:
+    family: str
+    variant: str
+    label: str
+    where: dict                  # axis -> value selecting one row
+    plot: str
+
+
+# The price list: cycles per operation at one named configuration.
+PRICE_AXES = {"block_threads": 256, "participants": "all", "contention": "one_block_per_sm"}
+PRICE_REFERENCE = "syncthreads"  # the others are also given as multiples of it
+PRICES = [
+    Price("barrier", "smem_latency", "`ld.shared` pointer chase, no sync (calibration)",
+          PRICE_AXES, "barrier_cycles.png"),
+    Price("barrier", "syncwarp", "`__syncwarp` in every warp", PRICE_AXES, "barrier_cycles.png"),
+    Price("barrier", "syncthreads", "`__syncthreads`", PRICE_AXES, "barrier_spellings.png"),
+    Price("barrier", "ptx_mbarrier_parity", "mbarrier arrive + `try_wait.parity` (`cuda::ptx`)",
+          PRICE_AXES, "barrier_spellings.png"),
+    Price("barrier", "cuda_barrier_arrive_wait", "`cuda::barrier` arrive + wait",
+          PRICE_AXES, "barrier_spellings.png"),
+    Price("barrier", "completion_function", "`cuda::barrier` with a completion function",
+          PRICE_AXES, "barrier_cycles.png"),
+    Price("barrier", "grid_sync", "cooperative grid sync", PRICE_AXES, "barrier_grid_sync.png"),
+    Price("barrier_cluster", "cluster_barrier", "`barrier.cluster`, clusters of 2",
+          {"block_threads": 256, "cluster": 2, "contention": "one_block_per_sm"},
+          "barrier_cluster.png"),
+    Price("barrier_tma", "tma_roundtrip", "TMA bulk copy of 4 KiB + mbarrier wait (one thread)",
+          {"block_threads": 32, "buffer_bytes": 4096, "contention": "one_block_per_sm"},
+          "barrier_tma_latency.png"),
+]
+
+# Results measured with these kernels carry the audit's caveat, and the
+# answers of these families are marked as under re-measurement.
+AUDITED_COMMITS = ("e917ed3",)
+REMEASURE = {"stencil", "stencil2d", "price list"}
+MARK = "†"
+
+
+# ---- selection (pure functions of rows) ----
+
+@dataclass
+class Ratio:
+    """Baseline median / variant median over the points both have."""
+    geomean: float
+    low: float
+    high: float
+    points: int
+
+
+@dataclass
+class Choice:
+    baseline: str
+    best: str | None                    # None: no ok baseline row
+    contenders: list = field(default_factory=list)  # within TIE of the best, best first
+    ratios: dict = field(default_factory=dict)      # qualified variant -> Ratio
+    yardstick: Ratio | None = None
+
+
+def point_times(rows, family):
+    """{variant: {point: median_us}} over the family's ok rows."""
+    out = {}
+    for r in rows:
+        if r["family"] == family and r["status"] == "ok" and r.get("median_us"):
+            out.setdefault(r["variant"], {})[sbcsv.key(r)[2:]] = r["median_us"]
+    return out
+
+
+def failed_variants(rows, family):
+    return {r["variant"] for r in rows if r["family"] == family and r["status"] in FAILED}
+
+
+def ratio(base, times):
+    """Ratio over the baseline's points, or None if `times` misses one."""
+    if not base or any(p not in times for p in base):
+        return None
+    rs = [base[p] / times[p] for p in base]
+    return Ratio(math.exp(sum(map(math.log, rs)) / len(rs)), min(rs), max(rs), len(rs))
+
+
+def choose(rows, workload):
+    times = point_times(rows, workload.family)
+    failed = failed_variants(rows, workload.family)
+    base_name = workload.base()
+    choice = Choice(baseline=base_name, best=None)
+    base = times.get(base_name)
+    if not base or base_name in failed:
+        return choice
+    for variant, t in times.items():
+        if variant in failed or variant == workload.yardstick:
+            continue
+        r = ratio(base, t)
+        if r is not None:
+            choice.ratios[variant] = r
+    if workload.yardstick in times:
+        choice.yardstick = ratio(base, times[workload.yardstick])
+    ranked = sorted(choice.ratios, key=lambda v: -choice.ratios[v].geomean)
+    choice.best = ranked[0]
+    top = choice.ratios[choice.best].geomean
+    choice.contenders = [v for v in ranked if choice.ratios[v].geomean * (1 + TIE) >= top]
+    return choice
+
+
+def price_row(rows, price):
+    """The one row of `price` at its configuration, or None."""
+    for r in rows:
+        if (r["family"] == price.family and r["variant"] == price.variant
+                and all(r.get(a) == v for a, v in price.where.items())):
+            return r
+    return None
+
+
+# ---- rendering ----
+
+@dataclass
+class Run:
+    path: str     # as given (relative to the repository root by default)
+    rows: list
+    label: str    # short GPU name
+    commit: str
+    run_utc: str
+
+
+def load(path):
+    rows = sbcsv.read(path if os.path.isabs(path) else os.path.join(ROOT, path))
+    first = next((r for r in rows if r.get("gpu_name")), {})
+    label = (first.get("gpu_name") or "unknown GPU").removeprefix("NVIDIA ")
+    return Run(path, rows, label, first.get("commit") or "unknown", first.get("run_utc") or "?")
+
+
+def audited(runs):
+    return any(r.commit.startswith(AUDITED_COMMITS) for r in runs)
+
+
+def fmt_ratio(r):
+    return (f"{r.geomean:.2f}x ({r.low:.2f}-{r.high:.2f}x, "
+            f"{r.points} point{'s' if r.points != 1 else ''})")
+
+
+def plot_links(runs, plot):
+    links = []
+    for run in runs:
+        rel = os.path.join(os.path.dirname(run.path), "plots", plot)
+        if os.path.exists(os.path.join(ROOT, rel) if not os.path.isabs(rel) else rel):
+            links.append(f"[{run.label}]({rel})")
+    return ", ".join(links) or "-"
+
+
+def use_cell(choices, labels):
+    """The variants within TIE of the best on every GPU; when no variant is,
+    each GPU's best by name."""
+    pairs = [(c, label) for c, label in zip(choices, labels) if c.best is not None]
+    if not pairs:
+        return "-"
+    choices, labels = [c for c, _ in pairs], [label for _, label in pairs]
+    names = [v for v in choices[0].contenders if all(v in c.contenders for c in choices)]
+    if not names:
+        return "depends on the GPU: " + ", ".join(
+            f"`{c.best}` on {label}" for c, label in zip(choices, labels))
+    text = ", ".join(f"`{v}`" for v in names)
+    if len(names) > 1:
+        text += f": a tie (within {TIE:.0%})"
+        if choices[0].baseline in names:
+            text += ", the synchronization does not decide it"
+    elif names == [choices[0].baseline]:
+        text += ": the baseline, nothing beats it"
+    return text
+
+
+def gpu_cell(choice, workload):
+    if choice.best is None:
+        return f"no ok `{choice.baseline}` row"
+    if choice.best == choice.baseline:
+        others = [v for v in choice.ratios if v != choice.baseline]
+        if not others:
+            return "no other variant qualifies"
+        runner = max(others, key=lambda v: choice.ratios[v].geomean)
+        text = f"best other: `{runner}` {fmt_ratio(choice.ratios[runner])}"
+    else:
+        text = f"`{choice.best}` {fmt_ratio(choice.ratios[choice.best])}"
+    if choice.yardstick is not None:
+        text += f"; plain loop `{workload.yardstick}` {choice.yardstick.geomean:.2f}x"
+    return text
+
+
+def answers_table(runs, marked):
+    head = ["workload", "use", *(f"{r.label}: speedup over the baseline" for r in runs), "plot"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for w in WORKLOADS:
+        if not any(r["family"] == w.family for run in runs for r in run.rows):
+            continue
+        choices = [choose(run.rows, w) for run in runs]
+        mark = f" {MARK}" if marked and w.family in REMEASURE else ""
+        cells = [f"`{w.family}`{mark}: {w.text} (baseline `{w.base()}`)", use_cell(choices, [r.label for r in runs]),
+                 *(gpu_cell(c, w) for c in choices), plot_links(runs, w.plot)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def price_cell(rows, price, reference):
+    r = price_row(rows, price)
+    if r is None:
+        return "not measured"
+    if r["status"] != "ok" or r.get("cycles_per_op") is None:
+        return r["status"]
+    text = f"{r['cycles_per_op']:.0f}"
+    ref = price_row(rows, reference)
+    if price is not reference and ref is not None and ref.get("cycles_per_op"):
+        text += f" ({r['cycles_per_op'] / ref['cycles_per_op']:.1f}x)"
+    return text
+
+
+def fmt_config(where):
+    """{'block_threads': 256, 'contention': 'one_block_per_sm'} ->
+    '256 threads, one_block_per_sm'."""
+    words = {"block_threads": "{} threads", "cluster": "cluster of {}",
+             "buffer_bytes": "{} bytes", "participants": "participants={}"}
+    return ", ".join(words.get(a, "{}").format(v) for a, v in where.items())
+
+
+def price_table(runs):
+    reference = next(p for p in PRICES if p.variant == PRICE_REFERENCE)
+    head = ["primitive", "configuration", *(f"{r.label}: cycles/op" for r in runs), "plot"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for p in PRICES:
+        if not any(price_row(run.rows, p) for run in runs):
+            continue
+        config = fmt_config(p.where)
+        cells = [p.label, config, *(price_cell(run.rows, p, reference) for run in runs),
+                 plot_links(runs, p.plot)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def caveat(runs):
+    by_commit = {}
+    for r in runs:
+        if r.commit.startswith(AUDITED_COMMITS):
+            by_commit.setdefault(r.commit[:7], []).append(r.label)
+    which = "; ".join(f"the {' and '.join(labels)} numbers above with the kernels of commit {c}"
+                      for c, labels in by_commit.items())
+    return [
+        f"**{MARK} Under re-measurement.** We measured {which}. An audit of those kernels (issue 12) found that several carried "
+        "generic-code overhead: block size and elements per thread were runtime values, not "
+        "compile-time shapes. In plain code the stencil's `pingpong` vs `two_barrier` "
+        "conclusion flips, and the barrier price list timed each phase's proof work (a store "
+        "and a load) together with the primitive. The kernels have been rewritten with "
+        "compile-time shapes on main; the CSVs will be regenerated on the next GPU run, and "
+        "this block with them (`make answers`). Until then, do not choose a stencil "
+        f"synchronization or quote a barrier price from the rows marked {MARK}; the other "
+        "answers are re-measured in the same run.",
+    ]
+
+
+def block(runs):
+    """The markdown between the README's markers (without them)."""
+    marked = audited(runs)
+    measured = "; ".join(f"{r.label}: `{r.path}` (commit {r.commit[:7]}, {r.run_utc})"
+                         for r in runs)
+    lines = [
+        f"Measured: {measured}. Speedup = baseline median time / variant median time per "
+        "point, as the geometric mean (lowest-highest, points) over the family's default "
+        "sweep; higher is better.",
+        "",
+        *answers_table(runs, marked),
+        "",
+        f"Barrier price list: cycles per operation, median over blocks (in parentheses: "
+        f"multiples of `__syncthreads` on the same GPU){f' {MARK}' if marked else ''}.",
+        "",
+        *price_table(runs),
+    ]
+    if marked:
+        lines += ["", *caveat(runs)]
+    return "\n".join(lines) + "\n"
+
+
+def replace_block(text, new_block, where="README"):
+    """`text` with the part between the markers replaced; ValueError if the
+    markers are missing or out of order."""
+    begin, end = text.find(BEGIN), text.find(END)
+    if begin < 0 or end < begin:
+        raise ValueError(f"{where}: no '{BEGIN}' ... '{END}' markers")
+    return text[:begin + len(BEGIN)] + "\n" + new_block + text[end:]
+
+
+def current_block(text):
+    begin, end = text.find(BEGIN), text.find(END)
+    if begin < 0 or end < begin:
+        return None
+    return text[begin + len(BEGIN):end].removeprefix("\n")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("csv", nargs="*", default=DEFAULT_CSVS)
+    ap.add_argument("--write", metavar="README", help="replace the block in this file")
+    args = ap.parse_args(argv)
+    try:
+        out = block([load(p) for p in args.csv])
+        if args.write:
+            with open(args.write, encoding="utf-8") as f:
+                text = f.read()
+            text = replace_block(text, out, args.write)
+            with open(args.write, "w", encoding="utf-8") as f:
+                f.write(text)
+        else:
+            sys.stdout.write(out)
+    except (sbcsv.CsvError, ValueError, OSError) as e:
+        print(f"answers.py: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

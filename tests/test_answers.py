@@ -1,0 +1,134 @@
+"""scripts/answers.py: README.md's answers block is exactly what the script
+prints for the committed CSVs, and the selection rule does what its
+docstring says, on synthetic CSVs (tests/fixtures/answers/synthetic_*.csv:
+made-up times, no GPU result)."""
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import answers  # noqa: E402
+
+FIX = os.path.join(ROOT, "tests", "fixtures", "answers")
+A = os.path.join(FIX, "synthetic_gpu_a.csv")  # commit synthetic0001
+B = os.path.join(FIX, "synthetic_gpu_b.csv")  # commit e917ed3synthetic (audited)
+
+
+def workload(family):
+    return next(w for w in answers.WORKLOADS if w.family == family)
+
+
+def choice(path, family):
+    return answers.choose(answers.load(path).rows, workload(family))
+
+
+def test_readme_block_matches_the_committed_csvs():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = answers.current_block(f.read())
+    assert readme is not None, "README.md lacks the answers markers"
+    expected = answers.block([answers.load(p) for p in answers.DEFAULT_CSVS])
+    assert readme == expected, "README.md is stale: run `make answers`"
+
+
+def test_geomean_not_the_single_best_point():
+    # pingpong: 2x at one point, 0.5x at the other (geomean 1.0);
+    # warp_shuffle: 1.25x at both.
+    c = choice(A, "scan")
+    assert c.best == "warp_shuffle"
+    assert c.ratios["warp_shuffle"].geomean == pytest.approx(1.25)
+    p = c.ratios["pingpong"]
+    assert (p.geomean, p.low, p.high, p.points) == (pytest.approx(1.0), 0.5, 2.0, 2)
+
+
+def test_a_variant_with_a_wrong_row_is_never_chosen():
+    # mbarrier is 10x faster at its ok point and wrong at the other.
+    assert "mbarrier" not in choice(A, "scan").ratios
+
+
+def test_a_variant_must_cover_every_baseline_point():
+    # specialized: 2x at 128 threads, skipped at 256 (where uniform is ok).
+    assert "specialized" not in choice(A, "multistage").ratios
+
+
+def test_points_the_baseline_lacks_do_not_count():
+    # sync_single is skipped at stages=2; ws_tma's slow point there is ignored.
+    r = choice(A, "pipeline").ratios["ws_tma"]
+    assert (r.geomean, r.points) == (pytest.approx(2.0), 1)
+
+
+def test_the_baseline_wins_when_nothing_beats_it():
+    c = choice(A, "stencil")
+    assert c.best == "two_barrier" and c.contenders == ["two_barrier"]
+    assert answers.use_cell([c], ["A"]) == "`two_barrier`: the baseline, nothing beats it"
+    assert answers.gpu_cell(c, workload("stencil")).startswith("best other: `pingpong` 0.91x")
+
+
+def test_a_tie_names_every_variant_within_TIE():
+    # early_exit is 1.0101x: within 2% of the baseline uniform.
+    c = choice(A, "multistage")
+    assert c.contenders == ["early_exit", "uniform"]
+    assert answers.use_cell([c], ["A"]).startswith("`early_exit`, `uniform`: a tie")
+
+
+def test_the_yardstick_is_shown_never_chosen():
+    # reference (a plain loop) is 2x, ws_tma 1.25x.
+    c = choice(A, "pipeline_intensity")
+    assert c.best == "ws_tma" and "reference" not in c.ratios
+    assert c.yardstick.geomean == pytest.approx(2.0)
+    assert "plain loop `reference` 2.00x" in answers.gpu_cell(c, workload("pipeline_intensity"))
+
+
+def test_different_winners_per_gpu_are_named_per_gpu():
+    cs = [choice(A, "scan"), choice(B, "scan")]
+    assert cs[1].best == "pingpong"
+    assert answers.use_cell(cs, ["A", "B"]) == \
+        "depends on the GPU: `warp_shuffle` on A, `pingpong` on B"
+
+
+def test_a_gpu_without_the_family_does_not_decide_the_answer():
+    cs = [choice(A, "stencil"), choice(B, "stencil")]
+    assert cs[1].best is None
+    assert answers.use_cell(cs, ["A", "B"]).startswith("`two_barrier`")
+    assert answers.gpu_cell(cs[1], workload("stencil")) == "no ok `two_barrier` row"
+
+
+def test_price_list_reads_the_named_configuration():
+    rows = answers.load(A).rows
+    ref = next(p for p in answers.PRICES if p.variant == "syncthreads")
+    mbar = next(p for p in answers.PRICES if p.variant == "ptx_mbarrier_parity")
+    grid = next(p for p in answers.PRICES if p.variant == "grid_sync")
+    # The 128-thread syncthreads row (30 cycles) is not the configuration.
+    assert answers.price_cell(rows, ref, ref) == "40"
+    assert answers.price_cell(rows, mbar, ref) == "140 (3.5x)"
+    assert answers.price_cell(rows, grid, ref) == "skipped"
+    assert answers.price_cell(answers.load(B).rows, grid, ref) == "not measured"
+
+
+def test_caveat_and_marks_only_for_audited_commits():
+    plain = answers.block([answers.load(A)])
+    assert answers.MARK not in plain and "Under re-measurement" not in plain
+    both = answers.block([answers.load(A), answers.load(B)])
+    assert "We measured the Synthetic B numbers above with the kernels of commit e917ed3" in both
+    assert f"`stencil` {answers.MARK}" in both and f"`scan` {answers.MARK}" not in both
+    # A row no run has (barrier.cluster) is left out.
+    assert "barrier.cluster" not in both
+
+
+def test_write_replaces_only_the_block(tmp_path):
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# title\n{answers.BEGIN}\nold\n{answers.END}\ntail\n")
+    assert answers.main(["--write", str(readme), A]) == 0
+    text = readme.read_text()
+    assert text.startswith(f"# title\n{answers.BEGIN}\n") and text.endswith(f"{answers.END}\ntail\n")
+    assert "old" not in text
+    assert answers.current_block(text) == answers.block([answers.load(A)])
+
+
+def test_write_without_markers_is_unusable_input(tmp_path, capsys):
+    readme = tmp_path / "README.md"
+    readme.write_text("# no markers\n")
+    assert answers.main(["--write", str(readme), A]) == 2
+    assert "markers" in capsys.readouterr().err
+    assert readme.read_text() == "# no markers\n"
