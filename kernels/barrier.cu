@@ -143,9 +143,9 @@ __device__ __forceinline__ void barrier_finish(BarrierTally *s, int reporter, un
 // Timed: the operation back to back, unrolled 4x (the loop counter costs
 // an IADD, ISETP and BRA per 4 operations). Validating, and the hand-off
 // variants' timed loop: the proof around each operation.
-template <bool Validate, class V>
-__device__ __forceinline__ unsigned barrier_phases(int iters, const BarrierRole &r, V &op) {
-  if constexpr (Validate || V::handoff) {
+template <bool Validate, bool Handoff, class Op>
+__device__ __forceinline__ unsigned barrier_phases(int iters, const BarrierRole &r, Op &op) {
+  if constexpr (Validate || Handoff) {
     unsigned ok = 0;
     for (int p = 0; p < iters; ++p) {
       op.publish(p);
@@ -169,13 +169,13 @@ template <class V, bool Validate>
 __global__ void __launch_bounds__(SB_BARRIER_MAX_THREADS) barrier_kernel(const BarrierParams a) {
   __shared__ BarrierTally s;
   const BarrierRole r = V::role(a.mode);
-  V op = V::make(a, r);
+  auto op = V::make(a, r);
   op.before_start();
   const long long t0 = barrier_start(&s);
   unsigned ok = 0;
   if (r.on) {
     if (!V::drops || r.stay)
-      ok = barrier_phases<Validate>(a.iters, r, op);
+      ok = barrier_phases<Validate, V::handoff>(a.iters, r, op);
     else
       op.leave();
   }
@@ -232,17 +232,52 @@ __device__ __forceinline__ void barrier_spin_wait(uint32_t bar, uint32_t parity)
   while (!sb_mbar_probe(bar, parity)) sb_wd_poll_failed<Validate>(&wd_t0, bar, parity);
 }
 
+// Variants with no per-thread state.
+template <class Self>
+struct BarrierStateless : BarrierBase {
+  __device__ static Self make(const BarrierParams &, const BarrierRole &) { return {}; }
+};
+
 #pragma nv_diag_suppress static_var_with_dynamic_init
 
 typedef cuda::barrier<cuda::thread_scope_block> block_barrier;
 
+// The participants' cuda::barrier<thread_scope_block>, made by thread 0.
+__device__ __forceinline__ block_barrier *barrier_block_barrier(unsigned count) {
+  __shared__ block_barrier bar;
+  if (threadIdx.x == 0) init(&bar, count);
+  return &bar;
+}
+
+template <class Self>
+struct BarrierOnBlockBarrier : BarrierBase {
+  block_barrier *bar;
+  __device__ static Self make(const BarrierParams &, const BarrierRole &r) {
+    Self op{};
+    op.bar = barrier_block_barrier(r.count);
+    return op;
+  }
+};
+
+// The participants' mbarrier (inline PTX helpers), made by thread 0, and
+// the phase parity each thread tracks.
+template <class Self>
+struct BarrierOnMbarrier : BarrierBase {
+  uint32_t bar, parity;
+  __device__ static Self make(const BarrierParams &, const BarrierRole &r) {
+    __shared__ uint64_t bar;
+    if (threadIdx.x == 0) sb_mbar_init(&bar, r.count);
+    Self op{};
+    op.bar = sb_mbar_addr(&bar);
+    op.parity = 0;
+    return op;
+  }
+};
+
 // ---- family `barrier`: block-scope primitives (and grid_sync) ----
 
-struct barrier_op_syncthreads : BarrierBase {
+struct barrier_op_syncthreads : BarrierStateless<barrier_op_syncthreads> {
   __device__ static BarrierRole role(int) { return barrier_role(SB_PART_ALL); }  // check hook
-  __device__ static barrier_op_syncthreads make(const BarrierParams &, const BarrierRole &) {
-    return {};
-  }
   template <bool Validate>
   __device__ void sync() const {
     __syncthreads();
@@ -253,21 +288,14 @@ struct barrier_op_syncthreads : BarrierBase {
 struct barrier_op_syncthreads_handoff : barrier_op_syncthreads {
   static constexpr bool handoff = true;
   static constexpr bool twin = false;
-  __device__ static barrier_op_syncthreads_handoff make(const BarrierParams &,
-                                                        const BarrierRole &) {
-    return {};
-  }
 };
 
-struct barrier_op_syncwarp : BarrierBase {
+struct barrier_op_syncwarp : BarrierStateless<barrier_op_syncwarp> {
   __device__ static BarrierRole role(int mode) {  // all: every warp on its own; warp: warp 0
     BarrierRole r = barrier_role(mode);
     const int t = threadIdx.x;
     r.partner = (t & ~31) | ((t + 1) & 31);  // a lane of the same warp
     return r;
-  }
-  __device__ static barrier_op_syncwarp make(const BarrierParams &, const BarrierRole &) {
-    return {};
   }
   template <bool Validate>
   __device__ void sync() const {
@@ -298,30 +326,16 @@ struct barrier_op_named_barrier : BarrierBase {
   }
 };
 
-struct barrier_op_cg_block_sync : BarrierBase {
+struct barrier_op_cg_block_sync : BarrierStateless<barrier_op_cg_block_sync> {
   __device__ static BarrierRole role(int) { return barrier_role(SB_PART_ALL); }
-  __device__ static barrier_op_cg_block_sync make(const BarrierParams &, const BarrierRole &) {
-    return {};
-  }
   template <bool Validate>
   __device__ void sync() const {
     cg::this_thread_block().sync();
   }
 };
 
-// The participants' cuda::barrier<thread_scope_block>, made by thread 0.
-__device__ __forceinline__ block_barrier *barrier_block_barrier(unsigned count) {
-  __shared__ block_barrier bar;
-  if (threadIdx.x == 0) init(&bar, count);
-  return &bar;
-}
-
-struct barrier_op_cuda_barrier_arrive_wait : BarrierBase {
-  block_barrier *bar;
-  __device__ static barrier_op_cuda_barrier_arrive_wait make(const BarrierParams &,
-                                                             const BarrierRole &r) {
-    return {{}, barrier_block_barrier(r.count)};
-  }
+struct barrier_op_cuda_barrier_arrive_wait
+    : BarrierOnBlockBarrier<barrier_op_cuda_barrier_arrive_wait> {
   template <bool Validate>
   __device__ void sync() const {
     block_barrier::arrival_token tok = bar->arrive();
@@ -329,12 +343,8 @@ struct barrier_op_cuda_barrier_arrive_wait : BarrierBase {
   }
 };
 
-struct barrier_op_cuda_barrier_arrive_and_wait : BarrierBase {
-  block_barrier *bar;
-  __device__ static barrier_op_cuda_barrier_arrive_and_wait make(const BarrierParams &,
-                                                                 const BarrierRole &r) {
-    return {{}, barrier_block_barrier(r.count)};
-  }
+struct barrier_op_cuda_barrier_arrive_and_wait
+    : BarrierOnBlockBarrier<barrier_op_cuda_barrier_arrive_and_wait> {
   template <bool Validate>
   __device__ void sync() const {
     bar->arrive_and_wait();
@@ -374,10 +384,6 @@ struct barrier_op_ptx_mbarrier_parity : BarrierBase {
 // the proof (the mbarrier counterpart of syncthreads_handoff).
 struct barrier_op_ptx_mbarrier_handoff : barrier_op_ptx_mbarrier_parity {
   static constexpr bool handoff = true;
-  __device__ static barrier_op_ptx_mbarrier_handoff make(const BarrierParams &a,
-                                                         const BarrierRole &r) {
-    return {barrier_op_ptx_mbarrier_parity::make(a, r)};
-  }
 };
 
 // cuda_awbarrier_primitives.h spelling: token arrive, token try_wait (sm_90;
@@ -406,22 +412,10 @@ struct barrier_op_primitives_mbarrier : BarrierBase {
   }
 };
 
-// The participants' mbarrier (inline PTX helpers), made by thread 0;
-// returns its shared-window address.
-__device__ __forceinline__ uint32_t barrier_mbarrier(unsigned count) {
-  __shared__ uint64_t bar;
-  if (threadIdx.x == 0) sb_mbar_init(&bar, count);
-  return sb_mbar_addr(&bar);
-}
-
 // Inline PTX arrive, then a pure polling loop on test_wait.parity (never
 // suspends), on every architecture.
-struct barrier_op_mbarrier_test_wait_poll : BarrierBase {
-  uint32_t bar, parity;
-  __device__ static barrier_op_mbarrier_test_wait_poll make(const BarrierParams &,
-                                                            const BarrierRole &r) {
-    return {{}, barrier_mbarrier(r.count), 0u};
-  }
+struct barrier_op_mbarrier_test_wait_poll
+    : BarrierOnMbarrier<barrier_op_mbarrier_test_wait_poll> {
   template <bool Validate>
   __device__ void sync() {
     sb_mbar_arrive(bar);
@@ -433,11 +427,7 @@ struct barrier_op_mbarrier_test_wait_poll : BarrierBase {
 
 // mbarrier.arrive.expect_tx with a transaction count of 0: the arrive that
 // TMA consumers use, with no copy behind it (sm_90).
-struct barrier_op_expect_tx_zero : BarrierBase {
-  uint32_t bar, parity;
-  __device__ static barrier_op_expect_tx_zero make(const BarrierParams &, const BarrierRole &r) {
-    return {{}, barrier_mbarrier(r.count), 0u};
-  }
+struct barrier_op_expect_tx_zero : BarrierOnMbarrier<barrier_op_expect_tx_zero> {
   template <bool Validate>
   __device__ void sync() {
     sb_mbar_arrive_expect_tx(bar, 0);
@@ -450,9 +440,8 @@ struct barrier_op_expect_tx_zero : BarrierBase {
 // the other half (thread 0 among them) run the loop with arrive_and_wait().
 // What the drop costs the stayers: compare with cuda_barrier_arrive_and_wait
 // at half the participants.
-struct barrier_op_arrive_and_drop : BarrierBase {
+struct barrier_op_arrive_and_drop : BarrierOnBlockBarrier<barrier_op_arrive_and_drop> {
   static constexpr bool drops = true;
-  block_barrier *bar;
   __device__ static BarrierRole role(int mode) {
     BarrierRole r = barrier_role(mode);
     const int t = threadIdx.x, n = blockDim.x, warp = t >> 5, warps = n >> 5;
@@ -469,9 +458,6 @@ struct barrier_op_arrive_and_drop : BarrierBase {
     }
     r.report = r.on && r.stay;
     return r;
-  }
-  __device__ static barrier_op_arrive_and_drop make(const BarrierParams &, const BarrierRole &r) {
-    return {{}, barrier_block_barrier(r.count)};
   }
   template <bool Validate>
   __device__ void sync() const {
