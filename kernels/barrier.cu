@@ -139,6 +139,31 @@ __device__ __forceinline__ void barrier_finish(BarrierTally *s, int reporter, un
   }
 }
 
+// The slot proof of one thread, its addresses computed once: my slot and
+// the partner's in the even phases' half, the current half's offset
+// (toggled), and this phase's tags (barrier_tag(p, id), advanced by next()).
+// The hand-off rows time it, so a phase costs the store, the load, the
+// compare and a few independent adds, as a hand-coded double buffer would.
+struct BarrierSlotProof {
+  uint32_t *mine, *theirs;
+  unsigned half, off;
+  uint32_t my_tag, their_tag;
+  __device__ explicit BarrierSlotProof(int partner)
+      : mine(barrier_slots() + threadIdx.x),
+        theirs(barrier_slots() + partner),
+        half(blockDim.x),
+        off(0),
+        my_tag(barrier_tag(0, threadIdx.x)),
+        their_tag(barrier_tag(0, partner)) {}
+  __device__ void publish() const { mine[off] = my_tag; }
+  __device__ unsigned proven() const { return theirs[off] == their_tag; }
+  __device__ void next() {
+    off ^= half;  // phase p uses half p & 1
+    my_tag += barrier_tag(1, 0) - barrier_tag(0, 0);
+    their_tag += barrier_tag(1, 0) - barrier_tag(0, 0);
+  }
+};
+
 // The loop of one participating thread; returns the count it reports.
 // Timed: the operation back to back, unrolled 4x (the loop counter costs
 // an IADD, ISETP and BRA per 4 operations). Validating, and the hand-off
@@ -146,11 +171,13 @@ __device__ __forceinline__ void barrier_finish(BarrierTally *s, int reporter, un
 template <bool Validate, bool Handoff, class Op>
 __device__ __forceinline__ unsigned barrier_phases(int iters, const BarrierRole &r, Op &op) {
   if constexpr (Validate || Handoff) {
+    BarrierSlotProof proof(r.partner);
     unsigned ok = 0;
     for (int p = 0; p < iters; ++p) {
-      op.publish(p);
+      op.publish(proof, p);
       op.template sync<Validate>();
-      ok += op.proven(p, r.partner);
+      ok += op.proven(proof, p);
+      proof.next();
     }
     return ok;
   } else {
@@ -163,7 +190,8 @@ __device__ __forceinline__ unsigned barrier_phases(int iters, const BarrierRole 
 
 // The body every variant shares. V: the variant (a struct below): role(),
 // make() (before the start line: thread 0 initializes the barrier object),
-// sync<Validate>() (one operation), publish/proven (the proof), and the
+// sync<Validate>() (one operation), publish/proven (the proof: by default
+// BarrierSlotProof's), and the
 // optional hooks before_start/after_finish/leave.
 template <class V, bool Validate>
 __global__ void __launch_bounds__(SB_BARRIER_MAX_THREADS) barrier_kernel(const BarrierParams a) {
@@ -193,12 +221,8 @@ struct BarrierBase {
     return (size_t)axis[SB_AXIS_BLOCK] * 2 * sizeof(uint32_t);  // the proof slots
   }
   __device__ static BarrierRole role(int mode) { return barrier_role(mode); }
-  __device__ void publish(int p) const {
-    barrier_slots()[(p & 1) * blockDim.x + threadIdx.x] = barrier_tag(p, threadIdx.x);
-  }
-  __device__ unsigned proven(int p, int partner) const {
-    return barrier_slots()[(p & 1) * blockDim.x + partner] == barrier_tag(p, partner);
-  }
+  __device__ void publish(const BarrierSlotProof &proof, int) const { proof.publish(); }
+  __device__ unsigned proven(const BarrierSlotProof &proof, int) const { return proof.proven(); }
   __device__ void before_start() const {}
   __device__ void after_finish() const {}
   __device__ void leave() const {}
@@ -492,8 +516,8 @@ struct barrier_op_completion_function : BarrierBase {
   __device__ void sync() const {
     bar->arrive_and_wait();
   }
-  __device__ unsigned proven(int p, int partner) const {
-    return BarrierBase::proven(p, partner) & (*phases == (unsigned)p + 1u);
+  __device__ unsigned proven(const BarrierSlotProof &proof, int p) const {
+    return proof.proven() & (*phases == (unsigned)p + 1u);
   }
 };
 
@@ -526,8 +550,8 @@ struct barrier_op_smem_latency : BarrierBase {
     asm volatile("ld.shared.u32 %0, [%0];" : "+r"(addr)::"memory");
   }
   // Both kernels are the bare chase: no per-hop proof.
-  __device__ void publish(int) const {}
-  __device__ unsigned proven(int, int) const { return 1; }
+  __device__ void publish(const BarrierSlotProof &, int) const {}
+  __device__ unsigned proven(const BarrierSlotProof &, int) const { return 1; }
   __device__ unsigned result(unsigned) const {
     return ((addr - base) / 4u + n - threadIdx.x) % n;  // hops mod the chain's length
   }
@@ -554,10 +578,10 @@ struct barrier_op_grid_sync : BarrierBase {
   __device__ void sync() const {
     cg::this_grid().sync();
   }
-  __device__ void publish(int p) const {
+  __device__ void publish(const BarrierSlotProof &, int p) const {
     if (threadIdx.x == 0) x[(p & 1) * SB_BARRIER_MAX_BLOCKS + blockIdx.x] = barrier_tag(p, blockIdx.x);
   }
-  __device__ unsigned proven(int p, int) const {
+  __device__ unsigned proven(const BarrierSlotProof &, int p) const {
     const unsigned next = (blockIdx.x + 1) % gridDim.x;
     return threadIdx.x != 0 || x[(p & 1) * SB_BARRIER_MAX_BLOCKS + next] == barrier_tag(p, next);
   }
@@ -604,8 +628,8 @@ struct barrier_op_tma_roundtrip : BarrierBase {
     barrier_spin_wait<Validate>(bar, parity);
     parity ^= 1;
   }
-  __device__ void publish(int) const {}
-  __device__ unsigned proven(int p, int) const {
+  __device__ void publish(const BarrierSlotProof &, int) const {}
+  __device__ unsigned proven(const BarrierSlotProof &, int p) const {
     const uint32_t *dst = (const uint32_t *)barrier_dyn;
     const bool odd = p & 1;
     const unsigned ok = (dst[0] == (odd ? first1 : first0)) & (dst[bytes / 4 - 1] == (odd ? last1 : last0));
@@ -620,13 +644,13 @@ struct barrier_op_tma_roundtrip : BarrierBase {
 // (acquire) each phase. Validating: each thread then reads its own slot
 // index in the next block's shared memory (DSMEM).
 struct barrier_op_cluster_barrier : BarrierBase {
-  const uint32_t *peer;
+  const uint32_t *peer;  // my slot's twin in the next block's shared memory
   __device__ static BarrierRole role(int) { return barrier_role(SB_PART_ALL); }
   __device__ static barrier_op_cluster_barrier make(const BarrierParams &, const BarrierRole &) {
 #if __CUDA_ARCH__ >= 900
     cg::cluster_group cluster = cg::this_cluster();
     const unsigned rank = cluster.block_rank(), size = cluster.num_blocks();
-    return {{}, cluster.map_shared_rank(barrier_slots(), (rank + 1) % size)};
+    return {{}, cluster.map_shared_rank(barrier_slots(), (rank + 1) % size) + threadIdx.x};
 #else
     __trap();  // min_cc 90: never launched there
     return {};
@@ -643,9 +667,8 @@ struct barrier_op_cluster_barrier : BarrierBase {
     cuda::ptx::barrier_cluster_wait();
 #endif
   }
-  __device__ unsigned proven(int p, int) const {
-    const int t = threadIdx.x;
-    return peer[(p & 1) * blockDim.x + t] == barrier_tag(p, t);
+  __device__ unsigned proven(const BarrierSlotProof &proof, int) const {
+    return peer[proof.off] == proof.my_tag;  // what my twin in the peer published
   }
   __device__ static void barrier_cluster_sync() {
 #if __CUDA_ARCH__ >= 900
