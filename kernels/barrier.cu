@@ -190,9 +190,9 @@ __device__ __forceinline__ unsigned barrier_phases(int iters, const BarrierRole 
 
 // The body every variant shares. V: the variant (a struct below): role(),
 // make() (before the start line: thread 0 initializes the barrier object),
-// sync<Validate>() (one operation), publish/proven (the proof: by default
-// BarrierSlotProof's), and the
-// optional hooks before_start/after_finish/leave.
+// sync<Validate>() (one operation), publish/proven (the proof; by default
+// BarrierSlotProof's), result() (the count it reports) and the optional
+// hooks before_start/after_finish/leave.
 template <class V, bool Validate>
 __global__ void __launch_bounds__(SB_BARRIER_MAX_THREADS) barrier_kernel(const BarrierParams a) {
   __shared__ BarrierTally s;
