@@ -8,111 +8,69 @@
  *                    block_threads x buffer_bytes x contention x iters
  *   barrier_cluster  barrier.cluster: block_threads x contention x cluster x iters
  *
- * No CPU reference of data: the kernel proves each phase itself (see the
- * top of kernels/barrier.cu) and verify checks the tally. */
+ * No CPU reference of data: the validating kernel proves each phase itself
+ * (see the top of kernels/barrier.cu) and verify checks its tally; derive
+ * checks the timed kernel's count (every reporter completed `iters`
+ * operations; smem_latency: the chase ended where the host says). */
 #include "barrier.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "../harness/random.h"
 #include "../kernels/barrier_layout.h"
 #include "registry.h"
 
-#define BARRIER_VARIANTS(X)                                                          \
-  X(barrier, syncthreads, 0, "__syncthreads(): bar.sync 0, every thread; 1 per op")  \
-  X(barrier, syncwarp, 0, "__syncwarp(): each warp on its own (all) or warp 0 (warp)") \
-  X(barrier, named_barrier, 0,                                                       \
-    "bar.sync id, count: two half-blocks on ids 1 and 2 (all) or warp 0 on id 1 (warp)") \
-  X(barrier, cg_block_sync, 0, "cooperative_groups this_thread_block().sync()")       \
-  X(barrier, cuda_barrier_arrive_wait, 0,                                            \
-    "cuda::barrier<block>: token = arrive(); wait(token)")                           \
-  X(barrier, cuda_barrier_arrive_and_wait, 0, "cuda::barrier<block>: arrive_and_wait()") \
-  X(barrier, ptx_mbarrier_parity, 0,                                                 \
-    "cuda::ptx mbarrier_arrive + mbarrier_try_wait_parity loop (sm_80: test_wait_parity)") \
-  X(barrier, primitives_mbarrier, 0,                                                 \
-    "__mbarrier_arrive + __mbarrier_try_wait(token) loop (sm_80: __mbarrier_test_wait)") \
-  X(barrier, mbarrier_test_wait_poll, 0,                                             \
-    "PTX mbarrier.arrive + polling mbarrier.test_wait.parity (never suspends)")      \
-  X(barrier, arrive_and_drop, 0,                                                     \
-    "cuda::barrier: half the participants arrive_and_drop() once, the rest arrive_and_wait()") \
-  X(barrier, completion_function, 0,                                                 \
-    "cuda::barrier with a completion function counting phases; arrive_and_wait()")   \
-  X(barrier, expect_tx_zero, 90,                                                     \
-    "mbarrier.arrive.expect_tx with 0 bytes + try_wait.parity")                      \
-  X(barrier, smem_latency, 0,                                                        \
-    "no synchronization: a dependent ld.shared chain (pointer chase), the calibration row") \
-  X(barrier, grid_sync, 0, "cooperative launch, cooperative_groups this_grid().sync()")
+/* ---- rules (the table's SB_BARRIER_VF_* traits) ---- */
 
-#define BARRIER_TMA_VARIANTS(X)                                                 \
-  X(barrier_tma, tma_roundtrip, 90,                                             \
-    "thread 0: arrive.expect_tx(bytes) + cp.async.bulk global->shared + wait")
-
-#define BARRIER_CLUSTER_VARIANTS(X)                                             \
-  X(barrier_cluster, cluster_barrier, 90,                                       \
-    "barrier.cluster.arrive + barrier.cluster.wait, every thread of the cluster")
-
-BARRIER_VARIANTS(SB_DECLARE_LAUNCHER)
-BARRIER_TMA_VARIANTS(SB_DECLARE_LAUNCHER)
-BARRIER_CLUSTER_VARIANTS(SB_DECLARE_LAUNCHER)
-static const sb_variant barrier_variants[] = {BARRIER_VARIANTS(SB_VARIANT_ROW)};
-static const sb_variant barrier_tma_variants[] = {BARRIER_TMA_VARIANTS(SB_VARIANT_ROW)};
-static const sb_variant barrier_cluster_variants[] = {BARRIER_CLUSTER_VARIANTS(SB_VARIANT_ROW)};
-
-/* ---- rules ---- */
-
-static int is(const char *variant, const char *name) { return strcmp(variant, name) == 0; }
-
-/* Variants whose primitive synchronizes the whole block (or grid, or
- * cluster): every thread must take part. */
-static int whole_block_only(const char *v) {
-  return is(v, "syncthreads") || is(v, "cg_block_sync") || is(v, "grid_sync") ||
-         is(v, "cluster_barrier");
-}
-
-const char *sb_barrier_rule(const char *v, int part, long long block, char *buf, size_t len) {
+const char *sb_barrier_rule(const sb_variant *v, int part, long long block, char *buf, size_t len) {
+  const unsigned f = v->flags;
   if (block % 32 != 0) {
     snprintf(buf, len, "block_threads=%lld is not a whole number of warps", block);
     return buf;
   }
   if (part == SB_PART_ALL) {
-    if (is(v, "named_barrier") && block < 64) {
-      snprintf(buf, len, "named_barrier splits the block into two halves of whole warps: needs 64+ threads");
+    if ((f & SB_BARRIER_VF_HALVES) && block < 64) {
+      snprintf(buf, len, "%s splits the block into two halves of whole warps: needs 64+ threads", v->name);
       return buf;
     }
     return NULL;
   }
-  if (whole_block_only(v)) {
-    snprintf(buf, len, "%s synchronizes every thread of the %s: participants must be all", v,
-             is(v, "grid_sync") ? "grid" : is(v, "cluster_barrier") ? "cluster" : "block");
+  if (f & (SB_BARRIER_VF_BLOCK | SB_BARRIER_VF_GRID | SB_BARRIER_VF_CLUSTER)) {
+    snprintf(buf, len, "%s synchronizes every thread of the %s: participants must be all", v->name,
+             f & SB_BARRIER_VF_GRID ? "grid" : f & SB_BARRIER_VF_CLUSTER ? "cluster" : "block");
     return buf;
   }
   if (part == SB_PART_ELECTED) {
-    if (is(v, "syncwarp") || is(v, "named_barrier")) {
-      snprintf(buf, len, "%s counts whole warps: one thread per warp is not a valid participant set", v);
+    if (f & SB_BARRIER_VF_WARPS) {
+      snprintf(buf, len, "%s counts whole warps: one thread per warp is not a valid participant set", v->name);
       return buf;
     }
-    long long warps = block / 32, need = is(v, "arrive_and_drop") ? 4 : 2;
+    long long warps = block / 32, need = f & SB_BARRIER_VF_DROP_HALF ? 4 : 2;
     if (warps < need) {
       snprintf(buf, len,
                "one elected thread per warp of %lld threads gives %lld participant(s); %s needs %lld warps",
-               block, warps, v, need);
+               block, warps, v->name, need);
       return buf;
     }
   }
   return NULL;
 }
 
-long long sb_barrier_reporters(const char *v, int part, long long block) {
-  if (is(v, "grid_sync") || is(v, "tma_roundtrip")) return 1; /* thread 0 proves it */
+long long sb_barrier_reporters(unsigned flags, int part, long long block) {
+  if (flags & SB_BARRIER_VF_THREAD0) return 1;
   long long n = part == SB_PART_ALL ? block : part == SB_PART_WARP ? 32 : block / 32;
-  return is(v, "arrive_and_drop") ? n / 2 : n; /* only the stayers check */
+  return flags & SB_BARRIER_VF_DROP_HALF ? n / 2 : n; /* only the stayers count */
 }
 
-long long sb_barrier_check_out(const void *out, long long iters, long long reporters,
-                               char *detail, size_t len) {
+long long sb_barrier_want(unsigned flags, long long iters, long long block) {
+  if (flags & SB_BARRIER_VF_CHASE) return iters % SB_BARRIER_CHASE_SLOTS(block);
+  return iters;
+}
+
+long long sb_barrier_check_out(const void *out, long long iters, long long want,
+                               long long reporters, char *detail, size_t len) {
   const sb_barrier_head *h = out;
   const sb_barrier_rec *r = (const sb_barrier_rec *)(h + 1);
   if (h->magic != SB_BARRIER_MAGIC) {
@@ -126,16 +84,18 @@ long long sb_barrier_check_out(const void *out, long long iters, long long repor
   }
   long long bad = 0, first = -1;
   for (long long b = 0; b < h->grid_blocks; ++b) {
-    int ok = r[b].ok_min == (uint32_t)iters && r[b].reporters == (uint32_t)reporters &&
+    int ok = r[b].ok_min == (uint32_t)want && r[b].ok_max == (uint32_t)want &&
+             r[b].reporters == (uint32_t)reporters &&
              r[b].cycles > 0 && r[b].cycles < 0xA5A5A5A5A5A5A5A5ULL;
     if (!ok && bad++ == 0) first = b;
   }
   if (bad) {
     const sb_barrier_rec *f = &r[first];
     snprintf(detail, len,
-             "%lld of %u blocks failed the barrier proof; first, block %lld: %u of %lld phases proven "
-             "by the slowest of %u reporting threads (want %lld), cycles %llu",
-             bad, h->grid_blocks, first, f->ok_min, iters, f->reporters, reporters, f->cycles);
+             "%lld of %u blocks failed the check; first, block %lld: its %u reporting threads "
+             "(want %lld) counted %u..%u (want %lld each), cycles %llu",
+             bad, h->grid_blocks, first, f->reporters, reporters, f->ok_min, f->ok_max, want,
+             f->cycles);
     return -1;
   }
   return h->grid_blocks;
@@ -176,7 +136,15 @@ static const char *barrier_check(const sb_point *p, const sb_device *d, char *bu
     snprintf(buf, len, "a bulk copy moves a multiple of 16 bytes; this family sweeps up to 64 KB: %lld", bytes);
     return buf;
   }
-  return sb_barrier_rule(p->variant->name, participants(p), p->axis[SB_AXIS_BLOCK], buf, len);
+  return sb_barrier_rule(p->variant, participants(p), p->axis[SB_AXIS_BLOCK], buf, len);
+}
+
+/* Checks a launch's output against what the point's kernels must report. */
+static long long barrier_check_point(const sb_point *p, const void *out, char *detail, size_t len) {
+  const unsigned f = p->variant->flags;
+  const long long block = p->axis[SB_AXIS_BLOCK], iters = p->axis[SB_AXIS_ITERS];
+  return sb_barrier_check_out(out, iters, sb_barrier_want(f, iters, block),
+                              sb_barrier_reporters(f, participants(p), block), detail, len);
 }
 
 static size_t barrier_in_bytes(const sb_point *p) {
@@ -196,8 +164,7 @@ static void barrier_make_input(const sb_point *p, void *host_in, uint64_t seed) 
 static int barrier_verify(const sb_point *p, const void *host_in, const void *host_out,
                           char *detail, size_t len) {
   (void)host_in;
-  long long reporters = sb_barrier_reporters(p->variant->name, participants(p), p->axis[SB_AXIS_BLOCK]);
-  return sb_barrier_check_out(host_out, p->axis[SB_AXIS_ITERS], reporters, detail, len) < 0 ? -1 : 0;
+  return barrier_check_point(p, host_out, detail, len) < 0 ? -1 : 0;
 }
 
 /* cycles_per_op: the MEDIAN over blocks of (block's loop cycles / iters),
@@ -211,9 +178,8 @@ static int barrier_verify(const sb_point *p, const void *host_in, const void *ho
 static int barrier_derive(const sb_point *p, const sb_device *d, const void *host_out, sb_row *row) {
   (void)d;
   long long iters = p->axis[SB_AXIS_ITERS];
-  long long reporters = sb_barrier_reporters(p->variant->name, participants(p), p->axis[SB_AXIS_BLOCK]);
-  long long blocks = sb_barrier_check_out(host_out, iters, reporters, row->detail, sizeof row->detail);
-  if (blocks < 0) return -1; /* the timed launch's tally failed */
+  long long blocks = barrier_check_point(p, host_out, row->detail, sizeof row->detail);
+  if (blocks < 0) return -1; /* the timed launch's count failed */
   double med, lo, hi;
   sb_barrier_cycles(host_out, blocks, iters, &med, &lo, &hi);
   row->cycles_per_op = med;
@@ -237,7 +203,7 @@ static int barrier_derive(const sb_point *p, const sb_device *d, const void *hos
 const sb_family sb_family_barrier = {
     .name = "barrier",
     .summary = "cycles per synchronization op, block-scope primitives and grid_sync, timed in-kernel",
-    .variants = &(const sb_variant_table){barrier_variants, sizeof barrier_variants / sizeof barrier_variants[0]},
+    .variants = &sb_barrier_variants,
     .default_axes = {[SB_AXIS_BLOCK] = "32..1024",
                      [SB_AXIS_PARTICIPANTS] = "all,warp,elected",
                      [SB_AXIS_CONTENTION] = "one_block_per_sm,full_occupancy",
@@ -252,7 +218,7 @@ const sb_family sb_family_barrier = {
 const sb_family sb_family_barrier_tma = {
     .name = "barrier_tma",
     .summary = "latency of one bulk copy (TMA) global->shared plus its mbarrier wait, by size",
-    .variants = &(const sb_variant_table){barrier_tma_variants, 1},
+    .variants = &sb_barrier_tma_variants,
     .default_axes = {[SB_AXIS_BLOCK] = "32",
                      [SB_AXIS_BUFFER_BYTES] = "16..64k",
                      [SB_AXIS_CONTENTION] = "one_block_per_sm,full_occupancy",
@@ -267,7 +233,7 @@ const sb_family sb_family_barrier_tma = {
 const sb_family sb_family_barrier_cluster = {
     .name = "barrier_cluster",
     .summary = "cycles per barrier.cluster arrive+wait, by cluster size",
-    .variants = &(const sb_variant_table){barrier_cluster_variants, 1},
+    .variants = &sb_barrier_cluster_variants,
     .default_axes = {[SB_AXIS_BLOCK] = "64,256,1024",
                      [SB_AXIS_CONTENTION] = "one_block_per_sm,full_occupancy",
                      [SB_AXIS_ITERS] = "4096",

@@ -1,53 +1,60 @@
 // Barrier families (barrier, barrier_tma, barrier_cluster): the price of one
 // synchronization operation, in SM clock cycles, timed inside the kernel.
+// Host side: bench/barrier.c; output layout: kernels/barrier_layout.h.
 //
-// Every variant runs the same loop, `iters` times, between two clock64()
-// reads of thread 0 (after a block-wide start barrier):
+// Every variant is a twin (kernels/launch.cuh, sb_twin_kernels):
 //
-//     slot[p & 1][me] = tag(p, me);           // proof: publish
-//     <the synchronization operation>
-//     ok += slot[p & 1][partner] == tag(p, partner);   // proof: check
+//   timed    (Validate = false): between two clock64() reads of thread 0,
+//            after a block-wide start barrier, each participating thread
+//            runs `iters` times the operation and nothing else:
+//                for (p = 0; p < iters; ++p) <the operation>;
+//            It reports how many operations it completed.
+//   validating (Validate = true): the same operation inside the proof that
+//            every phase completed, and every mbarrier spin under the
+//            deadlock watchdog:
+//                slot[p & 1][me] = tag(p, me);                       // publish
+//                <the operation>
+//                ok += slot[p & 1][partner] == tag(p, partner);      // check
 //
 // The partner is another participating thread (in another warp whenever
-// there is one), so a barrier that let a thread through early would show up
-// as a missing phase. The two slots alternate, so phase p+2 only overwrites
-// a slot after phase p+1's barrier, which every reader of phase p passed
-// after its read. Each op therefore includes one st.shared and one
-// ld.shared (cluster_barrier: one remote DSMEM load; grid_sync: thread 0's
-// global store and load; tma_roundtrip: two ld.shared of the copied data).
+// there is one), so a barrier that let a thread through early shows up as
+// an unproven phase. The two slots alternate, so phase p+2 overwrites a
+// slot only after phase p+1's barrier, which every reader of phase p passed
+// after its read. The runner validates a point with the validating kernel
+// and times the other; bench/barrier.c's derive checks the timed launch's
+// output too (every reporter completed `iters` operations, cycles > 0).
+//
+// The hand-off variants (syncthreads_handoff, ptx_mbarrier_handoff) time
+// the proof itself: publish, synchronize, read what the partner published,
+// the cost of a real producer -> consumer hand-off through the primitive.
+// smem_latency is a plain dependent pointer chase, checked once at the end.
 //
 // At the end every reporting thread folds its count into the block's
-// minimum (and counts itself); thread 0 stores the tally and the loop's
-// cycles (atomic minimum over launches) into kernels/barrier_layout.h's
-// layout. The host checks ok_min == iters and the reporter count against
-// its own count of participants.
+// minimum and maximum and counts itself; thread 0 stores them and the
+// loop's cycles (an atomic minimum over launches) into the layout.
 #include <cooperative_groups.h>
 #include <cuda/barrier>
 #include <cuda/ptx>
 #include <cuda_awbarrier_primitives.h>
 
 #include "barrier_layout.h"
-#include "common.cuh"
+#include "launch.cuh"
 #include "mbarrier.cuh"
 
 namespace cg = cooperative_groups;
 
-typedef struct barrier_args {
+struct BarrierParams {
   const uint32_t *in;  // barrier_tma: two source halves of `bytes` each
   unsigned char *out;  // barrier_layout.h
   int iters;
   int mode;            // SB_PART_*
   int bytes;           // barrier_tma: bytes per copy
-} barrier_args;
+};
 
 // The proof slots, two per thread (2 x blockDim.x words), live at the start
 // of dynamic shared memory, so small blocks are not held back from full
-// occupancy by a fixed 8 KB array.
+// occupancy by a fixed array (smem_latency keeps its chain there).
 extern __shared__ __align__(128) unsigned char barrier_dyn[];
-
-typedef struct barrier_smem {
-  unsigned ok_min, reporters;
-} barrier_smem;
 
 __device__ __forceinline__ uint32_t *barrier_slots(void) { return (uint32_t *)barrier_dyn; }
 
@@ -55,56 +62,62 @@ __device__ __forceinline__ uint32_t barrier_tag(int phase, int id) {
   return (uint32_t)phase * 2048u + (uint32_t)id + 1u;
 }
 
-__device__ __forceinline__ void proof_put(barrier_smem *s, int p) {
-  (void)s;
-  barrier_slots()[(p & 1) * blockDim.x + threadIdx.x] = barrier_tag(p, threadIdx.x);
-}
-
-__device__ __forceinline__ unsigned proof_get(const barrier_smem *s, int p, int partner) {
-  (void)s;
-  return barrier_slots()[(p & 1) * blockDim.x + partner] == barrier_tag(p, partner);
-}
+struct BarrierTally {
+  unsigned ok_min, ok_max, reporters;
+};
 
 // Who takes part (SB_PART_*): on, the partner whose slot this thread checks,
-// and how many threads arrive per phase.
+// how many threads arrive per phase, and who reports a count.
 //   all      every thread; partner 32 threads on (next warp), or lane+1
 //   warp     warp 0 only; partner lane+1
 //   elected  lane 0 of each warp; partner lane 0 of the next warp
-__device__ __forceinline__ void barrier_role(int mode, int *on, int *partner,
-                                             unsigned *count) {
+struct BarrierRole {
+  int on;          // runs the loop
+  int stay;        // arrive_and_drop: 0 for the threads that drop out instead
+  int report;      // folds its count into the block's tally
+  int partner;
+  unsigned count;  // arrivals per phase
+};
+
+__device__ __forceinline__ BarrierRole barrier_role(int mode) {
   const int t = threadIdx.x, n = blockDim.x, warps = n >> 5;
+  BarrierRole r;
+  r.stay = 1;
   if (mode == SB_PART_ALL) {
-    *on = 1;
-    *count = n;
-    *partner = (t + (n > 32 ? 32 : 1)) % n;
+    r.on = 1;
+    r.count = n;
+    r.partner = (t + (n > 32 ? 32 : 1)) % n;
   } else if (mode == SB_PART_WARP) {
-    *on = t < 32;
-    *count = 32;
-    *partner = (t + 1) & 31;
+    r.on = t < 32;
+    r.count = 32;
+    r.partner = (t + 1) & 31;
   } else {
-    *on = (t & 31) == 0;
-    *count = warps;
-    *partner = (((t >> 5) + 1) % warps) * 32;
+    r.on = (t & 31) == 0;
+    r.count = warps;
+    r.partner = (((t >> 5) + 1) % warps) * 32;
   }
+  r.report = r.on;
+  return r;
 }
 
-// Block-wide start line; returns thread 0's start time.
-__device__ __forceinline__ long long barrier_start(barrier_smem *s) {
+// Block-wide start line; returns this thread's start time (thread 0's is
+// the one recorded).
+__device__ __forceinline__ long long barrier_start(BarrierTally *s) {
   if (threadIdx.x == 0) {
     s->ok_min = 0xffffffffu;
+    s->ok_max = 0;
     s->reporters = 0;
   }
   __syncthreads();  // also publishes barrier objects initialized before it
   return clock64();
 }
 
-// Thread 0 reads the clock first (it always takes part, so its t1 ends the
-// loop); then the tally is folded and stored.
-__device__ __forceinline__ void barrier_finish(barrier_smem *s, int reporter, unsigned ok,
-                                               long long t0, const barrier_args &a) {
-  const long long t1 = clock64();
+// After the loop's end clock: the tally is folded and thread 0 stores it.
+__device__ __forceinline__ void barrier_finish(BarrierTally *s, int reporter, unsigned ok,
+                                               long long cycles, const BarrierParams &a) {
   if (reporter) {
     atomicMin(&s->ok_min, ok);
+    atomicMax(&s->ok_max, ok);
     atomicAdd(&s->reporters, 1u);
   }
   __syncwarp();  // lanes that sat out the loop wait for those in it
@@ -112,9 +125,11 @@ __device__ __forceinline__ void barrier_finish(barrier_smem *s, int reporter, un
   if (threadIdx.x == 0) {
     sb_barrier_head *head = (sb_barrier_head *)a.out;
     sb_barrier_rec *rec = (sb_barrier_rec *)(head + 1) + blockIdx.x;
-    atomicMin(&rec->cycles, (unsigned long long)(t1 - t0));
+    atomicMin(&rec->cycles, (unsigned long long)cycles);
     rec->ok_min = s->ok_min;
+    rec->ok_max = s->ok_max;
     rec->reporters = s->reporters;
+    rec->pad = 0;
     if (blockIdx.x == 0) {
       head->grid_blocks = gridDim.x;
       head->iters = (uint32_t)a.iters;
@@ -124,15 +139,105 @@ __device__ __forceinline__ void barrier_finish(barrier_smem *s, int reporter, un
   }
 }
 
+// The slot proof of one thread, its addresses computed once: my slot and
+// the partner's in the even phases' half, the current half's offset
+// (toggled), and this phase's tags (barrier_tag(p, id), advanced by next()).
+// The hand-off rows time it, so a phase costs the store, the load, the
+// compare and a few independent adds, as a hand-coded double buffer would.
+struct BarrierSlotProof {
+  uint32_t *mine, *theirs;
+  unsigned half, off;
+  uint32_t my_tag, their_tag;
+  __device__ explicit BarrierSlotProof(int partner)
+      : mine(barrier_slots() + threadIdx.x),
+        theirs(barrier_slots() + partner),
+        half(blockDim.x),
+        off(0),
+        my_tag(barrier_tag(0, threadIdx.x)),
+        their_tag(barrier_tag(0, partner)) {}
+  __device__ void publish() const { mine[off] = my_tag; }
+  __device__ unsigned proven() const { return theirs[off] == their_tag; }
+  __device__ void next() {
+    off ^= half;  // phase p uses half p & 1
+    my_tag += barrier_tag(1, 0) - barrier_tag(0, 0);
+    their_tag += barrier_tag(1, 0) - barrier_tag(0, 0);
+  }
+};
+
+// The loop of one participating thread; returns the count it reports.
+// Timed: the operation back to back, unrolled 4x (the loop counter costs
+// an IADD, ISETP and BRA per 4 operations). Validating, and the hand-off
+// variants' timed loop: the proof around each operation.
+template <bool Validate, bool Handoff, class Op>
+__device__ __forceinline__ unsigned barrier_phases(int iters, const BarrierRole &r, Op &op) {
+  if constexpr (Validate || Handoff) {
+    BarrierSlotProof proof(r.partner);
+    unsigned ok = 0;
+    for (int p = 0; p < iters; ++p) {
+      op.publish(proof, p);
+      op.template sync<Validate>();
+      ok += op.proven(proof, p);
+      proof.next();
+    }
+    return ok;
+  } else {
+    int p = 0;
+#pragma unroll 4
+    for (; p < iters; ++p) op.template sync<false>();
+    return (unsigned)p;
+  }
+}
+
+// The body every variant shares. V: the variant (a struct below): role(),
+// make() (before the start line: thread 0 initializes the barrier object),
+// sync<Validate>() (one operation), publish/proven (the proof; by default
+// BarrierSlotProof's), result() (the count it reports) and the optional
+// hooks before_start/after_finish/leave.
+template <class V, bool Validate>
+__global__ void __launch_bounds__(SB_BARRIER_MAX_THREADS) barrier_kernel(const BarrierParams a) {
+  __shared__ BarrierTally s;
+  const BarrierRole r = V::role(a.mode);
+  auto op = V::make(a, r);
+  op.before_start();
+  const long long t0 = barrier_start(&s);
+  unsigned ok = 0;
+  if (r.on) {
+    if (!V::drops || r.stay)
+      ok = barrier_phases<Validate, V::handoff>(a.iters, r, op);
+    else
+      op.leave();
+  }
+  const long long cycles = clock64() - t0;  // thread 0 always takes part: its loop's end
+  barrier_finish(&s, r.report, op.result(ok), cycles, a);
+  op.after_finish();
+}
+
+// Defaults of the variant structs: the shared-memory slot proof, no hooks.
+struct BarrierBase {
+  static constexpr bool handoff = false;  // true: the timed loop carries the proof too
+  static constexpr bool drops = false;    // true: some participants leave after one arrival
+  static constexpr bool twin = true;      // false: one kernel validates and is timed
+  __host__ static size_t smem(const long long *axis) {
+    return (size_t)axis[SB_AXIS_BLOCK] * 2 * sizeof(uint32_t);  // the proof slots
+  }
+  __device__ static BarrierRole role(int mode) { return barrier_role(mode); }
+  __device__ void publish(const BarrierSlotProof &proof, int) const { proof.publish(); }
+  __device__ unsigned proven(const BarrierSlotProof &proof, int) const { return proof.proven(); }
+  __device__ void before_start() const {}
+  __device__ void after_finish() const {}
+  __device__ void leave() const {}
+  __device__ unsigned result(unsigned ok) const { return ok; }
+};
+
 // mbarrier.test_wait.parity: a pure, non-suspending probe (sm_80+), polled.
-__device__ __forceinline__ bool barrier_test_wait_parity(uint64_t *bar, uint32_t parity) {
+__device__ __forceinline__ bool barrier_test_wait_parity(uint32_t bar, uint32_t parity) {
   uint32_t done;
   asm volatile(
       "{\n\t.reg .pred p;\n\t"
       "mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
       "selp.u32 %0, 1, 0, p;\n\t}"
       : "=r"(done)
-      : "r"(sb_smem_addr(bar)), "r"(parity)
+      : "r"(bar), "r"(parity)
       : "memory");
   return done != 0;
 }
@@ -140,476 +245,531 @@ __device__ __forceinline__ bool barrier_test_wait_parity(uint64_t *bar, uint32_t
 // Keeps a value alive without using it (an arrive's returned state).
 __device__ __forceinline__ void barrier_sink(uint64_t v) { asm volatile("" ::"l"(v)); }
 
-#define BARRIER_PROLOGUE                     \
-  __shared__ barrier_smem s;                 \
-  int on, partner;                           \
-  unsigned count, ok = 0;                    \
-  barrier_role(a.mode, &on, &partner, &count); \
-  (void)count
-
-// The timed loop of the variants where only some threads may take part:
-// the arguments are the synchronization operation of one phase (a braced
-// block; it may flip `parity`).
-#define BARRIER_TIMED_LOOP(...)                \
-  const long long t0 = barrier_start(&s);      \
-  if (on)                                      \
-    for (int p = 0; p < a.iters; ++p) {        \
-      proof_put(&s, p);                        \
-      __VA_ARGS__;                             \
-      ok += proof_get(&s, p, partner);         \
-    }                                          \
-  barrier_finish(&s, on, ok, t0, a)
-
-// ---- family `barrier`: block-scope primitives (and grid_sync) ----
-
-__global__ void sb_barrier_syncthreads_kernel(barrier_args a) {
-  BARRIER_PROLOGUE;  // mode is `all` (check hook)
-  const long long t0 = barrier_start(&s);
-  for (int p = 0; p < a.iters; ++p) {
-    proof_put(&s, p);
-    __syncthreads();
-    ok += proof_get(&s, p, partner);
-  }
-  barrier_finish(&s, on, ok, t0, a);
+// The price list's wait for expect_tx_zero and tma_roundtrip: a
+// try_wait.parity loop without a suspend hint (test_wait on sm_80), the same
+// instruction and loop as the cuda::ptx spelling (ptx_mbarrier_parity), so
+// that the rows differ only in what they price. The watchdog bounds it in
+// the validating kernel only.
+template <bool Validate>
+__device__ __forceinline__ void barrier_spin_wait(uint32_t bar, uint32_t parity) {
+  unsigned long long wd_t0 = 0;
+  while (!sb_mbar_probe(bar, parity)) sb_wd_poll_failed<Validate>(&wd_t0, bar, parity);
 }
 
-__global__ void sb_barrier_syncwarp_kernel(barrier_args a) {
-  BARRIER_PROLOGUE;
-  const int t = threadIdx.x;
-  partner = (t & ~31) | ((t + 1) & 31);  // a lane of the same warp
-  BARRIER_TIMED_LOOP({  // all: every warp on its own; warp: warp 0
-    __syncwarp();
-  });
-}
-
-__global__ void sb_barrier_named_barrier_kernel(barrier_args a) {
-  BARRIER_PROLOGUE;
-  const int t = threadIdx.x, n = blockDim.x;
-  int id = 1;
-  if (a.mode == SB_PART_ALL) {  // two halves, each on its own barrier id
-    const int half = n / 2, base = t >= half ? half : 0;
-    id = 1 + (t >= half);
-    count = half;
-    partner = base + (t - base + (half > 32 ? 32 : 1)) % half;
-  }
-  BARRIER_TIMED_LOOP({
-    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
-  });
-}
-
-__global__ void sb_barrier_cg_block_sync_kernel(barrier_args a) {
-  BARRIER_PROLOGUE;  // mode is `all`
-  cg::thread_block block = cg::this_thread_block();
-  const long long t0 = barrier_start(&s);
-  for (int p = 0; p < a.iters; ++p) {
-    proof_put(&s, p);
-    block.sync();
-    ok += proof_get(&s, p, partner);
-  }
-  barrier_finish(&s, on, ok, t0, a);
-}
+// Variants with no per-thread state.
+template <class Self>
+struct BarrierStateless : BarrierBase {
+  __device__ static Self make(const BarrierParams &, const BarrierRole &) { return {}; }
+};
 
 #pragma nv_diag_suppress static_var_with_dynamic_init
 
 typedef cuda::barrier<cuda::thread_scope_block> block_barrier;
 
-__global__ void sb_barrier_cuda_barrier_arrive_wait_kernel(barrier_args a) {
-  BARRIER_PROLOGUE;
+// The participants' cuda::barrier<thread_scope_block>, made by thread 0.
+__device__ __forceinline__ block_barrier *barrier_block_barrier(unsigned count) {
   __shared__ block_barrier bar;
   if (threadIdx.x == 0) init(&bar, count);
-  BARRIER_TIMED_LOOP({
-    block_barrier::arrival_token tok = bar.arrive();
-    bar.wait(cuda::std::move(tok));
-  });
+  return &bar;
 }
 
-__global__ void sb_barrier_cuda_barrier_arrive_and_wait_kernel(barrier_args a) {
-  BARRIER_PROLOGUE;
-  __shared__ block_barrier bar;
-  if (threadIdx.x == 0) init(&bar, count);
-  BARRIER_TIMED_LOOP({
-    bar.arrive_and_wait();
-  });
-}
+template <class Self>
+struct BarrierOnBlockBarrier : BarrierBase {
+  block_barrier *bar;
+  __device__ static Self make(const BarrierParams &, const BarrierRole &r) {
+    Self op{};
+    op.bar = barrier_block_barrier(r.count);
+    return op;
+  }
+};
+
+// The participants' mbarrier (inline PTX helpers), made by thread 0, and
+// the phase parity each thread tracks.
+template <class Self>
+struct BarrierOnMbarrier : BarrierBase {
+  uint32_t bar, parity;
+  __device__ static Self make(const BarrierParams &, const BarrierRole &r) {
+    __shared__ uint64_t bar;
+    if (threadIdx.x == 0) sb_mbar_init(&bar, r.count);
+    Self op{};
+    op.bar = sb_mbar_addr(&bar);
+    op.parity = 0;
+    return op;
+  }
+};
+
+// ---- family `barrier`: block-scope primitives (and grid_sync) ----
+
+struct barrier_op_syncthreads : BarrierStateless<barrier_op_syncthreads> {
+  __device__ static BarrierRole role(int) { return barrier_role(SB_PART_ALL); }  // check hook
+  template <bool Validate>
+  __device__ void sync() const {
+    __syncthreads();
+  }
+};
+// publish; __syncthreads; read the partner's slot: timed with the proof.
+// The proof is the measurement and there is no spin to bound: one kernel.
+struct barrier_op_syncthreads_handoff : barrier_op_syncthreads {
+  static constexpr bool handoff = true;
+  static constexpr bool twin = false;
+};
+
+struct barrier_op_syncwarp : BarrierStateless<barrier_op_syncwarp> {
+  __device__ static BarrierRole role(int mode) {  // all: every warp on its own; warp: warp 0
+    BarrierRole r = barrier_role(mode);
+    const int t = threadIdx.x;
+    r.partner = (t & ~31) | ((t + 1) & 31);  // a lane of the same warp
+    return r;
+  }
+  template <bool Validate>
+  __device__ void sync() const {
+    __syncwarp();
+  }
+};
+
+// all: two half-blocks, each on its own barrier id; warp: warp 0 on id 1.
+struct barrier_op_named_barrier : BarrierBase {
+  int id;
+  unsigned count;
+  __device__ static BarrierRole role(int mode) {
+    BarrierRole r = barrier_role(mode);
+    if (mode == SB_PART_ALL) {
+      const int t = threadIdx.x, half = blockDim.x / 2, base = t >= half ? half : 0;
+      r.count = half;
+      r.partner = base + (t - base + (half > 32 ? 32 : 1)) % half;
+    }
+    return r;
+  }
+  __device__ static barrier_op_named_barrier make(const BarrierParams &a, const BarrierRole &r) {
+    const int id = a.mode == SB_PART_ALL && threadIdx.x >= blockDim.x / 2 ? 2 : 1;
+    return {{}, id, r.count};
+  }
+  template <bool Validate>
+  __device__ void sync() const {
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
+  }
+};
+
+struct barrier_op_cg_block_sync : BarrierStateless<barrier_op_cg_block_sync> {
+  __device__ static BarrierRole role(int) { return barrier_role(SB_PART_ALL); }
+  template <bool Validate>
+  __device__ void sync() const {
+    cg::this_thread_block().sync();
+  }
+};
+
+struct barrier_op_cuda_barrier_arrive_wait
+    : BarrierOnBlockBarrier<barrier_op_cuda_barrier_arrive_wait> {
+  template <bool Validate>
+  __device__ void sync() const {
+    block_barrier::arrival_token tok = bar->arrive();
+    bar->wait(cuda::std::move(tok));
+  }
+};
+
+struct barrier_op_cuda_barrier_arrive_and_wait
+    : BarrierOnBlockBarrier<barrier_op_cuda_barrier_arrive_and_wait> {
+  template <bool Validate>
+  __device__ void sync() const {
+    bar->arrive_and_wait();
+  }
+};
 
 // cuda::ptx spelling: mbarrier.arrive, then a try_wait.parity loop (sm_90;
 // try_wait does not exist before sm_90, so sm_80 polls test_wait.parity).
 // Like the other spelling variants, its wait loop is the thing measured, so
-// it does not go through sb_mbar_wait_parity(). Its validating launch
-// (Bounded) adds a watchdog check after each failed poll; the timed one is
-// the loop as written (the twin launcher below).
-template <bool Bounded>
-__global__ void sb_barrier_ptx_mbarrier_parity_kernel(barrier_args a) {
-  BARRIER_PROLOGUE;
-  __shared__ uint64_t bar;
-  if (threadIdx.x == 0) cuda::ptx::mbarrier_init(&bar, count);
-  uint32_t parity = 0;
-  // Preprocessor branches cannot sit in a macro argument: the loop is
-  // spelled out (the same as BARRIER_TIMED_LOOP).
-  const long long t0 = barrier_start(&s);
-  if (on)
-    for (int p = 0; p < a.iters; ++p) {
-      proof_put(&s, p);
-      barrier_sink(cuda::ptx::mbarrier_arrive(&bar));
-      unsigned long long wd_t0 = 0;
+// it does not go through sb_mbar_wait_parity(); the validating kernel adds
+// a watchdog check after each failed poll.
+struct barrier_op_ptx_mbarrier_parity : BarrierBase {
+  uint64_t *bar;
+  uint32_t parity;
+  __device__ static barrier_op_ptx_mbarrier_parity make(const BarrierParams &,
+                                                        const BarrierRole &r) {
+    __shared__ uint64_t bar;
+    if (threadIdx.x == 0) cuda::ptx::mbarrier_init(&bar, r.count);
+    return {{}, &bar, 0u};
+  }
+  template <bool Validate>
+  __device__ void sync() {
+    barrier_sink(cuda::ptx::mbarrier_arrive(bar));
+    unsigned long long wd_t0 = 0;
 #if __CUDA_ARCH__ >= 900
-      while (!cuda::ptx::mbarrier_try_wait_parity(&bar, parity))
-        sb_wd_poll_failed<Bounded>(&wd_t0, sb_smem_addr(&bar), parity);
+    while (!cuda::ptx::mbarrier_try_wait_parity(bar, parity))
+      sb_wd_poll_failed<Validate>(&wd_t0, sb_smem_addr(bar), parity);
 #else
-      while (!cuda::ptx::mbarrier_test_wait_parity(&bar, parity))
-        sb_wd_poll_failed<Bounded>(&wd_t0, sb_smem_addr(&bar), parity);
+    while (!cuda::ptx::mbarrier_test_wait_parity(bar, parity))
+      sb_wd_poll_failed<Validate>(&wd_t0, sb_smem_addr(bar), parity);
 #endif
-      parity ^= 1;
-      ok += proof_get(&s, p, partner);
-    }
-  barrier_finish(&s, on, ok, t0, a);
-}
+    parity ^= 1;
+  }
+};
+
+// publish; arrive + try_wait.parity; read the partner's slot: timed with
+// the proof (the mbarrier counterpart of syncthreads_handoff).
+struct barrier_op_ptx_mbarrier_handoff : barrier_op_ptx_mbarrier_parity {
+  static constexpr bool handoff = true;
+};
 
 // cuda_awbarrier_primitives.h spelling: token arrive, token try_wait (sm_90;
 // __mbarrier_try_wait aborts before sm_90, so sm_80 polls __mbarrier_test_wait).
 #define BARRIER_TRY_WAIT_HINT_NS 1000u  // suspend-time hint; a completed phase wakes it
-template <bool Bounded>
-__global__ void sb_barrier_primitives_mbarrier_kernel(barrier_args a) {
-  BARRIER_PROLOGUE;
-  __shared__ __mbarrier_t bar;
-  if (threadIdx.x == 0) __mbarrier_init(&bar, count);
-  const long long t0 = barrier_start(&s);  // spelled out: see ptx_mbarrier_parity
-  if (on)
-    for (int p = 0; p < a.iters; ++p) {
-      proof_put(&s, p);
-      __mbarrier_token_t tok = __mbarrier_arrive(&bar);
-      unsigned long long wd_t0 = 0;
+struct barrier_op_primitives_mbarrier : BarrierBase {
+  __mbarrier_t *bar;
+  uint32_t parity;  // only names the phase in a watchdog report
+  __device__ static barrier_op_primitives_mbarrier make(const BarrierParams &,
+                                                        const BarrierRole &r) {
+    __shared__ __mbarrier_t bar;
+    if (threadIdx.x == 0) __mbarrier_init(&bar, r.count);
+    return {{}, &bar, 0u};
+  }
+  template <bool Validate>
+  __device__ void sync() {
+    __mbarrier_token_t tok = __mbarrier_arrive(bar);
+    unsigned long long wd_t0 = 0;
 #if __CUDA_ARCH__ >= 900
-      while (!__mbarrier_try_wait(&bar, tok, BARRIER_TRY_WAIT_HINT_NS))
-        sb_wd_poll_failed<Bounded>(&wd_t0, sb_smem_addr(&bar), p & 1);
+    while (!__mbarrier_try_wait(bar, tok, BARRIER_TRY_WAIT_HINT_NS))
+      sb_wd_poll_failed<Validate>(&wd_t0, sb_smem_addr(bar), parity);
 #else
-      while (!__mbarrier_test_wait(&bar, tok))
-        sb_wd_poll_failed<Bounded>(&wd_t0, sb_smem_addr(&bar), p & 1);
+    while (!__mbarrier_test_wait(bar, tok)) sb_wd_poll_failed<Validate>(&wd_t0, sb_smem_addr(bar), parity);
 #endif
-      ok += proof_get(&s, p, partner);
-    }
-  barrier_finish(&s, on, ok, t0, a);
-}
+    parity ^= 1;
+  }
+};
 
 // Inline PTX arrive, then a pure polling loop on test_wait.parity (never
 // suspends), on every architecture.
-template <bool Bounded>
-__global__ void sb_barrier_mbarrier_test_wait_poll_kernel(barrier_args a) {
-  BARRIER_PROLOGUE;
-  __shared__ uint64_t bar;
-  if (threadIdx.x == 0) sb_mbar_init(&bar, count);
-  const uint32_t bar_a = sb_mbar_addr(&bar);
-  uint32_t parity = 0;
-  BARRIER_TIMED_LOOP({
-    sb_mbar_arrive(bar_a);
+struct barrier_op_mbarrier_test_wait_poll
+    : BarrierOnMbarrier<barrier_op_mbarrier_test_wait_poll> {
+  template <bool Validate>
+  __device__ void sync() {
+    sb_mbar_arrive(bar);
     unsigned long long wd_t0 = 0;
-    while (!barrier_test_wait_parity(&bar, parity)) sb_wd_poll_failed<Bounded>(&wd_t0, bar_a, parity);
+    while (!barrier_test_wait_parity(bar, parity)) sb_wd_poll_failed<Validate>(&wd_t0, bar, parity);
     parity ^= 1;
-  });
-}
+  }
+};
+
+// mbarrier.arrive.expect_tx with a transaction count of 0: the arrive that
+// TMA consumers use, with no copy behind it (sm_90).
+struct barrier_op_expect_tx_zero : BarrierOnMbarrier<barrier_op_expect_tx_zero> {
+  template <bool Validate>
+  __device__ void sync() {
+    sb_mbar_arrive_expect_tx(bar, 0);
+    barrier_spin_wait<Validate>(bar, parity);
+    parity ^= 1;
+  }
+};
 
 // Half of the participants arrive_and_drop() in phase 0 and leave the loop;
 // the other half (thread 0 among them) run the loop with arrive_and_wait().
 // What the drop costs the stayers: compare with cuda_barrier_arrive_and_wait
 // at half the participants.
-__global__ void sb_barrier_arrive_and_drop_kernel(barrier_args a) {
-  BARRIER_PROLOGUE;
-  __shared__ block_barrier bar;
-  const int t = threadIdx.x, n = blockDim.x, warp = t >> 5, warps = n >> 5;
-  int stay;
-  if (a.mode == SB_PART_ALL) {
-    const int half = n / 2;
-    stay = t < half;
-    partner = (t + (half > 32 ? 32 : 1)) % half;
-  } else if (a.mode == SB_PART_WARP) {
-    stay = t < 16;
-    partner = (t + 1) % 16;
-  } else {
-    stay = warp < warps / 2;
-    partner = ((warp + 1) % (warps / 2)) * 32;
-  }
-  if (t == 0) init(&bar, count);
-  const long long t0 = barrier_start(&s);
-  if (on && !stay) {
-    (void)bar.arrive_and_drop();  // counts for phase 0, then no longer expected
-  } else if (on) {
-    for (int p = 0; p < a.iters; ++p) {
-      proof_put(&s, p);
-      bar.arrive_and_wait();
-      ok += proof_get(&s, p, partner);
+struct barrier_op_arrive_and_drop : BarrierOnBlockBarrier<barrier_op_arrive_and_drop> {
+  static constexpr bool drops = true;
+  __device__ static BarrierRole role(int mode) {
+    BarrierRole r = barrier_role(mode);
+    const int t = threadIdx.x, n = blockDim.x, warp = t >> 5, warps = n >> 5;
+    if (mode == SB_PART_ALL) {
+      const int half = n / 2;
+      r.stay = t < half;
+      r.partner = (t + (half > 32 ? 32 : 1)) % half;
+    } else if (mode == SB_PART_WARP) {
+      r.stay = t < 16;
+      r.partner = (t + 1) % 16;
+    } else {
+      r.stay = warp < warps / 2;
+      r.partner = ((warp + 1) % (warps / 2)) * 32;
     }
+    r.report = r.on && r.stay;
+    return r;
   }
-  barrier_finish(&s, on && stay, ok, t0, a);
-}
+  template <bool Validate>
+  __device__ void sync() const {
+    bar->arrive_and_wait();
+  }
+  __device__ void leave() const { (void)bar->arrive_and_drop(); }  // counts for phase 0 only
+};
 
 // A completion function runs once per phase (by the last arriver, before
-// anyone is released): it counts phases, and every waiter checks the count.
+// anyone is released): it counts phases, and every validating waiter
+// checks the count.
 struct barrier_phase_counter {
   unsigned *phases;
   __device__ void operator()() noexcept { *phases += 1; }
 };
 typedef cuda::barrier<cuda::thread_scope_block, barrier_phase_counter> counting_barrier;
 
-__global__ void sb_barrier_completion_function_kernel(barrier_args a) {
-  BARRIER_PROLOGUE;
-  __shared__ counting_barrier bar;
-  __shared__ unsigned phases;
-  if (threadIdx.x == 0) {
-    phases = 0;
-    init(&bar, count, barrier_phase_counter{&phases});
-  }
-  const long long t0 = barrier_start(&s);
-  if (on)
-    for (int p = 0; p < a.iters; ++p) {
-      proof_put(&s, p);
-      bar.arrive_and_wait();
-      ok += proof_get(&s, p, partner) & (phases == (unsigned)p + 1u);
+struct barrier_op_completion_function : BarrierBase {
+  counting_barrier *bar;
+  const unsigned *phases;
+  __device__ static barrier_op_completion_function make(const BarrierParams &,
+                                                        const BarrierRole &r) {
+    __shared__ counting_barrier bar;
+    __shared__ unsigned phases;
+    if (threadIdx.x == 0) {
+      phases = 0;
+      init(&bar, r.count, barrier_phase_counter{&phases});
     }
-  barrier_finish(&s, on, ok, t0, a);
-}
-
-// The price list's wait for the variants below: a try_wait.parity loop
-// without a suspend hint (test_wait on sm_80), the same instruction and
-// loop as the cuda::ptx spelling (ptx_mbarrier_parity), so that the rows
-// differ only in what they price. The watchdog bounds it in the validating
-// launch only (Bounded); the timed launch is the bare loop.
-template <bool Bounded>
-__device__ __forceinline__ void barrier_spin_wait(uint32_t bar, uint32_t parity) {
-  unsigned long long wd_t0 = 0;
-  while (!sb_mbar_probe(bar, parity)) sb_wd_poll_failed<Bounded>(&wd_t0, bar, parity);
-}
-
-// mbarrier.arrive.expect_tx with a transaction count of 0: the arrive that
-// TMA consumers use, with no copy behind it (sm_90).
-template <bool Bounded>
-__global__ void sb_barrier_expect_tx_zero_kernel(barrier_args a) {
-  BARRIER_PROLOGUE;
-  __shared__ uint64_t bar;
-  if (threadIdx.x == 0) sb_mbar_init(&bar, count);
-  const uint32_t bar_a = sb_mbar_addr(&bar);
-  uint32_t parity = 0;
-  BARRIER_TIMED_LOOP({
-    sb_mbar_arrive_expect_tx(bar_a, 0);
-    barrier_spin_wait<Bounded>(bar_a, parity);
-    parity ^= 1;
-  });
-}
+    return {{}, &bar, &phases};
+  }
+  template <bool Validate>
+  __device__ void sync() const {
+    bar->arrive_and_wait();
+  }
+  __device__ unsigned proven(const BarrierSlotProof &proof, int p) const {
+    return proof.proven() & (*phases == (unsigned)p + 1u);
+  }
+};
 
 // Shared-memory load latency: no synchronization at all. The calibration
-// row for the published microbenchmark figures (pointer chases), and a
-// yardstick for the other rows, whose proof adds a st.shared and an
-// ld.shared to each op (not a dependent chain like this one). Each
-// participating thread follows a dependent chain of ld.shared through the
-// proof slots, each slot holding the shared-window address of the next
-// (slot i -> slot (i + 33) mod 2 x blockDim: a warp's 32 lanes hit 32
-// consecutive words, no bank conflict), so a hop is one LDS and nothing
-// else on the dependent path. Every hop is checked against the address the
-// thread computes itself; that ALU work hides under the load.
-__global__ void sb_barrier_smem_latency_kernel(barrier_args a) {
-  BARRIER_PROLOGUE;
-  (void)partner;
-  uint32_t *slot = barrier_slots();
-  const uint32_t n = 2u * blockDim.x, base = sb_smem_addr(slot);
-  for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) slot[i] = base + 4u * ((i + 33u) % n);
-  const long long t0 = barrier_start(&s);  // its __syncthreads publishes the chain
-  if (on) {
-    uint32_t addr = base + 4u * threadIdx.x, want = threadIdx.x;
-    for (int p = 0; p < a.iters; ++p) {
-      asm volatile("ld.shared.u32 %0, [%0];" : "+r"(addr)::"memory");
-      want += 33u;
-      if (want >= n) want -= n;
-      ok += addr == base + 4u * want;
-    }
+// row for the published microbenchmark figures (pointer chases): each
+// participating thread follows a dependent chain of ld.shared through
+// SB_BARRIER_CHASE_SLOTS(block) words, each holding the shared-window
+// address of the next (slot i -> slot i+1, wrapping: a warp's 32 lanes hit
+// 32 consecutive words mod a multiple of 32, so no bank conflict), one LDS
+// per hop and nothing else. The chain's length has an odd factor, so after
+// `iters` hops (a power of two in the sweeps) a thread is not back where it
+// started: each thread reports how far it went, (end - start) mod length,
+// once, after the clock stops, and the host compares that with
+// iters mod length. No proof slots, so one kernel validates and is timed.
+struct barrier_op_smem_latency : BarrierBase {
+  static constexpr bool twin = false;
+  uint32_t base, n, addr;
+  __host__ static size_t smem(const long long *axis) {
+    return (size_t)SB_BARRIER_CHASE_SLOTS(axis[SB_AXIS_BLOCK]) * sizeof(uint32_t);
   }
-  barrier_finish(&s, on, ok, t0, a);
-}
+  __device__ static barrier_op_smem_latency make(const BarrierParams &, const BarrierRole &) {
+    uint32_t *slot = barrier_slots();
+    const uint32_t n = SB_BARRIER_CHASE_SLOTS(blockDim.x), base = sb_smem_addr(slot);
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
+      slot[i] = base + 4u * (i + 1u == n ? 0u : i + 1u);
+    return {{}, base, n, base + 4u * threadIdx.x};  // the start line's __syncthreads publishes it
+  }
+  template <bool Validate>
+  __device__ void sync() {
+    asm volatile("ld.shared.u32 %0, [%0];" : "+r"(addr)::"memory");
+  }
+  // Both kernels are the bare chase: no per-hop proof.
+  __device__ void publish(const BarrierSlotProof &, int) const {}
+  __device__ unsigned proven(const BarrierSlotProof &, int) const { return 1; }
+  __device__ unsigned result(unsigned) const {
+    return ((addr - base) / 4u + n - threadIdx.x) % n;  // hops mod the chain's length
+  }
+};
 
-// Cooperative-groups grid barrier over a cooperative launch. Thread 0 of each
-// block proves it: publishes a tag in global memory, grid.sync(), reads the
-// next block's tag (volatile: L1 is not coherent across SMs).
-__global__ void sb_barrier_grid_sync_kernel(barrier_args a) {
-  BARRIER_PROLOGUE;
-  cg::grid_group grid = cg::this_grid();
-  const unsigned b = blockIdx.x, g = gridDim.x, next = (b + 1) % g;
-  volatile uint32_t *x = (volatile uint32_t *)(a.out + sizeof(sb_barrier_head) +
-                                               SB_BARRIER_MAX_BLOCKS * sizeof(sb_barrier_rec));
-  const int reporter = threadIdx.x == 0;
-  grid.sync();  // every block is resident and past its start
-  const long long t0 = barrier_start(&s);
-  for (int p = 0; p < a.iters; ++p) {
-    if (reporter) x[(p & 1) * SB_BARRIER_MAX_BLOCKS + b] = barrier_tag(p, (int)b);
-    grid.sync();
-    if (reporter) ok += x[(p & 1) * SB_BARRIER_MAX_BLOCKS + next] == barrier_tag(p, (int)next);
+// Cooperative-groups grid barrier over a cooperative launch. Every thread
+// takes part; thread 0 of each block proves it: publishes a tag in global
+// memory, grid.sync(), reads the next block's tag (volatile: L1 is not
+// coherent across SMs).
+struct barrier_op_grid_sync : BarrierBase {
+  volatile uint32_t *x;
+  __host__ static size_t smem(const long long *) { return 0; }  // proof slots in global memory
+  __device__ static BarrierRole role(int) {
+    BarrierRole r = barrier_role(SB_PART_ALL);
+    r.report = threadIdx.x == 0;
+    return r;
   }
-  barrier_finish(&s, reporter, ok, t0, a);
-}
+  __device__ static barrier_op_grid_sync make(const BarrierParams &a, const BarrierRole &) {
+    return {{}, (volatile uint32_t *)(a.out + sizeof(sb_barrier_head) +
+                                      SB_BARRIER_MAX_BLOCKS * sizeof(sb_barrier_rec))};
+  }
+  __device__ void before_start() const { cg::this_grid().sync(); }  // every block resident
+  template <bool Validate>
+  __device__ void sync() const {
+    cg::this_grid().sync();
+  }
+  __device__ void publish(const BarrierSlotProof &, int p) const {
+    if (threadIdx.x == 0) x[(p & 1) * SB_BARRIER_MAX_BLOCKS + blockIdx.x] = barrier_tag(p, blockIdx.x);
+  }
+  __device__ unsigned proven(const BarrierSlotProof &, int p) const {
+    const unsigned next = (blockIdx.x + 1) % gridDim.x;
+    return threadIdx.x != 0 || x[(p & 1) * SB_BARRIER_MAX_BLOCKS + next] == barrier_tag(p, next);
+  }
+};
 
 // ---- family `barrier_tma`: one thread, one bulk copy, one wait ----
 
 // Thread 0 copies `bytes` from alternating source halves into shared memory
 // with cp.async.bulk, completing on an mbarrier (expect_tx == bytes, one
-// arrival), waits, and checks the first and last word against the half it
-// asked for (a stale or partial copy would hold the other half's words).
-template <bool Bounded>
-__global__ void sb_barrier_tma_roundtrip_kernel(barrier_args a) {
-  __shared__ barrier_smem s;
-  __shared__ __align__(8) uint64_t bar;
-  unsigned char *dyn = barrier_dyn;  // the copy's destination (no proof slots)
-  const uint32_t *dst = (const uint32_t *)dyn;
-  const int words = a.bytes / 4, reporter = threadIdx.x == 0;
-  unsigned ok = 0;
-  if (reporter) {
-    sb_mbar_init(&bar, 1);
-    sb_fence_mbarrier_init();  // the copy engine's complete_tx is the first async-proxy use
+// arrival), and waits. Validating: it also checks the first and last word
+// against the half it asked for (a stale or partial copy would hold the
+// other half's words), then orders those generic-proxy reads before the next
+// copy's async-proxy writes (fence.proxy.async). The timed loop reads
+// nothing of the buffer, so it needs no proxy fence: copy, wait, copy.
+struct barrier_op_tma_roundtrip : BarrierBase {
+  const uint32_t *src;
+  uint32_t bar, parity, bytes;
+  uint32_t first0, first1, last0, last1;  // the halves' first and last words (scalars: no stack)
+  __host__ static size_t smem(const long long *axis) { return (size_t)axis[SB_AXIS_BUFFER_BYTES]; }
+  __device__ static BarrierRole role(int) {
+    BarrierRole r = barrier_role(SB_PART_ALL);
+    r.on = r.report = threadIdx.x == 0;
+    return r;
   }
-  const long long t0 = barrier_start(&s);
-  if (reporter) {
-    const uint32_t first[2] = {a.in[0], a.in[words]};
-    const uint32_t last[2] = {a.in[words - 1], a.in[2 * words - 1]};
-    const uint32_t bar_a = sb_mbar_addr(&bar);
-    uint32_t parity = 0;
-    for (int p = 0; p < a.iters; ++p) {
-      sb_mbar_arrive_expect_tx(bar_a, (uint32_t)a.bytes);
-      sb_bulk_copy_g2s(dyn, a.in + (p & 1) * words, (uint32_t)a.bytes, bar_a);
-      barrier_spin_wait<Bounded>(bar_a, parity);
-      parity ^= 1;
-      ok += (dst[0] == first[p & 1]) & (dst[words - 1] == last[p & 1]);
-      // My generic-proxy reads of the buffer come before the next copy's
-      // async-proxy writes to it.
-      sb_fence_proxy_async_shared();
+  __device__ static barrier_op_tma_roundtrip make(const BarrierParams &a, const BarrierRole &) {
+    __shared__ __align__(8) uint64_t bar;
+    barrier_op_tma_roundtrip op{};
+    if (threadIdx.x == 0) {
+      sb_mbar_init(&bar, 1);
+      sb_fence_mbarrier_init();  // the copy engine's complete_tx is the first async-proxy use
+      const int words = a.bytes / 4;
+      op.first0 = a.in[0], op.first1 = a.in[words];
+      op.last0 = a.in[words - 1], op.last1 = a.in[2 * words - 1];
     }
+    op.src = a.in;
+    op.bar = sb_mbar_addr(&bar);
+    op.bytes = (uint32_t)a.bytes;
+    return op;
   }
-  barrier_finish(&s, reporter, ok, t0, a);
-}
+  template <bool Validate>
+  __device__ void sync() {
+    sb_mbar_arrive_expect_tx(bar, bytes);
+    sb_bulk_copy_g2s(barrier_dyn, src + parity * (bytes / 4), bytes, bar);  // halves alternate
+    barrier_spin_wait<Validate>(bar, parity);
+    parity ^= 1;
+  }
+  __device__ void publish(const BarrierSlotProof &, int) const {}
+  __device__ unsigned proven(const BarrierSlotProof &, int p) const {
+    const uint32_t *dst = (const uint32_t *)barrier_dyn;
+    const bool odd = p & 1;
+    const unsigned ok = (dst[0] == (odd ? first1 : first0)) & (dst[bytes / 4 - 1] == (odd ? last1 : last0));
+    sb_fence_proxy_async_shared();  // those reads come before the next copy's writes
+    return ok;
+  }
+};
 
 // ---- family `barrier_cluster`: barrier.cluster.arrive + wait ----
 
 // Every thread of every block of the cluster arrives (release) and waits
-// (acquire) each phase; each thread then reads its own slot index in the
-// next block's shared memory (DSMEM).
-__global__ void sb_barrier_cluster_barrier_kernel(barrier_args a) {
+// (acquire) each phase. Validating: each thread then reads its own slot
+// index in the next block's shared memory (DSMEM).
+struct barrier_op_cluster_barrier : BarrierBase {
+  const uint32_t *peer;  // my slot's twin in the next block's shared memory
+  __device__ static BarrierRole role(int) { return barrier_role(SB_PART_ALL); }
+  __device__ static barrier_op_cluster_barrier make(const BarrierParams &, const BarrierRole &) {
 #if __CUDA_ARCH__ >= 900
-  BARRIER_PROLOGUE;  // mode is `all`
-  cg::cluster_group cluster = cg::this_cluster();
-  const unsigned rank = cluster.block_rank(), size = cluster.num_blocks();
-  const uint32_t *peer = cluster.map_shared_rank(barrier_slots(), (rank + 1) % size);
-  const int t = threadIdx.x;
-  cluster.sync();  // every block of the cluster has started: its smem exists
-  const long long t0 = barrier_start(&s);
-  for (int p = 0; p < a.iters; ++p) {
-    proof_put(&s, p);
+    cg::cluster_group cluster = cg::this_cluster();
+    const unsigned rank = cluster.block_rank(), size = cluster.num_blocks();
+    return {{}, cluster.map_shared_rank(barrier_slots(), (rank + 1) % size) + threadIdx.x};
+#else
+    __trap();  // min_cc 90: never launched there
+    return {};
+#endif
+  }
+  // Every block of the cluster has started (its smem exists) / nobody
+  // exits while a peer may still read its smem.
+  __device__ void before_start() const { barrier_cluster_sync(); }
+  __device__ void after_finish() const { barrier_cluster_sync(); }
+  template <bool Validate>
+  __device__ void sync() const {
+#if __CUDA_ARCH__ >= 900
     cuda::ptx::barrier_cluster_arrive();
     cuda::ptx::barrier_cluster_wait();
-    ok += peer[(p & 1) * blockDim.x + t] == barrier_tag(p, t);
-  }
-  barrier_finish(&s, on, ok, t0, a);
-  cluster.sync();  // nobody exits while a peer may still read its smem
-#else
-  (void)a;
-  __trap();
 #endif
+  }
+  __device__ unsigned proven(const BarrierSlotProof &proof, int) const {
+    return peer[proof.off] == proof.my_tag;  // what my twin in the peer published
+  }
+  __device__ static void barrier_cluster_sync() {
+#if __CUDA_ARCH__ >= 900
+    cg::this_cluster().sync();
+#endif
+  }
+};
+
+// ---- pickers, launcher, tables ----
+
+template <class V>
+static int barrier_pick(const long long *axis, sb_kernels *k, char *why, size_t len) {
+  (void)why, (void)len;  // block size and mode are run-time: every point has its kernels
+  *k = sb_twin_kernels<V::twin>(
+      [](auto validate) { return barrier_kernel<V, decltype(validate)::value>; }, V::smem(axis));
+  return 0;
 }
 
-// ---- launchers ----
-
-enum { LAUNCH_PLAIN, LAUNCH_COOPERATIVE, LAUNCH_CLUSTER };
-
 // Grid: one block per SM (the dynamic shared memory is padded past half an
-// SM's, so two cannot share one) or SMs x occupancy (full_occupancy);
-// cluster launches: as many whole clusters as fit at once.
-static cudaError_t barrier_launch(sb_launch *L, const void *kernel, int how, size_t smem) {
-  const int block = (int)L->axis[SB_AXIS_BLOCK];
-  const int full = L->axis[SB_AXIS_CONTENTION] == SB_CONT_FULL;
-  int dev = 0, sms = 0, smem_sm = 0;
-  cudaError_t e = cudaGetDevice(&dev);
-  if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  if (e == cudaSuccess)
-    e = cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
-  if (e != cudaSuccess) return e;
-  if (!full && smem < (size_t)smem_sm / 2 + 1024) smem = (size_t)smem_sm / 2 + 1024;
-  if ((e = sb_configure(kernel, 1, block, smem, L)) != cudaSuccess) return e;
-
-  cudaLaunchAttribute attr[1];
-  cudaLaunchConfig_t cfg = {};
-  cfg.blockDim = dim3((unsigned)block);
-  cfg.dynamicSmemBytes = smem;
-  cfg.stream = L->stream;
-  cfg.attrs = attr;
-  long long grid = (long long)sms * (full ? L->blocks_per_sm : 1);
-  if (how == LAUNCH_COOPERATIVE) {
-    attr[0].id = cudaLaunchAttributeCooperative;
-    attr[0].val.cooperative = 1;
-    cfg.numAttrs = 1;
-  } else if (how == LAUNCH_CLUSTER) {
-    const int cs = (int)L->axis[SB_AXIS_CLUSTER];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = (unsigned)cs;
-    attr[0].val.clusterDim.y = attr[0].val.clusterDim.z = 1;
-    cfg.numAttrs = 1;
-    cfg.gridDim = dim3((unsigned)cs);
-    int clusters = 0;
-    if (L->blocks_per_sm > 0 &&
-        (e = cudaOccupancyMaxActiveClusters(&clusters, kernel, &cfg)) != cudaSuccess)
-      return e;
-    long long fit = (long long)clusters * cs;
-    grid = grid / cs * cs;
-    if (fit < grid) grid = fit;
-    if (grid == 0) L->blocks_per_sm = 0;
-  }
-  if (grid > SB_BARRIER_MAX_BLOCKS) return cudaErrorInvalidConfiguration;
-  L->grid_blocks = (int)grid;
-  if (L->query) return cudaSuccess;
-  if (L->blocks_per_sm == 0) return cudaErrorInvalidConfiguration;
-  cfg.gridDim = dim3((unsigned)grid);
-  barrier_args a;
+// SM's, so two cannot share one) or SMs x occupancy (full_occupancy), at
+// most SB_BARRIER_MAX_BLOCKS; cluster launches: as many whole clusters as
+// fit at once; grid_sync: a cooperative launch. The shape matters only to
+// the query (launch.cuh): launches reuse what it chose, so the device is
+// asked for its shared memory only then.
+static cudaError_t barrier_launch(sb_launch *L) {
+  BarrierParams a;
   a.in = (const uint32_t *)L->in;
   a.out = (unsigned char *)L->out;
   a.iters = (int)L->axis[SB_AXIS_ITERS];
   a.mode = L->axis[SB_AXIS_PARTICIPANTS] == SB_AXIS_UNSET ? SB_PART_ALL
                                                           : (int)L->axis[SB_AXIS_PARTICIPANTS];
   a.bytes = L->axis[SB_AXIS_BUFFER_BYTES] == SB_AXIS_UNSET ? 0 : (int)L->axis[SB_AXIS_BUFFER_BYTES];
-  void *args[] = {&a};
-  e = cudaLaunchKernelExC(&cfg, kernel, args);
-  return e == cudaSuccess ? cudaGetLastError() : e;
-}
-
-#define BARRIER_LAUNCHER(family, variant, how, smem)                                     \
-  extern "C" cudaError_t sb_##family##_##variant(sb_launch *L) {                         \
-    return barrier_launch(L, (const void *)sb_barrier_##variant##_kernel, how, (smem)); \
-  }
-
-// A variant with its own mbarrier spin loop: the <true> kernel (watchdog
-// checks in the loop) validates, the <false> one is timed (harness/launch.h).
-static cudaError_t barrier_launch_twin(sb_launch *L, const void *kbounded, const void *kraw,
-                                       int how, size_t smem) {
+  sb_shape s;
   if (L->query) {
-    L->raw_twin = 1;
-    cudaError_t e = barrier_launch(L, kbounded, how, smem);
-    if (e != cudaSuccess) return e;
+    const unsigned flags = L->variant->flags;
+    s.grid = SB_GRID_PERSISTENT;
+    s.work = SB_BARRIER_MAX_BLOCKS;
+    s.block = (int)L->axis[SB_AXIS_BLOCK];
+    s.one_per_sm = L->axis[SB_AXIS_CONTENTION] != SB_CONT_FULL;
+    s.cooperative = (flags & SB_BARRIER_VF_GRID) != 0;
+    s.cluster = flags & SB_BARRIER_VF_CLUSTER ? (int)L->axis[SB_AXIS_CLUSTER] : 1;
+    if (s.one_per_sm) {
+      int dev = 0, smem_sm = 0;
+      cudaError_t e = cudaGetDevice(&dev);
+      if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&smem_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor, dev);
+      if (e != cudaSuccess) return e;
+      s.min_smem = (size_t)smem_sm / 2 + 1024;
+    }
   }
-  return barrier_launch(L, !L->query && L->bounded ? kbounded : kraw, how, smem);
+  return sb_launch_params(L, s, a);
 }
-#define BARRIER_TWIN_LAUNCHER(family, variant, how, smem)                              \
-  extern "C" cudaError_t sb_##family##_##variant(sb_launch *L) {                       \
-    return barrier_launch_twin(L, (const void *)sb_barrier_##variant##_kernel<true>,   \
-                               (const void *)sb_barrier_##variant##_kernel<false>, how, \
-                               (smem));                                                \
-  }
 
-#define SLOTS ((size_t)L->axis[SB_AXIS_BLOCK] * 2 * sizeof(uint32_t))
-BARRIER_LAUNCHER(barrier, syncthreads, LAUNCH_PLAIN, SLOTS)
-BARRIER_LAUNCHER(barrier, syncwarp, LAUNCH_PLAIN, SLOTS)
-BARRIER_LAUNCHER(barrier, named_barrier, LAUNCH_PLAIN, SLOTS)
-BARRIER_LAUNCHER(barrier, cg_block_sync, LAUNCH_PLAIN, SLOTS)
-BARRIER_LAUNCHER(barrier, cuda_barrier_arrive_wait, LAUNCH_PLAIN, SLOTS)
-BARRIER_LAUNCHER(barrier, cuda_barrier_arrive_and_wait, LAUNCH_PLAIN, SLOTS)
-BARRIER_TWIN_LAUNCHER(barrier, ptx_mbarrier_parity, LAUNCH_PLAIN, SLOTS)
-BARRIER_TWIN_LAUNCHER(barrier, primitives_mbarrier, LAUNCH_PLAIN, SLOTS)
-BARRIER_TWIN_LAUNCHER(barrier, mbarrier_test_wait_poll, LAUNCH_PLAIN, SLOTS)
-BARRIER_LAUNCHER(barrier, arrive_and_drop, LAUNCH_PLAIN, SLOTS)
-BARRIER_LAUNCHER(barrier, completion_function, LAUNCH_PLAIN, SLOTS)
-BARRIER_TWIN_LAUNCHER(barrier, expect_tx_zero, LAUNCH_PLAIN, SLOTS)
-BARRIER_LAUNCHER(barrier, smem_latency, LAUNCH_PLAIN, SLOTS)
-BARRIER_LAUNCHER(barrier, grid_sync, LAUNCH_COOPERATIVE, 0)  // proof slots in global memory
-BARRIER_TWIN_LAUNCHER(barrier_tma, tma_roundtrip, LAUNCH_PLAIN, (size_t)L->axis[SB_AXIS_BUFFER_BYTES])
-BARRIER_LAUNCHER(barrier_cluster, cluster_barrier, LAUNCH_CLUSTER, SLOTS)
+#define BARRIER_ROW(variant, min_cc, flags, summary) \
+  {#variant, barrier_launch, barrier_pick<barrier_op_##variant>, min_cc, flags, summary}
+
+static const sb_variant barrier_rows[] = {
+    BARRIER_ROW(syncthreads, 0, SB_BARRIER_VF_BLOCK,
+                "__syncthreads() back to back (bar.sync 0, every thread)"),
+    BARRIER_ROW(syncthreads_handoff, 0, SB_BARRIER_VF_BLOCK,
+                "st.shared own slot; __syncthreads(); ld.shared + compare a slot of the next warp"),
+    BARRIER_ROW(syncwarp, 0, SB_BARRIER_VF_WARPS,
+                "__syncwarp() back to back: each warp on its own (all) or warp 0 (warp)"),
+    BARRIER_ROW(named_barrier, 0, SB_BARRIER_VF_WARPS | SB_BARRIER_VF_HALVES,
+                "bar.sync id, count: two half-blocks on ids 1 and 2 (all) or warp 0 on id 1 (warp)"),
+    BARRIER_ROW(cg_block_sync, 0, SB_BARRIER_VF_BLOCK,
+                "cooperative_groups this_thread_block().sync() back to back"),
+    BARRIER_ROW(cuda_barrier_arrive_wait, 0, 0,
+                "cuda::barrier<block>: token = arrive(); wait(token)"),
+    BARRIER_ROW(cuda_barrier_arrive_and_wait, 0, 0, "cuda::barrier<block>: arrive_and_wait()"),
+    BARRIER_ROW(ptx_mbarrier_parity, 0, 0,
+                "cuda::ptx mbarrier_arrive + mbarrier_try_wait_parity loop (sm_80: test_wait_parity)"),
+    BARRIER_ROW(ptx_mbarrier_handoff, 0, 0,
+                "st.shared own slot; ptx_mbarrier_parity's arrive + wait; ld.shared + compare a partner's slot"),
+    BARRIER_ROW(primitives_mbarrier, 0, 0,
+                "__mbarrier_arrive + __mbarrier_try_wait(token) loop (sm_80: __mbarrier_test_wait)"),
+    BARRIER_ROW(mbarrier_test_wait_poll, 0, 0,
+                "PTX mbarrier.arrive + polling mbarrier.test_wait.parity (never suspends)"),
+    BARRIER_ROW(arrive_and_drop, 0, SB_BARRIER_VF_DROP_HALF,
+                "cuda::barrier: half the participants arrive_and_drop() once, the rest arrive_and_wait()"),
+    BARRIER_ROW(completion_function, 0, 0,
+                "cuda::barrier with a completion function counting phases; arrive_and_wait()"),
+    BARRIER_ROW(expect_tx_zero, 90, 0, "mbarrier.arrive.expect_tx with 0 bytes + try_wait.parity loop"),
+    BARRIER_ROW(smem_latency, 0, SB_BARRIER_VF_CHASE,
+                "no synchronization: a dependent ld.shared pointer chase, one LDS per hop (calibration)"),
+    BARRIER_ROW(grid_sync, 0, SB_BARRIER_VF_GRID | SB_BARRIER_VF_THREAD0,
+                "cooperative launch, cooperative_groups this_grid().sync() back to back"),
+};
+extern "C" const sb_variant_table sb_barrier_variants = {
+    barrier_rows, sizeof barrier_rows / sizeof barrier_rows[0]};
+
+static const sb_variant barrier_tma_rows[] = {
+    BARRIER_ROW(tma_roundtrip, 90, SB_BARRIER_VF_THREAD0,
+                "thread 0: arrive.expect_tx(bytes) + cp.async.bulk global->shared + try_wait.parity loop"),
+};
+extern "C" const sb_variant_table sb_barrier_tma_variants = {
+    barrier_tma_rows, sizeof barrier_tma_rows / sizeof barrier_tma_rows[0]};
+
+static const sb_variant barrier_cluster_rows[] = {
+    BARRIER_ROW(cluster_barrier, 90, SB_BARRIER_VF_CLUSTER,
+                "barrier.cluster.arrive + barrier.cluster.wait back to back, every thread of the cluster"),
+};
+extern "C" const sb_variant_table sb_barrier_cluster_variants = {
+    barrier_cluster_rows, sizeof barrier_cluster_rows / sizeof barrier_cluster_rows[0]};

@@ -114,6 +114,7 @@ static inline cudaError_t sb_launch_query(sb_launch *L, const sb_shape &s) {
       if (e == cudaSuccess && per_sm == 0 && clusters > 0) per_sm = 1;
       if (e == cudaSuccess && clusters > 0) {
         long long grid = s.grid == SB_GRID_PERSISTENT ? (long long)clusters * s.cluster : s.grid;
+        if (s.grid == SB_GRID_PERSISTENT && s.work > 0 && s.work < grid) grid = s.work;
         grid = grid / s.cluster * s.cluster;
         if (grid > (long long)clusters * s.cluster) grid = (long long)clusters * s.cluster;
         L->grid_blocks = (int)grid;

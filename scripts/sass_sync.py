@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Which SASS synchronization instructions each barrier variant compiles to.
 
-Runs `cuobjdump -sass` on the syncbench binary (no GPU needed), finds every
-kernel of the barrier families (sb_barrier_<variant>_kernel) for each
+Runs `cuobjdump -sass` on the syncbench binary (no GPU needed), finds the
+timed kernel of every variant of the barrier families
+(barrier_kernel<barrier_op_<variant>, false>, kernels/barrier.cu) for each
 architecture in the fat binary (sm_80, sm_90a), and counts the
 synchronization opcodes:
 
@@ -51,7 +52,8 @@ SYNC_OPS = {
 OP_RE = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T0-9]\s+)?([A-Z][A-Z0-9_]*(?:\.[A-Z0-9_]+)*)")
 FUNC_RE = re.compile(r"Function : (\S+)")
 ARCH_RE = re.compile(r"code for (sm_\w+)")
-KERNEL_RE = re.compile(r"sb_barrier_(\w+?)_kernel")
+# The timed twin (Validate = false, mangled `Lb0E`) of each variant.
+KERNEL_RE = re.compile(r"barrier_kernelI\d+barrier_op_(\w+?)Lb0E")
 
 # The same cross-thread barrier in three API spellings (plus a raw PTX poll).
 SPELLINGS = ["cuda_barrier_arrive_wait", "cuda_barrier_arrive_and_wait",
@@ -128,7 +130,7 @@ def main(argv=None) -> int:
     version = subprocess.run([tool, "--version"], capture_output=True, text=True).stdout.strip().splitlines()
     kernels = parse(res.stdout)
     if not kernels:
-        print(f"sass_sync: no sb_barrier_*_kernel in {a.binary}", file=sys.stderr)
+        print(f"sass_sync: no barrier_kernel<barrier_op_*, false> in {a.binary}", file=sys.stderr)
         return 1
     archs = sorted({k[0] for k in kernels})
     variants = []

@@ -16,16 +16,26 @@ static unsigned char *fake_out(uint32_t blocks, uint32_t iters, uint32_t reporte
   sb_barrier_rec *r = (sb_barrier_rec *)(h + 1);
   for (uint32_t b = 0; b < blocks; ++b) {
     r[b].cycles = 1000ull * (b + 1);
-    r[b].ok_min = iters;
+    r[b].ok_min = r[b].ok_max = iters;
     r[b].reporters = reporters;
   }
   return out;
 }
 
+/* The table row of a variant, from any of the three families. */
+static const sb_variant *row(const char *name) {
+  const sb_variant_table *t[] = {&sb_barrier_variants, &sb_barrier_tma_variants,
+                                 &sb_barrier_cluster_variants};
+  for (int f = 0; f < 3; ++f)
+    for (int i = 0; i < t[f]->count; ++i)
+      if (!strcmp(t[f]->rows[i].name, name)) return &t[f]->rows[i];
+  return NULL;
+}
+
 SB_TEST(barrier_check_out_accepts_a_full_tally) {
   char d[512];
   unsigned char *out = fake_out(132, 64, 256);
-  CHECK_EQ_INT(sb_barrier_check_out(out, 64, 256, d, sizeof d), 132);
+  CHECK_EQ_INT(sb_barrier_check_out(out, 64, 64, 256, d, sizeof d), 132);
   free(out);
 }
 
@@ -34,19 +44,24 @@ SB_TEST(barrier_check_out_rejects_missing_phases_reporters_and_poison) {
   unsigned char *out = fake_out(8, 64, 32);
   sb_barrier_rec *r = (sb_barrier_rec *)((sb_barrier_head *)out + 1);
   r[5].ok_min = 63; /* one phase a thread could not prove */
-  CHECK_EQ_INT(sb_barrier_check_out(out, 64, 32, d, sizeof d), -1);
+  CHECK_EQ_INT(sb_barrier_check_out(out, 64, 64, 32, d, sizeof d), -1);
   CHECK(strstr(d, "block 5") != NULL);
   r[5].ok_min = 64;
+  r[4].ok_max = 65; /* a thread counted more than it could have */
+  CHECK_EQ_INT(sb_barrier_check_out(out, 64, 64, 32, d, sizeof d), -1);
+  CHECK(strstr(d, "block 4") != NULL);
+  r[4].ok_max = 64;
   r[2].reporters = 31; /* a thread never reported */
-  CHECK_EQ_INT(sb_barrier_check_out(out, 64, 32, d, sizeof d), -1);
+  CHECK_EQ_INT(sb_barrier_check_out(out, 64, 64, 32, d, sizeof d), -1);
   r[2].reporters = 32;
   r[7].cycles = 0xA5A5A5A5A5A5A5A5ULL; /* block never wrote its record */
-  CHECK_EQ_INT(sb_barrier_check_out(out, 64, 32, d, sizeof d), -1);
+  CHECK_EQ_INT(sb_barrier_check_out(out, 64, 64, 32, d, sizeof d), -1);
   r[7].cycles = 7;
-  CHECK_EQ_INT(sb_barrier_check_out(out, 64, 32, d, sizeof d), 8);
-  CHECK_EQ_INT(sb_barrier_check_out(out, 65, 32, d, sizeof d), -1); /* iters differ */
+  CHECK_EQ_INT(sb_barrier_check_out(out, 64, 64, 32, d, sizeof d), 8);
+  CHECK_EQ_INT(sb_barrier_check_out(out, 65, 64, 32, d, sizeof d), -1); /* iters differ */
+  CHECK_EQ_INT(sb_barrier_check_out(out, 64, 63, 32, d, sizeof d), -1); /* another count wanted */
   ((sb_barrier_head *)out)->magic = 0xA5A5A5A5u;
-  CHECK_EQ_INT(sb_barrier_check_out(out, 64, 32, d, sizeof d), -1);
+  CHECK_EQ_INT(sb_barrier_check_out(out, 64, 64, 32, d, sizeof d), -1);
   free(out);
 }
 
@@ -85,7 +100,7 @@ SB_TEST(barrier_cycles_median_matches_brute_force) {
 /* Brute force over the kernel's role rules (kernels/barrier.cu): walk every
  * thread of a block and count who reports a tally. */
 static long long brute_reporters(const char *v, int part, int block) {
-  if (!strcmp(v, "grid_sync") || !strcmp(v, "tma_roundtrip")) return 1;
+  if (!strcmp(v, "grid_sync") || !strcmp(v, "tma_roundtrip")) return 1; /* thread 0 */
   long long n = 0;
   for (int t = 0; t < block; ++t) {
     int lane = t % 32, warp = t / 32, warps = block / 32;
@@ -101,36 +116,80 @@ static long long brute_reporters(const char *v, int part, int block) {
 }
 
 SB_TEST(barrier_reporters_match_the_role_rules) {
-  const char *vs[] = {"syncthreads", "syncwarp", "named_barrier", "cg_block_sync",
-                      "cuda_barrier_arrive_wait", "ptx_mbarrier_parity", "arrive_and_drop",
-                      "completion_function", "expect_tx_zero", "grid_sync", "cluster_barrier",
-                      "tma_roundtrip"};
+  const sb_variant_table *t[] = {&sb_barrier_variants, &sb_barrier_tma_variants,
+                                 &sb_barrier_cluster_variants};
   char buf[256];
-  int runnable = 0;
-  for (size_t i = 0; i < sizeof vs / sizeof *vs; ++i)
-    for (int part = 0; part < 3; ++part)
-      for (int block = 32; block <= 1024; block *= 2) {
-        if (sb_barrier_rule(vs[i], part, block, buf, sizeof buf)) continue;
-        ++runnable;
-        long long want = brute_reporters(vs[i], part, block);
-        CHECK(want >= 1);
-        CHECK_EQ_INT(sb_barrier_reporters(vs[i], part, block), want);
-      }
+  int runnable = 0, variants = 0;
+  for (int f = 0; f < 3; ++f)
+    for (int i = 0; i < t[f]->count; ++i, ++variants) {
+      const sb_variant *v = &t[f]->rows[i];
+      CHECK(v->pick != NULL && v->launch != NULL && v->summary[0] != '\0');
+      for (int part = 0; part < 3; ++part)
+        for (int block = 32; block <= 1024; block *= 2) {
+          if (sb_barrier_rule(v, part, block, buf, sizeof buf)) continue;
+          ++runnable;
+          long long want = brute_reporters(v->name, part, block);
+          CHECK(want >= 1);
+          CHECK_EQ_INT(sb_barrier_reporters(v->flags, part, block), want);
+        }
+    }
+  CHECK_EQ_INT(variants, 18);
   CHECK(runnable > 50);
 }
 
 SB_TEST(barrier_rules_skip_what_the_primitives_forbid) {
   char buf[256];
-  CHECK(sb_barrier_rule("syncthreads", SB_PART_WARP, 256, buf, sizeof buf) != NULL);
-  CHECK(sb_barrier_rule("grid_sync", SB_PART_ELECTED, 256, buf, sizeof buf) != NULL);
-  CHECK(sb_barrier_rule("syncwarp", SB_PART_ELECTED, 256, buf, sizeof buf) != NULL);
-  CHECK(sb_barrier_rule("named_barrier", SB_PART_ALL, 32, buf, sizeof buf) != NULL);
-  CHECK(sb_barrier_rule("named_barrier", SB_PART_ALL, 64, buf, sizeof buf) == NULL);
+  const char *whole[] = {"syncthreads", "syncthreads_handoff", "cg_block_sync", "grid_sync",
+                         "cluster_barrier"};
+  for (size_t i = 0; i < sizeof whole / sizeof *whole; ++i) {
+    CHECK(row(whole[i]) != NULL);
+    if (!row(whole[i])) continue;
+    CHECK(sb_barrier_rule(row(whole[i]), SB_PART_WARP, 256, buf, sizeof buf) != NULL);
+    CHECK(sb_barrier_rule(row(whole[i]), SB_PART_ELECTED, 256, buf, sizeof buf) != NULL);
+    CHECK(sb_barrier_rule(row(whole[i]), SB_PART_ALL, 256, buf, sizeof buf) == NULL);
+  }
+  CHECK(strstr(sb_barrier_rule(row("grid_sync"), SB_PART_WARP, 256, buf, sizeof buf), "grid") != NULL);
+  CHECK(strstr(sb_barrier_rule(row("cluster_barrier"), SB_PART_WARP, 256, buf, sizeof buf), "cluster") != NULL);
+  CHECK(sb_barrier_rule(row("syncwarp"), SB_PART_ELECTED, 256, buf, sizeof buf) != NULL);
+  CHECK(sb_barrier_rule(row("syncwarp"), SB_PART_WARP, 256, buf, sizeof buf) == NULL);
+  CHECK(sb_barrier_rule(row("named_barrier"), SB_PART_ALL, 32, buf, sizeof buf) != NULL);
+  CHECK(sb_barrier_rule(row("named_barrier"), SB_PART_ALL, 64, buf, sizeof buf) == NULL);
   /* one elected thread in a one-warp block has nobody to wait for */
-  CHECK(sb_barrier_rule("ptx_mbarrier_parity", SB_PART_ELECTED, 32, buf, sizeof buf) != NULL);
-  CHECK(sb_barrier_rule("ptx_mbarrier_parity", SB_PART_ELECTED, 64, buf, sizeof buf) == NULL);
+  CHECK(sb_barrier_rule(row("ptx_mbarrier_parity"), SB_PART_ELECTED, 32, buf, sizeof buf) != NULL);
+  CHECK(sb_barrier_rule(row("ptx_mbarrier_parity"), SB_PART_ELECTED, 64, buf, sizeof buf) == NULL);
+  CHECK(sb_barrier_rule(row("ptx_mbarrier_handoff"), SB_PART_ELECTED, 64, buf, sizeof buf) == NULL);
   /* arrive_and_drop keeps half: elected needs 4 warps for 2 stayers */
-  CHECK(sb_barrier_rule("arrive_and_drop", SB_PART_ELECTED, 64, buf, sizeof buf) != NULL);
-  CHECK(sb_barrier_rule("arrive_and_drop", SB_PART_ELECTED, 128, buf, sizeof buf) == NULL);
-  CHECK(sb_barrier_rule("syncthreads", SB_PART_ALL, 48, buf, sizeof buf) != NULL);
+  CHECK(sb_barrier_rule(row("arrive_and_drop"), SB_PART_ELECTED, 64, buf, sizeof buf) != NULL);
+  CHECK(sb_barrier_rule(row("arrive_and_drop"), SB_PART_ELECTED, 128, buf, sizeof buf) == NULL);
+  CHECK(sb_barrier_rule(row("syncthreads"), SB_PART_ALL, 48, buf, sizeof buf) != NULL);
+}
+
+/* smem_latency's chain as the kernel builds it (slot i holds the address
+ * of slot i + 1, wrapping), walked hop by hop. */
+static long long brute_chase(long long block, long long iters, long long start) {
+  const long long n = SB_BARRIER_CHASE_SLOTS(block);
+  long long *next = malloc((size_t)n * sizeof *next), at = start;
+  for (long long i = 0; i < n; ++i) next[i] = i + 1 == n ? 0 : i + 1;
+  for (long long h = 0; h < iters; ++h) at = next[at];
+  free(next);
+  return (at - start + n) % n;
+}
+
+SB_TEST(barrier_chase_end_matches_a_walk_of_the_chain) {
+  const unsigned chase = row("smem_latency") ? row("smem_latency")->flags : 0;
+  CHECK(chase & SB_BARRIER_VF_CHASE);
+  const long long iters[] = {1, 7, 256, 1024, 8192, 10000};
+  for (long long block = 32; block <= 1024; block *= 2) {
+    /* a warp's 32 lanes never share a bank: the length is a multiple of 32 */
+    CHECK_EQ_INT(SB_BARRIER_CHASE_SLOTS(block) % 32, 0);
+    for (size_t k = 0; k < sizeof iters / sizeof *iters; ++k) {
+      long long want = sb_barrier_want(chase, iters[k], block);
+      for (long long t = 0; t < block; t += 31) CHECK_EQ_INT(brute_chase(block, iters[k], t), want);
+      /* power-of-two hop counts never come back to the start: the check
+       * tells a chase that went nowhere from one that went all the way */
+      if ((iters[k] & (iters[k] - 1)) == 0) CHECK(want != 0);
+    }
+  }
+  /* every other variant reports its operations */
+  CHECK_EQ_INT(sb_barrier_want(row("syncthreads")->flags, 8192, 256), 8192);
 }
