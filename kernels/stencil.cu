@@ -84,10 +84,18 @@ __device__ __forceinline__ float st_inv(int points) {
                        : 1.0f;
 }
 
-// x, as a value the compiler cannot see through (nor hoist out of a loop).
-__device__ __forceinline__ int st_opaque(int x) {
-  asm volatile("mov.b32 %0, %0;" : "+r"(x));
-  return x;
+// threadIdx.x and blockIdx.x read anew where they are used: the compiler
+// can neither reuse an earlier read nor hoist these out of a loop, so what
+// is derived from them is not held in registers through the loop.
+__device__ __forceinline__ int st_tid() {
+  int v;
+  asm volatile("mov.u32 %0, %%tid.x;" : "=r"(v));
+  return v;
+}
+__device__ __forceinline__ int st_ctaid() {
+  int v;
+  asm volatile("mov.u32 %0, %%ctaid.x;" : "=r"(v));
+  return v;
 }
 
 // A thread's weights in a full tile: element k = 0 (first) and k = E - 1
@@ -123,17 +131,17 @@ struct Line {
   static constexpr long long GSTEP = B;        // the same in global memory
   static constexpr int PADS = 2;               // zeros per buffer
 
-  // The block's tile, from the launch (nothing is held through the loop).
-  __device__ static long long base() { return (long long)blockIdx.x * T; }
-  // Valid elements: < T in the last tile only.
-  __device__ static int extent(const StencilParams &p) {
-    const long long left = p.n - base();
+  // Valid elements of block `block`'s tile: < T in the last tile only.
+  __device__ static int extent(const StencilParams &p, int block) {
+    const long long left = p.n - (long long)block * T;
     return left < T ? (int)left : T;
   }
   __device__ static constexpr int full_extent() { return T; }
   __device__ static int pad(int i) { return i == 0 ? 0 : T + 1; }
   __device__ static int slot(int t) { return t + 1; }  // storage of the thread's element 0
-  __device__ static long long global(const StencilParams &, int t) { return base() + t; }
+  __device__ static long long global(const StencilParams &, int block, int t) {
+    return (long long)block * T + t;
+  }
   __device__ static bool valid(int k, int t, int len) { return k * B + t < len; }
   // The centre (from a register) plus both neighbours; s: the centre's slot.
   __device__ static float sum(const float *s, float c) { return c + s[-1] + s[1]; }
@@ -170,9 +178,9 @@ struct Image {
   static constexpr int PADS = 2 * S + TH;       // zero rows + zero column
   static_assert(T >= 1024 && B % TW == 0, "tiles >= 32x32; a block covers whole rows");
 
-  // Valid rows: < TH in tiles at the image's bottom edge only.
-  __device__ static int extent(const StencilParams &p) {
-    const int r0 = (int)(blockIdx.x / p.tiles_x) * TH;
+  // Valid rows of block `block`'s tile: < TH at the image's bottom edge only.
+  __device__ static int extent(const StencilParams &p, int block) {
+    const int r0 = block / p.tiles_x * TH;
     return p.rows - r0 < TH ? p.rows - r0 : TH;
   }
   __device__ static constexpr int full_extent() { return TH; }
@@ -182,8 +190,8 @@ struct Image {
                        : (i - 2 * S + 1) * S + TW;    // the column after each row
   }
   __device__ static int slot(int t) { return (t / TW + 1) * S + t % TW; }
-  __device__ static long long global(const StencilParams &p, int t) {
-    const int bx = blockIdx.x % p.tiles_x, by = blockIdx.x / p.tiles_x;
+  __device__ static long long global(const StencilParams &p, int block, int t) {
+    const int bx = block % p.tiles_x, by = block / p.tiles_x;
     return ((long long)by * TH + t / TW) * SB_STENCIL2D_WIDTH + (long long)bx * TW + t % TW;
   }
   __device__ static bool valid(int k, int t, int rows) { return k * RPK + t / TW < rows; }
@@ -237,8 +245,8 @@ struct StTile {
 #pragma unroll
     for (int i0 = 0; i0 < pads; i0 += B)  // a compile-time trip count
       if (pads % B == 0 || i0 + t < pads) buf[(i0 + t) / G::PADS * G::SIZE + G::pad((i0 + t) % G::PADS)] = 0.0f;
-    const float *in = p.in + G::global(p, t);
-    const int extent = G::extent(p);
+    const float *in = p.in + G::global(p, blockIdx.x, t);
+    const int extent = G::extent(p, blockIdx.x);
 #pragma unroll
     for (int k = 0; k < E; ++k) cur[k] = G::valid(k, t, extent) ? in[k * G::GSTEP] : 0.0f;
 #pragma unroll
@@ -254,14 +262,14 @@ struct StTile {
     for (int k = 0; k < E; ++k) nxt[k] = G::sum(s + k * G::STEP, cur[k]) * w.template at<E>(k);
   }
   // The same in a short tile (the weight of the element on the valid part's
-  // edge, and 0 past it). Derived from the tile's extent every iteration:
-  // the opaque copy keeps the compiler from holding three more registers
-  // through the loop (the one short tile of a launch need not be fast).
+  // edge, and 0 past it), derived from the tile's extent every iteration
+  // rather than held in three more registers through the loop (the one
+  // short tile of a launch need not be fast).
   template <int P>
   __device__ void step(StPhase<P>, StRagged<true>, float (&nxt)[E]) const {
     constexpr int src = Buffers == 1 ? 0 : P;
     const float *s = buf + src * G::SIZE + slot;
-    const StShort e = G::short_tile(st_opaque(t), st_opaque(G::extent(p)));
+    const StShort e = G::short_tile(st_tid(), G::extent(p, st_ctaid()));
 #pragma unroll
     for (int k = 0; k < E; ++k)
       nxt[k] = k < e.valid ? G::sum(s + k * G::STEP, cur[k]) * (k == e.last ? e.w_last : w.template at<E>(k))
@@ -288,9 +296,12 @@ struct StTile {
     }
     return r;
   }
+  // Where and how much to store is derived anew (st_tid, st_ctaid), not
+  // kept from the load through the whole loop.
   __device__ void store() const {
-    float *out = p.out + G::global(p, t);
-    const int extent = G::extent(p);
+    const int t = st_tid(), block = st_ctaid();
+    float *out = p.out + G::global(p, block, t);
+    const int extent = G::extent(p, block);
 #pragma unroll
     for (int k = 0; k < E; ++k)
       if (G::valid(k, t, extent)) out[k * G::GSTEP] = cur[k];
@@ -301,7 +312,7 @@ struct StTile {
   // the loop with the per-thread weights (the branch is per block).
   template <class Body>
   __device__ void iterate(int iters, Body body) const {
-    if (G::extent(p) == G::full_extent())
+    if (G::extent(p, blockIdx.x) == G::full_extent())
       loop(iters, body, StRagged<false>{});
     else
       loop(iters, body, StRagged<true>{});
@@ -330,14 +341,14 @@ template <int B>
 __device__ __forceinline__ void st_block_residual(const StencilParams &p, float r) {
   constexpr int warps = B / 32;
   __shared__ float part[warps];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const int lane = st_tid() & 31, warp = st_tid() >> 5;
   r = st_warp_sum(r);
   if (lane == 0) part[warp] = r;
   __syncthreads();
   if (warp == 0) {
     float v = lane < warps ? part[lane] : 0.0f;
     v = st_warp_sum(v);
-    if (lane == 0) p.out[p.n + blockIdx.x] = v;
+    if (lane == 0) p.out[p.n + st_ctaid()] = v;
   }
 }
 
@@ -499,7 +510,7 @@ struct StCompletion {
       if (lane == 0) st_warp_resid[warp] = r;
       bar.arrive_and_wait();  // the completion function adds up the warp sums
     });
-    if (threadIdx.x == 0) p.out[p.n + blockIdx.x] = st_total_resid;  // last phase completed
+    if (st_tid() == 0) p.out[p.n + st_ctaid()] = st_total_resid;  // last phase completed
   }
 };
 
@@ -529,7 +540,7 @@ struct StManualReduce {
         total += st_warp_sum(s);  // the per-iteration residual, in every lane
       }
     });
-    if (threadIdx.x == 0) p.out[p.n + blockIdx.x] = total;
+    if (st_tid() == 0) p.out[p.n + st_ctaid()] = total;
   }
 };
 
