@@ -430,7 +430,12 @@ struct StMbarrier {
 // sb_mbar_wait_parity: they measure cuda::barrier as users get it.
 typedef cuda::barrier<cuda::thread_scope_block> st_block_barrier;
 
-struct StSplitArrive {
+// split_arrive (Split) and arrive_wait: the same work, a residual |new - old|
+// per element that needs nobody else's data. split_arrive arrives right
+// after its write and waits only after that work, overlapping it with the
+// barrier; arrive_wait does it after arrive_and_wait.
+template <bool Split>
+struct StResidualBarrier {
   static constexpr int buffers = 2;
   static constexpr bool twin = false;
   template <bool Bounded, class Tile>
@@ -443,34 +448,20 @@ struct StSplitArrive {
       float nxt[Tile::E];
       tile.step(phase, ragged, nxt);
       tile.write(phase, nxt);
-      st_block_barrier::arrival_token token = bar.arrive();  // my part is published
-      // Work that needs nobody else's data, overlapping the barrier.
-      resid += tile.residual_advance(nxt);
-      bar.wait(cuda::std::move(token));  // only now: the next iteration reads dst
+      if constexpr (Split) {
+        st_block_barrier::arrival_token token = bar.arrive();  // my part is published
+        resid += tile.residual_advance(nxt);                    // overlaps the barrier
+        bar.wait(cuda::std::move(token));  // only now: the next iteration reads dst
+      } else {
+        bar.arrive_and_wait();
+        resid += tile.residual_advance(nxt);
+      }
     });
     st_block_residual<Tile::B>(p, resid);
   }
 };
-
-struct StArriveWait {
-  static constexpr int buffers = 2;
-  static constexpr bool twin = false;
-  template <bool Bounded, class Tile>
-  __device__ static void run(Tile &tile, const StencilParams &p) {
-    __shared__ st_block_barrier bar;
-    if (threadIdx.x == 0) init(&bar, Tile::B);
-    __syncthreads();
-    float resid = 0.0f;
-    tile.iterate(p.iters, [&](auto phase, auto ragged) {
-      float nxt[Tile::E];
-      tile.step(phase, ragged, nxt);
-      tile.write(phase, nxt);
-      bar.arrive_and_wait();
-      resid += tile.residual_advance(nxt);
-    });
-    st_block_residual<Tile::B>(p, resid);
-  }
-};
+using StSplitArrive = StResidualBarrier<true>;
+using StArriveWait = StResidualBarrier<false>;
 
 // completion: the completion function runs once per phase on the last
 // thread to arrive, after every arrival and before any waiter is released:
