@@ -31,7 +31,7 @@ void sb_stencil_reference(const float *in, double *out, double *resid, size_t n,
  * into tiles tw x th (tiles at the bottom edge may have fewer rows), each
  * taking `iters` Jacobi steps of the 5-point mean over the valid points
  * inside the tile. resid is indexed by tile, row-major over tiles. */
-#define SB_STENCIL2D_WIDTH 4096
+#include "../kernels/stencil_tiles.h" /* SB_STENCIL2D_WIDTH */
 void sb_stencil2d_reference(const float *in, double *out, double *resid, size_t n,
                             size_t width, size_t tw, size_t th, int iters);
 

@@ -9,6 +9,7 @@
 
 #include "../harness/parallel.h"
 #include "../harness/random.h"
+#include "../kernels/stencil_tiles.h"
 #include "families.h"
 #include "registry.h"
 
@@ -20,34 +21,11 @@
 #define ST_HOT
 #endif
 
-#define STENCIL_VARIANTS(X, fam)                                                  \
-  X(fam, two_barrier, 0,                                                          \
-    "in place: read, __syncthreads, write, __syncthreads: 2 barriers/iter")       \
-  X(fam, pingpong, 0, "two buffers, roles swapped: 1 __syncthreads/iter")        \
-  X(fam, mbarrier, 0,                                                             \
-    "two buffers; every thread arrives on one mbarrier, parity wait: 1 phase/iter") \
-  X(fam, split_arrive, 0,                                                         \
-    "cuda::barrier arrive, residual |new-old| accumulated, then wait: 1 phase/iter") \
-  X(fam, arrive_wait, 0,                                                          \
-    "cuda::barrier arrive_and_wait, then the residual: 1 phase/iter (no split)")  \
-  X(fam, completion, 0,                                                           \
-    "cuda::barrier completion function sums the warps' residuals: 1 phase/iter")  \
-  X(fam, manual_reduce, 0,                                                        \
-    "per-iteration residual by shuffles + warp 0: 1 __syncthreads/iter")
-
-STENCIL_VARIANTS(SB_DECLARE_LAUNCHER, stencil)
-STENCIL_VARIANTS(SB_DECLARE_LAUNCHER, stencil2d)
-static const sb_variant stencil_variants[] = {STENCIL_VARIANTS(SB_VARIANT_ROW, stencil)};
-static const sb_variant stencil2d_variants[] = {STENCIL_VARIANTS(SB_VARIANT_ROW, stencil2d)};
+extern const sb_variant_table sb_stencil_variants, sb_stencil2d_variants; /* kernels/stencil.cu */
+extern const sb_family sb_family_stencil2d;
 
 /* Variants that also write each tile's residual after the n outputs. */
-static int has_residual(const sb_point *p) {
-  static const char *const with[] = {"split_arrive", "arrive_wait", "completion",
-                                     "manual_reduce"};
-  for (size_t i = 0; i < sizeof with / sizeof *with; ++i)
-    if (strcmp(p->variant->name, with[i]) == 0) return 1;
-  return 0;
-}
+static int has_residual(const sb_point *p) { return (p->variant->flags & SB_STENCIL_VF_RESIDUAL) != 0; }
 
 /* ---- tolerances ----
  *
@@ -207,13 +185,10 @@ static size_t st_tile(const sb_point *p) {
   return (size_t)(p->axis[SB_AXIS_BLOCK] * p->axis[SB_AXIS_ELEMS]);
 }
 
-/* 2D tile width: 64 for tiles of >= 4096 elements, else 32. */
-static size_t st2d_tw(const sb_point *p) {
-  size_t tile = st_tile(p);
-  return tile >= 4096 && tile % 64 == 0 ? 64 : 32;
-}
+/* 2D tile width (kernels/stencil_tiles.h). */
+static size_t st2d_tw(const sb_point *p) { return SB_STENCIL2D_TW(st_tile(p)); }
 
-static int st_is_2d(const sb_point *p) { return p->family->variants->rows == stencil2d_variants; }
+static int st_is_2d(const sb_point *p) { return p->family == &sb_family_stencil2d; }
 
 static size_t st_blocks(const sb_point *p) {
   size_t n = (size_t)p->axis[SB_AXIS_N];
@@ -226,15 +201,9 @@ static size_t st_blocks(const sb_point *p) {
 
 static const char *stencil_check(const sb_point *p, const sb_device *d, char *buf, size_t len) {
   (void)d;
+  /* Block sizes and elements per thread without a compiled kernel are
+   * skipped by the picker (kernels/stencil.cu), with the compiled list. */
   long long block = p->axis[SB_AXIS_BLOCK], elems = p->axis[SB_AXIS_ELEMS];
-  if (block % 32 != 0) {
-    snprintf(buf, len, "the stencil kernels need whole warps: block_threads=%lld is not a multiple of 32", block);
-    return buf;
-  }
-  if (elems > 8) {
-    snprintf(buf, len, "elems_per_thread=%lld: the kernels keep at most 8 elements per thread in registers", elems);
-    return buf;
-  }
   if (st_is_2d(p)) {
     if (block * elems < 1024) {
       snprintf(buf, len, "2D tiles are at least 32x32: block_threads x elems_per_thread = %lld < 1024", block * elems);
@@ -323,23 +292,25 @@ static int stencil_verify(const sb_point *p, const void *host_in, const void *ho
 const sb_family sb_family_stencil = {
     .name = "stencil",
     .summary = "iters Jacobi steps of a 3-point mean over each block's tile of block_threads x elems_per_thread floats in shared memory",
-    .variants = &(const sb_variant_table){stencil_variants, sizeof stencil_variants / sizeof stencil_variants[0]},
+    .variants = &sb_stencil_variants,
     .default_axes = {[SB_AXIS_BLOCK] = "128,1024",
                      [SB_AXIS_ITERS] = "1,16,256",
                      [SB_AXIS_N] = "16M",
                      [SB_AXIS_ELEMS] = "1,8"},
-    /* n not a multiple of any tile: the short last tile is exercised. */
-    .quick_axes = {[SB_AXIS_BLOCK] = "96,1024",
-                   [SB_AXIS_ITERS] = "16",
+    /* The compiled shapes; n not a multiple of any tile: the short last
+     * tile is exercised; an odd iters runs both halves of the kernels' loop
+     * (two iterations per trip) and the last, single one. */
+    .quick_axes = {[SB_AXIS_BLOCK] = "128,1024",
+                   [SB_AXIS_ITERS] = "15",
                    [SB_AXIS_N] = "1000003",
-                   [SB_AXIS_ELEMS] = "3"},
+                   [SB_AXIS_ELEMS] = "1,8"},
     STENCIL_FAMILY_HOOKS,
 };
 
 const sb_family sb_family_stencil2d = {
     .name = "stencil2d",
     .summary = "iters Jacobi steps of a 5-point mean over each block's tile (>= 32x32) of a 4096-wide image in shared memory",
-    .variants = &(const sb_variant_table){stencil2d_variants, sizeof stencil2d_variants / sizeof stencil2d_variants[0]},
+    .variants = &sb_stencil2d_variants,
     /* Tiles of 32x32 (256 x 4) and 64x64 (1024 x 4). */
     .default_axes = {[SB_AXIS_BLOCK] = "256,1024",
                      [SB_AXIS_ITERS] = "1,16,256",
@@ -347,7 +318,7 @@ const sb_family sb_family_stencil2d = {
                      [SB_AXIS_ELEMS] = "4"},
     /* 100 rows: tiles of 32 or 64 rows leave a short bottom tile. */
     .quick_axes = {[SB_AXIS_BLOCK] = "1024",
-                   [SB_AXIS_ITERS] = "16",
+                   [SB_AXIS_ITERS] = "15",
                    [SB_AXIS_N] = "409600",
                    [SB_AXIS_ELEMS] = "1,4"},
     STENCIL_FAMILY_HOOKS,

@@ -9,6 +9,8 @@
 
 #include "../bench/families.h"
 #include "../harness/random.h"
+#include "../harness/sweep.h"
+#include "../kernels/stencil_tiles.h"
 #include "check.h"
 
 static float *random_input(size_t n, uint64_t seed) {
@@ -262,6 +264,104 @@ SB_TEST(compare_f32_rel_flags_nan_and_poison) {
   CHECK_EQ_INT(first, 1);
   CHECK_EQ_INT(sb_compare_f32_rel(got, want, 1, 1e-6, &first), 0);
   CHECK_EQ_INT(first, 1);
+}
+
+/* ---- the stencil kernels' table and pickers (no GPU: a picker only names
+ * the compiled kernels) ---- */
+
+SB_TEST(stencil2d_tile_width_rule) {
+  CHECK_EQ_INT(SB_STENCIL2D_TW(1024), 32);  /* 32x32: 256 x 4, 1024 x 1 */
+  CHECK_EQ_INT(SB_STENCIL2D_TW(2048), 32);  /* 32x64 */
+  CHECK_EQ_INT(SB_STENCIL2D_TW(4096), 64);  /* 64x64: 1024 x 4 */
+  CHECK_EQ_INT(SB_STENCIL2D_TW(8192), 64);  /* 64x128 */
+  CHECK_EQ_INT(SB_STENCIL2D_TW(4128), 32);  /* not a whole number of 64-wide rows */
+}
+
+static int is_residual_name(const char *name) {
+  return !strcmp(name, "split_arrive") || !strcmp(name, "arrive_wait") ||
+         !strcmp(name, "completion") || !strcmp(name, "manual_reduce");
+}
+
+SB_TEST(stencil_residual_flag_marks_exactly_the_residual_variants) {
+  const char *fams[] = {"stencil", "stencil2d"};
+  for (int f = 0; f < 2; ++f) {
+    const sb_family *fam = sb_find_family(fams[f]);
+    CHECK(fam != NULL);
+    if (!fam) continue;
+    CHECK_EQ_INT(fam->variants->count, 7);
+    for (int v = 0; v < fam->variants->count; ++v) {
+      const sb_variant *row = &fam->variants->rows[v];
+      CHECK_EQ_INT((row->flags & SB_STENCIL_VF_RESIDUAL) != 0, is_residual_name(row->name));
+      CHECK(row->pick != NULL && row->launch != NULL);
+    }
+  }
+}
+
+/* Every point of the default and quick sweeps that the family accepts has
+ * a compiled kernel: the mbarrier variant a bounded and a raw twin, the
+ * others one kernel; dynamic shared memory only past 48 KB. */
+SB_TEST(stencil_every_sweep_point_has_a_kernel) {
+  for (int quick = 0; quick <= 1; ++quick) {
+    sb_sweep_spec spec = {.quick = quick};
+    sb_point *pts;
+    char err[256];
+    long n = sb_sweep_build(&spec, &pts, err, sizeof err);
+    CHECK(n > 0);
+    int picked = 0;
+    for (long i = 0; i < n; ++i) {
+      const sb_point *p = &pts[i];
+      int two_d = !strcmp(p->family->name, "stencil2d");
+      if (strcmp(p->family->name, "stencil") && !two_d) continue;
+      char why[SB_SKIP_LEN] = "";
+      if (p->family->check && p->family->check(p, NULL, why, sizeof why)) continue;
+      sb_kernels k = {0};
+      int rc = p->variant->pick(p->axis, &k, why, sizeof why);
+      CHECK_EQ_INT(rc, 0);
+      if (rc) {
+        fprintf(stderr, "  %s/%s: %s\n", p->family->name, p->variant->name, why);
+        continue;
+      }
+      ++picked;
+      CHECK(k.raw != NULL && k.bounded != NULL);
+      CHECK_EQ_INT(k.bounded != k.raw, !strcmp(p->variant->name, "mbarrier"));
+      /* Buffers of tile + pads floats; 2D rows padded by a zero column. */
+      long long b = p->axis[SB_AXIS_BLOCK], e = p->axis[SB_AXIS_ELEMS], t = b * e;
+      long long tw = SB_STENCIL2D_TW(t), size = two_d ? (t / tw + 2) * (tw + 1) : t + 2;
+      long long bytes = (strcmp(p->variant->name, "two_barrier") ? 2 : 1) * size * 4;
+      CHECK_EQ_INT(k.smem, bytes > 48 * 1024 ? bytes : 0);
+    }
+    /* default: 1D 7 x 2 blocks x 3 iters x 2 elems, 2D 7 x 2 x 3; quick:
+     * 1D 7 x 2 x 2, 2D 7 x 2 */
+    CHECK_EQ_INT(picked, quick ? 7 * 4 + 7 * 2 : 7 * 12 + 7 * 6);
+    free(pts);
+  }
+}
+
+SB_TEST(stencil_picker_skips_uncompiled_shapes_with_the_list) {
+  long long axis[SB_NUM_AXES];
+  for (int a = 0; a < SB_NUM_AXES; ++a) axis[a] = SB_AXIS_UNSET;
+  axis[SB_AXIS_BLOCK] = 96;
+  axis[SB_AXIS_ELEMS] = 3;
+  axis[SB_AXIS_N] = 1000003;
+  axis[SB_AXIS_ITERS] = 16;
+  const sb_family *fam = sb_find_family("stencil");
+  CHECK(fam != NULL);
+  if (!fam) return;
+  for (int v = 0; v < fam->variants->count; ++v) {
+    char why[SB_SKIP_LEN] = "";
+    sb_kernels k = {0};
+    CHECK_EQ_INT(fam->variants->rows[v].pick(axis, &k, why, sizeof why), -1);
+    CHECK(strstr(why, "block_threads=96, elems_per_thread=3") != NULL);
+    CHECK(strstr(why, "128x1,128x8,1024x1,1024x8") != NULL);
+  }
+  /* 2D: a compiled block size with an uncompiled elems is skipped too. */
+  axis[SB_AXIS_BLOCK] = 256;
+  axis[SB_AXIS_ELEMS] = 8;
+  fam = sb_find_family("stencil2d");
+  char why[SB_SKIP_LEN] = "";
+  sb_kernels k = {0};
+  CHECK_EQ_INT(fam->variants->rows[0].pick(axis, &k, why, sizeof why), -1);
+  CHECK(strstr(why, "256x4,1024x1,1024x4") != NULL);
 }
 
 /* ---- multistage ---- */
