@@ -57,7 +57,7 @@ def _title_suffix(rows):
         clk = r.get("sm_clock_mhz")
         style = f" ({sbplot.RUN_STYLE_NAMES[i % 4]})" if len(runs) > 1 else ""
         parts.append(f"{r.get('gpu_name', '?')}{style}" + (f", SM clock ~{clk:.0f} MHz" if clk else ""))
-    return "; ".join(parts)
+    return "\n".join(parts)  # a line per run: long titles must not be clipped
 
 
 def _lines(ax, rows, xcol, group, label=str, style=None, ycol="cycles_per_op"):
@@ -119,7 +119,7 @@ def plot(rows, outdir):
                 _block_axis(ax, others)
                 _note_identical(ax, drawn)
         sbplot.legend_outside(fig, axes.flat, ncol=3, fontsize=7)
-        fig.suptitle(f"barrier: cycles per synchronization op ({_title_suffix(prim)})")
+        fig.suptitle(f"barrier: cycles per synchronization op\n{_title_suffix(prim)}", fontsize=11)
         _save(fig, outdir, "barrier_cycles.png", written)
 
         grid = [r for r in prim if r["variant"] == "grid_sync"]
@@ -130,7 +130,7 @@ def plot(rows, outdir):
             ax.set_ylabel("cycles per grid.sync()")
             _block_axis(ax, grid)
             sbplot.legend_outside(fig, [ax])
-            ax.set_title(f"grid_sync ({_title_suffix(grid)})", fontsize=10)
+            fig.suptitle(f"grid_sync\n{_title_suffix(grid)}", fontsize=10)
             _save(fig, outdir, "barrier_grid_sync.png", written)
 
         spell = [r for r in prim if r["variant"] in SPELLINGS and r["participants"] == "all"]
@@ -148,7 +148,7 @@ def plot(rows, outdir):
                 _block_axis(ax, spell)
                 _note_identical(ax, drawn)
             sbplot.legend_outside(fig, axes.flat, ncol=3)
-            fig.suptitle(f"mbarrier spellings vs __syncthreads ({_title_suffix(spell)})")
+            fig.suptitle(f"mbarrier spellings vs __syncthreads\n{_title_suffix(spell)}", fontsize=11)
             _save(fig, outdir, "barrier_spellings.png", written)
 
     tma = _ok(rows, "barrier_tma")
@@ -163,7 +163,7 @@ def plot(rows, outdir):
             ax.set_ylabel(label)
             ax.grid(True, which="major", alpha=0.3)
         sbplot.legend_outside(fig, axes.flat)
-        fig.suptitle(f"barrier_tma: cp.async.bulk global->shared + mbarrier wait ({_title_suffix(tma)})")
+        fig.suptitle(f"barrier_tma: cp.async.bulk global->shared + mbarrier wait\n{_title_suffix(tma)}", fontsize=11)
         _save(fig, outdir, "barrier_tma_latency.png", written)
 
     cl = _ok(rows, "barrier_cluster")
@@ -178,7 +178,7 @@ def plot(rows, outdir):
             ax.set_title(cont, fontsize=9)
             _block_axis(ax, cl)
         sbplot.legend_outside(fig, axes.flat)
-        fig.suptitle(f"barrier_cluster: barrier.cluster.arrive + wait ({_title_suffix(cl)})")
+        fig.suptitle(f"barrier_cluster: barrier.cluster.arrive + wait\n{_title_suffix(cl)}", fontsize=11)
         _save(fig, outdir, "barrier_cluster.png", written)
     return written
 

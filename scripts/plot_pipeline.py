@@ -252,8 +252,8 @@ def plot_in_flight(rows, outdir):
     ax.set_ylim(0, 105)
     ax.grid(alpha=0.3)
     sbplot.legend_outside(fig, [ax], ncol=3)
-    ax.set_title(f"Bytes in flight per SM at intensity 0 ({sbplot.runs_title(runs)}); "
-                 f"line: best so far", fontsize=10)
+    fig.suptitle(f"Bytes in flight per SM at intensity 0 (line: best so far)\n"
+                 f"{sbplot.runs_title(runs)}", fontsize=10)
     return _save(fig, outdir, "pipeline_in_flight.png")
 
 
