@@ -35,7 +35,8 @@ def _largest(rows, key):
 
 
 def _kib(b):
-    return f"{b // 1024}K" if b % 1024 == 0 else str(b)
+    """Bytes as the other plots and the CLI write them: 1k, 16k, 64k."""
+    return sbplot.fmt_value(b)
 
 
 def _save(fig, outdir, name):
