@@ -132,7 +132,7 @@ def run_gate(cmp, args):
     else:
         emit(summary)
     failures = cmp.gate_failures(args.allow_missing)
-    for line in sbcompare.acceptance_lines(cmp):
+    for line in sbcompare.acceptance_lines(cmp, reason_chars=60):
         print(f"compare: {line}", file=sys.stderr)
     print(f"compare: gate {'FAILED' if failures else 'passed'}: {len(cmp.regressions)} "
           f"regression(s), {len(cmp.failing_broken)} broken, {len(cmp.missing)} missing "

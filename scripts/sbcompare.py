@@ -393,9 +393,12 @@ class Acceptance:
         return fnmatch.fnmatchcase(name, self.point) or fnmatch.fnmatchcase(
             f"{row['family']}/{row['variant']}", self.point)
 
-    def describe(self):
+    def describe(self, reason_chars=None):
+        reason = self.reason
+        if reason_chars and len(reason) > reason_chars:
+            reason = reason[:reason_chars - 3].rstrip() + "..."
         return (f"{self.where}: {self.gpu} {self.point} "
-                f"({self.base_commit}..{self.new_commit}): {self.reason}")
+                f"({self.base_commit}..{self.new_commit}): {reason}")
 
 
 def load_acceptances(path):
@@ -680,11 +683,12 @@ def summary_table(cmp, markdown):
     return render_table(headers, rows, markdown)
 
 
-def acceptance_lines(cmp):
-    """Which acceptances applied, to how many points; and the unused ones."""
-    return [f"accepted: {cmp.accepted_count(a)} point(s) by {a.describe()}"
+def acceptance_lines(cmp, reason_chars=None):
+    """Which acceptances applied, to how many points; and the unused ones.
+    reason_chars: cut each reason to that length (terminal lines)."""
+    return [f"accepted: {cmp.accepted_count(a)} point(s) by {a.describe(reason_chars)}"
             if cmp.accepted_count(a) else f"acceptance unused (matched no changed point): "
-            f"{a.describe()}" for a in cmp.acceptances]
+            f"{a.describe(reason_chars)}" for a in cmp.acceptances]
 
 
 def render_comparison(cmp, markdown=False, details=True, summary=True):
