@@ -180,8 +180,11 @@ test-asan: $(ASAN_DIR)/test_host
 sanitize: $(BIN) $(CANARY)
 	CANARY=$(CANARY) scripts/sanitize.sh $(BIN) $(DEVICE)
 
+# Quiet on success: pytest's dots and summary; failures in full, and the
+# JUnit report in build/test-logs/pytest.xml.
 test-py: $(BIN) $(CANARY) $(PY_DEP)
-	$(PY) -m pytest -q tests
+	@mkdir -p build/test-logs
+	$(PY) -m pytest -q -p no:cacheprovider tests --junitxml=build/test-logs/pytest.xml
 
 # Which SASS synchronization instructions each barrier variant compiles to
 # (needs cuobjdump: the CUDA Toolkit's, or pip's nvidia-cuda-cuobjdump).
@@ -230,13 +233,19 @@ compare: $(PY_DEP)
 # [THRESHOLD=5] [SUMMARY=gate.md] [ARGS=--allow-missing]
 gate: $(PY_DEP)
 	@test -n "$(BASE)" && test -n "$(NEW)" || { echo "usage: make gate BASE=baseline.csv NEW=latest.csv [THRESHOLD=5] [SUMMARY=gate.md]"; exit 2; }
-	@$(PY) scripts/compare.py --gate $(BASE) $(NEW) --threshold $(or $(THRESHOLD),5) $(if $(SUMMARY),--summary $(SUMMARY)) $(ARGS)
+	@$(PY) scripts/compare.py --gate $(BASE) $(NEW) --threshold $(or $(THRESHOLD),5) $(if $(SUMMARY),--summary $(SUMMARY)) $(if $(ACCEPT),--accept $(ACCEPT)) $(ARGS)
 
-# The GPU-less CI check: every committed results/<gpu>/latest.csv against its baseline.csv.
+# The GPU-less CI check: every committed results/<gpu>/latest.csv against its
+# baseline.csv (the previous blessed run), with the known changes of
+# results/accepted.csv. One verdict line per GPU (and one per applied
+# acceptance); the summaries go to build/test-logs/gate-<gpu>.md.
+ACCEPT    := $(wildcard results/accepted.csv)
 gate-committed: $(PY_DEP)
-	@for b in $(wildcard results/*/baseline.csv); do \
-	  n=$$(dirname $$b)/latest.csv; \
-	  if [ -f $$n ]; then $(PY) scripts/compare.py --gate $$b $$n || exit $$?; \
+	@mkdir -p build/test-logs; for b in $(wildcard results/*/baseline.csv); do \
+	  n=$$(dirname $$b)/latest.csv; g=$$(basename $$(dirname $$b)); \
+	  if [ -f $$n ]; then $(PY) scripts/compare.py --gate $$b $$n $(if $(ACCEPT),--accept $(ACCEPT)) \
+	    --summary build/test-logs/gate-$$g.md > build/test-logs/gate-$$g.txt \
+	    || { echo "gate-committed: $$g FAILED: see build/test-logs/gate-$$g.md"; exit 1; }; \
 	  else echo "gate-committed: $$b has no latest.csv beside it"; fi; done
 
 # README.md's answers block (workload -> variant to use -> measured why, the

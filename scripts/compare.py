@@ -3,20 +3,26 @@
 gates regressions in CI.
 
     python scripts/compare.py BASE.csv NEW.csv [MORE.csv ...] [--markdown]
+        [--family F] [--variant V] [--summary-only | --details | --details-file FILE]
     python scripts/compare.py --gate BASE.csv NEW.csv [--threshold 5] [--summary FILE]
+        [--accept results/accepted.csv]
 
-Points are joined on family, variant and every axis. For each point the
-time ratio new/base is printed, then geometric means per family and per
-variant, then the points present (or ok) on one side only. With more than
-two CSVs, each is compared with the first. When the GPU names differ
-(cross-GPU mode) normalized figures (pct_of_copy, cycles_per_op) are
-compared as well.
+Points are joined on family, variant and every axis. The output starts with
+one row per variant: the geometric mean of the time ratios new/base and how
+many points are slower or faster beyond noise or on one side only. It fits
+an 80-120 column terminal; the per-point rows follow with --details, or go
+to --details-file FILE. With more than two CSVs, each is compared with the
+first. When the GPU names differ (cross-GPU mode) normalized figures
+(pct_of_copy, cycles_per_op) are compared as well.
 
---gate (two CSVs of one GPU model): a point regresses when its median is
-more than --threshold percent slower AND new q1 > base q3 (the
-interquartile ranges do not overlap). A point ok in base but not ok in new
-(wrong, error, ...) or missing from new fails the gate too. The Markdown
-summary goes to --summary FILE, or to stdout. See docs/REGRESSIONS.md.
+--gate (two CSVs of one GPU model): a point regresses by rule A (its median
+more than --threshold percent slower and new q1 > base q3) or rule B (its
+whole variant moved beyond the measured run-to-run noise, and the point
+with it); see scripts/sbcompare.py. A point ok in base but not ok in new
+(wrong, error, ...) or missing from new fails the gate too, unless an
+acceptance of --accept FILE covers it (each applied acceptance is printed).
+The Markdown summary goes to --summary FILE, or to stdout. See
+docs/REGRESSIONS.md.
 
 Exit status: 0 no regression, 1 regressions (gate only), 2 unusable input
 (the message names file, line and column).
@@ -56,7 +62,21 @@ def parse_args(argv):
                     help="for an A/A pair: per variant, the slowdown the gate would flag")
     ap.add_argument("--plots", metavar="DIR",
                     help="also draw one plot set of all CSVs into DIR (scripts/plot.py)")
+    for flag, meta, what in (("--family", "F", "families"),
+                             ("--variant", "V", "variants: 'variant' or 'family/variant'")):
+        ap.add_argument(flag, action="append", metavar=meta,
+                        help=f"only these {what} (glob, repeatable or comma list)")
+    detail = ap.add_mutually_exclusive_group()
+    for flag, what in (("--summary-only", "only the counts and the per-variant table"),
+                       ("--details", "also every point (long and wide)")):
+        detail.add_argument(flag, action="store_true", help=what)
+    detail.add_argument("--details-file", metavar="FILE",
+                        help="write the full per-point comparison to FILE")
+    ap.add_argument("--accept", metavar="FILE",
+                    help="acceptance CSV (results/accepted.csv): known changes, listed, not counted")
     args = ap.parse_args(argv)
+    args.family = split_list(args.family)
+    args.variant = split_list(args.variant)
     if len(args.csv) < 2:
         ap.error("give at least two CSV files")
     if args.gate and len(args.csv) != 2:
@@ -64,6 +84,10 @@ def parse_args(argv):
     if (args.summary or args.allow_missing) and not args.gate:
         ap.error("--summary and --allow-missing go with --gate")
     return args
+
+
+def split_list(values):
+    return [v for value in values or [] for v in value.split(",") if v]
 
 
 def threshold_pct(text):
@@ -104,14 +128,16 @@ def run_gate(cmp, args):
     if args.summary:
         with open(args.summary, "w", encoding="utf-8") as f:
             f.write(summary)
-        emit(sbcompare.render_comparison(cmp, args.markdown))
+        emit(sbcompare.render_comparison(cmp, args.markdown, details=args.details))
     else:
         emit(summary)
     failures = cmp.gate_failures(args.allow_missing)
+    for line in sbcompare.acceptance_lines(cmp, reason_chars=60):
+        print(f"compare: {line}", file=sys.stderr)
     print(f"compare: gate {'FAILED' if failures else 'passed'}: {len(cmp.regressions)} "
-          f"regression(s), {len(cmp.broken)} broken, {len(cmp.missing)} missing "
-          f"({'not counted' if args.allow_missing else 'counted'}) over "
-          f"{len(cmp.matches)} points", file=sys.stderr)
+          f"regression(s), {len(cmp.failing_broken)} broken, {len(cmp.missing)} missing "
+          f"({'not counted' if args.allow_missing else 'counted'}), {len(cmp.accepted)} "
+          f"accepted, over {len(cmp.matches)} points ({cmp.new.path})", file=sys.stderr)
     return EXIT_REGRESSION if failures else EXIT_OK
 
 
@@ -126,7 +152,16 @@ def main(argv=None):
     threshold = args.threshold / 100
     try:
         runs = [sbcompare.load_run(p) for p in args.csv]
+        if args.family or args.variant:
+            runs = [sbcompare.filtered(r, args.family, args.variant) for r in runs]
+            if not any(r.rows for r in runs):
+                raise UsageError(f"{args.csv[0]}: column 'family': no row matches --family "
+                                 f"{','.join(args.family) or '*'} --variant "
+                                 f"{','.join(args.variant) or '*'}")
         comparisons = [sbcompare.compare(runs[0], r, threshold) for r in runs[1:]]
+        acceptances = sbcompare.load_acceptances(args.accept) if args.accept else []
+        for cmp in comparisons:
+            cmp.accept(acceptances)
         if args.gate:
             return run_gate(comparisons[0], args)
     except (sbcsv.CsvError, UsageError) as e:
@@ -135,10 +170,22 @@ def main(argv=None):
     except OSError as e:
         print(f"compare: {e.filename or ''}: {e.strerror or e}", file=sys.stderr)
         return EXIT_UNUSABLE
+    details = []
     for cmp in comparisons:
-        emit(sbcompare.render_comparison(cmp, args.markdown))
+        emit(sbcompare.render_comparison(cmp, args.markdown, details=args.details))
+        if not (args.details or args.summary_only):
+            emit("(per-point rows: --details, or --details-file FILE)\n")
+        if args.details_file:
+            details.append(sbcompare.render_comparison(cmp, args.markdown, summary=False))
         if args.sensitivity:
             emit(sbcompare.sensitivity_table(cmp, args.markdown) + "\n")
+    if args.details_file:
+        try:
+            with open(args.details_file, "w", encoding="utf-8") as f:
+                f.write("\n".join(details))
+        except OSError as e:
+            print(f"compare: {args.details_file}: {e.strerror or e}", file=sys.stderr)
+            return EXIT_UNUSABLE
     if args.plots and draw_plots(args.csv, args.plots) != 0:
         return EXIT_UNUSABLE
     return EXIT_OK

@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sbcsv  # noqa: E402
+import sbplot  # noqa: E402
+from sbplot import fmt_value, source_labels, source_of  # noqa: E402,F401
 
 # Baseline variant of each family: the speedup figure divides by it.
 BASELINES = sbcsv.BASELINES
@@ -41,6 +43,7 @@ EXTRA_METRICS = {
     "cycles_per_op": "cycles per operation",
     "ns_per_op": "ns per operation",
     "gflops": "GFLOP/s",
+    "pct_of_cublas": "% of cuBLAS",
 }
 # Preference order when axes tie for the x axis (and the order of panel
 # axes); axes not named here follow in sbcsv order.
@@ -81,19 +84,6 @@ def _sort_key(value):
     return (2, 0, str(value))
 
 
-def fmt_value(value):
-    """128, 32M, 1G: powers of 1024 the way the CLI accepts them."""
-    if value is None:
-        return "-"
-    if isinstance(value, int) and value >= 1024:
-        for shift, suffix in ((30, "G"), (20, "M"), (10, "k")):
-            if value % (1 << shift) == 0:
-                return f"{value >> shift}{suffix}"
-    if isinstance(value, float):
-        return f"{value:g}"
-    return str(value)
-
-
 @dataclass
 class Layout:
     """Which axis is x, which axes split panels, which split lines."""
@@ -120,23 +110,6 @@ def layout(rows):
         panels.remove(fewest)
         series.append(fewest)
     return Layout(x=x, panels=panels, series=series, fixed=fixed)
-
-
-def source_of(row):
-    """What one run is: rows of one run share GPU, commit and start time."""
-    return (row.get("gpu_name"), row.get("commit"), row.get("run_utc"))
-
-
-def source_labels(rows):
-    """Short names that tell the runs apart, or '' when there is one run."""
-    sources = list(dict.fromkeys(source_of(r) for r in rows))
-    if len(sources) <= 1:
-        return {s: "" for s in sources}
-    for i in range(3):  # GPU name, else commit, else start time
-        names = [s[i] or "?" for s in sources]
-        if len(set(names)) == len(names):
-            return dict(zip(sources, names))
-    return {s: f"{s[0]} {s[2]}" for s in sources}
 
 
 @dataclass
@@ -253,11 +226,13 @@ def copy_gbps(rows):
 def provenance_lines(fam_rows, all_rows):
     """One line per run: GPU, commit and copy bandwidth."""
     copy = copy_gbps(all_rows)
+    sources = list(dict.fromkeys(source_of(r) for r in fam_rows))
     lines = []
-    for s in dict.fromkeys(source_of(r) for r in fam_rows):
+    for i, s in enumerate(sources):
         gbps = copy.get(s)
         bw = f"d2d copy {gbps:.0f} GB/s" if gbps is not None else "d2d copy not measured"
-        lines.append(f"{s[0] or 'unknown GPU'}, commit {s[1] or 'unknown'}, {bw}")
+        style = f" ({sbplot.RUN_STYLE_NAMES[i % len(sbplot.RUN_STYLE_NAMES)]} lines)" if len(sources) > 1 else ""
+        lines.append(f"{s[0] or 'unknown GPU'}{style}, commit {s[1] or 'unknown'}, {bw}")
     return lines
 
 
@@ -271,26 +246,20 @@ def note_text(fam):
 # ---------------------------------------------------------------- drawing
 
 def _pyplot():
-    import matplotlib
-    matplotlib.use("Agg")  # headless: no display on CI or GPU machines
-    import matplotlib.pyplot as plt
-    return plt
+    return sbplot.plt
 
 
-def _colors(fam):
-    """Colour per line label, fixed by the time figure's lines in CSV order,
-    so a variant keeps its colour across panels and figures."""
-    labels = dict.fromkeys(series_label(v, rest) for (_, v, rest, _) in _collect(fam, METRIC))
-    return {label: f"C{i % 10}" for i, label in enumerate(labels)}
-
-
-def _log_y(plt, ax):
-    """Log y with plain-number ticks at 1-2-5 steps: 6x10^2 reads badly."""
-    from matplotlib.ticker import FuncFormatter, LogLocator
-    ax.set_yscale("log")
-    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 3.0, 5.0)))
-    ax.yaxis.set_minor_locator(plt.NullLocator())
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}" if v < 1e5 else f"{v:.0e}"))
+def _styles(fam):
+    """Line keywords per label: the colour follows the variant (and the
+    series axes) across panels and figures, the line style and marker
+    follow the run, so two GPUs' lines of one variant stay apart."""
+    keys = dict.fromkeys((v, rest) for (_, v, rest, _) in _collect(fam, METRIC))
+    runs = list(dict.fromkeys(rest[1] for _, rest in keys))
+    colours, out = {}, {}
+    for v, rest in keys:
+        colour = colours.setdefault((v, rest[0]), f"C{len(colours) % 10}")
+        out[series_label(v, rest)] = {"color": colour, **sbplot.run_style(runs.index(rest[1]))}
+    return out
 
 
 def _x_scale(xs):
@@ -303,8 +272,12 @@ def _x_scale(xs):
     return "linear"
 
 
-def _panel_title(panel):
-    return ", ".join(f"{a}={fmt_value(v)}" for a, v in panel) or ""
+def _panel_title(panel, notes=None):
+    title = ", ".join(f"{a}={fmt_value(v)}" for a, v in panel) or ""
+    text = sbplot.identical_text(notes or {})
+    if text:  # lines drawn on top of each other: say so, never hide one silently
+        title += ("\n" if title else "") + text
+    return title
 
 
 def _figure(plt, n_panels):
@@ -322,7 +295,7 @@ def draw(plt, fam, data, all_rows, path, title, ylabel, ylog, hline=None):
     lay = fam.layout
     panels = data or {(): {}}
     fig, axes = _figure(plt, len(panels))
-    colors = _colors(fam)
+    styles = _styles(fam)
     all_x = sorted({x for lines in panels.values() for pts in lines.values() for x, _ in pts},
                    key=_sort_key)
     scale = _x_scale(all_x) if lay.x else "category"
@@ -330,42 +303,33 @@ def draw(plt, fam, data, all_rows, path, title, ylabel, ylog, hline=None):
         for label, pts in lines.items():
             xs = [x for x, _ in pts]
             ys = [y for _, y in pts]
+            style = styles.get(label, {"color": "k"})
             if lay.x is None:  # one point per line: bars
-                ax.bar([label], ys, color=colors.get(label, "k"))
+                ax.bar([label], ys, color=style["color"])
                 continue
             if scale == "category":
                 xs = [all_x.index(x) for x in xs]
-            ax.plot(xs, ys, marker="o", ms=3.5, lw=1.4, color=colors.get(label, "k"), label=label)
+            ax.plot(xs, ys, ms=3.5, lw=1.4, label=label, **style)
         if lay.x is not None:
-            if scale == "log2":
-                ax.set_xscale("log", base=2)
-                ax.xaxis.set_minor_locator(plt.NullLocator())
-            ticks = all_x if scale != "category" else range(len(all_x))
-            ax.set_xticks(list(ticks), [fmt_value(x) for x in all_x])
+            if scale == "category":
+                ax.set_xticks(range(len(all_x)), [fmt_value(x) for x in all_x])
+            else:
+                sbplot.x_at_data(ax, all_x, log=scale == "log2")
             ax.set_xlabel(lay.x)
         else:
             ax.tick_params(axis="x", labelrotation=30)
         if ylog and lay.x is not None and any(lines.values()):  # bars need a zero
-            _log_y(plt, ax)
+            sbplot.log_y(ax)
         if hline is not None:
             ax.axhline(hline[0], color="0.4", lw=1, ls="--", label=hline[1])
         ax.set_ylabel(ylabel)
-        ax.set_title(_panel_title(panel), fontsize=10)
+        ax.set_title(_panel_title(panel, sbplot.identical_notes(lines)), fontsize=9)
         ax.grid(True, which="major", alpha=0.3)
         if not lines:
             ax.set_xticks([])
             ax.set_yticks([])
             ax.text(0.5, 0.5, "no ok rows", ha="center", va="center", transform=ax.transAxes)
-    handles, names = [], []
-    for ax in axes:
-        for h, n in zip(*ax.get_legend_handles_labels()):
-            if n not in names:
-                handles.append(h)
-                names.append(n)
-    if handles:
-        ncol = min(len(names), 4 if max(map(len, names)) <= 24 else 2)
-        fig.legend(handles, names, loc="outside lower center", ncol=ncol,
-                   fontsize=9, frameon=False)
+    sbplot.legend_outside(fig, axes, fontsize=9)
     fixed = ", ".join(f"{a}={fmt_value(v)}" for a, v in lay.fixed.items())
     head = [f"{fam.name}: {title}"] + ([fixed] if fixed else [])
     head += provenance_lines(fam.rows, all_rows)
@@ -373,9 +337,7 @@ def draw(plt, fam, data, all_rows, path, title, ylabel, ylog, hline=None):
     if note:  # in the title block: never hidden behind panels or the legend
         head.append(note)
     fig.suptitle("\n".join(head), fontsize=10)
-    fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return path
+    return sbplot.save(fig, path)
 
 
 def plot_default(plt, fam, all_rows, outdir):
@@ -425,6 +387,22 @@ PLOTTERS = {
 }
 
 
+def plot_family(plt, fam, rows, outdir):
+    """The family's figures. A family without a registered plotter gets the
+    default picture; if its rows do not fit one (columns this script has
+    never seen), it is skipped with a message, and the other families are
+    still drawn."""
+    if fam.name in PLOTTERS:
+        return PLOTTERS[fam.name](plt, fam, rows, outdir)
+    try:
+        return plot_default(plt, fam, rows, outdir)
+    except (ValueError, TypeError, KeyError, ZeroDivisionError) as e:
+        plt.close("all")
+        print(f"plot.py: skipped family {fam.name}: its rows do not fit the default plot "
+              f"({type(e).__name__}: {e})", file=sys.stderr)
+        return []
+
+
 def load(paths):
     """Rows of every CSV, in order. Raises sbcsv.CsvError."""
     rows = []
@@ -455,7 +433,7 @@ def main(argv=None):
         os.makedirs(outdir, exist_ok=True)
         plt = _pyplot()
         for fam in families.values():
-            for path in PLOTTERS.get(fam.name, plot_default)(plt, fam, rows, outdir):
+            for path in plot_family(plt, fam, rows, outdir):
                 print(f"plot.py: wrote {path}")
     except OSError as e:
         print(f"plot.py: {e}", file=sys.stderr)

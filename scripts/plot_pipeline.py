@@ -12,10 +12,9 @@ import math
 import os
 import sys
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sbplot  # noqa: E402
+from sbplot import plt  # noqa: E402
 
 PIPELINED = ["double_buffer", "ws_barrier", "ws_tma", "ws_tma_2d"]
 ORDER = ["sync_single", *PIPELINED, "reference"]
@@ -36,14 +35,12 @@ def _largest(rows, key):
 
 
 def _kib(b):
-    return f"{b // 1024}K" if b % 1024 == 0 else str(b)
+    """Bytes as the other plots and the CLI write them: 1k, 16k, 64k."""
+    return sbplot.fmt_value(b)
 
 
 def _save(fig, outdir, name):
-    path = os.path.join(outdir, name)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    return sbplot.save(fig, os.path.join(outdir, name))
 
 
 def heatmap_rows(rows):
@@ -125,110 +122,139 @@ def summary(rows):
 
 
 def plot_heatmap(rows, outdir):
-    hm = heatmap_rows(rows)
-    variants = [v for v in ["sync_single", *PIPELINED] if any(r["variant"] == v for r in hm)]
+    """One row of panels per run (GPU), one panel per variant."""
+    runs = [(label, heatmap_rows(run)) for label, run in sbplot.split_runs(
+        [r for r in rows if r["family"] == "pipeline"])]
+    hm_all = [r for _, hm in runs for r in hm]
+    variants = [v for v in ["sync_single", *PIPELINED] if any(r["variant"] == v for r in hm_all)]
     if not variants:
         return None
-    stages = sorted({r["stages"] for r in hm})
-    sizes = sorted({r["buffer_bytes"] for r in hm})
-    fig, axes = plt.subplots(1, len(variants), figsize=(4.2 * len(variants), 4.2), squeeze=False)
+    stages = sorted({r["stages"] for r in hm_all})
+    sizes = sorted({r["buffer_bytes"] for r in hm_all})
+    fig, axes = plt.subplots(len(runs), len(variants),
+                             figsize=(4.2 * len(variants), 4.2 * len(runs) + 0.8), squeeze=False,
+                             layout="constrained")
     image = None
-    for ax, v in zip(axes[0], variants):
-        grid = [[math.nan] * len(sizes) for _ in stages]
-        labels = [[""] * len(sizes) for _ in stages]
-        for r in hm:
-            if r["variant"] != v:
-                continue
-            i, j = stages.index(r["stages"]), sizes.index(r["buffer_bytes"])
-            if r["status"] == "ok":
-                grid[i][j] = r["pct_of_copy"]
-                labels[i][j] = f"{r['pct_of_copy']:.0f}"
-            else:
-                labels[i][j] = r["status"][:4]
-        image = ax.imshow(grid, origin="lower", cmap="viridis", vmin=0, vmax=100, aspect="auto")
-        for i in range(len(stages)):
-            for j in range(len(sizes)):
-                value = grid[i][j]
-                color = "gray" if math.isnan(value) else ("black" if value >= 60 else "white")
-                ax.text(j, i, labels[i][j], ha="center", va="center", fontsize=7, color=color)
-        good = smallest_good(rows, v)
-        if good:
-            i, j = stages.index(good["stages"]), sizes.index(good["buffer_bytes"])
-            ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec="red", lw=2))
-        ax.set_xticks(range(len(sizes)), [_kib(b) for b in sizes], fontsize=8)
-        ax.set_yticks(range(len(stages)), stages)
-        ax.set_xlabel("buffer_bytes per stage")
-        ax.set_ylabel("stages")
-        ax.set_title(v + (" (one tile of stages x bytes)" if v == "sync_single" else ""), fontsize=9)
-    fig.colorbar(image, ax=axes[0].tolist(), label="% of device-to-device copy bandwidth")
-    r0 = hm[0]
+    for row_axes, (run_label, hm) in zip(axes, runs):
+        for ax, v in zip(row_axes, variants):
+            image = _heatmap_panel(ax, hm, v, stages, sizes)
+            name = v + (" (one tile of stages x bytes)" if v == "sync_single" else "")
+            ax.set_title(f"{run_label}\n{name}" if run_label else name, fontsize=9)
+    fig.colorbar(image, ax=axes.ravel().tolist(), label="% of device-to-device copy bandwidth")
+    r0 = hm_all[0]
     fig.suptitle(f"pipeline at intensity 0, n={r0['n']}, {r0.get('consumer_warps')} consumer warps, "
-                 f"{r0['gpu_name']} (red box: smallest stages x bytes >= {GOOD_PCT:.0f}%)", fontsize=10)
+                 f"{sbplot.runs_title(runs)}\n(red box: smallest stages x bytes >= {GOOD_PCT:.0f}%)",
+                 fontsize=10)
     return _save(fig, outdir, "pipeline_heatmap.png")
 
 
+def _heatmap_panel(ax, hm, v, stages, sizes):
+    """% of copy per stages x buffer_bytes of one variant of one run."""
+    grid = [[math.nan] * len(sizes) for _ in stages]
+    labels = [[""] * len(sizes) for _ in stages]
+    for r in hm:
+        if r["variant"] != v:
+            continue
+        i, j = stages.index(r["stages"]), sizes.index(r["buffer_bytes"])
+        if r["status"] == "ok":
+            grid[i][j] = r["pct_of_copy"]
+            labels[i][j] = f"{r['pct_of_copy']:.0f}"
+        else:
+            labels[i][j] = r["status"][:4]
+    image = ax.imshow(grid, origin="lower", cmap="viridis", vmin=0, vmax=100, aspect="auto")
+    for i in range(len(stages)):
+        for j in range(len(sizes)):
+            value = grid[i][j]
+            color = "gray" if math.isnan(value) else ("black" if value >= 60 else "white")
+            ax.text(j, i, labels[i][j], ha="center", va="center", fontsize=7, color=color)
+    good = smallest_good(hm, v)
+    if good:
+        i, j = stages.index(good["stages"]), sizes.index(good["buffer_bytes"])
+        ax.add_patch(plt.Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, ec="red", lw=2))
+    ax.set_xticks(range(len(sizes)), [_kib(b) for b in sizes], fontsize=8)
+    ax.set_yticks(range(len(stages)), stages)
+    ax.set_xlabel("buffer_bytes per stage")
+    ax.set_ylabel("stages")
+    return image
+
+
 def plot_intensity(rows, outdir):
-    fam = _largest(_ok(rows, "pipeline_intensity"), "n")
-    if not fam:
+    runs = [(label, _largest(_ok(run, "pipeline_intensity"), "n"))
+            for label, run in sbplot.split_runs([r for r in rows if r["family"] == "pipeline_intensity"])]
+    runs = [(label, fam) for label, fam in runs if fam]
+    if not runs:
         return None
-    warps = sorted({r["consumer_warps"] for r in fam})
-    fig, axes = plt.subplots(2, len(warps), figsize=(4.6 * len(warps), 7.5), squeeze=False,
-                             sharex=True)
+    all_rows = [r for _, fam in runs for r in fam]
+    warps = sorted({r["consumer_warps"] for r in all_rows})
+    fig, axes = plt.subplots(2, len(warps), figsize=(4.6 * len(warps), 8.5), squeeze=False,
+                             sharex=True, layout="constrained")
     for col, w in enumerate(warps):
         top, bottom = axes[0][col], axes[1][col]
-        for v in ORDER:
-            pts = sorted((r["intensity"], r["gbps"], r.get("gflops") or 0.0)
-                         for r in fam if r["variant"] == v and r["consumer_warps"] == w)
-            if not pts:
-                continue
-            xs = [max(p[0], 1) for p in pts]  # intensity 0 drawn at 1 on the log axis
-            top.plot(xs, [p[1] for p in pts], marker="o", ms=3, label=v, color=COLORS[v])
-            bottom.plot(xs, [p[2] / 1000 for p in pts], marker="o", ms=3, color=COLORS[v])
-        copy = [r["gbps"] / r["pct_of_copy"] * 100 for r in fam if r["pct_of_copy"]]
-        if copy:
-            top.axhline(copy[0], color="k", ls=":", lw=1, label="d2d copy")
-            top.axhline(copy[0] * GOOD_PCT / 100, color="k", ls="--", lw=0.7,
-                        label=f"{GOOD_PCT:.0f}% of copy")
+        for i, (run_label, fam) in enumerate(runs):
+            style = sbplot.run_style(i)
+            for v in ORDER:
+                pts = sorted((r["intensity"], r["gbps"], r.get("gflops") or 0.0)
+                             for r in fam if r["variant"] == v and r["consumer_warps"] == w)
+                if not pts:
+                    continue
+                xs = [max(p[0], 1) for p in pts]  # intensity 0 drawn at 1 on the log axis
+                top.plot(xs, [p[1] for p in pts], ms=3, label=sbplot.with_run(v, run_label),
+                         color=COLORS[v], **style)
+                bottom.plot(xs, [p[2] / 1000 for p in pts], ms=3, color=COLORS[v], **style)
+            copy = [r["gbps"] / r["pct_of_copy"] * 100 for r in fam if r["pct_of_copy"]]
+            if copy:
+                top.axhline(copy[0], color="k", ls=style["ls"], lw=0.8,
+                            label=sbplot.with_run("d2d copy", run_label))
         top.set_title(f"{w} consumer warp{'s' if w > 1 else ''}", fontsize=10)
         top.set_ylabel("GB/s (read + write)")
         bottom.set_ylabel("TFLOP/s")
-        bottom.set_xlabel("intensity, FLOP/element (0 drawn at 1)")
+        xs = sorted({max(r["intensity"], 1) for r in all_rows})
         for ax in (top, bottom):
-            ax.set_xscale("log", base=2)
+            sbplot.x_at_data(ax, xs)
             ax.grid(alpha=0.3)
-    axes[0][0].legend(fontsize=7)
-    r0 = fam[0]
+        bottom.set_xlabel("intensity, FLOP/element (0 drawn at 1)")
+    sbplot.legend_outside(fig, axes.flat, ncol=3)
+    r0 = all_rows[0]
     fig.suptitle(f"pipeline_intensity: stages={r0['stages']}, buffer_bytes={_kib(r0['buffer_bytes'])},"
-                 f" n={r0['n']}, {r0['gpu_name']}", fontsize=10)
+                 f" n={r0['n']}, {sbplot.runs_title(runs)}", fontsize=10)
     return _save(fig, outdir, "pipeline_intensity.png")
 
 
 def plot_in_flight(rows, outdir):
-    hm = [r for r in heatmap_rows(rows) if r["status"] == "ok"
-          and r.get("bytes_in_flight_per_sm") is not None]
-    if not hm:
+    runs = [(label, [r for r in heatmap_rows(run) if r["status"] == "ok"
+                     and r.get("bytes_in_flight_per_sm") is not None])
+            for label, run in sbplot.split_runs([r for r in rows if r["family"] == "pipeline"])]
+    runs = [(label, hm) for label, hm in runs if hm]
+    if not runs:
         return None
-    fig, ax = plt.subplots(figsize=(7.5, 4.8))
-    for v in ["sync_single", *PIPELINED]:
-        pts = sorted((r["bytes_in_flight_per_sm"], r["pct_of_copy"]) for r in hm if r["variant"] == v)
-        if not pts:
-            continue
-        ax.scatter([p[0] / 1024 for p in pts], [p[1] for p in pts], s=12, color=COLORS[v], alpha=0.6)
-        # Upper envelope: the best any configuration reached with at most x.
-        env, top = [], 0.0
-        for x, y in pts:
-            top = max(top, y)
-            env.append((x / 1024, top))
-        ax.step([e[0] for e in env], [e[1] for e in env], where="post", color=COLORS[v], label=v)
+    fig, ax = plt.subplots(figsize=(8, 5.8), layout="constrained")
+    for i, (run_label, hm) in enumerate(runs):
+        style = sbplot.run_style(i)
+        for v in ["sync_single", *PIPELINED]:
+            pts = sorted((r["bytes_in_flight_per_sm"], r["pct_of_copy"]) for r in hm
+                         if r["variant"] == v)
+            if not pts:
+                continue
+            ax.scatter([p[0] / 1024 for p in pts], [p[1] for p in pts], s=12, color=COLORS[v],
+                       alpha=0.6, marker=style["marker"])
+            # Upper envelope: the best any configuration reached with at most x.
+            env, top = [], 0.0
+            for x, y in pts:
+                top = max(top, y)
+                env.append((x / 1024, top))
+            ax.step([e[0] for e in env], [e[1] for e in env], where="post", color=COLORS[v],
+                    ls=style["ls"], label=sbplot.with_run(v, run_label))
     ax.axhline(GOOD_PCT, color="k", ls="--", lw=0.7)
+    kib = sorted({r["bytes_in_flight_per_sm"] / 1024 for _, hm in runs for r in hm})
     ax.set_xscale("log", base=2)
+    sbplot.x_at_data(ax, [k for k in kib if k == int(k) and int(k) & (int(k) - 1) == 0])
     ax.set_xlabel("stages x buffer_bytes x resident blocks per SM (KiB)")
     ax.set_ylabel("% of device-to-device copy bandwidth")
     ax.set_ylim(0, 105)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    ax.set_title(f"Bytes in flight per SM at intensity 0 ({hm[0]['gpu_name']}); line: best so far",
-                 fontsize=10)
+    sbplot.legend_outside(fig, [ax], ncol=3)
+    fig.suptitle(f"Bytes in flight per SM at intensity 0 (line: best so far)\n"
+                 f"{sbplot.runs_title(runs)}", fontsize=10)
     return _save(fig, outdir, "pipeline_in_flight.png")
 
 

@@ -230,11 +230,31 @@ def cross_winners(runs, family):
     rows = []
     for k in keys:
         cells = [winner_cell(shapes.get(k)) for shapes in per_gpu]
-        names = {shapes[k].winner["variant"] for shapes in per_gpu
-                 if k in shapes and shapes[k].winner}
         rows.append([*(fmt_axis(any_shape(k).axes.get(a)) for a in axes), *cells,
-                     "yes" if len(names) == 1 and all(k in s for s in per_gpu) else "no"])
+                     same_winner([shapes.get(k) for shapes in per_gpu])])
     return render_table([*axes, *(r.gpu_name for r in runs), "same winner"], rows, markdown=True)
+
+
+def co_winners(shape):
+    """The winner and every variant within noise of it: median within
+    sbcompare.VARIANT_SHIFT (the measured run-to-run noise) or an
+    interquartile range that overlaps the winner's."""
+    w = shape.winner
+    return {r["variant"] for r in shape.ranked
+            if r["median_us"] <= w["median_us"] * (1 + sbcompare.VARIANT_SHIFT)
+            or r["q1_us"] <= w["q3_us"]}
+
+
+def same_winner(shapes):
+    """yes, 'yes (within noise)' when the winners differ by no more than
+    noise (some variant is a co-winner on every GPU), no, or n/a when a GPU
+    lacks the shape or has no ok variant there."""
+    if any(s is None or s.winner is None for s in shapes):
+        return "n/a"
+    if len({s.winner["variant"] for s in shapes}) == 1:
+        return "yes"
+    common = set.intersection(*(co_winners(s) for s in shapes))
+    return "yes (within noise)" if common else "no"
 
 
 def ratio_table(runs):

@@ -2,22 +2,41 @@
 (console/Markdown tables, cross-GPU mode, the regression gate) and the
 winner tables of report.py. No printing here except through render_*.
 
-The gate rule (docs/REGRESSIONS.md says why):
-a point regresses when both runs have it with status ok and
-  1. new median > base median * (1 + threshold)      the slowdown is large, and
-  2. new q1 > base q3                                 the spreads do not explain it:
-     the interquartile ranges do not overlap, so at least three quarters of
-     the new samples are slower than three quarters of the base samples.
+The gate rule (docs/REGRESSIONS.md says why and gives the measurements):
+a point ok in both runs regresses when either holds:
+  A. the point alone (any point, even a variant's only one):
+     1. new median > base median * (1 + threshold)    the slowdown is large, and
+     2. new q1 > base q3                               the spreads do not explain it:
+        the interquartile ranges do not overlap.
+  B. the variant as a whole (a variant of VARIANT_MIN_POINTS or more points):
+     1. the geometric mean of its time ratios is above 1 + VARIANT_SHIFT,
+     2. a one-sided Wilcoxon signed-rank test (scipy) on the log ratios
+        says the shift is systematic (p < VARIANT_ALPHA), and
+     3. the point itself is more than VARIANT_SHIFT slower.
+VARIANT_SHIFT sits above the run-to-run noise measured between real A/A
+runs, so clean reruns flag nothing while a uniform 3% slowdown of one
+variant is flagged at every one of its points. Faster is the mirror image.
+Acceptances (results/accepted.csv) turn known, explained changes of one
+base->new pair into "accepted": listed, not counted.
 """
 from __future__ import annotations
 
+import csv
+import fnmatch
 import math
 import statistics
+import textwrap
 from dataclasses import dataclass, field
 
 import sbcsv
 
 DEFAULT_THRESHOLD = 0.05
+# Rule B, from measured noise: between real A/A runs no variant's geometric
+# mean moved by more than 0.4% (H200 back to back, 858 and 397 points) and
+# no point of a multi-point variant by more than 1.5%. 1.5% sits above both.
+VARIANT_SHIFT = 0.015
+VARIANT_MIN_POINTS = 5
+VARIANT_ALPHA = 0.05
 OK = "ok"
 # Figures that mean the same thing on any GPU, so cross-GPU mode compares
 # them besides times: name -> True when higher is better.
@@ -65,6 +84,19 @@ def load_run(path):
     check_ok_timings(path, rows)
     return Run(path=path, rows=rows, by_key=unique_keys(path, rows),
                columns=set(rows[0]))
+
+
+def filtered(run, families=None, variants=None):
+    """The run with only the rows of the given families and variants
+    (globs; a variant pattern may be 'variant' or 'family/variant')."""
+    def wanted(row):
+        name = f"{row['family']}/{row['variant']}"
+        return ((not families or any(fnmatch.fnmatchcase(row["family"], f) for f in families))
+                and (not variants or any(fnmatch.fnmatchcase(row["variant"], v)
+                                         or fnmatch.fnmatchcase(name, v) for v in variants)))
+    rows = [r for r in run.rows if wanted(r)]
+    return Run(path=run.path, rows=rows, by_key={k: r for k, r in run.by_key.items() if wanted(r)},
+               columns=run.columns)
 
 
 def unique_keys(path, rows):
@@ -171,6 +203,42 @@ def smallest_flagged_scale(base, new, threshold):
                base["q3_us"] / new["q1_us"])
 
 
+def variant_shift(log_ratios, shift=VARIANT_SHIFT, alpha=VARIANT_ALPHA):
+    """+1 when a variant's points got slower together (rule B), -1 when
+    faster together, 0 otherwise. log_ratios: log(new/base) per point."""
+    if len(log_ratios) < VARIANT_MIN_POINTS:
+        return 0
+    mean = sum(log_ratios) / len(log_ratios)
+    if abs(mean) <= math.log1p(shift):
+        return 0
+    direction = 1 if mean > 0 else -1
+    moved = [d for d in log_ratios if d != 0]
+    if len(moved) < VARIANT_MIN_POINTS:
+        return 0
+    from scipy.stats import wilcoxon  # only for a variant that moved: keeps compare fast
+    try:
+        p = wilcoxon(moved, alternative="greater" if direction > 0 else "less").pvalue
+    except ValueError:
+        return 0
+    return direction if p < alpha else 0
+
+
+def apply_variant_rule(matches, shift=VARIANT_SHIFT):
+    """Rule B over matches (verdicts set in place)."""
+    groups = {}
+    for m in matches:
+        groups.setdefault(by_variant(m), []).append(m)
+    for group in groups.values():
+        direction = variant_shift([math.log(m.ratio) for m in group], shift)
+        for m in group:
+            if m.verdict:
+                continue
+            if direction > 0 and m.ratio > 1 + shift:
+                m.verdict, m.why = "slower", "variant"
+            elif direction < 0 and m.ratio < 1 / (1 + shift):
+                m.verdict, m.why = "faster", "variant"
+
+
 def geomean(values):
     values = [v for v in values if v is not None and v > 0]
     if not values:
@@ -186,6 +254,7 @@ class Match:
     base: dict
     new: dict
     verdict: str  # "slower", "faster" or "" (within threshold or noise)
+    why: str = ""  # "point" (rule A) or "variant" (rule B)
 
     @property
     def ratio(self):
@@ -208,14 +277,28 @@ class Comparison:
     not_ok_both: list = field(default_factory=list)  # (base, new)
     only_base: list = field(default_factory=list)
     only_new: list = field(default_factory=list)
+    accepted: dict = field(default_factory=dict)     # point key -> Acceptance
+    acceptances: list = field(default_factory=list)  # those for this pair of runs
 
     @property
     def cross_gpu(self):
         return self.base.gpu_name != self.new.gpu_name
 
+    def is_accepted(self, row):
+        return sbcsv.key(row) in self.accepted
+
+    @property
+    def slower(self):
+        """Every point slower beyond noise, accepted or not."""
+        return [m for m in self.matches if m.verdict == "slower"]
+
     @property
     def regressions(self):
-        return [m for m in self.matches if m.verdict == "slower"]
+        return [m for m in self.slower if not self.is_accepted(m.base)]
+
+    @property
+    def failing_broken(self):
+        return [(b, n) for b, n in self.broken if not self.is_accepted(b)]
 
     @property
     def improvements(self):
@@ -224,7 +307,7 @@ class Comparison:
     @property
     def missing(self):
         """Points ok in base that new does not have at all."""
-        return [r for r in self.only_base if r["status"] == OK]
+        return [r for r in self.only_base if r["status"] == OK and not self.is_accepted(r)]
 
     def normalized_columns(self):
         """Normalized figures both CSVs have and some matched point fills."""
@@ -241,7 +324,24 @@ class Comparison:
                 + self.not_ok_both)
 
     def gate_failures(self, allow_missing=False):
-        return len(self.regressions) + len(self.broken) + (0 if allow_missing else len(self.missing))
+        return (len(self.regressions) + len(self.failing_broken)
+                + (0 if allow_missing else len(self.missing)))
+
+    def accept(self, acceptances):
+        """Marks the slower, broken and missing points that an acceptance
+        for this pair of runs covers; returns the acceptances that apply."""
+        self.acceptances = [a for a in acceptances if a.applies(self)]
+        candidates = ([m.base for m in self.slower] + [b for b, _ in self.broken]
+                      + [r for r in self.only_base if r["status"] == OK])
+        for row in candidates:
+            for a in self.acceptances:
+                if a.covers(row):
+                    self.accepted[sbcsv.key(row)] = a
+                    break
+        return self.acceptances
+
+    def accepted_count(self, acceptance):
+        return sum(1 for a in self.accepted.values() if a is acceptance)
 
 
 def compare(base, new, threshold=DEFAULT_THRESHOLD):
@@ -254,7 +354,7 @@ def compare(base, new, threshold=DEFAULT_THRESHOLD):
         elif b["status"] == OK and n["status"] == OK:
             verdict = ("slower" if slower_beyond_noise(b, n, threshold) else
                        "faster" if faster_beyond_noise(b, n, threshold) else "")
-            out.matches.append(Match(b, n, verdict))
+            out.matches.append(Match(b, n, verdict, "point" if verdict else ""))
         elif b["status"] == OK:
             out.broken.append((b, n))
         elif n["status"] == OK:
@@ -262,6 +362,72 @@ def compare(base, new, threshold=DEFAULT_THRESHOLD):
         else:
             out.not_ok_both.append((b, n))
     out.only_new = [n for k, n in new.by_key.items() if k not in base.by_key]
+    if not out.cross_gpu:  # across GPU models every point moves: rule B means nothing
+        apply_variant_rule(out.matches)
+    return out
+
+
+# ---------------------------------------------------------- acceptances
+
+ACCEPT_COLUMNS = ["gpu", "point", "base_commit", "new_commit", "reason"]
+
+
+@dataclass
+class Acceptance:
+    """One line of an acceptance file: points of one GPU whose change from
+    base_commit to new_commit is known and explained."""
+    where: str        # file:line
+    gpu: str          # glob on the GPU slug (sbcsv.gpu_slug), e.g. h200 or *
+    point: str        # glob on describe_point(), e.g. pipeline/ws_barrier *
+    base_commit: str  # commit prefixes of the two runs it is valid for
+    new_commit: str
+    reason: str
+
+    def applies(self, cmp):
+        return (fnmatch.fnmatchcase(sbcsv.gpu_slug(cmp.new.gpu_name), self.gpu)
+                and str(cmp.base.provenance("commit")).startswith(self.base_commit)
+                and str(cmp.new.provenance("commit")).startswith(self.new_commit))
+
+    def covers(self, row):
+        name = describe_point(row)
+        return fnmatch.fnmatchcase(name, self.point) or fnmatch.fnmatchcase(
+            f"{row['family']}/{row['variant']}", self.point)
+
+    def describe(self, reason_chars=None):
+        reason = self.reason
+        if reason_chars and len(reason) > reason_chars:
+            reason = reason[:reason_chars - 3].rstrip() + "..."
+        return (f"{self.where}: {self.gpu} {self.point} "
+                f"({self.base_commit}..{self.new_commit}): {reason}")
+
+
+def load_acceptances(path):
+    """Reads an acceptance CSV (columns by name, '#' lines are comments).
+    Raises sbcsv.CsvError naming file, line and column."""
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            lines = [(i, line) for i, line in enumerate(f, start=1)
+                     if line.strip() and not line.lstrip().startswith("#")]
+    except OSError as e:
+        raise sbcsv.CsvError(f"{path}: cannot read: {e.strerror or e}") from None
+    if not lines:
+        raise sbcsv.CsvError(f"{path}:1: empty acceptance file (no header)")
+    records = list(csv.reader(line for _, line in lines))
+    header = [c.strip() for c in records[0]]
+    missing = [c for c in ACCEPT_COLUMNS if c not in header]
+    if missing:
+        raise sbcsv.CsvError(f"{path}:{lines[0][0]}: missing column(s) {', '.join(missing)}")
+    out = []
+    for (number, _), record in zip(lines[1:], records[1:]):
+        if len(record) != len(header):
+            raise sbcsv.CsvError(f"{path}:{number}: {len(record)} fields, the header has "
+                                 f"{len(header)}")
+        row = {c: v.strip() for c, v in zip(header, record)}
+        for column in ACCEPT_COLUMNS:
+            if not row[column]:
+                raise sbcsv.CsvError(f"{path}:{number}: column '{column}': empty (an "
+                                     f"acceptance names its GPU, points, both commits and why)")
+        out.append(Acceptance(f"{path}:{number}", *(row[c] for c in ACCEPT_COLUMNS)))
     return out
 
 
@@ -367,6 +533,17 @@ def point_cells(row, axes):
     return [row["family"], row["variant"], *(fmt_axis(row.get(a)) for a in axes)]
 
 
+def verdict_cell(cmp, m):
+    """SLOWER / faster, with the rule that said so (A: the point, B: its
+    variant); accepted for a slowdown an acceptance covers."""
+    if not m.verdict:
+        return ""
+    word = m.verdict.upper() if m.verdict == "slower" else m.verdict
+    if m.verdict == "slower" and cmp.is_accepted(m.base):
+        word = "accepted"
+    return f"{word} ({'A' if m.why == 'point' else 'B'})"
+
+
 def matches_table(cmp, matches, markdown):
     axes = cmp.axes()
     normalized = cmp.normalized_columns() if cmp.cross_gpu else []
@@ -380,32 +557,10 @@ def matches_table(cmp, matches, markdown):
             fmt_us(m.base["median_us"]), fmt_us(m.new["median_us"]),
             f"{fmt_us(m.base['q1_us'])}-{fmt_us(m.base['q3_us'])}",
             f"{fmt_us(m.new['q1_us'])}-{fmt_us(m.new['q3_us'])}",
-            fmt_ratio(m.ratio), fmt_change(m.ratio), m.verdict.upper() if m.verdict == "slower" else m.verdict]
+            fmt_ratio(m.ratio), fmt_change(m.ratio), verdict_cell(cmp, m)]
         for c in normalized:
             cells += [fmt_figure(m.base.get(c)), fmt_figure(m.new.get(c)), fmt_ratio(m.figure_ratio(c))]
         rows.append(cells)
-    return render_table(headers, rows, markdown)
-
-
-def geomean_table(cmp, markdown):
-    normalized = cmp.normalized_columns() if cmp.cross_gpu else []
-    headers = ["family", "variant", "points", "geomean time ratio", "change",
-               *(f"geomean {c} ratio" for c in normalized)]
-    rows = []
-    for label, group in (("(all)", by_family), (None, by_variant)):
-        counts = {}
-        for m in cmp.matches:
-            counts[group(m)] = counts.get(group(m), 0) + 1
-        times = geomeans(cmp.matches, group)
-        figures = {c: geomeans([m for m in cmp.matches if m.figure_ratio(c)], group,
-                               lambda m, c=c: m.figure_ratio(c)) for c in normalized}
-        for g, ratio in times.items():
-            family, variant = (g, label) if label else g
-            rows.append([family, variant, counts[g], fmt_ratio(ratio), fmt_change(ratio),
-                         *(fmt_ratio(figures[c].get(g)) for c in normalized)])
-    # Each family's "(all)" row, then its variants, in CSV order.
-    order = list(dict.fromkeys(r[0] for r in rows))
-    rows.sort(key=lambda r: (order.index(r[0]), r[1] != "(all)"))
     return render_table(headers, rows, markdown)
 
 
@@ -439,9 +594,9 @@ def one_sided_pairs(cmp):
             + cmp.broken + cmp.fixed)
 
 
-def run_line(label, run):
-    return (f"{label}: {run.path} ({run.gpu_name}, commit {run.provenance('commit')}, "
-            f"run {run.provenance('run_utc')}, {len(run.rows)} rows)")
+def run_line(label, run, markdown=False):
+    return (f"{label}: {run.path}{' ' if markdown else chr(10) + '      '}{run.gpu_name}, commit {run.provenance('commit')}, "
+            f"run {run.provenance('run_utc')}, {len(run.rows)} rows")
 
 
 def clock_warning(cmp):
@@ -453,26 +608,104 @@ def clock_warning(cmp):
             f"({(n / b - 1) * 100:+.1f}%): time changes may come from the clocks, not the code")
 
 
-def render_comparison(cmp, markdown=False):
-    """The full side-by-side report of one pair of runs."""
-    h = "### " if markdown else ""
+def rule_text(cmp, markdown=False):
+    b = "**" if markdown else ""
+    return (f"rule: a point is slower beyond noise when {b}(A){b} its median is more than "
+            f"{cmp.threshold * 100:g}% slower and the IQRs do not overlap (new q1 > base q3), "
+            f"or {b}(B){b} its variant's geometric mean moved by more than "
+            f"{VARIANT_SHIFT * 100:g}% (Wilcoxon signed-rank, p < {VARIANT_ALPHA:g}, "
+            f"{VARIANT_MIN_POINTS}+ points) and the point itself by more than "
+            f"{VARIANT_SHIFT * 100:g}%" + ("; rule B is off across GPU models" if cmp.cross_gpu else ""))
+
+
+def header_block(cmp, markdown):
     mode = (f"cross-GPU ({cmp.base.gpu_name} vs {cmp.new.gpu_name}): times and normalized "
             f"figures ({', '.join(cmp.normalized_columns()) or 'none present'})"
             if cmp.cross_gpu else "same GPU")
-    lines = [run_line("base", cmp.base), run_line("new ", cmp.new),
-             f"mode: {mode}; time ratio = new / base (above 1 is slower); verdict uses "
-             f"threshold {cmp.threshold * 100:g}% and IQR overlap"]
+    lines = [run_line("base", cmp.base, markdown), run_line("new ", cmp.new, markdown),
+             f"mode: {mode}; time ratio = new / base (above 1 is slower)",
+             rule_text(cmp, markdown)]
     if markdown:
         lines = [f"- {line}" for line in lines]
+    else:  # an 80-120 column terminal
+        lines = lines[:2] + [w for line in lines[2:] for w in textwrap.wrap(line, 100)]
     warning = clock_warning(cmp)
     if warning:
         lines.append(warning)
-    out = ["\n".join(lines), ""]
+    return lines
+
+
+def counts_line(cmp):
+    one_sided = one_sided_pairs(cmp)
+    accepted = len(cmp.slower) - len(cmp.regressions)
+    return (f"{len(cmp.matches)} points ok on both sides: {len(cmp.slower)} slower beyond noise"
+            + (f" ({accepted} accepted)" if accepted else "")
+            + f", {len(cmp.improvements)} faster; {len(one_sided)} on one side only, "
+            f"{len(cmp.not_ok_both)} not ok on either side")
+
+
+def summary_table(cmp, markdown):
+    """One row per variant (and an (all) row per family): points, geometric
+    mean of the time ratios, points slower/faster beyond noise, one-sided
+    points, and in cross-GPU mode the normalized figures' geometric means.
+    Short headers: it must fit an 80-120 column terminal."""
+    normalized = cmp.normalized_columns() if cmp.cross_gpu else []
+    short = {"pct_of_copy": "%copy x", "cycles_per_op": "cycles x"}
+    accepted = any(cmp.is_accepted(m.base) for m in cmp.slower)
+    headers = ["family", "variant", "points", "time x", "change", "slower", "faster",
+               *(["accepted"] if accepted else []), "1-sided",
+               *(short.get(c, c) for c in normalized)]
+    one_sided = {}
+    for b, n in one_sided_pairs(cmp):
+        row = b or n
+        for g in ((row["family"], "(all)"), (row["family"], row["variant"])):
+            one_sided[g] = one_sided.get(g, 0) + 1
+    groups = {}
+    for m in cmp.matches:
+        for g in ((m.base["family"], "(all)"), by_variant(m)):
+            groups.setdefault(g, []).append(m)
+    for g in one_sided:
+        groups.setdefault(g, [])
+    rows = []
+    for (family, variant), ms in groups.items():
+        ratio = geomean([m.ratio for m in ms])
+        slower = [m for m in ms if m.verdict == "slower"]
+        n_acc = sum(1 for m in slower if cmp.is_accepted(m.base))
+        cells = [family, variant, len(ms), fmt_ratio(ratio), fmt_change(ratio),
+                 len(slower) - n_acc, sum(1 for m in ms if m.verdict == "faster")]
+        if accepted:
+            cells.append(n_acc)
+        cells.append(one_sided.get((family, variant), 0))
+        cells += [fmt_ratio(geomean([m.figure_ratio(c) for m in ms])) for c in normalized]
+        rows.append([str(c) for c in cells])
+    order = list(dict.fromkeys(r[0] for r in rows))
+    rows.sort(key=lambda r: (order.index(r[0]), r[1] != "(all)"))
+    return render_table(headers, rows, markdown)
+
+
+def acceptance_lines(cmp, reason_chars=None):
+    """Which acceptances applied, to how many points; and the unused ones.
+    reason_chars: cut each reason to that length (terminal lines)."""
+    return [f"accepted: {cmp.accepted_count(a)} point(s) by {a.describe(reason_chars)}"
+            if cmp.accepted_count(a) else f"acceptance unused (matched no changed point): "
+            f"{a.describe(reason_chars)}" for a in cmp.acceptances]
+
+
+def render_comparison(cmp, markdown=False, details=True, summary=True):
+    """The report of one pair of runs: the per-variant summary first, then
+    (details) every point."""
+    h = "### " if markdown else ""
+    out = ["\n".join(header_block(cmp, markdown)), ""]
+    if summary:
+        out += [counts_line(cmp), ""]
+        out += acceptance_lines(cmp) + ([""] if cmp.acceptances else [])
+        if cmp.matches or one_sided_pairs(cmp):
+            out += [f"{h}Per variant: geometric mean of time ratios, points beyond noise", "",
+                    summary_table(cmp, markdown), ""]
+    if not details:
+        return "\n".join(out)
     out += [f"{h}Points ok on both sides ({len(cmp.matches)})", "",
             matches_table(cmp, cmp.matches, markdown) if cmp.matches else "(none)", ""]
-    if cmp.matches:
-        out += [f"{h}Geometric mean of ratios per family and per variant", "",
-                geomean_table(cmp, markdown), ""]
     one_sided = one_sided_pairs(cmp)
     out += [f"{h}Points on one side only ({len(one_sided)}: absent, or not ok, on the other)", ""]
     if one_sided:
@@ -488,26 +721,30 @@ def render_comparison(cmp, markdown=False):
 def render_gate_summary(cmp, allow_missing=False):
     """Markdown for a CI comment: verdict first, then what failed."""
     failures = cmp.gate_failures(allow_missing)
-    parts = [f"{len(cmp.regressions)} regression(s)", f"{len(cmp.broken)} broken point(s)"]
+    parts = [f"{len(cmp.regressions)} regression(s)", f"{len(cmp.failing_broken)} broken point(s)"]
     if not allow_missing:
         parts.append(f"{len(cmp.missing)} missing point(s)")
+    if cmp.accepted:
+        parts.append(f"{len(cmp.accepted)} accepted")
     verdict = "FAIL" if failures else "PASS"
     out = [f"## syncbench gate: {verdict} ({', '.join(parts)})", "",
            f"- base: `{cmp.base.path}` ({cmp.base.gpu_name}, commit `{cmp.base.provenance('commit')}`)",
            f"- new: `{cmp.new.path}` ({cmp.new.gpu_name}, commit `{cmp.new.provenance('commit')}`)",
-           f"- {len(cmp.matches)} points compared. Rule: a point regresses when its median is "
-           f"more than {cmp.threshold * 100:g}% slower **and** new q1 > base q3 "
-           f"(the interquartile ranges do not overlap).", ""]
+           f"- {len(cmp.matches)} points compared. {rule_text(cmp, True)}.", ""]
     warning = clock_warning(cmp)
     if warning:
         out += [f"> {warning}", ""]
     if cmp.regressions:
         out += ["### Regressions", "", matches_table(cmp, cmp.regressions, True), ""]
-    if cmp.broken:
-        out += ["### Broken: ok in base, not ok in new", "", status_table(cmp, cmp.broken, True), ""]
+    if cmp.failing_broken:
+        out += ["### Broken: ok in base, not ok in new", "",
+                status_table(cmp, cmp.failing_broken, True), ""]
     if cmp.missing:
         title = "Missing in new (not counted: --allow-missing)" if allow_missing else "Missing in new"
         out += [f"### {title}", "", status_table(cmp, [(r, None) for r in cmp.missing], True), ""]
+    if cmp.acceptances:
+        out += [f"### Accepted changes ({len(cmp.accepted)} point(s), not counted)", "",
+                *(f"- {line}" for line in acceptance_lines(cmp)), ""]
     if cmp.improvements:
         out += [f"### Faster beyond noise ({len(cmp.improvements)})", "",
                 matches_table(cmp, cmp.improvements, True), ""]
@@ -515,8 +752,8 @@ def render_gate_summary(cmp, allow_missing=False):
     if informational:
         out += ["### New or newly ok points (not gated)", "", status_table(cmp, informational, True), ""]
     if cmp.matches:
-        out += ["<details><summary>Geometric means and every point</summary>", "",
-                geomean_table(cmp, True), "", matches_table(cmp, cmp.matches, True), "",
+        out += ["<details><summary>Per variant and every point</summary>", "",
+                summary_table(cmp, True), "", matches_table(cmp, cmp.matches, True), "",
                 "</details>", ""]
     return "\n".join(out)
 

@@ -11,7 +11,9 @@ import csv
 import math
 import os
 
-# 2 added regs_per_thread and smem_per_block (optional here: 1 lacks them).
+# Schema 2 adds optional columns (regs_per_thread, smem_per_block) and the
+# gemm family's (m, k, pct_of_cublas); every column is read by name, so a
+# file with or without them reads the same way.
 SUPPORTED_SCHEMA_VERSIONS = {1, 2}
 
 # Columns every schema-1 file has, and how to read each non-string one.
@@ -26,10 +28,10 @@ REQUIRED = [
 INT_COLUMNS = {"schema_version", *AXES, "samples", "bytes_moved",
                "blocks_per_sm", "sm_count", "seed", "elems_per_thread",
                "consumer_warps", "cluster", "bytes_in_flight_per_sm",
-               "regs_per_thread", "smem_per_block"}
+               "regs_per_thread", "smem_per_block", "m", "k"}
 FLOAT_COLUMNS = {"median_us", "min_us", "max_us", "q1_us", "q3_us", "cv_pct",
                  "gbps", "pct_of_copy", "sm_clock_mhz", "gflops",
-                 "cycles_per_op", "ns_per_op"}
+                 "cycles_per_op", "ns_per_op", "pct_of_cublas"}
 STATUSES = {"ok", "skipped", "unsupported", "wrong", "error", "deadlock"}
 # Each family's baseline variant: speedup figures and tables divide by it.
 BASELINES = {
@@ -40,7 +42,8 @@ BASELINES = {
     "pipeline": "sync_single",
 }
 # Columns that are categorical axes in later schemas: part of a row's key.
-EXTRA_AXES = ["elems_per_thread", "consumer_warps", "participants", "contention", "cluster"]
+EXTRA_AXES = ["elems_per_thread", "consumer_warps", "participants", "contention", "cluster",
+              "m", "k"]
 
 
 class CsvError(Exception):

@@ -13,6 +13,10 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 from test_compare import FIXTURE, OTHER_GPU, other_gpu, transformed  # noqa: E402
 
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import report  # noqa: E402
+import sbcompare  # noqa: E402
+
 REPORT = os.path.join(ROOT, "scripts", "report.py")
 SHAPE_AXES = ("block_threads", "iters", "n")  # the axes the scan sweep sets
 
@@ -219,3 +223,31 @@ def test_speedup_table_matches_the_csv(h200_report):
         base = median[shape + ("two_barrier",)]
         for variant in ("pingpong", "mbarrier", "warp_shuffle"):
             assert cell[variant] == f"{base / median[shape + (variant,)]:.2f}x"
+
+
+# ------------------------------------------------------------ same winner
+
+def shape_of_rows(*variants):
+    """A Shape from (variant, median, q1, q3) tuples."""
+    rows = [{"family": "scan", "variant": v, "status": "ok", "median_us": m, "q1_us": q1,
+             "q3_us": q3, "block_threads": 256} for v, m, q1, q3 in variants]
+    (shape,) = sbcompare.shapes(rows)
+    return shape
+
+
+def test_same_winner_is_yes_no_tie_or_na():
+    a = shape_of_rows(("pingpong", 100.0, 99.9, 100.1), ("mbarrier", 100.2, 100.1, 100.3))
+    b = shape_of_rows(("pingpong", 100.1, 100.0, 100.2), ("mbarrier", 100.0, 99.9, 100.1))
+    far = shape_of_rows(("pingpong", 120.0, 119.9, 120.1), ("mbarrier", 100.0, 99.9, 100.1))
+    assert report.same_winner([a, a]) == "yes"
+    # +0.2% against +0.1%: a noise-level flip is a tie, not "no".
+    assert report.same_winner([a, b]) == "yes (within noise)"
+    clear = shape_of_rows(("pingpong", 100.0, 99.9, 100.1), ("mbarrier", 110.0, 109.9, 110.1))
+    assert report.same_winner([clear, far]) == "no"
+    # a's runner-up mbarrier is within noise of its winner, and far's winner.
+    assert report.same_winner([a, far]) == "yes (within noise)"
+    # A GPU without the shape (or with nothing ok there): not comparable.
+    assert report.same_winner([a, None]) == "n/a"
+    none_ok = shape_of_rows(("pingpong", 100.0, 99.9, 100.1))
+    none_ok.ranked.clear()
+    assert report.same_winner([a, none_ok]) == "n/a"
