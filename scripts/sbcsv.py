@@ -26,10 +26,10 @@ REQUIRED = [
 INT_COLUMNS = {"schema_version", *AXES, "samples", "bytes_moved",
                "blocks_per_sm", "sm_count", "seed", "elems_per_thread",
                "consumer_warps", "cluster", "bytes_in_flight_per_sm",
-               "regs_per_thread", "smem_per_block"}
+               "regs_per_thread", "smem_per_block", "m", "k"}
 FLOAT_COLUMNS = {"median_us", "min_us", "max_us", "q1_us", "q3_us", "cv_pct",
                  "gbps", "pct_of_copy", "sm_clock_mhz", "gflops",
-                 "cycles_per_op", "ns_per_op"}
+                 "cycles_per_op", "ns_per_op", "pct_of_cublas"}
 STATUSES = {"ok", "skipped", "unsupported", "wrong", "error", "deadlock"}
 # Each family's baseline variant: speedup figures and tables divide by it.
 BASELINES = {
@@ -40,7 +40,8 @@ BASELINES = {
     "pipeline": "sync_single",
 }
 # Columns that are categorical axes in later schemas: part of a row's key.
-EXTRA_AXES = ["elems_per_thread", "consumer_warps", "participants", "contention", "cluster"]
+EXTRA_AXES = ["elems_per_thread", "consumer_warps", "participants", "contention", "cluster",
+              "m", "k", "tile"]
 
 
 class CsvError(Exception):
