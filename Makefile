@@ -28,7 +28,8 @@ NVFLAGS   += -std=c++17 $(GENCODE) -Xcompiler -Wall -MMD -MP $(NVEXTRA)
 ifeq ($(PLANT_SLOWDOWN),1)
 NVFLAGS   += -DSB_PLANT_SLOWDOWN
 endif
-LDLIBS    := -L$(CUDA_HOME)/lib64 -lcudart_static -lbenchmark -lpthread -ldl -lrt -lm
+# -lcublas (shared): the gemm family's ceiling; the toolkit's lib64 is on the loader's path.
+LDLIBS    := -L$(CUDA_HOME)/lib64 -lcublas -lcudart_static -lbenchmark -lpthread -ldl -lrt -lm
 # The binary finds libbenchmark in build/lib first, so build/ can be copied
 # to a GPU machine that lacks the package.
 LDFLAGS   += -Wl,-rpath,'$$ORIGIN/lib'

@@ -66,4 +66,26 @@ size_t sb_compare_f32_rel_f32(const float *got, const float *want, size_t n, dou
 /* broken: the correct output is each tile rotated by 32 words. */
 #define SB_BROKEN_ROTATED SB_VF_FAMILY0
 
+/* GEMM (bench/gemm.c). fp16 on the host: round to nearest even (overflow
+ * to inf, NaN kept), and back (exact). */
+uint16_t sb_f32_to_f16(float f);
+float sb_f16_to_f32(uint16_t h);
+/* |C - C_exact| bound for one element: K and sum_k |a_k b_k| (derivation
+ * in bench/gemm.c and docs/gemm.md). */
+double sb_gemm_tolerance(long long k, double abs_dot);
+/* The checked elements of an m x n C (indices row * n + col): corners,
+ * last row, last column, one per 64 x 64 block, 4096 more. count bounds
+ * what sample_set writes; it returns how many it wrote. */
+size_t sb_gemm_sample_count(long long m, long long n);
+size_t sb_gemm_sample_set(long long m, long long n, uint64_t salt, long long *idx);
+/* C[row][col] of A (m x k row-major fp16) * B (stored n x k) in double,
+ * and sum_k |a_k b_k|. */
+void sb_gemm_reference_at(const uint16_t *a, const uint16_t *b, long long n, long long k,
+                          long long row, long long col, double *dot, double *abs_dot);
+/* Counts elements idx[0..count) of C (m x m, fp32; idx NULL: all of them)
+ * outside the tolerance; *first: the first such index (-1 if none).
+ * (size_t)-1 when out of memory. */
+size_t sb_gemm_check(const uint16_t *a, const uint16_t *b, const float *c, long long m,
+                     long long k, const long long *idx, size_t count, long long *first);
+
 #endif

@@ -31,6 +31,15 @@ struct sb_family {
   const char *default_axes[SB_NUM_AXES];
   const char *quick_axes[SB_NUM_AXES];
 
+  /* Which combinations of the DEFAULT (or quick) grid the family sweeps:
+   * returns 0 to drop the point from the sweep. user_axes has bit a set
+   * when axis a was given on the command line: a combination that involves
+   * a user-given axis is kept, so check() turns it into a `skipped` row with
+   * its reason. May rewrite axes the family derives from the others (e.g.
+   * blank those a variant ignores); identical points of one variant are
+   * then swept once. May be NULL (the full product). */
+  int (*in_sweep)(sb_point *p, unsigned long long user_axes);
+
   /* Family validity rule: NULL if the point can run, else a reason written
    * into buf (the point becomes a `skipped` row). Generic limits (threads
    * per block, compute capability, occupancy, memory) are checked by the

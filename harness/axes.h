@@ -26,7 +26,10 @@
     "who takes part: every thread, one warp, one elected thread per warp")         \
   X(CONTENTION, "contention", "contention", 0, 1, "one_block_per_sm|full_occupancy", \
     "blocks resident per SM")                                                       \
-  X(CLUSTER, "cluster", "cluster", 1, 16, NULL, "thread-block cluster size")
+  X(CLUSTER, "cluster", "cluster", 1, 16, NULL, "thread-block cluster size")        \
+  X(M, "m", "m", 1, 1LL << 20, NULL, "GEMM rows of A and C (N = M: columns of B and C)") \
+  X(K, "k", "k", 1, 1LL << 20, NULL, "GEMM reduction length (columns of A, rows of B)") \
+  X(TILE, "tile", "tile", 0, 1, "128x128x64|128x256x64", "GEMM block tile BMxBNxBK")
 
 enum sb_axis_id {
 #define SB_AXIS_ENUM(id, name, opt, lo, hi, labels, help) SB_AXIS_##id,

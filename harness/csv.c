@@ -29,7 +29,7 @@ void sb_row_init(sb_row *row, const sb_provenance *prov) {
   row->median_us = row->min_us = row->max_us = NAN;
   row->q1_us = row->q3_us = row->cv_pct = NAN;
   row->gbps = row->pct_of_copy = row->sm_clock_mhz = NAN;
-  row->gflops = row->cycles_per_op = row->ns_per_op = NAN;
+  row->gflops = row->pct_of_cublas = row->cycles_per_op = row->ns_per_op = NAN;
   row->bytes_in_flight_per_sm = -1;
   row->prov = prov;
 }

@@ -51,6 +51,8 @@ typedef struct sb_row {
   double gbps;                 /* bytes_moved / median */
   double pct_of_copy;          /* gbps / this run's device-to-device copy */
   double gflops;               /* families with a FLOP model (flops hook) */
+  double pct_of_cublas;        /* gflops / the family's library (SB_VF_NO_KERNEL)
+                                  row at the same shape, this run (gemm) */
   double cycles_per_op;        /* in-kernel clock64() families (derive hook) */
   double ns_per_op;            /* cycles_per_op at the measured SM clock */
   long long bytes_in_flight_per_sm; /* pipelines: stages x bytes x blocks/SM */
@@ -84,6 +86,9 @@ void sb_row_init(sb_row *row, const sb_provenance *prov);
   X("participants", AXIS, SB_AXIS_PARTICIPANTS)             \
   X("contention", AXIS, SB_AXIS_CONTENTION)                 \
   X("cluster", AXIS, SB_AXIS_CLUSTER)                       \
+  X("m", AXIS, SB_AXIS_M)                                   \
+  X("k", AXIS, SB_AXIS_K)                                   \
+  X("tile", AXIS, SB_AXIS_TILE)                             \
   X("status", STR, sb_status_names[r->status])              \
   X("detail", STR, r->detail)                               \
   X("samples", INT, r->samples)                             \
@@ -97,6 +102,7 @@ void sb_row_init(sb_row *row, const sb_provenance *prov);
   X("gbps", F2, r->gbps)                                    \
   X("pct_of_copy", F2, r->pct_of_copy)                      \
   X("gflops", F2, r->gflops)                                \
+  X("pct_of_cublas", F2, r->pct_of_cublas)                  \
   X("cycles_per_op", F2, r->cycles_per_op)                  \
   X("ns_per_op", F4, r->ns_per_op)                          \
   X("bytes_in_flight_per_sm", INT, r->bytes_in_flight_per_sm) \

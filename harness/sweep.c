@@ -44,18 +44,30 @@ static int push(point_list *l, const sb_point *p) {
 
 /* Appends the cartesian product of `axes` for one variant; axes the family
  * does not sweep stay SB_AXIS_UNSET. Earlier axes vary slowest. */
+/* Is p already among out->v[from..count)? */
+static int seen(const point_list *out, long from, const sb_point *p) {
+  for (long i = from; i < out->count; ++i)
+    if (memcmp(out->v[i].axis, p->axis, sizeof p->axis) == 0) return 1;
+  return 0;
+}
+
 static int product(const sb_family *f, const sb_variant *v,
                    const sb_axis_values axes[SB_NUM_AXES],
                    const sb_sweep_spec *spec, point_list *out) {
   int idx[SB_NUM_AXES] = {0};
+  unsigned long long user_axes = 0;
+  for (int a = 0; a < SB_NUM_AXES; ++a)
+    if (spec->override[a].count > 0) user_axes |= 1ULL << a;
+  const long from = out->count;
   for (;;) {
     sb_point p = {f, v, {0}};
     for (int a = 0; a < SB_NUM_AXES; ++a)
       p.axis[a] = axes[a].count ? axes[a].v[idx[a]] : SB_AXIS_UNSET;
+    int wanted = !f->in_sweep || (f->in_sweep(&p, user_axes) && !seen(out, from, &p));
     char name[512];
     sb_point_name(&p, name, sizeof name);
-    int keep = is_reference(f) || spec->filter == NULL ||
-               regexec(spec->filter, name, 0, NULL, 0) == 0;
+    int keep = wanted && (is_reference(f) || spec->filter == NULL ||
+                          regexec(spec->filter, name, 0, NULL, 0) == 0);
     if (keep && push(out, &p) != 0) return -1;
     int a = SB_NUM_AXES - 1; /* odometer step, last axis fastest */
     for (; a >= 0; --a) {

@@ -384,6 +384,7 @@ PLOTTERS = {
     "multistage": module_plotter("plot_stencil"),
     "pipeline": module_plotter("plot_pipeline"),
     "pipeline_intensity": module_plotter("plot_pipeline"),
+    "gemm": module_plotter("plot_gemm"),
 }
 
 

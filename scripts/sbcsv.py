@@ -43,7 +43,7 @@ BASELINES = {
 }
 # Columns that are categorical axes in later schemas: part of a row's key.
 EXTRA_AXES = ["elems_per_thread", "consumer_warps", "participants", "contention", "cluster",
-              "m", "k"]
+              "m", "k", "tile"]
 
 
 class CsvError(Exception):

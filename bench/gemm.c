@@ -1,0 +1,400 @@
+/* GEMM family: host side. Kernels, launchers and the cuBLAS ceiling:
+ * kernels/gemm.cu; layout and tiles: kernels/gemm_tiles.h; docs/gemm.md.
+ *
+ * C (M x N, fp32, row-major) = A (M x K, fp16, row-major) * B (K x N, fp16,
+ * column-major), N = M. Inputs are random in [-1, 1) rounded to fp16 on the
+ * host; the check compares a sample of C (every point) or all of it (the
+ * smallest shapes) with a double-precision dot product of the fp16 inputs,
+ * within a tolerance derived below. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../harness/parallel.h"
+#include "../harness/random.h"
+#include "../kernels/gemm_tiles.h"
+#include "families.h"
+#include "registry.h"
+
+extern const sb_variant_table sb_gemm_variants; /* kernels/gemm.cu */
+
+/* ---- fp16 on the host ---- */
+
+/* Round to nearest, ties to even; overflow to infinity; NaN stays NaN. */
+uint16_t sb_f32_to_f16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, sizeof x);
+  const uint16_t sign = (uint16_t)((x >> 16) & 0x8000u);
+  const uint32_t ax = x & 0x7fffffffu;
+  if (ax > 0x7f800000u) return sign | 0x7e00u;       /* NaN: a quiet NaN */
+  if (ax >= 0x477ff000u) return sign | 0x7c00u;      /* >= 65520 rounds to inf */
+  if (ax < 0x38800000u) {                            /* below 2^-14: subnormal */
+    float a;
+    memcpy(&a, &ax, sizeof a);
+    /* a * 2^24 is exact and < 2^10; rintf rounds half to even. 1024 is the
+     * smallest normal's encoding, so a carry out is still right. */
+    return sign | (uint16_t)rintf(a * 16777216.0f);
+  }
+  /* Normal: drop 13 mantissa bits, rounding half to even, and rebias the
+   * exponent (127 -> 15); a carry into the exponent is the right result. */
+  const uint32_t r = (ax + 0x0fffu + ((ax >> 13) & 1u)) >> 13;
+  return sign | (uint16_t)(r - (112u << 10));
+}
+
+float sb_f16_to_f32(uint16_t h) {
+  const uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+  const uint32_t e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+  uint32_t x;
+  if (e == 0) { /* zero or subnormal: m * 2^-24, exact in float */
+    float v = ldexpf((float)m, -24);
+    memcpy(&x, &v, sizeof x);
+    x |= sign;
+  } else if (e == 31) {
+    x = sign | 0x7f800000u | (m << 13);
+  } else {
+    x = sign | ((e + 112u) << 23) | (m << 13);
+  }
+  float f;
+  memcpy(&f, &x, sizeof f);
+  return f;
+}
+
+/* Every fp16 value as a float: the reference's conversion table. */
+static float f16_table[65536];
+static void init_f16_table(void) {
+  static int done;
+  if (done) return;
+  for (uint32_t h = 0; h < 65536; ++h) f16_table[h] = sb_f16_to_f32((uint16_t)h);
+  done = 1;
+}
+
+/* ---- tolerance ----
+ *
+ * Each element of C is a sum of K products a_k * b_k of fp16 values. A
+ * product of two fp16 (11-bit significands) has at most 22 significant bits,
+ * so it is exact in fp32 (and in double); all the error is in the fp32
+ * additions. Whatever the order of the additions, if every product passes
+ * through at most d roundings of relative size u, then (Higham, Accuracy and
+ * Stability of Numerical Algorithms, 2nd ed., eq. 3.5, to first order)
+ *
+ *     |C_computed - C_exact| <= d * u * sum_k |a_k * b_k|.
+ *
+ * u = 2^-23: the tensor cores align and truncate rather than round to
+ * nearest (Fasi, Higham, Mikaitis, Pranesh, "Numerical behavior of NVIDIA
+ * tensor cores", PeerJ CS 2021), so one step can lose a full ulp, twice
+ * RNE's 2^-24. d: the kernels accumulate K/16 mma steps per output (each
+ * m16n8k16 or wgmma k16 step one fused add into the fp32 accumulator); the
+ * tensor core's alignment of the 16 products and its final normalization are
+ * up to 2 more truncations per step, and a wgmma may split k16 into two k8
+ * halves: 4 * K/16 = K/4. A library may add a split-K reduction: + 64.
+ *
+ *     tol = (K/4 + 64) * 2^-23 * sum_k |a_k * b_k|
+ *
+ * The double reference's own error (K * 2^-53 * sum) is below this by 2^28.
+ * This is a worst case: random data lands far inside it (errors of a random
+ * sign grow like sqrt(d)), while a wrong element (another row or column, a
+ * missing or repeated k-tile, poison) is off by the size of whole products:
+ * at K = 1024 the bound is 0.03 * mean|C| scale, a dropped k-tile of 64
+ * products ~2.7 (tests/test_gemm.c checks both sides). */
+double sb_gemm_tolerance(long long k, double abs_dot) {
+  return ((double)k / 4.0 + 64.0) * 0x1p-23 * abs_dot;
+}
+
+/* ---- which elements are checked ----
+ *
+ * The four corners, the whole last row and last column (ragged-edge and
+ * indexing bugs), one element at a pseudo-random place in every 64 x 64
+ * block of C (every warp tile of every block tile, hence every block and
+ * every consumer warp), and 4096 more pseudo-random elements. Indices into
+ * C (row * n + col); duplicates are harmless. */
+size_t sb_gemm_sample_count(long long m, long long n) {
+  const long long blocks = ((m + 63) / 64) * ((n + 63) / 64);
+  return (size_t)(4 + n + m + blocks + 4096);
+}
+
+size_t sb_gemm_sample_set(long long m, long long n, uint64_t salt, long long *idx) {
+  size_t c = 0;
+  idx[c++] = 0;
+  idx[c++] = n - 1;
+  idx[c++] = (m - 1) * n;
+  idx[c++] = m * n - 1;
+  for (long long j = 0; j < n; ++j) idx[c++] = (m - 1) * n + j;
+  for (long long i = 0; i < m; ++i) idx[c++] = i * n + n - 1;
+  uint64_t s = salt;
+  for (long long bi = 0; bi < m; bi += 64)
+    for (long long bj = 0; bj < n; bj += 64) {
+      s = sb_splitmix64(s);
+      const long long h = m - bi < 64 ? m - bi : 64, w = n - bj < 64 ? n - bj : 64;
+      idx[c++] = (bi + (long long)(s % (uint64_t)h)) * n + bj + (long long)((s >> 32) % (uint64_t)w);
+    }
+  for (int r = 0; r < 4096; ++r) {
+    s = sb_splitmix64(s);
+    idx[c++] = (long long)(s % (uint64_t)(m * n));
+  }
+  return c;
+}
+
+/* ---- CPU reference ---- */
+
+/* C[i][j] = sum_k A[i][k] * B[k][j] in double; abs: sum_k |A[i][k] B[k][j]|.
+ * A row i and B column j are both contiguous (K halves). */
+void sb_gemm_reference_at(const uint16_t *a, const uint16_t *b, long long n, long long k,
+                          long long row, long long col, double *dot, double *abs_dot) {
+  init_f16_table();
+  const uint16_t *ar = a + row * k, *bc = b + col * k;
+  double s = 0, sa = 0;
+  for (long long t = 0; t < k; ++t) {
+    const double p = (double)f16_table[ar[t]] * (double)f16_table[bc[t]];
+    s += p;
+    sa += fabs(p);
+  }
+  (void)n;
+  *dot = s;
+  *abs_dot = sa;
+}
+
+typedef struct check_job {
+  const uint16_t *a, *b;
+  const float *c;
+  long long m, n, k;
+  const long long *idx; /* NULL: every element */
+  /* Per worker chunk: results merged under no lock, one slot per chunk. */
+  size_t *bad;
+  long long *first;
+  size_t grain;
+} check_job;
+
+static void check_range(void *p, size_t begin, size_t end) {
+  const check_job *j = p;
+  size_t bad = 0;
+  long long first = -1;
+  for (size_t s = begin; s < end; ++s) {
+    const long long e = j->idx ? j->idx[s] : (long long)s;
+    double want, abs_dot;
+    sb_gemm_reference_at(j->a, j->b, j->n, j->k, e / j->n, e % j->n, &want, &abs_dot);
+    const double err = fabs((double)j->c[e] - want);
+    if (!(err <= sb_gemm_tolerance(j->k, abs_dot)) && bad++ == 0) first = e;
+  }
+  j->bad[begin / j->grain] = bad;
+  j->first[begin / j->grain] = first;
+}
+
+size_t sb_gemm_check(const uint16_t *a, const uint16_t *b, const float *c, long long m,
+                     long long k, const long long *idx, size_t count, long long *first) {
+  init_f16_table();
+  const size_t grain = 64;
+  const size_t chunks = (count + grain - 1) / grain;
+  size_t *bad = calloc(chunks ? chunks : 1, sizeof *bad);
+  long long *firsts = malloc((chunks ? chunks : 1) * sizeof *firsts);
+  *first = -1;
+  if (!bad || !firsts) {
+    free(bad);
+    free(firsts);
+    return (size_t)-1;
+  }
+  check_job j = {a, b, c, m, m, k, idx, bad, firsts, grain};
+  sb_parallel_for(count, grain, check_range, &j);
+  size_t total = 0;
+  for (size_t i = 0; i < chunks; ++i) {
+    if (bad[i] && *first < 0) *first = firsts[i];
+    total += bad[i];
+  }
+  free(bad);
+  free(firsts);
+  return total;
+}
+
+/* ---- the points the family sweeps ---- */
+
+static int is_cublas(const sb_point *p) { return (p->variant->flags & SB_VF_NO_KERNEL) != 0; }
+
+#define AXIS_BIT(a) (1ULL << SB_AXIS_##a)
+
+/* Why a kernel variant cannot take the point, or NULL: the first rule it
+ * breaks. *unasked (may be NULL) is set when some broken rule reads none of
+ * the axes in user_axes: a combination the default grid produced, not one
+ * the user asked for. */
+static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, size_t len,
+                               unsigned long long user_axes, int *unasked) {
+  const long long m = p->axis[SB_AXIS_M], k = p->axis[SB_AXIS_K];
+  const char *first = NULL;
+  if (unasked) *unasked = 0;
+  if (is_cublas(p)) return NULL;
+  const int t = (int)p->axis[SB_AXIS_TILE];
+  const int bm = sb_gemm_tile_bm(t), bn = sb_gemm_tile_bn(t);
+  const long long s = p->axis[SB_AXIS_STAGES], w = p->axis[SB_AXIS_WARPS];
+  const unsigned f = p->variant->flags;
+  const long long smem = s * sb_gemm_stage_bytes(t) + SB_GEMM_ALIGN_SLACK;
+#define BROKEN(axes, ...)                                          \
+  do {                                                             \
+    if (unasked && !((axes) & user_axes)) *unasked = 1;            \
+    if (!first) first = buf, snprintf(buf, len, __VA_ARGS__);      \
+  } while (0)
+  if (m % bm || m % bn || k % SB_GEMM_BK)
+    BROKEN(AXIS_BIT(M) | AXIS_BIT(K) | AXIS_BIT(TILE),
+           "m=n=%lld, k=%lld: the kernels take whole %dx%dx%d tiles (no edge handling)", m, k, bm,
+           bn, SB_GEMM_BK);
+  if (w != sb_gemm_tile_warps(t))
+    BROKEN(AXIS_BIT(WARPS) | AXIS_BIT(TILE),
+           "consumer_warps=%lld: a %dx%d tile has %d (one 64x64 warp tile each, one warpgroup per 64 rows)",
+           w, bm, bn, sb_gemm_tile_warps(t));
+  if ((f & SB_VF_GEMM_ONE_STAGE) && s != 1)
+    BROKEN(AXIS_BIT(STAGES), "%s has one buffer per operand: stages=1 only", p->variant->name);
+  if ((f & SB_VF_GEMM_TWO_STAGES) && s != 2)
+    BROKEN(AXIS_BIT(STAGES), "%s swaps two buffers: stages=2 only", p->variant->name);
+  if (!(f & (SB_VF_GEMM_ONE_STAGE | SB_VF_GEMM_TWO_STAGES)) && s < 2)
+    BROKEN(AXIS_BIT(STAGES), "%s overlaps loads with math: stages >= 2", p->variant->name);
+  if ((size_t)smem > smem_limit)
+    BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE),
+           "stages x stage bytes = %lld x %lld (+ %d alignment) exceeds the %zu B of shared memory a block may use",
+           s, sb_gemm_stage_bytes(t), SB_GEMM_ALIGN_SLACK, smem_limit);
+#undef BROKEN
+  return first;
+}
+
+static const char *gemm_check(const sb_point *p, const sb_device *d, char *buf, size_t len) {
+  return gemm_reason(p, d->smem_per_block_optin, buf, len, 0, NULL);
+}
+
+/* The default grid: square shapes plus the K-heavy M = N = 1024, K = 16384;
+ * of stages, tiles and warps only what each variant can take (an H100's
+ * 227 KiB of shared memory). A combination that breaks a rule is dropped
+ * unless every rule it breaks reads an axis the user gave (then check()
+ * makes it a skipped row with the reason). buffer_bytes is derived (one
+ * stage's bytes); cuBLAS picks its own tiles, so it has only the shape. */
+int sb_gemm_in_sweep(sb_point *p, unsigned long long user_axes) {
+  const long long m = p->axis[SB_AXIS_M], k = p->axis[SB_AXIS_K];
+  if (!(user_axes & (AXIS_BIT(M) | AXIS_BIT(K))) && m != k && !(m == 1024 && k == 16384)) return 0;
+  if (is_cublas(p)) {
+    p->axis[SB_AXIS_STAGES] = p->axis[SB_AXIS_TILE] = p->axis[SB_AXIS_WARPS] = SB_AXIS_UNSET;
+    p->axis[SB_AXIS_BUFFER_BYTES] = SB_AXIS_UNSET;
+    return 1;
+  }
+  p->axis[SB_AXIS_BUFFER_BYTES] = sb_gemm_stage_bytes((int)p->axis[SB_AXIS_TILE]);
+  char why[SB_DETAIL_LEN];
+  int unasked;
+  gemm_reason(p, 227 * 1024, why, sizeof why, user_axes, &unasked);
+  return !unasked;
+}
+
+/* ---- family hooks ---- */
+
+static size_t gemm_in_bytes(const sb_point *p) {
+  const long long m = p->axis[SB_AXIS_M], k = p->axis[SB_AXIS_K];
+  return (size_t)(2 * m * k) * sizeof(uint16_t); /* A (m x k), then B (n x k), n = m */
+}
+
+static size_t gemm_out_bytes(const sb_point *p) {
+  const long long m = p->axis[SB_AXIS_M];
+  return (size_t)(m * m) * sizeof(float);
+}
+
+static long long gemm_flops(const sb_point *p) {
+  const long long m = p->axis[SB_AXIS_M];
+  return 2 * m * m * p->axis[SB_AXIS_K];
+}
+
+typedef struct fill_job {
+  uint16_t *dst;
+  uint64_t seed;
+} fill_job;
+
+static void fill_f16(void *p, size_t begin, size_t end) {
+  const fill_job *j = p;
+  for (size_t i = begin; i < end; ++i) {
+    const uint32_t bits = (uint32_t)(sb_splitmix64(j->seed ^ (i * 0xD1B54A32D192ED03ULL)) >> 40);
+    j->dst[i] = sb_f32_to_f16(-1.0f + 2.0f * ((float)bits * (1.0f / 16777216.0f)));
+  }
+}
+
+/* The point's input, for derive's check of the timed kernel's output (the
+ * runner re-checks a raw twin's output only for families without derive).
+ * Valid from make_input to the next point's make_input, in this process. */
+static const void *point_input;
+
+static void gemm_make_input(const sb_point *p, void *host_in, uint64_t seed) {
+  point_input = host_in;
+  fill_job j = {host_in, seed};
+  sb_parallel_for(gemm_in_bytes(p) / sizeof(uint16_t), 4096, fill_f16, &j);
+}
+
+static int gemm_verify(const sb_point *p, const void *host_in, const void *host_out,
+                       char *detail, size_t len) {
+  const long long m = p->axis[SB_AXIS_M], n = m, k = p->axis[SB_AXIS_K];
+  const uint16_t *a = host_in, *b = a + m * k;
+  const float *c = host_out;
+  /* Every element when the check costs at most 2^30 multiply-adds (the
+   * smallest shape), else the sample set. */
+  const int full = m * n * k <= (1LL << 30);
+  long long *idx = NULL;
+  size_t count = (size_t)(m * n);
+  if (!full) {
+    idx = malloc(sb_gemm_sample_count(m, n) * sizeof *idx);
+    if (!idx) {
+      snprintf(detail, len, "out of host memory for the sample set");
+      return -1;
+    }
+    count = sb_gemm_sample_set(m, n, sb_splitmix64((uint64_t)(m * 131 + k)), idx);
+  }
+  long long first;
+  const size_t bad = sb_gemm_check(a, b, c, m, k, idx, count, &first);
+  free(idx);
+  if (bad == (size_t)-1) {
+    snprintf(detail, len, "out of host memory for the check");
+    return -1;
+  }
+  if (bad) {
+    double want, abs_dot;
+    sb_gemm_reference_at(a, b, n, k, first / n, first % n, &want, &abs_dot);
+    snprintf(detail, len,
+             "%zu of %zu %s elements of C differ from the double reference by more than the tolerance; "
+             "first at row %lld col %lld: got %.9g, want %.9g (tolerance %.3g)",
+             bad, count, full ? "(all)" : "sampled", first / n, first % n, (double)c[first], want,
+             sb_gemm_tolerance(k, abs_dot));
+    return -1;
+  }
+  return 0;
+}
+
+static int gemm_derive(const sb_point *p, const sb_device *d, const void *host_out, sb_row *row) {
+  (void)d;
+  /* The mbarrier variants were validated with their bounded twin and timed
+   * with the raw one: check what the timed kernel wrote too. */
+  if ((p->variant->flags & SB_VF_GEMM_TWIN) && point_input) {
+    char why[SB_DETAIL_LEN - 40];
+    if (gemm_verify(p, point_input, host_out, why, sizeof why) != 0) {
+      snprintf(row->detail, sizeof row->detail, "timed (raw-wait) kernel: %s", why);
+      return -1;
+    }
+  }
+  if (!is_cublas(p) && row->blocks_per_sm > 0)
+    row->bytes_in_flight_per_sm = p->axis[SB_AXIS_STAGES] *
+                                  sb_gemm_stage_bytes((int)p->axis[SB_AXIS_TILE]) * row->blocks_per_sm;
+  return 0;
+}
+
+const sb_family sb_family_gemm = {
+    .name = "gemm",
+    .summary = "C(fp32, row-major) = A(fp16, row-major) * B(fp16, column-major), N = M: "
+               "how the K loop is staged and synchronized, against cuBLAS",
+    .variants = &sb_gemm_variants,
+    .default_axes = {[SB_AXIS_M] = "1k,2k,4k,8k",
+                     [SB_AXIS_K] = "1k,2k,4k,8k,16k",
+                     [SB_AXIS_TILE] = "128x128x64,128x256x64",
+                     [SB_AXIS_STAGES] = "1,2,3,4,5,6",
+                     [SB_AXIS_WARPS] = "4,8"},
+    .quick_axes = {[SB_AXIS_M] = "1k,2k",
+                   [SB_AXIS_K] = "1k,2k",
+                   [SB_AXIS_TILE] = "128x128x64,128x256x64",
+                   [SB_AXIS_STAGES] = "1,2,4",
+                   [SB_AXIS_WARPS] = "4,8"},
+    .in_sweep = sb_gemm_in_sweep,
+    .check = gemm_check,
+    .in_bytes = gemm_in_bytes,
+    .out_bytes = gemm_out_bytes,
+    .flops = gemm_flops,
+    .derive = gemm_derive,
+    .make_input = gemm_make_input,
+    .verify = gemm_verify,
+};

@@ -1,0 +1,753 @@
+// GEMM family: C = A * B, fp16 inputs, fp32 accumulation and output.
+// A is M x K row-major, B is K x N column-major (N rows of K: every column
+// contiguous), C is M x N row-major fp32, N = M. Host side: bench/gemm.c;
+// tiles and layout shared with it: gemm_tiles.h; docs/gemm.md.
+//
+// Every variant computes the same block tile (BM x BN, K in steps of
+// BK = 64) from the same shared-memory layout with the same math, and
+// differs only in how the K loop is staged and synchronized:
+//   single        1 buffer per operand: cp.async, wait, __syncthreads,
+//                 compute, __syncthreads. No overlap.
+//   swap          2 buffers (index kt & 1, next ^ 1): per k-tile one
+//                 cp.async.wait_group 0 + one __syncthreads, then prefetch
+//                 k-tile kt+1 into the other buffer while computing kt.
+//   ring          S buffers: S-1 k-tiles in flight; per k-tile one
+//                 cp.async.wait_group<S-2> + one __syncthreads.
+//   ws_mbarrier   consumer warps + 1 producer warp on an sb_ring (full /
+//                 empty mbarriers, S deep): the producer's lanes cp.async a
+//                 stage and cp.async.mbarrier.arrive.noinc on `full` (32
+//                 arrivals); consumers wait `full`, compute, arrive `empty`.
+//   ws_tma        the producer is one elected thread: arrive.expect_tx of
+//                 the stage's bytes on `full`, then two 2D TMA copies (A and
+//                 B tiles, 128-byte swizzle) that complete_tx on it. sm_90.
+//   ws_tma_wgmma  ws_tma with warpgroup consumers: wgmma.mma_async
+//                 m64nBNk16 from shared memory (both operands), fence /
+//                 commit_group / wait_group 0 before releasing the stage.
+//                 sm_90a.
+//   cublas        cublasGemmEx on the same buffers: the ceiling.
+//
+// The shared-memory layout (every variant): a stage is the A tile (BM rows
+// of 64 fp16 = 128 B) then the B tile (BN rows of 64 fp16), each row's 16-B
+// chunk c stored at chunk c ^ (row & 7): the 128-byte swizzle that TMA's
+// CU_TENSOR_MAP_SWIZZLE_128B writes and wgmma's 128B-swizzle descriptor
+// reads, given 1024-B aligned stages; ldmatrix reads 8 rows of one logical
+// chunk, which land in 8 different chunks: no bank conflicts.
+#include <cublas_v2.h>
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <string.h>
+
+#include "gemm_tiles.h"
+#include "launch.cuh"
+#include "ring.cuh"
+
+// The one parameter struct. The tensor maps come first (CUtensorMap is
+// alignas(128) in CUDA 13, so the struct is too; alignas(64) would be a
+// reduction nvcc ignores), __grid_constant__ with the struct so TMA can
+// take their address; the non-TMA variants leave them zero.
+struct alignas(128) GemmParams {
+  CUtensorMap map_a;  // A as [M][K] fp16, boxes of 64 x BM, 128B swizzle
+  CUtensorMap map_b;  // B as [N][K] fp16, boxes of 64 x BN, 128B swizzle
+  const uint16_t *a;
+  const uint16_t *b;
+  float *c;
+  int m, n, k;
+};
+
+template <int BM_, int BN_>
+struct GemmTile {
+  static constexpr int BM = BM_, BN = BN_, BK = SB_GEMM_BK;
+  static constexpr int WARPS_N = BN / 64;             // mma.sync: 64 x 64 per warp
+  static constexpr int WARPS = (BM / 64) * WARPS_N;   // = 4 per 64-row warpgroup
+  static constexpr int A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2;
+  static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
+  static_assert(BM % 64 == 0 && BN % 64 == 0, "64 x 64 warp tiles");
+  static_assert(A_BYTES % 1024 == 0, "B tile and next stage stay 1024-B aligned");
+};
+using Tile128x128 = GemmTile<128, 128>;  // tile axis 0
+using Tile128x256 = GemmTile<128, 256>;  // tile axis 1
+
+// Byte offset of 16-B chunk `chunk` of tile row `row` (128-byte swizzle).
+__device__ __forceinline__ uint32_t gemm_swz(int row, int chunk) {
+  return (uint32_t)(row * 128 + ((chunk ^ (row & 7)) << 4));
+}
+
+// ---- cp.async (a minimal local copy; kernels/cp_async.cuh is coming on
+// wt-pipeline, dedup at merge) ----
+__device__ __forceinline__ void gemm_cp_async16(uint32_t dst, const void *src) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
+}
+__device__ __forceinline__ void gemm_cp_async_commit() {
+  asm volatile("cp.async.commit_group;" ::: "memory");
+}
+template <int N>
+__device__ __forceinline__ void gemm_cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+// Arrive on `bar` once every cp.async this thread issued so far has landed;
+// .noinc: the arrival counts against the barrier's expected count.
+__device__ __forceinline__ void gemm_cp_async_arrive_noinc(uint32_t bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
+}
+
+// Copies k-tile k0 of the block's A rows (a_blk = A + m0 * K) and B columns
+// (b_blk = B + n0 * K) into `stage`, swizzled: thread t of NT copies 16-B
+// chunk t & 7 of rows t / 8, t / 8 + NT / 8, ...; 8 consecutive threads
+// read one 128-B row segment. The source pointer steps by NT / 8 rows, so
+// the compiler keeps one pointer per operand, not one per copy (a 32-lane
+// producer issues 32 + 64 copies per stage).
+template <int NT, int ROWS>
+__device__ __forceinline__ void gemm_load_rows(uint32_t dst, const uint16_t *src_blk, int K, int k0,
+                                               int t) {
+  static_assert((ROWS * 8) % NT == 0, "whole chunks per thread");
+  const int c = t & 7;
+  const uint16_t *src = src_blk + (size_t)(t >> 3) * K + k0 + c * 8;
+  const size_t step = (size_t)(NT / 8) * K;
+#pragma unroll 8
+  for (int it = 0; it < ROWS * 8 / NT; ++it) {
+    gemm_cp_async16(dst + gemm_swz(it * (NT / 8) + (t >> 3), c), src);
+    src += step;
+  }
+}
+
+template <class T, int NT>
+__device__ __forceinline__ void gemm_load_stage(uint32_t stage, const uint16_t *a_blk,
+                                                const uint16_t *b_blk, int K, int k0, int t) {
+  gemm_load_rows<NT, T::BM>(stage, a_blk, K, k0, t);
+  gemm_load_rows<NT, T::BN>(stage + T::A_BYTES, b_blk, K, k0, t);
+}
+
+// ---- mma.sync consumers: one warp, a 64 x 64 piece of C ----
+
+__device__ __forceinline__ void gemm_ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+
+__device__ __forceinline__ void gemm_mma_16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                               uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+template <class T>
+struct GemmWarpMma {
+  float acc[4][8][4];  // [m16 tile][n8 tile][fragment]: 128 fp32 per thread
+  int wm, wn, lane;
+
+  __device__ __forceinline__ explicit GemmWarpMma(int warp) {
+    wm = warp / T::WARPS_N;
+    wn = warp % T::WARPS_N;
+    lane = threadIdx.x & 31;
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+#pragma unroll
+        for (int f = 0; f < 4; ++f) acc[i][j][f] = 0.f;
+  }
+
+  // acc += A tile rows [64 wm, +64) x B tile columns [64 wn, +64), k 0..63.
+  // Per k16 step: the B fragments of all 8 n8 tiles (16 registers), then
+  // one m16 tile of A at a time (4): 148 live registers with the
+  // accumulators, which a 9-warp block (8 consumers + producer: 168 per
+  // thread at most) holds.
+  __device__ __forceinline__ void stage(uint32_t stage_addr) {
+    // Every row these lanes address has row & 7 == lane & 7, so the swizzled
+    // chunk depends only on (k16 step, lane): a lane's addresses are its row
+    // base + one of 4 chunk offsets + immediates (m16 tile: 2 KiB, n16
+    // pair: 2 KiB). Few registers, no per-address arithmetic.
+    const int x = lane & 7;
+    const uint32_t a_row = stage_addr + (uint32_t)(wm * 64 + (lane & 15)) * 128;
+    const uint32_t b_row = stage_addr + T::A_BYTES + (uint32_t)(wn * 64 + ((lane >> 4) << 3) + x) * 128;
+#pragma unroll
+    for (int kk = 0; kk < T::BK / 16; ++kk) {
+      // B, two n8 tiles x k16 per ldmatrix.x4 (rows are columns of B):
+      // matrices (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7),
+      // (n 8-15, k 8-15) -> b0, b1 of n-tile 2j, b0, b1 of n-tile 2j+1.
+      const uint32_t b_k = b_row + (uint32_t)(((kk * 2 + ((lane >> 3) & 1)) ^ x) << 4);
+      uint32_t bf[4][4];
+#pragma unroll
+      for (int nj = 0; nj < 4; ++nj) gemm_ldmatrix_x4(bf[nj], b_k + nj * 16 * 128);
+      // A, m16 x k16 per ldmatrix.x4: lanes 0-15 rows 0-15 at k 0-7, lanes
+      // 16-31 the same rows at k 8-15 -> a0..a3 of m16n8k16.
+      const uint32_t a_k = a_row + (uint32_t)(((kk * 2 + (lane >> 4)) ^ x) << 4);
+#pragma unroll
+      for (int mi = 0; mi < 4; ++mi) {
+        uint32_t af[4];
+        gemm_ldmatrix_x4(af, a_k + mi * 16 * 128);
+#pragma unroll
+        for (int nj = 0; nj < 4; ++nj) {
+          gemm_mma_16816(acc[mi][2 * nj], af, bf[nj][0], bf[nj][1]);
+          gemm_mma_16816(acc[mi][2 * nj + 1], af, bf[nj][2], bf[nj][3]);
+        }
+      }
+    }
+  }
+
+  // Fragment (i, j): rows g and g + 8 of m16 tile i, columns 2q, 2q + 1 of
+  // n8 tile j (g = lane / 4, q = lane % 4).
+  __device__ __forceinline__ void store(const GemmParams &p, int m0, int n0) const {
+    const int g = lane >> 2, q = lane & 3;
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        const int row = m0 + wm * 64 + i * 16 + g, col = n0 + wn * 64 + j * 8 + 2 * q;
+        float *c = p.c + (size_t)row * p.n + col;
+        *reinterpret_cast<float2 *>(c) = make_float2(acc[i][j][0], acc[i][j][1]);
+        *reinterpret_cast<float2 *>(c + (size_t)8 * p.n) = make_float2(acc[i][j][2], acc[i][j][3]);
+      }
+  }
+};
+
+// ---- TMA and wgmma (sm_90 / sm_90a) ----
+
+// A 2D box (64 columns of K from column k0, BM or BN rows from row r0) into
+// `dst`, completing its bytes on `bar` (complete_tx).
+__device__ __forceinline__ void gemm_tma_load_2d(uint32_t dst, const CUtensorMap *map, int k0, int r0,
+                                                 uint32_t bar) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
+      "l"((unsigned long long)map), "r"(k0), "r"(r0), "r"(bar)
+      : "memory");
+#else
+  (void)dst, (void)map, (void)k0, (void)r0, (void)bar;
+  __trap();
+#endif
+}
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// Shared-memory matrix descriptor of a K-major operand in the 128-byte
+// swizzle (PTX ISA, "Matrix Descriptor Format"): start address >> 4 (bits
+// 0-13), leading byte offset (16-29: unused for a swizzled K-major operand,
+// 1 by convention), stride byte offset >> 4 (32-45: 1024 B from one group
+// of 8 rows to the next), base offset 0 (49-51: the stages are 1024-B
+// aligned), layout 1 = SWIZZLE_128B (62-63). The k16 step kk of a 64-wide
+// row starts kk * 32 B further: the hardware applies the swizzle to the
+// computed address, as TMA did when it wrote the tile.
+__device__ __forceinline__ uint64_t gemm_wgmma_desc(uint32_t smem_addr) {
+  return (uint64_t)((smem_addr & 0x3FFFFu) >> 4) | ((uint64_t)1 << 16) |
+         ((uint64_t)(1024 >> 4) << 32) | ((uint64_t)1 << 62);
+}
+
+__device__ __forceinline__ void gemm_wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void gemm_wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void gemm_wgmma_wait0() {
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+}
+// Keeps the compiler from moving accumulator reads/writes across the
+// asynchronous wgmma window (CUTLASS's warpgroup_fence_operand).
+__device__ __forceinline__ void gemm_fence_operand(float &r) { asm volatile("" : "+f"(r)::"memory"); }
+
+// D (64 x N fp32, the warpgroup's fragments) += A (64 x 16, desc_a) *
+// B (16 x N, desc_b); both operands K-major in shared memory, scale-d = 1.
+// Inline asm has no loops: the operand lists are spelled out once here.
+#define GEMM_WG_D64 \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define GEMM_WG_D128 GEMM_WG_D64 ", " \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
+  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
+  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+#define GEMM_F8(i)                                                                               \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+      "+f"(d[i + 6]), "+f"(d[i + 7])
+#define GEMM_F64(i)                                                                            \
+  GEMM_F8(i), GEMM_F8(i + 8), GEMM_F8(i + 16), GEMM_F8(i + 24), GEMM_F8(i + 32), GEMM_F8(i + 40), \
+      GEMM_F8(i + 48), GEMM_F8(i + 56)
+
+__device__ __forceinline__ void gemm_wgmma_m64n128k16(float (&d)[64], uint64_t desc_a, uint64_t desc_b) {
+  asm volatile(
+      "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %66, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {" GEMM_WG_D64 "}, %64, %65, p, 1, 1, 0, 0;\n\t}\n"
+      : GEMM_F64(0)
+      : "l"(desc_a), "l"(desc_b), "r"(1));
+}
+
+__device__ __forceinline__ void gemm_wgmma_m64n256k16(float (&d)[128], uint64_t desc_a, uint64_t desc_b) {
+  asm volatile(
+      "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %130, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {" GEMM_WG_D128 "}, %128, %129, p, 1, 1, 0, 0;\n\t}\n"
+      : GEMM_F64(0), GEMM_F64(64)
+      : "l"(desc_a), "l"(desc_b), "r"(1));
+}
+#undef GEMM_F64
+#undef GEMM_F8
+#undef GEMM_WG_D128
+#undef GEMM_WG_D64
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+
+// Warpgroup consumers: warpgroup wg owns rows [64 wg * MSUB, +64 MSUB) of
+// the block tile, all BN columns: 128 x 128 has 1 warpgroup with 2 m64
+// slices, 128 x 256 has 2 with 1 each (128 fp32 accumulators per thread in
+// both, as in the mma.sync consumers).
+template <class T>
+struct GemmWarpgroupMma {
+  static constexpr int WGS = T::WARPS / 4;
+  static constexpr int MSUB = T::BM / 64 / WGS;
+  static_assert(T::BN == 128 || T::BN == 256, "wgmma n128 / n256");
+  float acc[MSUB][T::BN / 2];
+  int wg;
+
+  __device__ __forceinline__ explicit GemmWarpgroupMma(int warp) : wg(warp / 4) {
+#pragma unroll
+    for (int s = 0; s < MSUB; ++s)
+#pragma unroll
+      for (int i = 0; i < T::BN / 2; ++i) acc[s][i] = 0.f;
+  }
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  __device__ __forceinline__ void fence_acc() {
+#pragma unroll
+    for (int s = 0; s < MSUB; ++s)
+#pragma unroll
+      for (int i = 0; i < T::BN / 2; ++i) gemm_fence_operand(acc[s][i]);
+  }
+
+  // acc += this warpgroup's rows of the stage's A tile x its B tile, and
+  // wait for it: after this the stage may be released.
+  __device__ __forceinline__ void stage(uint32_t stage_addr) {
+    const uint32_t a_s = stage_addr + (uint32_t)(wg * MSUB * 64 * 128), b_s = stage_addr + T::A_BYTES;
+    fence_acc();
+    gemm_wgmma_fence();  // accumulators written by ordinary code before: order them
+#pragma unroll
+    for (int kk = 0; kk < T::BK / 16; ++kk)
+#pragma unroll
+      for (int s = 0; s < MSUB; ++s) {
+        const uint64_t da = gemm_wgmma_desc(a_s + s * 64 * 128 + kk * 32);
+        const uint64_t db = gemm_wgmma_desc(b_s + kk * 32);
+        if constexpr (T::BN == 128)
+          gemm_wgmma_m64n128k16(acc[s], da, db);
+        else
+          gemm_wgmma_m64n256k16(acc[s], da, db);
+      }
+    gemm_wgmma_commit();
+    gemm_wgmma_wait0();  // the stage's reads are done before it is released
+    fence_acc();
+  }
+#endif
+
+  // Fragment layout of wgmma D (m64nNk16, f32): warp w of the warpgroup has
+  // rows 16 w + g and 16 w + g + 8; acc[4 j + 0..1] columns 8 j + 2q, +1 of
+  // row 16 w + g, acc[4 j + 2..3] the same columns of row 16 w + g + 8.
+  __device__ __forceinline__ void store(const GemmParams &p, int m0, int n0) const {
+    const int t = threadIdx.x & 127, w = t >> 5, g = (t & 31) >> 2, q = t & 3;
+#pragma unroll
+    for (int s = 0; s < MSUB; ++s)
+#pragma unroll
+      for (int j = 0; j < T::BN / 8; ++j) {
+        const int row = m0 + (wg * MSUB + s) * 64 + w * 16 + g, col = n0 + j * 8 + 2 * q;
+        float *c = p.c + (size_t)row * p.n + col;
+        *reinterpret_cast<float2 *>(c) = make_float2(acc[s][4 * j], acc[s][4 * j + 1]);
+        *reinterpret_cast<float2 *>(c + (size_t)8 * p.n) = make_float2(acc[s][4 * j + 2], acc[s][4 * j + 3]);
+      }
+  }
+};
+
+// ---- the variants: how the K loop is staged and synchronized ----
+
+struct GemmSingle {
+  static constexpr bool ws = false, twin = false;
+  template <class T, int S, bool Bounded>
+  __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
+    GemmWarpMma<T> mma(threadIdx.x >> 5);
+    const uint16_t *a_blk = p.a + (size_t)m0 * p.k, *b_blk = p.b + (size_t)n0 * p.k;
+    const int tiles = p.k / T::BK;
+    for (int kt = 0; kt < tiles; ++kt) {
+      gemm_load_stage<T, T::WARPS * 32>(smem, a_blk, b_blk, p.k, kt * T::BK, threadIdx.x);
+      gemm_cp_async_commit();
+      gemm_cp_async_wait<0>();
+      __syncthreads();  // every thread's copies are in: the tile is complete (RAW)
+      mma.stage(smem);
+      __syncthreads();  // every warp has read it before the next copy overwrites it (WAR)
+    }
+    mma.store(p, m0, n0);
+  }
+};
+
+struct GemmSwap {
+  static constexpr bool ws = false, twin = false;
+  template <class T, int S, bool Bounded>
+  __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
+    GemmWarpMma<T> mma(threadIdx.x >> 5);
+    const uint16_t *a_blk = p.a + (size_t)m0 * p.k, *b_blk = p.b + (size_t)n0 * p.k;
+    const int tiles = p.k / T::BK;
+    // Prologue: k-tile 0 into buffer 0.
+    gemm_load_stage<T, T::WARPS * 32>(smem, a_blk, b_blk, p.k, 0, threadIdx.x);
+    gemm_cp_async_commit();
+    int buf = 0;
+    for (int kt = 0; kt < tiles; ++kt) {
+      gemm_cp_async_wait<0>();  // my copies of k-tile kt (the only group in flight) landed
+      // One barrier, two jobs: everyone's copies of kt are visible (RAW),
+      // and everyone finished computing kt - 1 from buffer buf ^ 1 (WAR).
+      __syncthreads();
+      if (kt + 1 < tiles) {  // steady state: prefetch kt + 1; the epilogue tile has none
+        gemm_load_stage<T, T::WARPS * 32>(smem + (buf ^ 1) * T::STAGE_BYTES, a_blk, b_blk, p.k,
+                                          (kt + 1) * T::BK, threadIdx.x);
+        gemm_cp_async_commit();
+      }
+      mma.stage(smem + buf * T::STAGE_BYTES);
+      buf ^= 1;
+    }
+    mma.store(p, m0, n0);
+  }
+};
+
+struct GemmRing {
+  static constexpr bool ws = false, twin = false;
+  template <class T, int S, bool Bounded>
+  __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
+    static_assert(S >= 2, "a ring has at least two stages");
+    GemmWarpMma<T> mma(threadIdx.x >> 5);
+    const uint16_t *a_blk = p.a + (size_t)m0 * p.k, *b_blk = p.b + (size_t)n0 * p.k;
+    const int tiles = p.k / T::BK;
+    // Prologue: k-tiles 0..S-2 into stages 0..S-2, one commit group each
+    // (empty groups past the last k-tile keep the count uniform).
+#pragma unroll
+    for (int s = 0; s < S - 1; ++s) {
+      if (s < tiles)
+        gemm_load_stage<T, T::WARPS * 32>(smem + s * T::STAGE_BYTES, a_blk, b_blk, p.k, s * T::BK,
+                                          threadIdx.x);
+      gemm_cp_async_commit();
+    }
+    int read = 0, write = S - 1;  // stage of k-tile kt, stage of k-tile kt + S - 1
+    for (int kt = 0; kt < tiles; ++kt) {
+      // S - 1 + kt groups committed, group kt holds k-tile kt: at most S - 2
+      // newer ones may still be in flight.
+      gemm_cp_async_wait<S - 2>();
+      // Everyone's copies of kt are visible (RAW), and everyone finished
+      // computing kt - 1 from stage `write` (WAR).
+      __syncthreads();
+      if (kt + S - 1 < tiles)
+        gemm_load_stage<T, T::WARPS * 32>(smem + write * T::STAGE_BYTES, a_blk, b_blk, p.k,
+                                          (kt + S - 1) * T::BK, threadIdx.x);
+      gemm_cp_async_commit();
+      mma.stage(smem + read * T::STAGE_BYTES);
+      read = read + 1 == S ? 0 : read + 1;
+      write = write + 1 == S ? 0 : write + 1;
+    }
+    mma.store(p, m0, n0);
+  }
+};
+
+// The warp-specialized variants: consumer warps 0..WARPS-1 (whole
+// warpgroups for wgmma), then one producer warp. Per stage a `full` and an
+// `empty` mbarrier (kernels/ring.cuh): `empty` expects every consumer
+// thread (release from converged warps), `full` what the producer says.
+template <class T, int S>
+struct GemmRingBars {
+  uint64_t full[S], empty[S];
+};
+
+// The consumer side, shared by the ws variants: wait full, compute, release.
+template <class T, int S, bool Bounded, class Math>
+__device__ __forceinline__ void gemm_ws_consume(const sb_ring<S, Bounded> &ring, Math &math,
+                                                uint32_t smem, int tiles) {
+  ring.grant_credits();  // every stage starts empty: one credit each
+  sb_ring_state st;
+  for (int kt = 0; kt < tiles; ++kt) {
+    ring.wait(st);  // acquire: the stage's bytes landed
+    math.stage(smem + st.index * T::STAGE_BYTES);
+    ring.release(st);  // my reads of the stage are done
+    st.template advance<S>();
+  }
+}
+
+struct GemmWsMbarrier {
+  static constexpr bool ws = true, twin = true;
+  template <class T, int S, bool Bounded>
+  __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
+    __shared__ GemmRingBars<T, S> bars;
+    // full: the 32 producer lanes' cp.async arrivals; empty: every consumer thread.
+    if (threadIdx.x == 0) sb_ring<S, Bounded>::init(bars.full, bars.empty, 32, T::WARPS * 32);
+    __syncthreads();  // the inits are visible; no block barrier after this
+    const sb_ring<S, Bounded> ring(bars.full, bars.empty);
+    const int warp = threadIdx.x >> 5, tiles = p.k / T::BK;
+    if (warp == T::WARPS) {  // producer warp
+      const uint16_t *a_blk = p.a + (size_t)m0 * p.k, *b_blk = p.b + (size_t)n0 * p.k;
+      sb_ring_state st;
+      for (int kt = 0; kt < tiles; ++kt) {
+        ring.acquire(st);  // the consumers released this stage
+        gemm_load_stage<T, 32>(smem + st.index * T::STAGE_BYTES, a_blk, b_blk, p.k, kt * T::BK,
+                               threadIdx.x & 31);
+        // One arrival per lane once its copies land: 32 complete the phase.
+        gemm_cp_async_arrive_noinc(ring.full_bar(st.index));
+        st.template advance<S>();
+      }
+      ring.producer_tail(st);
+      return;
+    }
+    GemmWarpMma<T> mma(warp);
+    gemm_ws_consume<T, S, Bounded>(ring, mma, smem, tiles);
+    mma.store(p, m0, n0);
+  }
+};
+
+// The TMA producer: one elected thread; per stage one arrive.expect_tx of
+// both tiles' bytes, then the two boxes, which complete_tx on `full`.
+template <class T, int S, bool Bounded>
+__device__ __forceinline__ void gemm_tma_produce(const GemmParams &p, const sb_ring<S, Bounded> &ring,
+                                                 uint32_t smem, int m0, int n0, int tiles) {
+  sb_ring_state st;
+  for (int kt = 0; kt < tiles; ++kt) {
+    ring.acquire(st);
+    const uint32_t stage = smem + st.index * T::STAGE_BYTES;
+    ring.commit_tx(st, (uint32_t)T::STAGE_BYTES);  // = A box (64 x BM) + B box (64 x BN), fp16
+    gemm_tma_load_2d(stage, &p.map_a, kt * T::BK, m0, ring.full_bar(st.index));
+    gemm_tma_load_2d(stage + T::A_BYTES, &p.map_b, kt * T::BK, n0, ring.full_bar(st.index));
+    st.template advance<S>();
+  }
+  ring.producer_tail(st);
+}
+
+// The TMA variants' body: the ring, the elected producer, the consumers
+// with their Math (mma.sync warps or wgmma warpgroups).
+template <class T, int S, bool Bounded, class Math>
+__device__ __forceinline__ void gemm_ws_tma(const GemmParams &p, uint32_t smem, int m0, int n0) {
+  __shared__ GemmRingBars<T, S> bars;
+  // full: the producer's one arrive.expect_tx (+ the copies' bytes); empty: every consumer thread.
+  if (threadIdx.x == 0) sb_ring<S, Bounded>::init(bars.full, bars.empty, 1, T::WARPS * 32);
+  __syncthreads();  // the inits are visible; no block barrier after this
+  const sb_ring<S, Bounded> ring(bars.full, bars.empty);
+  const int warp = threadIdx.x >> 5, tiles = p.k / T::BK;
+  if (warp == T::WARPS) {
+    if (threadIdx.x == T::WARPS * 32) gemm_tma_produce<T, S, Bounded>(p, ring, smem, m0, n0, tiles);
+    return;
+  }
+  // TMA writes the stages, ldmatrix or wgmma reads them; no generic-proxy
+  // write ever touches a stage, so no fence.proxy.async (the mbarrier
+  // phases order the copy engine's writes before the reads).
+  Math math(warp);
+  gemm_ws_consume<T, S, Bounded>(ring, math, smem, tiles);
+  math.store(p, m0, n0);
+}
+
+struct GemmWsTma {
+  static constexpr bool ws = true, twin = true;
+  template <class T, int S, bool Bounded>
+  __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
+#if __CUDA_ARCH__ >= 900
+    gemm_ws_tma<T, S, Bounded, GemmWarpMma<T>>(p, smem, m0, n0);
+#else
+    (void)p, (void)smem, (void)m0, (void)n0;
+    __trap();  // min_cc 90: never launched below sm_90
+#endif
+  }
+};
+
+struct GemmWsTmaWgmma {
+  static constexpr bool ws = true, twin = true;
+  template <class T, int S, bool Bounded>
+  __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0);
+#else
+    (void)p, (void)smem, (void)m0, (void)n0;
+    __trap();  // sm_90a only (wgmma): never launched elsewhere
+#endif
+  }
+};
+
+template <class V, class T>
+constexpr int gemm_threads() {
+  return T::WARPS * 32 + (V::ws ? 32 : 0);
+}
+
+// Block b -> block tile: groups of 8 tile-rows, walked column by column
+// inside a group, so the blocks resident at once share A rows and B
+// columns in L2 (Triton's grouped ordering). Every variant, the same order.
+template <class T>
+__device__ __forceinline__ void gemm_block_tile(const GemmParams &p, int *m0, int *n0) {
+  constexpr int GROUP = 8;
+  const int tiles_m = p.m / T::BM, tiles_n = p.n / T::BN;
+  const int b = blockIdx.x, per_group = GROUP * tiles_n;
+  const int first_m = b / per_group * GROUP;
+  const int rows = tiles_m - first_m < GROUP ? tiles_m - first_m : GROUP;
+  *m0 = (first_m + (b % per_group) % rows) * T::BM;
+  *n0 = (b % per_group) / rows * T::BN;
+}
+
+extern __shared__ uint8_t gemm_smem_raw[];
+
+template <class V, class T, int S, bool Bounded>
+__global__ void __launch_bounds__(gemm_threads<V, T>(), 1) gemm_kernel(const __grid_constant__ GemmParams p) {
+  // The stages start at the next 1024-B boundary (the launch asks for the slack).
+  const uint32_t smem = (sb_smem_addr(gemm_smem_raw) + 1023u) & ~1023u;
+  int m0, n0;
+  gemm_block_tile<T>(p, &m0, &n0);
+  V::template run<T, S, Bounded>(p, smem, m0, n0);
+}
+
+// ---- pickers: the instantiations the sweeps use ----
+
+// Stages compiled per variant and tile (what 227 KiB of shared memory
+// holds: 6 x 32 KiB stages of 128 x 128 x 64, 4 x 48 KiB of 128 x 256 x 64).
+template <class V, class T>
+struct GemmStages {
+  using list = std::conditional_t<T::BN == 256, sb_values<2, 3, 4>, sb_values<2, 3, 4, 5, 6>>;
+};
+template <class T>
+struct GemmStages<GemmSingle, T> {
+  using list = sb_values<1>;
+};
+template <class T>
+struct GemmStages<GemmSwap, T> {
+  using list = sb_values<2>;
+};
+
+template <class V, class T, int S>
+static sb_kernels gemm_kernels() {
+  return sb_twin_kernels<V::twin>(
+      [](auto bounded) { return gemm_kernel<V, T, S, decltype(bounded)::value>; },
+      (size_t)S * T::STAGE_BYTES + SB_GEMM_ALIGN_SLACK);
+}
+
+template <class V, class T>
+static int gemm_pick_tile(const long long *axis, sb_kernels *k, char *why, size_t len) {
+  if (axis[SB_AXIS_WARPS] != T::WARPS) {
+    snprintf(why, len, "consumer_warps=%lld has no compiled kernel for a %dx%d tile (compiled: %d)",
+             axis[SB_AXIS_WARPS], T::BM, T::BN, T::WARPS);
+    return -1;
+  }
+  using List = typename GemmStages<V, T>::list;
+  if (sb_dispatch(axis[SB_AXIS_STAGES], List{}, [&](auto s) { *k = gemm_kernels<V, T, decltype(s)::value>(); }))
+    return 0;
+  return sb_no_instance<List>("stages", axis[SB_AXIS_STAGES], why, len);
+}
+
+template <class V>
+static int gemm_pick(const long long *axis, sb_kernels *k, char *why, size_t len) {
+  switch (axis[SB_AXIS_TILE]) {
+    case 0: return gemm_pick_tile<V, Tile128x128>(axis, k, why, len);
+    case 1: return gemm_pick_tile<V, Tile128x256>(axis, k, why, len);
+  }
+  snprintf(why, len, "tile=%lld has no compiled kernel", axis[SB_AXIS_TILE]);
+  return -1;
+}
+
+// ---- launchers ----
+
+// The tensor map of an [rows][k] fp16 matrix in boxes of 64 x box_rows,
+// 128-byte swizzle, through the driver entry point the runtime hands out
+// (no link against libcuda).
+static cudaError_t gemm_encode_map(CUtensorMap *map, const void *base, int rows, int k, int box_rows) {
+  static PFN_cuTensorMapEncodeTiled_v12000 encode;
+  if (!encode) {
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult q;
+    cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
+                                                     cudaEnableDefault, &q);
+    if (e != cudaSuccess) return e;
+    if (q != cudaDriverEntryPointSuccess || !fn) return cudaErrorSymbolNotFound;
+    encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
+  }
+  const cuuint64_t dims[2] = {(cuuint64_t)k, (cuuint64_t)rows};
+  const cuuint64_t strides[1] = {(cuuint64_t)k * 2};  // bytes from one row to the next
+  const cuuint32_t box[2] = {SB_GEMM_BK, (cuuint32_t)box_rows};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void *>(base), dims, strides,
+                      box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+// Both maps of a point, cached: encoding is host work, and every launch
+// after the first of a point only compares the key.
+static cudaError_t gemm_tensor_maps(GemmParams *p, int bm, int bn) {
+  static GemmParams last;
+  static int last_bm, last_bn;
+  if (last.a == p->a && last.b == p->b && last.m == p->m && last.k == p->k && last_bm == bm &&
+      last_bn == bn) {
+    p->map_a = last.map_a;
+    p->map_b = last.map_b;
+    return cudaSuccess;
+  }
+  cudaError_t e = gemm_encode_map(&p->map_a, p->a, p->m, p->k, bm);
+  if (e == cudaSuccess) e = gemm_encode_map(&p->map_b, p->b, p->n, p->k, bn);
+  if (e != cudaSuccess) return e;
+  last = *p;
+  last_bm = bm;
+  last_bn = bn;
+  return cudaSuccess;
+}
+
+template <class V, bool Tma>
+static cudaError_t gemm_launch(sb_launch *L) {
+  GemmParams p;
+  memset(&p, 0, sizeof p);
+  p.m = p.n = (int)L->axis[SB_AXIS_M];
+  p.k = (int)L->axis[SB_AXIS_K];
+  p.a = (const uint16_t *)L->in;
+  p.b = p.a + (size_t)p.m * p.k;
+  p.c = (float *)L->out;
+  const int tile = (int)L->axis[SB_AXIS_TILE];
+  const int bm = sb_gemm_tile_bm(tile), bn = sb_gemm_tile_bn(tile);
+  if (Tma && !L->query) {
+    cudaError_t e = gemm_tensor_maps(&p, bm, bn);
+    if (e != cudaSuccess) return e;
+  }
+  sb_shape s;
+  s.block = sb_gemm_tile_warps(tile) * 32 + (V::ws ? 32 : 0);
+  s.grid = (long long)(p.m / bm) * (p.n / bn);
+  return sb_launch_params(L, s, p);
+}
+
+// cuBLAS on the same buffers. cuBLAS is column-major: row-major C (M x N)
+// is column-major C^T (N x M, ld N) = B^T A^T, where the B buffer is B
+// column-major (K x N, ld K), taken transposed, and the A buffer is A^T
+// column-major (K x M, ld K), taken as is: the "TN" GEMM.
+static cudaError_t gemm_cublas_launch(sb_launch *L) {
+  static cublasHandle_t handle;  // created once, by the first query
+  const int m = (int)L->axis[SB_AXIS_M], n = m, k = (int)L->axis[SB_AXIS_K];
+  if (L->query) {
+    if (!handle && cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) {
+      handle = NULL;
+      return cudaErrorInitializationError;
+    }
+    if (cublasSetStream(handle, L->stream) != CUBLAS_STATUS_SUCCESS) return cudaErrorInvalidResourceHandle;
+    L->grid_blocks = 0;  // cuBLAS's kernels: no occupancy of ours to report
+    L->blocks_per_sm = -1;
+    L->smem_bytes = 0;
+    return cudaSuccess;
+  }
+  const float one = 1.0f, zero = 0.0f;
+  const uint16_t *a = (const uint16_t *)L->in, *b = a + (size_t)m * k;
+  const cublasStatus_t st =
+      cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &one, b, CUDA_R_16F, k, a, CUDA_R_16F, k,
+                   &zero, L->out, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  return st == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
+}
+
+// cublas first: at every shape its row is measured before the others, which
+// the runner expresses as pct_of_cublas of it.
+static const sb_variant gemm_rows[] = {
+    {"cublas", gemm_cublas_launch, NULL, 0, SB_VF_NO_KERNEL,
+     "cublasGemmEx, fp16 in, CUBLAS_COMPUTE_32F, fp32 out: the ceiling"},
+    {"single", gemm_launch<GemmSingle, false>, gemm_pick<GemmSingle>, 0, SB_VF_GEMM_ONE_STAGE,
+     "1 buffer: cp.async, wait, __syncthreads, mma, __syncthreads per k-tile; no overlap"},
+    {"swap", gemm_launch<GemmSwap, false>, gemm_pick<GemmSwap>, 0, SB_VF_GEMM_TWO_STAGES,
+     "2 buffers (^1): prefetch kt+1 while computing kt; 1 wait_group 0 + 1 __syncthreads per k-tile"},
+    {"ring", gemm_launch<GemmRing, false>, gemm_pick<GemmRing>, 0, 0,
+     "S buffers, S-1 k-tiles in flight: 1 cp.async.wait_group<S-2> + 1 __syncthreads per k-tile"},
+    {"ws_mbarrier", gemm_launch<GemmWsMbarrier, false>, gemm_pick<GemmWsMbarrier>, 0, SB_VF_GEMM_TWIN,
+     "producer warp cp.async + arrive.noinc on full; consumer warps wait full, mma, arrive empty"},
+    {"ws_tma", gemm_launch<GemmWsTma, true>, gemm_pick<GemmWsTma>, 90, SB_VF_GEMM_TWIN,
+     "elected thread: expect_tx + 2 TMA 2D boxes on full; mma.sync consumer warps arrive empty"},
+    {"ws_tma_wgmma", gemm_launch<GemmWsTmaWgmma, true>, gemm_pick<GemmWsTmaWgmma>, 90, SB_VF_GEMM_TWIN,
+     "ws_tma with wgmma consumer warpgroups: fence, k16 x4, commit, wait 0, arrive empty"},
+};
+extern "C" const sb_variant_table sb_gemm_variants = {gemm_rows, sizeof gemm_rows / sizeof gemm_rows[0]};

@@ -1,0 +1,346 @@
+/* GEMM family host side: fp16 conversion, CPU reference, tolerance, the
+ * checked sample set and the sweep filter (bench/gemm.c). */
+#include <fenv.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../bench/families.h"
+#include "../bench/registry.h"
+#include "../harness/cli.h"
+#include "../harness/random.h"
+#include "../harness/runner.h"
+#include "../harness/sweep.h"
+#include "../kernels/gemm_tiles.h"
+#include "check.h"
+
+SB_TEST(gemm_f16_rounds_to_nearest_even) {
+  CHECK_EQ_INT(sb_f32_to_f16(0.0f), 0x0000);
+  CHECK_EQ_INT(sb_f32_to_f16(-0.0f), 0x8000);
+  CHECK_EQ_INT(sb_f32_to_f16(1.0f), 0x3c00);
+  CHECK_EQ_INT(sb_f32_to_f16(-2.0f), 0xc000);
+  CHECK_EQ_INT(sb_f32_to_f16(65504.0f), 0x7bff);           /* largest finite */
+  CHECK_EQ_INT(sb_f32_to_f16(65519.996f), 0x7bff);         /* below the tie */
+  CHECK_EQ_INT(sb_f32_to_f16(65520.0f), 0x7c00);           /* tie: to even = inf */
+  CHECK_EQ_INT(sb_f32_to_f16(1e9f), 0x7c00);
+  CHECK_EQ_INT(sb_f32_to_f16(-INFINITY), 0xfc00);
+  CHECK((sb_f32_to_f16(NAN) & 0x7c00) == 0x7c00 && (sb_f32_to_f16(NAN) & 0x3ff) != 0);
+  /* Ties between neighbours 1 and 1 + 2^-10: to the even one. */
+  CHECK_EQ_INT(sb_f32_to_f16(1.0f + 0x1p-11f), 0x3c00);
+  CHECK_EQ_INT(sb_f32_to_f16(1.0f + 3 * 0x1p-11f), 0x3c02);
+  CHECK_EQ_INT(sb_f32_to_f16(1.0f + 0x1p-11f + 0x1p-20f), 0x3c01); /* above the tie */
+  /* Carry into the exponent: 2 - 2^-12 rounds up to 2. */
+  CHECK_EQ_INT(sb_f32_to_f16(2.0f - 0x1p-12f), 0x4000);
+  /* Subnormals: 2^-24 is the smallest; 2^-25 ties to 0; 3 * 2^-26 = 0.75
+   * ulp rounds to 1 ulp; 1.5 ulp ties to 2; the largest subnormal rounds up
+   * into the smallest normal. */
+  CHECK_EQ_INT(sb_f32_to_f16(0x1p-24f), 0x0001);
+  CHECK_EQ_INT(sb_f32_to_f16(0x1p-25f), 0x0000);
+  CHECK_EQ_INT(sb_f32_to_f16(3 * 0x1p-26f), 0x0001);
+  CHECK_EQ_INT(sb_f32_to_f16(3 * 0x1p-25f), 0x0002);
+  CHECK_EQ_INT(sb_f32_to_f16(-0x1p-14f), 0x8400);
+  CHECK_EQ_INT(sb_f32_to_f16(0x1p-14f - 0x1p-26f), 0x0400);
+}
+
+SB_TEST(gemm_f16_round_trips_every_value_and_is_monotone) {
+  int bad = 0;
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const float f = sb_f16_to_f32((uint16_t)h);
+    if (isnan(f)) {
+      bad += (h & 0x7c00) != 0x7c00 || (h & 0x3ff) == 0;
+      continue;
+    }
+    bad += sb_f32_to_f16(f) != h;
+  }
+  CHECK_EQ_INT(bad, 0);
+  CHECK_EQ_INT((long long)sb_f16_to_f32(0x3555), 0); /* 0.333 */
+  CHECK_NEAR(sb_f16_to_f32(0x3555), 0.333251953125, 0);
+  CHECK_NEAR(sb_f16_to_f32(0x0001), 0x1p-24, 0);
+  /* Against a brute-force nearest (ties to even) on a sweep of floats. */
+  int wrong = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const float f = -70000.0f + 0.7f * (float)i;
+    const uint16_t h = sb_f32_to_f16(f);
+    const double got = sb_f16_to_f32(h);
+    if (isinf(got)) {
+      wrong += fabs(f) < 65520.0f;
+      continue;
+    }
+    /* Neither neighbour may be strictly closer. */
+    const double up = sb_f16_to_f32((uint16_t)(h + 1)), down = h & 0x7fff ? sb_f16_to_f32((uint16_t)(h - 1)) : got;
+    const double e = fabs(got - f);
+    wrong += (!isinf(up) && fabs(up - f) < e) || fabs(down - f) < e;
+  }
+  CHECK_EQ_INT(wrong, 0);
+}
+
+/* Random fp16 matrices as bench/gemm.c's make_input draws them. */
+static uint16_t *random_f16(size_t n, uint64_t seed) {
+  uint16_t *v = malloc(n * sizeof *v);
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t bits = (uint32_t)(sb_splitmix64(seed ^ (i * 0xD1B54A32D192ED03ULL)) >> 40);
+    v[i] = sb_f32_to_f16(-1.0f + 2.0f * ((float)bits * (1.0f / 16777216.0f)));
+  }
+  return v;
+}
+
+/* C in fp32 the way a CUDA-core kernel would: serial float accumulation
+ * (rounding mode as set by the caller), or in blocks of 16 exact products
+ * added to a float accumulator (a tensor core's k16 step). */
+static float fp32_dot(const uint16_t *a, const uint16_t *b, long long k, int block16) {
+  volatile float acc = 0.0f;
+  for (long long t = 0; t < k;) {
+    if (block16) {
+      double blk = 0; /* 16 products of 22 bits: exact in double */
+      for (int u = 0; u < 16 && t < k; ++u, ++t) blk += (double)sb_f16_to_f32(a[t]) * sb_f16_to_f32(b[t]);
+      acc = acc + (float)blk;
+    } else {
+      acc = acc + sb_f16_to_f32(a[t]) * sb_f16_to_f32(b[t]);
+      ++t;
+    }
+  }
+  return acc;
+}
+
+SB_TEST(gemm_reference_matches_brute_force) {
+  const long long m = 5, k = 37;
+  uint16_t *a = random_f16((size_t)(m * k), 1), *b = random_f16((size_t)(m * k), 2);
+  for (long long i = 0; i < m; ++i)
+    for (long long j = 0; j < m; ++j) {
+      double want = 0, want_abs = 0;
+      for (long long t = 0; t < k; ++t) {
+        const double p = (double)sb_f16_to_f32(a[i * k + t]) * sb_f16_to_f32(b[j * k + t]);
+        want += p;
+        want_abs += fabs(p);
+      }
+      double dot, abs_dot;
+      sb_gemm_reference_at(a, b, m, k, i, j, &dot, &abs_dot);
+      CHECK_NEAR(dot, want, 1e-12);
+      CHECK_NEAR(abs_dot, want_abs, 1e-12);
+    }
+  free(a);
+  free(b);
+}
+
+SB_TEST(gemm_tolerance_holds_fp32_sums_and_catches_real_errors) {
+  CHECK(sb_gemm_tolerance(1024, 1.0) < sb_gemm_tolerance(16384, 1.0));
+  CHECK_NEAR(sb_gemm_tolerance(1024, 256.0), (256.0 + 64.0) * 0x1p-23 * 256.0, 1e-15);
+  const long long ks[] = {64, 1024, 4096, 16384};
+  for (int r = 0; r < 4; ++r) {
+    const long long k = ks[r];
+    uint16_t *a = random_f16((size_t)(16 * k), 10 + r), *b = random_f16((size_t)(16 * k), 20 + r);
+    int outside = 0, dropped_caught = 0;
+    for (int i = 0; i < 16; ++i) {
+      double want, abs_dot;
+      sb_gemm_reference_at(a, b, 16, k, i, i, &want, &abs_dot);
+      const double tol = sb_gemm_tolerance(k, abs_dot);
+      /* fp32 sums in every rounding a GEMM might use: inside. */
+      const int modes[] = {FE_TONEAREST, FE_TOWARDZERO};
+      for (int mo = 0; mo < 2; ++mo) {
+        fesetround(modes[mo]);
+        for (int blk = 0; blk <= 1; ++blk)
+          outside += !(fabs((double)fp32_dot(a + i * k, b + i * k, k, blk) - want) <= tol);
+        fesetround(FE_TONEAREST);
+      }
+      /* A k-tile of 64 products dropped: outside (for K up to 1024 every
+       * time; the test only needs the smallest shapes to catch it always). */
+      if (k >= 128 && k <= 1024) {
+        double dropped = 0;
+        for (long long t = 64; t < k; ++t)
+          dropped += (double)sb_f16_to_f32(a[i * k + t]) * sb_f16_to_f32(b[i * k + t]);
+        dropped_caught += !(fabs(dropped - want) <= tol);
+      }
+    }
+    CHECK_EQ_INT(outside, 0);
+    if (k >= 128 && k <= 1024) CHECK_EQ_INT(dropped_caught, 16);
+    free(a);
+    free(b);
+  }
+}
+
+SB_TEST(gemm_check_counts_and_locates_bad_elements) {
+  const long long m = 64, k = 128;
+  uint16_t *a = random_f16((size_t)(m * k), 3), *b = random_f16((size_t)(m * k), 4);
+  float *c = malloc((size_t)(m * m) * sizeof *c);
+  for (long long i = 0; i < m; ++i)
+    for (long long j = 0; j < m; ++j) c[i * m + j] = fp32_dot(a + i * k, b + j * k, k, 1);
+  long long first;
+  CHECK_EQ_INT(sb_gemm_check(a, b, c, m, k, NULL, (size_t)(m * m), &first), 0);
+  CHECK_EQ_INT(first, -1);
+  /* Transposed C (C^T): the layout bug a GEMM makes first. */
+  float *ct = malloc((size_t)(m * m) * sizeof *ct);
+  for (long long i = 0; i < m; ++i)
+    for (long long j = 0; j < m; ++j) ct[j * m + i] = c[i * m + j];
+  CHECK(sb_gemm_check(a, b, ct, m, k, NULL, (size_t)(m * m), &first) > (size_t)(m * m / 2));
+  free(ct);
+  /* Poison (0xA5 bytes, what the runner writes first) and NaN. */
+  memset(&c[5 * m + 7], 0xA5, sizeof(float));
+  c[63 * m + 63] = NAN;
+  CHECK_EQ_INT(sb_gemm_check(a, b, c, m, k, NULL, (size_t)(m * m), &first), 2);
+  CHECK_EQ_INT(first, 5 * m + 7);
+  const long long idx[] = {63 * m + 63, 0};
+  CHECK_EQ_INT(sb_gemm_check(a, b, c, m, k, idx, 2, &first), 1);
+  CHECK_EQ_INT(first, 63 * m + 63);
+  free(a);
+  free(b);
+  free(c);
+}
+
+SB_TEST(gemm_sample_set_has_corners_edges_every_block_and_4096) {
+  const long long shapes[][2] = {{1024, 1024}, {8192, 8192}, {100, 70}};
+  for (int s = 0; s < 3; ++s) {
+    const long long m = shapes[s][0], n = shapes[s][1];
+    long long *idx = malloc(sb_gemm_sample_count(m, n) * sizeof *idx);
+    const size_t count = sb_gemm_sample_set(m, n, 42, idx);
+    CHECK(count >= 4096);
+    CHECK(count <= sb_gemm_sample_count(m, n));
+    char *seen = calloc((size_t)(m * n), 1);
+    int out_of_range = 0;
+    for (size_t i = 0; i < count; ++i) {
+      if (idx[i] < 0 || idx[i] >= m * n) ++out_of_range;
+      else seen[idx[i]] = 1;
+    }
+    CHECK_EQ_INT(out_of_range, 0);
+    CHECK(seen[0] && seen[n - 1] && seen[(m - 1) * n] && seen[m * n - 1]);
+    int missing = 0;
+    for (long long j = 0; j < n; ++j) missing += !seen[(m - 1) * n + j];
+    for (long long i = 0; i < m; ++i) missing += !seen[i * n + n - 1];
+    /* Every 64 x 64 block of C has a sample. */
+    for (long long bi = 0; bi < m; bi += 64)
+      for (long long bj = 0; bj < n; bj += 64) {
+        int any = 0;
+        for (long long i = bi; i < bi + 64 && i < m && !any; ++i)
+          for (long long j = bj; j < bj + 64 && j < n && !any; ++j) any = seen[i * n + j];
+        missing += !any;
+      }
+    CHECK_EQ_INT(missing, 0);
+    /* Deterministic for a salt, different for another. */
+    long long *again = malloc(sb_gemm_sample_count(m, n) * sizeof *again);
+    CHECK_EQ_INT(sb_gemm_sample_set(m, n, 42, again), count);
+    CHECK(memcmp(idx, again, count * sizeof *idx) == 0);
+    sb_gemm_sample_set(m, n, 43, again);
+    CHECK(memcmp(idx, again, count * sizeof *idx) != 0);
+    free(again);
+    free(seen);
+    free(idx);
+  }
+}
+
+static const sb_variant *gemm_variant(const sb_family *f, const char *name) {
+  for (int i = 0; i < f->variants->count; ++i)
+    if (!strcmp(f->variants->rows[i].name, name)) return &f->variants->rows[i];
+  return NULL;
+}
+
+static long count_gemm(const sb_point *p, long n, const char *variant) {
+  long c = 0;
+  for (long i = 0; i < n; ++i)
+    c += !strcmp(p[i].family->name, "gemm") && (!variant || !strcmp(p[i].variant->name, variant));
+  return c;
+}
+
+SB_TEST(gemm_default_sweep_keeps_only_the_shapes_and_stages_each_variant_takes) {
+  const sb_family *f = sb_find_family("gemm");
+  CHECK(f != NULL);
+  if (!f) return;
+  CHECK_STR(f->variants->rows[0].name, "cublas"); /* measured first at every shape */
+  sb_device d;
+  memset(&d, 0, sizeof d);
+  d.cc_major = 9;
+  d.max_threads_per_block = 1024;
+  d.smem_per_block_optin = 227 * 1024;
+  sb_sweep_spec spec = {0};
+  sb_point *p;
+  char err[256];
+  long n = sb_sweep_build(&spec, &p, err, sizeof err);
+  CHECK(n > 0);
+  /* 5 shapes; tiles x stages: single 2 x 1, swap 2 x 1, the staged ones
+   * 128x128 x 5 (2..6) + 128x256 x 3 (2..4: 227 KiB). */
+  CHECK_EQ_INT(count_gemm(p, n, "cublas"), 5);
+  CHECK_EQ_INT(count_gemm(p, n, "single"), 10);
+  CHECK_EQ_INT(count_gemm(p, n, "swap"), 10);
+  CHECK_EQ_INT(count_gemm(p, n, "ring"), 40);
+  CHECK_EQ_INT(count_gemm(p, n, "ws_mbarrier"), 40);
+  CHECK_EQ_INT(count_gemm(p, n, "ws_tma"), 40);
+  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma"), 40);
+  long first_gemm = -1, skipped = 0;
+  for (long i = 0; i < n; ++i) {
+    if (strcmp(p[i].family->name, "gemm")) continue;
+    if (first_gemm < 0) first_gemm = i;
+    const long long m = p[i].axis[SB_AXIS_M], k = p[i].axis[SB_AXIS_K];
+    CHECK(m == k || (m == 1024 && k == 16384));
+    if (!strcmp(p[i].variant->name, "cublas")) {
+      CHECK(p[i].axis[SB_AXIS_STAGES] == SB_AXIS_UNSET && p[i].axis[SB_AXIS_TILE] == SB_AXIS_UNSET);
+      CHECK(i - first_gemm < 5); /* every cublas row before every kernel row */
+      continue;
+    }
+    CHECK_EQ_INT(p[i].axis[SB_AXIS_BUFFER_BYTES], sb_gemm_stage_bytes((int)p[i].axis[SB_AXIS_TILE]));
+    sb_row row;
+    sb_provenance prov;
+    memset(&prov, 0, sizeof prov);
+    sb_row_init(&row, &prov);
+    skipped += sb_point_precheck(&p[i], &d, &row); /* nothing the grid keeps is skipped */
+  }
+  CHECK_EQ_INT(skipped, 0);
+  free(p);
+
+  /* Quick: every variant, a few points each. */
+  sb_sweep_spec quick = {.quick = 1};
+  n = sb_sweep_build(&quick, &p, err, sizeof err);
+  for (int v = 0; v < f->variants->count; ++v) {
+    const long c = count_gemm(p, n, f->variants->rows[v].name);
+    CHECK(c >= 2 && c <= 8);
+  }
+  free(p);
+}
+
+SB_TEST(gemm_user_given_combinations_get_rows_with_reasons) {
+  const sb_family *f = sb_find_family("gemm");
+  if (!f) return;
+  char err[256];
+  /* M != K, given by the user: swept, although the default grid drops it. */
+  char *argv1[] = {"syncbench", "--m", "2048", "--k", "1024", "--filter", "^gemm/ring/", NULL};
+  sb_cli c;
+  CHECK_EQ_INT(sb_cli_parse(7, argv1, &c, err, sizeof err), 0);
+  sb_point *p;
+  long n = sb_sweep_build(&c.spec, &p, err, sizeof err);
+  CHECK_EQ_INT(count_gemm(p, n, "ring"), 8);
+  free(p);
+  sb_cli_free(&c);
+  /* stages=3 for single: kept, and check() says why it is skipped. */
+  char *argv2[] = {"syncbench", "--stages", "3", "--filter", "^gemm/single/", NULL};
+  CHECK_EQ_INT(sb_cli_parse(5, argv2, &c, err, sizeof err), 0);
+  n = sb_sweep_build(&c.spec, &p, err, sizeof err);
+  CHECK_EQ_INT(count_gemm(p, n, "single"), 10);
+  sb_device d;
+  memset(&d, 0, sizeof d);
+  d.cc_major = 9;
+  d.max_threads_per_block = 1024;
+  d.smem_per_block_optin = 227 * 1024;
+  for (long i = 0; i < n; ++i) {
+    if (strcmp(p[i].family->name, "gemm")) continue;
+    sb_row row;
+    sb_provenance prov;
+    memset(&prov, 0, sizeof prov);
+    sb_row_init(&row, &prov);
+    CHECK_EQ_INT(sb_point_precheck(&p[i], &d, &row), 1);
+    CHECK_EQ_INT(row.status, SB_SKIPPED);
+    CHECK(strstr(row.detail, "stages=1 only") != NULL);
+  }
+  free(p);
+  sb_cli_free(&c);
+  /* A shape the tiles do not divide, and too many stages for the memory. */
+  sb_point q = {f, gemm_variant(f, "ring"), {0}};
+  for (int a = 0; a < SB_NUM_AXES; ++a) q.axis[a] = SB_AXIS_UNSET;
+  q.axis[SB_AXIS_M] = 1000, q.axis[SB_AXIS_K] = 1024, q.axis[SB_AXIS_TILE] = 0;
+  q.axis[SB_AXIS_STAGES] = 4, q.axis[SB_AXIS_WARPS] = 4;
+  char buf[SB_DETAIL_LEN];
+  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "whole") != NULL);
+  q.axis[SB_AXIS_M] = 1024, q.axis[SB_AXIS_TILE] = 1, q.axis[SB_AXIS_WARPS] = 8, q.axis[SB_AXIS_STAGES] = 5;
+  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "exceeds") != NULL);
+  q.axis[SB_AXIS_STAGES] = 4;
+  CHECK(f->check(&q, &d, buf, sizeof buf) == NULL);
+  q.axis[SB_AXIS_WARPS] = 4;
+  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "consumer_warps") != NULL);
+}
