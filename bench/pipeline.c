@@ -96,7 +96,7 @@ static int has_flag(const sb_point *p, unsigned flag) { return (p->variant->flag
 static long long pipeline_smem(const sb_point *p) {
   long long s = p->axis[SB_AXIS_STAGES], b = p->axis[SB_AXIS_BUFFER_BYTES];
   if (has_flag(p, SB_VF_PL_NO_STAGES)) return 0;
-  return s * b + (has_flag(p, SB_VF_PL_STAGE_BARRIERS) ? 16 * s : 0); /* + full, empty */
+  return s * b + (has_flag(p, SB_VF_PL_WARP_SPECIALIZED) ? 16 * s : 0); /* + full, empty */
 }
 
 static const char *pipeline_check(const sb_point *p, const sb_device *d, char *buf, size_t len) {

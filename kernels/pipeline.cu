@@ -70,8 +70,10 @@ struct PipelineParams {
 static_assert(alignof(PipelineParams) >= 64 && offsetof(PipelineParams, map) == 0,
               "the tensor map leads the parameter, 64-byte aligned");
 
-// Every kernel's dynamic shared memory (the stages). Kernels without static
-// shared memory get it at the (1 KiB-aligned) base of the block's window.
+// Every kernel's dynamic shared memory: the stages, then (warp-specialized
+// variants) the ring's barriers. No pipeline kernel has static shared
+// memory, so the stages start at the 1 KiB-aligned base of the block's
+// window (the tensor copy needs 128 B).
 extern __shared__ __align__(1024) float pl_smem[];
 
 // ---- the compiled shapes ----
@@ -82,8 +84,9 @@ struct PlShape {
                        consumers = W * 32;
 };
 
-// The stage-times-buffer products that fit the 227 KB a block may use
-// (bench/pipeline.c skips the others before the picker runs).
+// The stage-times-buffer products that fit the 227 KB a block may use (of
+// the sweeps' powers of two, up to 128 KiB; bench/pipeline.c skips the
+// others before the picker runs).
 constexpr bool pl_fits(int s, int kib) { return s * kib <= 128; }
 
 // The sweeps' points (bench/pipeline.c): pipeline = stages 1,2,4,8 x
@@ -188,7 +191,7 @@ __device__ __forceinline__ long long pl_tile_of(long long i) {
 // ---- sync_single ----
 
 struct PlSyncSingle {
-  static constexpr bool twin = false, producer_warp = false;
+  static constexpr bool twin = false, warp_specialized = false;
   template <class Sh, bool Bounded>
   __device__ static void run(const PipelineParams &p) {
     constexpr int tile = Sh::stages * Sh::tile, threads = Sh::consumers;  // all stages: one tile
@@ -211,7 +214,7 @@ struct PlSyncSingle {
 // ---- double_buffer: cp.async (sm_80+) ----
 
 struct PlDoubleBuffer {
-  static constexpr bool twin = false, producer_warp = false;
+  static constexpr bool twin = false, warp_specialized = false;
 
   // This thread's share of the copies of the block's i-th tile into buffer
   // i % S, committed as one group. Past the block's last tile it commits an
@@ -265,7 +268,7 @@ typedef cuda::barrier<cuda::thread_scope_block> pl_barrier;
 static_assert(sizeof(pl_barrier) == sizeof(uint64_t), "cuda::barrier is one native mbarrier");
 
 struct PlWsBarrier {
-  static constexpr bool twin = true, producer_warp = true;
+  static constexpr bool twin = true, warp_specialized = true;
 
   // The producer warp copies tile k into buf with ordinary loads, a batch of
   // PL_PRODUCER_BATCH float4 per lane in flight at a time.
@@ -296,14 +299,17 @@ struct PlWsBarrier {
 
   template <class Sh, bool Bounded>
   __device__ static void run(const PipelineParams &p) {
-#pragma nv_diag_suppress static_var_with_dynamic_init
-    // ready[s]: stage s is free to refill (every consumer thread arrives);
-    // filled[s]: stage s holds its next tile (every producer lane arrives).
+    // filled[s]: stage s holds its next tile (every producer lane arrives);
+    // ready[s]: stage s is free to refill (every consumer thread arrives).
     // Every thread arrives for its own accesses, as in the CUDA guide: an
     // mbarrier arrive releases only the arriving thread's prior accesses,
     // and racecheck does not credit __syncwarp + one elected arrive for the
-    // other lanes' ordinary shared-memory stores and loads.
-    __shared__ pl_barrier ready[Sh::stages], filled[Sh::stages];
+    // other lanes' ordinary shared-memory stores and loads. They sit after
+    // the stages, where the TMA variants keep full/empty (the same layout;
+    // as static shared memory they would push the 1 KiB-aligned stages up
+    // by a whole KiB); init() constructs them in place.
+    pl_barrier *const filled = reinterpret_cast<pl_barrier *>(pl_smem + Sh::stages * Sh::tile);
+    pl_barrier *const ready = filled + Sh::stages;
     constexpr int consumers = Sh::consumers;
     if (threadIdx.x < Sh::stages) {
       init(&ready[threadIdx.x], consumers);
@@ -390,7 +396,7 @@ __device__ __forceinline__ void pl_tma_produce(const PlTmaRing<Sh, Bounded> &r, 
 }
 
 struct PlWsTma {
-  static constexpr bool twin = true, producer_warp = true;
+  static constexpr bool twin = true, warp_specialized = true;
   template <class Sh, bool Bounded>
   __device__ static void run(const PipelineParams &p) {
 #if __CUDA_ARCH__ >= 900
@@ -444,7 +450,7 @@ __device__ __forceinline__ void pl_tma_load_2d(void *dst, const CUtensorMap *map
 }
 
 struct PlWsTma2d {
-  static constexpr bool twin = true, producer_warp = true;
+  static constexpr bool twin = true, warp_specialized = true;
   template <class Sh, bool Bounded>
   __device__ static void run(const PipelineParams &p) {
 #if __CUDA_ARCH__ >= 900
@@ -497,7 +503,7 @@ struct PlWsTma2d {
 // ---- reference: what one writes without any of this ----
 
 struct PlReference {
-  static constexpr bool twin = false, producer_warp = false;
+  static constexpr bool twin = false, warp_specialized = false;
   template <class Sh, bool Bounded>
   __device__ static void run(const PipelineParams &p) {
     const long long nvec = p.n / 4, stride = (long long)gridDim.x * Sh::consumers;
@@ -510,9 +516,10 @@ struct PlReference {
 
 // ---- the kernel, the pickers, the launcher ----
 
+// Warp-specialized variants: one producer warp besides the W consumer warps.
 template <class V, int W>
 constexpr int pl_block_threads() {
-  return W * 32 + (V::producer_warp ? 32 : 0);
+  return W * 32 + (V::warp_specialized ? 32 : 0);
 }
 
 template <class V, class Sh, bool Bounded>
@@ -521,13 +528,12 @@ __global__ void __launch_bounds__(pl_block_threads<V, Sh::warps>())
   V::template run<Sh, Bounded>(p);
 }
 
-// Dynamic shared memory: the stages, + full/empty for the TMA rings (the
-// cuda::barriers of ws_barrier are static shared memory); none for reference.
+// Dynamic shared memory: the stages, then the ring's full[S] and empty[S]
+// in the warp-specialized variants; none for reference.
 template <class V, class Sh>
 constexpr size_t pl_dynamic_smem() {
   if (std::is_same<V, PlReference>::value) return 0;
-  constexpr bool tma_ring = std::is_same<V, PlWsTma>::value || std::is_same<V, PlWsTma2d>::value;
-  return (size_t)Sh::stages * Sh::bytes + (tma_ring ? 2 * Sh::stages * sizeof(uint64_t) : 0);
+  return (size_t)Sh::stages * Sh::bytes + (V::warp_specialized ? 2 * Sh::stages * sizeof(uint64_t) : 0);
 }
 
 template <class V, class Sh>
@@ -632,7 +638,7 @@ static cudaError_t pl_launch(sb_launch *L) {
   sb_shape s;
   s.grid = SB_GRID_PERSISTENT;
   s.one_per_sm = L->axis[SB_AXIS_CONTENTION] == 0;  // contention=one_block_per_sm
-  s.block = warps * 32 + (v->flags & SB_VF_PL_PRODUCER_WARP ? 32 : 0);
+  s.block = warps * 32 + (v->flags & SB_VF_PL_WARP_SPECIALIZED ? 32 : 0);
   if (v->flags & SB_VF_PL_NO_STAGES) {
     s.work = sb_ceil_div(p.n / 4 > 0 ? p.n / 4 : 1, s.block);
   } else if (v->flags & SB_VF_PL_TENSOR_2D) {
@@ -655,12 +661,12 @@ static constexpr sb_variant pipeline_rows[] = {
     {"double_buffer", pl_launch, pl_pick<PlDoubleBuffer>, 0, 0,
      "cp.async into `stages` buffers, prefetch i+S-1 while computing i: 1 __syncthreads/tile"},
     {"ws_barrier", pl_launch, pl_pick<PlWsBarrier>, 0,
-     SB_VF_PL_PRODUCER_WARP | SB_VF_PL_STAGE_BARRIERS,
+     SB_VF_PL_WARP_SPECIALIZED,
      "producer warp, ordinary loads; cuda::barrier ready/filled per stage, every thread arrives"},
-    {"ws_tma", pl_launch, pl_pick<PlWsTma>, 90, SB_VF_PL_PRODUCER_WARP | SB_VF_PL_STAGE_BARRIERS,
+    {"ws_tma", pl_launch, pl_pick<PlWsTma>, 90, SB_VF_PL_WARP_SPECIALIZED,
      "elected thread: cp.async.bulk + full mbarrier expect_tx; empty mbarrier, every consumer arrives"},
     {"ws_tma_2d", pl_launch, pl_pick<PlWsTma2d>, 90,
-     SB_VF_PL_PRODUCER_WARP | SB_VF_PL_STAGE_BARRIERS | SB_VF_PL_TENSOR_2D,
+     SB_VF_PL_WARP_SPECIALIZED | SB_VF_PL_TENSOR_2D,
      "ws_tma with cp.async.bulk.tensor.2d boxes of a __grid_constant__ CUtensorMap"},
     {"reference", pl_launch, pl_pick_reference, 0, SB_VF_PL_NO_STAGES,
      "float4 grid-stride loop, no shared memory, no barriers"},

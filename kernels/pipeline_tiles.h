@@ -35,10 +35,11 @@
  * harness/launch.h, which the including file provides): */
 #define PL_NUM_STAGED 5
 #define SB_VF_PL_ONE_TILE (SB_VF_FAMILY0 << 0)       /* one tile of stages x buffer_bytes (sync_single) */
-#define SB_VF_PL_PRODUCER_WARP (SB_VF_FAMILY0 << 1)  /* W consumer warps + 1 producer warp */
-#define SB_VF_PL_STAGE_BARRIERS (SB_VF_FAMILY0 << 2) /* full/empty barriers: 16 B per stage */
-#define SB_VF_PL_TENSOR_2D (SB_VF_FAMILY0 << 3)      /* 2D boxes of a tensor map (ws_tma_2d) */
-#define SB_VF_PL_NO_STAGES (SB_VF_FAMILY0 << 4)      /* no stages, no shared memory (reference) */
+/* W consumer warps + 1 producer warp; the ring's full/empty mbarriers
+ * (16 B per stage) after the stages: */
+#define SB_VF_PL_WARP_SPECIALIZED (SB_VF_FAMILY0 << 1)
+#define SB_VF_PL_TENSOR_2D (SB_VF_FAMILY0 << 2) /* 2D boxes of a tensor map (ws_tma_2d) */
+#define SB_VF_PL_NO_STAGES (SB_VF_FAMILY0 << 3) /* no stages, no shared memory (reference) */
 
 /* The compute chain: x = fma(x, A, B), intensity/2 times (2 FLOP each).
  * A = 1 - 2^-14 and B = 2^-15 keep x in [-1, 1] for inputs in [-1, 1)

@@ -131,12 +131,13 @@ SB_TEST(pipeline_uncompiled_shape_is_skipped_with_the_reason) {
   CHECK_EQ_INT(k.smem, 0);
 }
 
-/* Dynamic shared memory: the stages, + full/empty (16 B per stage) for the
- * TMA rings; ws_barrier's cuda::barriers are static shared memory. */
+/* Dynamic shared memory: the stages, + the ring's full/empty (16 B per
+ * stage) in the warp-specialized variants (ws_barrier's cuda::barriers
+ * included): what bench/pipeline.c checks against the device's limit. */
 SB_TEST(pipeline_picked_shared_memory_is_the_stages) {
   const sb_family *f = sb_find_family("pipeline");
   const char *names[] = {"double_buffer", "ws_barrier", "ws_tma", "ws_tma_2d"};
-  const size_t extra[] = {0, 0, 16 * 4, 16 * 4};
+  const size_t extra[] = {0, 16 * 4, 16 * 4, 16 * 4};
   for (int i = 0; i < 4; ++i) {
     sb_point p = point_of(f, names[i]);
     CHECK(p.variant != NULL);
@@ -157,7 +158,7 @@ SB_TEST(pipeline_traits_come_from_the_table) {
   for (int v = 0; v < inten->variants->count; ++v) {
     const sb_variant *r = &inten->variants->rows[v];
     CHECK_EQ_INT((r->flags & SB_VF_PL_NO_STAGES) != 0, v == PL_NUM_STAGED);
-    CHECK_EQ_INT((r->flags & SB_VF_PL_PRODUCER_WARP) != 0, !strncmp(r->name, "ws_", 3));
+    CHECK_EQ_INT((r->flags & SB_VF_PL_WARP_SPECIALIZED) != 0, !strncmp(r->name, "ws_", 3));
   }
   /* The heatmap keeps sync_single's stages = 1 row only. */
   sb_device d = h100_like();
