@@ -11,7 +11,7 @@
 // B and E are compile-time parameters (CUB's BLOCK_THREADS and
 // ITEMS_PER_THREAD), instantiated for the sweeps' values (MsBlocks, MsElems
 // below): every per-element loop unrolls, the buffers sit at compile-time
-// offsets, and all variants share one kernel, __launch_bounds__(B), the
+// offsets, and all variants share one kernel, its __launch_bounds__, the
 // shared-memory layout (3 x B x E floats, dynamic because 1024 x 8 needs 96
 // KiB) and the element arithmetic. Roles: `uniform` gives thread t the
 // elements e = k*B + t of every stage; the specialized variants split the
@@ -269,8 +269,20 @@ struct MsEarlyExit {
   }
 };
 
+// Blocks per SM the timed kernel must fit (its __launch_bounds__ minimum):
+// as many as the threads (2048 per SM) and the shared memory (228 KB per SM,
+// 1 KB of it reserved per block) allow, so that registers never give one
+// variant a lower occupancy than the others. The validating twin has no
+// minimum (its occupancy is not measured).
+template <int B, int E>
+constexpr int ms_min_blocks() {
+  const int by_smem = 228 * 1024 / (3 * B * E * (int)sizeof(float) + 1024);
+  return 2048 / B < by_smem ? 2048 / B : by_smem;
+}
+
 template <class V, int B, int E, bool Bounded>
-__global__ void __launch_bounds__(B) multistage_kernel(const MsParams p) {
+__global__ void __launch_bounds__(B, Bounded ? 1 : ms_min_blocks<B, E>())
+    multistage_kernel(const MsParams p) {
   V::template run<B, E, Bounded>(p);
 }
 
