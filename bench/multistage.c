@@ -1,4 +1,5 @@
-/* Multistage family, host side. Kernels and launchers: kernels/multistage.cu.
+/* Multistage family, host side. Kernels, launcher and the variants table:
+ * kernels/multistage.cu (block_threads and elems_per_thread compiled in).
  * The tile length is block_threads x elems_per_thread (the elems_per_thread
  * column); buffer_bytes is not used. */
 #include <float.h>
@@ -18,18 +19,7 @@
 #define MS_HOT
 #endif
 
-#define MULTISTAGE_VARIANTS(X)                                                    \
-  X(multistage, uniform, 0,                                                       \
-    "every thread runs all 3 stages: 2 __syncthreads/pass")                       \
-  X(multistage, specialized, 0,                                                   \
-    "half preprocesses, half blurs, all smooth: 3 __syncthreads/pass")            \
-  X(multistage, specialized_mbarrier, 0,                                          \
-    "same roles; per-chunk mbarriers, blur waits only for its chunks: 2 __syncthreads + 2*elems phases/pass") \
-  X(multistage, early_exit, 0,                                                    \
-    "same roles on a cuda::barrier (3 phases/pass); preprocess threads arrive_and_drop in the last pass")
-
-MULTISTAGE_VARIANTS(SB_DECLARE_LAUNCHER)
-static const sb_variant multistage_variants[] = {MULTISTAGE_VARIANTS(SB_VARIANT_ROW)};
+extern const sb_variant_table sb_multistage_variants; /* kernels/multistage.cu */
 
 /* ---- CPU reference ---- */
 
@@ -154,7 +144,7 @@ static int multistage_verify(const sb_point *p, const void *host_in, const void 
 const sb_family sb_family_multistage = {
     .name = "multistage",
     .summary = "iters passes of preprocess, 5-point blur, cascade smooth over each block's tile of block_threads x elems_per_thread floats",
-    .variants = &(const sb_variant_table){multistage_variants, sizeof multistage_variants / sizeof multistage_variants[0]},
+    .variants = &sb_multistage_variants,
     .default_axes = {[SB_AXIS_BLOCK] = "128,1024",
                      [SB_AXIS_ITERS] = "1,16,64",
                      [SB_AXIS_N] = "16M",

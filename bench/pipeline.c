@@ -1,5 +1,6 @@
-/* Pipeline family: host side. Kernels and launchers: kernels/pipeline.cu;
- * tiling and the compute chain: kernels/pipeline_tiles.h.
+/* Pipeline family: host side. Kernels, launcher and the variants table:
+ * kernels/pipeline.cu; tiling, the compute chain and the variants' trait
+ * flags: kernels/pipeline_tiles.h.
  *
  * Two families share one variants table and these hooks, because the
  * harness sweeps the cartesian product of a family's axes and the full
@@ -21,25 +22,9 @@
 #include "families.h"
 #include "registry.h"
 
-#define PIPELINE_STAGED_VARIANTS(X)                                                          \
-  X(pipeline, sync_single, 0,                                                                \
-    "one tile of stages*buffer_bytes: load, __syncthreads, compute+store, __syncthreads")    \
-  X(pipeline, double_buffer, 0,                                                              \
-    "cp.async into `stages` buffers, prefetch i+S-1 while computing i: 1 __syncthreads/tile") \
-  X(pipeline, ws_barrier, 0,                                                                 \
-    "producer warp, ordinary loads; cuda::barrier ready/filled per stage, every thread arrives") \
-  X(pipeline, ws_tma, 90,                                                                    \
-    "elected thread: cp.async.bulk + full mbarrier expect_tx; empty mbarrier, 1 arrive/warp") \
-  X(pipeline, ws_tma_2d, 90,                                                                 \
-    "ws_tma with cp.async.bulk.tensor.2d boxes of a __grid_constant__ CUtensorMap")
-#define PIPELINE_PLAIN_VARIANTS(X) \
-  X(pipeline, reference, 0, "float4 grid-stride loop, no shared memory, no barriers")
-
-PIPELINE_STAGED_VARIANTS(SB_DECLARE_LAUNCHER)
-PIPELINE_PLAIN_VARIANTS(SB_DECLARE_LAUNCHER)
-static const sb_variant pipeline_variants[] = {
-    PIPELINE_STAGED_VARIANTS(SB_VARIANT_ROW) PIPELINE_PLAIN_VARIANTS(SB_VARIANT_ROW)};
-#define PIPELINE_NUM_STAGED 5 /* the first rows: the variants with stages */
+/* kernels/pipeline.cu: every variant, and the first PL_NUM_STAGED (those
+ * with stages). */
+extern const sb_variant_table sb_pipeline_variants, sb_pipeline_staged_variants;
 
 /* ---- CPU reference ---- */
 
@@ -105,16 +90,13 @@ size_t sb_compare_f32_rel_f32(const float *got, const float *want, size_t n, dou
 
 extern const sb_family sb_family_pipeline;
 
-static int is_reference(const sb_point *p) { return strcmp(p->variant->name, "reference") == 0; }
+static int has_flag(const sb_point *p, unsigned flag) { return (p->variant->flags & flag) != 0; }
 
 /* Shared memory one block of the point asks for (dynamic + static). */
 static long long pipeline_smem(const sb_point *p) {
-  const char *v = p->variant->name;
   long long s = p->axis[SB_AXIS_STAGES], b = p->axis[SB_AXIS_BUFFER_BYTES];
-  if (is_reference(p)) return 0;
-  if (!strcmp(v, "ws_barrier")) return s * b + 1024; /* 16 cuda::barrier, 64 B each */
-  if (!strcmp(v, "ws_tma") || !strcmp(v, "ws_tma_2d")) return s * (b + 16); /* + full, empty */
-  return s * b;
+  if (has_flag(p, SB_VF_PL_NO_STAGES)) return 0;
+  return s * b + (has_flag(p, SB_VF_PL_WARP_SPECIALIZED) ? 16 * s : 0); /* + full, empty */
 }
 
 static const char *pipeline_check(const sb_point *p, const sb_device *d, char *buf, size_t len) {
@@ -128,14 +110,10 @@ static const char *pipeline_check(const sb_point *p, const sb_device *d, char *b
     snprintf(buf, len, "consumer_warps=%lld: this family sweeps 1..8", warps);
     return buf;
   }
-  if (is_reference(p)) return NULL; /* no stages, no shared memory */
-  if (p->family == &sb_family_pipeline && s > 1 && !strcmp(p->variant->name, "sync_single")) {
-    snprintf(buf, len,
-             "sync_single runs one tile of stages x buffer_bytes: the heatmap keeps its stages=1 row");
-    return buf;
-  }
-  if (s > PL_MAX_STAGES) {
-    snprintf(buf, len, "stages=%lld: the kernels keep at most %d stages", s, PL_MAX_STAGES);
+  if (has_flag(p, SB_VF_PL_NO_STAGES)) return NULL; /* no stages, no shared memory */
+  if (p->family == &sb_family_pipeline && s > 1 && has_flag(p, SB_VF_PL_ONE_TILE)) {
+    snprintf(buf, len, "%s runs one tile of stages x buffer_bytes: the heatmap keeps its stages=1 row",
+             p->variant->name);
     return buf;
   }
   if (b % 1024) {
@@ -191,7 +169,7 @@ static int pipeline_derive(const sb_point *p, const sb_device *d, const void *ho
   (void)d, (void)host_out;
   /* Resident blocks: the occupancy, or 1 under contention=one_block_per_sm. */
   long long resident = p->axis[SB_AXIS_CONTENTION] == 0 ? 1 : row->blocks_per_sm;
-  if (!is_reference(p) && row->blocks_per_sm > 0)
+  if (!has_flag(p, SB_VF_PL_NO_STAGES) && row->blocks_per_sm > 0)
     row->bytes_in_flight_per_sm =
         p->axis[SB_AXIS_STAGES] * p->axis[SB_AXIS_BUFFER_BYTES] * resident;
   return 0;
@@ -206,7 +184,7 @@ static int pipeline_derive(const sb_point *p, const sb_device *d, const void *ho
 const sb_family sb_family_pipeline = {
     .name = "pipeline",
     .summary = "global -> shared stages -> FMA chain -> global: stages x buffer_bytes at intensity 0",
-    .variants = &(const sb_variant_table){pipeline_variants, PIPELINE_NUM_STAGED},
+    .variants = &sb_pipeline_staged_variants,
     /* 128M floats: the 512 MiB the reference copy moves, so pct_of_copy
      * compares equal transfers (a launch's fixed cost, ~10 us, weighs the
      * same); 10x a 50 MB L2. */
@@ -228,7 +206,7 @@ const sb_family sb_family_pipeline = {
 const sb_family sb_family_pipeline_intensity = {
     .name = "pipeline_intensity",
     .summary = "global -> shared stages -> FMA chain -> global: intensity x consumer warps",
-    .variants = &(const sb_variant_table){pipeline_variants, sizeof pipeline_variants / sizeof pipeline_variants[0]},
+    .variants = &sb_pipeline_variants,
     /* Ragged n (128M - 5: no multiple of any tile, nor of 4), as large as
      * the reference copy so that intensity 0 is comparable with it; the FP32
      * ridge point is ~130 FLOP/element on an H100/H200, so 1024 is well
@@ -239,11 +217,12 @@ const sb_family sb_family_pipeline_intensity = {
                      [SB_AXIS_N] = "134217723",
                      [SB_AXIS_WARPS] = "2,8",
                      [SB_AXIS_CONTENTION] = "full_occupancy"},
-    .quick_axes = {[SB_AXIS_STAGES] = "3",
-                   [SB_AXIS_BUFFER_BYTES] = "8k",
+    /* The default's compiled configuration (kernels/pipeline.cu). */
+    .quick_axes = {[SB_AXIS_STAGES] = "4",
+                   [SB_AXIS_BUFFER_BYTES] = "16k",
                    [SB_AXIS_INTENSITY] = "0,256",
                    [SB_AXIS_N] = "1000003",
-                   [SB_AXIS_WARPS] = "1,8",
+                   [SB_AXIS_WARPS] = "2,8",
                    [SB_AXIS_CONTENTION] = "full_occupancy"},
     PIPELINE_HOOKS,
 };

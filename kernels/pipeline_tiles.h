@@ -29,7 +29,18 @@
 #define PL_HD static inline
 #endif
 
-#define PL_MAX_STAGES 8
+/* The variants table (kernels/pipeline.cu) lists the PL_NUM_STAGED variants
+ * with stages first; the pipeline family runs those, pipeline_intensity all.
+ * Traits the host side reads from the table (SB_VF_FAMILY0 and up, from
+ * harness/launch.h, which the including file provides): */
+#define PL_NUM_STAGED 5
+#define SB_VF_PL_ONE_TILE (SB_VF_FAMILY0 << 0)       /* one tile of stages x buffer_bytes (sync_single) */
+/* W consumer warps + 1 producer warp; the ring's full/empty mbarriers
+ * (16 B per stage) after the stages: */
+#define SB_VF_PL_WARP_SPECIALIZED (SB_VF_FAMILY0 << 1)
+#define SB_VF_PL_TENSOR_2D (SB_VF_FAMILY0 << 2) /* 2D boxes of a tensor map (ws_tma_2d) */
+#define SB_VF_PL_NO_STAGES (SB_VF_FAMILY0 << 3) /* no stages, no shared memory (reference) */
+
 /* The compute chain: x = fma(x, A, B), intensity/2 times (2 FLOP each).
  * A = 1 - 2^-14 and B = 2^-15 keep x in [-1, 1] for inputs in [-1, 1)
  * (the fixed point is B / (1 - A) = 0.5) while the output still depends on
