@@ -270,30 +270,40 @@ static_assert(sizeof(pl_barrier) == sizeof(uint64_t), "cuda::barrier is one nati
 struct PlWsBarrier {
   static constexpr bool twin = true, warp_specialized = true;
 
-  // The producer warp copies tile k into buf with ordinary loads, a batch of
-  // PL_PRODUCER_BATCH float4 per lane in flight at a time.
-  template <int Tile>
-  __device__ static void produce(float *buf, const PipelineParams &p, long long k, int lane) {
-    const long long base = k * Tile;
-    const int len = (int)pl_tile_len(p.n, Tile, k);
-    const float4 *src = (const float4 *)(p.in + base);
-    float4 *dst = (float4 *)buf;
+  // A batch of PL_PRODUCER_BATCH float4 per lane in flight at a time: all
+  // loads of a batch, then all its stores. Whole: nvec is whole batches, so
+  // no lane needs a bound check.
+  template <bool Whole>
+  __device__ static void copy_batches(float4 *dst, const float4 *src, int nvec, int lane) {
     constexpr int batch = 32 * PL_PRODUCER_BATCH;
-    const int nvec = len == Tile ? Tile / 4 : len / 4;  // constant for full tiles
 #pragma unroll 1
     for (int j0 = 0; j0 < nvec; j0 += batch) {
       float4 r[PL_PRODUCER_BATCH];
 #pragma unroll
       for (int u = 0; u < PL_PRODUCER_BATCH; ++u) {
         const int j = j0 + u * 32 + lane;
-        if (j < nvec) r[u] = src[j];
+        if (Whole || j < nvec) r[u] = src[j];
       }
 #pragma unroll
       for (int u = 0; u < PL_PRODUCER_BATCH; ++u) {
         const int j = j0 + u * 32 + lane;
-        if (j < nvec) dst[j] = r[u];
+        if (Whole || j < nvec) dst[j] = r[u];
       }
     }
+  }
+
+  // The producer warp copies tile k into buf with ordinary loads.
+  template <int Tile>
+  __device__ static void produce(float *buf, const PipelineParams &p, long long k, int lane) {
+    const long long base = k * Tile;
+    const int len = (int)pl_tile_len(p.n, Tile, k);
+    const float4 *src = (const float4 *)(p.in + base);
+    if (len == Tile) {  // every tile but the last: compile-time bounds
+      copy_batches<(Tile / 4) % (32 * PL_PRODUCER_BATCH) == 0>((float4 *)buf, src, Tile / 4, lane);
+      return;
+    }
+    const int nvec = len / 4;
+    copy_batches<false>((float4 *)buf, src, nvec, lane);
     for (int j = nvec * 4 + lane; j < len; j += 32) buf[j] = p.in[base + j];
   }
 
