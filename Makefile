@@ -106,8 +106,9 @@ carry: $(BIN) $(PLAIN) $(CANARY)
 	$(MAKE) SB_BROKEN=1
 	$(MAKE) CUDA_ARCH=compute_80 BUILD=build/sm80 build/sm80/syncbench
 	@rm -rf .carry && mkdir -p .carry/broken .carry/sm80 .carry/lib
-	cp $(BIN) $(PLAIN) $(CANARY) .carry/ && cp build/broken/syncbench .carry/broken/ && \
-	  cp build/sm80/syncbench .carry/sm80/ && cp $(BUILD)/lib/* .carry/lib/
+	strip -o .carry/syncbench $(BIN) && strip -o .carry/broken/syncbench build/broken/syncbench && \
+	  strip -o .carry/sm80/syncbench build/sm80/syncbench && xz -T0 .carry/syncbench .carry/*/syncbench
+	cp $(PLAIN) $(CANARY) .carry/ && cp $(BUILD)/lib/* .carry/lib/
 	@ln -sf ../lib .carry/broken/lib; ln -sf ../lib .carry/sm80/lib; du -sh .carry
 
 # make sanitize's racecheck calibration (scripts/sanitize.sh): stand-alone,
