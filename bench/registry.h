@@ -82,12 +82,4 @@ const sb_family *sb_find_family(const char *name);
  * for filters, Google Benchmark and messages. */
 void sb_point_name(const sb_point *p, char *buf, size_t len);
 
-/* Declares a variant's launcher and names it in a table row:
- *   #define SCAN_VARIANTS(X) X(scan, two_barrier, 0, "...") ...
- *   SCAN_VARIANTS(SB_DECLARE_LAUNCHER)
- *   static const sb_variant v[] = { SCAN_VARIANTS(SB_VARIANT_ROW) }; */
-#define SB_DECLARE_LAUNCHER(fam, var, cc, text) \
-  cudaError_t sb_##fam##_##var(sb_launch *L);
-#define SB_VARIANT_ROW(fam, var, cc, text) {#var, sb_##fam##_##var, NULL, cc, 0, text},
-
 #endif

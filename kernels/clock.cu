@@ -1,7 +1,7 @@
 // Measures the SM clock the GPU is running at right now: clock64() ticks
 // against %globaltimer nanoseconds over a short spin. Run right after a
 // point's samples, it tells whether they ran at full clock.
-#include "common.cuh"
+#include <cuda_runtime.h>
 
 __device__ __forceinline__ unsigned long long sb_globaltimer_ns(void) {
   unsigned long long t;

@@ -31,6 +31,18 @@ __device__ __forceinline__ uint32_t sb_mbar_addr(const void *bar) {
   return a;
 }
 
+// Plain 32-bit shared-memory accesses through a shared-window address
+// (from sb_mbar_addr): for arrays whose address ptxas would otherwise
+// rebuild inside every branch of a loop (scan/warp_shuffle's totals).
+__device__ __forceinline__ uint32_t sb_lds_u32(uint32_t a) {
+  uint32_t v;
+  asm volatile("ld.shared.u32 %0, [%1];" : "=r"(v) : "r"(a) : "memory");
+  return v;
+}
+__device__ __forceinline__ void sb_sts_u32(uint32_t a, uint32_t v) {
+  asm volatile("st.shared.u32 [%0], %1;" ::"r"(a), "r"(v) : "memory");
+}
+
 __device__ __forceinline__ void sb_mbar_init(uint64_t *bar, uint32_t count) {
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;" ::"r"(sb_smem_addr(bar)),
                "r"(count)
@@ -195,7 +207,7 @@ __device__ __forceinline__ void sb_wd_check(unsigned long long now, unsigned lon
 // is the raw wait. A variant that waits here is compiled both ways: the
 // runner validates a point with the bounded kernel, so a broken protocol
 // becomes a `deadlock` row, and times it with the raw one (harness/launch.h,
-// SB_LAUNCH_TWIN). Why: the watchdog's clock check costs nothing when it
+// kernels/launch.cuh). Why: the watchdog's clock check costs nothing when it
 // runs (it runs only after a failed suspended attempt), but its code
 // changes how ptxas schedules the caller's loop (the loop's own
 // bookkeeping is no longer hoisted above the wait), and that cost 2-4% on

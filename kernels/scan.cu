@@ -122,6 +122,11 @@ struct ScanWarpShuffle {
     // pass cannot overwrite totals a slow warp has yet to read.
     __shared__ uint32_t totals[2][warps];
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    // The buffers' shared-window addresses, computed once: left to itself,
+    // ptxas rebuilds the array's address (S2R SR_CgaCtaId, LEA) inside every
+    // branch of the pass (sb_mbar_addr says why the mov is opaque).
+    const uint32_t tot_a = sb_mbar_addr(&totals[0][0]);
+#pragma unroll 1
     for (int it = 0; it < iters; ++it) {
 #pragma unroll
       for (int off = 1; off < 32; off <<= 1) {
@@ -129,20 +134,20 @@ struct ScanWarpShuffle {
         if (lane >= off) v += y;
       }
       if constexpr (warps > 1) {
-        uint32_t *tot = totals[it & 1];
-        if (lane == 31) tot[warp] = v;
+        const uint32_t tot = tot_a + (uint32_t)(it & 1) * (warps * 4u);
+        if (lane == 31) sb_sts_u32(tot + 4u * warp, v);
         __syncthreads();  // warp totals written
         if (warp == 0) {
-          uint32_t w = lane < warps ? tot[lane] : 0u;
+          uint32_t w = lane < warps ? sb_lds_u32(tot + 4u * lane) : 0u;
 #pragma unroll
           for (int off = 1; off < warps; off <<= 1) {
             const uint32_t y = __shfl_up_sync(0xffffffffu, w, off);
             if (lane >= off) w += y;
           }
-          if (lane < warps) tot[lane] = w;
+          if (lane < warps) sb_sts_u32(tot + 4u * lane, w);
         }
         __syncthreads();  // scanned totals visible
-        if (warp > 0) v += tot[warp - 1];
+        if (warp > 0) v += sb_lds_u32(tot + 4u * (warp - 1));
       }
     }
     return v;

@@ -28,9 +28,9 @@ out=results/$slug
 mkdir -p "$out"
 logs=$(mktemp -d /tmp/sb_sanitize.XXXXXX)
 list=$("$bin" --list) || exit $?
-families=$(awk -F: '/^[a-z0-9_]+:/ {print $1}' <<<"$list")
+families=${SANITIZE_FAMILIES:-$(awk -F: '/^[a-z0-9_]+:/ {print $1}' <<<"$list")}
 summary=$out/sanitize.md
-tools=${SANITIZE_TOOLS:-"memcheck racecheck synccheck initcheck"}
+tools=${SANITIZE_TOOLS:-"memcheck racecheck synccheck initcheck"}  # SANITIZE_FAMILIES="scan gemm": a subset
 canary=${CANARY:-$(dirname "$bin")/racecheck_canary}
 # Variants on libcu++'s software barrier, by name (see the header).
 racecheck_blind=${RACECHECK_BLIND:-"completion|completion_function"}

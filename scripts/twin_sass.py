@@ -6,7 +6,8 @@ A variant that waits through sb_mbar_wait_parity is compiled twice
 (kernels/mbarrier.cuh): Bounded=true, which the runner launches to validate
 a point, and Bounded=false, which it times. The watchdog can then cost the
 timed kernels nothing only if their SASS does not depend on SB_WATCHDOG.
-This script compares every Bounded=false kernel (mangled `ILb0E`) of the
+This script compares every Bounded=false kernel (its last template argument
+`false`: mangled `Lb0EE`) of the
 default build with the same kernel of a `make SB_WATCHDOG=0` build,
 instruction by instruction, for every architecture in the binaries.
 
@@ -23,7 +24,10 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from sass_sync import find_tool  # noqa: E402  (PATH, $CUDA_HOME/bin, pip's nvidia-cuda-cuobjdump)
 
-RAW_TWIN = re.compile(r"ILb0E")  # template argument `false` in the mangled name
+# The kernel layer passes Bounded as the last template argument: `false`
+# closes the argument list (scan_kernel<ScanMbarrier, 128, false>:
+# ...Li128ELb0EEv...).
+RAW_TWIN = re.compile(r"Lb0EE")
 INSTR = re.compile(r"^\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;?\s*(/\*.*)?$")
 
 

@@ -22,8 +22,9 @@ def sass(*funcs):
     return "\n".join(lines)
 
 
-RAW = "_Z20scan_mbarrier_kernelILb0EEvPKjPjxi"
-BOUNDED = "_Z20scan_mbarrier_kernelILb1EEvPKjPjxi"
+# The kernel layer: scan_kernel<ScanMbarrier, 128, Bounded>(ScanParams).
+RAW = "_Z11scan_kernelI12ScanMbarrierLi128ELb0EEv10ScanParams"
+BOUNDED = "_Z11scan_kernelI12ScanMbarrierLi128ELb1EEv10ScanParams"
 CODE = ["SYNCS.ARRIVE.TRANS64.A1T0 RZ, [UR6], RZ", "SYNCS.PHASECHK.TRANS64.TRYWAIT P3, [UR6], R10", "EXIT"]
 
 
@@ -92,3 +93,10 @@ def test_fake_binaries_end_to_end(tmp_path):
     (tmp_path / "bin").rename(tmp_path / "bin1")
     diff = run(tmp_path, str(a), str(c), tool=tool)
     assert diff.returncode == 1 and "different" in diff.stdout
+
+
+def test_only_a_last_template_argument_false_is_a_raw_twin():
+    assert twin_sass.RAW_TWIN.search(RAW)
+    assert not twin_sass.RAW_TWIN.search(BOUNDED)
+    # `false` in another position (e.g. a flag before the block size) is not Bounded.
+    assert not twin_sass.RAW_TWIN.search("_Z1kILb0ELi128EEv10ScanParams")
