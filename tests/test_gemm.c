@@ -290,7 +290,7 @@ SB_TEST(gemm_default_sweep_keeps_only_the_shapes_and_stages_each_variant_takes) 
   n = sb_sweep_build(&quick, &p, err, sizeof err);
   for (int v = 0; v < f->variants->count; ++v) {
     const long c = count_gemm(p, n, f->variants->rows[v].name);
-    CHECK(c >= 2 && c <= 8);
+    CHECK(c >= 1 && c <= 8); /* cublas: one shape; the kernels: a tile x stages each */
   }
   free(p);
 }
