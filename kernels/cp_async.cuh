@@ -21,11 +21,14 @@ __device__ __forceinline__ uint32_t sb_cp_async_smem(const void *p) {
   return (uint32_t)__cvta_generic_to_shared(p);
 }
 
-// 16 bytes, both addresses 16-byte aligned; L2 only.
-__device__ __forceinline__ void sb_cp_async16(void *dst_smem, const void *src_global) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sb_cp_async_smem(dst_smem)),
-               "l"(src_global)
+// 16 bytes, both addresses 16-byte aligned; L2 only. The destination as a
+// shared-window address (swizzled tiles compute it directly) or a pointer.
+__device__ __forceinline__ void sb_cp_async16(uint32_t dst_smem, const void *src_global) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst_smem), "l"(src_global)
                : "memory");
+}
+__device__ __forceinline__ void sb_cp_async16(void *dst_smem, const void *src_global) {
+  sb_cp_async16(sb_cp_async_smem(dst_smem), src_global);
 }
 
 // 16 bytes of which only the first src_bytes (0..16) are read; the rest of
@@ -56,6 +59,13 @@ template <int Pending>
 __device__ __forceinline__ void sb_cp_async_wait_group() {
   static_assert(Pending >= 0, "cp.async.wait_group counts pending groups: N >= 0");
   asm volatile("cp.async.wait_group %0;" ::"n"(Pending) : "memory");
+}
+
+// Arrive on the mbarrier at shared-window address `bar` once every cp.async
+// this thread issued so far has landed; .noinc: the arrival counts against
+// the barrier's expected count (a producer warp's copies completing a stage).
+__device__ __forceinline__ void sb_cp_async_arrive_noinc(uint32_t bar) {
+  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
 }
 
 #endif

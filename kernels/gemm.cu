@@ -33,13 +33,13 @@
 // reads, given 1024-B aligned stages; ldmatrix reads 8 rows of one logical
 // chunk, which land in 8 different chunks: no bank conflicts.
 #include <cublas_v2.h>
-#include <cuda.h>
-#include <cudaTypedefs.h>
 #include <string.h>
 
+#include "cp_async.cuh"
 #include "gemm_tiles.h"
 #include "launch.cuh"
 #include "ring.cuh"
+#include "tensor_map.cuh"
 
 // The one parameter struct. The tensor maps come first (CUtensorMap is
 // alignas(128) in CUDA 13, so the struct is too; alignas(64) would be a
@@ -72,24 +72,6 @@ __device__ __forceinline__ uint32_t gemm_swz(int row, int chunk) {
   return (uint32_t)(row * 128 + ((chunk ^ (row & 7)) << 4));
 }
 
-// ---- cp.async (a minimal local copy; kernels/cp_async.cuh is coming on
-// wt-pipeline, dedup at merge) ----
-__device__ __forceinline__ void gemm_cp_async16(uint32_t dst, const void *src) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(dst), "l"(src) : "memory");
-}
-__device__ __forceinline__ void gemm_cp_async_commit() {
-  asm volatile("cp.async.commit_group;" ::: "memory");
-}
-template <int N>
-__device__ __forceinline__ void gemm_cp_async_wait() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
-}
-// Arrive on `bar` once every cp.async this thread issued so far has landed;
-// .noinc: the arrival counts against the barrier's expected count.
-__device__ __forceinline__ void gemm_cp_async_arrive_noinc(uint32_t bar) {
-  asm volatile("cp.async.mbarrier.arrive.noinc.shared::cta.b64 [%0];" ::"r"(bar) : "memory");
-}
-
 // Copies k-tile k0 of the block's A rows (a_blk = A + m0 * K) and B columns
 // (b_blk = B + n0 * K) into `stage`, swizzled: thread t of NT copies 16-B
 // chunk t & 7 of rows t / 8, t / 8 + NT / 8, ...; 8 consecutive threads
@@ -105,7 +87,7 @@ __device__ __forceinline__ void gemm_load_rows(uint32_t dst, const uint16_t *src
   const size_t step = (size_t)(NT / 8) * K;
 #pragma unroll 8
   for (int it = 0; it < ROWS * 8 / NT; ++it) {
-    gemm_cp_async16(dst + gemm_swz(it * (NT / 8) + (t >> 3), c), src);
+    sb_cp_async16(dst + gemm_swz(it * (NT / 8) + (t >> 3), c), src);
     src += step;
   }
 }
@@ -369,8 +351,8 @@ struct GemmSingle {
     const int tiles = p.k / T::BK;
     for (int kt = 0; kt < tiles; ++kt) {
       gemm_load_stage<T, T::WARPS * 32>(smem, a_blk, b_blk, p.k, kt * T::BK, threadIdx.x);
-      gemm_cp_async_commit();
-      gemm_cp_async_wait<0>();
+      sb_cp_async_commit();
+      sb_cp_async_wait_group<0>();
       __syncthreads();  // every thread's copies are in: the tile is complete (RAW)
       mma.stage(smem);
       __syncthreads();  // every warp has read it before the next copy overwrites it (WAR)
@@ -388,17 +370,17 @@ struct GemmSwap {
     const int tiles = p.k / T::BK;
     // Prologue: k-tile 0 into buffer 0.
     gemm_load_stage<T, T::WARPS * 32>(smem, a_blk, b_blk, p.k, 0, threadIdx.x);
-    gemm_cp_async_commit();
+    sb_cp_async_commit();
     int buf = 0;
     for (int kt = 0; kt < tiles; ++kt) {
-      gemm_cp_async_wait<0>();  // my copies of k-tile kt (the only group in flight) landed
+      sb_cp_async_wait_group<0>();  // my copies of k-tile kt (the only group in flight) landed
       // One barrier, two jobs: everyone's copies of kt are visible (RAW),
       // and everyone finished computing kt - 1 from buffer buf ^ 1 (WAR).
       __syncthreads();
       if (kt + 1 < tiles) {  // steady state: prefetch kt + 1; the epilogue tile has none
         gemm_load_stage<T, T::WARPS * 32>(smem + (buf ^ 1) * T::STAGE_BYTES, a_blk, b_blk, p.k,
                                           (kt + 1) * T::BK, threadIdx.x);
-        gemm_cp_async_commit();
+        sb_cp_async_commit();
       }
       mma.stage(smem + buf * T::STAGE_BYTES);
       buf ^= 1;
@@ -422,20 +404,20 @@ struct GemmRing {
       if (s < tiles)
         gemm_load_stage<T, T::WARPS * 32>(smem + s * T::STAGE_BYTES, a_blk, b_blk, p.k, s * T::BK,
                                           threadIdx.x);
-      gemm_cp_async_commit();
+      sb_cp_async_commit();
     }
     int read = 0, write = S - 1;  // stage of k-tile kt, stage of k-tile kt + S - 1
     for (int kt = 0; kt < tiles; ++kt) {
       // S - 1 + kt groups committed, group kt holds k-tile kt: at most S - 2
       // newer ones may still be in flight.
-      gemm_cp_async_wait<S - 2>();
+      sb_cp_async_wait_group<S - 2>();
       // Everyone's copies of kt are visible (RAW), and everyone finished
       // computing kt - 1 from stage `write` (WAR).
       __syncthreads();
       if (kt + S - 1 < tiles)
         gemm_load_stage<T, T::WARPS * 32>(smem + write * T::STAGE_BYTES, a_blk, b_blk, p.k,
                                           (kt + S - 1) * T::BK, threadIdx.x);
-      gemm_cp_async_commit();
+      sb_cp_async_commit();
       mma.stage(smem + read * T::STAGE_BYTES);
       read = read + 1 == S ? 0 : read + 1;
       write = write + 1 == S ? 0 : write + 1;
@@ -485,7 +467,7 @@ struct GemmWsMbarrier {
         gemm_load_stage<T, 32>(smem + st.index * T::STAGE_BYTES, a_blk, b_blk, p.k, kt * T::BK,
                                threadIdx.x & 31);
         // One arrival per lane once its copies land: 32 complete the phase.
-        gemm_cp_async_arrive_noinc(ring.full_bar(st.index));
+        sb_cp_async_arrive_noinc(ring.full_bar(st.index));
         st.template advance<S>();
       }
       ring.producer_tail(st);
@@ -642,27 +624,11 @@ static int gemm_pick(const long long *axis, sb_kernels *k, char *why, size_t len
 // ---- launchers ----
 
 // The tensor map of an [rows][k] fp16 matrix in boxes of 64 x box_rows,
-// 128-byte swizzle, through the driver entry point the runtime hands out
-// (no link against libcuda).
+// 128-byte swizzle.
 static cudaError_t gemm_encode_map(CUtensorMap *map, const void *base, int rows, int k, int box_rows) {
-  static PFN_cuTensorMapEncodeTiled_v12000 encode;
-  if (!encode) {
-    void *fn = NULL;
-    cudaDriverEntryPointQueryResult q;
-    cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                                     cudaEnableDefault, &q);
-    if (e != cudaSuccess) return e;
-    if (q != cudaDriverEntryPointSuccess || !fn) return cudaErrorSymbolNotFound;
-    encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
-  }
-  const cuuint64_t dims[2] = {(cuuint64_t)k, (cuuint64_t)rows};
-  const cuuint64_t strides[1] = {(cuuint64_t)k * 2};  // bytes from one row to the next
-  const cuuint32_t box[2] = {SB_GEMM_BK, (cuuint32_t)box_rows};
-  const cuuint32_t elem_strides[2] = {1, 1};
-  CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, const_cast<void *>(base), dims, strides,
-                      box, elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+  return sb_encode_tensor_map_2d(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, base, (unsigned long long)k,
+                                 (unsigned long long)rows, (unsigned long long)k * 2, SB_GEMM_BK,
+                                 (unsigned)box_rows, CU_TENSOR_MAP_SWIZZLE_128B);
 }
 
 // Both maps of a point, cached: encoding is host work, and every launch

@@ -41,8 +41,6 @@
 // Every variant runs a persistent grid (sb_shape SB_GRID_PERSISTENT: the
 // resident blocks, or one per SM with contention=one_block_per_sm, capped
 // at the number of tiles); block b takes tiles b, b+grid, ...
-#include <cuda.h>
-#include <cudaTypedefs.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -53,6 +51,7 @@
 #include "mbarrier.cuh"
 #include "pipeline_tiles.h"
 #include "ring.cuh"
+#include "tensor_map.cuh"
 
 // The one kernel parameter of every variant. The tensor map comes first,
 // at least 64-byte aligned as the TMA unit requires (CUtensorMap carries its
@@ -597,11 +596,9 @@ static int pl_pick_reference(const long long *axis, sb_kernels *k, char *why, si
 }
 
 // The tensor map of `in` seen as [n / 4096][4096] floats, boxes of 256 x
-// box_rows, encoded through the driver entry point the runtime hands out
-// (no link against libcuda). Cached host-side: encoding costs host time,
-// and the timed launches reuse the validating launch's map (same buffer).
+// box_rows. Cached host-side: the timed launches reuse the validating
+// launch's map (same buffer).
 static cudaError_t pl_tensor_map(CUtensorMap *map, const void *in, long long n, int box_rows) {
-  static PFN_cuTensorMapEncodeTiled_v12000 encode;
   static CUtensorMap last;
   static const void *last_in;
   static long long last_n;
@@ -610,23 +607,10 @@ static cudaError_t pl_tensor_map(CUtensorMap *map, const void *in, long long n, 
     *map = last;
     return cudaSuccess;
   }
-  if (!encode) {
-    void *fn = NULL;
-    cudaDriverEntryPointQueryResult q;
-    cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
-                                                     cudaEnableDefault, &q);
-    if (e != cudaSuccess) return e;
-    if (q != cudaDriverEntryPointSuccess || !fn) return cudaErrorSymbolNotFound;
-    encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
-  }
-  const cuuint64_t dims[2] = {(cuuint64_t)PL_2D_WIDTH, (cuuint64_t)pl_2d_rows(n)};
-  const cuuint64_t strides[1] = {(cuuint64_t)PL_2D_WIDTH * sizeof(float)};  // bytes, row 1
-  const cuuint32_t box[2] = {PL_2D_BOX_COLS, (cuuint32_t)box_rows};
-  const cuuint32_t elem_strides[2] = {1, 1};
-  CUresult r = encode(map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 2, (void *)in, dims, strides, box,
-                      elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
-                      CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) return cudaErrorInvalidValue;
+  cudaError_t e = sb_encode_tensor_map_2d(
+      map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, in, PL_2D_WIDTH, (unsigned long long)pl_2d_rows(n),
+      PL_2D_WIDTH * sizeof(float), PL_2D_BOX_COLS, (unsigned)box_rows, CU_TENSOR_MAP_SWIZZLE_NONE);
+  if (e != cudaSuccess) return e;
   last = *map;
   last_in = in;
   last_n = n;

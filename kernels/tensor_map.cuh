@@ -1,0 +1,40 @@
+// 2D tensor maps for the bulk tensor copy engine (TMA), encoded on the host
+// through the driver entry point the runtime hands out, so nothing links
+// against libcuda. Shared by the families with TMA variants (pipeline,
+// gemm); each caches its maps per point, because encoding is host work that
+// must not land between a timed sample's events.
+#ifndef SB_KERNELS_TENSOR_MAP_CUH
+#define SB_KERNELS_TENSOR_MAP_CUH
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime.h>
+
+// A row-major [rows][cols] matrix of `type` at `base`, rows `row_bytes`
+// apart, copied in boxes of box_cols x box_rows elements.
+static inline cudaError_t sb_encode_tensor_map_2d(CUtensorMap *map, CUtensorMapDataType type,
+                                                  const void *base, unsigned long long cols,
+                                                  unsigned long long rows,
+                                                  unsigned long long row_bytes, unsigned box_cols,
+                                                  unsigned box_rows, CUtensorMapSwizzle swizzle) {
+  static PFN_cuTensorMapEncodeTiled_v12000 encode;
+  if (!encode) {
+    void *fn = NULL;
+    cudaDriverEntryPointQueryResult q;
+    cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000,
+                                                     cudaEnableDefault, &q);
+    if (e != cudaSuccess) return e;
+    if (q != cudaDriverEntryPointSuccess || !fn) return cudaErrorSymbolNotFound;
+    encode = (PFN_cuTensorMapEncodeTiled_v12000)fn;
+  }
+  const cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
+  const cuuint64_t strides[1] = {(cuuint64_t)row_bytes};  // bytes from one row to the next
+  const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  CUresult r = encode(map, type, 2, const_cast<void *>(base), dims, strides, box, elem_strides,
+                      CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
+}
+
+#endif
