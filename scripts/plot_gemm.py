@@ -92,7 +92,10 @@ def plot_tflops(rows, outdir):
     ax.set_xticklabels([_shape_label(s) for s in shapes])
     ax.set_xlabel("shape (M = N)")
     ax.set_ylabel("TFLOP/s (best tile and stages per variant)")
-    ax.set_title("gemm: fp16 in, fp32 accumulate, against cuBLAS")
+    gpus = _gpus(ok)
+    names = (gpus[0] if len(gpus) == 1 else
+             " vs ".join(f"{g} ({LINESTYLES[i % len(LINESTYLES)]})" for i, g in enumerate(gpus)))
+    ax.set_title(f"gemm on {names}:\nfp16 in, fp32 accumulate, against cuBLAS")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize=8, ncol=2)
     return _save(fig, outdir, "gemm_tflops.png")
