@@ -197,6 +197,7 @@ static int barrier_derive(const sb_point *p, const sb_device *d, const void *hos
   .out_bytes = barrier_out_bytes,            \
   .bytes_moved = NULL,                       \
   .derive = barrier_derive,                  \
+  .skip_timed_recheck = 1,                   \
   .make_input = barrier_make_input,          \
   .verify = barrier_verify
 

@@ -179,6 +179,7 @@ static int pipeline_derive(const sb_point *p, const sb_device *d, const void *ho
   .check = pipeline_check, .in_bytes = pipeline_bytes, \
   .out_bytes = pipeline_bytes, .bytes_moved = pipeline_bytes_moved, \
   .flops = pipeline_flops, .derive = pipeline_derive,  \
+  .skip_timed_recheck = 1,                             \
   .make_input = pipeline_make_input, .verify = pipeline_verify
 
 const sb_family sb_family_pipeline = {

@@ -62,6 +62,12 @@ struct sb_family {
    * May be NULL. */
   int (*derive)(const sb_point *p, const sb_device *d, const void *host_out,
                 sb_row *row);
+  /* 1: the runner does not re-check a raw twin's timed output with verify
+   * (harness/launch.h, raw_twin), because derive checks that output itself
+   * (barrier) or because the CPU reference costs more than the point
+   * (pipeline's long FMA chains; the validating launch checked the same
+   * protocol). 0: every raw twin's timed output is verified too. */
+  int skip_timed_recheck;
   /* Fills the host input from seed (fresh for every point). */
   void (*make_input)(const sb_point *p, void *host_in, uint64_t seed);
   /* Compares the host output with the CPU reference computed from host_in.

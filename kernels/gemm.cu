@@ -709,11 +709,11 @@ static const sb_variant gemm_rows[] = {
      "2 buffers (^1): prefetch kt+1 while computing kt; 1 wait_group 0 + 1 __syncthreads per k-tile"},
     {"ring", gemm_launch<GemmRing, false>, gemm_pick<GemmRing>, 0, 0,
      "S buffers, S-1 k-tiles in flight: 1 cp.async.wait_group<S-2> + 1 __syncthreads per k-tile"},
-    {"ws_mbarrier", gemm_launch<GemmWsMbarrier, false>, gemm_pick<GemmWsMbarrier>, 0, SB_VF_GEMM_TWIN,
+    {"ws_mbarrier", gemm_launch<GemmWsMbarrier, false>, gemm_pick<GemmWsMbarrier>, 0, 0,
      "producer warp cp.async + arrive.noinc on full; consumer warps wait full, mma, arrive empty"},
-    {"ws_tma", gemm_launch<GemmWsTma, true>, gemm_pick<GemmWsTma>, 90, SB_VF_GEMM_TWIN,
+    {"ws_tma", gemm_launch<GemmWsTma, true>, gemm_pick<GemmWsTma>, 90, 0,
      "elected thread: expect_tx + 2 TMA 2D boxes on full; mma.sync consumer warps arrive empty"},
-    {"ws_tma_wgmma", gemm_launch<GemmWsTmaWgmma, true>, gemm_pick<GemmWsTmaWgmma>, 90, SB_VF_GEMM_TWIN,
+    {"ws_tma_wgmma", gemm_launch<GemmWsTmaWgmma, true>, gemm_pick<GemmWsTmaWgmma>, 90, 0,
      "ws_tma with wgmma consumer warpgroups: fence, k16 x4, commit, wait 0, arrive empty"},
 };
 extern "C" const sb_variant_table sb_gemm_variants = {gemm_rows, sizeof gemm_rows / sizeof gemm_rows[0]};

@@ -36,8 +36,7 @@ static inline long long sb_gemm_stage_bytes(int tile) {
 /* Family flags (harness/launch.h: SB_VF_FAMILY0 up). */
 enum {
   SB_VF_GEMM_ONE_STAGE = SB_VF_FAMILY0,       /* single: stages = 1 */
-  SB_VF_GEMM_TWO_STAGES = SB_VF_FAMILY0 << 1, /* swap: stages = 2 */
-  SB_VF_GEMM_TWIN = SB_VF_FAMILY0 << 2        /* mbarrier waits: bounded + raw kernels */
+  SB_VF_GEMM_TWO_STAGES = SB_VF_FAMILY0 << 1 /* swap: stages = 2 */
 };
 
 #endif
