@@ -7,20 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/runner.h"
-#include "../harness/sweep.h"
 #include "../kernels/pipeline_tiles.h"
 #include "check.h"
-
-static sb_device h100_like(void) {
-  sb_device d;
-  memset(&d, 0, sizeof d);
-  d.cc_major = 9;
-  d.max_threads_per_block = 1024;
-  d.smem_per_block_optin = 227 * 1024;
-  d.l2_bytes = 50u << 20;
-  return d;
-}
+#include "swept.h"
 
 /* Variants that wait on mbarriers themselves: validated with the watchdog
  * kernel, timed with the raw one (two kernels). */
@@ -29,43 +18,18 @@ static int is_twin(const char *variant) {
          !strcmp(variant, "ws_tma_2d") || !strcmp(variant, "specialized_mbarrier");
 }
 
+static void expect_shape(const sb_point *p, int quick, int rc, const sb_kernels *k,
+                         const char *why, void *ctx) {
+  (void)quick, (void)why, (void)ctx;
+  CHECK_EQ_INT(rc, 0);
+  CHECK(k->raw != NULL && k->bounded != NULL);
+  CHECK_EQ_INT(k->bounded != k->raw, is_twin(p->variant->name));
+}
+
 /* Returns the number of points picked; counts failures through CHECK. */
 static long check_sweeps_compiled(const char *family) {
-  const sb_family *f = sb_find_family(family);
-  CHECK(f != NULL);
-  if (!f) return 0;
-  sb_device d = h100_like();
-  sb_provenance prov;
-  memset(&prov, 0, sizeof prov);
-  long picked = 0;
-  for (int quick = 0; quick <= 1; ++quick) {
-    sb_sweep_spec spec = {.quick = quick};
-    sb_point *p;
-    char err[256];
-    long n = sb_sweep_build(&spec, &p, err, sizeof err);
-    CHECK(n > 0);
-    for (long i = 0; i < n; ++i) {
-      if (p[i].family != f) continue;
-      sb_row row;
-      sb_row_init(&row, &prov);
-      if (sb_point_precheck(&p[i], &d, &row)) continue; /* the family's own skip */
-      sb_kernels k;
-      memset(&k, 0, sizeof k);
-      char why[SB_SKIP_LEN] = "";
-      int rc = p[i].variant->pick(p[i].axis, &k, why, sizeof why);
-      if (rc != 0) {
-        char name[256];
-        sb_point_name(&p[i], name, sizeof name);
-        fprintf(stderr, "  %s: %s\n", name, why);
-      }
-      CHECK_EQ_INT(rc, 0);
-      CHECK(k.raw != NULL && k.bounded != NULL);
-      CHECK_EQ_INT(k.bounded != k.raw, is_twin(p[i].variant->name));
-      ++picked;
-    }
-    free(p);
-  }
-  return picked;
+  CHECK(sb_find_family(family) != NULL);
+  return sb_for_each_swept_kernel(family, expect_shape, NULL);
 }
 
 SB_TEST(pipeline_every_sweep_point_has_compiled_kernels) {
@@ -161,7 +125,7 @@ SB_TEST(pipeline_traits_come_from_the_table) {
     CHECK_EQ_INT((r->flags & SB_VF_PL_WARP_SPECIALIZED) != 0, !strncmp(r->name, "ws_", 3));
   }
   /* The heatmap keeps sync_single's stages = 1 row only. */
-  sb_device d = h100_like();
+  sb_device d = sb_test_hopper();
   sb_provenance prov;
   memset(&prov, 0, sizeof prov);
   sb_row row;

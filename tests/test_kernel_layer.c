@@ -4,22 +4,8 @@
  * only take the addresses of kernels, so all of this runs without a GPU. */
 #include <stdlib.h>
 
-#include "../harness/runner.h"
-#include "../harness/sweep.h"
 #include "check.h"
-
-/* An H100 as the families' validity rules see it. */
-static sb_device hopper(void) {
-  sb_device d;
-  memset(&d, 0, sizeof d);
-  d.cc_major = 9;
-  d.max_threads_per_block = 1024;
-  d.sm_count = 132;
-  d.smem_per_block_optin = 227 * 1024;
-  d.l2_bytes = 50u << 20;
-  d.global_mem_bytes = 80ull << 30;
-  return d;
-}
+#include "swept.h"
 
 static const sb_variant *variant_of(const char *family, const char *name) {
   const sb_family *f = sb_find_family(family);
@@ -29,41 +15,26 @@ static const sb_variant *variant_of(const char *family, const char *name) {
   return NULL;
 }
 
+static void expect_kernel(const sb_point *p, int quick, int rc, const sb_kernels *k,
+                          const char *why, void *ctx) {
+  (void)p, (void)k, (void)why;
+  CHECK_EQ_INT(rc, 0);
+  ++((long *)ctx)[quick];
+}
+
 /* The default and the quick sweep compile: every point a family does not
- * skip by its own rule has a kernel, and a non-twin variant's bounded
- * kernel is its raw one. */
+ * skip by its own rule has a kernel; a variant without a picker is a
+ * library call (SB_VF_NO_KERNEL). */
 SB_TEST(every_swept_point_has_a_compiled_kernel) {
-  sb_device d = hopper();
-  for (int quick = 0; quick <= 1; ++quick) {
-    sb_sweep_spec spec = {.quick = quick};
-    sb_point *p;
-    char err[256];
-    long n = sb_sweep_build(&spec, &p, err, sizeof err);
-    CHECK(n > 0);
-    long picked = 0;
-    for (long i = 0; i < n; ++i) {
-      const sb_variant *v = p[i].variant;
-      CHECK(v->launch != NULL);
-      CHECK((v->pick == NULL) == ((v->flags & SB_VF_NO_KERNEL) != 0));
-      if (!v->pick) continue;
-      sb_row row;
-      sb_row_init(&row, &d.prov);
-      if (sb_point_precheck(&p[i], &d, &row)) continue; /* the family's own skip */
-      sb_kernels k = {0};
-      char why[SB_SKIP_LEN] = "";
-      int rc = v->pick(p[i].axis, &k, why, sizeof why);
-      if (rc != 0 || !k.raw || !k.bounded) {
-        char name[512];
-        sb_point_name(&p[i], name, sizeof name);
-        fprintf(stderr, "  %s sweep: %s has no kernel: %s\n", quick ? "quick" : "default",
-                name, why);
-      }
-      CHECK_EQ_INT(rc, 0);
-      ++picked;
+  for (int i = 0; i < sb_num_families; ++i)
+    for (int v = 0; v < sb_families[i]->variants->count; ++v) {
+      const sb_variant *row = &sb_families[i]->variants->rows[v];
+      CHECK(row->launch != NULL);
+      CHECK((row->pick == NULL) == ((row->flags & SB_VF_NO_KERNEL) != 0));
     }
-    CHECK(picked > 0);
-    free(p);
-  }
+  long picked[2] = {0, 0};
+  sb_for_each_swept_kernel(NULL, expect_kernel, picked);
+  CHECK(picked[0] > 0 && picked[1] > 0);
 }
 
 SB_TEST(a_block_size_without_an_instantiation_is_a_reason_not_a_kernel) {

@@ -9,9 +9,9 @@
 
 #include "../bench/families.h"
 #include "../harness/random.h"
-#include "../harness/sweep.h"
 #include "../kernels/stencil_tiles.h"
 #include "check.h"
+#include "swept.h"
 
 static float *random_input(size_t n, uint64_t seed) {
   float *in = malloc(n * sizeof *in);
@@ -297,44 +297,33 @@ SB_TEST(stencil_residual_flag_marks_exactly_the_residual_variants) {
   }
 }
 
+static void expect_stencil_kernel(const sb_point *p, int quick, int rc, const sb_kernels *k,
+                                  const char *why, void *ctx) {
+  (void)why;
+  CHECK_EQ_INT(rc, 0);
+  if (rc) return;
+  ++((int *)ctx)[quick];
+  const int two_d = !strcmp(p->family->name, "stencil2d");
+  CHECK(k->raw != NULL && k->bounded != NULL);
+  CHECK_EQ_INT(k->bounded != k->raw, !strcmp(p->variant->name, "mbarrier"));
+  /* Buffers of tile + pads floats; 2D rows padded by a zero column. */
+  long long b = p->axis[SB_AXIS_BLOCK], e = p->axis[SB_AXIS_ELEMS], t = b * e;
+  long long tw = SB_STENCIL2D_TW(t), size = two_d ? (t / tw + 2) * (tw + 1) : t + 2;
+  long long bytes = (strcmp(p->variant->name, "two_barrier") ? 2 : 1) * size * 4;
+  CHECK_EQ_INT(k->smem, bytes > 48 * 1024 ? bytes : 0);
+}
+
 /* Every point of the default and quick sweeps that the family accepts has
  * a compiled kernel: the mbarrier variant a bounded and a raw twin, the
  * others one kernel; dynamic shared memory only past 48 KB. */
 SB_TEST(stencil_every_sweep_point_has_a_kernel) {
-  for (int quick = 0; quick <= 1; ++quick) {
-    sb_sweep_spec spec = {.quick = quick};
-    sb_point *pts;
-    char err[256];
-    long n = sb_sweep_build(&spec, &pts, err, sizeof err);
-    CHECK(n > 0);
-    int picked = 0;
-    for (long i = 0; i < n; ++i) {
-      const sb_point *p = &pts[i];
-      int two_d = !strcmp(p->family->name, "stencil2d");
-      if (strcmp(p->family->name, "stencil") && !two_d) continue;
-      char why[SB_SKIP_LEN] = "";
-      if (p->family->check && p->family->check(p, NULL, why, sizeof why)) continue;
-      sb_kernels k = {0};
-      int rc = p->variant->pick(p->axis, &k, why, sizeof why);
-      CHECK_EQ_INT(rc, 0);
-      if (rc) {
-        fprintf(stderr, "  %s/%s: %s\n", p->family->name, p->variant->name, why);
-        continue;
-      }
-      ++picked;
-      CHECK(k.raw != NULL && k.bounded != NULL);
-      CHECK_EQ_INT(k.bounded != k.raw, !strcmp(p->variant->name, "mbarrier"));
-      /* Buffers of tile + pads floats; 2D rows padded by a zero column. */
-      long long b = p->axis[SB_AXIS_BLOCK], e = p->axis[SB_AXIS_ELEMS], t = b * e;
-      long long tw = SB_STENCIL2D_TW(t), size = two_d ? (t / tw + 2) * (tw + 1) : t + 2;
-      long long bytes = (strcmp(p->variant->name, "two_barrier") ? 2 : 1) * size * 4;
-      CHECK_EQ_INT(k.smem, bytes > 48 * 1024 ? bytes : 0);
-    }
-    /* default: 1D 7 x 2 blocks x 3 iters x 2 elems, 2D 7 x 2 x 3; quick:
-     * 1D 7 x 2 x 2, 2D 7 x 2 */
-    CHECK_EQ_INT(picked, quick ? 7 * 4 + 7 * 2 : 7 * 12 + 7 * 6);
-    free(pts);
-  }
+  int picked[2] = {0, 0};
+  sb_for_each_swept_kernel("stencil", expect_stencil_kernel, picked);
+  sb_for_each_swept_kernel("stencil2d", expect_stencil_kernel, picked);
+  /* default: 1D 7 x 2 blocks x 3 iters x 2 elems, 2D 7 x 2 x 3; quick:
+   * 1D 7 x 2 x 2, 2D 7 x 2 */
+  CHECK_EQ_INT(picked[0], 7 * 12 + 7 * 6);
+  CHECK_EQ_INT(picked[1], 7 * 4 + 7 * 2);
 }
 
 SB_TEST(stencil_picker_skips_uncompiled_shapes_with_the_list) {
