@@ -66,7 +66,7 @@ DEVICE    ?= 0
 GBENCH_HDR := $(firstword $(wildcard /usr/include/benchmark/benchmark.h /usr/local/include/benchmark/benchmark.h))
 
 .PHONY: all bench bench-quick plots test test-c test-asan test-py test-resources clean check-gbench \
-        fuzz fuzz-build sanitize broken nowatchdog sass plain carry
+        fuzz fuzz-build sanitize broken nowatchdog sass plain predecessors carry
 CANARY    := $(BUILD)/racecheck_canary
 all: $(BIN) $(CANARY)
 
@@ -100,15 +100,23 @@ $(PLAIN): tests/gpu/plain_kernels.cu
 	@mkdir -p $(BUILD)
 	$(NVCC) -O3 -std=c++17 $(GENCODE) $< -o $@
 
+# The scan kernels beside their runtime-generic predecessors of e917ed3, in
+# one run (issue 12's first criterion; tests/gpu/scan_predecessors.cu).
+PREDECESSORS := $(BUILD)/scan_predecessors
+predecessors: $(PREDECESSORS)
+$(PREDECESSORS): tests/gpu/scan_predecessors.cu kernels/scan.cu kernels/launch.cuh kernels/mbarrier.cuh
+	@mkdir -p $(BUILD)
+	$(NVCC) -O3 -std=c++17 $(GENCODE) -DSB_WATCHDOG=0 -Ikernels -Iharness $< -o $@
+
 # What a GPU machine without network or Google Benchmark needs, in .carry/
 # (the device tool's carry): scripts/gpu_round.sh runs from it.
-carry: $(BIN) $(PLAIN) $(CANARY)
+carry: $(BIN) $(PLAIN) $(PREDECESSORS) $(CANARY)
 	$(MAKE) SB_BROKEN=1
 	$(MAKE) CUDA_ARCH=compute_80 BUILD=build/sm80 build/sm80/syncbench
 	@rm -rf .carry && mkdir -p .carry/broken .carry/sm80 .carry/lib
 	strip -o .carry/syncbench $(BIN) && strip -o .carry/broken/syncbench build/broken/syncbench && \
 	  strip -o .carry/sm80/syncbench build/sm80/syncbench && xz -T0 .carry/syncbench .carry/*/syncbench
-	cp $(PLAIN) $(CANARY) .carry/ && cp $(BUILD)/lib/* .carry/lib/
+	cp $(PLAIN) $(PREDECESSORS) $(CANARY) .carry/ && cp $(BUILD)/lib/* .carry/lib/
 	@ln -sf ../lib .carry/broken/lib; ln -sf ../lib .carry/sm80/lib; du -sh .carry
 
 # make sanitize's racecheck calibration (scripts/sanitize.sh): stand-alone,

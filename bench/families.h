@@ -56,6 +56,12 @@ size_t sb_compare_f32_rel(const float *got, const double *want, size_t n,
  * (kernels/pipeline_tiles.h), the kernels' exact sequence. */
 void sb_pipeline_cpu_reference(const float *in, float *out, size_t n, int intensity);
 
+/* The same chain, compared as it goes with got (in parallel, no reference
+ * array): the count of elements over rel as in sb_compare_f32_rel_f32,
+ * the lowest such index in *first (n if none). */
+size_t sb_pipeline_check(const float *in, const float *got, size_t n, int intensity, double rel,
+                         size_t *first);
+
 /* As sb_compare_f32_rel, against a float reference: counts i with |got[i] - want[i]| > rel * |want[i]| (NaN counts); the
  * first such index in *first (n if none). */
 size_t sb_compare_f32_rel_f32(const float *got, const float *want, size_t n, double rel,

@@ -256,6 +256,8 @@ int main(int argc, char **argv) {
 
   unsigned long long seed = cli.has_seed ? cli.seed : sb_fresh_seed() & 0x7fffffffffffffffULL;
   sb_share_run_provenance(devs, ndev, seed);
+  struct timespec t_start;
+  clock_gettime(CLOCK_MONOTONIC, &t_start);
   sb_supervisor_options so = {
       .points = points,
       .count = count,
@@ -268,6 +270,7 @@ int main(int argc, char **argv) {
           .min_time_s = cli.min_time_s > 0 ? cli.min_time_s : (cli.spec.quick ? 0.02 : 0.05),
           .seed = seed,
           .log = stderr,
+          .sweep_start_s = (double)t_start.tv_sec + 1e-9 * (double)t_start.tv_nsec,
       },
       .isolate = !cli.no_fork,
       .point_timeout_s = cli.point_timeout_s,
@@ -299,6 +302,8 @@ int main(int argc, char **argv) {
 
   sb_supervisor_result res;
   int rc = sb_supervise(&so, &res);
+  struct timespec t_end;
+  clock_gettime(CLOCK_MONOTONIC, &t_end);
   /* Rows went out with one write() each as they finished; fsync once at
    * the end (and after an interrupt) so they also survive a power loss. */
   if (fsync(csv_fd) != 0 && errno != EINVAL) rc = -1;
@@ -315,7 +320,8 @@ int main(int argc, char **argv) {
          res.by_status[SB_WRONG], res.by_status[SB_ERROR], res.by_status[SB_DEADLOCK]);
   if (res.resumed) fprintf(summary, ", %ld already done", res.resumed);
   if (res.restarts) fprintf(summary, ", %ld worker restart%s", res.restarts, res.restarts == 1 ? "" : "s");
-  fprintf(summary, " -> %s\n", out_path);
+  const long took = (long)(t_end.tv_sec - t_start.tv_sec);
+  fprintf(summary, " in %ld:%02ld -> %s\n", took / 60, took % 60, out_path);
   if (rc != 0) return SB_EXIT_FAILED;
   if (res.interrupted) {
     fprintf(stderr, "syncbench: interrupted; the finished rows are in %s (continue with --resume %s)\n",

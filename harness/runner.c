@@ -327,17 +327,20 @@ static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_r
   return 0;
 }
 
+/* One line per finished point: [done/count  elapsed in  estimate left]. */
 static void progress(const sb_run_options *o, long done, double t0, const sb_row *row,
                      const char *name) {
   FILE *log = o->log;
   if (!log) return;
   long count = o->progress_total;
-  double elapsed = now_s() - t0;
+  const double now = now_s(), elapsed = now - t0;
+  const int since = (int)(now - (o->sweep_start_s > 0 ? o->sweep_start_s : t0));
   long here = done - o->progress_done; /* points this process has run */
   double left = here > 0 ? elapsed / (double)here * (double)(count - done) : 0;
   char line[2048];
-  int w = snprintf(line, sizeof line, "%s[%*ld/%ld %2d:%02d left] %-11s %s", o->log_prefix ? o->log_prefix : "",
-                   (int)snprintf(NULL, 0, "%ld", count), done, count, (int)left / 60, (int)left % 60,
+  int w = snprintf(line, sizeof line, "%s[%*ld/%ld %2d:%02d in %2d:%02d left] %-11s %s",
+                   o->log_prefix ? o->log_prefix : "", (int)snprintf(NULL, 0, "%ld", count), done,
+                   count, since / 60, since % 60, (int)left / 60, (int)left % 60,
                    sb_status_names[row->status], name);
   size_t room = w > 0 && (size_t)w < sizeof line ? sizeof line - (size_t)w : 0;
   char *tail = line + (sizeof line - room);

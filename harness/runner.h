@@ -19,6 +19,8 @@ typedef struct sb_run_options {
   FILE *log;            /* progress lines (stderr), NULL: none */
   const char *log_prefix; /* e.g. "[gpu 1] " when several GPUs run, or "" */
   long progress_done, progress_total; /* for the progress counter */
+  double sweep_start_s; /* CLOCK_MONOTONIC seconds when the sweep began (every
+                           worker counts from it); 0: when this call began */
   /* Called just before point `index` (of the full point list) runs, and
    * with its finished row. on_row returns non-zero to stop the sweep (the
    * row could not be written). */

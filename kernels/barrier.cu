@@ -27,7 +27,7 @@
 // The hand-off variants (syncthreads_handoff, ptx_mbarrier_handoff) time
 // the proof itself: publish, synchronize, read what the partner published,
 // the cost of a real producer -> consumer hand-off through the primitive.
-// smem_latency is a plain dependent pointer chase, checked once at the end.
+// smem_latency(_bare) are plain dependent pointer chases, checked once at the end.
 //
 // At the end every reporting thread folds its count into the block's
 // minimum and maximum and counts itself; thread 0 stores them and the
@@ -522,40 +522,56 @@ struct barrier_op_completion_function : BarrierBase {
 };
 
 // Shared-memory load latency: no synchronization at all. The calibration
-// row for the published microbenchmark figures (pointer chases): each
+// rows for the published microbenchmark figures (pointer chases): each
 // participating thread follows a dependent chain of ld.shared through
-// SB_BARRIER_CHASE_SLOTS(block) words, each holding the shared-window
-// address of the next (slot i -> slot i+1, wrapping: a warp's 32 lanes hit
-// 32 consecutive words mod a multiple of 32, so no bank conflict), one LDS
-// per hop and nothing else. The chain's length has an odd factor, so after
-// `iters` hops (a power of two in the sweeps) a thread is not back where it
-// started: each thread reports how far it went, (end - start) mod length,
-// once, after the clock stops, and the host compares that with
-// iters mod length. No proof slots, so one kernel validates and is timed.
-struct barrier_op_smem_latency : BarrierBase {
+// SB_BARRIER_CHASE_SLOTS(block) words (slot i -> slot i+1, wrapping: a
+// warp's 32 lanes hit 32 consecutive words mod a multiple of 32, so no bank
+// conflict), one hop per loop trip and nothing else.
+//   smem_latency       the chain holds word indices, j = s[j]: what the
+//                      published P-chase (Jia et al., Luo et al.) compiles
+//                      to, one index-to-address step (LEA) + one LDS per hop
+//   smem_latency_bare  the chain holds shared-window byte addresses,
+//                      a = *a: one bare LDS per hop, the load-to-use latency
+// The chain's length has an odd factor, so after `iters` hops (a power of
+// two in the sweeps) a thread is not back where it started: each thread
+// reports how far it went, (end - start) mod length, once, after the clock
+// stops, and the host compares that with iters mod length. No proof slots,
+// so one kernel validates and is timed.
+template <bool ByIndex>
+struct barrier_op_smem_chase : BarrierBase {
   static constexpr bool twin = false;
-  uint32_t base, n, addr;
+  uint32_t base, n, at;  // at: the current word's index (ByIndex) or byte address
   __host__ static size_t smem(const long long *axis) {
     return (size_t)SB_BARRIER_CHASE_SLOTS(axis[SB_AXIS_BLOCK]) * sizeof(uint32_t);
   }
-  __device__ static barrier_op_smem_latency make(const BarrierParams &, const BarrierRole &) {
+  __device__ static barrier_op_smem_chase make(const BarrierParams &, const BarrierRole &) {
     uint32_t *slot = barrier_slots();
     const uint32_t n = SB_BARRIER_CHASE_SLOTS(blockDim.x), base = sb_smem_addr(slot);
-    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x)
-      slot[i] = base + 4u * (i + 1u == n ? 0u : i + 1u);
-    return {{}, base, n, base + 4u * threadIdx.x};  // the start line's __syncthreads publishes it
+    for (uint32_t i = threadIdx.x; i < n; i += blockDim.x) {
+      const uint32_t next = i + 1u == n ? 0u : i + 1u;
+      slot[i] = ByIndex ? next : base + 4u * next;
+    }
+    // the start line's __syncthreads publishes the chain
+    return {{}, base, n, ByIndex ? (uint32_t)threadIdx.x : base + 4u * threadIdx.x};
   }
   template <bool Validate>
   __device__ void sync() {
-    asm volatile("ld.shared.u32 %0, [%0];" : "+r"(addr)::"memory");
+    if constexpr (ByIndex)  // the address is recomputed from the index every hop
+      asm volatile("{ .reg .u32 a; mad.lo.u32 a, %0, 4, %1; ld.shared.u32 %0, [a]; }"
+                   : "+r"(at) : "r"(base) : "memory");
+    else
+      asm volatile("ld.shared.u32 %0, [%0];" : "+r"(at)::"memory");
   }
   // Both kernels are the bare chase: no per-hop proof.
   __device__ void publish(const BarrierSlotProof &, int) const {}
   __device__ unsigned proven(const BarrierSlotProof &, int) const { return 1; }
   __device__ unsigned result(unsigned) const {
-    return ((addr - base) / 4u + n - threadIdx.x) % n;  // hops mod the chain's length
+    const uint32_t word = ByIndex ? at : (at - base) / 4u;
+    return (word + n - threadIdx.x) % n;  // hops mod the chain's length
   }
 };
+using barrier_op_smem_latency = barrier_op_smem_chase<true>;
+using barrier_op_smem_latency_bare = barrier_op_smem_chase<false>;
 
 // Cooperative-groups grid barrier over a cooperative launch. Every thread
 // takes part; thread 0 of each block proves it: publishes a tag in global
@@ -753,7 +769,9 @@ static const sb_variant barrier_rows[] = {
                 "cuda::barrier with a completion function counting phases; arrive_and_wait()"),
     BARRIER_ROW(expect_tx_zero, 90, 0, "mbarrier.arrive.expect_tx with 0 bytes + try_wait.parity loop"),
     BARRIER_ROW(smem_latency, 0, SB_BARRIER_VF_CHASE,
-                "no synchronization: a dependent ld.shared pointer chase, one LDS per hop (calibration)"),
+                "no synchronization: index pointer chase j = s[j], the published P-chase: LEA + LDS per hop"),
+    BARRIER_ROW(smem_latency_bare, 0, SB_BARRIER_VF_CHASE,
+                "no synchronization: address pointer chase a = *a, one bare LDS per hop (load-to-use)"),
     BARRIER_ROW(grid_sync, 0, SB_BARRIER_VF_GRID | SB_BARRIER_VF_THREAD0,
                 "cooperative launch, cooperative_groups this_grid().sync() back to back"),
 };

@@ -549,6 +549,17 @@ constexpr int gemm_threads() {
   return T::WARPS * 32 + (V::ws ? 32 : 0);
 }
 
+// Blocks per SM every variant of a tile is compiled for, so that they share
+// occupancy and differ only in synchronization: two 128 x 128 blocks (the
+// 4-warp variants fit two by shared memory up to 3 stages), one 128 x 256.
+// Without it the warp-specialized 128 x 128 kernels (5 warps) took 197-224
+// registers, and a sub-partition's 16 K registers then hold 2 of their
+// warps, not 3: one block per SM against the other variants' two.
+template <class T>
+constexpr int gemm_min_blocks() {
+  return T::BN == 128 ? 2 : 1;
+}
+
 // Block b -> block tile: groups of 8 tile-rows, walked column by column
 // inside a group, so the blocks resident at once share A rows and B
 // columns in L2 (Triton's grouped ordering). Every variant, the same order.
@@ -566,7 +577,7 @@ __device__ __forceinline__ void gemm_block_tile(const GemmParams &p, int *m0, in
 extern __shared__ uint8_t gemm_smem_raw[];
 
 template <class V, class T, int S, bool Bounded>
-__global__ void __launch_bounds__(gemm_threads<V, T>(), 1) gemm_kernel(const __grid_constant__ GemmParams p) {
+__global__ void __launch_bounds__(gemm_threads<V, T>(), gemm_min_blocks<T>()) gemm_kernel(const __grid_constant__ GemmParams p) {
   // The stages start at the next 1024-B boundary (the launch asks for the slack).
   const uint32_t smem = (sb_smem_addr(gemm_smem_raw) + 1023u) & ~1023u;
   int m0, n0;

@@ -27,6 +27,16 @@ struct ScanParams {
 // Every variant: v is the thread's word; returns it after `iters` scans.
 struct ScanTwoBarrier {
   static constexpr bool twin = false;
+  // Up to 4 warps the step loop stays rolled: unrolled, ptxas hoists each
+  // step's add (which waits on the step's LDS) above the first barrier, so
+  // a warp arrives only once its load is back. Measured on an H100 beside
+  // e917ed3's runtime loop (tests/gpu/scan_predecessors.cu): unrolled was
+  // 3.4% slower at 32 threads, iters 64, and 2.8% at 128 threads, iters 1;
+  // rolled is not slower anywhere. From 8 warps on, the barrier waits on
+  // many warps anyway and the unrolled loop's fewer instructions win
+  // (5-15% faster than rolled at 512 and 1024 threads).
+  template <int B>
+  static constexpr int step_unroll = B <= 128 ? 1 : 16;
   template <int B, bool Bounded>
   __device__ static uint32_t run(uint32_t v, int iters) {
     __shared__ uint32_t tile[B];
@@ -34,7 +44,7 @@ struct ScanTwoBarrier {
     tile[t] = v;
     __syncthreads();
     for (int it = 0; it < iters; ++it) {
-#pragma unroll
+#pragma unroll step_unroll<B>
       for (int off = 1; off < B; off <<= 1) {
         const uint32_t add = t >= off ? tile[t - off] : 0u;
         __syncthreads();  // every read of this step is done before any write (WAR)
@@ -56,6 +66,9 @@ struct ScanPingpong {
     uint32_t *src = buf[0], *dst = buf[1];
     src[t] = v;
     __syncthreads();
+    // The pass loop stays rolled (the steps unroll): unrolled by 2, it was
+    // 0.7-1.2% slower than e917ed3's runtime loop at 32 threads, iters >= 16.
+#pragma unroll 1
     for (int it = 0; it < iters; ++it) {
 #pragma unroll
       for (int off = 1; off < B; off <<= 1) {
@@ -118,37 +131,52 @@ struct ScanWarpShuffle {
   template <int B, bool Bounded>
   __device__ static uint32_t run(uint32_t v, int iters) {
     constexpr int warps = B / 32;
-    // Warp totals, double-buffered across passes so that a fast warp's next
-    // pass cannot overwrite totals a slow warp has yet to read.
-    __shared__ uint32_t totals[2][warps];
-    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-    // The buffers' shared-window addresses, computed once: left to itself,
-    // ptxas rebuilds the array's address (S2R SR_CgaCtaId, LEA) inside every
-    // branch of the pass (sb_mbar_addr says why the mov is opaque).
-    const uint32_t tot_a = sb_mbar_addr(&totals[0][0]);
-#pragma unroll 1
-    for (int it = 0; it < iters; ++it) {
-#pragma unroll
-      for (int off = 1; off < 32; off <<= 1) {
-        const uint32_t y = __shfl_up_sync(0xffffffffu, v, off);
-        if (lane >= off) v += y;
-      }
-      if constexpr (warps > 1) {
-        const uint32_t tot = tot_a + (uint32_t)(it & 1) * (warps * 4u);
-        if (lane == 31) sb_sts_u32(tot + 4u * warp, v);
+    if constexpr (warps == 1) {
+      for (int it = 0; it < iters; ++it) v = warp_scan(v, threadIdx.x & 31, 32);
+      return v;
+    } else {
+      // Warp totals, double-buffered across passes so that a fast warp's
+      // next pass cannot overwrite totals a slow warp has yet to read.
+      __shared__ uint32_t totals[2][warps];
+      const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+      // Each thread's three slots of buffer 0, as shared-window addresses
+      // computed once, before the loop; buffer 1 is the same + a constant,
+      // folded into the instructions by unrolling passes in pairs. Left to
+      // itself, ptxas re-derives them (S2R SR_CgaCtaId, LEA, SHL, LOP)
+      // inside the pass, on the critical path after each barrier; the
+      // opaque mov of sb_mbar_addr makes each a register it must keep.
+      const uint32_t mine = sb_mbar_addr(&totals[0][warp]), lanes = sb_mbar_addr(&totals[0][lane]),
+                     before = sb_mbar_addr(&totals[0][warp > 0 ? warp - 1 : 0]);
+      auto pass = [&](uint32_t buf) {
+        v = warp_scan(v, lane, 32);
+        if (lane == 31) sb_sts_u32(mine + buf, v);
         __syncthreads();  // warp totals written
         if (warp == 0) {
-          uint32_t w = lane < warps ? sb_lds_u32(tot + 4u * lane) : 0u;
-#pragma unroll
-          for (int off = 1; off < warps; off <<= 1) {
-            const uint32_t y = __shfl_up_sync(0xffffffffu, w, off);
-            if (lane >= off) w += y;
-          }
-          if (lane < warps) sb_sts_u32(tot + 4u * lane, w);
+          uint32_t w = lane < warps ? sb_lds_u32(lanes + buf) : 0u;
+          w = warp_scan(w, lane, warps);
+          if (lane < warps) sb_sts_u32(lanes + buf, w);
         }
         __syncthreads();  // scanned totals visible
-        if (warp > 0) v += sb_lds_u32(tot + 4u * (warp - 1));
+        if (warp > 0) v += sb_lds_u32(before + buf);
+      };
+      constexpr uint32_t second = 4u * warps;
+      int it = 0;
+      for (; it + 2 <= iters; it += 2) {
+        pass(0);
+        pass(second);
       }
+      if (it < iters) pass(0);
+      return v;
+    }
+  }
+
+ private:
+  // Inclusive scan of v across the first `width` lanes (a power of two).
+  __device__ static uint32_t warp_scan(uint32_t v, int lane, int width) {
+#pragma unroll
+    for (int off = 1; off < width; off <<= 1) {
+      const uint32_t y = __shfl_up_sync(0xffffffffu, v, off);
+      if (lane >= off) v += y;
     }
     return v;
   }

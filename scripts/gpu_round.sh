@@ -8,6 +8,7 @@
 #   STEPS=qpsa scripts/gpu_round.sh .carry "$OUT"
 #     q  quick sweep (every variant validated and timed)  -> quick.csv
 #     p  the plain scan/stencil kernels (tests/gpu/plain_kernels.cu)   -> plain.txt
+#     o  the scan kernels beside e917ed3's (tests/gpu/scan_predecessors.cu) -> predecessors.txt
 #     s  compute-sanitizer over every family (scripts/sanitize.sh)    -> sanitize.md
 #     a  the sm_80 code path: the compute_80 PTX build's default sweep -> sm80-path.csv
 #     d  the default sweep (make bench's)                             -> latest.csv
@@ -41,6 +42,10 @@ fi
 if step p; then
   t=$SECONDS; "$C/plain_kernels" > "$O/plain.txt" 2>&1
   ran plain $? $((SECONDS - t)); tail -1 "$O/plain.txt"
+fi
+if step o; then
+  t=$SECONDS; "$C/scan_predecessors" > "$O/predecessors.txt" 2>&1
+  ran predecessors $? $((SECONDS - t)); tail -1 "$O/predecessors.txt"
 fi
 if step s; then
   t=$SECONDS; CANARY=$C/racecheck_canary scripts/sanitize.sh "$C/syncbench" 0 > "$O/sanitize.log" 2>&1

@@ -49,8 +49,8 @@ t_all=$SECONDS
   echo
   echo "$("$cs" --version | tail -1); $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo
-  echo "Each family: \`--quick --n 4096 --iters 1,2 --warmup 0 --min-time 0.0005 --no-fork --watchdog-ms 120000\`"
-  echo "(--n/--iters only where the family sweeps them). The reference copy runs with the first family."
+  echo "Each family: \`--quick --n 4096 --iters 1,2 --m 256 --k 1024 --warmup 0 --min-time 0.0005 --no-fork --watchdog-ms 120000\`"
+  echo "(--n/--iters/--m/--k only where the family sweeps them). The reference copy runs with the first family."
 } > "$summary"
 fail=0
 # ---- racecheck calibration on the canary kernels ----
@@ -108,6 +108,11 @@ run_family() {
         --device "$device" --seed 1 --out "$logs/$tag.csv")
   grep -qx n <<<"$axes" && args+=(--n 4096)
   grep -qx iters <<<"$axes" && args+=(--iters 1,2)
+  # GEMM: 256 x 256 blocks of output (4 tiles of 128 x 128, 2 of 128 x 256)
+  # over K = 1024, 16 k-tiles: every ring of <= 6 stages wraps at least twice,
+  # so each barrier's phase parity flips under the tool.
+  grep -qx m <<<"$axes" && args+=(--m 256)
+  grep -qx k <<<"$axes" && args+=(--k 1024)
   [ $first = 1 ] || args+=(--no-reference)
   first=0
   t0=$SECONDS

@@ -63,6 +63,35 @@ SB_TEST(pipeline_compare_catches_poison_nan_and_tail) {
   CHECK_EQ_INT(sb_compare_f32_rel_f32(&tiny, &zero, 1, 1e-6, &first), 1);
 }
 
+/* The fused check (what verify runs) counts and places the same bad
+ * elements as the reference followed by the compare, across chunks and
+ * threads, and reports n when all are good. */
+SB_TEST(pipeline_fused_check_matches_reference_then_compare) {
+  const size_t n = 300007; /* many 4096-element chunks, a ragged tail */
+  const int intensity = 64;
+  float *in = malloc(n * 4), *want = malloc(n * 4), *got = malloc(n * 4);
+  sb_fill_f32(in, n, 17, -1.0f, 1.0f);
+  sb_pipeline_cpu_reference(in, want, n, intensity);
+  memcpy(got, want, n * 4);
+  size_t first = 0;
+  CHECK_EQ_INT(sb_pipeline_check(in, got, n, intensity, 1e-6, &first), 0);
+  CHECK_EQ_INT(first, n);
+  uint32_t poison = 0xA5A5A5A5u;
+  memcpy(&got[n - 1], &poison, 4);     /* the last element */
+  got[250000] = NAN;                   /* a later chunk */
+  got[123457] = want[123457] * 1.001f; /* the first bad one */
+  got[9] = nextafterf(want[9], 2.0f);  /* one ulp: fine */
+  size_t first_ref = 0;
+  const size_t bad_ref = sb_compare_f32_rel_f32(got, want, n, 1e-6, &first_ref);
+  CHECK_EQ_INT(bad_ref, 3);
+  CHECK_EQ_INT(sb_pipeline_check(in, got, n, intensity, 1e-6, &first), bad_ref);
+  CHECK_EQ_INT(first, first_ref);
+  CHECK_EQ_INT(first, 123457);
+  free(in);
+  free(want);
+  free(got);
+}
+
 /* Each element is covered once by the 1D tiling under the persistent
  * round-robin schedule, as the kernels walk it: vector part + <= 3 tail. */
 SB_TEST(pipeline_1d_tiles_cover_ragged_n_exactly_once) {
