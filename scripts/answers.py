@@ -85,7 +85,9 @@ class Price:
 PRICE_AXES = {"block_threads": 256, "participants": "all", "contention": "one_block_per_sm"}
 PRICE_REFERENCE = "syncthreads"  # the others are also given as multiples of it
 PRICES = [
-    Price("barrier", "smem_latency", "`ld.shared` pointer chase, no sync (calibration)",
+    Price("barrier", "smem_latency", "`ld.shared` index chase `j = s[j]`, no sync (the published P-chase)",
+          PRICE_AXES, "barrier_cycles.png"),
+    Price("barrier", "smem_latency_bare", "`ld.shared` address chase `a = *a`, no sync (load-to-use)",
           PRICE_AXES, "barrier_cycles.png"),
     Price("barrier", "syncwarp", "`__syncwarp` in every warp", PRICE_AXES, "barrier_cycles.png"),
     Price("barrier", "syncthreads", "`__syncthreads`", PRICE_AXES, "barrier_spellings.png"),

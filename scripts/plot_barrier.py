@@ -31,7 +31,7 @@ CONTENTIONS = ("one_block_per_sm", "full_occupancy")
 VARIANTS = ("syncthreads", "syncwarp", "named_barrier", "cg_block_sync",
             "cuda_barrier_arrive_wait", "cuda_barrier_arrive_and_wait", "ptx_mbarrier_parity",
             "primitives_mbarrier", "mbarrier_test_wait_poll", "arrive_and_drop",
-            "completion_function", "expect_tx_zero", "grid_sync", "smem_latency")
+            "completion_function", "expect_tx_zero", "grid_sync", "smem_latency", "smem_latency_bare")
 SPELLINGS = ("syncthreads", "cuda_barrier_arrive_wait", "cuda_barrier_arrive_and_wait",
              "ptx_mbarrier_parity", "primitives_mbarrier", "mbarrier_test_wait_poll")
 
@@ -41,7 +41,7 @@ def _variant_style(v):
     i = VARIANTS.index(v) if v in VARIANTS else len(VARIANTS)
     return {"color": plt.cm.tab20(i % 20), "marker": "osD^v<>ph*xP+"[i % 13],
             "ls": "--" if v in ("syncthreads", "cg_block_sync") else
-                  ":" if v == "smem_latency" else "-"}  # dotted: no synchronization
+                  ":" if v.startswith("smem_latency") else "-"}  # dotted: no synchronization
 
 
 def _ok(rows, family):
