@@ -20,6 +20,11 @@ baseline counts as 1.00x, so "keep the baseline" is a possible answer.
 Variants within TIE of the best are named together: such a difference is no
 reason to choose.
 
+GEMM (family `gemm`) is answered against cuBLAS instead: per shape (M = N,
+K) and GPU, the ok non-cuBLAS row with the highest pct_of_cublas, with its
+tile and stage count; then, at GEMM_DETAIL, each variant's best row. Left
+out when no CSV has ok gemm rows.
+
 Exit status: 0 done, 2 unusable input (a CSV, or a README without markers).
 """
 from __future__ import annotations
@@ -106,6 +111,20 @@ PRICES = [
           "barrier_tma_latency.png"),
 ]
 
+# GEMM: every variant is read against the cublas row at the same (m, k).
+GEMM_YARDSTICK = "cublas"
+GEMM_VARIANTS = [  # the second table's rows, with what their K loop is
+    ("single", "one stage, no overlap"),
+    ("swap", "two stages, cp.async double buffer"),
+    ("ring", "cp.async ring, one `__syncthreads` per k-tile"),
+    ("ws_mbarrier", "producer warp (cp.async), mbarrier full/empty ring"),
+    ("ws_tma", "one TMA producer thread, mbarrier ring, mma.sync consumers"),
+    ("ws_tma_wgmma", "ws_tma with wgmma consumers"),
+]
+GEMM_DETAIL = (4096, 4096)  # (m, k) of the per-variant table
+GEMM_PLOTS = [("TFLOP/s", "gemm_tflops.png"), ("% of cuBLAS", "gemm_pct_of_cublas.png")]
+
+
 # Results measured with these kernels carry the audit's caveat, and the
 # answers of these families are marked as under re-measurement.
 AUDITED_COMMITS = ("e917ed3",)
@@ -184,6 +203,116 @@ def price_row(rows, price):
                 and all(r.get(a) == v for a, v in price.where.items())):
             return r
     return None
+
+
+def gemm_rows(rows):
+    return [r for r in rows if r["family"] == "gemm" and r["status"] == "ok"]
+
+
+def gemm_shapes(runs):
+    """The (m, k) with an ok gemm row in any run: the squares by size, then
+    the others (the K-heavy shape)."""
+    shapes = {(r["m"], r["k"]) for run in runs for r in gemm_rows(run.rows)}
+    return sorted(shapes, key=lambda s: (s[0] != s[1], s[0], s[1]))
+
+
+def gemm_cublas(rows, m, k):
+    """The ok cublas row at (m, k), or None."""
+    return next((r for r in gemm_rows(rows) if r["variant"] == GEMM_YARDSTICK
+                 and (r["m"], r["k"]) == (m, k) and r.get("gflops")), None)
+
+
+def gemm_best(rows, m, k, variant=None):
+    """The ok row at (m, k) with the highest pct_of_cublas: among every
+    non-cuBLAS variant, or only `variant`'s. None if there is none."""
+    cands = [r for r in gemm_rows(rows)
+             if (r["m"], r["k"]) == (m, k) and r.get("pct_of_cublas") is not None
+             and (r["variant"] == variant if variant else r["variant"] != GEMM_YARDSTICK)]
+    return max(cands, key=lambda r: r["pct_of_cublas"], default=None)
+
+
+def gemm_ties(rows, m, k, best):
+    """The other non-cuBLAS ok rows at (m, k) within TIE of `best`, best first."""
+    top = best["pct_of_cublas"]
+    near = [r for r in gemm_rows(rows)
+            if (r["m"], r["k"]) == (m, k) and r is not best and r["variant"] != GEMM_YARDSTICK
+            and r.get("pct_of_cublas") is not None and r["pct_of_cublas"] * (1 + TIE) >= top]
+    return sorted(near, key=lambda r: -r["pct_of_cublas"])
+
+
+def fmt_shape(m, k):
+    return f"{m} x {m} x {k}"
+
+
+def fmt_gemm_config(r):
+    stages = r.get("stages")
+    return f"{r['tile']}, {stages} stage{'s' if stages != 1 else ''}"
+
+
+def gemm_best_cell(rows, m, k):
+    best = gemm_best(rows, m, k)
+    if best is None:
+        return "-"
+    text = f"`{best['variant']}` ({fmt_gemm_config(best)}): {best['pct_of_cublas']:.1f}%"
+    ties = gemm_ties(rows, m, k, best)
+    if ties:
+        text += f"; within {TIE:.0%}: " + ", ".join(
+            (f"`{r['variant']}` " if r["variant"] != best["variant"] else "")
+            + f"{fmt_gemm_config(r)} ({r['pct_of_cublas']:.1f}%)" for r in ties)
+    return text
+
+
+def gemm_table(runs):
+    head = ["M x N x K"]
+    for run in runs:
+        head += [f"{run.label}: cuBLAS TFLOP/s", f"{run.label}: best other variant, % of cuBLAS"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for m, k in gemm_shapes(runs):
+        cells = [fmt_shape(m, k)]
+        for run in runs:
+            ref = gemm_cublas(run.rows, m, k)
+            cells += [f"{ref['gflops'] / 1000:.0f}" if ref else "-", gemm_best_cell(run.rows, m, k)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def gemm_variant_table(runs, m, k):
+    head = ["variant", "K loop", *(f"{run.label}: best % of cuBLAS" for run in runs)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for variant, text in GEMM_VARIANTS:
+        bests = [gemm_best(run.rows, m, k, variant) for run in runs]
+        if not any(bests):
+            continue
+        cells = [f"`{variant}`", text,
+                 *(f"{b['pct_of_cublas']:.1f}% ({fmt_gemm_config(b)})" if b else "-"
+                   for b in bests)]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def gemm_section(runs):
+    """The GEMM answer, or [] when no run has an ok gemm row."""
+    if not gemm_shapes(runs):
+        return []
+    plots = "; ".join(f"{what}: {plot_links(runs, plot)}" for what, plot in GEMM_PLOTS)
+    lines = [
+        "GEMM (`gemm`: fp16 in, fp32 out, N = M) against cuBLAS at the same shape: cuBLAS's "
+        "TFLOP/s, and the fastest other variant with its tile and stage count, as % of "
+        f"cuBLAS (higher is better), with the other configurations within {TIE:.0%} of it.",
+        "",
+        *gemm_table(runs),
+    ]
+    m, k = GEMM_DETAIL
+    if any(gemm_best(run.rows, m, k, v) for run in runs for v, _ in GEMM_VARIANTS):
+        lines += [
+            "",
+            f"What stages and warp specialization buy, at {fmt_shape(m, k)}: each variant's "
+            "best % of cuBLAS over the swept tiles and stage counts.",
+            "",
+            *gemm_variant_table(runs, m, k),
+        ]
+    lines += ["", f"Kernels and synchronization: [docs/gemm.md](docs/gemm.md). Plots: {plots}."]
+    return lines
 
 
 # ---- rendering ----
@@ -331,6 +460,7 @@ def caveat(runs):
 def block(runs):
     """The markdown between the README's markers (without them)."""
     marked = audited(runs)
+    gemm = gemm_section(runs)
     measured = "; ".join(f"{r.label}: `{r.path}` (commit {r.commit[:7]}, {r.run_utc})"
                          for r in runs)
     lines = [
@@ -340,6 +470,8 @@ def block(runs):
         "",
         *answers_table(runs, marked),
         "",
+        *gemm,
+        *([""] if gemm else []),
         f"Barrier price list: cycles per operation, median over blocks (in parentheses: "
         f"multiples of `__syncthreads` on the same GPU){f' {MARK}' if marked else ''}.",
         "",

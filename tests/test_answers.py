@@ -132,3 +132,54 @@ def test_write_without_markers_is_unusable_input(tmp_path, capsys):
     assert answers.main(["--write", str(readme), A]) == 2
     assert "markers" in capsys.readouterr().err
     assert readme.read_text() == "# no markers\n"
+
+
+GEMM_HEADER = ("schema_version,family,variant,block_threads,stages,buffer_bytes,iters,intensity,n,"
+               "consumer_warps,m,k,tile,status,detail,samples,median_us,min_us,max_us,q1_us,q3_us,"
+               "cv_pct,bytes_moved,gbps,pct_of_copy,gflops,pct_of_cublas,blocks_per_sm,gpu_name,"
+               "gpu_uuid,cc,sm_count,sm_clock_mhz,driver,cuda,commit,run_utc,seed")
+
+
+def gemm_csv(tmp_path, rows):
+    """A made-up gemm CSV: rows are (variant, m, k, tile, stages, status, gflops, pct)."""
+    lines = [GEMM_HEADER]
+    for variant, m, k, tile, stages, status, gflops, pct in rows:
+        lines.append(f"2,gemm,{variant},,{stages},,,,,,{m},{k},{tile},{status},,10,1,1,1,1,1,0,,,,"
+                     f"{gflops},{pct},,NVIDIA Synthetic G,GPU-synthetic,9.0,2,1000,0,0,"
+                     f"synthetic0002,2000-01-01T00:00:00Z,1")
+    path = tmp_path / "gemm.csv"
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+def test_gemm_picks_the_highest_pct_of_cublas_ok_row(tmp_path):
+    t1, t2 = "128x128x64", "128x256x64"
+    path = gemm_csv(tmp_path, [
+        ("cublas", 4096, 4096, "", "", "ok", 500000, 100.0),
+        ("ring", 4096, 4096, t1, 3, "ok", 300000, 60.0),
+        ("ring", 4096, 4096, t2, 4, "ok", 350000, 70.0),
+        ("ws_tma", 4096, 4096, t2, 2, "wrong", 490000, 98.0),   # never: not ok
+        ("ws_tma", 4096, 4096, t1, 5, "ok", 400000, 80.0),
+        ("ws_tma", 4096, 4096, t2, 3, "ok", 395000, 79.0),      # within TIE of 80
+        ("ring", 1024, 1024, t1, 2, "ok", 100000, 50.0),         # another shape
+        ("cublas", 1024, 1024, "", "", "ok", 200000, 100.0),
+    ])
+    rows = answers.load(path).rows
+    best = answers.gemm_best(rows, 4096, 4096)
+    assert (best["variant"], best["tile"], best["stages"]) == ("ws_tma", t1, 5)
+    ring = answers.gemm_best(rows, 4096, 4096, "ring")
+    assert (ring["tile"], ring["stages"], ring["pct_of_cublas"]) == (t2, 4, 70.0)
+    assert answers.gemm_best(rows, 4096, 4096, "single") is None
+    assert answers.gemm_best_cell(rows, 4096, 4096) == (
+        f"`ws_tma` ({t1}, 5 stages): 80.0%; within 2%: {t2}, 3 stages (79.0%)")
+    runs = [answers.load(path)]
+    assert answers.gemm_shapes(runs) == [(1024, 1024), (4096, 4096)]
+    text = answers.block(runs)
+    assert "| 4096 x 4096 x 4096 | 500 | `ws_tma` (128x128x64, 5 stages): 80.0%" in text
+    assert f"| `ws_tma` | {answers.GEMM_VARIANTS[4][1]} | 80.0% ({t1}, 5 stages) |" in text
+    assert "| `single` |" not in text  # no single row at all: left out
+
+
+def test_gemm_section_left_out_without_gemm_rows():
+    assert answers.gemm_section([answers.load(A), answers.load(B)]) == []
+    assert "GEMM" not in answers.block([answers.load(A)])
