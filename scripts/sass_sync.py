@@ -53,7 +53,10 @@ OP_RE = re.compile(r"^\s*/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T0-9]\s+)?([A-Z][A-Z0-
 FUNC_RE = re.compile(r"Function : (\S+)")
 ARCH_RE = re.compile(r"code for (sm_\w+)")
 # The timed twin (Validate = false, mangled `Lb0E`) of each variant.
-KERNEL_RE = re.compile(r"barrier_kernelI\d+barrier_op_(\w+?)Lb0E")
+KERNEL_RE = re.compile(r"barrier_kernelI\d+barrier_op_(\w+?)Lb0EEv")
+# Ops that are one template for several rows (kernels/barrier.cu's
+# `using barrier_op_<row> = ...`): their mangled name -> the row's name.
+TEMPLATE_ROWS = {"smem_chaseILb1EE": "smem_latency", "smem_chaseILb0EE": "smem_latency_bare"}
 
 # The same cross-thread barrier in three API spellings (plus a raw PTX poll).
 SPELLINGS = ["cuda_barrier_arrive_wait", "cuda_barrier_arrive_and_wait",
@@ -188,7 +191,7 @@ def parse(sass: str):
         m = FUNC_RE.search(line)
         if m:
             k = KERNEL_RE.search(m.group(1))
-            cur = (arch, k.group(1)) if k else None
+            cur = (arch, TEMPLATE_ROWS.get(k.group(1), k.group(1))) if k else None
             if cur:
                 out[cur] = []
             continue
