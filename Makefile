@@ -104,9 +104,12 @@ $(PLAIN): tests/gpu/plain_kernels.cu
 # one run (issue 12's first criterion; tests/gpu/scan_predecessors.cu).
 PREDECESSORS := $(BUILD)/scan_predecessors
 predecessors: $(PREDECESSORS)
-$(PREDECESSORS): tests/gpu/scan_predecessors.cu kernels/scan.cu kernels/launch.cuh kernels/mbarrier.cuh
+# The CPU reference is syncbench's own (bench/scan.c and what it calls).
+PREDECESSORS_HOST := $(BUILD)/bench/scan.o $(BUILD)/harness/parallel.o $(BUILD)/harness/random.o
+$(PREDECESSORS): tests/gpu/scan_predecessors.cu kernels/scan.cu kernels/launch.cuh kernels/mbarrier.cuh \
+                 $(PREDECESSORS_HOST)
 	@mkdir -p $(BUILD)
-	$(NVCC) -O3 -std=c++17 $(GENCODE) -DSB_WATCHDOG=0 -Ikernels -Iharness $< -o $@
+	$(NVCC) -O3 -std=c++17 $(GENCODE) -DSB_WATCHDOG=0 -Ikernels -Iharness $< $(PREDECESSORS_HOST) -lpthread -o $@
 
 # What a GPU machine without network or Google Benchmark needs, in .carry/
 # (the device tool's carry): scripts/gpu_round.sh runs from it.

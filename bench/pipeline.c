@@ -38,18 +38,6 @@ typedef struct chain_job {
   atomic_size_t bad, first; /* compare mode: count, lowest index */
 } chain_job;
 
-/* Elements over the tolerance among got[i..i+m) against want[0..m);
- * the first such index, if any, in *first. */
-static size_t chain_compare(const float *got, const float *want, size_t i, size_t m, double rel,
-                            size_t *first) {
-  size_t bad = 0;
-  for (size_t l = 0; l < m; ++l) {
-    double d = fabs((double)got[i + l] - (double)want[l]);
-    if (!(d <= rel * fabs((double)want[l])) && bad++ == 0) *first = i + l;
-  }
-  return bad;
-}
-
 /* Elements go through the chain 64 at a time, one FMA step for all 64
  * before the next, so the compiler can keep many independent chains in
  * vector registers; each element still sees exactly the kernels' sequence
@@ -68,8 +56,9 @@ static size_t chain_compare(const float *got, const float *want, size_t i, size_
       memcpy(j->out + i, x, m * sizeof(float));                     \
       continue;                                                     \
     }                                                               \
-    size_t first = 0, bad = chain_compare(j->got, x, i, m, j->rel, &first); \
+    size_t first, bad = sb_compare_f32_rel_f32(j->got + i, x, m, j->rel, &first); \
     if (!bad) continue;                                             \
+    first += i;                                                     \
     atomic_fetch_add(&j->bad, bad);                                 \
     size_t seen = atomic_load(&j->first);                           \
     while (first < seen && !atomic_compare_exchange_weak(&j->first, &seen, first)) { \

@@ -2,9 +2,10 @@
 // kernels (kernels/scan.cu, included as is) beside their runtime-generic
 // predecessors of commit e917ed3 (copied verbatim below, block size and
 // loop bounds read at run time, in/out __restrict__), at every point of the
-// default sweep's scan grid. Each output is checked exactly against a CPU
-// reference before it is timed; the timing is the median of 20 launches
-// (cudaEvent), old and new interleaved per point so drift hits both.
+// default sweep's scan grid. Each output is checked exactly against
+// syncbench's CPU reference (bench/scan.c) before it is timed; the timing
+// is the median of 20 launches (cudaEvent), old and new interleaved per
+// point so drift hits both.
 //
 //   make predecessors && build/scan_predecessors
 // One line per point: variant, B, iters, old us, new us, new/old.
@@ -17,8 +18,10 @@
 #include <string.h>
 
 #include <algorithm>
-#include <thread>
 #include <vector>
+
+// syncbench's own CPU reference (bench/scan.c, linked in by the Makefile).
+extern "C" void sb_scan_reference(const uint32_t *in, uint32_t *out, size_t n, size_t tile, int iters);
 
 #define CK(x)                                                                          \
   do {                                                                                 \
@@ -134,23 +137,6 @@ typedef void (*old_kernel)(const uint32_t *, uint32_t *, long long, int);
 
 // ---- host ----
 
-static void cpu_scan(const uint32_t *in, uint32_t *out, long long n, int tile, int iters) {
-  const int workers = std::max(1u, std::thread::hardware_concurrency());
-  std::vector<std::thread> pool;
-  for (int w = 0; w < workers; ++w)
-    pool.emplace_back([=] {
-      for (long long b = (long long)w * tile; b < n; b += (long long)workers * tile) {
-        const long long len = std::min<long long>(tile, n - b);
-        memcpy(out + b, in + b, (size_t)len * 4);
-        for (int it = 0; it < iters; ++it) {
-          uint32_t acc = 0;
-          for (long long i = 0; i < len; ++i) out[b + i] = acc += out[b + i];
-        }
-      }
-    });
-  for (auto &t : pool) t.join();
-}
-
 static int failures = 0;
 
 // Checks one launch's output against `want` (output poisoned first).
@@ -214,7 +200,7 @@ static void run_block(long long n, const int *iters, int n_iters, const uint32_t
                       uint32_t *d_out, const std::vector<uint32_t> &h_in) {
   std::vector<uint32_t> want(n);
   for (int i = 0; i < n_iters; ++i) {
-    cpu_scan(h_in.data(), want.data(), n, B, iters[i]);
+    sb_scan_reference(h_in.data(), want.data(), (size_t)n, B, iters[i]);
     run_point<ScanTwoBarrier, B>("two_barrier", old_scan_two_barrier_kernel, 1, n, iters[i], d_in,
                                  d_out, want);
     run_point<ScanPingpong, B>("pingpong", old_scan_pingpong_kernel, 2, n, iters[i], d_in, d_out,
