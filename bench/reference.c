@@ -33,6 +33,7 @@ static int copy_verify(const sb_point *p, const void *host_in,
 const sb_family sb_family_reference = {
     .name = "reference",
     .summary = "device-to-device copy bandwidth (bytes read + written), measured every run",
+    .flags = SB_FF_YARDSTICK,
     .variants = &sb_reference_variants,
     /* 512 MiB: far past any L2, so this is DRAM bandwidth. */
     .default_axes = {[SB_AXIS_N] = "128M"},

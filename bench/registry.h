@@ -22,9 +22,16 @@ typedef struct sb_point {
   long long axis[SB_NUM_AXES];
 } sb_point;
 
+/* Family traits the engine and the scripts read instead of names. */
+enum sb_family_flag {
+  SB_FF_YARDSTICK = 1u << 0 /* the bandwidth yardstick (device-to-device copy):
+                               measured first, pct_of_copy of every later row */
+};
+
 struct sb_family {
   const char *name;
   const char *summary;
+  unsigned flags; /* sb_family_flag bits */
   const sb_variant_table *variants; /* exported by kernels/<family>.cu */
   /* Axis value lists in sb_axis_parse syntax; NULL: the family has no such
    * axis. The quick lists must cover every variant in a few points. */

@@ -48,6 +48,12 @@ enum sb_variant_flag {
   SB_VF_GENERIC = 1u << 1,     /* runtime-generic kernel kept for comparison */
   SB_VF_TEST_ONLY = 1u << 2,   /* deliberately broken (tests/proofs only) */
   SB_VF_NO_KERNEL = 1u << 3,   /* a library call (cuBLAS), no kernel of ours */
+  SB_VF_CEILING = 1u << 4,     /* the family's ceiling (cuBLAS, CUB): the 100% of
+                                  its pct_of_<ceiling> column, timed paired with
+                                  every other variant at the same shape */
+  SB_VF_BASELINE = 1u << 5,    /* the family's baseline: the 1.0 of its speedups */
+  SB_VF_PLAIN = 1u << 6,       /* a plain loop with no synchronization strategy
+                                  (the family's own yardstick, e.g. pipeline/reference) */
   SB_VF_FAMILY0 = 1u << 8      /* first bit a family may define for itself */
 };
 

@@ -712,7 +712,7 @@ static cudaError_t gemm_cublas_launch(sb_launch *L) {
 // cublas first: at every shape its row is measured before the others, which
 // the runner expresses as pct_of_cublas of it.
 static const sb_variant gemm_rows[] = {
-    {"cublas", gemm_cublas_launch, NULL, 0, SB_VF_NO_KERNEL,
+    {"cublas", gemm_cublas_launch, NULL, 0, SB_VF_NO_KERNEL | SB_VF_CEILING,
      "cublasGemmEx, fp16 in, CUBLAS_COMPUTE_32F, fp32 out: the ceiling"},
     {"single", gemm_launch<GemmSingle, false>, gemm_pick<GemmSingle>, 0, SB_VF_GEMM_ONE_STAGE,
      "1 buffer: cp.async, wait, __syncthreads, mma, __syncthreads per k-tile; no overlap"},
