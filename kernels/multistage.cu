@@ -319,7 +319,7 @@ static cudaError_t ms_launch(sb_launch *L) {
 }
 
 static const sb_variant multistage_rows[] = {
-    {"uniform", ms_launch, ms_pick<MsUniform>, 0, 0,
+    {"uniform", ms_launch, ms_pick<MsUniform>, 0, SB_VF_BASELINE,
      "every thread runs all 3 stages: 2 __syncthreads/pass"},
     {"specialized", ms_launch, ms_pick<MsSpecialized>, 0, 0,
      "half preprocesses, half blurs, all smooth: 3 __syncthreads/pass"},

@@ -650,7 +650,7 @@ static cudaError_t pl_launch(sb_launch *L) {
 }
 
 static constexpr sb_variant pipeline_rows[] = {
-    {"sync_single", pl_launch, pl_pick_sync_single, 0, SB_VF_PL_ONE_TILE,
+    {"sync_single", pl_launch, pl_pick_sync_single, 0, SB_VF_PL_ONE_TILE | SB_VF_BASELINE,
      "one tile of stages*buffer_bytes: load, __syncthreads, compute+store, __syncthreads"},
     {"double_buffer", pl_launch, pl_pick<PlDoubleBuffer>, 0, 0,
      "cp.async into `stages` buffers, prefetch i+S-1 while computing i: 1 __syncthreads/tile"},
@@ -662,7 +662,7 @@ static constexpr sb_variant pipeline_rows[] = {
     {"ws_tma_2d", pl_launch, pl_pick<PlWsTma2d>, 90,
      SB_VF_PL_WARP_SPECIALIZED | SB_VF_PL_TENSOR_2D,
      "ws_tma with cp.async.bulk.tensor.2d boxes of a __grid_constant__ CUtensorMap"},
-    {"reference", pl_launch, pl_pick_reference, 0, SB_VF_PL_NO_STAGES,
+    {"reference", pl_launch, pl_pick_reference, 0, SB_VF_PL_NO_STAGES | SB_VF_PLAIN,
      "float4 grid-stride loop, no shared memory, no barriers"},
 };
 // pipeline_intensity runs every row; pipeline the first PL_NUM_STAGED (the

@@ -220,7 +220,7 @@ static cudaError_t scan_launch(sb_launch *L) {
 }
 
 static const sb_variant scan_rows[] = {
-    {"two_barrier", scan_launch, scan_pick<ScanTwoBarrier>, 0, 0,
+    {"two_barrier", scan_launch, scan_pick<ScanTwoBarrier>, 0, SB_VF_BASELINE,
      "in place; read, __syncthreads, write, __syncthreads: 2 barriers/step"},
     {"pingpong", scan_launch, scan_pick<ScanPingpong>, 0, 0,
      "two buffers, roles swapped each step: 1 __syncthreads/step"},

@@ -651,7 +651,7 @@ static cudaError_t stencil2d_launch(sb_launch *L) {
 // One table per family: the same variants, each on its family's geometry.
 #define ST_ROW(fam, name, V, flags, summary) {name, fam##_launch, fam##_pick<V>, 0, flags, summary}
 #define ST_ROWS(fam)                                                                            \
-  ST_ROW(fam, "two_barrier", StTwoBarrier, 0,                                                   \
+  ST_ROW(fam, "two_barrier", StTwoBarrier, SB_VF_BASELINE,                                      \
          "in place: read, __syncthreads, write, __syncthreads: 2 barriers/iter"),               \
   ST_ROW(fam, "pingpong", StPingpong, 0, "two buffers, roles swapped: 1 __syncthreads/iter"),   \
   ST_ROW(fam, "mbarrier", StMbarrier, 0,                                                        \
