@@ -17,6 +17,13 @@ void sb_scan_reference(const uint32_t *in, uint32_t *out, size_t n, size_t tile,
 size_t sb_compare_u32(const uint32_t *got, const uint32_t *want, size_t n,
                       size_t *first);
 
+/* Devscan (bench/devscan.c): out[i] = in[0] + ... + in[i] mod 2^32. */
+void sb_devscan_reference(const uint32_t *in, uint32_t *out, size_t n);
+/* Checks got against that scan of in: 0, or -1 with the mismatch count and
+ * the first mismatch (index, got, want) in detail. */
+int sb_devscan_check(const uint32_t *in, const uint32_t *got, size_t n, char *detail,
+                     size_t len);
+
 /* Stencil families (bench/stencil.c, kernels/stencil.cu). Inputs are
  * floats; the references compute in double. resid (may be NULL) gets, per
  * tile, the sum over iterations and valid elements of |new - old|.

@@ -14,6 +14,7 @@ extern const sb_family sb_family_barrier_cluster;
 extern const sb_family sb_family_pipeline;
 extern const sb_family sb_family_pipeline_intensity;
 extern const sb_family sb_family_gemm;
+extern const sb_family sb_family_devscan;
 #ifdef SB_BROKEN
 extern const sb_family sb_family_broken; /* tests only: make SB_BROKEN=1 */
 #endif
@@ -34,6 +35,7 @@ const sb_family *const sb_families[] = {
     &sb_family_pipeline,
     &sb_family_pipeline_intensity,
     &sb_family_gemm,
+    &sb_family_devscan,
 };
 const int sb_num_families = (int)(sizeof sb_families / sizeof sb_families[0]);
 

@@ -18,6 +18,11 @@
 //                        raw (timed) twin writes the last word of each block
 //                        plus one:
 //                        the check of the timed output -> `wrong`
+//   chain_by_block_index the devscan chained hand-off with tile ids taken
+//                        from blockIdx.x, reversed (tile = gridDim.x - 1 -
+//                        blockIdx.x) and more blocks than fit: resident
+//                        blocks wait for flags of blocks that cannot start
+//                        until they leave -> watchdog -> `deadlock`
 //   oob_write            one thread writes 1 TiB past the end of the output:
 //                        an illegal address, which poisons the context
 //                        -> `error`
@@ -143,6 +148,42 @@ struct OobWrite {
   }
 };
 
+// One flag per tile; never reset: the validating launch deadlocks and traps,
+// which ends the worker, and a kernel that somehow finished would only
+// leave flags that let a rerun pass straight through.
+static __device__ unsigned int broken_chain_flags[1 << 20];
+
+struct ChainByBlockIndex {
+  static constexpr bool twin = false;
+  static constexpr int smem_words = 0;
+  template <bool Bounded>
+  __device__ static void run(const BrokenParams &p) {
+    // BUG: the tile id comes from the launch order, reversed, not from an
+    // atomic counter: block 0 takes the last tile and waits for block 1,
+    // ..., and the blocks holding the SMs wait on blocks that cannot start.
+    const unsigned tile = gridDim.x - 1 - blockIdx.x;
+    if (threadIdx.x == 0 && tile > 0 && tile - 1 < (1u << 20)) {
+      const unsigned *flag = &broken_chain_flags[tile - 1];
+      unsigned long long t0 = 0;
+      for (;;) {
+        unsigned f;
+        asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(f) : "l"(flag) : "memory");
+        if (f != 0u) break;
+#if SB_WATCHDOG
+        sb_wd_check(sb_wd_now_ns(), &t0, 0u, 0u, (int)(tile - 1));
+#endif
+      }
+      (void)t0;
+    }
+    __syncthreads();
+    const long long g = (long long)tile * blockDim.x + threadIdx.x;
+    if (g < p.n) p.out[g] = p.in[g];
+    __syncthreads();
+    if (threadIdx.x == 0 && tile < (1u << 20))
+      asm volatile("st.release.gpu.global.u32 [%0], 1;" ::"l"(&broken_chain_flags[tile]) : "memory");
+  }
+};
+
 template <class Bug, bool Bounded>
 __global__ void broken_kernel(const BrokenParams p) {
   Bug::template run<Bounded>(p);
@@ -180,6 +221,8 @@ static const sb_variant broken_rows[] = {
      "reads another warp's shared slot with no barrier: wrong"},
     {"raw_twin_wrong", broken_launch, broken_pick<RawTwinWrong>, 0, SB_VF_TEST_ONLY,
      "validates right, its timed raw twin writes wrong: wrong after timing"},
+    {"chain_by_block_index", broken_launch, broken_pick<ChainByBlockIndex>, 0, SB_VF_TEST_ONLY,
+     "devscan chain with tile ids from blockIdx.x (reversed), more blocks than fit: deadlock"},
     {"oob_write", broken_launch, broken_pick<OobWrite>, 0, SB_VF_TEST_ONLY,
      "writes 1 TiB past the output: illegal address, error"},
 };

@@ -40,7 +40,7 @@ import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
 clean = list(csv.DictReader(open(sys.argv[2])))
 want = {"wrong_arrival_count": ("deadlock", "watchdog"), "spin_wrong_count": ("deadlock", "watchdog"),
-        "wrong_expect_tx": ("deadlock", "watchdog"),
+        "wrong_expect_tx": ("deadlock", "watchdog"), "chain_by_block_index": ("deadlock", "watchdog"),
         "missing_barrier": ("wrong", "differ"), "oob_write": ("error", "illegal"),
         "raw_twin_wrong": ("wrong", "timed (raw-wait) kernel")}
 ok = True

@@ -10,7 +10,7 @@
 // their in-tile neighbours only. Outputs are checked against a CPU reference
 // (scan exactly, stencil within 1e-4 relative) before anything is timed.
 //
-//   make plain && build/plain_kernels [--quick]
+//   make plain && build/plain_kernels [--quick | --devscan]
 // Prints one line per case: kernel, B, E, iters, n, median us of 20 runs.
 // Exit status 1 if any check failed. No Google Benchmark, no watchdog.
 #include <cuda_runtime.h>
@@ -20,7 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cooperative_groups.h>
+
 #include <algorithm>
+#include <functional>
 #include <vector>
 
 #define CK(x)                                                                          \
@@ -150,6 +153,113 @@ __global__ void __launch_bounds__(B) plain_stencil_pingpong(const float *in, flo
     if (k * B + t < len) out[base + k * B + t] = v[k];
 }
 
+
+// ---- device-wide scan (devscan's yardsticks) ----
+// The plainest reduce-then-scan over tiles of B x E words, as three kernels
+// and as one cooperative kernel with grid.sync() between the same phases:
+// thread t owns the E consecutive words t*E.. of its tile (16-byte loads),
+// scans them, and a warp-shuffle scan of the thread totals finishes the tile.
+
+template <int B>
+__device__ uint32_t plain_block_exclusive(uint32_t x, uint32_t *total) {
+  __shared__ uint32_t warp_sum[B / 32];
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  uint32_t incl = x;
+  for (int off = 1; off < 32; off <<= 1) {
+    const uint32_t y = __shfl_up_sync(0xffffffffu, incl, off);
+    if (lane >= off) incl += y;
+  }
+  if (lane == 31) warp_sum[warp] = incl;
+  __syncthreads();
+  uint32_t before = 0, all = 0;
+  for (int w = 0; w < B / 32; ++w) {
+    before += w < warp ? warp_sum[w] : 0u;
+    all += warp_sum[w];
+  }
+  __syncthreads();  // warp_sum is free again
+  *total = all;
+  return before + incl - x;
+}
+
+template <int B, int E>
+__device__ void plain_load(const uint32_t *in, long long n, long long base, uint32_t (&v)[E]) {
+  const long long first = base + (long long)threadIdx.x * E;
+  if (base + B * E <= n) {
+    for (int j = 0; j < E / 4; ++j) {
+      const uint4 q = reinterpret_cast<const uint4 *>(in + first)[j];
+      v[4 * j] = q.x, v[4 * j + 1] = q.y, v[4 * j + 2] = q.z, v[4 * j + 3] = q.w;
+    }
+  } else {
+    for (int k = 0; k < E; ++k) v[k] = first + k < n ? in[first + k] : 0u;
+  }
+}
+
+template <int B, int E>
+__device__ void plain_reduce_tile(const uint32_t *in, long long n, long long tile, uint32_t *sums) {
+  uint32_t v[E], sum = 0, all;
+  plain_load<B, E>(in, n, tile * B * E, v);
+  for (int k = 0; k < E; ++k) sum += v[k];
+  plain_block_exclusive<B>(sum, &all);
+  if (threadIdx.x == 0) sums[tile] = all;
+}
+
+// One block: sums[i] <- sums[0] + ... + sums[i-1] (exclusive), B at a time.
+template <int B>
+__device__ void plain_scan_sums(uint32_t *sums, long long tiles) {
+  uint32_t carry = 0, all;
+  for (long long base = 0; base < tiles; base += B) {
+    const long long i = base + threadIdx.x;
+    const uint32_t x = i < tiles ? sums[i] : 0u;
+    const uint32_t ex = plain_block_exclusive<B>(x, &all);
+    if (i < tiles) sums[i] = carry + ex;
+    carry += all;
+  }
+}
+
+template <int B, int E>
+__device__ void plain_scan_tile(const uint32_t *in, uint32_t *out, long long n, long long tile,
+                                const uint32_t *sums) {
+  const long long base = tile * B * E, first = base + (long long)threadIdx.x * E;
+  uint32_t v[E], all;
+  plain_load<B, E>(in, n, base, v);
+  for (int k = 1; k < E; ++k) v[k] += v[k - 1];
+  const uint32_t off = sums[tile] + plain_block_exclusive<B>(v[E - 1], &all);
+  if (base + B * E <= n) {
+    for (int j = 0; j < E / 4; ++j)
+      reinterpret_cast<uint4 *>(out + first)[j] =
+          make_uint4(v[4 * j] + off, v[4 * j + 1] + off, v[4 * j + 2] + off, v[4 * j + 3] + off);
+  } else {
+    for (int k = 0; k < E; ++k)
+      if (first + k < n) out[first + k] = v[k] + off;
+  }
+}
+
+template <int B, int E>
+__global__ void __launch_bounds__(B) plain_reduce(const uint32_t *in, long long n, uint32_t *sums) {
+  plain_reduce_tile<B, E>(in, n, blockIdx.x, sums);
+}
+template <int B>
+__global__ void __launch_bounds__(B) plain_sums(uint32_t *sums, long long tiles) {
+  plain_scan_sums<B>(sums, tiles);
+}
+template <int B, int E>
+__global__ void __launch_bounds__(B) plain_scan(const uint32_t *in, uint32_t *out, long long n,
+                                                const uint32_t *sums) {
+  plain_scan_tile<B, E>(in, out, n, blockIdx.x, sums);
+}
+
+template <int B, int E>
+__global__ void __launch_bounds__(B) plain_grid_scan(const uint32_t *in, uint32_t *out, long long n,
+                                                     uint32_t *sums) {
+  cooperative_groups::grid_group grid = cooperative_groups::this_grid();
+  const long long tiles = (n + B * E - 1) / (B * E);
+  for (long long t = blockIdx.x; t < tiles; t += gridDim.x) plain_reduce_tile<B, E>(in, n, t, sums);
+  grid.sync();
+  if (blockIdx.x == 0) plain_scan_sums<B>(sums, tiles);
+  grid.sync();
+  for (long long t = blockIdx.x; t < tiles; t += gridDim.x) plain_scan_tile<B, E>(in, out, n, t, sums);
+}
+
 // ---- CPU references ----
 
 static void cpu_scan(const uint32_t *in, uint32_t *out, long long n, int tile, int iters) {
@@ -259,7 +369,64 @@ static void run_stencil(const char *name, bool pingpong, long long n, int iters,
          bad ? "WRONG" : "ok   ", bad ? NAN : median_us(launch));
 }
 
+// devscan's yardsticks at one n: the plain 3-kernel and grid-sync schemes at
+// tile 256 x 16 (devscan's default shape), and a d2d copy of the same bytes.
+static void run_devscan(long long n) {
+  constexpr int B = 256, E = 16;
+  const long long tiles = (n + B * E - 1) / (B * E);
+  std::vector<uint32_t> h(n), got(n), want(n);
+  uint64_t x = 0x2545f4914f6cdd1dull ^ (uint64_t)n;
+  for (auto &v : h) v = (uint32_t)((x = x * 6364136223846793005ull + 1442695040888963407ull) >> 32);
+  uint32_t acc = 0;
+  for (long long i = 0; i < n; ++i) want[i] = acc += h[i];
+  uint32_t *d_in, *d_out, *d_sums;
+  CK(cudaMalloc(&d_in, n * 4));
+  CK(cudaMalloc(&d_out, n * 4));
+  CK(cudaMalloc(&d_sums, tiles * 4));
+  CK(cudaMemcpy(d_in, h.data(), n * 4, cudaMemcpyHostToDevice));
+  int per_sm = 0, sms = 0, dev = 0;
+  CK(cudaGetDevice(&dev));
+  CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, plain_grid_scan<B, E>, B, 0));
+  const long long grid = std::min<long long>((long long)per_sm * sms, tiles);
+  auto three = [&] {
+    plain_reduce<B, E><<<(unsigned)tiles, B>>>(d_in, n, d_sums);
+    plain_sums<B><<<1, B>>>(d_sums, tiles);
+    plain_scan<B, E><<<(unsigned)tiles, B>>>(d_in, d_out, n, d_sums);
+  };
+  auto gridsync = [&] {
+    long long nn = n;
+    void *args[] = {&d_in, &d_out, &nn, &d_sums};
+    CK(cudaLaunchCooperativeKernel((const void *)plain_grid_scan<B, E>, dim3((unsigned)grid), dim3(B),
+                                   args, 0, 0));
+  };
+  auto copy = [&] { CK(cudaMemcpyAsync(d_out, d_in, n * 4, cudaMemcpyDeviceToDevice)); };
+  struct { const char *name; std::function<void()> f; } cases[] = {
+      {"three_kernel", three}, {"grid_sync", gridsync}};
+  for (auto &c : cases) {
+    CK(cudaMemset(d_out, 0xA5, n * 4));
+    c.f();
+    CK(cudaGetLastError());
+    CK(cudaMemcpy(got.data(), d_out, n * 4, cudaMemcpyDeviceToHost));
+    const bool ok = got == want;
+    failures += !ok;
+    const double us = ok ? median_us(c.f) : NAN;
+    printf("devscan/%-12s B=%4d E=%d n=%lld  %s  %.1f us  %.0f GB/s\n", c.name, B, E, n,
+           ok ? "ok   " : "WRONG", us, 8.0 * n / us * 1e-3);
+  }
+  const double us = median_us(copy);
+  printf("devscan/%-12s n=%lld  ok     %.1f us  %.0f GB/s\n", "d2d_copy", n, us, 8.0 * n / us * 1e-3);
+  CK(cudaFree(d_in));
+  CK(cudaFree(d_out));
+  CK(cudaFree(d_sums));
+}
+
 int main(int argc, char **argv) {
+  if (argc > 1 && !strcmp(argv[1], "--devscan")) {  // only devscan's yardsticks
+    for (long long n : {1LL << 20, 16LL << 20, 256LL << 20}) run_devscan(n);
+    printf("plain_kernels: %d check(s) failed\n", failures);
+    return failures ? 1 : 0;
+  }
   const bool quick = argc > 1 && !strcmp(argv[1], "--quick");
   const long long ns = quick ? (1LL << 20) + 3 : 16LL << 20, nscan = quick ? 1LL << 20 : 32LL << 20;
   std::vector<uint32_t> hu(nscan);
@@ -289,6 +456,7 @@ int main(int argc, char **argv) {
     run_stencil<1024, 8>("two_barrier", false, ns, iters, df, dfo, hf);
     run_stencil<1024, 8>("pingpong", true, ns, iters, df, dfo, hf);
   }
+  for (long long n : {1LL << 20, 16LL << 20, 256LL << 20}) run_devscan(n);
   printf("plain_kernels: %d check(s) failed\n", failures);
   return failures ? 1 : 0;
 }

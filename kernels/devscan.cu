@@ -1,0 +1,614 @@
+// Devscan family: an inclusive scan (mod 2^32) of n 32-bit words across
+// the whole device. Host side: bench/devscan.c; results: docs/devscan.md.
+//
+// The array is cut into tiles of B x E words (block_threads x
+// elems_per_thread, both compile-time). Every variant shares one tile
+// loader (DevTile: 16-byte vectors, warp-striped so each load instruction
+// covers 512 contiguous bytes), one block scan (DevBlockScan: in-thread
+// scans of 4 words, warp shuffles, warp totals through shared memory) and
+// __launch_bounds__(B). They differ only in how a tile learns the sum of
+// everything before it (its exclusive prefix):
+//   three_kernel      reduce tiles | scan the tile sums (1 block) | scan tiles
+//                     plus offsets: two kernel boundaries are the barriers
+//   grid_sync         the same three phases in one cooperative kernel, grid
+//                     sized to what is resident, grid.sync() between them
+//   chained           single pass; tile i waits for tile i-1's inclusive
+//                     prefix (one flag per tile, a serial chain)
+//   lookback          single pass, decoupled look-back (Merrill & Garland
+//                     2016): aggregate (A) and inclusive prefix (P) flags
+//                     packed with their values in one 64-bit word; a warp
+//                     inspects 32 predecessors per step
+//   cluster_lookback  (sm_90) the tiles of a cluster of 4 blocks combine
+//                     their aggregates in distributed shared memory between
+//                     two cluster barriers; one look-back per cluster
+//   cub               cub::DeviceScan::InclusiveSum: the ceiling
+// Tile ids of the single-pass variants come from an atomic counter, in the
+// order blocks start, so a tile never waits on one that has not started
+// (blockIdx.x gives no such promise). The workspace (counter, flags) is
+// zeroed by a cudaMemsetAsync inside every launch, hence inside the timed
+// region (as CUB's own init kernel is).
+#include <cooperative_groups.h>
+
+#include <cub/device/device_scan.cuh>
+
+#include "launch.cuh"
+#include "mbarrier.cuh"
+
+namespace cg = cooperative_groups;
+
+struct DevscanParams {
+  const uint32_t *in;
+  uint32_t *out;
+  long long n;
+  int tiles;                     // ceil(n / (B * E))
+  unsigned long long *flags;     // single pass: one status word per tile (or cluster)
+  uint32_t *sums;                // three_kernel, grid_sync: per-tile sums, then their scan
+  unsigned int *counter;         // single pass: the next tile (or cluster) id
+};
+
+// ---- the one tile layout and loader ----
+
+// Thread (warp w, lane l) holds E/4 vectors of 4 words; vector j starts at
+// word w*32*E + j*128 + l*4 of the tile: a warp's j-th load is 512
+// contiguous bytes. Scan order within a warp is therefore j-major.
+template <int B, int E>
+struct DevTile {
+  static_assert(E % 4 == 0 && B % 32 == 0, "16-byte vectors, whole warps");
+  static constexpr int V = E / 4, items = B * E;
+  uint4 v[V];
+
+  __device__ static long long first(int j) {
+    return (long long)(threadIdx.x >> 5) * 32 * E + j * 128 + (threadIdx.x & 31) * 4;
+  }
+  // Words past n read as 0, the identity (a ragged last tile stays exact).
+  __device__ void load(const uint32_t *src, long long base, long long n) {
+    if (base + items <= n) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) v[j] = *reinterpret_cast<const uint4 *>(src + base + first(j));
+      return;
+    }
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      const long long g = base + first(j);
+      v[j].x = g < n ? src[g] : 0u;
+      v[j].y = g + 1 < n ? src[g + 1] : 0u;
+      v[j].z = g + 2 < n ? src[g + 2] : 0u;
+      v[j].w = g + 3 < n ? src[g + 3] : 0u;
+    }
+  }
+  __device__ void store(uint32_t *dst, long long base, long long n) const {
+    if (base + items <= n) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) *reinterpret_cast<uint4 *>(dst + base + first(j)) = v[j];
+      return;
+    }
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      const long long g = base + first(j);
+      if (g < n) dst[g] = v[j].x;
+      if (g + 1 < n) dst[g + 1] = v[j].y;
+      if (g + 2 < n) dst[g + 2] = v[j].z;
+      if (g + 3 < n) dst[g + 3] = v[j].w;
+    }
+  }
+  __device__ uint32_t thread_sum() const {
+    uint32_t s = 0;
+#pragma unroll
+    for (int j = 0; j < V; ++j) s += v[j].x + v[j].y + v[j].z + v[j].w;
+    return s;
+  }
+  __device__ void add(uint32_t a) {
+#pragma unroll
+    for (int j = 0; j < V; ++j) v[j].x += a, v[j].y += a, v[j].z += a, v[j].w += a;
+  }
+};
+
+// ---- the one block scan ----
+
+template <int B>
+struct DevScanSmem {
+  uint32_t warp_total[B / 32];
+  unsigned int tile;     // single pass: this block's tile id
+  uint32_t prefix;       // single pass: the tile's exclusive prefix
+};
+
+// Scans the tile in place, tile-local and inclusive, except for each warp's
+// share of the tile before it, returned in *warp_prefix (the caller adds it
+// with the tile's prefix, in one pass). Returns the tile's sum to every
+// thread. One __syncthreads; the caller separates a reuse of `s` from
+// these reads by a barrier of its own.
+template <int B, int E>
+__device__ uint32_t dev_block_scan(DevTile<B, E> &t, DevScanSmem<B> &s, uint32_t *warp_prefix) {
+  constexpr int V = E / 4, W = B / 32;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  uint32_t total[V], incl[V];
+#pragma unroll
+  for (int j = 0; j < V; ++j) {  // in-thread inclusive scan of each vector
+    t.v[j].y += t.v[j].x;
+    t.v[j].z += t.v[j].y;
+    t.v[j].w += t.v[j].z;
+    total[j] = incl[j] = t.v[j].w;
+  }
+#pragma unroll
+  for (int off = 1; off < 32; off <<= 1) {  // the V warp scans, interleaved
+#pragma unroll
+    for (int j = 0; j < V; ++j) {
+      const uint32_t y = __shfl_up_sync(0xffffffffu, incl[j], off);
+      if (lane >= off) incl[j] += y;
+    }
+  }
+  uint32_t carry = 0;  // warp-local: the vectors j' < j of all lanes come first
+#pragma unroll
+  for (int j = 0; j < V; ++j) {
+    const uint32_t d = carry + incl[j] - total[j];  // the words before this vector
+    t.v[j].x += d, t.v[j].y += d, t.v[j].z += d, t.v[j].w += d;
+    carry += __shfl_sync(0xffffffffu, incl[j], 31);
+  }
+  if (lane == 31) s.warp_total[warp] = carry;
+  __syncthreads();
+  uint32_t before = 0, all = 0;
+#pragma unroll
+  for (int w = 0; w < W; ++w) {
+    const uint32_t x = s.warp_total[w];
+    before += w < warp ? x : 0u;
+    all += x;
+  }
+  *warp_prefix = before;
+  return all;
+}
+
+// The tile's sum, to every thread (three_kernel, grid_sync phase 1).
+template <int B>
+__device__ uint32_t dev_block_sum(uint32_t v, DevScanSmem<B> &s) {
+  v = __reduce_add_sync(0xffffffffu, v);
+  if ((threadIdx.x & 31) == 0) s.warp_total[threadIdx.x >> 5] = v;
+  __syncthreads();
+  uint32_t all = 0;
+#pragma unroll
+  for (int w = 0; w < B / 32; ++w) all += s.warp_total[w];
+  return all;
+}
+
+// ---- shared phases of the multi-pass variants ----
+
+template <int B, int E>
+__device__ void dev_reduce_tile(const DevscanParams &p, int tile, DevScanSmem<B> &s) {
+  DevTile<B, E> t;
+  t.load(p.in, (long long)tile * t.items, p.n);
+  const uint32_t sum = dev_block_sum<B>(t.thread_sum(), s);
+  if (threadIdx.x == 0) p.sums[tile] = sum;
+}
+
+// One block: the tile sums, scanned inclusive in place, B*E at a time.
+template <int B, int E>
+__device__ void dev_scan_sums(const DevscanParams &p, DevScanSmem<B> &s) {
+  uint32_t carry = 0;
+  for (long long base = 0; base < p.tiles; base += DevTile<B, E>::items) {
+    DevTile<B, E> t;
+    t.load(p.sums, base, p.tiles);
+    uint32_t wp;
+    const uint32_t all = dev_block_scan(t, s, &wp);
+    t.add(carry + wp);
+    t.store(p.sums, base, p.tiles);
+    carry += all;
+    __syncthreads();  // every warp has read warp_total before the next chunk writes it
+  }
+}
+
+// Phase 3: the tile scanned, plus the inclusive sum of the tiles before it.
+template <int B, int E>
+__device__ void dev_scan_tile_offset(const DevscanParams &p, int tile, DevScanSmem<B> &s) {
+  DevTile<B, E> t;
+  const long long base = (long long)tile * t.items;
+  t.load(p.in, base, p.n);
+  const uint32_t offset = tile > 0 ? p.sums[tile - 1] : 0u;
+  uint32_t wp;
+  dev_block_scan(t, s, &wp);
+  t.add(offset + wp);
+  t.store(p.out, base, p.n);
+}
+
+// ---- flags: the single-pass hand-offs ----
+
+#define DEV_X 0ull  // not yet published
+#define DEV_A 1ull  // the value is the tile's aggregate
+#define DEV_P 2ull  // the value is the tile's inclusive prefix
+__device__ __forceinline__ unsigned long long dev_word(unsigned long long st, uint32_t v) {
+  return st << 32 | v;
+}
+
+// Release at GPU scope: everything this thread wrote before is visible to
+// a thread whose acquire load reads this word (see docs/devscan.md).
+__device__ __forceinline__ void dev_publish(unsigned long long *w, unsigned long long v) {
+  asm volatile("st.release.gpu.global.b64 [%0], %1;" ::"l"(w), "l"(v) : "memory");
+}
+__device__ __forceinline__ unsigned long long dev_read(const unsigned long long *w) {
+  unsigned long long v;
+  asm volatile("ld.acquire.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(w) : "memory");
+  return v;
+}
+
+// Bounded (validating launch): a wait that keeps failing for the watchdog's
+// bound traps with a record (stage = the tile or cluster waited on), so a
+// broken protocol is a `deadlock` row. Raw (timed): nothing.
+template <bool Bounded>
+__device__ __forceinline__ void dev_wait_failed(unsigned long long *t0, int waited_on) {
+#if SB_WATCHDOG
+  if constexpr (Bounded) sb_wd_check(sb_wd_now_ns(), t0, 0u, 0u, waited_on);
+#endif
+  (void)t0, (void)waited_on;
+}
+
+// One thread: spins until word `i` holds an inclusive prefix; returns it.
+template <bool Bounded>
+__device__ uint32_t dev_wait_inclusive(const unsigned long long *flags, int i) {
+  unsigned long long w = dev_read(flags + i), t0 = 0;
+  while ((w >> 32) != DEV_P) {
+    dev_wait_failed<Bounded>(&t0, i);
+    w = dev_read(flags + i);
+  }
+  return (uint32_t)w;
+}
+
+// Warp 0 of tile `tile` (> 0), after lane 0 published A: the decoupled
+// look-back over words tile-1, tile-2, ... 32 at a time (lane k reads
+// word i - k). Spins while any lane reads X; then the nearest P ends the
+// look-back, and the A values before it (and that P) add up to the tile's
+// exclusive prefix. Returns it to every lane.
+template <bool Bounded>
+__device__ uint32_t dev_look_back(const unsigned long long *flags, int tile) {
+  const int lane = threadIdx.x & 31;
+  uint32_t exclusive = 0;
+  unsigned long long t0 = 0;
+  for (int i = tile - 1;; i -= 32) {
+    const int k = i - lane;
+    unsigned long long w = k >= 0 ? dev_read(flags + k) : dev_word(DEV_P, 0);
+    while (__any_sync(0xffffffffu, (w >> 32) == DEV_X)) {
+      if ((w >> 32) == DEV_X) {
+        dev_wait_failed<Bounded>(&t0, k);
+        w = dev_read(flags + k);
+      }
+    }
+    const unsigned p_lanes = __ballot_sync(0xffffffffu, (w >> 32) == DEV_P);
+    const int stop = p_lanes ? __ffs(p_lanes) - 1 : 31;  // the nearest P, or all 32
+    exclusive += __reduce_add_sync(0xffffffffu, lane <= stop ? (uint32_t)w : 0u);
+    if (p_lanes) return exclusive;
+  }
+}
+
+// Tile ids in the order blocks start (an atomic counter), so every tile a
+// block waits on belongs to a block that is already running.
+template <int B>
+__device__ int dev_next_tile(const DevscanParams &p, DevScanSmem<B> &s) {
+  if (threadIdx.x == 0) s.tile = atomicAdd(p.counter, 1u);
+  __syncthreads();
+  return (int)s.tile;
+}
+
+// ---- the variants: how a tile learns its prefix ----
+
+struct DevThreeKernel {  // kernels: reduce, scan sums, then this one
+  static constexpr bool twin = false, cooperative = false, persistent = false, clustered = false;
+  template <int B, int E, bool Bounded>
+  __device__ static void run(const DevscanParams &p, DevScanSmem<B> &s) {
+    dev_scan_tile_offset<B, E>(p, blockIdx.x, s);
+  }
+};
+
+struct DevGridSync {
+  static constexpr bool twin = false, cooperative = true, persistent = true, clustered = false;
+  template <int B, int E, bool Bounded>
+  __device__ static void run(const DevscanParams &p, DevScanSmem<B> &s) {
+    cg::grid_group grid = cg::this_grid();
+    for (int t = blockIdx.x; t < p.tiles; t += gridDim.x) {
+      dev_reduce_tile<B, E>(p, t, s);
+      __syncthreads();  // warp_total reads done before the next tile writes it
+    }
+    grid.sync();  // every tile sum written
+    if (blockIdx.x == 0) dev_scan_sums<B, E>(p, s);
+    grid.sync();  // the scanned sums written
+    for (int t = blockIdx.x; t < p.tiles; t += gridDim.x) {
+      dev_scan_tile_offset<B, E>(p, t, s);
+      __syncthreads();
+    }
+  }
+};
+
+struct DevChained {
+  static constexpr bool twin = true, cooperative = false, persistent = false, clustered = false;
+  template <int B, int E, bool Bounded>
+  __device__ static void run(const DevscanParams &p, DevScanSmem<B> &s) {
+    const int tile = dev_next_tile<B>(p, s);
+    DevTile<B, E> t;
+    const long long base = (long long)tile * t.items;
+    t.load(p.in, base, p.n);
+    uint32_t wp;
+    const uint32_t all = dev_block_scan(t, s, &wp);
+    if (threadIdx.x == 0) {
+      const uint32_t prefix = tile > 0 ? dev_wait_inclusive<Bounded>(p.flags, tile - 1) : 0u;
+      dev_publish(p.flags + tile, dev_word(DEV_P, prefix + all));
+      s.prefix = prefix;
+    }
+    __syncthreads();  // the prefix, to the block
+    t.add(s.prefix + wp);
+    t.store(p.out, base, p.n);
+  }
+};
+
+struct DevLookback {
+  static constexpr bool twin = true, cooperative = false, persistent = false, clustered = false;
+  template <int B, int E, bool Bounded>
+  __device__ static void run(const DevscanParams &p, DevScanSmem<B> &s) {
+    const int tile = dev_next_tile<B>(p, s);
+    DevTile<B, E> t;
+    const long long base = (long long)tile * t.items;
+    t.load(p.in, base, p.n);
+    uint32_t wp;
+    const uint32_t all = dev_block_scan(t, s, &wp);
+    if (threadIdx.x < 32) {
+      if (threadIdx.x == 0) dev_publish(p.flags + tile, dev_word(tile > 0 ? DEV_A : DEV_P, all));
+      if (tile > 0) {
+        const uint32_t prefix = dev_look_back<Bounded>(p.flags, tile);
+        if (threadIdx.x == 0) {
+          dev_publish(p.flags + tile, dev_word(DEV_P, prefix + all));
+          s.prefix = prefix;
+        }
+      } else if (threadIdx.x == 0) {
+        s.prefix = 0;
+      }
+    }
+    __syncthreads();  // the prefix, to the block
+    t.add(s.prefix + wp);
+    t.store(p.out, base, p.n);
+  }
+};
+
+// Clusters of DEV_CLUSTER blocks, persistent (the grid is what is resident,
+// in whole clusters); cluster ids from the counter. Rank r's tile is
+// cid * C + r. Per cluster tile: each block writes its aggregate into rank
+// 0's shared memory | cluster barrier | rank 0's warp 0 publishes the
+// cluster's A, looks back over cluster words, publishes P, writes each
+// rank's prefix and the next cluster id | cluster barrier | each block
+// reads its prefix and the next id from rank 0.
+#define DEV_CLUSTER 4
+struct DevClusterShared {
+  uint32_t agg[DEV_CLUSTER];     // in rank 0: each rank's tile sum
+  uint32_t prefix[DEV_CLUSTER];  // in rank 0: each rank's exclusive prefix
+  unsigned int cid;              // in rank 0: the cluster tile to do next
+};
+
+struct DevClusterLookback {
+  static constexpr bool twin = true, cooperative = false, persistent = true, clustered = true;
+  template <int B, int E, bool Bounded>
+  __device__ static void run(const DevscanParams &p, DevScanSmem<B> &s) {
+#if __CUDA_ARCH__ >= 900
+    __shared__ DevClusterShared cs;
+    cg::cluster_group cluster = cg::this_cluster();
+    const int rank = (int)cluster.block_rank();
+    DevClusterShared *root = cluster.map_shared_rank(&cs, 0);
+    const int clusters = (p.tiles + DEV_CLUSTER - 1) / DEV_CLUSTER;
+    if (rank == 0 && threadIdx.x == 0) cs.cid = atomicAdd(p.counter, 1u);
+    cluster.sync();  // the first cluster id
+    for (int cid = (int)root->cid; cid < clusters;) {
+      const int tile = cid * DEV_CLUSTER + rank;
+      DevTile<B, E> t;
+      const long long base = (long long)tile * t.items;
+      t.load(p.in, base, p.n);
+      uint32_t wp;
+      const uint32_t all = dev_block_scan(t, s, &wp);
+      if (threadIdx.x == 0) root->agg[rank] = all;
+      cluster.sync();  // release/acquire: the cluster's aggregates, in rank 0
+      if (rank == 0 && threadIdx.x < 32) cluster_prefix<Bounded>(p, cid, cs);
+      cluster.sync();  // rank 0's prefixes and next id
+      t.add(root->prefix[rank] + wp);
+      cid = (int)root->cid;
+      t.store(p.out, base, p.n);
+    }
+    cluster.sync();  // no block leaves while another may still read rank 0's memory
+#else
+    (void)p, (void)s;
+    __trap();  // min_cc 90: the runner never launches it on older GPUs
+#endif
+  }
+
+ private:
+  // Rank 0, warp 0: the cluster's A, its look-back, its P, each rank's
+  // prefix and the next cluster id, into rank 0's shared memory (which the
+  // next cluster barrier publishes to the other ranks).
+  template <bool Bounded>
+  __device__ static void cluster_prefix(const DevscanParams &p, int cid, DevClusterShared &cs) {
+    const int lane = threadIdx.x & 31;
+    const uint32_t mine = lane < DEV_CLUSTER ? cs.agg[lane] : 0u;
+    uint32_t incl = mine;
+#pragma unroll
+    for (int off = 1; off < DEV_CLUSTER; off <<= 1) {
+      const uint32_t y = __shfl_up_sync(0xffffffffu, incl, off);
+      if (lane >= off) incl += y;
+    }
+    const uint32_t all = __shfl_sync(0xffffffffu, incl, DEV_CLUSTER - 1);
+    if (lane == 0) dev_publish(p.flags + cid, dev_word(cid > 0 ? DEV_A : DEV_P, all));
+    uint32_t prefix = 0;
+    if (cid > 0) {
+      prefix = dev_look_back<Bounded>(p.flags, cid);
+      if (lane == 0) dev_publish(p.flags + cid, dev_word(DEV_P, prefix + all));
+    }
+    if (lane < DEV_CLUSTER) cs.prefix[lane] = prefix + incl - mine;
+    if (lane == 0) cs.cid = atomicAdd(p.counter, 1u);
+  }
+};
+
+template <class V, int B, int E, bool Bounded>
+__global__ void __launch_bounds__(B) devscan_kernel(const DevscanParams p) {
+  __shared__ DevScanSmem<B> s;
+  V::template run<B, E, Bounded>(p, s);
+}
+
+template <int B, int E>
+__global__ void __launch_bounds__(B) devscan_reduce_kernel(const DevscanParams p) {
+  __shared__ DevScanSmem<B> s;
+  dev_reduce_tile<B, E>(p, blockIdx.x, s);
+}
+
+template <int B, int E>
+__global__ void __launch_bounds__(B) devscan_sums_kernel(const DevscanParams p) {
+  __shared__ DevScanSmem<B> s;
+  dev_scan_sums<B, E>(p, s);
+}
+
+// ---- host side: shapes, workspace, launchers ----
+
+// The tile shapes compiled (block_threads x elems_per_thread); the default
+// sweep's points are among them (tests/test_compiled_shapes.c checks it).
+using DevBlocks = sb_values<128, 256, 512>;
+using DevElems = sb_values<8, 16>;
+static constexpr bool dev_compiled(int b, int e) {
+  return (b == 128 && e == 16) || (b == 256 && (e == 8 || e == 16)) || (b == 512 && e == 8);
+}
+
+// Calls f(B, E) (integral constants) for a compiled shape; false if none.
+template <class F>
+static bool dev_with_shape(long long b, long long e, F &&f) {
+  bool found = false;
+  sb_dispatch(b, DevBlocks{}, [&](auto B) {
+    constexpr int bv = decltype(B)::value;
+    sb_dispatch(e, DevElems{}, [&](auto E) {
+      if constexpr (dev_compiled(bv, decltype(E)::value)) {
+        f(std::integral_constant<int, bv>{}, E);
+        found = true;
+      }
+    });
+  });
+  return found;
+}
+
+template <class V, int B, int E>
+static sb_kernels dev_kernels() {
+  return sb_twin_kernels<V::twin>(
+      [](auto bounded) { return devscan_kernel<V, B, E, decltype(bounded)::value>; }, 0);
+}
+
+template <class V>
+static int dev_pick(const long long *axis, sb_kernels *k, char *why, size_t len) {
+  if (dev_with_shape(axis[SB_AXIS_BLOCK], axis[SB_AXIS_ELEMS], [&](auto B, auto E) {
+        *k = dev_kernels<V, decltype(B)::value, decltype(E)::value>();
+      }))
+    return 0;
+  snprintf(why, len,
+           "block_threads=%lld elems_per_thread=%lld has no compiled kernel "
+           "(compiled: 128x16, 256x8, 256x16, 512x8)",
+           axis[SB_AXIS_BLOCK], axis[SB_AXIS_ELEMS]);
+  return -1;
+}
+
+// One workspace for the process, grown by queries (never inside a timed
+// launch): the tile counter, then one 8-byte word per tile (flags, or the
+// tile sums of the multi-pass variants).
+#define DEV_WS_HEAD 256
+static char *dev_ws;
+static size_t dev_ws_bytes;
+
+static cudaError_t dev_workspace(size_t bytes) {
+  if (bytes <= dev_ws_bytes) return cudaSuccess;
+  cudaError_t e = dev_ws ? cudaFree(dev_ws) : cudaSuccess;
+  dev_ws = nullptr;
+  dev_ws_bytes = 0;
+  if (e == cudaSuccess) e = cudaMalloc((void **)&dev_ws, bytes);
+  if (e == cudaSuccess) dev_ws_bytes = bytes;
+  return e;
+}
+
+// What runs before the variant's kernel, inside the timed launch: the
+// three_kernel scheme's first two kernels; for the single-pass variants, the
+// reset of counter and flags (a memset node, like CUB's init kernel).
+template <class V>
+static cudaError_t dev_before(sb_launch *L, const DevscanParams &p, size_t words) {
+  if constexpr (std::is_same<V, DevThreeKernel>::value) {
+    dev_with_shape(L->axis[SB_AXIS_BLOCK], L->axis[SB_AXIS_ELEMS], [&](auto B, auto E) {
+      constexpr int b = decltype(B)::value, e = decltype(E)::value;
+      devscan_reduce_kernel<b, e><<<p.tiles, b, 0, L->stream>>>(p);
+      devscan_sums_kernel<b, e><<<1, b, 0, L->stream>>>(p);
+    });
+    return cudaGetLastError();
+  } else if constexpr (V::twin) {
+    return cudaMemsetAsync(dev_ws, 0, DEV_WS_HEAD + words * 8, L->stream);
+  }
+  (void)L, (void)p, (void)words;
+  return cudaSuccess;
+}
+
+template <class V>
+static cudaError_t dev_launch(sb_launch *L) {
+  DevscanParams p;
+  p.in = (const uint32_t *)L->in;
+  p.out = (uint32_t *)L->out;
+  p.n = L->axis[SB_AXIS_N];
+  const long long block = L->axis[SB_AXIS_BLOCK], items = block * L->axis[SB_AXIS_ELEMS];
+  const long long tiles = sb_ceil_div(p.n, items);
+  if (tiles > 0x7fffffffLL) return cudaErrorInvalidValue;
+  p.tiles = (int)tiles;
+  const size_t words = V::clustered ? (size_t)sb_ceil_div(tiles, DEV_CLUSTER) : (size_t)tiles;
+  if (L->query) {
+    const cudaError_t e = dev_workspace(DEV_WS_HEAD + words * 8);
+    if (e != cudaSuccess) return e;
+  }
+  p.counter = (unsigned int *)dev_ws;
+  p.flags = (unsigned long long *)(dev_ws + DEV_WS_HEAD);
+  p.sums = (uint32_t *)(dev_ws + DEV_WS_HEAD);
+  sb_shape s;
+  s.block = (int)block;
+  s.grid = V::persistent ? SB_GRID_PERSISTENT : tiles;
+  s.work = V::clustered ? (long long)words * DEV_CLUSTER : tiles;
+  s.cooperative = V::cooperative;
+  s.cluster = V::clustered ? DEV_CLUSTER : 1;
+  if (!L->query && !L->skip[0] && L->blocks_per_sm > 0) {
+    const cudaError_t e = dev_before<V>(L, p, words);
+    if (e != cudaSuccess) return e;
+  }
+  return sb_launch_params(L, s, p);
+}
+
+// CUB on the same buffers; its temporary storage is sized and allocated by
+// the query (once per size), outside the timed region.
+static cudaError_t dev_cub_launch(sb_launch *L) {
+  static void *temp;
+  static size_t temp_bytes;
+  const long long n = L->axis[SB_AXIS_N];
+  if (n > 0x7fffffffLL) return cudaErrorInvalidValue;
+  if (L->query) {
+    size_t need = 0;
+    cudaError_t e = cub::DeviceScan::InclusiveSum(nullptr, need, (const uint32_t *)nullptr,
+                                                  (uint32_t *)nullptr, (int)n, L->stream);
+    if (e == cudaSuccess && need > temp_bytes) {
+      if (temp) cudaFree(temp);
+      temp = nullptr;
+      temp_bytes = 0;
+      e = cudaMalloc(&temp, need);
+      if (e == cudaSuccess) temp_bytes = need;
+    }
+    L->grid_blocks = 0;  // CUB's kernels: no occupancy of ours to report
+    L->blocks_per_sm = -1;
+    L->smem_bytes = 0;
+    return e;
+  }
+  size_t bytes = temp_bytes;
+  return cub::DeviceScan::InclusiveSum(temp, bytes, (const uint32_t *)L->in, (uint32_t *)L->out,
+                                       (int)n, L->stream);
+}
+
+// cub first: at every n its row is measured before the others.
+static const sb_variant devscan_rows[] = {
+    {"cub", dev_cub_launch, NULL, 0, SB_VF_NO_KERNEL | SB_VF_CEILING,
+     "cub::DeviceScan::InclusiveSum (its own init kernel + look-back scan): the ceiling"},
+    {"three_kernel", dev_launch<DevThreeKernel>, dev_pick<DevThreeKernel>, 0, SB_VF_BASELINE,
+     "reduce tiles | scan tile sums in 1 block | scan tiles + offset: 2 kernel boundaries"},
+    {"grid_sync", dev_launch<DevGridSync>, dev_pick<DevGridSync>, 0, 0,
+     "the same 3 phases in 1 cooperative resident grid: 2 grid.sync()"},
+    {"chained", dev_launch<DevChained>, dev_pick<DevChained>, 0, 0,
+     "memset; 1 pass, atomic tile ids; each tile waits for its predecessor's P flag"},
+    {"lookback", dev_launch<DevLookback>, dev_pick<DevLookback>, 0, 0,
+     "memset; 1 pass, atomic tile ids; A then P flags (release), warp look-back 32 wide (acquire)"},
+    {"cluster_lookback", dev_launch<DevClusterLookback>, dev_pick<DevClusterLookback>, 90, 0,
+     "memset; clusters of 4 sum aggregates in DSMEM (2 cluster barriers), look back per cluster"},
+};
+extern "C" const sb_variant_table sb_devscan_variants = {
+    devscan_rows, sizeof devscan_rows / sizeof devscan_rows[0]};
