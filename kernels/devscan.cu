@@ -51,7 +51,7 @@ struct DevscanParams {
 // Thread (warp w, lane l) holds E/4 vectors of 4 words; vector j starts at
 // word w*32*E + j*128 + l*4 of the tile: a warp's j-th load is 512
 // contiguous bytes. Scan order within a warp is therefore j-major.
-template <int B, int E>
+template <int B, int E, bool Cs = false>
 struct DevTile {
   static_assert(E % 4 == 0 && B % 32 == 0, "16-byte vectors, whole warps");
   static constexpr int V = E / 4, items = B * E;
@@ -64,7 +64,10 @@ struct DevTile {
   __device__ void load(const uint32_t *src, long long base, long long n) {
     if (base + items <= n) {
 #pragma unroll
-      for (int j = 0; j < V; ++j) v[j] = *reinterpret_cast<const uint4 *>(src + base + first(j));
+      for (int j = 0; j < V; ++j) {
+        const uint4 *a = reinterpret_cast<const uint4 *>(src + base + first(j));
+        v[j] = Cs ? __ldcs(a) : *a;
+      }
       return;
     }
 #pragma unroll
@@ -79,7 +82,13 @@ struct DevTile {
   __device__ void store(uint32_t *dst, long long base, long long n) const {
     if (base + items <= n) {
 #pragma unroll
-      for (int j = 0; j < V; ++j) *reinterpret_cast<uint4 *>(dst + base + first(j)) = v[j];
+      for (int j = 0; j < V; ++j) {
+        uint4 *a = reinterpret_cast<uint4 *>(dst + base + first(j));
+        if (Cs)
+          __stcs(a, v[j]);
+        else
+          *a = v[j];
+      }
       return;
     }
 #pragma unroll
@@ -117,8 +126,8 @@ struct DevScanSmem {
 // with the tile's prefix, in one pass). Returns the tile's sum to every
 // thread. One __syncthreads; the caller separates a reuse of `s` from
 // these reads by a barrier of its own.
-template <int B, int E>
-__device__ uint32_t dev_block_scan(DevTile<B, E> &t, DevScanSmem<B> &s, uint32_t *warp_prefix) {
+template <int B, int E, bool Cs>
+__device__ uint32_t dev_block_scan(DevTile<B, E, Cs> &t, DevScanSmem<B> &s, uint32_t *warp_prefix) {
   constexpr int V = E / 4, W = B / 32;
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   uint32_t total[V], incl[V];
@@ -217,16 +226,42 @@ __device__ __forceinline__ unsigned long long dev_word(unsigned long long st, ui
   return st << 32 | v;
 }
 
-// Release at GPU scope: everything this thread wrote before is visible to
-// a thread whose acquire load reads this word (see docs/devscan.md).
+// Publishing and reading a flag word. Release/acquire at GPU scope: a
+// reader that sees the word also sees everything the publishing thread
+// wrote before it. Relaxed (Relaxed = true): the word itself is still read
+// whole (64-bit single-copy atomicity), which is all the packed protocol
+// needs; docs/devscan.md explains both and what each costs.
+template <bool Relaxed = false>
 __device__ __forceinline__ void dev_publish(unsigned long long *w, unsigned long long v) {
-  asm volatile("st.release.gpu.global.b64 [%0], %1;" ::"l"(w), "l"(v) : "memory");
+  if constexpr (Relaxed)
+    asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(w), "l"(v) : "memory");
+  else
+    asm volatile("st.release.gpu.global.b64 [%0], %1;" ::"l"(w), "l"(v) : "memory");
 }
+template <bool Relaxed = false>
 __device__ __forceinline__ unsigned long long dev_read(const unsigned long long *w) {
   unsigned long long v;
-  asm volatile("ld.acquire.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(w) : "memory");
+  if constexpr (Relaxed)
+    asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(w) : "memory");
+  else
+    asm volatile("ld.acquire.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(w) : "memory");
   return v;
 }
+
+// How a look-back publishes, reads and waits: memory order, a sleep before
+// the first window read (time for the predecessors' flags to land in L2)
+// and between polls of a window that still holds X (less polling traffic
+// on the flags' L2 lines). CUB's sm_90 tuning for 4-byte sums: relaxed,
+// 1245 ns and 648 ns (fixed_delay_constructor_t<648, 1245>).
+template <bool Relaxed, int FirstNs, int PollNs>
+struct DevLookPolicy {
+  static constexpr bool relaxed = Relaxed;
+  static constexpr int first_ns = FirstNs, poll_ns = PollNs;
+};
+// Measured on an H100 (docs/devscan.md): without the sleeps the look-back
+// reached 65-76% of copy at 256M, with them 82-87%.
+using DevLookAcqRel = DevLookPolicy<false, 1245, 648>;
+using DevLookRelaxed = DevLookPolicy<true, 1245, 648>;
 
 // Bounded (validating launch): a wait that keeps failing for the watchdog's
 // bound traps with a record (stage = the tile or cluster waited on), so a
@@ -255,18 +290,24 @@ __device__ uint32_t dev_wait_inclusive(const unsigned long long *flags, int i) {
 // word i - k). Spins while any lane reads X; then the nearest P ends the
 // look-back, and the A values before it (and that P) add up to the tile's
 // exclusive prefix. Returns it to every lane.
-template <bool Bounded>
-__device__ uint32_t dev_look_back(const unsigned long long *flags, int tile) {
+// Sleeps only in a grid of many tiles (as CUB: 500 or more): a small grid
+// is resident at once and its few polls contend little.
+#define DEV_SLEEP_MIN_TILES 500
+template <bool Bounded, class Pol = DevLookAcqRel>
+__device__ uint32_t dev_look_back(const unsigned long long *flags, int tile, int tiles) {
   const int lane = threadIdx.x & 31;
+  const bool sleep = tiles >= DEV_SLEEP_MIN_TILES;
   uint32_t exclusive = 0;
   unsigned long long t0 = 0;
+  if (Pol::first_ns > 0 && sleep) __nanosleep(Pol::first_ns);
   for (int i = tile - 1;; i -= 32) {
     const int k = i - lane;
-    unsigned long long w = k >= 0 ? dev_read(flags + k) : dev_word(DEV_P, 0);
+    unsigned long long w = k >= 0 ? dev_read<Pol::relaxed>(flags + k) : dev_word(DEV_P, 0);
     while (__any_sync(0xffffffffu, (w >> 32) == DEV_X)) {
+      if (Pol::poll_ns > 0 && sleep) __nanosleep(Pol::poll_ns);
       if ((w >> 32) == DEV_X) {
         dev_wait_failed<Bounded>(&t0, k);
-        w = dev_read(flags + k);
+        w = dev_read<Pol::relaxed>(flags + k);
       }
     }
     const unsigned p_lanes = __ballot_sync(0xffffffffu, (w >> 32) == DEV_P);
@@ -335,22 +376,24 @@ struct DevChained {
   }
 };
 
-struct DevLookback {
+template <class Pol, bool Dynamic = true, bool Cs = false>
+struct DevLookbackT {
   static constexpr bool twin = true, cooperative = false, persistent = false, clustered = false;
   template <int B, int E, bool Bounded>
   __device__ static void run(const DevscanParams &p, DevScanSmem<B> &s) {
-    const int tile = dev_next_tile<B>(p, s);
-    DevTile<B, E> t;
+    const int tile = Dynamic ? dev_next_tile<B>(p, s) : (int)blockIdx.x;
+    DevTile<B, E, Cs> t;
     const long long base = (long long)tile * t.items;
     t.load(p.in, base, p.n);
     uint32_t wp;
     const uint32_t all = dev_block_scan(t, s, &wp);
     if (threadIdx.x < 32) {
-      if (threadIdx.x == 0) dev_publish(p.flags + tile, dev_word(tile > 0 ? DEV_A : DEV_P, all));
+      if (threadIdx.x == 0)
+        dev_publish<Pol::relaxed>(p.flags + tile, dev_word(tile > 0 ? DEV_A : DEV_P, all));
       if (tile > 0) {
-        const uint32_t prefix = dev_look_back<Bounded>(p.flags, tile);
+        const uint32_t prefix = dev_look_back<Bounded, Pol>(p.flags, tile, p.tiles);
         if (threadIdx.x == 0) {
-          dev_publish(p.flags + tile, dev_word(DEV_P, prefix + all));
+          dev_publish<Pol::relaxed>(p.flags + tile, dev_word(DEV_P, prefix + all));
           s.prefix = prefix;
         }
       } else if (threadIdx.x == 0) {
@@ -362,6 +405,8 @@ struct DevLookback {
     t.store(p.out, base, p.n);
   }
 };
+using DevLookback = DevLookbackT<DevLookAcqRel>;
+using DevLookbackRelaxed = DevLookbackT<DevLookRelaxed>;
 
 // Clusters of DEV_CLUSTER blocks, persistent (the grid is what is resident,
 // in whole clusters); cluster ids from the counter. Rank r's tile is
@@ -429,7 +474,7 @@ struct DevClusterLookback {
     if (lane == 0) dev_publish(p.flags + cid, dev_word(cid > 0 ? DEV_A : DEV_P, all));
     uint32_t prefix = 0;
     if (cid > 0) {
-      prefix = dev_look_back<Bounded>(p.flags, cid);
+      prefix = dev_look_back<Bounded>(p.flags, cid, (p.tiles + DEV_CLUSTER - 1) / DEV_CLUSTER);
       if (lane == 0) dev_publish(p.flags + cid, dev_word(DEV_P, prefix + all));
     }
     if (lane < DEV_CLUSTER) cs.prefix[lane] = prefix + incl - mine;
@@ -460,9 +505,10 @@ __global__ void __launch_bounds__(B) devscan_sums_kernel(const DevscanParams p) 
 // The tile shapes compiled (block_threads x elems_per_thread); the default
 // sweep's points are among them (tests/test_compiled_shapes.c checks it).
 using DevBlocks = sb_values<128, 256, 512>;
-using DevElems = sb_values<8, 16>;
+using DevElems = sb_values<8, 16, 24, 32>;
 static constexpr bool dev_compiled(int b, int e) {
-  return (b == 128 && e == 16) || (b == 256 && (e == 8 || e == 16)) || (b == 512 && e == 8);
+  return (b == 128 && (e == 16 || e == 24 || e == 32)) || (b == 256 && (e == 8 || e == 16 || e == 24)) ||
+         (b == 512 && e == 8);
 }
 
 // Calls f(B, E) (integral constants) for a compiled shape; false if none.
@@ -495,7 +541,7 @@ static int dev_pick(const long long *axis, sb_kernels *k, char *why, size_t len)
     return 0;
   snprintf(why, len,
            "block_threads=%lld elems_per_thread=%lld has no compiled kernel "
-           "(compiled: 128x16, 256x8, 256x16, 512x8)",
+           "(compiled: 128x16, 128x24, 128x32, 256x8, 256x16, 256x24, 512x8)",
            axis[SB_AXIS_BLOCK], axis[SB_AXIS_ELEMS]);
   return -1;
 }
@@ -607,8 +653,28 @@ static const sb_variant devscan_rows[] = {
      "memset; 1 pass, atomic tile ids; each tile waits for its predecessor's P flag"},
     {"lookback", dev_launch<DevLookback>, dev_pick<DevLookback>, 0, 0,
      "memset; 1 pass, atomic tile ids; A then P flags (release), warp look-back 32 wide (acquire)"},
+    {"lookback_relaxed", dev_launch<DevLookbackRelaxed>, dev_pick<DevLookbackRelaxed>, 0, 0,
+     "lookback with relaxed flag stores and loads (the packed word needs no fence): the fences' price"},
     {"cluster_lookback", dev_launch<DevClusterLookback>, dev_pick<DevClusterLookback>, 90, 0,
      "memset; clusters of 4 sum aggregates in DSMEM (2 cluster barriers), look back per cluster"},
+#ifdef SB_DEVSCAN_TUNING
+    // The look-back ablation behind the choices above (make NVEXTRA=-DSB_DEVSCAN_TUNING;
+    // results/h100-80gb-hbm3/proofs/devscan/): memory order x sleeps x tile ids x cache hints.
+    {"lookback_nodelay", dev_launch<DevLookbackT<DevLookPolicy<false, 0, 0>>>,
+     dev_pick<DevLookbackT<DevLookPolicy<false, 0, 0>>>, 0, 0, "acq/rel, no sleeps"},
+    {"lookback_rlx", dev_launch<DevLookbackT<DevLookPolicy<true, 0, 0>>>,
+     dev_pick<DevLookbackT<DevLookPolicy<true, 0, 0>>>, 0, 0, "relaxed, no sleeps"},
+    {"lookback_rlx_dly2", dev_launch<DevLookbackT<DevLookPolicy<true, 500, 200>>>,
+     dev_pick<DevLookbackT<DevLookPolicy<true, 500, 200>>>, 0, 0, "relaxed, 500/200 ns sleeps"},
+    {"lookback_rlx_poll", dev_launch<DevLookbackT<DevLookPolicy<true, 0, 300>>>,
+     dev_pick<DevLookbackT<DevLookPolicy<true, 0, 300>>>, 0, 0, "relaxed, 300 ns poll sleep only"},
+    {"lookback_rlx_bid", dev_launch<DevLookbackT<DevLookPolicy<true, 0, 0>, false>>,
+     dev_pick<DevLookbackT<DevLookPolicy<true, 0, 0>, false>>, 0, 0, "relaxed, blockIdx tile ids"},
+    {"lookback_rlx_cs", dev_launch<DevLookbackT<DevLookPolicy<true, 0, 0>, true, true>>,
+     dev_pick<DevLookbackT<DevLookPolicy<true, 0, 0>, true, true>>, 0, 0, "relaxed, ld/st.cs"},
+    {"lookback_rlx_dly_bid", dev_launch<DevLookbackT<DevLookRelaxed, false>>,
+     dev_pick<DevLookbackT<DevLookRelaxed, false>>, 0, 0, "relaxed, sleeps, blockIdx ids: CUB's"},
+#endif
 };
 extern "C" const sb_variant_table sb_devscan_variants = {
     devscan_rows, sizeof devscan_rows / sizeof devscan_rows[0]};

@@ -39,8 +39,8 @@ static sb_point devscan_point(const char *variant, long long n) {
     if (!strcmp(f->variants->rows[v].name, variant)) p.variant = &f->variants->rows[v];
   for (int a = 0; a < SB_NUM_AXES; ++a) p.axis[a] = SB_AXIS_UNSET;
   p.axis[SB_AXIS_N] = n;
-  p.axis[SB_AXIS_BLOCK] = 256;
-  p.axis[SB_AXIS_ELEMS] = 16;
+  p.axis[SB_AXIS_BLOCK] = 128;
+  p.axis[SB_AXIS_ELEMS] = 24;
   return p;
 }
 
@@ -76,7 +76,7 @@ SB_TEST(devscan_counts_bytes_as_one_read_and_one_write) {
 
 /* The sweep's devscan points, as "variant/block/elems/n" counts. */
 typedef struct counts {
-  int total, cub, shape_256x16, at_16m, twins, uncompiled;
+  int total, cub, main_shape, at_16m, twins, uncompiled;
 } counts;
 
 static counts sweep_counts(int quick) {
@@ -94,7 +94,7 @@ static counts sweep_counts(int quick) {
       CHECK(p[i].axis[SB_AXIS_BLOCK] == SB_AXIS_UNSET && p[i].axis[SB_AXIS_ELEMS] == SB_AXIS_UNSET);
       continue;
     }
-    c.shape_256x16 += p[i].axis[SB_AXIS_BLOCK] == 256 && p[i].axis[SB_AXIS_ELEMS] == 16;
+    c.main_shape += p[i].axis[SB_AXIS_BLOCK] == 128 && p[i].axis[SB_AXIS_ELEMS] == 24;
     c.at_16m += p[i].axis[SB_AXIS_N] == 16LL << 20;
     sb_kernels k;
     char why[SB_SKIP_LEN] = "";
@@ -109,20 +109,21 @@ static counts sweep_counts(int quick) {
 }
 
 SB_TEST(devscan_default_and_quick_points) {
-  /* Default: cub at 1M, 16M, 256M; 5 variants x (256x16 at the 3 n + the
-   * 3 other compiled shapes at 16M). Quick: every variant once, at 1M. */
+  /* Default: cub at 1M, 16M, 256M; 6 variants x (128x24 at the 3 n + the
+   * 6 other compiled shapes at 16M). Quick: every variant once, at 1M. */
   counts d = sweep_counts(0);
-  CHECK_EQ_INT(d.total, 3 + 5 * 6);
+  CHECK_EQ_INT(d.total, 3 + 6 * 9);
   CHECK_EQ_INT(d.cub, 3);
-  CHECK_EQ_INT(d.shape_256x16, 5 * 3);
-  CHECK_EQ_INT(d.at_16m, 5 * 4);
+  CHECK_EQ_INT(d.main_shape, 6 * 3);
+  CHECK_EQ_INT(d.at_16m, 6 * 7);
   CHECK_EQ_INT(d.uncompiled, 0);
-  CHECK_EQ_INT(d.twins, 3 * 6); /* chained, lookback, cluster_lookback */
+  CHECK_EQ_INT(d.twins, 4 * 9); /* chained, lookback, lookback_relaxed, cluster_lookback */
   counts q = sweep_counts(1);
-  CHECK_EQ_INT(q.total, 6);
+  CHECK_EQ_INT(q.total, 7);
   CHECK_EQ_INT(q.cub, 1);
+  CHECK_EQ_INT(q.main_shape, 6);
   CHECK_EQ_INT(q.uncompiled, 0);
-  CHECK_EQ_INT(q.twins, 3);
+  CHECK_EQ_INT(q.twins, 4);
 }
 
 SB_TEST(devscan_uncompiled_shape_is_skipped_with_the_reason) {
@@ -133,7 +134,7 @@ SB_TEST(devscan_uncompiled_shape_is_skipped_with_the_reason) {
   sb_kernels k;
   char why[SB_SKIP_LEN] = "";
   CHECK_EQ_INT(p.variant->pick(p.axis, &k, why, sizeof why), -1);
-  CHECK(strstr(why, "block_threads=1024 elems_per_thread=16 has no compiled kernel") != NULL);
+  CHECK(strstr(why, "block_threads=1024 elems_per_thread=24 has no compiled kernel") != NULL);
   const sb_device d = sb_test_hopper();
   sb_row row;
   sb_row_init(&row, &d.prov);
@@ -146,14 +147,16 @@ SB_TEST(devscan_table_flags) {
   const sb_family *f = sb_find_family("devscan");
   CHECK(f != NULL);
   if (!f) return;
-  const char *want[] = {"cub", "three_kernel", "grid_sync", "chained", "lookback", "cluster_lookback"};
-  CHECK_EQ_INT(f->variants->count, 6);
-  for (int v = 0; v < f->variants->count && v < 6; ++v) {
+  const char *want[] = {"cub",      "three_kernel",     "grid_sync",       "chained",
+                        "lookback", "lookback_relaxed", "cluster_lookback"};
+  CHECK_EQ_INT(f->variants->count, 7);
+  for (int v = 0; v < f->variants->count && v < 7; ++v) {
     const sb_variant *r = &f->variants->rows[v];
     CHECK_STR(r->name, want[v]);
     CHECK_EQ_INT(r->flags & (SB_VF_NO_KERNEL | SB_VF_CEILING),
                  v == 0 ? (SB_VF_NO_KERNEL | SB_VF_CEILING) : 0);
-    CHECK_EQ_INT(r->min_cc, v == 5 ? 90 : 0);
+    CHECK_EQ_INT(r->min_cc, v == 6 ? 90 : 0);
+    CHECK_EQ_INT((r->flags & SB_VF_BASELINE) != 0, v == 1);
     CHECK_EQ_INT(r->pick == NULL, v == 0);
   }
 }
