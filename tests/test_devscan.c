@@ -6,7 +6,6 @@
 
 #include "../bench/families.h"
 #include "../harness/random.h"
-#include "../harness/sweep.h"
 #include "check.h"
 #include "swept.h"
 
@@ -74,56 +73,48 @@ SB_TEST(devscan_counts_bytes_as_one_read_and_one_write) {
   CHECK_EQ_INT(p.family->out_bytes(&p), 4LL << 20);
 }
 
-/* The sweep's devscan points, as "variant/block/elems/n" counts. */
+/* The sweep's devscan points that launch a kernel of ours, per sweep
+ * (0 default, 1 quick). */
 typedef struct counts {
-  int total, cub, main_shape, at_16m, twins, uncompiled;
+  int total, main_shape, at_16m, twins, uncompiled;
 } counts;
 
-static counts sweep_counts(int quick) {
-  counts c = {0};
-  sb_sweep_spec spec = {.quick = quick};
-  sb_point *p;
-  char err[256];
-  long n = sb_sweep_build(&spec, &p, err, sizeof err);
-  CHECK(n > 0);
-  for (long i = 0; i < n; ++i) {
-    if (strcmp(p[i].family->name, "devscan")) continue;
-    ++c.total;
-    if (!p[i].variant->pick) {
-      ++c.cub;
-      CHECK(p[i].axis[SB_AXIS_BLOCK] == SB_AXIS_UNSET && p[i].axis[SB_AXIS_ELEMS] == SB_AXIS_UNSET);
-      continue;
-    }
-    c.main_shape += p[i].axis[SB_AXIS_BLOCK] == 128 && p[i].axis[SB_AXIS_ELEMS] == 24;
-    c.at_16m += p[i].axis[SB_AXIS_N] == 16LL << 20;
-    sb_kernels k;
-    char why[SB_SKIP_LEN] = "";
-    if (p[i].variant->pick(p[i].axis, &k, why, sizeof why) != 0) {
-      ++c.uncompiled;
-      continue;
-    }
-    c.twins += k.bounded != k.raw;
-  }
-  if (n > 0) free(p);
-  return c;
+static void count_point(const sb_point *p, int quick, int rc, const sb_kernels *k,
+                        const char *why, void *ctx) {
+  (void)why;
+  counts *c = (counts *)ctx + quick;
+  ++c->total;
+  c->main_shape += p->axis[SB_AXIS_BLOCK] == 128 && p->axis[SB_AXIS_ELEMS] == 24;
+  c->at_16m += p->axis[SB_AXIS_N] == 16LL << 20;
+  c->uncompiled += rc != 0;
+  c->twins += rc == 0 && k->bounded != k->raw;
 }
 
 SB_TEST(devscan_default_and_quick_points) {
-  /* Default: cub at 1M, 16M, 256M; 6 variants x (128x24 at the 3 n + the
-   * 6 other compiled shapes at 16M). Quick: every variant once, at 1M. */
-  counts d = sweep_counts(0);
-  CHECK_EQ_INT(d.total, 3 + 6 * 9);
-  CHECK_EQ_INT(d.cub, 3);
-  CHECK_EQ_INT(d.main_shape, 6 * 3);
-  CHECK_EQ_INT(d.at_16m, 6 * 7);
-  CHECK_EQ_INT(d.uncompiled, 0);
-  CHECK_EQ_INT(d.twins, 4 * 9); /* chained, lookback, lookback_relaxed, cluster_lookback */
-  counts q = sweep_counts(1);
-  CHECK_EQ_INT(q.total, 7);
-  CHECK_EQ_INT(q.cub, 1);
-  CHECK_EQ_INT(q.main_shape, 6);
-  CHECK_EQ_INT(q.uncompiled, 0);
-  CHECK_EQ_INT(q.twins, 4);
+  /* Default: 6 variants x (128x24 at 1M, 16M, 256M + the 6 other compiled
+   * shapes at 16M). Quick: every variant once, at 1M, 128x24. */
+  counts c[2] = {{0}, {0}};
+  sb_for_each_swept_kernel("devscan", count_point, c);
+  CHECK_EQ_INT(c[0].total, 6 * 9);
+  CHECK_EQ_INT(c[0].main_shape, 6 * 3);
+  CHECK_EQ_INT(c[0].at_16m, 6 * 7);
+  CHECK_EQ_INT(c[0].uncompiled, 0);
+  CHECK_EQ_INT(c[0].twins, 4 * 9); /* chained, lookback, lookback_relaxed, cluster_lookback */
+  CHECK_EQ_INT(c[1].total, 6);
+  CHECK_EQ_INT(c[1].main_shape, 6);
+  CHECK_EQ_INT(c[1].uncompiled, 0);
+  CHECK_EQ_INT(c[1].twins, 4);
+}
+
+SB_TEST(devscan_ceiling_row_has_no_tile_shape) {
+  /* cub's point keeps n and blanks the tile axes, so the sweep measures it
+   * once per n whatever shapes the others run. */
+  sb_point p = devscan_point("cub", 16LL << 20);
+  CHECK(p.variant != NULL && p.family->in_sweep != NULL);
+  if (!p.variant) return;
+  CHECK_EQ_INT(p.family->in_sweep(&p, 0), 1);
+  CHECK(p.axis[SB_AXIS_BLOCK] == SB_AXIS_UNSET && p.axis[SB_AXIS_ELEMS] == SB_AXIS_UNSET);
+  CHECK_EQ_INT(p.axis[SB_AXIS_N], 16LL << 20);
 }
 
 SB_TEST(devscan_uncompiled_shape_is_skipped_with_the_reason) {
