@@ -4,7 +4,7 @@
 // The array is cut into tiles of B x E words (block_threads x
 // elems_per_thread, both compile-time). Every variant shares one tile
 // loader (DevTile: 16-byte vectors, warp-striped so each load instruction
-// covers 512 contiguous bytes), one block scan (DevBlockScan: in-thread
+// covers 512 contiguous bytes), one block scan (dev_block_scan: in-thread
 // scans of 4 words, warp shuffles, warp totals through shared memory) and
 // __launch_bounds__(B). They differ only in how a tile learns the sum of
 // everything before it (its exclusive prefix):
@@ -16,8 +16,11 @@
 //                     prefix (one flag per tile, a serial chain)
 //   lookback          single pass, decoupled look-back (Merrill & Garland
 //                     2016): aggregate (A) and inclusive prefix (P) flags
-//                     packed with their values in one 64-bit word; a warp
-//                     inspects 32 predecessors per step
+//                     packed with their values in one 64-bit word, published
+//                     st.release.gpu, read ld.acquire.gpu; a warp inspects
+//                     32 predecessors per step, after CUB's sleeps
+//   lookback_relaxed  the same with relaxed flag accesses: the price of the
+//                     fences (the packed word needs none; docs/devscan.md)
 //   cluster_lookback  (sm_90) the tiles of a cluster of 4 blocks combine
 //                     their aggregates in distributed shared memory between
 //                     two cluster barriers; one look-back per cluster
@@ -652,7 +655,7 @@ static const sb_variant devscan_rows[] = {
     {"chained", dev_launch<DevChained>, dev_pick<DevChained>, 0, 0,
      "memset; 1 pass, atomic tile ids; each tile waits for its predecessor's P flag"},
     {"lookback", dev_launch<DevLookback>, dev_pick<DevLookback>, 0, 0,
-     "memset; 1 pass, atomic tile ids; A then P flags (release), warp look-back 32 wide (acquire)"},
+     "memset; 1 pass, atomic tile ids; A then P flags (release), sleep, warp look-back 32 wide (acquire)"},
     {"lookback_relaxed", dev_launch<DevLookbackRelaxed>, dev_pick<DevLookbackRelaxed>, 0, 0,
      "lookback with relaxed flag stores and loads (the packed word needs no fence): the fences' price"},
     {"cluster_lookback", dev_launch<DevClusterLookback>, dev_pick<DevClusterLookback>, 90, 0,
