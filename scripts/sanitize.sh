@@ -50,7 +50,7 @@ t_all=$SECONDS
   echo "$("$cs" --version | tail -1); $(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo
   echo "Each family: \`--quick --n 4096 --iters 1,2 --m 256 --k 1024 --warmup 0 --min-time 0.0005 --no-fork --watchdog-ms 120000\`"
-  echo "(--n/--iters/--m/--k only where the family sweeps them). The reference copy runs with the first family."
+  echo "(--n/--iters/--m/--k only where the family sweeps them; devscan: --n 300001, so that tiles wait on each other). The reference copy runs with the first family."
 } > "$summary"
 fail=0
 # ---- racecheck calibration on the canary kernels ----
@@ -106,7 +106,11 @@ run_family() {
   tag=$tool-$fam$([ "$label" = "$tool" ] || echo -blind)
   args=(--quick --filter "$filter" --warmup 0 --min-time 0.0005 --no-fork --watchdog-ms 120000
         --device "$device" --seed 1 --out "$logs/$tag.csv")
-  grep -qx n <<<"$axes" && args+=(--n 4096)
+  # devscan: 300001 words = 98 tiles of 128x24 (several look-back windows,
+  # 25 cluster tiles, a ragged scalar tail); 4096 would be one tile, and no
+  # block would ever wait on another.
+  if [ "$fam" = devscan ]; then args+=(--n 300001)
+  elif grep -qx n <<<"$axes"; then args+=(--n 4096); fi
   grep -qx iters <<<"$axes" && args+=(--iters 1,2)
   # GEMM: 256 x 256 blocks of output (4 tiles of 128 x 128, 2 of 128 x 256)
   # over K = 1024, 16 k-tiles: every ring of <= 6 stages wraps at least twice,
