@@ -222,40 +222,15 @@ __device__ void dev_scan_tile_offset(const DevscanParams &p, int tile, DevScanSm
 
 // ---- flags: the single-pass hand-offs ----
 
-#define DEV_X 0ull  // not yet published
-#define DEV_A 1ull  // the value is the tile's aggregate
-#define DEV_P 2ull  // the value is the tile's inclusive prefix
-__device__ __forceinline__ unsigned long long dev_word(unsigned long long st, uint32_t v) {
-  return st << 32 | v;
-}
+// Sleeps only in a grid of many tiles (as CUB: 500 or more): a small grid
+// is resident at once and its few polls contend little.
+#define DEV_SLEEP_MIN_TILES 500
 
-// Publishing and reading a flag word. Release/acquire at GPU scope: a
-// reader that sees the word also sees everything the publishing thread
-// wrote before it. Relaxed (Relaxed = true): the word itself is still read
-// whole (64-bit single-copy atomicity), which is all the packed protocol
-// needs; docs/devscan.md explains both and what each costs.
-template <bool Relaxed = false>
-__device__ __forceinline__ void dev_publish(unsigned long long *w, unsigned long long v) {
-  if constexpr (Relaxed)
-    asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(w), "l"(v) : "memory");
-  else
-    asm volatile("st.release.gpu.global.b64 [%0], %1;" ::"l"(w), "l"(v) : "memory");
-}
-template <bool Relaxed = false>
-__device__ __forceinline__ unsigned long long dev_read(const unsigned long long *w) {
-  unsigned long long v;
-  if constexpr (Relaxed)
-    asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(w) : "memory");
-  else
-    asm volatile("ld.acquire.gpu.global.b64 %0, [%1];" : "=l"(v) : "l"(w) : "memory");
-  return v;
-}
-
-// How a look-back publishes, reads and waits: memory order, a sleep before
-// the first window read (time for the predecessors' flags to land in L2)
-// and between polls of a window that still holds X (less polling traffic
-// on the flags' L2 lines). CUB's sm_90 tuning for 4-byte sums: relaxed,
-// 1245 ns and 648 ns (fixed_delay_constructor_t<648, 1245>).
+// How the flags are published, read and waited on: memory order, a sleep
+// before the first window read (time for the predecessors' flags to land in
+// L2) and between polls of a window that still holds X (less polling
+// traffic on the flags' L2 lines). CUB's sm_90 tuning for 4-byte sums:
+// relaxed, 1245 ns and 648 ns (fixed_delay_constructor_t<648, 1245>).
 template <bool Relaxed, int FirstNs, int PollNs>
 struct DevLookPolicy {
   static constexpr bool relaxed = Relaxed;
@@ -266,59 +241,85 @@ struct DevLookPolicy {
 using DevLookAcqRel = DevLookPolicy<false, 1245, 648>;
 using DevLookRelaxed = DevLookPolicy<true, 1245, 648>;
 
+// The protocol object of the single-pass variants: one 64-bit word per tile
+// (or cluster tile), status in the high half, value in the low half, so one
+// load sees both. X = not yet published, A = the value is the tile's
+// aggregate, P = its inclusive prefix. Words are cleared before each launch.
 // Bounded (validating launch): a wait that keeps failing for the watchdog's
-// bound traps with a record (stage = the tile or cluster waited on), so a
-// broken protocol is a `deadlock` row. Raw (timed): nothing.
-template <bool Bounded>
-__device__ __forceinline__ void dev_wait_failed(unsigned long long *t0, int waited_on) {
-#if SB_WATCHDOG
-  if constexpr (Bounded) sb_wd_check(sb_wd_now_ns(), t0, 0u, 0u, waited_on);
-#endif
-  (void)t0, (void)waited_on;
-}
+// bound traps with a record (stage = the word waited on), so a broken
+// protocol is a `deadlock` row; raw (timed): a plain spin.
+template <class Pol, bool Bounded>
+struct DevFlags {
+  static constexpr unsigned long long X = 0, A = 1, P = 2;
+  unsigned long long *word;
+  int count;  // words in use: more than DEV_SLEEP_MIN_TILES turns the sleeps on
 
-// One thread: spins until word `i` holds an inclusive prefix; returns it.
-template <bool Bounded>
-__device__ uint32_t dev_wait_inclusive(const unsigned long long *flags, int i) {
-  unsigned long long w = dev_read(flags + i), t0 = 0;
-  while ((w >> 32) != DEV_P) {
-    dev_wait_failed<Bounded>(&t0, i);
-    w = dev_read(flags + i);
+  // GPU scope: writer and reader are blocks on different SMs. Release /
+  // acquire: a reader that sees the word also sees everything the writer
+  // wrote before it. Relaxed: the word itself is still read whole (64-bit
+  // single-copy atomicity), all the packed protocol needs (docs/devscan.md).
+  __device__ void publish(int i, unsigned long long status, uint32_t v) const {
+    const unsigned long long w = status << 32 | v;
+    if constexpr (Pol::relaxed)
+      asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(word + i), "l"(w) : "memory");
+    else
+      asm volatile("st.release.gpu.global.b64 [%0], %1;" ::"l"(word + i), "l"(w) : "memory");
   }
-  return (uint32_t)w;
-}
+  __device__ unsigned long long read(int i) const {
+    unsigned long long w;
+    if constexpr (Pol::relaxed)
+      asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(w) : "l"(word + i) : "memory");
+    else
+      asm volatile("ld.acquire.gpu.global.b64 %0, [%1];" : "=l"(w) : "l"(word + i) : "memory");
+    return w;
+  }
 
-// Warp 0 of tile `tile` (> 0), after lane 0 published A: the decoupled
-// look-back over words tile-1, tile-2, ... 32 at a time (lane k reads
-// word i - k). Spins while any lane reads X; then the nearest P ends the
-// look-back, and the A values before it (and that P) add up to the tile's
-// exclusive prefix. Returns it to every lane.
-// Sleeps only in a grid of many tiles (as CUB: 500 or more): a small grid
-// is resident at once and its few polls contend little.
-#define DEV_SLEEP_MIN_TILES 500
-template <bool Bounded, class Pol = DevLookAcqRel>
-__device__ uint32_t dev_look_back(const unsigned long long *flags, int tile, int tiles) {
-  const int lane = threadIdx.x & 31;
-  const bool sleep = tiles >= DEV_SLEEP_MIN_TILES;
-  uint32_t exclusive = 0;
-  unsigned long long t0 = 0;
-  if (Pol::first_ns > 0 && sleep) __nanosleep(Pol::first_ns);
-  for (int i = tile - 1;; i -= 32) {
-    const int k = i - lane;
-    unsigned long long w = k >= 0 ? dev_read<Pol::relaxed>(flags + k) : dev_word(DEV_P, 0);
-    while (__any_sync(0xffffffffu, (w >> 32) == DEV_X)) {
-      if (Pol::poll_ns > 0 && sleep) __nanosleep(Pol::poll_ns);
-      if ((w >> 32) == DEV_X) {
-        dev_wait_failed<Bounded>(&t0, k);
-        w = dev_read<Pol::relaxed>(flags + k);
-      }
+  // One thread (chained): spins until word i holds P; returns its value.
+  __device__ uint32_t wait_inclusive(int i) const {
+    unsigned long long w = read(i), t0 = 0;
+    while ((w >> 32) != P) {
+      failed_poll(&t0, i);
+      w = read(i);
     }
-    const unsigned p_lanes = __ballot_sync(0xffffffffu, (w >> 32) == DEV_P);
-    const int stop = p_lanes ? __ffs(p_lanes) - 1 : 31;  // the nearest P, or all 32
-    exclusive += __reduce_add_sync(0xffffffffu, lane <= stop ? (uint32_t)w : 0u);
-    if (p_lanes) return exclusive;
+    return (uint32_t)w;
   }
-}
+
+  // Warp 0 of tile `tile` (> 0), after lane 0 published A: the decoupled
+  // look-back over words tile-1, tile-2, ... 32 at a time (lane k reads
+  // word i - k). Spins while any lane reads X; then the nearest P ends the
+  // look-back, and the A values before it (and that P) add up to the tile's
+  // exclusive prefix, returned to every lane.
+  __device__ uint32_t look_back(int tile) const {
+    const int lane = threadIdx.x & 31;
+    const bool sleep = count >= DEV_SLEEP_MIN_TILES;
+    uint32_t exclusive = 0;
+    unsigned long long t0 = 0;
+    if (Pol::first_ns > 0 && sleep) __nanosleep(Pol::first_ns);
+    for (int i = tile - 1;; i -= 32) {
+      const int k = i - lane;
+      unsigned long long w = k >= 0 ? read(k) : P << 32;
+      while (__any_sync(0xffffffffu, (w >> 32) == X)) {
+        if (Pol::poll_ns > 0 && sleep) __nanosleep(Pol::poll_ns);
+        if ((w >> 32) == X) {
+          failed_poll(&t0, k);
+          w = read(k);
+        }
+      }
+      const unsigned p_lanes = __ballot_sync(0xffffffffu, (w >> 32) == P);
+      const int stop = p_lanes ? __ffs(p_lanes) - 1 : 31;  // the nearest P, or all 32
+      exclusive += __reduce_add_sync(0xffffffffu, lane <= stop ? (uint32_t)w : 0u);
+      if (p_lanes) return exclusive;
+    }
+  }
+
+ private:
+  __device__ static void failed_poll(unsigned long long *t0, int waited_on) {
+#if SB_WATCHDOG
+    if constexpr (Bounded) sb_wd_check(sb_wd_now_ns(), t0, 0u, 0u, waited_on);
+#endif
+    (void)t0, (void)waited_on;
+  }
+};
 
 // Tile ids in the order blocks start (an atomic counter), so every tile a
 // block waits on belongs to a block that is already running.
@@ -369,8 +370,10 @@ struct DevChained {
     uint32_t wp;
     const uint32_t all = dev_block_scan(t, s, &wp);
     if (threadIdx.x == 0) {
-      const uint32_t prefix = tile > 0 ? dev_wait_inclusive<Bounded>(p.flags, tile - 1) : 0u;
-      dev_publish(p.flags + tile, dev_word(DEV_P, prefix + all));
+      using F = DevFlags<DevLookAcqRel, Bounded>;
+      const F flags{p.flags, p.tiles};
+      const uint32_t prefix = tile > 0 ? flags.wait_inclusive(tile - 1) : 0u;
+      flags.publish(tile, F::P, prefix + all);
       s.prefix = prefix;
     }
     __syncthreads();  // the prefix, to the block
@@ -391,12 +394,13 @@ struct DevLookbackT {
     uint32_t wp;
     const uint32_t all = dev_block_scan(t, s, &wp);
     if (threadIdx.x < 32) {
-      if (threadIdx.x == 0)
-        dev_publish<Pol::relaxed>(p.flags + tile, dev_word(tile > 0 ? DEV_A : DEV_P, all));
+      using F = DevFlags<Pol, Bounded>;
+      const F flags{p.flags, p.tiles};
+      if (threadIdx.x == 0) flags.publish(tile, tile > 0 ? F::A : F::P, all);
       if (tile > 0) {
-        const uint32_t prefix = dev_look_back<Bounded, Pol>(p.flags, tile, p.tiles);
+        const uint32_t prefix = flags.look_back(tile);
         if (threadIdx.x == 0) {
-          dev_publish<Pol::relaxed>(p.flags + tile, dev_word(DEV_P, prefix + all));
+          flags.publish(tile, F::P, prefix + all);
           s.prefix = prefix;
         }
       } else if (threadIdx.x == 0) {
@@ -474,11 +478,13 @@ struct DevClusterLookback {
       if (lane >= off) incl += y;
     }
     const uint32_t all = __shfl_sync(0xffffffffu, incl, DEV_CLUSTER - 1);
-    if (lane == 0) dev_publish(p.flags + cid, dev_word(cid > 0 ? DEV_A : DEV_P, all));
+    using F = DevFlags<DevLookAcqRel, Bounded>;
+    const F flags{p.flags, (p.tiles + DEV_CLUSTER - 1) / DEV_CLUSTER};
+    if (lane == 0) flags.publish(cid, cid > 0 ? F::A : F::P, all);
     uint32_t prefix = 0;
     if (cid > 0) {
-      prefix = dev_look_back<Bounded>(p.flags, cid, (p.tiles + DEV_CLUSTER - 1) / DEV_CLUSTER);
-      if (lane == 0) dev_publish(p.flags + cid, dev_word(DEV_P, prefix + all));
+      prefix = flags.look_back(cid);
+      if (lane == 0) flags.publish(cid, F::P, prefix + all);
     }
     if (lane < DEV_CLUSTER) cs.prefix[lane] = prefix + incl - mine;
     if (lane == 0) cs.cid = atomicAdd(p.counter, 1u);
