@@ -382,6 +382,10 @@ struct DevChained {
   }
 };
 
+// Pol: memory order and sleeps. Dynamic = false (blockIdx.x tile ids, as
+// CUB) and Cs (streaming cache hints) serve only the tuning build's
+// ablation (SB_DEVSCAN_TUNING); every table row of the default build uses
+// the atomic counter and plain accesses.
 template <class Pol, bool Dynamic = true, bool Cs = false>
 struct DevLookbackT {
   static constexpr bool twin = true, cooperative = false, persistent = false, clustered = false;
