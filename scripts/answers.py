@@ -13,7 +13,7 @@ checks that README.md holds exactly what this prints, so the README cannot
 drift from the data: after new results, run `make answers`.
 
 The rule, per workload family and GPU: every variant's speedup over the
-family's baseline (sbcsv.BASELINES) at each swept point where both are ok,
+family's baseline (the variant flagged baseline in its table) at each swept point where both are ok,
 summarised by the geometric mean. A variant qualifies only if it is ok at
 every point where the baseline is, and has no wrong/error/deadlock row. The
 baseline counts as 1.00x, so "keep the baseline" is a possible answer.
@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sbcsv  # noqa: E402
+import sbvariants  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_CSVS = ["results/h200/latest.csv", "results/h100-80gb-hbm3/latest.csv"]
@@ -52,11 +53,11 @@ class Workload:
     family: str
     text: str                    # what the workload is, for the table
     plot: str                    # figure under results/<gpu>/plots/
-    baseline: str | None = None  # default: sbcsv.BASELINES[family]
+    baseline: str | None = None  # default: the table's baseline flag
     yardstick: str | None = None  # shown beside the answer, never chosen
 
     def base(self):
-        return self.baseline or sbcsv.BASELINES[self.family]
+        return self.baseline or sbvariants.baseline(self.family)
 
 
 # Families absent from every CSV are left out of the table.
@@ -72,7 +73,7 @@ WORKLOADS = [
     # The plain float4 loop (`reference`) has no shared memory and no
     # synchronization: the ceiling to read the answer against, not an answer.
     Workload("pipeline_intensity", "the same stream with 16-1024 FLOP per element",
-             "pipeline_intensity.png", baseline=sbcsv.BASELINES["pipeline"],
+             "pipeline_intensity.png", baseline=sbvariants.baseline("pipeline"),
              yardstick="reference"),
 ]
 

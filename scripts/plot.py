@@ -32,11 +32,10 @@ from dataclasses import dataclass, field
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sbcsv  # noqa: E402
 import sbplot  # noqa: E402
+import sbvariants  # noqa: E402
 from sbplot import fmt_value, source_labels, source_of  # noqa: E402,F401
 
 # Baseline variant of each family: the speedup figure divides by it.
-BASELINES = sbcsv.BASELINES
-REFERENCE_FAMILY = "reference"
 METRIC = "median_us"
 # Extra per-family metrics: each gets its own figure when a family fills it.
 EXTRA_METRICS = {
@@ -127,8 +126,9 @@ class Family:
 def baseline_for(name, variants):
     """The family's baseline if present, else any known baseline name that
     the family has, else None (no speedup figure)."""
-    candidates = [BASELINES[name]] if name in BASELINES else []
-    candidates += [b for b in BASELINES.values() if b not in candidates]
+    baselines = sbvariants.baselines()  # from the tables' baseline flag
+    candidates = [baselines[name]] if name in baselines else []
+    candidates += [b for b in baselines.values() if b not in candidates]
     return next((b for b in candidates if b in variants), None)
 
 
@@ -137,7 +137,7 @@ def prepare(rows):
     order, without the reference family."""
     families = {}
     for name in dict.fromkeys(r["family"] for r in rows):
-        if name == REFERENCE_FAMILY:
+        if sbvariants.is_yardstick(name):
             continue
         fam_rows = [r for r in rows if r["family"] == name]
         ok = [r for r in fam_rows if r["status"] == "ok" and r.get(METRIC) is not None]
@@ -217,7 +217,7 @@ def copy_gbps(rows):
     run has no ok reference row)."""
     out = {}
     for r in rows:
-        if r["family"] == REFERENCE_FAMILY and r["status"] == "ok" and r.get("gbps") is not None:
+        if sbvariants.is_yardstick(r["family"]) and r["status"] == "ok" and r.get("gbps") is not None:
             s = source_of(r)
             out[s] = max(out.get(s) or 0.0, r["gbps"])
     return out
@@ -427,7 +427,7 @@ def main(argv=None):
     outdir = args.outdir or os.path.join(os.path.dirname(args.csv[0]) or ".", "plots")
     families = prepare(rows)
     if not families:
-        print(f"plot.py: nothing to plot: no family besides {REFERENCE_FAMILY} in "
+        print(f"plot.py: nothing to plot: no family besides the yardstick in "
               f"{', '.join(args.csv)}", file=sys.stderr)
         return 0
     try:
