@@ -28,6 +28,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sbcsv  # noqa: E402
 
+import sbplot  # noqa: E402
 import sbvariants  # noqa: E402
 
 FAMILY = "gemm"
@@ -84,10 +85,8 @@ def best(rows, gpu, variant, shape):
 
 
 def _save(fig, outdir, name):
-    path = os.path.join(outdir, name)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    """Through sbplot.save: what the figure drew is recorded for the tests."""
+    return sbplot.save(fig, os.path.join(outdir, name))
 
 
 def plot_tflops(rows, outdir):
