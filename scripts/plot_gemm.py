@@ -92,7 +92,7 @@ def _save(fig, outdir, name):
 def plot_tflops(rows, outdir):
     ok = _ok(rows)
     shapes = _shapes(ok)
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = plt.subplots(figsize=(8, 6), layout="constrained")
     for g, gpu in enumerate(_gpus(ok)):
         style = LINESTYLES[g % len(LINESTYLES)]
         for v in [_ceiling(), *_order(ok)]:
@@ -113,7 +113,7 @@ def plot_tflops(rows, outdir):
              " vs ".join(f"{g} ({LINESTYLES[i % len(LINESTYLES)]})" for i, g in enumerate(gpus)))
     ax.set_title(f"gemm on {names}:\nfp16 in, fp32 accumulate, against cuBLAS")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8, ncol=2)
+    sbplot.legend_outside(fig, [ax], ncol=2)  # never over the lines
     return _save(fig, outdir, "gemm_tflops.png")
 
 
@@ -172,7 +172,7 @@ def plot_k_ratio(rows, outdir):
     (a long K on a small C) is to the right. One line per variant."""
     ok = _ok(rows)
     gpus = _gpus(ok)
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = plt.subplots(figsize=(8, 6), layout="constrained")
     drawn = False
     for g, gpu in enumerate(gpus):
         for v in _order(ok):
@@ -192,7 +192,7 @@ def plot_k_ratio(rows, outdir):
     ax.axhline(100, color="black", lw=1)
     ax.set_title(f"gemm: % of cuBLAS against the K-to-output ratio\n{' vs '.join(gpus)}")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8, ncol=2)
+    sbplot.legend_outside(fig, [ax], ncol=2)  # never over the lines
     return _save(fig, outdir, "gemm_pct_vs_k_ratio.png")
 
 
