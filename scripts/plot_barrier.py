@@ -192,8 +192,11 @@ def _cycles_figure(prim, part, outdir, written):
     sel = [r for r in prim if r["participants"] == part and group_of(r["variant"])]
     groups = _grouped({r["variant"] for r in sel})
     name = "barrier_cycles.png" if part == PARTICIPANTS[0] else f"barrier_cycles_{part}.png"
+    first = sbvariants.variants("barrier")[:1]
+    ref = any(r["variant"] in first for r in sel)  # not run at every participants value
     _group_grid(sel, groups, f"barrier: cycles per synchronization op, participants={part}"
-                "\n(thin grey: the table's first row, in every panel)", outdir, name, written)
+                + (f"\n(thin grey: {first[0]}, the table's first row, in every panel)" if ref else ""),
+                outdir, name, written)
 
 
 def _grid_figure(prim, outdir, written):
@@ -220,7 +223,7 @@ def _spellings_figure(prim, outdir, written):
                if t in (GROUPS[1][0], GROUPS[2][0]) for v in vs]
     groups = [("cuda::barrier and mbarrier, side by side", members)] if members else []
     _group_grid(sel, groups, "mbarrier and cuda::barrier spellings, full-block arrive+wait "
-                "(thin grey: the table's first row)", outdir, "barrier_spellings.png", written)
+                f"(thin grey: {sbvariants.variants('barrier')[0]}, the table's first row)", outdir, "barrier_spellings.png", written)
 
 
 def plot(rows, outdir):
