@@ -199,6 +199,13 @@ test-py: $(BIN) $(CANARY) $(PY_DEP)
 	@mkdir -p build/test-logs
 	$(PY) -m pytest -q -p no:cacheprovider tests --junitxml=build/test-logs/pytest.xml
 
+# The variant tables and the CSV columns as the binary states them, for the
+# scripts (scripts/sbvariants.py, sbcsv.py); tests/test_variants.py checks
+# the committed snapshots are current.
+variants: $(BIN)
+	$(BIN) --list --format=csv > results/variants.csv.tmp && mv results/variants.csv.tmp results/variants.csv
+	$(BIN) --csv-header > results/csv_header.csv
+
 # Which SASS synchronization instructions each barrier variant compiles to
 # (needs cuobjdump: the CUDA Toolkit's, or pip's nvidia-cuda-cuobjdump).
 sass: $(BIN)
@@ -236,7 +243,7 @@ clean:
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # --- compare, gate, report (docs/REGRESSIONS.md) ---
-.PHONY: compare gate gate-committed report answers
+.PHONY: compare gate gate-committed report answers variants
 # Side by side: make compare A=base.csv B=new.csv [ARGS="--markdown --plots DIR"]
 compare: $(PY_DEP)
 	@test -n "$(A)" && test -n "$(B)" || { echo "usage: make compare A=base.csv B=new.csv [ARGS=--markdown]"; exit 2; }

@@ -13,7 +13,7 @@ checks that README.md holds exactly what this prints, so the README cannot
 drift from the data: after new results, run `make answers`.
 
 The rule, per workload family and GPU: every variant's speedup over the
-family's baseline (sbcsv.BASELINES) at each swept point where both are ok,
+family's baseline (the variant flagged baseline in its table) at each swept point where both are ok,
 summarised by the geometric mean. A variant qualifies only if it is ok at
 every point where the baseline is, and has no wrong/error/deadlock row. The
 baseline counts as 1.00x, so "keep the baseline" is a possible answer.
@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sbcsv  # noqa: E402
+import sbvariants  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_CSVS = ["results/h200/latest.csv", "results/h100-80gb-hbm3/latest.csv"]
@@ -52,11 +53,11 @@ class Workload:
     family: str
     text: str                    # what the workload is, for the table
     plot: str                    # figure under results/<gpu>/plots/
-    baseline: str | None = None  # default: sbcsv.BASELINES[family]
+    baseline: str | None = None  # default: the table's baseline flag
     yardstick: str | None = None  # shown beside the answer, never chosen
 
     def base(self):
-        return self.baseline or sbcsv.BASELINES[self.family]
+        return self.baseline or sbvariants.baseline(self.family)
 
 
 # Families absent from every CSV are left out of the table.
@@ -69,11 +70,11 @@ WORKLOADS = [
              "multistage_speedup.png"),
     Workload("pipeline", "streaming through shared-memory stages, no compute",
              "pipeline_heatmap.png"),
-    # The plain float4 loop (`reference`) has no shared memory and no
+    # The plain float4 loop (flagged `plain`) has no shared memory and no
     # synchronization: the ceiling to read the answer against, not an answer.
     Workload("pipeline_intensity", "the same stream with 16-1024 FLOP per element",
-             "pipeline_intensity.png", baseline=sbcsv.BASELINES["pipeline"],
-             yardstick="reference"),
+             "pipeline_intensity.png", baseline=sbvariants.baseline("pipeline"),
+             yardstick=sbvariants.plain("pipeline_intensity")),
 ]
 
 
@@ -86,43 +87,58 @@ class Price:
     plot: str
 
 
-# The price list: cycles per operation at one named configuration.
+# The price list: cycles per operation of every row of the barrier tables
+# (table order, the table's summary as its label) at one configuration per
+# family. The barrier table's first row is the unit the others are given
+# as multiples of.
 PRICE_AXES = {"block_threads": 256, "participants": "all", "contention": "one_block_per_sm"}
-PRICE_REFERENCE = "syncthreads"  # the others are also given as multiples of it
-PRICES = [
-    Price("barrier", "smem_latency", "`ld.shared` index chase `j = s[j]`, no sync (the published P-chase)",
-          PRICE_AXES, "barrier_cycles.png"),
-    Price("barrier", "smem_latency_bare", "`ld.shared` address chase `a = *a`, no sync (load-to-use)",
-          PRICE_AXES, "barrier_cycles.png"),
-    Price("barrier", "syncwarp", "`__syncwarp` in every warp", PRICE_AXES, "barrier_cycles.png"),
-    Price("barrier", "syncthreads", "`__syncthreads`", PRICE_AXES, "barrier_spellings.png"),
-    Price("barrier", "ptx_mbarrier_parity", "mbarrier arrive + `try_wait.parity` (`cuda::ptx`)",
-          PRICE_AXES, "barrier_spellings.png"),
-    Price("barrier", "cuda_barrier_arrive_wait", "`cuda::barrier` arrive + wait",
-          PRICE_AXES, "barrier_spellings.png"),
-    Price("barrier", "completion_function", "`cuda::barrier` with a completion function",
-          PRICE_AXES, "barrier_cycles.png"),
-    Price("barrier", "grid_sync", "cooperative grid sync", PRICE_AXES, "barrier_grid_sync.png"),
-    Price("barrier_cluster", "cluster_barrier", "`barrier.cluster`, clusters of 2",
-          {"block_threads": 256, "cluster": 2, "contention": "one_block_per_sm"},
-          "barrier_cluster.png"),
-    Price("barrier_tma", "tma_roundtrip", "TMA bulk copy of 4 KiB + mbarrier wait (one thread)",
-          {"block_threads": 32, "buffer_bytes": 4096, "contention": "one_block_per_sm"},
-          "barrier_tma_latency.png"),
-]
+PRICE_FAMILIES = {  # family -> (configuration, figure)
+    "barrier": (PRICE_AXES, "barrier_cycles.png"),
+    "barrier_cluster": ({"block_threads": 256, "cluster": 2, "contention": "one_block_per_sm"},
+                        "barrier_cluster.png"),
+    "barrier_tma": ({"block_threads": 32, "buffer_bytes": 4096, "contention": "one_block_per_sm"},
+                    "barrier_tma_latency.png"),
+}
 
-# GEMM: every variant is read against the cublas row at the same (m, k).
-GEMM_YARDSTICK = "cublas"
-GEMM_VARIANTS = [  # the second table's rows, with what their K loop is
-    ("single", "one stage, no overlap"),
-    ("swap", "two stages, cp.async double buffer"),
-    ("ring", "cp.async ring, one `__syncthreads` per k-tile"),
-    ("ws_mbarrier", "producer warp (cp.async), mbarrier full/empty ring"),
-    ("ws_tma", "one TMA producer thread, mbarrier ring, mma.sync consumers"),
-    ("ws_tma_wgmma", "ws_tma with wgmma consumers"),
-]
+
+def md_text(text):
+    """A table summary as markdown table-cell text."""
+    for ch in "\\_*|<>":
+        text = text.replace(ch, "\\" + ch)
+    return text
+
+
+def _price_plot(family, variant, plot):
+    """Grid-wide barrier rows have their own figure (plot_barrier.GRID)."""
+    import plot_barrier  # matplotlib: only when a price list is written
+    grid = family == "barrier" and plot_barrier.group_of(variant) is None
+    return "barrier_grid_sync.png" if grid else plot
+
+
+def prices():
+    return [Price(f, v, f"`{v}`: {md_text(sbvariants.summary(f, v))}", where,
+                  _price_plot(f, v, plot))
+            for f, (where, plot) in PRICE_FAMILIES.items() for v in sbvariants.variants(f)]
+
+
+def price_reference():
+    return sbvariants.variants("barrier")[0]
+
+
+# GEMM: every variant is read against the ceiling row (cuBLAS, flagged
+# `ceiling` in the table) at the same (m, k).
+GEMM_YARDSTICK = sbvariants.ceiling("gemm")
+
+
+def gemm_variants():
+    """[(variant, what its K loop is: the table's summary)], table order."""
+    return [(v, md_text(sbvariants.summary("gemm", v))) for v in sbvariants.variants("gemm")
+            if v != GEMM_YARDSTICK]
+
+
 GEMM_DETAIL = (4096, 4096)  # (m, k) of the per-variant table
-GEMM_PLOTS = [("TFLOP/s", "gemm_tflops.png"), ("% of cuBLAS", "gemm_pct_of_cublas.png")]
+GEMM_PLOTS = [("TFLOP/s", "gemm_tflops.png"), ("% of cuBLAS", "gemm_pct_of_cublas.png"),
+              ("% of cuBLAS against K/(M*N)", "gemm_pct_vs_k_ratio.png")]
 
 
 # Results measured with these kernels carry the audit's caveat, and the
@@ -279,7 +295,7 @@ def gemm_table(runs):
 def gemm_variant_table(runs, m, k):
     head = ["variant", "K loop", *(f"{run.label}: best % of cuBLAS" for run in runs)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for variant, text in GEMM_VARIANTS:
+    for variant, text in gemm_variants():
         bests = [gemm_best(run.rows, m, k, variant) for run in runs]
         if not any(bests):
             continue
@@ -303,7 +319,7 @@ def gemm_section(runs):
         *gemm_table(runs),
     ]
     m, k = GEMM_DETAIL
-    if any(gemm_best(run.rows, m, k, v) for run in runs for v, _ in GEMM_VARIANTS):
+    if any(gemm_best(run.rows, m, k, v) for run in runs for v, _ in gemm_variants()):
         lines += [
             "",
             f"What stages and warp specialization buy, at {fmt_shape(m, k)}: each variant's "
@@ -424,10 +440,11 @@ def fmt_config(where):
 
 
 def price_table(runs):
-    reference = next(p for p in PRICES if p.variant == PRICE_REFERENCE)
+    price_list = prices()
+    reference = next(p for p in price_list if p.variant == price_reference())
     head = ["primitive", "configuration", *(f"{r.label}: cycles/op" for r in runs), "plot"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for p in PRICES:
+    for p in price_list:
         if not any(price_row(run.rows, p) for run in runs):
             continue
         config = fmt_config(p.where)

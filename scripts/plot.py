@@ -32,18 +32,16 @@ from dataclasses import dataclass, field
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sbcsv  # noqa: E402
 import sbplot  # noqa: E402
+import sbvariants  # noqa: E402
 from sbplot import fmt_value, source_labels, source_of  # noqa: E402,F401
 
 # Baseline variant of each family: the speedup figure divides by it.
-BASELINES = sbcsv.BASELINES
-REFERENCE_FAMILY = "reference"
 METRIC = "median_us"
 # Extra per-family metrics: each gets its own figure when a family fills it.
 EXTRA_METRICS = {
     "cycles_per_op": "cycles per operation",
     "ns_per_op": "ns per operation",
     "gflops": "GFLOP/s",
-    "pct_of_cublas": "% of cuBLAS",
 }
 # Preference order when axes tie for the x axis (and the order of panel
 # axes); axes not named here follow in sbcsv order.
@@ -127,8 +125,9 @@ class Family:
 def baseline_for(name, variants):
     """The family's baseline if present, else any known baseline name that
     the family has, else None (no speedup figure)."""
-    candidates = [BASELINES[name]] if name in BASELINES else []
-    candidates += [b for b in BASELINES.values() if b not in candidates]
+    baselines = sbvariants.baselines()  # from the tables' baseline flag
+    candidates = [baselines[name]] if name in baselines else []
+    candidates += [b for b in baselines.values() if b not in candidates]
     return next((b for b in candidates if b in variants), None)
 
 
@@ -137,7 +136,7 @@ def prepare(rows):
     order, without the reference family."""
     families = {}
     for name in dict.fromkeys(r["family"] for r in rows):
-        if name == REFERENCE_FAMILY:
+        if sbvariants.is_yardstick(name):
             continue
         fam_rows = [r for r in rows if r["family"] == name]
         ok = [r for r in fam_rows if r["status"] == "ok" and r.get(METRIC) is not None]
@@ -179,11 +178,12 @@ def series_label(variant, rest):
     return label
 
 
-def _to_panels(values):
+def _to_panels(values, family=None):
     """{(panel, variant, rest, x): y} -> {panel: {label: [(x, y), ...]}}
-    with panels and x sorted and lines in CSV order."""
+    with panels and x sorted and lines in table order (then CSV order)."""
     out = {}
-    for (panel, variant, rest, x), y in values.items():
+    order = sbvariants.ordered(family, [k[1] for k in values])
+    for (panel, variant, rest, x), y in sorted(values.items(), key=lambda kv: order.index(kv[0][1])):
         out.setdefault(panel, {}).setdefault(series_label(variant, rest), []).append((x, y))
     for lines in out.values():
         for pts in lines.values():
@@ -194,7 +194,7 @@ def _to_panels(values):
 def points(fam, metric=METRIC):
     """{panel: {line label: [(x, value)]}}. A panel key is a tuple of
     (axis, value) pairs, () when the family has a single panel."""
-    return _to_panels(_collect(fam, metric))
+    return _to_panels(_collect(fam, metric), fam.name)
 
 
 def speedups(fam):
@@ -209,7 +209,7 @@ def speedups(fam):
         base = values.get((panel, fam.baseline, rest, x))
         if variant != fam.baseline and base is not None and value > 0:
             ratios[(panel, variant, rest, x)] = base / value
-    return _to_panels(ratios)
+    return _to_panels(ratios, fam.name)
 
 
 def copy_gbps(rows):
@@ -217,7 +217,7 @@ def copy_gbps(rows):
     run has no ok reference row)."""
     out = {}
     for r in rows:
-        if r["family"] == REFERENCE_FAMILY and r["status"] == "ok" and r.get("gbps") is not None:
+        if sbvariants.is_yardstick(r["family"]) and r["status"] == "ok" and r.get("gbps") is not None:
             s = source_of(r)
             out[s] = max(out.get(s) or 0.0, r["gbps"])
     return out
@@ -256,8 +256,12 @@ def _styles(fam):
     keys = dict.fromkeys((v, rest) for (_, v, rest, _) in _collect(fam, METRIC))
     runs = list(dict.fromkeys(rest[1] for _, rest in keys))
     colours, out = {}, {}
+    known = sbvariants.variants(fam.name)
     for v, rest in keys:
-        colour = colours.setdefault((v, rest[0]), f"C{len(colours) % 10}")
+        if not rest[0] and v in known:  # one line per variant: its table colour
+            colour = colours.setdefault((v, rest[0]), sbvariants.color(fam.name, v))
+        else:
+            colour = colours.setdefault((v, rest[0]), f"C{len(colours) % 10}")
         out[series_label(v, rest)] = {"color": colour, **sbplot.run_style(runs.index(rest[1]))}
     return out
 
@@ -353,13 +357,70 @@ def plot_default(plt, fam, all_rows, outdir):
                             f"speedup over {fam.baseline} (higher is better)",
                             f"{fam.baseline} median / variant median", ylog=False,
                             hline=(1.0, fam.baseline)))
-    for metric, ylabel in EXTRA_METRICS.items():
+    for metric, ylabel in extra_metrics(fam.name).items():
         data = points(fam, metric)
         if any(pts for lines in data.values() for pts in lines.values()):
             written.append(draw(plt, fam, data, all_rows,
                                 os.path.join(outdir, f"{fam.name}_{metric}.png"),
                                 ylabel, ylabel, ylog=metric != "gflops"))
-    return written
+    bw = plot_bandwidth(plt, fam, all_rows, outdir)
+    return written + ([bw] if bw else [])
+
+
+def extra_metrics(family):
+    """EXTRA_METRICS plus the family's ceiling column (pct_of_cublas,
+    pct_of_cub: the table names it and its ceiling row)."""
+    fam = sbvariants.family(family)
+    out = dict(EXTRA_METRICS)
+    if fam and fam.ceiling_column:
+        out[fam.ceiling_column] = f"% of {sbvariants.ceiling(family) or 'the ceiling'}"
+    return out
+
+
+def bandwidth_points(fam, metric):
+    """{label: (line style, [(n, best value over the other axes)])}: a line
+    per variant (its table colour) and run (its line style), table order."""
+    best = {}
+    for r in fam.ok:
+        if r.get(metric) is not None and r.get("n") is not None:
+            k = (r["variant"], fam.labels.get(source_of(r), ""), r["n"])
+            best[k] = max(best.get(k, r[metric]), r[metric])
+    out = {}
+    sources = list(dict.fromkeys(k[1] for k in best))
+    for v in sbvariants.ordered(fam.name, [k[0] for k in best]):
+        for (var, source, n), y in sorted(best.items(), key=lambda kv: kv[0][2]):
+            if var == v:
+                style = {"color": sbvariants.color(fam.name, v),
+                         **sbplot.run_style(sources.index(source))}
+                out.setdefault(series_label(v, ((), source)), (style, []))[1].append((n, y))
+    return out
+
+
+def plot_bandwidth(plt, fam, all_rows, outdir):
+    """GB/s, % of copy and % of the ceiling (when the table names one)
+    against n, best over the other axes: for a family that moves bytes over
+    several sizes (devscan). None when n does not vary or no GB/s."""
+    if len({r.get("n") for r in fam.ok if r.get("gbps") is not None}) < 2:
+        return None
+    metrics = {"gbps": "GB/s", "pct_of_copy": "% of device-to-device copy"}
+    ceiling = sbvariants.family(fam.name)
+    if ceiling and ceiling.ceiling_column:
+        metrics[ceiling.ceiling_column] = extra_metrics(fam.name)[ceiling.ceiling_column]
+    data = {m: bandwidth_points(fam, m) for m in metrics}
+    data = {m: d for m, d in data.items() if d}
+    fig, axes = plt.subplots(1, len(data), figsize=(5.5 * len(data), 4.6), squeeze=False,
+                             layout="constrained")
+    for ax, (metric, lines) in zip(axes[0], data.items()):
+        for label, (style, pts) in lines.items():
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], ms=3.5, lw=1.4, label=label, **style)
+        sbplot.x_at_data(ax, [p[0] for _, pts in lines.values() for p in pts], label="n")
+        ax.set_ylabel(metrics[metric])
+        ax.set_title(f"{metrics[metric]} (best over the other axes)", fontsize=9)
+        ax.grid(True, which="major", alpha=0.3)
+    sbplot.legend_outside(fig, axes[0], fontsize=9)
+    head = [f"{fam.name}: bandwidth against n"] + provenance_lines(fam.rows, all_rows)
+    fig.suptitle("\n".join(head), fontsize=10)
+    return sbplot.save(fig, os.path.join(outdir, f"{fam.name}_bandwidth.png"))
 
 
 # Families whose picture the default does not tell well register here:
@@ -427,7 +488,7 @@ def main(argv=None):
     outdir = args.outdir or os.path.join(os.path.dirname(args.csv[0]) or ".", "plots")
     families = prepare(rows)
     if not families:
-        print(f"plot.py: nothing to plot: no family besides {REFERENCE_FAMILY} in "
+        print(f"plot.py: nothing to plot: no family besides the yardstick in "
               f"{', '.join(args.csv)}", file=sys.stderr)
         return 0
     try:

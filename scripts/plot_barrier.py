@@ -2,17 +2,23 @@
 
 plot(rows, outdir) takes rows from sbcsv.read (typed dicts) and writes:
 
-  barrier_cycles.png         cycles per op vs block_threads, one line per
-                             primitive; panels: participants x contention
-                             (grid_sync on its own figure: it is 10-100x
-                             slower and would flatten the others)
-  barrier_grid_sync.png      grid_sync cycles per op vs block_threads
-  barrier_spellings.png      the mbarrier spellings and __syncthreads side
-                             by side, participants=all, both contentions
+  barrier_cycles.png         cycles per op vs block_threads at
+                             participants=all, one line per primitive;
+                             a row of panels per group (GROUPS: hand-offs
+                             and chases, cuda::barrier, mbarrier, bar.sync),
+                             a column per contention; the table's first row
+                             (thin grey) in every panel as the reference
+  barrier_cycles_<p>.png     the same for participants=warp, elected
+  barrier_grid_sync.png      grid-wide variants (cooperative launch) alone:
+                             they are 10-100x slower and would flatten the rest
+  barrier_spellings.png      the cuda::barrier and mbarrier groups side by
+                             side, participants=all, both contentions
   barrier_tma_latency.png    bulk-copy round trip (cycles and ns) vs bytes
   barrier_cluster.png        barrier.cluster cycles per op vs block_threads,
                              one line per cluster size
 
+Variants, their order and groups come from the table (sbvariants: table
+order, summaries), so a new barrier row is drawn with no edit here.
 Only rows with status ok are drawn. Log scales where values span decades.
 Returns the list of files written.
 """
@@ -25,23 +31,57 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sbplot  # noqa: E402
 from sbplot import plt  # noqa: E402
 
+import sbvariants  # noqa: E402
+
 FAMILIES = ("barrier", "barrier_tma", "barrier_cluster")
 PARTICIPANTS = ("all", "warp", "elected")
 CONTENTIONS = ("one_block_per_sm", "full_occupancy")
-VARIANTS = ("syncthreads", "syncwarp", "named_barrier", "cg_block_sync",
-            "cuda_barrier_arrive_wait", "cuda_barrier_arrive_and_wait", "ptx_mbarrier_parity",
-            "primitives_mbarrier", "mbarrier_test_wait_poll", "arrive_and_drop",
-            "completion_function", "expect_tx_zero", "grid_sync", "smem_latency", "smem_latency_bare")
-SPELLINGS = ("syncthreads", "cuda_barrier_arrive_wait", "cuda_barrier_arrive_and_wait",
-             "ptx_mbarrier_parity", "primitives_mbarrier", "mbarrier_test_wait_poll")
+# Panels of barrier_cycles*.png: each variant goes to the first group whose
+# test its table summary passes (sbvariants), the rest to the last group, so
+# a new table row is always drawn. GRID's variants get their own figure
+# (10-100x slower: they would flatten the others).
+GROUPS = (
+    ("hand-offs and chases (data through shared memory)",
+     lambda s: "own slot" in s or "no synchronization" in s),
+    ("cuda::barrier", lambda s: "cuda::barrier" in s),
+    ("mbarrier: PTX, cuda::ptx, intrinsics", lambda s: "mbarrier" in s),
+    ("bar.sync: block, warp, named, cooperative groups", lambda s: True),
+)
+GRID = lambda s: "cooperative launch" in s  # noqa: E731
+MARKERS = "osD^v<>ph*"
+COLORS = [f"C{i}" for i in (0, 1, 2, 3, 4, 5, 6, 8, 9)]  # C7 is grey: the reference's
 
 
-def _variant_style(v):
-    """The same colour and marker for a variant in every panel."""
-    i = VARIANTS.index(v) if v in VARIANTS else len(VARIANTS)
-    return {"color": plt.cm.tab20(i % 20), "marker": "osD^v<>ph*xP+"[i % 13],
-            "ls": "--" if v in ("syncthreads", "cg_block_sync") else
-                  ":" if v.startswith("smem_latency") else "-"}  # dotted: no synchronization
+def _summary(v):
+    return sbvariants.summary("barrier", v)
+
+
+def group_of(v):
+    """The panel group of a barrier variant: None for grid-wide ones."""
+    s = _summary(v)
+    if GRID(s):
+        return None
+    return next(title for title, test in GROUPS if test(s))
+
+
+def _grouped(variants):
+    """[(group title, its variants in table order)], empty groups left out."""
+    ordered = sbvariants.ordered("barrier", variants)
+    out = [(t, [v for v in ordered if group_of(v) == t]) for t, _ in GROUPS]
+    return [(t, vs) for t, vs in out if vs]
+
+
+def _style_in(members):
+    """A distinct colour and marker per line of one panel; the family's
+    first table row (the reference every panel repeats) black and dashed."""
+    first = sbvariants.variants("barrier")[:1]
+
+    def style(v):
+        if v in first and v not in members:
+            return {"color": "0.4", "marker": "", "ls": "-", "lw": 1}
+        i = members.index(v) if v in members else len(members)
+        return {"color": COLORS[i % len(COLORS)], "marker": MARKERS[i % len(MARKERS)], "ls": "-"}
+    return style
 
 
 def _ok(rows, family):
@@ -60,11 +100,13 @@ def _title_suffix(rows):
     return "\n".join(parts)  # a line per run: long titles must not be clipped
 
 
-def _lines(ax, rows, xcol, group, label=str, style=None, ycol="cycles_per_op"):
+def _lines(ax, rows, xcol, group, label=str, style=None, ycol="cycles_per_op", order=None):
     """One line per group and run: the group's colour (and marker), the
-    run's line style and marker fill. Returns {label: points} drawn."""
+    run's line style and marker fill. Returns {label: points} drawn.
+    order: the groups in drawing (legend) order; default sorted."""
     runs = sbplot.split_runs(rows)
-    names = sorted({group(r) for r in rows}, key=str)
+    names = order(list({group(r) for r in rows})) if order else sorted(
+        {group(r) for r in rows}, key=str)
     drawn = {}
     for k, name in enumerate(names):
         for i, (run_label, run) in enumerate(runs):
@@ -99,57 +141,100 @@ def _note_identical(ax, drawn):
         ax.set_title(ax.get_title() + "\n" + notes, fontsize=7)
 
 
+def _variant_lines(ax, rows, members):
+    """The members' lines (plus the reference row, dashed) on one panel."""
+    order = lambda names: sbvariants.ordered("barrier", names)  # noqa: E731
+    drawn = _lines(ax, rows, "block_threads", lambda r: r["variant"],
+                   style=_style_in(members), order=order)
+    if drawn:
+        sbplot.log_y(ax)
+    ax.set_ylabel("cycles per op")
+    _note_identical(ax, drawn)
+    return drawn
+
+
+def _group_grid(rows, groups, title, outdir, name, written):
+    """Rows of panels: one per group; columns: the contentions. Each panel
+    draws its group's variants and the family's first row as reference."""
+    conts = [c for c in CONTENTIONS if any(r["contention"] == c for r in rows)]
+    if not groups or not conts:
+        return
+    first = sbvariants.variants("barrier")[:1]
+    fig, axes = plt.subplots(len(groups), len(conts), figsize=(5.5 * len(conts) + 3, 3.4 * len(groups) + 1),
+                             sharex=True, squeeze=False, layout="constrained")
+    for i, (gtitle, members) in enumerate(groups):
+        for j, cont in enumerate(conts):
+            ax = axes[i][j]
+            sel = [r for r in rows if r["contention"] == cont
+                   and (r["variant"] in members or r["variant"] in first)]
+            ax.set_title(f"{gtitle}\n{cont}", fontsize=9)
+            _variant_lines(ax, sel, members)
+            _block_axis(ax, rows)
+            if j == len(conts) - 1:  # a legend per row, right of it
+                _row_legend(ax, sel, members)
+    fig.suptitle(f"{title}\n{_title_suffix(rows)}", fontsize=11)
+    _save(fig, outdir, name, written)
+
+
+def _row_legend(ax, rows, members):
+    """One entry per variant (its colour and marker): the runs' line styles
+    are named in the figure title."""
+    from matplotlib.lines import Line2D
+    style = _style_in(members)
+    shown = sbvariants.ordered("barrier", {r["variant"] for r in rows})
+    handles = [Line2D([], [], ms=4, **style(v)) for v in shown]
+    ax.legend(handles, shown, fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5),
+              frameon=False)
+
+
+def _cycles_figure(prim, part, outdir, written):
+    """barrier_cycles.png (participants=all), barrier_cycles_<part>.png."""
+    sel = [r for r in prim if r["participants"] == part and group_of(r["variant"])]
+    groups = _grouped({r["variant"] for r in sel})
+    name = "barrier_cycles.png" if part == PARTICIPANTS[0] else f"barrier_cycles_{part}.png"
+    first = sbvariants.variants("barrier")[:1]
+    ref = any(r["variant"] in first for r in sel)  # not run at every participants value
+    _group_grid(sel, groups, f"barrier: cycles per synchronization op, participants={part}"
+                + (f"\n(thin grey: {first[0]}, the table's first row, in every panel)" if ref else ""),
+                outdir, name, written)
+
+
+def _grid_figure(prim, outdir, written):
+    grid = [r for r in prim if group_of(r["variant"]) is None]
+    if not grid:
+        return
+    fig, ax = plt.subplots(figsize=(7, 5), layout="constrained")
+    variants = sbvariants.ordered("barrier", {r["variant"] for r in grid})
+    _lines(ax, grid, "block_threads", lambda r: (r["variant"], r["contention"]),
+           label=lambda k: k[1] if len(variants) == 1 else f"{k[0]}, {k[1]}")
+    sbplot.log_y(ax)
+    ax.set_ylabel("cycles per op")
+    _block_axis(ax, grid)
+    sbplot.legend_outside(fig, [ax])
+    fig.suptitle(f"{', '.join(variants)}\n{_title_suffix(grid)}", fontsize=10)
+    _save(fig, outdir, "barrier_grid_sync.png", written)
+
+
+def _spellings_figure(prim, outdir, written):
+    """The arrive/wait groups (cuda::barrier, mbarrier) against the
+    reference row, participants=all."""
+    sel = [r for r in prim if r["participants"] == PARTICIPANTS[0]]
+    members = [v for t, vs in _grouped({r["variant"] for r in sel})
+               if t in (GROUPS[1][0], GROUPS[2][0]) for v in vs]
+    groups = [("cuda::barrier and mbarrier, side by side", members)] if members else []
+    _group_grid(sel, groups, "mbarrier and cuda::barrier spellings, full-block arrive+wait "
+                f"(thin grey: {sbvariants.variants('barrier')[0]}, the table's first row)", outdir, "barrier_spellings.png", written)
+
+
 def plot(rows, outdir):
     os.makedirs(outdir, exist_ok=True)
     written = []
     prim = _ok(rows, "barrier")
     if prim:
-        others = [r for r in prim if r["variant"] != "grid_sync"]
-        fig, axes = plt.subplots(len(PARTICIPANTS), len(CONTENTIONS), figsize=(13, 14),
-                                 sharex=True, squeeze=False, layout="constrained")
-        for i, part in enumerate(PARTICIPANTS):
-            for j, cont in enumerate(CONTENTIONS):
-                ax = axes[i][j]
-                sel = [r for r in others if r["participants"] == part and r["contention"] == cont]
-                drawn = _lines(ax, sel, "block_threads", lambda r: r["variant"], style=_variant_style)
-                ax.set_title(f"participants={part}, {cont}", fontsize=9)
-                if drawn:
-                    sbplot.log_y(ax)
-                ax.set_ylabel("cycles per op")
-                _block_axis(ax, others)
-                _note_identical(ax, drawn)
-        sbplot.legend_outside(fig, axes.flat, ncol=3, fontsize=7)
-        fig.suptitle(f"barrier: cycles per synchronization op\n{_title_suffix(prim)}", fontsize=11)
-        _save(fig, outdir, "barrier_cycles.png", written)
-
-        grid = [r for r in prim if r["variant"] == "grid_sync"]
-        if grid:
-            fig, ax = plt.subplots(figsize=(7, 5), layout="constrained")
-            _lines(ax, grid, "block_threads", lambda r: r["contention"])
-            sbplot.log_y(ax)
-            ax.set_ylabel("cycles per grid.sync()")
-            _block_axis(ax, grid)
-            sbplot.legend_outside(fig, [ax])
-            fig.suptitle(f"grid_sync\n{_title_suffix(grid)}", fontsize=10)
-            _save(fig, outdir, "barrier_grid_sync.png", written)
-
-        spell = [r for r in prim if r["variant"] in SPELLINGS and r["participants"] == "all"]
-        if spell:
-            fig, axes = plt.subplots(1, len(CONTENTIONS), figsize=(13, 5.5), squeeze=False,
-                                     layout="constrained")
-            for j, cont in enumerate(CONTENTIONS):
-                ax = axes[0][j]
-                drawn = _lines(ax, [r for r in spell if r["contention"] == cont], "block_threads",
-                               lambda r: r["variant"], style=_variant_style)
-                if drawn:
-                    sbplot.log_y(ax)
-                ax.set_ylabel("cycles per op")
-                ax.set_title(f"full-block arrive+wait, {cont}", fontsize=9)
-                _block_axis(ax, spell)
-                _note_identical(ax, drawn)
-            sbplot.legend_outside(fig, axes.flat, ncol=3)
-            fig.suptitle(f"mbarrier spellings vs __syncthreads\n{_title_suffix(spell)}", fontsize=11)
-            _save(fig, outdir, "barrier_spellings.png", written)
+        for part in [p for p in PARTICIPANTS if any(r["participants"] == p for r in prim)]:
+            _cycles_figure(prim, part, outdir, written)
+        _grid_figure(prim, outdir, written)
+        _spellings_figure(prim, outdir, written)
 
     tma = _ok(rows, "barrier_tma")
     if tma:

@@ -5,7 +5,11 @@ sbcsv.read (typed, None for empty); several CSVs (GPUs) may be mixed.
                          one line per variant at its best tile and stages,
                          cuBLAS as a black line, one line style per GPU) and
                          gemm_pct_of_cublas.png (stages x variant heatmap of
-                         pct_of_cublas at 4096^3, one panel per GPU)
+                         pct_of_cublas at 4096^3, one panel per GPU) and
+                         gemm_pct_vs_k_ratio.png (% of cuBLAS against
+                         K/(M*N), one line per variant)
+    Variants, their order and the ceiling come from the table
+    (sbvariants): a new gemm variant is drawn with no edit here.
     summary(rows)        per GPU: cuBLAS TFLOP/s and the best other variant's
                          pct_of_cublas at 4096^3
 Run directly: python3 scripts/plot_gemm.py results.csv [more.csv] [--outdir DIR]
@@ -24,14 +28,28 @@ import matplotlib.pyplot as plt  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sbcsv  # noqa: E402
 
-CEILING = "cublas"
-ORDER = ["single", "swap", "ring", "ws_mbarrier", "ws_tma", "ws_tma_wgmma"]
-COLORS = {"single": "tab:gray", "swap": "tab:blue", "ring": "tab:green",
-          "ws_mbarrier": "tab:orange", "ws_tma": "tab:red", "ws_tma_wgmma": "tab:purple",
-          CEILING: "black"}
+import sbplot  # noqa: E402
+import sbvariants  # noqa: E402
+
+FAMILY = "gemm"
 LINESTYLES = ["-", "--", ":", "-."]
 HEATMAP_SIZE = 4096  # M = N = K of the heatmap (the Triton reference shape)
 TARGET_PCT = 70.0    # the family's target: best non-cuBLAS variant at 4096^3
+
+
+def _ceiling():
+    """The cuBLAS row: the variant the table flags `ceiling`."""
+    return sbvariants.ceiling(FAMILY)
+
+
+def _order(rows=()):
+    """The other variants: table order, then any the table lacks."""
+    names = sbvariants.ordered(FAMILY, [*sbvariants.variants(FAMILY), *(r["variant"] for r in rows)])
+    return [v for v in names if v != _ceiling()]
+
+
+def _color(v):
+    return "black" if v == _ceiling() else sbvariants.color(FAMILY, v)
 
 
 def _ok(rows):
@@ -67,26 +85,24 @@ def best(rows, gpu, variant, shape):
 
 
 def _save(fig, outdir, name):
-    path = os.path.join(outdir, name)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
-    plt.close(fig)
-    return path
+    """Through sbplot.save: what the figure drew is recorded for the tests."""
+    return sbplot.save(fig, os.path.join(outdir, name))
 
 
 def plot_tflops(rows, outdir):
     ok = _ok(rows)
     shapes = _shapes(ok)
-    fig, ax = plt.subplots(figsize=(8, 5))
+    fig, ax = plt.subplots(figsize=(8, 6), layout="constrained")
     for g, gpu in enumerate(_gpus(ok)):
         style = LINESTYLES[g % len(LINESTYLES)]
-        for v in [CEILING, *ORDER]:
+        for v in [_ceiling(), *_order(ok)]:
             pts = [(i, best(ok, gpu, v, s)) for i, s in enumerate(shapes)]
             pts = [(i, r["gflops"] / 1000) for i, r in pts if r]
             if not pts:
                 continue
             xs, ys = zip(*pts)
-            ax.plot(xs, ys, style, marker="o", color=COLORS.get(v, "tab:brown"),
-                    linewidth=2.5 if v == CEILING else 1.5,
+            ax.plot(xs, ys, style, marker="o", color=_color(v),
+                    linewidth=2.5 if v == _ceiling() else 1.5,
                     label=f"{v} ({gpu})" if len(_gpus(ok)) > 1 else v)
     ax.set_xticks(range(len(shapes)))
     ax.set_xticklabels([_shape_label(s) for s in shapes])
@@ -97,7 +113,7 @@ def plot_tflops(rows, outdir):
              " vs ".join(f"{g} ({LINESTYLES[i % len(LINESTYLES)]})" for i, g in enumerate(gpus)))
     ax.set_title(f"gemm on {names}:\nfp16 in, fp32 accumulate, against cuBLAS")
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8, ncol=2)
+    sbplot.legend_outside(fig, [ax], ncol=2)  # never over the lines
     return _save(fig, outdir, "gemm_tflops.png")
 
 
@@ -105,7 +121,7 @@ def heatmap(rows, gpu, size=HEATMAP_SIZE):
     """{(variant, stages): best pct_of_cublas over tiles} at size^3 on gpu."""
     cells = {}
     for r in _ok(rows):
-        if (r["gpu_name"] != gpu or r["variant"] == CEILING or _shape(r) != (size, size)
+        if (r["gpu_name"] != gpu or r["variant"] == _ceiling() or _shape(r) != (size, size)
                 or r.get("pct_of_cublas") is None):
             continue
         key = (r["variant"], r["stages"])
@@ -121,7 +137,7 @@ def plot_heatmap(rows, outdir):
                              constrained_layout=True)
     for ax, gpu in zip(axes[0], gpus):
         cells = heatmap(rows, gpu)
-        variants = [v for v in ORDER if any(k[0] == v for k in cells)]
+        variants = [v for v in _order(rows) if any(k[0] == v for k in cells)]
         stages = sorted({k[1] for k in cells})
         grid = [[cells.get((v, s), float("nan")) for s in stages] for v in variants]
         im = ax.imshow(grid, cmap="viridis", vmin=0, vmax=100, aspect="auto")
@@ -140,14 +156,54 @@ def plot_heatmap(rows, outdir):
     return _save(fig, outdir, "gemm_pct_of_cublas.png")
 
 
+def k_ratio_points(rows, gpu, variant):
+    """[(K/(M*N), best pct_of_cublas over tiles and stages)] of one variant
+    on one GPU, by the ratio (N = M in this family)."""
+    best_at = {}
+    for r in _ok(rows):
+        if r["gpu_name"] == gpu and r["variant"] == variant and r.get("pct_of_cublas") is not None:
+            x = r["k"] / (r["m"] * r["m"])
+            best_at[x] = max(best_at.get(x, 0.0), r["pct_of_cublas"])
+    return sorted(best_at.items())
+
+
+def plot_k_ratio(rows, outdir):
+    """% of cuBLAS against K/(M*N): where split-K and stream-K should win
+    (a long K on a small C) is to the right. One line per variant."""
+    ok = _ok(rows)
+    gpus = _gpus(ok)
+    fig, ax = plt.subplots(figsize=(8, 6), layout="constrained")
+    drawn = False
+    for g, gpu in enumerate(gpus):
+        for v in _order(ok):
+            pts = k_ratio_points(ok, gpu, v)
+            if len(pts) < 2:
+                continue
+            xs, ys = zip(*pts)
+            ax.plot(xs, ys, LINESTYLES[g % len(LINESTYLES)], marker="o", color=_color(v),
+                    label=f"{v} ({gpu})" if len(gpus) > 1 else v)
+            drawn = True
+    if not drawn:
+        plt.close(fig)
+        return None
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("K / (M*N)  (N = M)")
+    ax.set_ylabel("% of cuBLAS (best tile and stages)")
+    ax.axhline(100, color="black", lw=1)
+    ax.set_title(f"gemm: % of cuBLAS against the K-to-output ratio\n{' vs '.join(gpus)}")
+    ax.grid(True, alpha=0.3)
+    sbplot.legend_outside(fig, [ax], ncol=2)  # never over the lines
+    return _save(fig, outdir, "gemm_pct_vs_k_ratio.png")
+
+
 def plot(rows, outdir):
     ok = _ok(rows)
     if not ok:
         return []
     paths = [plot_tflops(rows, outdir)]
-    h = plot_heatmap(rows, outdir)
-    if h:
-        paths.append(h)
+    for extra in (plot_heatmap(rows, outdir), plot_k_ratio(rows, outdir)):
+        if extra:
+            paths.append(extra)
     return paths
 
 
@@ -157,8 +213,8 @@ def summary(rows):
     out = {}
     ok = _ok(rows)
     for gpu in _gpus(ok):
-        ceiling = best(ok, gpu, CEILING, (HEATMAP_SIZE, HEATMAP_SIZE))
-        others = [r for r in ok if r["gpu_name"] == gpu and r["variant"] != CEILING
+        ceiling = best(ok, gpu, _ceiling(), (HEATMAP_SIZE, HEATMAP_SIZE))
+        others = [r for r in ok if r["gpu_name"] == gpu and r["variant"] != _ceiling()
                   and _shape(r) == (HEATMAP_SIZE, HEATMAP_SIZE) and r.get("pct_of_cublas") is not None]
         top = max(others, key=lambda r: r["pct_of_cublas"], default=None)
         out[gpu] = {

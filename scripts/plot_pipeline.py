@@ -16,11 +16,38 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sbplot  # noqa: E402
 from sbplot import plt  # noqa: E402
 
-PIPELINED = ["double_buffer", "ws_barrier", "ws_tma", "ws_tma_2d"]
-ORDER = ["sync_single", *PIPELINED, "reference"]
-COLORS = {"sync_single": "tab:gray", "double_buffer": "tab:blue", "ws_barrier": "tab:green",
-          "ws_tma": "tab:red", "ws_tma_2d": "tab:purple", "reference": "black"}
+import sbvariants  # noqa: E402
+
+FAMILIES = ("pipeline", "pipeline_intensity")
 GOOD_PCT = 90.0
+
+
+def _base():
+    """The one-tile loop every strategy is measured against: the variant
+    the tables flag `baseline`."""
+    return next(filter(None, map(sbvariants.baseline, FAMILIES)), None)
+
+
+def _plain():
+    """The plain grid-stride loop (no shared memory): flagged `plain`."""
+    return next(filter(None, map(sbvariants.plain, FAMILIES)), None)
+
+
+def _pipelined():
+    """Every other variant of the two tables, in table order."""
+    names = [v for f in FAMILIES for v in sbvariants.variants(f)]
+    return [v for v in dict.fromkeys(names) if v not in (_base(), _plain())]
+
+
+def _order():
+    return [v for v in (_base(), *_pipelined(), _plain()) if v]
+
+
+def _color(v):
+    """Grey baseline, black plain loop, the rest by table index."""
+    if v in (_base(), _plain()):
+        return "tab:gray" if v == _base() else "black"
+    return f"C{(_pipelined().index(v) if v in _pipelined() else 9) % 10}"
 
 
 def _ok(rows, family):
@@ -72,12 +99,12 @@ def intensity_range(rows, pct=GOOD_PCT):
     fam = _ok(rows, "pipeline_intensity")
     for w in sorted({r["consumer_warps"] for r in fam}):
         out[w] = {}
-        for v in PIPELINED:
+        for v in _pipelined():
             keep = []
             for i in sorted({r["intensity"] for r in fam}):
                 at = {r["variant"]: r["pct_of_copy"] for r in fam
                       if r["consumer_warps"] == w and r["intensity"] == i}
-                if at.get(v, 0) >= pct and at.get("sync_single", 0) < at[v]:
+                if at.get(v, 0) >= pct and at.get(_base(), 0) < at[v]:
                     keep.append(i)
             out[w][v] = keep
     return out
@@ -91,7 +118,7 @@ def plateau_range(rows, share=0.9):
     fam = _ok(rows, "pipeline_intensity")
     for w in sorted({r["consumer_warps"] for r in fam}):
         out[w] = {}
-        for v in ORDER:
+        for v in _order():
             pts = sorted((r["intensity"], r["gbps"]) for r in fam
                          if r["variant"] == v and r["consumer_warps"] == w)
             if not pts or pts[0][0] != 0:
@@ -108,12 +135,12 @@ def plateau_range(rows, share=0.9):
 def summary(rows):
     s = {}
     for fam in ("pipeline", "pipeline_intensity"):
-        for v in ORDER:
+        for v in _order():
             b = best(rows, fam, v)
             if b:
                 s[f"best_{fam}_{v}_pct"] = b["pct_of_copy"]
                 s[f"best_{fam}_{v}_config"] = (b["stages"], b["buffer_bytes"], b["consumer_warps"])
-    for v in ["sync_single", *PIPELINED]:
+    for v in [_base(), *_pipelined()]:
         r = smallest_good(rows, v)
         s[f"smallest_90pct_{v}"] = (r["stages"], r["buffer_bytes"], r["pct_of_copy"]) if r else None
     s["intensity_range_90pct_by_warps"] = intensity_range(rows)
@@ -126,7 +153,7 @@ def plot_heatmap(rows, outdir):
     runs = [(label, heatmap_rows(run)) for label, run in sbplot.split_runs(
         [r for r in rows if r["family"] == "pipeline"])]
     hm_all = [r for _, hm in runs for r in hm]
-    variants = [v for v in ["sync_single", *PIPELINED] if any(r["variant"] == v for r in hm_all)]
+    variants = [v for v in [_base(), *_pipelined()] if any(r["variant"] == v for r in hm_all)]
     if not variants:
         return None
     stages = sorted({r["stages"] for r in hm_all})
@@ -138,7 +165,7 @@ def plot_heatmap(rows, outdir):
     for row_axes, (run_label, hm) in zip(axes, runs):
         for ax, v in zip(row_axes, variants):
             image = _heatmap_panel(ax, hm, v, stages, sizes)
-            name = v + (" (one tile of stages x bytes)" if v == "sync_single" else "")
+            name = v + (" (one tile of stages x bytes)" if v == _base() else "")
             ax.set_title(f"{run_label}\n{name}" if run_label else name, fontsize=9)
     fig.colorbar(image, ax=axes.ravel().tolist(), label="% of device-to-device copy bandwidth")
     r0 = hm_all[0]
@@ -192,15 +219,15 @@ def plot_intensity(rows, outdir):
         top, bottom = axes[0][col], axes[1][col]
         for i, (run_label, fam) in enumerate(runs):
             style = sbplot.run_style(i)
-            for v in ORDER:
+            for v in _order():
                 pts = sorted((r["intensity"], r["gbps"], r.get("gflops") or 0.0)
                              for r in fam if r["variant"] == v and r["consumer_warps"] == w)
                 if not pts:
                     continue
                 xs = [max(p[0], 1) for p in pts]  # intensity 0 drawn at 1 on the log axis
                 top.plot(xs, [p[1] for p in pts], ms=3, label=sbplot.with_run(v, run_label),
-                         color=COLORS[v], **style)
-                bottom.plot(xs, [p[2] / 1000 for p in pts], ms=3, color=COLORS[v], **style)
+                         color=_color(v), **style)
+                bottom.plot(xs, [p[2] / 1000 for p in pts], ms=3, color=_color(v), **style)
             copy = [r["gbps"] / r["pct_of_copy"] * 100 for r in fam if r["pct_of_copy"]]
             if copy:
                 top.axhline(copy[0], color="k", ls=style["ls"], lw=0.8,
@@ -230,19 +257,19 @@ def plot_in_flight(rows, outdir):
     fig, ax = plt.subplots(figsize=(8, 5.8), layout="constrained")
     for i, (run_label, hm) in enumerate(runs):
         style = sbplot.run_style(i)
-        for v in ["sync_single", *PIPELINED]:
+        for v in [_base(), *_pipelined()]:
             pts = sorted((r["bytes_in_flight_per_sm"], r["pct_of_copy"]) for r in hm
                          if r["variant"] == v)
             if not pts:
                 continue
-            ax.scatter([p[0] / 1024 for p in pts], [p[1] for p in pts], s=12, color=COLORS[v],
+            ax.scatter([p[0] / 1024 for p in pts], [p[1] for p in pts], s=12, color=_color(v),
                        alpha=0.6, marker=style["marker"])
             # Upper envelope: the best any configuration reached with at most x.
             env, top = [], 0.0
             for x, y in pts:
                 top = max(top, y)
                 env.append((x / 1024, top))
-            ax.step([e[0] for e in env], [e[1] for e in env], where="post", color=COLORS[v],
+            ax.step([e[0] for e in env], [e[1] for e in env], where="post", color=_color(v),
                     ls=style["ls"], label=sbplot.with_run(v, run_label))
     ax.axhline(GOOD_PCT, color="k", ls="--", lw=0.7)
     kib = sorted({r["bytes_in_flight_per_sm"] / 1024 for _, hm in runs for r in hm})

@@ -23,10 +23,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sbcsv  # noqa: E402
 import sbplot  # noqa: E402
+import sbvariants  # noqa: E402
 from sbplot import plt  # noqa: E402
 
 FAMILIES = ("stencil", "stencil2d", "multistage")
-BASELINE = {f: sbcsv.BASELINES[f] for f in FAMILIES}
 
 
 def _ok_rows(rows, family):
@@ -42,8 +42,9 @@ def _ok_rows(rows, family):
 
 
 def _variants(sel, family):
-    seen = list(dict.fromkeys(r["variant"] for r in sel))
-    base = BASELINE[family]
+    """The baseline first, then table order."""
+    seen = sbvariants.ordered(family, (r["variant"] for r in sel))
+    base = sbvariants.baseline(family)
     return sorted(seen, key=lambda v: (v != base, seen.index(v)))
 
 
@@ -145,7 +146,7 @@ def _vs_block(family, runs, variants, outdir):
 def _speedup(family, runs, variants, outdir):
     """Each run's baseline over each variant of the same run: the baseline
     line of every GPU is exactly 1."""
-    base = BASELINE[family]
+    base = sbvariants.baseline(family)
     ref = {(sbplot.source_of(r), r["block_threads"], _elems(r), r["iters"]): r["median_us"]
            for _, sel in runs for r in sel if r["variant"] == base}
     if not ref:

@@ -28,10 +28,10 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sbcompare  # noqa: E402
 import sbcsv  # noqa: E402
+import sbvariants  # noqa: E402
 
 from sbcompare import fmt_axis, fmt_us, render_table  # noqa: E402
 
-REFERENCE_FAMILY = "reference"
 HOW_TO_READ = (
     "Each row is one shape: every axis but the variant. The winner is the "
     "variant with the lowest median time among those with status ok; "
@@ -46,7 +46,7 @@ HOW_TO_READ = (
 def copy_gbps(run):
     """The run's device-to-device copy bandwidth: the 100% of pct_of_copy."""
     rates = [r["gbps"] for r in run.rows
-             if r["family"] == REFERENCE_FAMILY and r["status"] == "ok" and r.get("gbps")]
+             if sbvariants.is_yardstick(r["family"]) and r["status"] == "ok" and r.get("gbps")]
     return max(rates) if rates else None
 
 
@@ -59,7 +59,7 @@ def status_counts(rows):
 
 def families(rows):
     """Family names in CSV order, the copy reference left out."""
-    return [f for f in dict.fromkeys(r["family"] for r in rows) if f != REFERENCE_FAMILY]
+    return [f for f in dict.fromkeys(r["family"] for r in rows) if not sbvariants.is_yardstick(f)]
 
 
 def yes_no(value):
@@ -149,7 +149,7 @@ def speedup_table(name, family_shapes, variants):
     """Per shape, how many times faster each variant is than the family's
     baseline (baseline median / variant median); None without a baseline.
     variants: the family's variants in CSV order."""
-    baseline = sbcsv.BASELINES.get(name)
+    baseline = sbvariants.baseline(name)
     if baseline not in variants:
         return None
     axes = [a for a in sbcompare.axis_columns() if any(a in s.axes for s in family_shapes)]

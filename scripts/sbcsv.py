@@ -33,18 +33,23 @@ FLOAT_COLUMNS = {"median_us", "min_us", "max_us", "q1_us", "q3_us", "cv_pct",
                  "gbps", "pct_of_copy", "sm_clock_mhz", "gflops",
                  "cycles_per_op", "ns_per_op", "pct_of_cublas"}
 STATUSES = {"ok", "skipped", "unsupported", "wrong", "error", "deadlock"}
-# Each family's baseline variant: speedup figures and tables divide by it.
-BASELINES = {
-    "scan": "two_barrier",
-    "stencil": "two_barrier",
-    "stencil2d": "two_barrier",
-    "multistage": "uniform",
-    "pipeline": "sync_single",
-}
-# Columns that are categorical axes in later schemas: part of a row's key.
-EXTRA_AXES = ["elems_per_thread", "consumer_warps", "participants", "contention", "cluster",
-              "m", "k", "tile"]
+HEADER_SNAPSHOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                               "results", "csv_header.csv")
 
+
+def _schema_axes():
+    """The writer's axis columns, beyond schema 1's: in harness/csv_schema.h
+    they are the columns between `variant` and `status`. Read from the
+    snapshot of `syncbench --csv-header` (make variants), not a copy."""
+    with open(HEADER_SNAPSHOT, encoding="utf-8") as f:
+        header = f.readline().strip().split(",")
+    axes = header[header.index("variant") + 1:header.index("status")]
+    return [a for a in axes if a not in AXES]
+
+
+# Axes of later schemas (categorical or numeric): part of a row's key. Cells
+# of an axis the types above do not name are read as ints where they are.
+EXTRA_AXES = _schema_axes()
 
 class CsvError(Exception):
     """Unusable input: the message names file, line and column."""
@@ -66,6 +71,8 @@ def _convert(path, line, column, text):
             if math.isnan(value):
                 raise ValueError
             return value
+        if column in EXTRA_AXES and text.lstrip("-").isdigit():
+            return int(text)
     except ValueError:
         raise CsvError(f"{_where(path, line, column)}: '{text}' is not a number") from None
     return text

@@ -17,6 +17,7 @@ from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sbcsv  # noqa: E402
+import sbvariants  # noqa: E402
 from sbcompare import geomean  # noqa: E402
 
 
@@ -32,7 +33,7 @@ def load(paths):
     values, names = defaultdict(list), {}
     for path in paths:
         for row in sbcsv.read(path):
-            if row["status"] != "ok" or row["family"] == "reference":
+            if row["status"] != "ok" or sbvariants.is_yardstick(row["family"]):
                 continue
             v, name = metric(row)
             if v is not None and v > 0:

@@ -96,9 +96,9 @@ def test_a_gpu_without_the_family_does_not_decide_the_answer():
 
 def test_price_list_reads_the_named_configuration():
     rows = answers.load(A).rows
-    ref = next(p for p in answers.PRICES if p.variant == "syncthreads")
-    mbar = next(p for p in answers.PRICES if p.variant == "ptx_mbarrier_parity")
-    grid = next(p for p in answers.PRICES if p.variant == "grid_sync")
+    ref = next(p for p in answers.prices() if p.variant == "syncthreads")
+    mbar = next(p for p in answers.prices() if p.variant == "ptx_mbarrier_parity")
+    grid = next(p for p in answers.prices() if p.variant == "grid_sync")
     # The 128-thread syncthreads row (30 cycles) is not the configuration.
     assert answers.price_cell(rows, ref, ref) == "40"
     assert answers.price_cell(rows, mbar, ref) == "140 (3.5x)"
@@ -176,7 +176,7 @@ def test_gemm_picks_the_highest_pct_of_cublas_ok_row(tmp_path):
     assert answers.gemm_shapes(runs) == [(1024, 1024), (4096, 4096)]
     text = answers.block(runs)
     assert "| 4096 x 4096 x 4096 | 500 | `ws_tma` (128x128x64, 5 stages): 80.0%" in text
-    assert f"| `ws_tma` | {answers.GEMM_VARIANTS[4][1]} | 80.0% ({t1}, 5 stages) |" in text
+    assert f"| `ws_tma` | {answers.gemm_variants()[4][1]} | 80.0% ({t1}, 5 stages) |" in text
     assert "| `single` |" not in text  # no single row at all: left out
 
 

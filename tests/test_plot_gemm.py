@@ -26,9 +26,10 @@ def test_fixture_is_marked_synthetic(rows):
     assert {r["commit"] for r in rows} == {"synthetic"}
 
 
-def test_writes_both_plots(rows, tmp_path):
+def test_writes_every_plot(rows, tmp_path):
     paths = plot_gemm.plot(rows, str(tmp_path))
-    assert sorted(os.path.basename(p) for p in paths) == ["gemm_pct_of_cublas.png", "gemm_tflops.png"]
+    assert sorted(os.path.basename(p) for p in paths) == [
+        "gemm_pct_of_cublas.png", "gemm_pct_vs_k_ratio.png", "gemm_tflops.png"]
     for p in paths:
         with open(p, "rb") as f:
             assert f.read(8) == b"\x89PNG\r\n\x1a\n"

@@ -41,7 +41,7 @@ def test_every_point_validated(rows):
 
 
 def test_smallest_good_is_minimal(rows):
-    for v in plot_pipeline.PIPELINED:
+    for v in plot_pipeline._pipelined():
         best = plot_pipeline.smallest_good(rows, v)
         if best is None:
             continue
