@@ -33,6 +33,10 @@ struct sb_family {
   const char *summary;
   unsigned flags; /* sb_family_flag bits */
   const sb_variant_table *variants; /* exported by kernels/<family>.cu */
+  /* The CSV column of the paired ceiling (harness/paired.h) when the table
+   * has a SB_VF_CEILING row: "pct_of_cublas" (gemm), "pct_of_cub"
+   * (devscan); NULL otherwise. */
+  const char *ceiling_column;
   /* Axis value lists in sb_axis_parse syntax; NULL: the family has no such
    * axis. The quick lists must cover every variant in a few points. */
   const char *default_axes[SB_NUM_AXES];

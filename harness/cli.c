@@ -44,6 +44,7 @@ void sb_cli_usage(FILE *f) {
 "  --min-time S         minimum timed seconds per point (default 0.05, --quick 0.02)\n"
 "  --print-gpu-slug     print the results directory name for --device and exit\n"
 "  --csv-header         print the CSV header and exit\n"
+"  --version            print the version, commit, CSV schema and CUDA versions\n"
 "  --help               this text\n"
 "\n"
 "Google Benchmark flags (docs/gbench-flags.md): --benchmark_filter=REGEX (like\n"
@@ -406,6 +407,7 @@ int sb_cli_parse(int argc, char **argv, sb_cli *c, char *err, size_t errlen) {
     if (!strcmp(opt, "--list")) { c->list = 1; continue; }
     if (!strcmp(opt, "--quick")) { c->spec.quick = 1; continue; }
     if (!strcmp(opt, "--csv-header")) { c->csv_header = 1; continue; }
+    if (!strcmp(opt, "--version")) { c->version = 1; continue; }
     if (!strcmp(opt, "--print-gpu-slug")) { c->print_slug = 1; continue; }
     if (!strcmp(opt, "--filter")) {
       TAKE_VALUE();

@@ -20,7 +20,7 @@ enum {
 #define SB_CLI_MAX_DEVICES 64
 
 typedef struct sb_cli {
-  int help, list, csv_header, print_slug;
+  int help, list, csv_header, print_slug, version;
   sb_sweep_spec spec;
   regex_t filter;
   int has_filter;

@@ -148,6 +148,7 @@ int main(int argc, char **argv) {
   if (cli.help) { sb_cli_usage(stdout); return SB_EXIT_OK; }
   if (cli.list) { sb_cli_list(stdout); return SB_EXIT_OK; }
   if (cli.csv_header) { sb_csv_write_header(stdout); return SB_EXIT_OK; }
+  if (cli.version) { sb_print_version(stdout); return SB_EXIT_OK; }
 
   /* Everything that can be checked without a GPU comes first: the sweep,
    * the resume file and the output paths; nothing is created before the

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "gbench_shim.h"
+#include "paired.h"
 #include "random.h"
 #include "stats.h"
 #include "timing.h"
@@ -70,17 +71,6 @@ static int cuda_failed(sb_row *row, const char *what, cudaError_t e) {
   return lost;
 }
 
-/* A library row's GFLOP/s (a variant flagged SB_VF_NO_KERNEL: cuBLAS), the
- * 100% of pct_of_cublas for the later rows of its family whose axes equal
- * the library row's set axes (the shape; it leaves tile, stages unset).
- * The table sorts its library row first, so it is measured first. */
-#define MAX_CEILINGS 64
-typedef struct ceiling {
-  const sb_family *family;
-  long long axis[SB_NUM_AXES];
-  double gflops;
-} ceiling;
-
 typedef struct runner {
   sb_device *dev;
   const sb_run_options *opt;
@@ -88,31 +78,69 @@ typedef struct runner {
   buffers buf;
   sb_timer timer;
   double copy_gbps;
-  ceiling ceilings[MAX_CEILINGS];
-  int num_ceilings;
+  void *d_pair_out; /* the paired ceiling's own output (harness/paired.h) */
+  size_t pair_out_cap;
 } runner;
 
-static void apply_ceiling(runner *r, const sb_point *p, sb_row *row) {
-  if (row->status != SB_OK || isnan(row->gflops)) return;
-  if (p->variant->flags & SB_VF_NO_KERNEL) {
-    ceiling *c = &r->ceilings[r->num_ceilings < MAX_CEILINGS ? r->num_ceilings++ : MAX_CEILINGS - 1];
-    c->family = p->family;
-    memcpy(c->axis, p->axis, sizeof c->axis);
-    c->gflops = row->gflops;
-    row->pct_of_cublas = 100.0;
-    return;
+/* Sets up the paired ceiling for p's timing: the ceiling point, queried
+ * once here (not per sample), reading p's input and writing its own
+ * output, warmed up once. Leaves r->timer.pair_fn NULL when p has no
+ * ceiling to pair with or the ceiling cannot run at this shape. */
+static void setup_pair(runner *r, const sb_point *p, sb_point *cp, sb_launch *PL) {
+  const sb_family *f = p->family;
+  r->timer.pair_fn = NULL;
+  if (!f->ceiling_column || sb_ceiling_point(p, cp) != 0) return;
+  const size_t out_bytes = f->out_bytes(cp);
+  if (f->in_bytes(cp) > r->buf.in_cap) return; /* it reads p's input */
+  if (out_bytes > r->pair_out_cap) {
+    cudaFree(r->d_pair_out);
+    r->pair_out_cap = 0;
+    if (cudaMalloc(&r->d_pair_out, out_bytes) != cudaSuccess) {
+      r->d_pair_out = NULL;
+      cudaGetLastError();
+      return;
+    }
+    r->pair_out_cap = out_bytes;
   }
-  for (int i = r->num_ceilings - 1; i >= 0; --i) {
-    const ceiling *c = &r->ceilings[i];
-    int a = 0;
-    while (a < SB_NUM_AXES && (c->axis[a] == SB_AXIS_UNSET || c->axis[a] == p->axis[a])) ++a;
-    if (c->family == p->family && a == SB_NUM_AXES && c->gflops > 0) {
-      row->pct_of_cublas = 100.0 * row->gflops / c->gflops;
+  *PL = (sb_launch){.axis = cp->axis, .variant = cp->variant, .stream = r->stream, .query = 1};
+  cudaError_t e = cp->variant->launch(PL);
+  if (e == cudaSuccess && !PL->skip[0]) {
+    PL->in = r->buf.d_in;
+    PL->out = r->d_pair_out;
+    PL->query = 0;
+    e = cp->variant->launch(PL); /* warm-up (a library's first call picks its kernel) */
+    if (e == cudaSuccess) e = cudaStreamSynchronize(r->stream);
+    if (e == cudaSuccess) {
+      r->timer.pair_fn = cp->variant->launch;
+      r->timer.pair_launch = PL;
       return;
     }
   }
+  cudaGetLastError(); /* the ceiling failed: the variant is timed alone, pct empty */
 }
 
+/* pct_of_<ceiling> (family's ceiling_column): 100 on the ceiling's own
+ * row, the paired ratio on the others, empty when pairing failed. */
+static void record_ceiling(const sb_point *p, sb_timer *t, sb_row *row) {
+  double *cell = sb_ceiling_cell(row, p->family->ceiling_column);
+  if (!cell) return;
+  if (p->variant->flags & SB_VF_CEILING)
+    *cell = 100.0;
+  else if (t->pair_fn && !t->pair_failed && t->pair_count > 0)
+    *cell = sb_paired_pct(t->samples, t->count, t->pair_samples, t->pair_count);
+  t->pair_fn = NULL;
+}
+
+/* The power-state cells of a timed row (schema 3). */
+static void record_power_state(const sb_timer *t, double after_mhz, sb_row *row) {
+  row->sm_clock_mhz = sb_timer_clock_mhz(t);
+  row->sm_clock_after_mhz = after_mhz;
+  row->throttled = t->throttled;
+  const sb_power_acc *a = &t->power;
+  if (a->power_n > 0) row->power_w = a->power_sum_w / a->power_n;
+  row->temp_c = a->temp_max_c;
+  if (a->reasons_n > 0) sb_throttle_names(a->reasons, row->throttle_reasons, sizeof row->throttle_reasons);
+}
 
 int sb_point_precheck(const sb_point *p, const sb_device *d, sb_row *row) {
   int cc = d->cc_major * 10 + d->cc_minor;
@@ -239,29 +267,28 @@ static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_r
   r->timer.flush_bytes = r->buf.flush_bytes;
   char name[512];
   sb_point_name(p, name, sizeof name);
-  /* Time; if the SM clock right after the samples is below 90% of the
-   * maximum (power or thermal throttling, or a clock that had not ramped
-   * up), take the samples once more and say so in the detail. */
-  double mhz = NAN, first_mhz = NAN;
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    char err[512] = "";
-    sb_timer_reset(&r->timer);
-    int rc = gbs_run_one(name, sb_timer_sample, &r->timer, r->opt->min_time_s, err, sizeof err);
-    if (rc == 2) return -2; /* excluded by --benchmark_filter: no row */
-    if (rc == 1) {
-      if (sb_stop_requested) return -3;
-      row->status = SB_ERROR;
-      snprintf(row->detail, sizeof row->detail, "%s", err);
-      cudaGetLastError();
-      int lost = cudaDeviceSynchronize() != cudaSuccess;
-      if (lost) check_watchdog(row);
-      return lost;
-    }
-    mhz = NAN;
-    if (sb_measure_sm_clock(r->stream, &mhz) != cudaSuccess) mhz = NAN;
-    if (attempt == 0) first_mhz = mhz;
-    if (isnan(mhz) || d->max_clock_mhz <= 0 || mhz >= 0.9 * d->max_clock_mhz) break;
+  /* Time. The timer's clock witness and NVML readings measure the power
+   * state over the samples, and re-take a sample taken while throttled
+   * (harness/power.h); the clock right after them is kept beside. */
+  char err[512] = "";
+  sb_timer_reset(&r->timer);
+  r->timer.throttle_mhz = SB_THROTTLE_FRACTION * d->max_clock_mhz;
+  sb_point cp;
+  sb_launch PL;
+  setup_pair(r, p, &cp, &PL);
+  int rc = gbs_run_one(name, sb_timer_sample, &r->timer, r->opt->min_time_s, err, sizeof err);
+  if (rc == 2) return -2; /* excluded by --benchmark_filter: no row */
+  if (rc == 1) {
+    if (sb_stop_requested) return -3;
+    row->status = SB_ERROR;
+    snprintf(row->detail, sizeof row->detail, "%s", err);
+    cudaGetLastError();
+    int lost = cudaDeviceSynchronize() != cudaSuccess;
+    if (lost) check_watchdog(row);
+    return lost;
   }
+  double after_mhz = NAN;
+  if (sb_measure_sm_clock(r->stream, &after_mhz) != cudaSuccess) after_mhz = NAN;
 
   /* The timed kernel was not the validated one: check what it wrote too. */
   if (L.raw_twin && !f->skip_timed_recheck) {
@@ -292,16 +319,13 @@ static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_r
     if (r->copy_gbps > 0) row->pct_of_copy = 100.0 * row->gbps / r->copy_gbps;
   }
   if (f->flops) row->gflops = (double)f->flops(p) / s.median * 1e-9;
-  if (!isnan(mhz)) row->sm_clock_mhz = mhz;
+  record_power_state(&r->timer, after_mhz, row);
+  record_ceiling(p, &r->timer, row);
   int used = snprintf(row->detail, sizeof row->detail, "%s", flush ? "L2 flushed before each sample" : "");
-  if (!isnan(first_mhz) && first_mhz != mhz) /* throttled once: re-taken */
-    used += snprintf(row->detail + used, sizeof row->detail - (size_t)used,
-                     "%sSM clock %.0f MHz after the first samples, below 90%% of the %d MHz maximum: samples re-taken once (clock then %.0f MHz)",
-                     used ? "; " : "", first_mhz, d->max_clock_mhz, mhz);
-  if (!isnan(mhz) && d->max_clock_mhz > 0 && mhz < 0.9 * d->max_clock_mhz)
-    used += snprintf(row->detail + used, sizeof row->detail - (size_t)used,
-                     "%sSM clock %.0f MHz after the samples, below 90%% of the %d MHz maximum",
-                     used ? "; " : "", mhz, d->max_clock_mhz);
+  if (r->timer.retaken > 0)
+    snprintf(row->detail + used, sizeof row->detail - (size_t)used,
+             "%s%lld samples taken while throttled were re-taken after a %.0f ms rest",
+             used ? "; " : "", r->timer.retaken, SB_THROTTLE_REST_S * 1e3);
   if (f->derive) {
     if ((e = cudaMemcpy(r->buf.h_out, r->buf.d_out, out_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess)
       return cuda_failed(row, "reading the timed output", e);
@@ -372,6 +396,11 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
   cudaError_t e = cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking);
   if (e == cudaSuccess) e = sb_timer_init(&r.timer, r.stream);
   r.timer.stop_flag = (volatile int *)&sb_stop_requested;
+  char bus_id[32] = "";
+  if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, d->ordinal) == cudaSuccess)
+    r.timer.nvml = sb_nvml_open(NULL, bus_id);
+  else
+    cudaGetLastError();
   r.buf.flush_bytes = 2 * d->l2_bytes;
   if (e == cudaSuccess) e = cudaMalloc(&r.buf.d_flush, r.buf.flush_bytes);
   if (e != cudaSuccess) {
@@ -397,7 +426,6 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
     int lost = run_point(&r, p, sb_splitmix64(o->seed + (unsigned long long)i), &row);
     if (lost == -2) { ++sum->filtered; continue; }
     if (lost == -3) break; /* interrupted mid-point: that row is not done */
-    apply_ceiling(&r, p, &row);
     if (strcmp(p->family->name, "reference") == 0 && row.status == SB_OK) {
       r.copy_gbps = row.gbps;
       row.pct_of_copy = 100.0;
@@ -417,9 +445,11 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
     }
   }
   sum->interrupted = sb_stop_requested != 0;
+  sb_nvml_close(r.timer.nvml);
   if (!sum->context_lost) {
     sb_timer_destroy(&r.timer);
     free_buffers(&r.buf);
+    cudaFree(r.d_pair_out);
     cudaStreamDestroy(r.stream);
   }
   return status;

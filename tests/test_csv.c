@@ -69,7 +69,11 @@ SB_TEST(csv_row_round_trips_with_quoting_and_empty_cells) {
   CHECK_STR(fields[column("min_us")], "");          /* NaN: empty */
   CHECK_STR(fields[column("samples")], "");         /* -1: empty */
   CHECK_STR(fields[column("gpu_name")], "NVIDIA Test, \"GPU\"");
-  CHECK_STR(fields[column("schema_version")], "2");
+  CHECK_STR(fields[column("schema_version")], "3");
+  CHECK_STR(fields[column("power_w")], "");         /* no NVML: empty */
+  CHECK_STR(fields[column("temp_c")], "");
+  CHECK_STR(fields[column("throttle_reasons")], "");
+  CHECK_STR(fields[column("throttled")], "");       /* not timed: empty */
   CHECK_STR(fields[column("regs_per_thread")], ""); /* -1: empty */
 }
 
