@@ -162,7 +162,7 @@ int main(int argc, char **argv) {
   if (cli.no_reference) {
     long k = 0;
     for (long i = 0; i < count; ++i)
-      if (strcmp(points[i].family->name, "reference") != 0) points[k++] = points[i];
+      if (!(points[i].family->flags & SB_FF_YARDSTICK)) points[k++] = points[i];
     count = k;
   }
   if (cli.list_tests) { /* --benchmark_list_tests: the sweep is host logic */

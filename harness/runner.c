@@ -426,7 +426,7 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
     int lost = run_point(&r, p, sb_splitmix64(o->seed + (unsigned long long)i), &row);
     if (lost == -2) { ++sum->filtered; continue; }
     if (lost == -3) break; /* interrupted mid-point: that row is not done */
-    if (strcmp(p->family->name, "reference") == 0 && row.status == SB_OK) {
+    if ((p->family->flags & SB_FF_YARDSTICK) && row.status == SB_OK) {
       r.copy_gbps = row.gbps;
       row.pct_of_copy = 100.0;
     }

@@ -320,7 +320,7 @@ static void handle_msg(parent *P, worker *w, const msg_head *h, const char *payl
     if (h->status < 0 || h->status >= SB_NUM_STATUS) return;
     write_row_line(P, payload, h->len, (sb_status)h->status);
     const sb_point *p = &P->o->points[h->index];
-    if (strcmp(p->family->name, "reference") == 0 && h->status == SB_OK && h->gbps > 0)
+    if ((p->family->flags & SB_FF_YARDSTICK) && h->status == SB_OK && h->gbps > 0)
       w->copy_gbps = h->gbps;
     advance_past(w, h->index);
     w->inflight = -1;
