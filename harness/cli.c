@@ -15,6 +15,9 @@ void sb_cli_usage(FILE *f) {
 "CSV row per point as soon as it finishes.\n"
 "\n"
 "  --list               families, variants and axes (no GPU needed)\n"
+"  --format csv|text    --list as text (default) or CSV: one row per variant with\n"
+"                       its traits (header: family,family_flags,family_summary,\n"
+"                       variant,variant_index,min_cc,flags,axes,ceiling_column,summary)\n"
 "  --quick              every variant at a few points (< 30 s on an H100)\n"
 "  --filter REGEX       keep points whose name matches, e.g. 'scan/(pingpong|mbarrier)'\n"
 "                       names look like scan/pingpong/block_threads=256/iters=16/n=33554432\n"
@@ -64,7 +67,7 @@ void sb_cli_usage(FILE *f) {
 "2 bad usage or output path, 3 no usable CUDA device, 130 interrupted\n");
 }
 
-void sb_cli_list(FILE *f) {
+static void list_text(FILE *f) {
   for (int i = 0; i < sb_num_families; ++i) {
     const sb_family *fam = sb_families[i];
     fprintf(f, "%s: %s\n", fam->name, fam->summary);
@@ -79,6 +82,69 @@ void sb_cli_list(FILE *f) {
       fputc('\n', f);
     }
   }
+}
+
+/* Trait names of --list --format=csv, in this order (the contract with
+ * scripts/: see SHARED interfaces and the README). */
+static const struct { unsigned bit; const char *name; } variant_traits[] = {
+    {SB_VF_CEILING, "ceiling"},         {SB_VF_NO_KERNEL, "no_kernel"},
+    {SB_VF_BASELINE, "baseline"},       {SB_VF_PLAIN, "plain"},
+    {SB_VF_WHOLE_WARPS, "whole_warps"}, {SB_VF_GENERIC, "generic"},
+    {SB_VF_TEST_ONLY, "test_only"},
+};
+static const struct { unsigned bit; const char *name; } family_traits[] = {
+    {SB_FF_YARDSTICK, "yardstick"},
+};
+
+#define JOIN_TRAITS(out, len, table, flags)                                        \
+  do {                                                                             \
+    size_t used_ = 0;                                                              \
+    (out)[0] = '\0';                                                               \
+    for (size_t t_ = 0; t_ < sizeof table / sizeof table[0]; ++t_)                 \
+      if ((flags) & table[t_].bit)                                                 \
+        used_ += (size_t)snprintf((out) + used_, (len) - used_, "%s%s", used_ ? ";" : "", \
+                                  table[t_].name);                                 \
+  } while (0)
+
+static void list_csv(FILE *f) {
+  fputs("family,family_flags,family_summary,variant,variant_index,min_cc,flags,axes,"
+        "ceiling_column,summary\n", f);
+  for (int i = 0; i < sb_num_families; ++i) {
+    const sb_family *fam = sb_families[i];
+    char fflags[64], axes[256] = "", vflags[128];
+    JOIN_TRAITS(fflags, sizeof fflags, family_traits, fam->flags);
+    for (int a = 0, used = 0; a < SB_NUM_AXES; ++a)
+      if (fam->default_axes[a])
+        used += snprintf(axes + used, sizeof axes - (size_t)used, "%s%s", used ? ";" : "",
+                         sb_axes[a].name);
+    for (int v = 0; v < fam->variants->count; ++v) {
+      const sb_variant *var = &fam->variants->rows[v];
+#ifndef SB_BROKEN
+      if (var->flags & SB_VF_TEST_ONLY) continue; /* only in the test build */
+#endif
+      JOIN_TRAITS(vflags, sizeof vflags, variant_traits, var->flags);
+      const char *cells[] = {fam->name, fflags, fam->summary};
+      for (int c = 0; c < 3; ++c) {
+        sb_csv_write_field(f, cells[c]);
+        fputc(',', f);
+      }
+      sb_csv_write_field(f, var->name);
+      fprintf(f, ",%d,%d,", v, var->min_cc);
+      sb_csv_write_field(f, vflags);
+      fputc(',', f);
+      sb_csv_write_field(f, axes);
+      fputc(',', f);
+      sb_csv_write_field(f, fam->ceiling_column ? fam->ceiling_column : "");
+      fputc(',', f);
+      sb_csv_write_field(f, var->summary);
+      fputc('\n', f);
+    }
+  }
+}
+
+void sb_cli_list(FILE *f, sb_list_format format) {
+  if (format == SB_LIST_CSV) list_csv(f);
+  else list_text(f);
 }
 
 static int parse_ll(const char *s, long long lo, long long hi, long long *out) {
@@ -405,6 +471,13 @@ int sb_cli_parse(int argc, char **argv, sb_cli *c, char *err, size_t errlen) {
     }
     if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) { c->help = 1; continue; }
     if (!strcmp(opt, "--list")) { c->list = 1; continue; }
+    if (!strcmp(opt, "--format")) {
+      TAKE_VALUE();
+      if (!strcmp(val, "csv")) c->list_format = SB_LIST_CSV;
+      else if (!strcmp(val, "text")) c->list_format = SB_LIST_TEXT;
+      else { snprintf(err, errlen, "--format '%s': expected csv or text", val); goto fail; }
+      continue;
+    }
     if (!strcmp(opt, "--quick")) { c->spec.quick = 1; continue; }
     if (!strcmp(opt, "--csv-header")) { c->csv_header = 1; continue; }
     if (!strcmp(opt, "--version")) { c->version = 1; continue; }

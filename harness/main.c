@@ -146,7 +146,7 @@ int main(int argc, char **argv) {
     return SB_EXIT_USAGE;
   }
   if (cli.help) { sb_cli_usage(stdout); return SB_EXIT_OK; }
-  if (cli.list) { sb_cli_list(stdout); return SB_EXIT_OK; }
+  if (cli.list) { sb_cli_list(stdout, cli.list_format); return SB_EXIT_OK; }
   if (cli.csv_header) { sb_csv_write_header(stdout); return SB_EXIT_OK; }
   if (cli.version) { sb_print_version(stdout); return SB_EXIT_OK; }
 
