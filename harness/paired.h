@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 
-#include "../bench/registry.h"
+#include "family.h"
 
 /* The family's ceiling variant, found by its flag wherever it is in the
  * table; NULL if it has none. */
