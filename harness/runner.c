@@ -181,14 +181,16 @@ int sb_built_below_need(const sb_variant *v, const sb_launch *L, sb_row *row) {
   return 1;
 }
 
-/* Returns 1 if the context is lost. */
-static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_row *row) {
-  const sb_family *f = p->family;
-  const sb_device *d = r->dev;
-  if (sb_point_precheck(p, d, row)) return 0;
+/* The steps of run_point return NEXT to go on, or what run_point returns:
+ * 0 (the row is decided), 1 (the context is lost), -2 (filtered out), -3
+ * (interrupted). */
+#define NEXT (-100)
 
-  sb_launch L = {.axis = p->axis, .variant = p->variant, .stream = r->stream, .query = 1};
-  cudaError_t e = p->variant->launch(&L);
+/* Query mode: the launch configuration, occupancy and the reasons a point
+ * cannot run here (no code for this GPU, does not fit, no kernel). */
+static int configure(runner *r, const sb_point *p, sb_launch *L, sb_row *row) {
+  const sb_device *d = r->dev;
+  cudaError_t e = p->variant->launch(L);
   if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction) {
     row->status = SB_UNSUPPORTED;
     snprintf(row->detail, sizeof row->detail,
@@ -197,28 +199,32 @@ static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_r
     cudaGetLastError();
     return 0;
   }
-  if (e == cudaErrorInvalidConfiguration || (e == cudaSuccess && L.blocks_per_sm == 0)) {
+  if (e == cudaErrorInvalidConfiguration || (e == cudaSuccess && L->blocks_per_sm == 0)) {
     row->status = SB_SKIPPED;
     snprintf(row->detail, sizeof row->detail,
              "cannot launch: %d threads with %zu B shared memory per block fit 0 times on an SM (limit %zu B)",
-             L.block_threads, L.smem_bytes, d->smem_per_block_optin);
+             L->block_threads, L->smem_bytes, d->smem_per_block_optin);
     cudaGetLastError();
     return 0;
   }
   if (e != cudaSuccess) return cuda_failed(row, "launch configuration", e);
-  if (L.skip[0]) { /* no compiled kernel for this point */
+  if (L->skip[0]) { /* no compiled kernel for this point */
     row->status = SB_SKIPPED;
-    snprintf(row->detail, sizeof row->detail, "%s", L.skip);
+    snprintf(row->detail, sizeof row->detail, "%s", L->skip);
     return 0;
   }
-  if (sb_built_below_need(p->variant, &L, row)) return 0;
-  row->blocks_per_sm = L.blocks_per_sm;
+  if (sb_built_below_need(p->variant, L, row)) return 0;
+  row->blocks_per_sm = L->blocks_per_sm;
   if (p->variant->pick) {
-    row->regs_per_thread = L.regs_per_thread;
-    row->smem_per_block = (long long)L.smem_bytes;
+    row->regs_per_thread = L->regs_per_thread;
+    row->smem_per_block = (long long)L->smem_bytes;
   }
+  return NEXT;
+}
 
-  size_t in_bytes = f->in_bytes(p), out_bytes = f->out_bytes(p);
+/* Grows the buffers to the point's sizes, or skips it when the GPU lacks
+ * the memory. */
+static int prepare_buffers(runner *r, size_t in_bytes, size_t out_bytes, sb_row *row) {
   size_t free_b = 0, total_b = 0;
   cudaMemGetInfo(&free_b, &total_b);
   size_t extra = (in_bytes > r->buf.in_cap ? in_bytes : 0) + (out_bytes > r->buf.out_cap ? out_bytes : 0);
@@ -228,51 +234,59 @@ static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_r
              "needs %zu MiB more device memory; %zu MiB free", extra >> 20, free_b >> 20);
     return 0;
   }
+  cudaError_t e;
   if ((e = grow(&r->buf.d_in, &r->buf.h_in, &r->buf.in_cap, in_bytes)) != cudaSuccess ||
       (e = grow(&r->buf.d_out, &r->buf.h_out, &r->buf.out_cap, out_bytes)) != cudaSuccess)
     return cuda_failed(row, "allocating buffers", e);
+  return NEXT;
+}
 
-  /* Validate: fresh random input, poisoned output, one launch, compare. */
+/* Validate: fresh random input, poisoned output, one bounded launch,
+ * compare with the CPU reference. A wrong result is never timed. */
+static int validate(runner *r, const sb_point *p, sb_launch *L, unsigned long long seed,
+                    size_t in_bytes, size_t out_bytes, sb_row *row) {
+  const sb_family *f = p->family;
+  cudaError_t e;
   row->seed = seed;
   f->make_input(p, r->buf.h_in, seed);
   if ((e = cudaMemcpyAsync(r->buf.d_in, r->buf.h_in, in_bytes, cudaMemcpyHostToDevice, r->stream)) != cudaSuccess ||
       (e = cudaMemsetAsync(r->buf.d_out, 0xA5, out_bytes, r->stream)) != cudaSuccess)
     return cuda_failed(row, "preparing buffers", e);
-  L.in = r->buf.d_in;
-  L.out = r->buf.d_out;
-  L.query = 0;
-  L.bounded = 1; /* mbarrier waits under the deadlock watchdog */
-  if ((e = p->variant->launch(&L)) != cudaSuccess) return cuda_failed(row, "launch", e);
+  L->in = r->buf.d_in;
+  L->out = r->buf.d_out;
+  L->query = 0;
+  L->bounded = 1; /* mbarrier waits under the deadlock watchdog */
+  if ((e = p->variant->launch(L)) != cudaSuccess) return cuda_failed(row, "launch", e);
   if ((e = cudaStreamSynchronize(r->stream)) != cudaSuccess) return cuda_failed(row, "kernel", e);
   if ((e = cudaMemcpy(r->buf.h_out, r->buf.d_out, out_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess)
     return cuda_failed(row, "reading the output", e);
   if (f->verify(p, r->buf.h_in, r->buf.h_out, row->detail, sizeof row->detail) != 0) {
-    row->status = SB_WRONG; /* never timed: a wrong result is not a number */
+    row->status = SB_WRONG;
     return 0;
   }
+  return NEXT;
+}
 
-  /* Warm up, then time through Google Benchmark; a variant with a raw
-   * twin is timed with the raw wait (harness/launch.h). */
-  L.bounded = 0;
+/* Warm up, then time through Google Benchmark; a variant with a raw twin
+ * is timed with the raw wait (harness/launch.h). The timer's clock witness
+ * and NVML readings measure the power state over the samples and re-take a
+ * sample taken while throttled (harness/power.h); the paired ceiling's
+ * samples interleave (harness/paired.h); the clock right after them is
+ * kept beside. */
+static int time_point(runner *r, const sb_point *p, sb_launch *L, int flush, const char *name,
+                      sb_row *row, double *after_mhz) {
+  cudaError_t e;
+  L->bounded = 0;
   for (int i = 0; i < r->opt->warmup; ++i)
-    if ((e = p->variant->launch(&L)) != cudaSuccess) return cuda_failed(row, "warm-up launch", e);
+    if ((e = p->variant->launch(L)) != cudaSuccess) return cuda_failed(row, "warm-up launch", e);
   if ((e = cudaStreamSynchronize(r->stream)) != cudaSuccess) return cuda_failed(row, "warm-up", e);
-
   r->timer.fn = p->variant->launch;
-  r->timer.launch = &L;
-  /* Flush L2 before each sample when the working set is within 4x of L2
-   * and could otherwise be served partly from the cache. */
-  int flush = in_bytes + out_bytes < 4 * d->l2_bytes;
+  r->timer.launch = L;
   r->timer.flush_buf = flush ? r->buf.d_flush : NULL;
   r->timer.flush_bytes = r->buf.flush_bytes;
-  char name[512];
-  sb_point_name(p, name, sizeof name);
-  /* Time. The timer's clock witness and NVML readings measure the power
-   * state over the samples, and re-take a sample taken while throttled
-   * (harness/power.h); the clock right after them is kept beside. */
   char err[512] = "";
   sb_timer_reset(&r->timer);
-  r->timer.throttle_mhz = SB_THROTTLE_FRACTION * d->max_clock_mhz;
+  r->timer.throttle_mhz = SB_THROTTLE_FRACTION * r->dev->max_clock_mhz;
   sb_point cp;
   sb_launch PL;
   setup_pair(r, p, &cp, &PL);
@@ -287,22 +301,31 @@ static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_r
     if (lost) check_watchdog(row);
     return lost;
   }
-  double after_mhz = NAN;
-  if (sb_measure_sm_clock(r->stream, &after_mhz) != cudaSuccess) after_mhz = NAN;
+  if (sb_measure_sm_clock(r->stream, after_mhz) != cudaSuccess) *after_mhz = NAN;
+  return NEXT;
+}
 
-  /* The timed kernel was not the validated one: check what it wrote too. */
-  if (L.raw_twin && !f->skip_timed_recheck) {
-    if ((e = cudaMemcpy(r->buf.h_out, r->buf.d_out, out_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess)
-      return cuda_failed(row, "reading the timed output", e);
-    char why[SB_DETAIL_LEN - 40];
-    if (f->verify(p, r->buf.h_in, r->buf.h_out, why, sizeof why) != 0) {
-      gbs_discard_last(name);
-      row->status = SB_WRONG;
-      snprintf(row->detail, sizeof row->detail, "timed (raw-wait) kernel: %s", why);
-      return 0;
-    }
+/* The timed kernel was not the validated one (a raw twin): check what it
+ * wrote too. */
+static int recheck_timed(runner *r, const sb_point *p, const sb_launch *L, size_t out_bytes,
+                         const char *name, sb_row *row) {
+  const sb_family *f = p->family;
+  if (!L->raw_twin || f->skip_timed_recheck) return NEXT;
+  cudaError_t e = cudaMemcpy(r->buf.h_out, r->buf.d_out, out_bytes, cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) return cuda_failed(row, "reading the timed output", e);
+  char why[SB_DETAIL_LEN - 40];
+  if (f->verify(p, r->buf.h_in, r->buf.h_out, why, sizeof why) != 0) {
+    gbs_discard_last(name);
+    row->status = SB_WRONG;
+    snprintf(row->detail, sizeof row->detail, "timed (raw-wait) kernel: %s", why);
+    return 0;
   }
+  return NEXT;
+}
 
+/* The timing statistics and every figure derived from them. */
+static void record_timing(runner *r, const sb_point *p, int flush, double after_mhz, sb_row *row) {
+  const sb_family *f = p->family;
   sb_stats s;
   sb_stats_compute(r->timer.samples, r->timer.count, &s);
   row->status = SB_OK;
@@ -326,29 +349,56 @@ static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_r
     snprintf(row->detail + used, sizeof row->detail - (size_t)used,
              "%s%lld samples taken while throttled were re-taken after a %.0f ms rest",
              used ? "; " : "", r->timer.retaken, SB_THROTTLE_REST_S * 1e3);
-  if (f->derive) {
-    if ((e = cudaMemcpy(r->buf.h_out, r->buf.d_out, out_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess)
-      return cuda_failed(row, "reading the timed output", e);
-    char keep[SB_DETAIL_LEN];
-    snprintf(keep, sizeof keep, "%s", row->detail);
-    row->detail[0] = '\0';
-    if (f->derive(p, d, r->buf.h_out, row) != 0) {
-      /* A wrong result is never a number: drop what was measured. */
-      gbs_discard_last(name);
-      sb_row clean;
-      sb_row_init(&clean, row->prov);
-      clean.family = row->family;
-      clean.variant = row->variant;
-      memcpy(clean.axis, row->axis, sizeof clean.axis);
-      clean.seed = row->seed;
-      clean.status = SB_WRONG;
-      memcpy(clean.detail, row->detail, sizeof clean.detail);
-      *row = clean;
-      return 0;
-    }
-    if (row->detail[0] == '\0') snprintf(row->detail, sizeof row->detail, "%s", keep);
+}
+
+/* The family's derive hook on the timed output; a wrong result drops what
+ * was measured (never a number). */
+static int derive(runner *r, const sb_point *p, size_t out_bytes, const char *name, sb_row *row) {
+  const sb_family *f = p->family;
+  if (!f->derive) return 0;
+  cudaError_t e = cudaMemcpy(r->buf.h_out, r->buf.d_out, out_bytes, cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) return cuda_failed(row, "reading the timed output", e);
+  char keep[SB_DETAIL_LEN];
+  snprintf(keep, sizeof keep, "%s", row->detail);
+  row->detail[0] = '\0';
+  if (f->derive(p, r->dev, r->buf.h_out, row) != 0) {
+    gbs_discard_last(name);
+    sb_row clean;
+    sb_row_init(&clean, row->prov);
+    clean.family = row->family;
+    clean.variant = row->variant;
+    memcpy(clean.axis, row->axis, sizeof clean.axis);
+    clean.seed = row->seed;
+    clean.status = SB_WRONG;
+    memcpy(clean.detail, row->detail, sizeof clean.detail);
+    *row = clean;
+    return 0;
   }
+  if (row->detail[0] == '\0') snprintf(row->detail, sizeof row->detail, "%s", keep);
   return 0;
+}
+
+/* One point: check, configure, validate, time, derive. Returns 0, or 1 if
+ * the context is lost, -2 filtered out, -3 interrupted. */
+static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_row *row) {
+  const sb_family *f = p->family;
+  if (sb_point_precheck(p, r->dev, row)) return 0;
+  sb_launch L = {.axis = p->axis, .variant = p->variant, .stream = r->stream, .query = 1};
+  const size_t in_bytes = f->in_bytes(p), out_bytes = f->out_bytes(p);
+  int rc;
+  if ((rc = configure(r, p, &L, row)) != NEXT) return rc;
+  if ((rc = prepare_buffers(r, in_bytes, out_bytes, row)) != NEXT) return rc;
+  if ((rc = validate(r, p, &L, seed, in_bytes, out_bytes, row)) != NEXT) return rc;
+  /* Flush L2 before each sample when the working set is within 4x of L2
+   * and could otherwise be served partly from the cache. */
+  const int flush = in_bytes + out_bytes < 4 * r->dev->l2_bytes;
+  char name[512];
+  sb_point_name(p, name, sizeof name);
+  double after_mhz = NAN;
+  if ((rc = time_point(r, p, &L, flush, name, row, &after_mhz)) != NEXT) return rc;
+  if ((rc = recheck_timed(r, p, &L, out_bytes, name, row)) != NEXT) return rc;
+  record_timing(r, p, flush, after_mhz, row);
+  return derive(r, p, out_bytes, name, row);
 }
 
 /* One line per finished point: [done/count  elapsed in  estimate left]. */
