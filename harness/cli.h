@@ -29,6 +29,7 @@ typedef struct sb_cli {
   int has_filter;
   const char *out_path;    /* may hold {gpu} */
   int out_given;
+  int min_time_given;       /* --min-time seen (given twice is an error) */
   const char *resume_path; /* --resume FILE: append to FILE, skip its rows */
   int device;              /* --device N */
   int device_given;
