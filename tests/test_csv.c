@@ -36,7 +36,10 @@ SB_TEST(csv_every_axis_has_its_column) {
   const char *required[] = {"family", "variant", "status", "detail", "samples", "median_us",
                             "min_us", "max_us", "cv_pct", "bytes_moved", "gbps", "pct_of_copy",
                             "gpu_name", "gpu_uuid", "cc", "sm_count", "sm_clock_mhz", "driver",
-                            "cuda", "commit", "run_utc", "q1_us", "q3_us", "schema_version"};
+                            "cuda", "commit", "run_utc", "q1_us", "q3_us", "schema_version",
+                            /* schema 3 */
+                            "sm_clock_after_mhz", "power_w", "temp_c", "throttle_reasons",
+                            "throttled", "pct_of_cub", "pct_of_cublas", "m", "k", "tile"};
   for (size_t i = 0; i < sizeof required / sizeof required[0]; ++i)
     CHECK(column(required[i]) >= 0);
   for (int i = 0; i < sb_csv_num_columns(); ++i)
