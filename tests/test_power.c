@@ -58,3 +58,22 @@ SB_TEST(nvml_missing_gives_empty_cells_not_a_failure) {
   sb_nvml *n = sb_nvml_open(NULL, "0000:00:00.0");
   sb_nvml_close(n);
 }
+
+#include "../harness/timing.h"
+
+SB_TEST(witness_clock_is_weighted_by_the_sample_time_it_covers) {
+  sb_timer t;
+  memset(&t, 0, sizeof t);
+  sb_timer_reset(&t);
+  CHECK(isnan(sb_timer_clock_mhz(&t))); /* no reading yet: empty cell */
+  /* 3 ms of samples after a 1800 MHz reading, then 1 ms after a 1400 MHz one
+   * (closed into the sums as timing.c's close_window does), the last window
+   * still open. */
+  t.clk_sum = 1800.0 * 3e-3;
+  t.clk_weight = 3e-3;
+  t.window_mhz = 1400.0;
+  t.since_witness_s = 1e-3;
+  CHECK(fabs(sb_timer_clock_mhz(&t) - 1700.0) < 1e-9);
+  t.since_witness_s = 0; /* a reading that covers no sample weighs nothing */
+  CHECK(fabs(sb_timer_clock_mhz(&t) - 1800.0) < 1e-9);
+}
