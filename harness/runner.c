@@ -124,14 +124,13 @@ static void setup_pair(runner *r, const sb_point *p, sb_point *cp, sb_launch *PL
 
 /* pct_of_<ceiling> (family's ceiling_column): 100 on the ceiling's own
  * row, the paired ratio on the others, empty when pairing failed. */
-static void record_ceiling(const sb_point *p, sb_timer *t, sb_row *row) {
+static void record_ceiling(const sb_point *p, const sb_timer *t, sb_row *row) {
   double *cell = sb_ceiling_cell(row, p->family->ceiling_column);
   if (!cell) return;
   if (p->variant->flags & SB_VF_CEILING)
     *cell = 100.0;
-  else if (t->pair_fn && !t->pair_failed && t->pair_count > 0)
+  else if (!t->pair_failed && t->pair_count > 0)
     *cell = sb_paired_pct(t->samples, t->count, t->pair_samples, t->pair_count);
-  t->pair_fn = NULL;
 }
 
 /* The power-state cells of a timed row (schema 3). */
@@ -294,6 +293,7 @@ static int time_point(runner *r, const sb_point *p, sb_launch *L, int flush, con
   sb_launch PL;
   setup_pair(r, p, &cp, &PL);
   int rc = gbs_run_one(name, sb_timer_sample, &r->timer, r->opt->min_time_s, err, sizeof err);
+  r->timer.pair_fn = NULL; /* PL lives on this stack frame only */
   if (rc == 2) return -2; /* excluded by --benchmark_filter: no row */
   if (rc == 1) {
     if (sb_stop_requested) return -3;
