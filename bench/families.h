@@ -76,8 +76,8 @@ size_t sb_compare_f32_rel_f32(const float *got, const float *want, size_t n, dou
 
 /* Family flags (sb_variant.flags, from SB_VF_FAMILY0 up): the traits a
  * family's host side reads from the variant table in kernels/<family>.cu. */
-/* broken: the correct output is each tile rotated by 32 words. */
-#define SB_BROKEN_ROTATED SB_VF_FAMILY0
+/* broken: SB_BROKEN_ROTATED (kernels/broken_flags.h). */
+#include "../kernels/broken_flags.h"
 
 /* GEMM (bench/gemm.c). fp16 on the host: round to nearest even (overflow
  * to inf, NaN kept), and back (exact). */

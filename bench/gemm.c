@@ -277,6 +277,7 @@ static const char *gemm_check(const sb_point *p, const sb_device *d, char *buf, 
 int sb_gemm_in_sweep(sb_point *p, unsigned long long user_axes) {
   const long long m = p->axis[SB_AXIS_M], k = p->axis[SB_AXIS_K];
   if (!(user_axes & (AXIS_BIT(M) | AXIS_BIT(K))) && m != k && !(m == 1024 && k == 16384)) return 0;
+  p->axis[SB_AXIS_N] = m; /* square C: N = M, derived, so the CSV's n is filled */
   if (is_cublas(p)) {
     p->axis[SB_AXIS_STAGES] = p->axis[SB_AXIS_TILE] = p->axis[SB_AXIS_WARPS] = SB_AXIS_UNSET;
     p->axis[SB_AXIS_BUFFER_BYTES] = SB_AXIS_UNSET;
@@ -386,6 +387,7 @@ const sb_family sb_family_gemm = {
                    [SB_AXIS_TILE] = "128x128x64,128x256x64",
                    [SB_AXIS_STAGES] = "1,2,4",
                    [SB_AXIS_WARPS] = "4,8"},
+    .ceiling_column = "pct_of_cublas",
     .in_sweep = sb_gemm_in_sweep,
     .check = gemm_check,
     .in_bytes = gemm_in_bytes,

@@ -15,6 +15,9 @@ void sb_cli_usage(FILE *f) {
 "CSV row per point as soon as it finishes.\n"
 "\n"
 "  --list               families, variants and axes (no GPU needed)\n"
+"  --format csv|text    --list as text (default) or CSV: one row per variant with\n"
+"                       its traits (header: family,family_flags,family_summary,\n"
+"                       variant,variant_index,min_cc,flags,axes,ceiling_column,summary)\n"
 "  --quick              every variant at a few points (< 30 s on an H100)\n"
 "  --filter REGEX       keep points whose name matches, e.g. 'scan/(pingpong|mbarrier)'\n"
 "                       names look like scan/pingpong/block_threads=256/iters=16/n=33554432\n"
@@ -44,6 +47,7 @@ void sb_cli_usage(FILE *f) {
 "  --min-time S         minimum timed seconds per point (default 0.05, --quick 0.02)\n"
 "  --print-gpu-slug     print the results directory name for --device and exit\n"
 "  --csv-header         print the CSV header and exit\n"
+"  --version            print the version, commit, CSV schema and CUDA versions\n"
 "  --help               this text\n"
 "\n"
 "Google Benchmark flags (docs/gbench-flags.md): --benchmark_filter=REGEX (like\n"
@@ -63,7 +67,7 @@ void sb_cli_usage(FILE *f) {
 "2 bad usage or output path, 3 no usable CUDA device, 130 interrupted\n");
 }
 
-void sb_cli_list(FILE *f) {
+static void list_text(FILE *f) {
   for (int i = 0; i < sb_num_families; ++i) {
     const sb_family *fam = sb_families[i];
     fprintf(f, "%s: %s\n", fam->name, fam->summary);
@@ -78,6 +82,69 @@ void sb_cli_list(FILE *f) {
       fputc('\n', f);
     }
   }
+}
+
+/* Trait names of --list --format=csv, in this order (the contract with
+ * scripts/: see SHARED interfaces and the README). */
+static const struct { unsigned bit; const char *name; } variant_traits[] = {
+    {SB_VF_CEILING, "ceiling"},         {SB_VF_NO_KERNEL, "no_kernel"},
+    {SB_VF_BASELINE, "baseline"},       {SB_VF_PLAIN, "plain"},
+    {SB_VF_WHOLE_WARPS, "whole_warps"}, {SB_VF_GENERIC, "generic"},
+    {SB_VF_TEST_ONLY, "test_only"},
+};
+static const struct { unsigned bit; const char *name; } family_traits[] = {
+    {SB_FF_YARDSTICK, "yardstick"},
+};
+
+#define JOIN_TRAITS(out, len, table, flags)                                        \
+  do {                                                                             \
+    size_t used_ = 0;                                                              \
+    (out)[0] = '\0';                                                               \
+    for (size_t t_ = 0; t_ < sizeof table / sizeof table[0]; ++t_)                 \
+      if ((flags) & table[t_].bit)                                                 \
+        used_ += (size_t)snprintf((out) + used_, (len) - used_, "%s%s", used_ ? ";" : "", \
+                                  table[t_].name);                                 \
+  } while (0)
+
+static void list_csv(FILE *f) {
+  fputs("family,family_flags,family_summary,variant,variant_index,min_cc,flags,axes,"
+        "ceiling_column,summary\n", f);
+  for (int i = 0; i < sb_num_families; ++i) {
+    const sb_family *fam = sb_families[i];
+    char fflags[64], axes[256] = "", vflags[128];
+    JOIN_TRAITS(fflags, sizeof fflags, family_traits, fam->flags);
+    for (int a = 0, used = 0; a < SB_NUM_AXES; ++a)
+      if (fam->default_axes[a])
+        used += snprintf(axes + used, sizeof axes - (size_t)used, "%s%s", used ? ";" : "",
+                         sb_axes[a].name);
+    for (int v = 0; v < fam->variants->count; ++v) {
+      const sb_variant *var = &fam->variants->rows[v];
+#ifndef SB_BROKEN
+      if (var->flags & SB_VF_TEST_ONLY) continue; /* only in the test build */
+#endif
+      JOIN_TRAITS(vflags, sizeof vflags, variant_traits, var->flags);
+      const char *cells[] = {fam->name, fflags, fam->summary};
+      for (int c = 0; c < 3; ++c) {
+        sb_csv_write_field(f, cells[c]);
+        fputc(',', f);
+      }
+      sb_csv_write_field(f, var->name);
+      fprintf(f, ",%d,%d,", v, var->min_cc);
+      sb_csv_write_field(f, vflags);
+      fputc(',', f);
+      sb_csv_write_field(f, axes);
+      fputc(',', f);
+      sb_csv_write_field(f, fam->ceiling_column ? fam->ceiling_column : "");
+      fputc(',', f);
+      sb_csv_write_field(f, var->summary);
+      fputc('\n', f);
+    }
+  }
+}
+
+void sb_cli_list(FILE *f, sb_list_format format) {
+  if (format == SB_LIST_CSV) list_csv(f);
+  else list_text(f);
 }
 
 static int parse_ll(const char *s, long long lo, long long hi, long long *out) {
@@ -193,24 +260,162 @@ static int valid_context(const char *s) {
   return 1;
 }
 
-static int parse_gbench_flag(sb_cli *c, const char *opt, const char *val, char *arg,
-                             unsigned *seen, char *err, size_t errlen) {
-  static const struct { const char *name; unsigned bit; int is_bool; } flags[] = {
-      {"--benchmark_filter", GB_FILTER, 0},
-      {"--benchmark_list_tests", GB_LIST_TESTS, 1},
-      {"--benchmark_min_time", GB_MIN_TIME, 0},
-      {"--benchmark_repetitions", GB_REPETITIONS, 0},
-      {"--benchmark_format", GB_FORMAT, 0},
-      {"--benchmark_out", GB_OUT, 0},
-      {"--benchmark_out_format", GB_OUT_FORMAT, 0},
-      {"--benchmark_report_aggregates_only", GB_REPORT_AGG, 1},
-      {"--benchmark_display_aggregates_only", GB_DISPLAY_AGG, 1},
-      {"--benchmark_time_unit", GB_TIME_UNIT, 0},
-      {"--benchmark_context", GB_CONTEXT, 0},
-      {"--benchmark_color", GB_COLOR, 0},
-      {"--benchmark_counters_tabular", GB_COUNTERS_TABULAR, 1},
-      {"--benchmark_enable_random_interleaving", GB_INTERLEAVING, 1},
-  };
+/* ---- Google Benchmark's flags: what syncbench does with each ---- */
+
+typedef int (*gb_fn)(sb_cli *c, const char *opt, const char *val, int on, char *arg, char *err,
+                     size_t errlen);
+
+static int gb_filter(sb_cli *c, const char *opt, const char *val, int on, char *arg, char *err, size_t errlen) {
+  (void)on, (void)arg;
+  if (val[0] == '-') {
+    snprintf(err, errlen, "%s=%s: negative filters ('-' first) are not supported; "
+             "use a regex that matches the points to keep", opt, val);
+    return -1;
+  }
+  return set_filter(c, val, err, errlen);
+}
+
+static int gb_list_tests(sb_cli *c, const char *opt, const char *val, int on, char *arg, char *err, size_t errlen) {
+  (void)opt, (void)val, (void)arg, (void)err, (void)errlen;
+  c->list_tests = on;
+  return 0;
+}
+
+static int gb_min_time(sb_cli *c, const char *opt, const char *val, int on, char *arg, char *err, size_t errlen) {
+  (void)on, (void)arg;
+  char *end;
+  errno = 0;
+  double s = strtod(val, &end);
+  if (end != val && *end == 'x' && end[1] == '\0') {
+    snprintf(err, errlen, "%s=%s: an iteration count ('x') is not supported; give seconds", opt, val);
+    return -1;
+  }
+  if (end != val && *end == 's' && end[1] == '\0') ++end; /* "0.5s", as gbench 1.8 writes it */
+  if (end == val || errno || *end || !(s > 0 && s <= 60)) {
+    snprintf(err, errlen, "%s=%s: not a number of seconds in (0, 60]", opt, val);
+    return -1;
+  }
+  c->min_time_s = s;
+  return 0;
+}
+
+static int gb_repetitions(sb_cli *c, const char *opt, const char *val, int on, char *arg, char *err, size_t errlen) {
+  (void)on;
+  long long v;
+  if (parse_ll(val, 1, 1000, &v)) {
+    snprintf(err, errlen, "%s=%s: not a positive integer (1 to 1000)", opt, val);
+    return -1;
+  }
+  c->repetitions = (int)v;
+  return pass_to_gbench(c, arg, err, errlen);
+}
+
+static int gb_format(sb_cli *c, const char *opt, const char *val, int on, char *arg, char *err, size_t errlen) {
+  (void)on, (void)arg;
+  if (!strcmp(val, "json")) c->json_stdout = 1;
+  else if (strcmp(val, "console") != 0) {
+    snprintf(err, errlen, "%s=%s: %s", opt, val, !strcmp(val, "csv")
+             ? "not supported: syncbench's own CSV (--out FILE) is the CSV output; use console or json"
+             : "not one of console, json");
+    return -1;
+  }
+  return 0;
+}
+
+static int gb_out(sb_cli *c, const char *opt, const char *val, int on, char *arg, char *err, size_t errlen) {
+  (void)on, (void)arg;
+  if (!*val) {
+    snprintf(err, errlen, "%s needs a file name", opt);
+    return -1;
+  }
+  c->json_out = val;
+  return 0;
+}
+
+static int gb_out_format(sb_cli *c, const char *opt, const char *val, int on, char *arg, char *err, size_t errlen) {
+  (void)c, (void)on, (void)arg;
+  if (strcmp(val, "json") == 0) return 0;
+  snprintf(err, errlen, "%s=%s: %s", opt, val,
+           !strcmp(val, "csv") || !strcmp(val, "console")
+               ? "not supported: --benchmark_out writes JSON (syncbench's CSV is --out FILE)"
+               : "not one of json");
+  return -1;
+}
+
+static int gb_report_agg(sb_cli *c, const char *opt, const char *val, int on, char *arg, char *err, size_t errlen) {
+  (void)opt, (void)val, (void)arg, (void)err, (void)errlen;
+  c->report_aggregates_only = on;
+  return 0;
+}
+
+static int gb_display_agg(sb_cli *c, const char *opt, const char *val, int on, char *arg, char *err, size_t errlen) {
+  (void)opt, (void)val, (void)arg, (void)err, (void)errlen;
+  c->display_aggregates_only = on;
+  return 0;
+}
+
+static int gb_time_unit(sb_cli *c, const char *opt, const char *val, int on, char *arg, char *err, size_t errlen) {
+  (void)on;
+  if (strcmp(val, "ns") && strcmp(val, "us") && strcmp(val, "ms") && strcmp(val, "s")) {
+    snprintf(err, errlen, "%s=%s: not one of ns, us, ms, s", opt, val);
+    return -1;
+  }
+  return pass_to_gbench(c, arg, err, errlen);
+}
+
+static int gb_context(sb_cli *c, const char *opt, const char *val, int on, char *arg, char *err, size_t errlen) {
+  (void)on;
+  if (!valid_context(val)) {
+    snprintf(err, errlen, "%s=%s: not a list like key=value,key2=value2", opt, val);
+    return -1;
+  }
+  return pass_to_gbench(c, arg, err, errlen);
+}
+
+static int gb_color(sb_cli *c, const char *opt, const char *val, int on, char *arg, char *err, size_t errlen) {
+  (void)c, (void)on, (void)arg;
+  if (!strcmp(val, "auto") || parse_bool(val) == 0) return 0; /* syncbench prints none */
+  snprintf(err, errlen, "%s=%s: %s", opt, val, parse_bool(val) == 1
+           ? "not supported: syncbench's console lines have no colour"
+           : "not one of auto, true, false");
+  return -1;
+}
+
+static int gb_counters_tabular(sb_cli *c, const char *opt, const char *val, int on, char *arg, char *err, size_t errlen) {
+  (void)c, (void)val, (void)arg;
+  if (!on) return 0;
+  snprintf(err, errlen, "%s: not supported: syncbench reports no user counters and does not "
+           "print Google Benchmark's console table", opt);
+  return -1;
+}
+
+static int gb_interleaving(sb_cli *c, const char *opt, const char *val, int on, char *arg, char *err, size_t errlen) {
+  (void)c, (void)val, (void)arg;
+  if (!on) return 0;
+  snprintf(err, errlen, "%s: not supported: syncbench times one point at a time, so there is "
+           "nothing to interleave", opt);
+  return -1;
+}
+
+static const struct { const char *name; unsigned bit; int is_bool; gb_fn set; } gbench_flags[] = {
+    {"--benchmark_filter", GB_FILTER, 0, gb_filter},
+    {"--benchmark_list_tests", GB_LIST_TESTS, 1, gb_list_tests},
+    {"--benchmark_min_time", GB_MIN_TIME, 0, gb_min_time},
+    {"--benchmark_repetitions", GB_REPETITIONS, 0, gb_repetitions},
+    {"--benchmark_format", GB_FORMAT, 0, gb_format},
+    {"--benchmark_out", GB_OUT, 0, gb_out},
+    {"--benchmark_out_format", GB_OUT_FORMAT, 0, gb_out_format},
+    {"--benchmark_report_aggregates_only", GB_REPORT_AGG, 1, gb_report_agg},
+    {"--benchmark_display_aggregates_only", GB_DISPLAY_AGG, 1, gb_display_agg},
+    {"--benchmark_time_unit", GB_TIME_UNIT, 0, gb_time_unit},
+    {"--benchmark_context", GB_CONTEXT, 0, gb_context},
+    {"--benchmark_color", GB_COLOR, 0, gb_color},
+    {"--benchmark_counters_tabular", GB_COUNTERS_TABULAR, 1, gb_counters_tabular},
+    {"--benchmark_enable_random_interleaving", GB_INTERLEAVING, 1, gb_interleaving},
+};
+
+/* Flags refused outright, with why. */
+static int gbench_refused(const char *opt, char *err, size_t errlen) {
   if (!strcmp(opt, "--benchmark_min_warmup_time")) {
     snprintf(err, errlen, "--benchmark_min_warmup_time is not supported: its warm-up iterations "
              "would count as samples; use --warmup N (launches between validation and timing)");
@@ -221,20 +426,26 @@ static int parse_gbench_flag(sb_cli *c, const char *opt, const char *val, char *
              "measure the host, not the GPU kernel");
     return -1;
   }
+  return 0;
+}
+
+static int parse_gbench_flag(sb_cli *c, const char *opt, const char *val, char *arg,
+                             unsigned *seen, char *err, size_t errlen) {
+  if (gbench_refused(opt, err, errlen)) return -1;
   int k = -1;
-  for (int f = 0; f < (int)(sizeof flags / sizeof flags[0]); ++f)
-    if (!strcmp(opt, flags[f].name)) k = f;
+  for (int f = 0; f < (int)(sizeof gbench_flags / sizeof gbench_flags[0]); ++f)
+    if (!strcmp(opt, gbench_flags[f].name)) k = f;
   if (k < 0) {
     snprintf(err, errlen, "unknown Google Benchmark flag '%s' (docs/gbench-flags.md lists them)", opt);
     return -1;
   }
-  if (*seen & flags[k].bit) {
+  if (*seen & gbench_flags[k].bit) {
     snprintf(err, errlen, "%s given twice", opt);
     return -1;
   }
-  *seen |= flags[k].bit;
+  *seen |= gbench_flags[k].bit;
   int on = 0;
-  if (flags[k].is_bool) {
+  if (gbench_flags[k].is_bool) {
     if ((on = parse_bool(val)) < 0) {
       snprintf(err, errlen, "%s=%s: not true or false", opt, val);
       return -1;
@@ -243,97 +454,7 @@ static int parse_gbench_flag(sb_cli *c, const char *opt, const char *val, char *
     snprintf(err, errlen, "%s needs a value: %s=VALUE (Google Benchmark flags take --flag=value)", opt, opt);
     return -1;
   }
-  switch (flags[k].bit) {
-    case GB_FILTER:
-      if (val[0] == '-') {
-        snprintf(err, errlen, "%s=%s: negative filters ('-' first) are not supported; "
-                 "use a regex that matches the points to keep", opt, val);
-        return -1;
-      }
-      return set_filter(c, val, err, errlen);
-    case GB_LIST_TESTS: c->list_tests = on; return 0;
-    case GB_MIN_TIME: {
-      char *end;
-      errno = 0;
-      double s = strtod(val, &end);
-      if (end != val && *end == 'x' && end[1] == '\0') {
-        snprintf(err, errlen, "%s=%s: an iteration count ('x') is not supported; give seconds", opt, val);
-        return -1;
-      }
-      if (end != val && *end == 's' && end[1] == '\0') ++end; /* "0.5s", as gbench 1.8 writes it */
-      if (end == val || errno || *end || !(s > 0 && s <= 60)) {
-        snprintf(err, errlen, "%s=%s: not a number of seconds in (0, 60]", opt, val);
-        return -1;
-      }
-      c->min_time_s = s;
-      return 0;
-    }
-    case GB_REPETITIONS: {
-      long long v;
-      if (parse_ll(val, 1, 1000, &v)) {
-        snprintf(err, errlen, "%s=%s: not a positive integer (1 to 1000)", opt, val);
-        return -1;
-      }
-      c->repetitions = (int)v;
-      return pass_to_gbench(c, arg, err, errlen);
-    }
-    case GB_FORMAT:
-      if (!strcmp(val, "json")) c->json_stdout = 1;
-      else if (strcmp(val, "console") != 0) {
-        snprintf(err, errlen, "%s=%s: %s", opt, val, !strcmp(val, "csv")
-                 ? "not supported: syncbench's own CSV (--out FILE) is the CSV output; use console or json"
-                 : "not one of console, json");
-        return -1;
-      }
-      return 0;
-    case GB_OUT:
-      if (!*val) {
-        snprintf(err, errlen, "%s needs a file name", opt);
-        return -1;
-      }
-      c->json_out = val;
-      return 0;
-    case GB_OUT_FORMAT:
-      if (strcmp(val, "json") != 0) {
-        snprintf(err, errlen, "%s=%s: %s", opt, val,
-                 !strcmp(val, "csv") || !strcmp(val, "console")
-                     ? "not supported: --benchmark_out writes JSON (syncbench's CSV is --out FILE)"
-                     : "not one of json");
-        return -1;
-      }
-      return 0;
-    case GB_REPORT_AGG: c->report_aggregates_only = on; return 0;
-    case GB_DISPLAY_AGG: c->display_aggregates_only = on; return 0;
-    case GB_TIME_UNIT:
-      if (strcmp(val, "ns") && strcmp(val, "us") && strcmp(val, "ms") && strcmp(val, "s")) {
-        snprintf(err, errlen, "%s=%s: not one of ns, us, ms, s", opt, val);
-        return -1;
-      }
-      return pass_to_gbench(c, arg, err, errlen);
-    case GB_CONTEXT:
-      if (!valid_context(val)) {
-        snprintf(err, errlen, "%s=%s: not a list like key=value,key2=value2", opt, val);
-        return -1;
-      }
-      return pass_to_gbench(c, arg, err, errlen);
-    case GB_COLOR:
-      if (!strcmp(val, "auto") || parse_bool(val) == 0) return 0; /* syncbench prints none */
-      snprintf(err, errlen, "%s=%s: %s", opt, val, parse_bool(val) == 1
-               ? "not supported: syncbench's console lines have no colour"
-               : "not one of auto, true, false");
-      return -1;
-    case GB_COUNTERS_TABULAR:
-      if (!on) return 0;
-      snprintf(err, errlen, "%s: not supported: syncbench reports no user counters and does not "
-               "print Google Benchmark's console table", opt);
-      return -1;
-    case GB_INTERLEAVING:
-      if (!on) return 0;
-      snprintf(err, errlen, "%s: not supported: syncbench times one point at a time, so there is "
-               "nothing to interleave", opt);
-      return -1;
-  }
-  return 0;
+  return gbench_flags[k].set(c, opt, val, on, arg, err, errlen);
 }
 
 /* Flags that only shape the JSON output need one. */
@@ -364,157 +485,203 @@ static int check_gbench_combination(const sb_cli *c, unsigned seen, char *err, s
   return 0;
 }
 
-int sb_cli_parse(int argc, char **argv, sb_cli *c, char *err, size_t errlen) {
+/* ---- syncbench's own options: one handler each, found in a table ---- */
+
+typedef int (*opt_fn)(sb_cli *c, const char *val, char *err, size_t errlen);
+
+static int opt_help(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->help = 1; return 0; }
+static int opt_list(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->list = 1; return 0; }
+static int opt_quick(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->spec.quick = 1; return 0; }
+static int opt_csv_header(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->csv_header = 1; return 0; }
+static int opt_version(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->version = 1; return 0; }
+static int opt_slug(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->print_slug = 1; return 0; }
+static int opt_no_fork(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->no_fork = 1; return 0; }
+static int opt_no_reference(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->no_reference = 1; return 0; }
+
+static int opt_format(sb_cli *c, const char *val, char *err, size_t errlen) {
+  if (!strcmp(val, "csv")) c->list_format = SB_LIST_CSV;
+  else if (!strcmp(val, "text")) c->list_format = SB_LIST_TEXT;
+  else { snprintf(err, errlen, "--format '%s': expected csv or text", val); return -1; }
+  return 0;
+}
+
+static int opt_filter(sb_cli *c, const char *val, char *err, size_t errlen) {
+  return set_filter(c, val, err, errlen);
+}
+
+static int opt_out(sb_cli *c, const char *val, char *err, size_t errlen) {
+  if (!*val) { snprintf(err, errlen, "--out needs a file name"); return -1; }
+  c->out_path = val;
+  c->out_given = 1;
+  return 0;
+}
+
+static int opt_resume(sb_cli *c, const char *val, char *err, size_t errlen) {
+  if (!*val) { snprintf(err, errlen, "--resume needs a file name"); return -1; }
+  c->resume_path = val;
+  return 0;
+}
+
+static int opt_device(sb_cli *c, const char *val, char *err, size_t errlen) {
+  long long v;
+  if (parse_ll(val, 0, 1023, &v)) { snprintf(err, errlen, "--device '%s' is not a device ordinal (0, 1, ...)", val); return -1; }
+  c->device = (int)v;
+  c->device_given = 1;
+  return 0;
+}
+
+static int opt_devices(sb_cli *c, const char *val, char *err, size_t errlen) {
+  return parse_devices(val, c, err, errlen);
+}
+
+static int opt_watchdog(sb_cli *c, const char *val, char *err, size_t errlen) {
+  long long v;
+  if (parse_ll(val, 0, 3600000, &v)) { snprintf(err, errlen, "--watchdog-ms '%s' is not an integer in [0, 3600000] (0: no bound)", val); return -1; }
+  c->watchdog_ms = v;
+  return 0;
+}
+
+static int opt_point_timeout(sb_cli *c, const char *val, char *err, size_t errlen) {
+  char *end;
+  errno = 0;
+  double s = strtod(val, &end);
+  if (errno || *end || !(s >= 0 && s <= 86400)) { snprintf(err, errlen, "--point-timeout '%s' is not a number of seconds in [0, 86400] (0: never)", val); return -1; }
+  c->point_timeout_s = s;
+  return 0;
+}
+
+static int opt_warmup(sb_cli *c, const char *val, char *err, size_t errlen) {
+  long long v;
+  if (parse_ll(val, 0, 1000, &v)) { snprintf(err, errlen, "--warmup '%s' is not an integer in [0, 1000]", val); return -1; }
+  c->warmup = (int)v;
+  return 0;
+}
+
+static int opt_seed(sb_cli *c, const char *val, char *err, size_t errlen) {
+  long long v;
+  if (parse_ll(val, 1, 0x7fffffffffffffffLL, &v)) { snprintf(err, errlen, "--seed '%s' is not a positive integer", val); return -1; }
+  c->seed = (unsigned long long)v;
+  c->has_seed = 1;
+  return 0;
+}
+
+static int opt_min_time(sb_cli *c, const char *val, char *err, size_t errlen) {
+  char *end;
+  errno = 0;
+  double s = strtod(val, &end);
+  if (errno || *end || !(s > 0 && s <= 60)) { snprintf(err, errlen, "--min-time '%s' is not a number of seconds in (0, 60]", val); return -1; }
+  if (c->min_time_given++) { snprintf(err, errlen, "--min-time given twice"); return -1; }
+  c->min_time_s = s;
+  return 0;
+}
+
+/* Every option but the axes (--block, ...: from axes.h) and Google
+ * Benchmark's (--benchmark_*: parse_gbench_flag). A flag ignores "=v". */
+static const struct { const char *name; int takes_value; opt_fn set; } options[] = {
+    {"--help", 0, opt_help},           {"-h", 0, opt_help},
+    {"--list", 0, opt_list},           {"--format", 1, opt_format},
+    {"--quick", 0, opt_quick},         {"--csv-header", 0, opt_csv_header},
+    {"--version", 0, opt_version},     {"--print-gpu-slug", 0, opt_slug},
+    {"--filter", 1, opt_filter},       {"--out", 1, opt_out},
+    {"--resume", 1, opt_resume},       {"--no-fork", 0, opt_no_fork},
+    {"--no-reference", 0, opt_no_reference}, {"--device", 1, opt_device},
+    {"--devices", 1, opt_devices},     {"--watchdog-ms", 1, opt_watchdog},
+    {"--point-timeout", 1, opt_point_timeout}, {"--warmup", 1, opt_warmup},
+    {"--seed", 1, opt_seed},           {"--min-time", 1, opt_min_time},
+};
+
+/* An axis override (--block LIST, or the axis' CSV name). */
+static int opt_axis(sb_cli *c, int axis, const char *opt, const char *val, char *err, size_t errlen) {
+  if (c->spec.override[axis].count) { snprintf(err, errlen, "%s given twice", opt); return -1; }
+  return sb_axis_parse(axis, val, &c->spec.override[axis], err, errlen);
+}
+
+static int find_axis_option(const char *opt) {
+  if (strncmp(opt, "--", 2) != 0) return -1;
+  for (int k = SB_NUM_AXES - 1; k >= 0; --k)
+    if (!strcmp(opt + 2, sb_axes[k].option) || !strcmp(opt + 2, sb_axes[k].name)) return k;
+  return -1;
+}
+
+/* Rules across options, once all are read. */
+static int check_combinations(sb_cli *c, unsigned seen, char *err, size_t errlen) {
+  if ((seen & GB_MIN_TIME) && c->min_time_given) {
+    snprintf(err, errlen, "give --min-time or --benchmark_min_time, not both (they are the same)");
+    return -1;
+  }
+  if (check_gbench_combination(c, seen, err, errlen)) return -1;
+  if (c->num_devices != 0 && c->device_given) {
+    snprintf(err, errlen, "give --device N or --devices LIST, not both");
+    return -1;
+  }
+  if (c->no_fork && (c->num_devices < 0 || c->num_devices > 1)) {
+    snprintf(err, errlen, "--no-fork runs one GPU; drop --devices or --no-fork");
+    return -1;
+  }
+  if (c->resume_path && c->out_given && strcmp(c->resume_path, c->out_path) != 0) {
+    snprintf(err, errlen, "--resume %s appends to that file; --out %s names another (give one of them)",
+             c->resume_path, c->out_path);
+    return -1;
+  }
+  if (c->resume_path && strstr(c->resume_path, "{gpu}")) {
+    snprintf(err, errlen, "--resume needs the file's real name, not a {gpu} pattern");
+    return -1;
+  }
+  return 0;
+}
+
+static void cli_defaults(sb_cli *c, char *argv0) {
   memset(c, 0, sizeof *c);
   c->out_path = "syncbench.csv";
   c->watchdog_ms = 1000;
   c->point_timeout_s = 600;
   c->warmup = 2;
   c->min_time_s = -1;
-  c->gbench_argv[0] = argv[0];
+  c->gbench_argv[0] = argv0;
   c->gbench_argc = 1;
-  unsigned seen = 0; /* Google Benchmark flags given so far */
-  int min_time_given = 0;
-  for (int i = 1; i < argc; ++i) {
-    const char *a = argv[i];
-    const char *val = NULL;
-    /* Options that take a value accept "--opt v" and "--opt=v". */
-    char opt[64];
-    const char *eq = strchr(a, '=');
-    if (strncmp(a, "--", 2) == 0 && eq && (size_t)(eq - a) < sizeof opt) {
-      memcpy(opt, a, (size_t)(eq - a));
-      opt[eq - a] = '\0';
-      val = eq + 1;
-    } else {
-      snprintf(opt, sizeof opt, "%s", a);
-    }
-#define TAKE_VALUE()                                                  \
-  do {                                                                \
-    if (!val) {                                                       \
-      if (i + 1 >= argc) {                                            \
-        snprintf(err, errlen, "%s needs a value", opt);               \
-        goto fail;                                                    \
-      }                                                               \
-      val = argv[++i];                                                \
-    }                                                                 \
-  } while (0)
-    if (strncmp(a, "--benchmark_", 12) == 0) {
-      if (parse_gbench_flag(c, opt, val, argv[i], &seen, err, errlen)) goto fail;
-      continue;
-    }
-    if (!strcmp(opt, "--help") || !strcmp(opt, "-h")) { c->help = 1; continue; }
-    if (!strcmp(opt, "--list")) { c->list = 1; continue; }
-    if (!strcmp(opt, "--quick")) { c->spec.quick = 1; continue; }
-    if (!strcmp(opt, "--csv-header")) { c->csv_header = 1; continue; }
-    if (!strcmp(opt, "--print-gpu-slug")) { c->print_slug = 1; continue; }
-    if (!strcmp(opt, "--filter")) {
-      TAKE_VALUE();
-      if (set_filter(c, val, err, errlen)) goto fail;
-      continue;
-    }
-    if (!strcmp(opt, "--out")) {
-      TAKE_VALUE();
-      if (!*val) { snprintf(err, errlen, "--out needs a file name"); goto fail; }
-      c->out_path = val;
-      c->out_given = 1;
-      continue;
-    }
-    if (!strcmp(opt, "--resume")) {
-      TAKE_VALUE();
-      if (!*val) { snprintf(err, errlen, "--resume needs a file name"); goto fail; }
-      c->resume_path = val;
-      continue;
-    }
-    if (!strcmp(opt, "--no-fork")) { c->no_fork = 1; continue; }
-    if (!strcmp(opt, "--no-reference")) { c->no_reference = 1; continue; }
-    long long v;
-    if (!strcmp(opt, "--device")) {
-      TAKE_VALUE();
-      if (parse_ll(val, 0, 1023, &v)) { snprintf(err, errlen, "--device '%s' is not a device ordinal (0, 1, ...)", val); goto fail; }
-      c->device = (int)v;
-      c->device_given = 1;
-      continue;
-    }
-    if (!strcmp(opt, "--devices")) {
-      TAKE_VALUE();
-      if (parse_devices(val, c, err, errlen)) goto fail;
-      continue;
-    }
-    if (!strcmp(opt, "--watchdog-ms")) {
-      TAKE_VALUE();
-      if (parse_ll(val, 0, 3600000, &v)) { snprintf(err, errlen, "--watchdog-ms '%s' is not an integer in [0, 3600000] (0: no bound)", val); goto fail; }
-      c->watchdog_ms = v;
-      continue;
-    }
-    if (!strcmp(opt, "--point-timeout")) {
-      TAKE_VALUE();
-      char *end;
-      errno = 0;
-      double s = strtod(val, &end);
-      if (errno || *end || !(s >= 0 && s <= 86400)) { snprintf(err, errlen, "--point-timeout '%s' is not a number of seconds in [0, 86400] (0: never)", val); goto fail; }
-      c->point_timeout_s = s;
-      continue;
-    }
-    if (!strcmp(opt, "--warmup")) {
-      TAKE_VALUE();
-      if (parse_ll(val, 0, 1000, &v)) { snprintf(err, errlen, "--warmup '%s' is not an integer in [0, 1000]", val); goto fail; }
-      c->warmup = (int)v;
-      continue;
-    }
-    if (!strcmp(opt, "--seed")) {
-      TAKE_VALUE();
-      if (parse_ll(val, 1, 0x7fffffffffffffffLL, &v)) { snprintf(err, errlen, "--seed '%s' is not a positive integer", val); goto fail; }
-      c->seed = (unsigned long long)v;
-      c->has_seed = 1;
-      continue;
-    }
-    if (!strcmp(opt, "--min-time")) {
-      TAKE_VALUE();
-      char *end;
-      errno = 0;
-      double s = strtod(val, &end);
-      if (errno || *end || !(s > 0 && s <= 60)) { snprintf(err, errlen, "--min-time '%s' is not a number of seconds in (0, 60]", val); goto fail; }
-      if (min_time_given++) { snprintf(err, errlen, "--min-time given twice"); goto fail; }
-      c->min_time_s = s;
-      continue;
-    }
-    int axis = -1;
-    if (strncmp(opt, "--", 2) == 0)
-      for (int k = 0; k < SB_NUM_AXES; ++k)
-        if (!strcmp(opt + 2, sb_axes[k].option) || !strcmp(opt + 2, sb_axes[k].name)) axis = k;
-    if (axis >= 0) {
-      TAKE_VALUE();
-      if (c->spec.override[axis].count) { snprintf(err, errlen, "%s given twice", opt); goto fail; }
-      if (sb_axis_parse(axis, val, &c->spec.override[axis], err, errlen)) goto fail;
-      continue;
-    }
+}
+
+/* One argument (and its value, which may be the next one: *i advances). */
+static int parse_one(sb_cli *c, int argc, char **argv, int *i, unsigned *seen, char *err,
+                     size_t errlen) {
+  const char *a = argv[*i];
+  const char *val = NULL;
+  /* Options that take a value accept "--opt v" and "--opt=v". */
+  char opt[64];
+  const char *eq = strchr(a, '=');
+  if (strncmp(a, "--", 2) == 0 && eq && (size_t)(eq - a) < sizeof opt) {
+    memcpy(opt, a, (size_t)(eq - a));
+    opt[eq - a] = '\0';
+    val = eq + 1;
+  } else {
+    snprintf(opt, sizeof opt, "%s", a);
+  }
+  if (strncmp(a, "--benchmark_", 12) == 0)
+    return parse_gbench_flag(c, opt, val, argv[*i], seen, err, errlen);
+  int k = 0, n = (int)(sizeof options / sizeof options[0]);
+  while (k < n && strcmp(opt, options[k].name) != 0) ++k;
+  const int axis = k < n ? -1 : find_axis_option(opt);
+  if (k == n && axis < 0) {
     snprintf(err, errlen, "unknown option '%s' (see --help)", a);
-    goto fail;
-#undef TAKE_VALUE
+    return -1;
   }
+  if ((axis >= 0 || options[k].takes_value) && !val) {
+    if (*i + 1 >= argc) {
+      snprintf(err, errlen, "%s needs a value", opt);
+      return -1;
+    }
+    val = argv[++*i];
+  }
+  return axis >= 0 ? opt_axis(c, axis, opt, val, err, errlen) : options[k].set(c, val, err, errlen);
+}
+
+int sb_cli_parse(int argc, char **argv, sb_cli *c, char *err, size_t errlen) {
+  cli_defaults(c, argv[0]);
+  unsigned seen = 0; /* Google Benchmark flags given so far */
+  for (int i = 1; i < argc; ++i)
+    if (parse_one(c, argc, argv, &i, &seen, err, errlen) != 0) goto fail;
   c->gbench_argv[c->gbench_argc] = NULL;
-  if ((seen & GB_MIN_TIME) && min_time_given) {
-    snprintf(err, errlen, "give --min-time or --benchmark_min_time, not both (they are the same)");
-    goto fail;
-  }
-  if (check_gbench_combination(c, seen, err, errlen)) goto fail;
-  if (c->num_devices != 0 && c->device_given) {
-    snprintf(err, errlen, "give --device N or --devices LIST, not both");
-    goto fail;
-  }
-  if (c->no_fork && (c->num_devices < 0 || c->num_devices > 1)) {
-    snprintf(err, errlen, "--no-fork runs one GPU; drop --devices or --no-fork");
-    goto fail;
-  }
-  if (c->resume_path && c->out_given && strcmp(c->resume_path, c->out_path) != 0) {
-    snprintf(err, errlen, "--resume %s appends to that file; --out %s names another (give one of them)",
-             c->resume_path, c->out_path);
-    goto fail;
-  }
-  if (c->resume_path && strstr(c->resume_path, "{gpu}")) {
-    snprintf(err, errlen, "--resume needs the file's real name, not a {gpu} pattern");
-    goto fail;
-  }
+  if (check_combinations(c, seen, err, errlen) != 0) goto fail;
   if (c->resume_path) c->out_path = c->resume_path;
   return 0;
 fail:

@@ -19,13 +19,17 @@ enum {
 #define SB_MAX_GBENCH_ARGS 32
 #define SB_CLI_MAX_DEVICES 64
 
+typedef enum sb_list_format { SB_LIST_TEXT = 0, SB_LIST_CSV } sb_list_format;
+
 typedef struct sb_cli {
-  int help, list, csv_header, print_slug;
+  int help, list, csv_header, print_slug, version;
+  sb_list_format list_format; /* --format: how --list prints */
   sb_sweep_spec spec;
   regex_t filter;
   int has_filter;
   const char *out_path;    /* may hold {gpu} */
   int out_given;
+  int min_time_given;       /* --min-time seen (given twice is an error) */
   const char *resume_path; /* --resume FILE: append to FILE, skip its rows */
   int device;              /* --device N */
   int device_given;
@@ -53,8 +57,13 @@ typedef struct sb_cli {
 int sb_cli_parse(int argc, char **argv, sb_cli *c, char *err, size_t errlen);
 void sb_cli_free(sb_cli *c);
 void sb_cli_usage(FILE *f);
-/* --list: families, variants and their axes. Needs no GPU. */
-void sb_cli_list(FILE *f);
+/* --list: families, variants and their axes. Needs no GPU. As CSV, one
+ * row per variant: family,family_flags,family_summary,variant,
+ * variant_index,min_cc,flags,axes,ceiling_column,summary; flags are
+ * ;-joined trait names (ceiling, no_kernel, baseline, plain, whole_warps,
+ * generic, test_only; family: yardstick), axes the family's default axes;
+ * test_only rows only in the SB_BROKEN build. */
+void sb_cli_list(FILE *f, sb_list_format format);
 
 /* Replaces "{gpu}" in pattern with slug. */
 void sb_expand_out_path(const char *pattern, const char *slug, char *out, size_t len);

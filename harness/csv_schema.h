@@ -9,8 +9,17 @@
 
 #include "axes.h"
 
-/* 2: regs_per_thread and smem_per_block beside blocks_per_sm. */
-#define SB_CSV_SCHEMA_VERSION 2
+/* Version history (scripts read older versions by column name):
+ * 1: the first release.
+ * 2: regs_per_thread and smem_per_block beside blocks_per_sm. The axes m,
+ *    k, tile and the column pct_of_cublas came later without a bump: a
+ *    version-2 file may or may not have them.
+ * 3: sm_clock_mhz is now the SM clock over the timed samples (clock
+ *    witness, harness/timing.h); the old reading after the samples moved to
+ *    sm_clock_after_mhz. New: power_w, temp_c, throttle_reasons (NVML,
+ *    empty without it), throttled (samples taken while throttled and kept),
+ *    pct_of_cub (devscan's paired CUB ceiling). */
+#define SB_CSV_SCHEMA_VERSION 3
 
 typedef enum sb_status {
   SB_OK = 0,       /* validated and timed */
@@ -53,13 +62,22 @@ typedef struct sb_row {
   double gflops;               /* families with a FLOP model (flops hook) */
   double pct_of_cublas;        /* gflops / the family's library (SB_VF_NO_KERNEL)
                                   row at the same shape, this run (gemm) */
+  double pct_of_cub;           /* the same against CUB (devscan) */
   double cycles_per_op;        /* in-kernel clock64() families (derive hook) */
   double ns_per_op;            /* cycles_per_op at the measured SM clock */
   long long bytes_in_flight_per_sm; /* pipelines: stages x bytes x blocks/SM */
   int blocks_per_sm;           /* occupancy of the launched configuration */
   int regs_per_thread;         /* registers of the timed kernel */
   long long smem_per_block;    /* its shared memory per block (static + dynamic), bytes */
-  double sm_clock_mhz;         /* SM clock measured right after the samples */
+  double sm_clock_mhz;         /* SM clock over the samples: the clock witness's
+                                  readings weighted by the sample time each covers */
+  double sm_clock_after_mhz;   /* SM clock measured right after the samples */
+  double power_w;              /* NVML board power, mean over the samples */
+  int temp_c;                  /* NVML GPU temperature, max over the samples */
+  char throttle_reasons[96];   /* NVML clock-event reasons seen, ;-joined
+                                  (power.h); empty without NVML */
+  long long throttled;         /* samples kept although taken while throttled
+                                  (power.h's rule); 0 none, -1 not timed */
   unsigned long long seed;     /* seed of this point's input */
   const sb_provenance *prov;
 } sb_row;
@@ -103,6 +121,7 @@ void sb_row_init(sb_row *row, const sb_provenance *prov);
   X("pct_of_copy", F2, r->pct_of_copy)                      \
   X("gflops", F2, r->gflops)                                \
   X("pct_of_cublas", F2, r->pct_of_cublas)                  \
+  X("pct_of_cub", F2, r->pct_of_cub)                        \
   X("cycles_per_op", F2, r->cycles_per_op)                  \
   X("ns_per_op", F4, r->ns_per_op)                          \
   X("bytes_in_flight_per_sm", INT, r->bytes_in_flight_per_sm) \
@@ -114,6 +133,11 @@ void sb_row_init(sb_row *row, const sb_provenance *prov);
   X("cc", STR, r->prov->cc)                                 \
   X("sm_count", INT, r->prov->sm_count)                     \
   X("sm_clock_mhz", F2, r->sm_clock_mhz)                    \
+  X("sm_clock_after_mhz", F2, r->sm_clock_after_mhz)        \
+  X("power_w", F2, r->power_w)                              \
+  X("temp_c", INT, r->temp_c)                               \
+  X("throttle_reasons", STR, r->throttle_reasons)           \
+  X("throttled", INT, r->throttled)                         \
   X("driver", STR, r->prov->driver)                         \
   X("cuda", STR, r->prov->cuda)                             \
   X("commit", STR, r->prov->commit)                         \

@@ -165,3 +165,25 @@ int sb_device_open(int ordinal, sb_device *d, char *err, size_t errlen) {
   strftime(v->run_utc, sizeof v->run_utc, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return 0;
 }
+
+static void cuda_version(int v, char *out, size_t len) {
+  if (v <= 0) snprintf(out, len, "none");
+  else snprintf(out, len, "%d.%d", v / 1000, v % 1000 / 10);
+}
+
+void sb_print_version(FILE *f) {
+  int rt = 0, drv = 0;
+  if (cudaRuntimeGetVersion(&rt) != cudaSuccess) rt = 0;
+  if (cudaDriverGetVersion(&drv) != cudaSuccess) drv = 0; /* 0: no driver loaded */
+  cudaGetLastError();
+  char built[16], runtime[16], driver_api[16], kernel[64];
+  cuda_version(CUDART_VERSION, built, sizeof built);
+  cuda_version(rt, runtime, sizeof runtime);
+  cuda_version(drv, driver_api, sizeof driver_api);
+  if (sb_read_driver_version("/proc/driver/nvidia/version", kernel, sizeof kernel) != 0)
+    snprintf(kernel, sizeof kernel, "none");
+  fprintf(f, "syncbench %s\ncommit %s\ncsv schema %d\n", SB_VERSION, SB_COMMIT,
+          SB_CSV_SCHEMA_VERSION);
+  fprintf(f, "cuda runtime %s (built with %s), driver api %s, kernel driver %s\n", runtime,
+          built, driver_api, kernel);
+}

@@ -3,6 +3,7 @@
 #define SB_DEVICE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "csv_schema.h"
 
@@ -43,5 +44,13 @@ void sb_gpu_slug(const char *gpu_name, char *out, size_t len);
 /* Reads the kernel driver version ("580.159.04") from a file in the format
  * of /proc/driver/nvidia/version. Returns 0, or -1 if absent/unparseable. */
 int sb_read_driver_version(const char *path, char *out, size_t len);
+
+/* syncbench's release version; the commit and CUDA versions come with it
+ * in --version. */
+#define SB_VERSION "0.6.0"
+
+/* --version: version, commit, CSV schema, CUDA runtime (built and loaded)
+ * and driver API versions. Needs no GPU. */
+void sb_print_version(FILE *f);
 
 #endif

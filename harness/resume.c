@@ -69,13 +69,14 @@ static size_t expected_header(char *buf, size_t len) {
 
 /* Remembers one split row: its key, and the copy bandwidth of a reference. */
 static int take_row(sb_resume *r, char **f) {
-  static int col_family = -2, col_variant, col_uuid, col_status, col_gbps, col_axis[SB_NUM_AXES];
+  static int col_family = -2, col_variant, col_uuid, col_status, col_gbps, col_pct_copy, col_axis[SB_NUM_AXES];
   if (col_family == -2) {
     col_family = column_index("family");
     col_variant = column_index("variant");
     col_uuid = column_index("gpu_uuid");
     col_status = column_index("status");
     col_gbps = column_index("gbps");
+    col_pct_copy = column_index("pct_of_copy");
     for (int a = 0; a < SB_NUM_AXES; ++a) col_axis[a] = column_index(sb_axes[a].name);
   }
   /* The same text sb_point_name builds: family/variant/axis=value... */
@@ -88,8 +89,10 @@ static int take_row(sb_resume *r, char **f) {
   sb_resume_key(f[col_uuid], name, key, sizeof key);
   if (add_key(r, key) != 0) return -1;
   ++r->rows;
-  if (strcmp(f[col_family], "reference") == 0 && strcmp(f[col_status], "ok") == 0 &&
-      f[col_gbps][0] != '\0') {
+  /* The yardstick's (SB_FF_YARDSTICK) ok rows are the ones at 100% of the
+   * copy: found by the file's own column, not by a family name. */
+  if (strcmp(f[col_status], "ok") == 0 && f[col_gbps][0] != '\0' &&
+      strtod(f[col_pct_copy], NULL) == 100.0) {
     double g = strtod(f[col_gbps], NULL);
     int i = 0;
     while (i < r->ncopy && strcmp(r->copy[i].uuid, f[col_uuid]) != 0) ++i;

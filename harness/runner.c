@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "gbench_shim.h"
+#include "paired.h"
 #include "random.h"
 #include "stats.h"
 #include "timing.h"
@@ -70,17 +71,6 @@ static int cuda_failed(sb_row *row, const char *what, cudaError_t e) {
   return lost;
 }
 
-/* A library row's GFLOP/s (a variant flagged SB_VF_NO_KERNEL: cuBLAS), the
- * 100% of pct_of_cublas for the later rows of its family whose axes equal
- * the library row's set axes (the shape; it leaves tile, stages unset).
- * The table sorts its library row first, so it is measured first. */
-#define MAX_CEILINGS 64
-typedef struct ceiling {
-  const sb_family *family;
-  long long axis[SB_NUM_AXES];
-  double gflops;
-} ceiling;
-
 typedef struct runner {
   sb_device *dev;
   const sb_run_options *opt;
@@ -88,31 +78,71 @@ typedef struct runner {
   buffers buf;
   sb_timer timer;
   double copy_gbps;
-  ceiling ceilings[MAX_CEILINGS];
-  int num_ceilings;
+  void *d_pair_out; /* the paired ceiling's own output (harness/paired.h) */
+  size_t pair_out_cap;
 } runner;
 
-static void apply_ceiling(runner *r, const sb_point *p, sb_row *row) {
-  if (row->status != SB_OK || isnan(row->gflops)) return;
-  if (p->variant->flags & SB_VF_NO_KERNEL) {
-    ceiling *c = &r->ceilings[r->num_ceilings < MAX_CEILINGS ? r->num_ceilings++ : MAX_CEILINGS - 1];
-    c->family = p->family;
-    memcpy(c->axis, p->axis, sizeof c->axis);
-    c->gflops = row->gflops;
-    row->pct_of_cublas = 100.0;
-    return;
+/* Sets up the paired ceiling for p's timing: the ceiling point, queried
+ * once here (not per sample), reading p's input and writing its own
+ * output, warmed up once. Leaves r->timer.pair_fn NULL when p has no
+ * ceiling to pair with or the ceiling cannot run at this shape. */
+static void setup_pair(runner *r, const sb_point *p, sb_point *cp, sb_launch *PL) {
+  const sb_family *f = p->family;
+  r->timer.pair_fn = NULL;
+  if (!f->ceiling_column || sb_ceiling_point(p, cp) != 0) return;
+  sb_row scratch; /* the ceiling's own checks (cc, family rules) */
+  sb_row_init(&scratch, NULL);
+  if (sb_point_precheck(cp, r->dev, &scratch)) return;
+  const size_t out_bytes = f->out_bytes(cp);
+  if (f->in_bytes(cp) > r->buf.in_cap) return; /* it reads p's input */
+  if (out_bytes > r->pair_out_cap) {
+    cudaFree(r->d_pair_out);
+    r->pair_out_cap = 0;
+    if (cudaMalloc(&r->d_pair_out, out_bytes) != cudaSuccess) {
+      r->d_pair_out = NULL;
+      cudaGetLastError();
+      return;
+    }
+    r->pair_out_cap = out_bytes;
   }
-  for (int i = r->num_ceilings - 1; i >= 0; --i) {
-    const ceiling *c = &r->ceilings[i];
-    int a = 0;
-    while (a < SB_NUM_AXES && (c->axis[a] == SB_AXIS_UNSET || c->axis[a] == p->axis[a])) ++a;
-    if (c->family == p->family && a == SB_NUM_AXES && c->gflops > 0) {
-      row->pct_of_cublas = 100.0 * row->gflops / c->gflops;
+  *PL = (sb_launch){.axis = cp->axis, .variant = cp->variant, .stream = r->stream, .query = 1};
+  cudaError_t e = cp->variant->launch(PL);
+  if (e == cudaSuccess && !PL->skip[0]) {
+    PL->in = r->buf.d_in;
+    PL->out = r->d_pair_out;
+    PL->query = 0;
+    e = cp->variant->launch(PL); /* warm-up (a library's first call picks its kernel) */
+    if (e == cudaSuccess) e = cudaStreamSynchronize(r->stream);
+    if (e == cudaSuccess) {
+      r->timer.pair_fn = cp->variant->launch;
+      r->timer.pair_launch = PL;
       return;
     }
   }
+  cudaGetLastError(); /* the ceiling failed: the variant is timed alone, pct empty */
 }
 
+/* pct_of_<ceiling> (family's ceiling_column): 100 on the ceiling's own
+ * row, the paired ratio on the others, empty when pairing failed. */
+static void record_ceiling(const sb_point *p, const sb_timer *t, sb_row *row) {
+  double *cell = sb_ceiling_cell(row, p->family->ceiling_column);
+  if (!cell) return;
+  if (p->variant->flags & SB_VF_CEILING)
+    *cell = 100.0;
+  else if (!t->pair_failed && t->pair_count > 0)
+    *cell = sb_paired_pct(t->samples, t->count, t->pair_samples, t->pair_count);
+}
+
+/* The power-state cells of a timed row (schema 3). */
+static void record_power_state(const sb_timer *t, double after_mhz, sb_row *row) {
+  row->sm_clock_mhz = sb_timer_clock_mhz(t);
+  row->sm_clock_after_mhz = after_mhz;
+  row->throttled = t->throttled;
+  const sb_power_acc *a = &t->power;
+  if (a->power_n > 0) row->power_w = a->power_sum_w / a->power_n;
+  row->temp_c = a->temp_max_c;
+  if (a->reasons_n > 0) sb_throttle_names(a->reasons, row->throttle_reasons, sizeof row->throttle_reasons);
+}
 
 int sb_point_precheck(const sb_point *p, const sb_device *d, sb_row *row) {
   int cc = d->cc_major * 10 + d->cc_minor;
@@ -153,14 +183,16 @@ int sb_built_below_need(const sb_variant *v, const sb_launch *L, sb_row *row) {
   return 1;
 }
 
-/* Returns 1 if the context is lost. */
-static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_row *row) {
-  const sb_family *f = p->family;
-  const sb_device *d = r->dev;
-  if (sb_point_precheck(p, d, row)) return 0;
+/* The steps of run_point return NEXT to go on, or what run_point returns:
+ * 0 (the row is decided), 1 (the context is lost), -2 (filtered out), -3
+ * (interrupted). */
+#define NEXT (-100)
 
-  sb_launch L = {.axis = p->axis, .variant = p->variant, .stream = r->stream, .query = 1};
-  cudaError_t e = p->variant->launch(&L);
+/* Query mode: the launch configuration, occupancy and the reasons a point
+ * cannot run here (no code for this GPU, does not fit, no kernel). */
+static int configure(runner *r, const sb_point *p, sb_launch *L, sb_row *row) {
+  const sb_device *d = r->dev;
+  cudaError_t e = p->variant->launch(L);
   if (e == cudaErrorNoKernelImageForDevice || e == cudaErrorInvalidDeviceFunction) {
     row->status = SB_UNSUPPORTED;
     snprintf(row->detail, sizeof row->detail,
@@ -169,28 +201,32 @@ static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_r
     cudaGetLastError();
     return 0;
   }
-  if (e == cudaErrorInvalidConfiguration || (e == cudaSuccess && L.blocks_per_sm == 0)) {
+  if (e == cudaErrorInvalidConfiguration || (e == cudaSuccess && L->blocks_per_sm == 0)) {
     row->status = SB_SKIPPED;
     snprintf(row->detail, sizeof row->detail,
              "cannot launch: %d threads with %zu B shared memory per block fit 0 times on an SM (limit %zu B)",
-             L.block_threads, L.smem_bytes, d->smem_per_block_optin);
+             L->block_threads, L->smem_bytes, d->smem_per_block_optin);
     cudaGetLastError();
     return 0;
   }
   if (e != cudaSuccess) return cuda_failed(row, "launch configuration", e);
-  if (L.skip[0]) { /* no compiled kernel for this point */
+  if (L->skip[0]) { /* no compiled kernel for this point */
     row->status = SB_SKIPPED;
-    snprintf(row->detail, sizeof row->detail, "%s", L.skip);
+    snprintf(row->detail, sizeof row->detail, "%s", L->skip);
     return 0;
   }
-  if (sb_built_below_need(p->variant, &L, row)) return 0;
-  row->blocks_per_sm = L.blocks_per_sm;
+  if (sb_built_below_need(p->variant, L, row)) return 0;
+  row->blocks_per_sm = L->blocks_per_sm;
   if (p->variant->pick) {
-    row->regs_per_thread = L.regs_per_thread;
-    row->smem_per_block = (long long)L.smem_bytes;
+    row->regs_per_thread = L->regs_per_thread;
+    row->smem_per_block = (long long)L->smem_bytes;
   }
+  return NEXT;
+}
 
-  size_t in_bytes = f->in_bytes(p), out_bytes = f->out_bytes(p);
+/* Grows the buffers to the point's sizes, or skips it when the GPU lacks
+ * the memory. */
+static int prepare_buffers(runner *r, size_t in_bytes, size_t out_bytes, sb_row *row) {
   size_t free_b = 0, total_b = 0;
   cudaMemGetInfo(&free_b, &total_b);
   size_t extra = (in_bytes > r->buf.in_cap ? in_bytes : 0) + (out_bytes > r->buf.out_cap ? out_bytes : 0);
@@ -200,82 +236,99 @@ static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_r
              "needs %zu MiB more device memory; %zu MiB free", extra >> 20, free_b >> 20);
     return 0;
   }
+  cudaError_t e;
   if ((e = grow(&r->buf.d_in, &r->buf.h_in, &r->buf.in_cap, in_bytes)) != cudaSuccess ||
       (e = grow(&r->buf.d_out, &r->buf.h_out, &r->buf.out_cap, out_bytes)) != cudaSuccess)
     return cuda_failed(row, "allocating buffers", e);
+  return NEXT;
+}
 
-  /* Validate: fresh random input, poisoned output, one launch, compare. */
+/* Validate: fresh random input, poisoned output, one bounded launch,
+ * compare with the CPU reference. A wrong result is never timed. */
+static int validate(runner *r, const sb_point *p, sb_launch *L, unsigned long long seed,
+                    size_t in_bytes, size_t out_bytes, sb_row *row) {
+  const sb_family *f = p->family;
+  cudaError_t e;
   row->seed = seed;
   f->make_input(p, r->buf.h_in, seed);
   if ((e = cudaMemcpyAsync(r->buf.d_in, r->buf.h_in, in_bytes, cudaMemcpyHostToDevice, r->stream)) != cudaSuccess ||
       (e = cudaMemsetAsync(r->buf.d_out, 0xA5, out_bytes, r->stream)) != cudaSuccess)
     return cuda_failed(row, "preparing buffers", e);
-  L.in = r->buf.d_in;
-  L.out = r->buf.d_out;
-  L.query = 0;
-  L.bounded = 1; /* mbarrier waits under the deadlock watchdog */
-  if ((e = p->variant->launch(&L)) != cudaSuccess) return cuda_failed(row, "launch", e);
+  L->in = r->buf.d_in;
+  L->out = r->buf.d_out;
+  L->query = 0;
+  L->bounded = 1; /* mbarrier waits under the deadlock watchdog */
+  if ((e = p->variant->launch(L)) != cudaSuccess) return cuda_failed(row, "launch", e);
   if ((e = cudaStreamSynchronize(r->stream)) != cudaSuccess) return cuda_failed(row, "kernel", e);
   if ((e = cudaMemcpy(r->buf.h_out, r->buf.d_out, out_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess)
     return cuda_failed(row, "reading the output", e);
   if (f->verify(p, r->buf.h_in, r->buf.h_out, row->detail, sizeof row->detail) != 0) {
-    row->status = SB_WRONG; /* never timed: a wrong result is not a number */
+    row->status = SB_WRONG;
     return 0;
   }
+  return NEXT;
+}
 
-  /* Warm up, then time through Google Benchmark; a variant with a raw
-   * twin is timed with the raw wait (harness/launch.h). */
-  L.bounded = 0;
+/* Warm up, then time through Google Benchmark; a variant with a raw twin
+ * is timed with the raw wait (harness/launch.h). The timer's clock witness
+ * and NVML readings measure the power state over the samples and re-take a
+ * sample taken while throttled (harness/power.h); the paired ceiling's
+ * samples interleave (harness/paired.h); the clock right after them is
+ * kept beside. */
+static int time_point(runner *r, const sb_point *p, sb_launch *L, int flush, const char *name,
+                      sb_row *row, double *after_mhz) {
+  cudaError_t e;
+  L->bounded = 0;
   for (int i = 0; i < r->opt->warmup; ++i)
-    if ((e = p->variant->launch(&L)) != cudaSuccess) return cuda_failed(row, "warm-up launch", e);
+    if ((e = p->variant->launch(L)) != cudaSuccess) return cuda_failed(row, "warm-up launch", e);
   if ((e = cudaStreamSynchronize(r->stream)) != cudaSuccess) return cuda_failed(row, "warm-up", e);
-
   r->timer.fn = p->variant->launch;
-  r->timer.launch = &L;
-  /* Flush L2 before each sample when the working set is within 4x of L2
-   * and could otherwise be served partly from the cache. */
-  int flush = in_bytes + out_bytes < 4 * d->l2_bytes;
+  r->timer.launch = L;
   r->timer.flush_buf = flush ? r->buf.d_flush : NULL;
   r->timer.flush_bytes = r->buf.flush_bytes;
-  char name[512];
-  sb_point_name(p, name, sizeof name);
-  /* Time; if the SM clock right after the samples is below 90% of the
-   * maximum (power or thermal throttling, or a clock that had not ramped
-   * up), take the samples once more and say so in the detail. */
-  double mhz = NAN, first_mhz = NAN;
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    char err[512] = "";
-    sb_timer_reset(&r->timer);
-    int rc = gbs_run_one(name, sb_timer_sample, &r->timer, r->opt->min_time_s, err, sizeof err);
-    if (rc == 2) return -2; /* excluded by --benchmark_filter: no row */
-    if (rc == 1) {
-      if (sb_stop_requested) return -3;
-      row->status = SB_ERROR;
-      snprintf(row->detail, sizeof row->detail, "%s", err);
-      cudaGetLastError();
-      int lost = cudaDeviceSynchronize() != cudaSuccess;
-      if (lost) check_watchdog(row);
-      return lost;
-    }
-    mhz = NAN;
-    if (sb_measure_sm_clock(r->stream, &mhz) != cudaSuccess) mhz = NAN;
-    if (attempt == 0) first_mhz = mhz;
-    if (isnan(mhz) || d->max_clock_mhz <= 0 || mhz >= 0.9 * d->max_clock_mhz) break;
+  char err[512] = "";
+  sb_timer_reset(&r->timer);
+  r->timer.throttle_mhz = SB_THROTTLE_FRACTION * r->dev->max_clock_mhz;
+  sb_point cp;
+  sb_launch PL;
+  setup_pair(r, p, &cp, &PL);
+  int rc = gbs_run_one(name, sb_timer_sample, &r->timer, r->opt->min_time_s, err, sizeof err);
+  r->timer.pair_fn = NULL; /* PL lives on this stack frame only */
+  if (rc == 2) return -2; /* excluded by --benchmark_filter: no row */
+  if (rc == 1) {
+    if (sb_stop_requested) return -3;
+    row->status = SB_ERROR;
+    snprintf(row->detail, sizeof row->detail, "%s", err);
+    cudaGetLastError();
+    int lost = cudaDeviceSynchronize() != cudaSuccess;
+    if (lost) check_watchdog(row);
+    return lost;
   }
+  if (sb_measure_sm_clock(r->stream, after_mhz) != cudaSuccess) *after_mhz = NAN;
+  return NEXT;
+}
 
-  /* The timed kernel was not the validated one: check what it wrote too. */
-  if (L.raw_twin && !f->skip_timed_recheck) {
-    if ((e = cudaMemcpy(r->buf.h_out, r->buf.d_out, out_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess)
-      return cuda_failed(row, "reading the timed output", e);
-    char why[SB_DETAIL_LEN - 40];
-    if (f->verify(p, r->buf.h_in, r->buf.h_out, why, sizeof why) != 0) {
-      gbs_discard_last(name);
-      row->status = SB_WRONG;
-      snprintf(row->detail, sizeof row->detail, "timed (raw-wait) kernel: %s", why);
-      return 0;
-    }
+/* The timed kernel was not the validated one (a raw twin): check what it
+ * wrote too. */
+static int recheck_timed(runner *r, const sb_point *p, const sb_launch *L, size_t out_bytes,
+                         const char *name, sb_row *row) {
+  const sb_family *f = p->family;
+  if (!L->raw_twin || f->skip_timed_recheck) return NEXT;
+  cudaError_t e = cudaMemcpy(r->buf.h_out, r->buf.d_out, out_bytes, cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) return cuda_failed(row, "reading the timed output", e);
+  char why[SB_DETAIL_LEN - 40];
+  if (f->verify(p, r->buf.h_in, r->buf.h_out, why, sizeof why) != 0) {
+    gbs_discard_last(name);
+    row->status = SB_WRONG;
+    snprintf(row->detail, sizeof row->detail, "timed (raw-wait) kernel: %s", why);
+    return 0;
   }
+  return NEXT;
+}
 
+/* The timing statistics and every figure derived from them. */
+static void record_timing(runner *r, const sb_point *p, int flush, double after_mhz, sb_row *row) {
+  const sb_family *f = p->family;
   sb_stats s;
   sb_stats_compute(r->timer.samples, r->timer.count, &s);
   row->status = SB_OK;
@@ -292,39 +345,63 @@ static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_r
     if (r->copy_gbps > 0) row->pct_of_copy = 100.0 * row->gbps / r->copy_gbps;
   }
   if (f->flops) row->gflops = (double)f->flops(p) / s.median * 1e-9;
-  if (!isnan(mhz)) row->sm_clock_mhz = mhz;
+  record_power_state(&r->timer, after_mhz, row);
+  record_ceiling(p, &r->timer, row);
   int used = snprintf(row->detail, sizeof row->detail, "%s", flush ? "L2 flushed before each sample" : "");
-  if (!isnan(first_mhz) && first_mhz != mhz) /* throttled once: re-taken */
-    used += snprintf(row->detail + used, sizeof row->detail - (size_t)used,
-                     "%sSM clock %.0f MHz after the first samples, below 90%% of the %d MHz maximum: samples re-taken once (clock then %.0f MHz)",
-                     used ? "; " : "", first_mhz, d->max_clock_mhz, mhz);
-  if (!isnan(mhz) && d->max_clock_mhz > 0 && mhz < 0.9 * d->max_clock_mhz)
-    used += snprintf(row->detail + used, sizeof row->detail - (size_t)used,
-                     "%sSM clock %.0f MHz after the samples, below 90%% of the %d MHz maximum",
-                     used ? "; " : "", mhz, d->max_clock_mhz);
-  if (f->derive) {
-    if ((e = cudaMemcpy(r->buf.h_out, r->buf.d_out, out_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess)
-      return cuda_failed(row, "reading the timed output", e);
-    char keep[SB_DETAIL_LEN];
-    snprintf(keep, sizeof keep, "%s", row->detail);
-    row->detail[0] = '\0';
-    if (f->derive(p, d, r->buf.h_out, row) != 0) {
-      /* A wrong result is never a number: drop what was measured. */
-      gbs_discard_last(name);
-      sb_row clean;
-      sb_row_init(&clean, row->prov);
-      clean.family = row->family;
-      clean.variant = row->variant;
-      memcpy(clean.axis, row->axis, sizeof clean.axis);
-      clean.seed = row->seed;
-      clean.status = SB_WRONG;
-      memcpy(clean.detail, row->detail, sizeof clean.detail);
-      *row = clean;
-      return 0;
-    }
-    if (row->detail[0] == '\0') snprintf(row->detail, sizeof row->detail, "%s", keep);
+  if (r->timer.retaken > 0)
+    snprintf(row->detail + used, sizeof row->detail - (size_t)used,
+             "%s%lld samples taken while throttled were re-taken after a %.0f ms rest",
+             used ? "; " : "", r->timer.retaken, SB_THROTTLE_REST_S * 1e3);
+}
+
+/* The family's derive hook on the timed output; a wrong result drops what
+ * was measured (never a number). */
+static int derive(runner *r, const sb_point *p, size_t out_bytes, const char *name, sb_row *row) {
+  const sb_family *f = p->family;
+  if (!f->derive) return 0;
+  cudaError_t e = cudaMemcpy(r->buf.h_out, r->buf.d_out, out_bytes, cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) return cuda_failed(row, "reading the timed output", e);
+  char keep[SB_DETAIL_LEN];
+  snprintf(keep, sizeof keep, "%s", row->detail);
+  row->detail[0] = '\0';
+  if (f->derive(p, r->dev, r->buf.h_out, row) != 0) {
+    gbs_discard_last(name);
+    sb_row clean;
+    sb_row_init(&clean, row->prov);
+    clean.family = row->family;
+    clean.variant = row->variant;
+    memcpy(clean.axis, row->axis, sizeof clean.axis);
+    clean.seed = row->seed;
+    clean.status = SB_WRONG;
+    memcpy(clean.detail, row->detail, sizeof clean.detail);
+    *row = clean;
+    return 0;
   }
+  if (row->detail[0] == '\0') snprintf(row->detail, sizeof row->detail, "%s", keep);
   return 0;
+}
+
+/* One point: check, configure, validate, time, derive. Returns 0, or 1 if
+ * the context is lost, -2 filtered out, -3 interrupted. */
+static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_row *row) {
+  const sb_family *f = p->family;
+  if (sb_point_precheck(p, r->dev, row)) return 0;
+  sb_launch L = {.axis = p->axis, .variant = p->variant, .stream = r->stream, .query = 1};
+  const size_t in_bytes = f->in_bytes(p), out_bytes = f->out_bytes(p);
+  int rc;
+  if ((rc = configure(r, p, &L, row)) != NEXT) return rc;
+  if ((rc = prepare_buffers(r, in_bytes, out_bytes, row)) != NEXT) return rc;
+  if ((rc = validate(r, p, &L, seed, in_bytes, out_bytes, row)) != NEXT) return rc;
+  /* Flush L2 before each sample when the working set is within 4x of L2
+   * and could otherwise be served partly from the cache. */
+  const int flush = in_bytes + out_bytes < 4 * r->dev->l2_bytes;
+  char name[512];
+  sb_point_name(p, name, sizeof name);
+  double after_mhz = NAN;
+  if ((rc = time_point(r, p, &L, flush, name, row, &after_mhz)) != NEXT) return rc;
+  if ((rc = recheck_timed(r, p, &L, out_bytes, name, row)) != NEXT) return rc;
+  record_timing(r, p, flush, after_mhz, row);
+  return derive(r, p, out_bytes, name, row);
 }
 
 /* One line per finished point: [done/count  elapsed in  estimate left]. */
@@ -372,6 +449,11 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
   cudaError_t e = cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking);
   if (e == cudaSuccess) e = sb_timer_init(&r.timer, r.stream);
   r.timer.stop_flag = (volatile int *)&sb_stop_requested;
+  char bus_id[32] = "";
+  if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, d->ordinal) == cudaSuccess)
+    r.timer.nvml = sb_nvml_open(NULL, bus_id);
+  else
+    cudaGetLastError();
   r.buf.flush_bytes = 2 * d->l2_bytes;
   if (e == cudaSuccess) e = cudaMalloc(&r.buf.d_flush, r.buf.flush_bytes);
   if (e != cudaSuccess) {
@@ -397,8 +479,7 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
     int lost = run_point(&r, p, sb_splitmix64(o->seed + (unsigned long long)i), &row);
     if (lost == -2) { ++sum->filtered; continue; }
     if (lost == -3) break; /* interrupted mid-point: that row is not done */
-    apply_ceiling(&r, p, &row);
-    if (strcmp(p->family->name, "reference") == 0 && row.status == SB_OK) {
+    if ((p->family->flags & SB_FF_YARDSTICK) && row.status == SB_OK) {
       r.copy_gbps = row.gbps;
       row.pct_of_copy = 100.0;
     }
@@ -417,9 +498,11 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
     }
   }
   sum->interrupted = sb_stop_requested != 0;
+  sb_nvml_close(r.timer.nvml);
   if (!sum->context_lost) {
     sb_timer_destroy(&r.timer);
     free_buffers(&r.buf);
+    cudaFree(r.d_pair_out);
     cudaStreamDestroy(r.stream);
   }
   return status;

@@ -8,7 +8,7 @@
 #include <signal.h>
 #include <stdio.h>
 
-#include "../bench/registry.h"
+#include "family.h"
 
 typedef struct sb_run_options {
   int warmup;           /* launches after validation, before timing */

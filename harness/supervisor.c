@@ -320,7 +320,7 @@ static void handle_msg(parent *P, worker *w, const msg_head *h, const char *payl
     if (h->status < 0 || h->status >= SB_NUM_STATUS) return;
     write_row_line(P, payload, h->len, (sb_status)h->status);
     const sb_point *p = &P->o->points[h->index];
-    if (strcmp(p->family->name, "reference") == 0 && h->status == SB_OK && h->gbps > 0)
+    if ((p->family->flags & SB_FF_YARDSTICK) && h->status == SB_OK && h->gbps > 0)
       w->copy_gbps = h->gbps;
     advance_past(w, h->index);
     w->inflight = -1;
@@ -453,13 +453,11 @@ static long plan(const sb_supervisor_options *o, const sb_device *dev, long *ord
   return n;
 }
 
-int sb_supervise(const sb_supervisor_options *o, sb_supervisor_result *res) {
-  memset(res, 0, sizeof *res);
-  parent P = {o, res, calloc((size_t)o->ndev, sizeof(worker)), o->ndev};
-  if (!P.w) return -1;
-  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+/* Each GPU's worker: its share of the points and its shared page. */
+static int setup_workers(parent *P, size_t page) {
+  const sb_supervisor_options *o = P->o;
   for (int k = 0; k < o->ndev; ++k) {
-    worker *w = &P.w[k];
+    worker *w = &P->w[k];
     w->dev = k;
     w->fd = -1;
     w->inflight = -1;
@@ -469,70 +467,90 @@ int sb_supervise(const sb_supervisor_options *o, sb_supervisor_result *res) {
       fprintf(stderr, "syncbench: out of memory\n");
       return -1;
     }
-    w->n = plan(o, &o->devs[k], w->order, &res->resumed);
+    w->n = plan(o, &o->devs[k], w->order, &P->res->resumed);
     if (o->resume) w->copy_gbps = sb_resume_copy_gbps(o->resume, o->devs[k].prov.gpu_uuid);
     if (o->ndev > 1) snprintf(w->prefix, sizeof w->prefix, "[gpu %d] ", o->devs[k].ordinal);
   }
+  return 0;
+}
 
-  if (!o->isolate) { /* one GPU, in this process: a fault ends the sweep */
-    worker *w = &P.w[0];
-    child_ctx ctx = {.fd = -1, .csv_fd = o->csv_fd, .res = res};
-    int code = w->n ? worker_run(o, w, &ctx) : 0;
-    if (code == SB_WORKER_NO_DEVICE) res->device_failed = 1;
-    if (code == SB_WORKER_PIPE_FAILED) res->write_failed = 1;
-    if (code == SB_WORKER_CONTEXT_LOST)
-      fprintf(stderr, "syncbench: the CUDA context is unusable after that error; stopping (run without --no-fork to carry on past faults)\n");
-    res->interrupted = sb_stop_requested != 0;
-  } else {
-    for (int k = 0; k < P.nw; ++k)
-      if (P.w[k].n > 0 && start_worker(&P, &P.w[k]) != 0) res->device_failed = 1;
-    struct pollfd pfd[SB_MAX_DEVICES];
-    int forwarded = 0;
-    for (;;) {
-      int active = 0;
-      for (int k = 0; k < P.nw; ++k)
-        if (P.w[k].fd >= 0) {
-          pfd[active].fd = P.w[k].fd;
-          pfd[active].events = POLLIN;
-          pfd[active].revents = 0;
-          ++active;
-        }
-      if (active == 0) break;
-      int ready = poll(pfd, (nfds_t)active, 500);
-      double t = now_s();
-      if (sb_stop_requested && !forwarded) {
-        /* Workers get the terminal's SIGINT themselves; a signal sent to
-         * this process alone is passed on. */
-        for (int k = 0; k < P.nw; ++k)
-          if (P.w[k].fd >= 0) {
-            kill(P.w[k].pid, SIGINT);
-            P.w[k].stop_sent = t;
-          }
-        forwarded = 1;
-      }
-      int a = 0;
-      for (int k = 0; k < P.nw; ++k) {
-        worker *w = &P.w[k];
-        if (w->fd < 0) continue;
-        int idx = a++;
-        if (ready > 0 && pfd[idx].revents) {
-          if (pump(&P, w) == 0) {
-            worker_ended(&P, w);
-            continue;
-          }
-        }
-        if (w->stop_sent > 0 && t - w->stop_sent > 30) {
-          kill(w->pid, SIGKILL); /* stuck inside one long kernel */
-          w->stop_sent = t;
-        } else if (!sb_stop_requested && o->point_timeout_s > 0 && w->inflight >= 0 &&
-                   t - w->last_msg > o->point_timeout_s && !w->killed_for_silence) {
-          w->killed_for_silence = 1;
-          kill(w->pid, SIGKILL);
-        }
-      }
-    }
-    res->interrupted = sb_stop_requested != 0 && !res->write_failed;
+/* One GPU, in this process (--no-fork): a fault ends the sweep. */
+static void run_in_process(parent *P) {
+  sb_supervisor_result *res = P->res;
+  worker *w = &P->w[0];
+  child_ctx ctx = {.fd = -1, .csv_fd = P->o->csv_fd, .res = res};
+  int code = w->n ? worker_run(P->o, w, &ctx) : 0;
+  if (code == SB_WORKER_NO_DEVICE) res->device_failed = 1;
+  if (code == SB_WORKER_PIPE_FAILED) res->write_failed = 1;
+  if (code == SB_WORKER_CONTEXT_LOST)
+    fprintf(stderr, "syncbench: the CUDA context is unusable after that error; stopping (run without --no-fork to carry on past faults)\n");
+  res->interrupted = sb_stop_requested != 0;
+}
+
+/* After a poll: reads what a worker sent, and kills one that ignores a stop
+ * or has been silent past the point timeout. */
+static void tend_worker(parent *P, worker *w, int readable, double t) {
+  if (readable && pump(P, w) == 0) {
+    worker_ended(P, w);
+    return;
   }
+  if (w->stop_sent > 0 && t - w->stop_sent > 30) {
+    kill(w->pid, SIGKILL); /* stuck inside one long kernel */
+    w->stop_sent = t;
+  } else if (!sb_stop_requested && P->o->point_timeout_s > 0 && w->inflight >= 0 &&
+             t - w->last_msg > P->o->point_timeout_s && !w->killed_for_silence) {
+    w->killed_for_silence = 1;
+    kill(w->pid, SIGKILL);
+  }
+}
+
+/* One forked worker per GPU, restarted past faults, until all are done. */
+static void run_workers(parent *P) {
+  for (int k = 0; k < P->nw; ++k)
+    if (P->w[k].n > 0 && start_worker(P, &P->w[k]) != 0) P->res->device_failed = 1;
+  struct pollfd pfd[SB_MAX_DEVICES];
+  int forwarded = 0;
+  for (;;) {
+    int active = 0;
+    for (int k = 0; k < P->nw; ++k)
+      if (P->w[k].fd >= 0) {
+        pfd[active].fd = P->w[k].fd;
+        pfd[active].events = POLLIN;
+        pfd[active].revents = 0;
+        ++active;
+      }
+    if (active == 0) break;
+    int ready = poll(pfd, (nfds_t)active, 500);
+    double t = now_s();
+    if (sb_stop_requested && !forwarded) {
+      /* Workers get the terminal's SIGINT themselves; a signal sent to
+       * this process alone is passed on. */
+      for (int k = 0; k < P->nw; ++k)
+        if (P->w[k].fd >= 0) {
+          kill(P->w[k].pid, SIGINT);
+          P->w[k].stop_sent = t;
+        }
+      forwarded = 1;
+    }
+    int a = 0;
+    for (int k = 0; k < P->nw; ++k) {
+      worker *w = &P->w[k];
+      if (w->fd < 0) continue;
+      int idx = a++;
+      tend_worker(P, w, ready > 0 && pfd[idx].revents, t);
+    }
+  }
+  P->res->interrupted = sb_stop_requested != 0 && !P->res->write_failed;
+}
+
+int sb_supervise(const sb_supervisor_options *o, sb_supervisor_result *res) {
+  memset(res, 0, sizeof *res);
+  parent P = {o, res, calloc((size_t)o->ndev, sizeof(worker)), o->ndev};
+  if (!P.w) return -1;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  if (setup_workers(&P, page) != 0) return -1;
+  if (!o->isolate) run_in_process(&P);
+  else run_workers(&P);
   for (int k = 0; k < P.nw; ++k) {
     free(P.w[k].order);
     free(P.w[k].buf);

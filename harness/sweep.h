@@ -6,7 +6,7 @@
 
 #include <regex.h>
 
-#include "../bench/registry.h"
+#include "family.h"
 
 typedef struct sb_sweep_spec {
   int quick;                              /* use the families' quick lists */

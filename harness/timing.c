@@ -1,15 +1,39 @@
 #include "timing.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
+
+extern cudaError_t sb_clock_witness(cudaStream_t stream, unsigned long long spin_ns,
+                                    double *mapped_mhz);
+
+static double mono_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 cudaError_t sb_timer_init(sb_timer *t, cudaStream_t stream) {
   t->stream = stream;
   t->samples = NULL;
   t->count = t->cap = 0;
   t->flushes = 0;
+  t->witness = NULL;
+  t->nvml = NULL;
+  t->pair_fn = NULL;
+  t->pair_samples = NULL;
+  t->pair_cap = 0;
+  t->throttle_mhz = 0;
   cudaError_t e = cudaEventCreate(&t->start);
   if (e == cudaSuccess) e = cudaEventCreate(&t->stop);
+  /* No witness where mapped memory is refused: the clock cell stays empty. */
+  if (e == cudaSuccess &&
+      cudaHostAlloc((void **)&t->witness, sizeof *t->witness, cudaHostAllocMapped) != cudaSuccess) {
+    cudaGetLastError();
+    t->witness = NULL;
+  }
+  sb_timer_reset(t);
   return e;
 }
 
@@ -18,13 +42,104 @@ void sb_timer_destroy(sb_timer *t) {
   cudaEventDestroy(t->stop);
   free(t->samples);
   t->samples = NULL;
+  free(t->pair_samples);
+  t->pair_samples = NULL;
+  if (t->witness) cudaFreeHost(t->witness);
+  t->witness = NULL;
 }
 
-void sb_timer_reset(sb_timer *t) { t->count = 0; }
+void sb_timer_reset(sb_timer *t) {
+  t->count = 0;
+  t->pair_count = 0;
+  t->pair_failed = 0;
+  t->since_witness_s = 0;
+  t->window_mhz = NAN;
+  t->window_flagged = 0;
+  t->clk_sum = t->clk_weight = 0;
+  t->retakes_left = SB_THROTTLE_RETAKES;
+  t->retaken = t->throttled = 0;
+  t->nvml_last_s = -1;
+  sb_power_acc_reset(&t->power);
+}
+
+/* Closes the open witness window: its reading covers the sample time since. */
+static void close_window(sb_timer *t) {
+  if (!isnan(t->window_mhz) && t->since_witness_s > 0) {
+    t->clk_sum += t->window_mhz * t->since_witness_s;
+    t->clk_weight += t->since_witness_s;
+  }
+  t->since_witness_s = 0;
+}
+
+double sb_timer_clock_mhz(const sb_timer *t) {
+  double sum = t->clk_sum, w = t->clk_weight;
+  if (!isnan(t->window_mhz) && t->since_witness_s > 0) {
+    sum += t->window_mhz * t->since_witness_s;
+    w += t->since_witness_s;
+  }
+  return w > 0 ? sum / w : NAN;
+}
+
+static int witness_due(const sb_timer *t) {
+  return t->witness &&
+         (isnan(t->window_mhz) || t->since_witness_s >= SB_WITNESS_DUTY * SB_WITNESS_SPIN_NS * 1e-9);
+}
+
+/* After a sample whose witness ran: reads it (and NVML, rate-limited) and
+ * applies the throttle rule. Returns 1 when the sample is to be re-taken. */
+static int witness_read(sb_timer *t) {
+  close_window(t);
+  t->window_mhz = *(volatile double *)t->witness;
+  unsigned long long reasons = 0;
+  double now = mono_s();
+  if (t->nvml && (t->nvml_last_s < 0 || now - t->nvml_last_s >= SB_NVML_PERIOD_S)) {
+    reasons = sb_nvml_sample(t->nvml, &t->power);
+    t->nvml_last_s = now;
+  }
+  t->window_flagged = sb_throttle_flagged(t->window_mhz, t->throttle_mhz, reasons);
+  if (!sb_throttle_retake(t->window_flagged, &t->retakes_left)) return 0;
+  /* nvbench's recovery: rest, then take the sample again. */
+  struct timespec rest = {0, (long)(SB_THROTTLE_REST_S * 1e9)};
+  nanosleep(&rest, NULL);
+  t->window_mhz = NAN; /* the next attempt starts with a fresh witness */
+  ++t->retaken;
+  return 1;
+}
 
 static int fail(cudaError_t e, const char *what, char *err, size_t errlen) {
   snprintf(err, errlen, "%s: %s (%s)", what, cudaGetErrorString(e), cudaGetErrorName(e));
   return -1;
+}
+
+static int push(double **a, size_t *count, size_t *cap, double v) {
+  if (*count == *cap) {
+    size_t n = *cap ? 2 * *cap : 1024;
+    double *grown = realloc(*a, n * sizeof *grown);
+    if (!grown) return -1;
+    *a = grown;
+    *cap = n;
+  }
+  (*a)[(*count)++] = v;
+  return 0;
+}
+
+/* One sample of the paired ceiling, right after the variant's, timed the
+ * same way. Returns 0, or -1 when it failed (the pairing then stops). */
+static int pair_sample(sb_timer *t) {
+  cudaError_t e = cudaSuccess;
+  if (t->flush_buf)
+    e = cudaMemsetAsync(t->flush_buf, (int)(++t->flushes & 0xff), t->flush_bytes, t->stream);
+  if (e == cudaSuccess) e = cudaEventRecord(t->start, t->stream);
+  if (e == cudaSuccess) e = t->pair_fn(t->pair_launch);
+  if (e == cudaSuccess) e = cudaEventRecord(t->stop, t->stream);
+  if (e == cudaSuccess) e = cudaEventSynchronize(t->stop);
+  float ms = 0;
+  if (e == cudaSuccess) e = cudaEventElapsedTime(&ms, t->start, t->stop);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return -1;
+  }
+  return push(&t->pair_samples, &t->pair_count, &t->pair_cap, ms * 1e-3);
 }
 
 int sb_timer_sample(void *ctx, double *seconds, char *err, size_t errlen) {
@@ -34,11 +149,18 @@ int sb_timer_sample(void *ctx, double *seconds, char *err, size_t errlen) {
     return -1;
   }
   cudaError_t e;
+again:;
+  const int witnessed = witness_due(t);
   if (t->flush_buf) {
     /* Outside the timed region: evicts the previous sample's data from L2
      * so small working sets are timed from DRAM, like large ones. */
     e = cudaMemsetAsync(t->flush_buf, (int)(++t->flushes & 0xff), t->flush_bytes, t->stream);
     if (e != cudaSuccess) return fail(e, "L2 flush", err, errlen);
+  }
+  if (witnessed) {
+    *(volatile double *)t->witness = NAN;
+    if ((e = sb_clock_witness(t->stream, SB_WITNESS_SPIN_NS, t->witness)) != cudaSuccess)
+      return fail(e, "clock witness", err, errlen);
   }
   if ((e = cudaEventRecord(t->start, t->stream)) != cudaSuccess)
     return fail(e, "cudaEventRecord", err, errlen);
@@ -50,17 +172,14 @@ int sb_timer_sample(void *ctx, double *seconds, char *err, size_t errlen) {
   float ms = 0;
   if ((e = cudaEventElapsedTime(&ms, t->start, t->stop)) != cudaSuccess)
     return fail(e, "cudaEventElapsedTime", err, errlen);
-  if (t->count == t->cap) {
-    size_t cap = t->cap ? 2 * t->cap : 1024;
-    double *s = realloc(t->samples, cap * sizeof *s);
-    if (!s) {
-      snprintf(err, errlen, "out of host memory for samples");
-      return -1;
-    }
-    t->samples = s;
-    t->cap = cap;
-  }
+  if (witnessed && witness_read(t)) goto again;
+  if (t->window_flagged) ++t->throttled;
   *seconds = ms * 1e-3;
-  t->samples[t->count++] = *seconds;
+  if (push(&t->samples, &t->count, &t->cap, *seconds) != 0) {
+    snprintf(err, errlen, "out of host memory for samples");
+    return -1;
+  }
+  t->since_witness_s += *seconds;
+  if (t->pair_fn && !t->pair_failed && pair_sample(t) != 0) t->pair_failed = 1;
   return 0;
 }

@@ -8,6 +8,19 @@
 #include <stddef.h>
 
 #include "launch.h"
+#include "power.h"
+
+/* The clock witness: a 1-thread spin (kernels/clock.cu) that reads the SM
+ * clock against %globaltimer, launched right before a sample, outside its
+ * events, whenever SB_WITNESS_DUTY x its spin of kernel time has been
+ * sampled since the last one (so always before every sample of a kernel
+ * longer than that, e.g. a large GEMM), and before the first sample. Its
+ * cost is then at most 1/SB_WITNESS_DUTY of the kernel time sampled, plus
+ * one spin per point. */
+#define SB_WITNESS_SPIN_NS 50000ull
+#define SB_WITNESS_DUTY 20.0
+/* NVML readings (power.h) at witness times, at most one per this long. */
+#define SB_NVML_PERIOD_S 0.01
 
 typedef struct sb_timer {
   sb_launch_fn fn;
@@ -20,13 +33,36 @@ typedef struct sb_timer {
   double *samples;     /* seconds */
   size_t count, cap;
   volatile int *stop_flag; /* set by a signal handler: end the benchmark */
+  /* Power state over the samples (witness, NVML, throttle rule). */
+  double *witness;         /* mapped pinned host reading; NULL: no witness */
+  double since_witness_s;  /* kernel time sampled since the last reading */
+  double window_mhz;       /* the last reading (NaN: none yet) */
+  int window_flagged;      /* it was taken while throttled */
+  double clk_sum, clk_weight; /* readings weighted by the sample time after them */
+  double throttle_mhz;     /* below this a reading is throttled; <= 0: none */
+  int retakes_left;        /* SB_THROTTLE_RETAKES per point */
+  long long retaken, throttled; /* samples re-taken; kept while flagged */
+  sb_nvml *nvml;           /* NULL: no NVML */
+  double nvml_last_s;
+  sb_power_acc power;
+  /* Paired ceiling (harness/paired.h): when pair_fn is set, every kept
+   * sample is followed by one of the ceiling, with the same flush, into
+   * pair_samples; a failing ceiling sets pair_failed and pairing stops. */
+  sb_launch_fn pair_fn;
+  sb_launch *pair_launch;
+  double *pair_samples;
+  size_t pair_count, pair_cap;
+  int pair_failed;
 } sb_timer;
 
 /* Creates the events. Returns cudaSuccess or the CUDA error. */
 cudaError_t sb_timer_init(sb_timer *t, cudaStream_t stream);
 void sb_timer_destroy(sb_timer *t);
-/* Forgets the samples of the last point. */
+/* Forgets the samples and power state of the last point. */
 void sb_timer_reset(sb_timer *t);
+/* The SM clock over the samples since the reset: witness readings weighted
+ * by the sample time each covers (NaN without a reading). */
+double sb_timer_clock_mhz(const sb_timer *t);
 
 /* gbs_iteration_fn: one flushed (if asked), event-timed launch. */
 int sb_timer_sample(void *ctx, double *seconds, char *err, size_t errlen);

@@ -229,19 +229,6 @@ struct BarrierBase {
   __device__ unsigned result(unsigned ok) const { return ok; }
 };
 
-// mbarrier.test_wait.parity: a pure, non-suspending probe (sm_80+), polled.
-__device__ __forceinline__ bool barrier_test_wait_parity(uint32_t bar, uint32_t parity) {
-  uint32_t done;
-  asm volatile(
-      "{\n\t.reg .pred p;\n\t"
-      "mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
-      "selp.u32 %0, 1, 0, p;\n\t}"
-      : "=r"(done)
-      : "r"(bar), "r"(parity)
-      : "memory");
-  return done != 0;
-}
-
 // Keeps a value alive without using it (an arrive's returned state).
 __device__ __forceinline__ void barrier_sink(uint64_t v) { asm volatile("" ::"l"(v)); }
 
@@ -444,7 +431,7 @@ struct barrier_op_mbarrier_test_wait_poll
   __device__ void sync() {
     sb_mbar_arrive(bar);
     unsigned long long wd_t0 = 0;
-    while (!barrier_test_wait_parity(bar, parity)) sb_wd_poll_failed<Validate>(&wd_t0, bar, parity);
+    while (!sb_mbar_test_wait(bar, parity)) sb_wd_poll_failed<Validate>(&wd_t0, bar, parity);
     parity ^= 1;
   }
 };

@@ -28,7 +28,7 @@
 //                        -> `error`
 // Correct output of every variant: out[i] = in[i] (missing_barrier: each
 // tile rotated by 32 words), so a variant that somehow passes is visible.
-#include "../bench/families.h"
+#include "broken_flags.h"
 #include "launch.cuh"
 #include "mbarrier.cuh"
 

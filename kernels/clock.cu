@@ -31,3 +31,13 @@ extern "C" cudaError_t sb_measure_sm_clock(cudaStream_t stream, double *mhz) {
   if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
   return e;
 }
+
+// The clock witness (harness/timing.c): the same spin, shorter, launched
+// between samples outside the CUDA events; it writes its reading to mapped
+// pinned host memory, which the timer reads once the next sample's stop
+// event has completed, so it adds no synchronization of its own.
+extern "C" cudaError_t sb_clock_witness(cudaStream_t stream, unsigned long long spin_ns,
+                                        double *mapped_mhz) {
+  sb_clock_kernel<<<1, 1, 0, stream>>>(spin_ns, mapped_mhz);
+  return cudaGetLastError();
+}

@@ -66,17 +66,12 @@ __device__ __forceinline__ void sb_mbar_arrive(uint32_t bar) {
 // correct wait returns true long before it; false means "still waiting, try
 // again". sm_80 has no try_wait: test_wait is a pure probe.
 #define SB_MBAR_SUSPEND_NS 0x989680u
-__device__ __forceinline__ bool sb_mbar_try_wait(uint32_t bar, uint32_t parity) {
+
+// mbarrier.test_wait.parity: a pure, non-suspending probe (sm_80+). The one
+// spelling of it: sm_80's wait below and the barrier price list's polled
+// test_wait row (kernels/barrier.cu) both call this.
+__device__ __forceinline__ bool sb_mbar_test_wait(uint32_t bar, uint32_t parity) {
   uint32_t done;
-#if __CUDA_ARCH__ >= 900
-  asm volatile(
-      "{\n\t.reg .pred p;\n\t"
-      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2, %3;\n\t"
-      "selp.u32 %0, 1, 0, p;\n\t}"
-      : "=r"(done)
-      : "r"(bar), "r"(parity), "r"(SB_MBAR_SUSPEND_NS)
-      : "memory");
-#else
   asm volatile(
       "{\n\t.reg .pred p;\n\t"
       "mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
@@ -84,8 +79,23 @@ __device__ __forceinline__ bool sb_mbar_try_wait(uint32_t bar, uint32_t parity) 
       : "=r"(done)
       : "r"(bar), "r"(parity)
       : "memory");
-#endif
   return done != 0;
+}
+
+__device__ __forceinline__ bool sb_mbar_try_wait(uint32_t bar, uint32_t parity) {
+#if __CUDA_ARCH__ >= 900
+  uint32_t done;
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2, %3;\n\t"
+      "selp.u32 %0, 1, 0, p;\n\t}"
+      : "=r"(done)
+      : "r"(bar), "r"(parity), "r"(SB_MBAR_SUSPEND_NS)
+      : "memory");
+  return done != 0;
+#else
+  return sb_mbar_test_wait(bar, parity);
+#endif
 }
 
 // The first attempt of a wait: try_wait without a hint (sm_90), which the

@@ -13,8 +13,10 @@ import os
 
 # Schema 2 adds optional columns (regs_per_thread, smem_per_block) and the
 # gemm family's (m, k, pct_of_cublas); every column is read by name, so a
-# file with or without them reads the same way.
-SUPPORTED_SCHEMA_VERSIONS = {1, 2}
+# file with or without them reads the same way. Schema 3 adds the power
+# state (sm_clock_after_mhz, power_w, temp_c, throttle_reasons, throttled)
+# and pct_of_cub; sm_clock_mhz is then the clock over the samples.
+SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3}
 
 # Columns every schema-1 file has, and how to read each non-string one.
 AXES = ["block_threads", "stages", "buffer_bytes", "iters", "intensity", "n"]
@@ -28,10 +30,12 @@ REQUIRED = [
 INT_COLUMNS = {"schema_version", *AXES, "samples", "bytes_moved",
                "blocks_per_sm", "sm_count", "seed", "elems_per_thread",
                "consumer_warps", "cluster", "bytes_in_flight_per_sm",
-               "regs_per_thread", "smem_per_block", "m", "k"}
+               "regs_per_thread", "smem_per_block", "m", "k",
+               "temp_c", "throttled"}
 FLOAT_COLUMNS = {"median_us", "min_us", "max_us", "q1_us", "q3_us", "cv_pct",
                  "gbps", "pct_of_copy", "sm_clock_mhz", "gflops",
-                 "cycles_per_op", "ns_per_op", "pct_of_cublas"}
+                 "cycles_per_op", "ns_per_op", "pct_of_cublas",
+                 "pct_of_cub", "sm_clock_after_mhz", "power_w"}
 STATUSES = {"ok", "skipped", "unsupported", "wrong", "error", "deadlock"}
 HEADER_SNAPSHOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                "results", "csv_header.csv")

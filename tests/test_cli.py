@@ -33,6 +33,42 @@ def test_list(syncbench, tmp_path):
     assert {"two_barrier", "pingpong", "mbarrier", "warp_shuffle"} <= set(fams["scan"])
 
 
+LIST_CSV_HEADER = ("family,family_flags,family_summary,variant,variant_index,min_cc,"
+                   "flags,axes,ceiling_column,summary")
+
+
+def test_list_csv_matches_the_text_list(syncbench, tmp_path):
+    import csv
+    import io
+    r = run("--list", "--format=csv", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[0] == LIST_CSV_HEADER  # the scripts' contract
+    rows = list(csv.DictReader(io.StringIO(r.stdout)))
+    text = list_sections(run("--list", "--format", "text", cwd=tmp_path).stdout)
+    by_family = {}
+    for row in rows:
+        by_family.setdefault(row["family"], []).append(row["variant"])
+        assert int(row["variant_index"]) == by_family[row["family"]].index(row["variant"])
+        assert "test_only" not in row["flags"].split(";")  # not in the shipped build
+    assert by_family == text
+    ref = [row for row in rows if row["family"] == "reference"]
+    assert ref and all(row["family_flags"] == "yardstick" for row in ref)
+    cublas = [row for row in rows if "ceiling" in row["flags"].split(";")]
+    assert [(c["family"], c["variant"]) for c in cublas][:1] == [("gemm", "cublas")]
+    assert all(c["ceiling_column"] == "pct_of_cublas" for c in rows if c["family"] == "gemm")
+    gemm_axes = next(c["axes"] for c in rows if c["family"] == "gemm").split(";")
+    assert {"m", "k", "tile"} <= set(gemm_axes)
+    assert run("--list", "--format=json", cwd=tmp_path).returncode == 2
+
+
+def test_version_needs_no_gpu(syncbench, tmp_path):
+    r = run("--version", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("syncbench ") and lines[1].startswith("commit ")
+    assert "csv schema 3" in lines and lines[3].startswith("cuda runtime ")
+
+
 def test_help(syncbench, tmp_path):
     r = run("--help", cwd=tmp_path)
     assert r.returncode == 0

@@ -168,7 +168,13 @@ SB_TEST(resume_remembers_each_gpus_copy_bandwidth) {
   r.axis[SB_AXIS_N] = 1024;
   r.status = SB_OK;
   r.gbps = 3000.5;
+  r.pct_of_copy = 100.0; /* the yardstick's rows, as the runner writes them */
   sb_csv_write_row(f, &r);
+  sb_row other = r;      /* another family's ok row: not the copy */
+  other.family = "scan";
+  other.gbps = 1200.0;
+  other.pct_of_copy = 40.0;
+  sb_csv_write_row(f, &other);
   r.prov = &b;
   r.status = SB_ERROR; /* not ok: no bandwidth */
   sb_csv_write_row(f, &r);

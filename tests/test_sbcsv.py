@@ -113,7 +113,7 @@ def test_missing_column(tmp_path):
 
 
 def test_unknown_schema_version(tmp_path):
-    path = write(tmp_path, set_cell(records()[:6], 4, "schema_version", "3"))
+    path = write(tmp_path, set_cell(records()[:6], 4, "schema_version", "99"))
     msg = error_of(path)
     assert msg.startswith(f"{path}:4: column 'schema_version'")
     assert "3" in msg

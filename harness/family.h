@@ -1,0 +1,103 @@
+/* What the engine runs: the types a family fills (a point, a family) and
+ * the table of families it iterates. The engine (harness/) defines them and
+ * includes nothing from bench/; bench/registry.c defines the table and
+ * bench/<family>.c each family. */
+#ifndef SB_FAMILY_H
+#define SB_FAMILY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "axes.h"
+#include "csv_schema.h"
+#include "device.h"
+#include "launch.h"
+
+typedef struct sb_family sb_family;
+
+/* One sweep point: a variant and a value for every axis (SB_AXIS_UNSET
+ * where the family does not use the axis). */
+typedef struct sb_point {
+  const sb_family *family;
+  const sb_variant *variant;
+  long long axis[SB_NUM_AXES];
+} sb_point;
+
+/* Family traits the engine and the scripts read instead of names. */
+enum sb_family_flag {
+  SB_FF_YARDSTICK = 1u << 0 /* the bandwidth yardstick (device-to-device copy):
+                               measured first, pct_of_copy of every later row */
+};
+
+struct sb_family {
+  const char *name;
+  const char *summary;
+  unsigned flags; /* sb_family_flag bits */
+  const sb_variant_table *variants; /* exported by kernels/<family>.cu */
+  /* The CSV column of the paired ceiling (harness/paired.h) when the table
+   * has a SB_VF_CEILING row: "pct_of_cublas" (gemm), "pct_of_cub"
+   * (devscan); NULL otherwise. */
+  const char *ceiling_column;
+  /* Axis value lists in sb_axis_parse syntax; NULL: the family has no such
+   * axis. The quick lists must cover every variant in a few points. */
+  const char *default_axes[SB_NUM_AXES];
+  const char *quick_axes[SB_NUM_AXES];
+
+  /* Which combinations of the DEFAULT (or quick) grid the family sweeps:
+   * returns 0 to drop the point from the sweep. user_axes has bit a set
+   * when axis a was given on the command line: a combination that involves
+   * a user-given axis is kept, so check() turns it into a `skipped` row with
+   * its reason. May rewrite axes the family derives from the others (e.g.
+   * blank those a variant ignores); identical points of one variant are
+   * then swept once. May be NULL (the full product). */
+  int (*in_sweep)(sb_point *p, unsigned long long user_axes);
+
+  /* Family validity rule: NULL if the point can run, else a reason written
+   * into buf (the point becomes a `skipped` row). Generic limits (threads
+   * per block, compute capability, occupancy, memory) are checked by the
+   * runner; only what is specific to the family belongs here. May be NULL. */
+  const char *(*check)(const sb_point *p, const sb_device *d, char *buf,
+                       size_t len);
+  /* Device/host buffer sizes the point needs. */
+  size_t (*in_bytes)(const sb_point *p);
+  size_t (*out_bytes)(const sb_point *p);
+  /* Bytes one launch must move through device memory at least (reads +
+   * writes): the numerator of gbps. NULL: the family reports no GB/s. */
+  long long (*bytes_moved)(const sb_point *p);
+  /* FLOP one launch performs: the numerator of gflops. May be NULL. */
+  long long (*flops)(const sb_point *p);
+  /* After timing, with the output of the last timed launch copied back to
+   * the host: fills family-specific columns (cycles_per_op, ns_per_op,
+   * bytes_in_flight_per_sm, ...) from it and from the row so far (timing,
+   * blocks_per_sm, sm_clock_mhz). Returns 0, or -1 with row->detail set to
+   * mark the point wrong (e.g. an in-kernel tally that does not add up).
+   * May be NULL. */
+  int (*derive)(const sb_point *p, const sb_device *d, const void *host_out,
+                sb_row *row);
+  /* 1: the runner does not re-check a raw twin's timed output with verify
+   * (harness/launch.h, raw_twin), because derive checks that output itself
+   * (barrier) or because the CPU reference costs more than the point
+   * (pipeline's long FMA chains; the validating launch checked the same
+   * protocol). 0: every raw twin's timed output is verified too. */
+  int skip_timed_recheck;
+  /* Fills the host input from seed (fresh for every point). */
+  void (*make_input)(const sb_point *p, void *host_in, uint64_t seed);
+  /* Compares the host output with the CPU reference computed from host_in.
+   * Returns 0 when it matches, else writes the first mismatches and their
+   * count into detail. */
+  int (*verify)(const sb_point *p, const void *host_in, const void *host_out,
+                char *detail, size_t len);
+};
+
+/* The table: registry.c. The `reference` family comes first, because every
+ * run measures it and the other rows are expressed as a share of it. */
+extern const sb_family *const sb_families[];
+extern const int sb_num_families;
+
+const sb_family *sb_find_family(const char *name);
+
+/* "scan/pingpong/block_threads=256/iters=16/n=33554432": the point's name
+ * for filters, Google Benchmark and messages. */
+void sb_point_name(const sb_point *p, char *buf, size_t len);
+
+#endif

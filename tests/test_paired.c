@@ -1,0 +1,106 @@
+/* harness/paired.c: finding the ceiling by its flag (not its place in the
+ * table), the ceiling point, and the paired ratio. A fake family. */
+#include <math.h>
+
+#include "../harness/paired.h"
+#include "check.h"
+
+static cudaError_t no_launch(sb_launch *L) {
+  (void)L;
+  return cudaSuccess;
+}
+
+/* The ceiling is the LAST row: no order dependence. */
+static const sb_variant fake_rows[] = {
+    {"plain", no_launch, NULL, 0, SB_VF_BASELINE, "a variant"},
+    {"other", no_launch, NULL, 0, 0, "another"},
+    {"lib", no_launch, NULL, 0, SB_VF_CEILING | SB_VF_NO_KERNEL, "the ceiling"},
+};
+static const sb_variant_table fake_table = {fake_rows, 3};
+
+/* Like gemm's: the ceiling picks its own tiles, so it leaves tile and
+ * stages unset. */
+static int fake_in_sweep(sb_point *p, unsigned long long user_axes) {
+  (void)user_axes;
+  if (p->variant->flags & SB_VF_CEILING)
+    p->axis[SB_AXIS_TILE] = p->axis[SB_AXIS_STAGES] = SB_AXIS_UNSET;
+  return p->axis[SB_AXIS_M] != 3; /* no point at m = 3 */
+}
+
+static const sb_family fake = {.name = "fake", .variants = &fake_table,
+                               .ceiling_column = "pct_of_cub", .in_sweep = fake_in_sweep};
+static const sb_family no_ceiling = {.name = "plain", .variants = &(sb_variant_table){fake_rows, 2}};
+
+static sb_point fake_point(const sb_family *f, int variant) {
+  sb_point p = {.family = f, .variant = &fake_rows[variant]};
+  for (int a = 0; a < SB_NUM_AXES; ++a) p.axis[a] = SB_AXIS_UNSET;
+  p.axis[SB_AXIS_M] = 1024;
+  p.axis[SB_AXIS_K] = 2048;
+  p.axis[SB_AXIS_TILE] = 7;
+  p.axis[SB_AXIS_STAGES] = 4;
+  return p;
+}
+
+SB_TEST(paired_ceiling_found_by_flag_anywhere_in_the_table) {
+  CHECK(sb_family_ceiling(&fake) == &fake_rows[2]);
+  CHECK(sb_family_ceiling(&no_ceiling) == NULL);
+}
+
+SB_TEST(paired_ceiling_point_blanks_what_the_ceiling_leaves_unset) {
+  sb_point p = fake_point(&fake, 1), cp;
+  CHECK_EQ_INT(sb_ceiling_point(&p, &cp), 0);
+  CHECK(cp.variant == &fake_rows[2]);
+  CHECK(cp.axis[SB_AXIS_M] == 1024 && cp.axis[SB_AXIS_K] == 2048);
+  CHECK(cp.axis[SB_AXIS_TILE] == SB_AXIS_UNSET && cp.axis[SB_AXIS_STAGES] == SB_AXIS_UNSET);
+  CHECK(p.axis[SB_AXIS_TILE] == 7); /* p itself untouched */
+  sb_point self = fake_point(&fake, 2);
+  CHECK_EQ_INT(sb_ceiling_point(&self, &cp), 1); /* the ceiling pairs with nothing */
+  sb_point lone = fake_point(&no_ceiling, 0);
+  CHECK_EQ_INT(sb_ceiling_point(&lone, &cp), 1);
+  p.axis[SB_AXIS_M] = 3;
+  CHECK_EQ_INT(sb_ceiling_point(&p, &cp), -1); /* the family has no such point */
+}
+
+SB_TEST(paired_pct_is_the_ratio_of_medians) {
+  double v[] = {2.0, 2.2, 1.8, 9.0, 2.0}; /* median 2.0 */
+  double c[] = {1.5, 1.4, 1.6};           /* median 1.5 */
+  CHECK(fabs(sb_paired_pct(v, 5, c, 3) - 75.0) < 1e-9);
+  double v2[] = {1.0}, c2[] = {2.0};
+  CHECK(fabs(sb_paired_pct(v2, 1, c2, 1) - 200.0) < 1e-9); /* faster than the ceiling */
+  CHECK(isnan(sb_paired_pct(v2, 1, c2, 0)));             /* ceiling failed: empty */
+  double z[] = {0.0};
+  CHECK(isnan(sb_paired_pct(z, 1, c2, 1)));
+}
+
+SB_TEST(paired_ceiling_cell_by_column_name) {
+  sb_row row;
+  sb_row_init(&row, NULL);
+  CHECK(sb_ceiling_cell(&row, "pct_of_cublas") == &row.pct_of_cublas);
+  CHECK(sb_ceiling_cell(&row, "pct_of_cub") == &row.pct_of_cub);
+  CHECK(sb_ceiling_cell(&row, "gbps") == NULL);
+  CHECK(sb_ceiling_cell(&row, NULL) == NULL);
+}
+
+SB_TEST(paired_gemm_pairs_with_cublas_at_the_same_shape) {
+  const sb_family *g = sb_find_family("gemm");
+  CHECK(g && g->ceiling_column && !strcmp(g->ceiling_column, "pct_of_cublas"));
+  if (!g) return;
+  const sb_variant *c = sb_family_ceiling(g);
+  CHECK(c && (c->flags & SB_VF_NO_KERNEL));
+  const sb_variant *other = NULL;
+  for (int i = 0; i < g->variants->count; ++i)
+    if (!(g->variants->rows[i].flags & SB_VF_CEILING)) other = &g->variants->rows[i];
+  if (!c || !other) return;
+  sb_point p = {.family = g, .variant = other}, cp;
+  for (int a = 0; a < SB_NUM_AXES; ++a) p.axis[a] = SB_AXIS_UNSET;
+  p.axis[SB_AXIS_M] = p.axis[SB_AXIS_K] = 2048;
+  p.axis[SB_AXIS_TILE] = 0;
+  p.axis[SB_AXIS_STAGES] = 3;
+  p.axis[SB_AXIS_WARPS] = 8;
+  CHECK(g->in_sweep(&p, ~0ULL)); /* as if the user gave every axis: kept */
+  CHECK(p.axis[SB_AXIS_N] == 2048); /* n filled: N = M */
+  CHECK_EQ_INT(sb_ceiling_point(&p, &cp), 0);
+  CHECK(cp.variant == c);
+  CHECK(cp.axis[SB_AXIS_M] == 2048 && cp.axis[SB_AXIS_K] == 2048 && cp.axis[SB_AXIS_N] == 2048);
+  CHECK(cp.axis[SB_AXIS_TILE] == SB_AXIS_UNSET && cp.axis[SB_AXIS_STAGES] == SB_AXIS_UNSET);
+}
