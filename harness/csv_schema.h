@@ -89,6 +89,7 @@ void sb_row_init(sb_row *row, const sb_provenance *prov);
   X("m", AXIS, SB_AXIS_M)                                   \
   X("k", AXIS, SB_AXIS_K)                                   \
   X("tile", AXIS, SB_AXIS_TILE)                             \
+  X("splits", AXIS, SB_AXIS_SPLITS)                         \
   X("status", STR, sb_status_names[r->status])              \
   X("detail", STR, r->detail)                               \
   X("samples", INT, r->samples)                             \

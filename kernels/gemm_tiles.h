@@ -36,7 +36,50 @@ static inline long long sb_gemm_stage_bytes(int tile) {
 /* Family flags (harness/launch.h: SB_VF_FAMILY0 up). */
 enum {
   SB_VF_GEMM_ONE_STAGE = SB_VF_FAMILY0,       /* single: stages = 1 */
-  SB_VF_GEMM_TWO_STAGES = SB_VF_FAMILY0 << 1 /* swap: stages = 2 */
+  SB_VF_GEMM_TWO_STAGES = SB_VF_FAMILY0 << 1, /* swap: stages = 2 */
+  SB_VF_GEMM_SPLIT = SB_VF_FAMILY0 << 2,      /* split-K: the splits axis */
+  SB_VF_GEMM_STREAMK = SB_VF_FAMILY0 << 3     /* stream-K: persistent, no splits axis */
 };
+
+#ifdef __CUDACC__
+#define SB_GEMM_HD __host__ __device__
+#else
+#define SB_GEMM_HD
+#endif
+/* Split-K schedule (the kernels and tests/test_gemm.c share it): K slice
+ * `slice` of `splits` covers k-tiles [begin(slice), begin(slice + 1)) of
+ * kts; every slice gets floor or ceil of kts / splits (>= 1 when
+ * splits <= kts). */
+static inline SB_GEMM_HD int sb_gemm_slice_begin(int kts, int splits, int slice) {
+  return (int)((long long)slice * kts / splits);
+}
+
+/* Stream-K schedule over a persistent grid of `grid` blocks: the first
+ * sk_tiles tiles (in the grouped tile order) are stream-K, their
+ * sk_tiles * kts MAC iterations (k-tiles) split evenly over the blocks,
+ * block b taking [begin(b), begin(b + 1)); the other tiles, a whole number
+ * of waves, are data-parallel (block b: tiles sk_tiles + b + j * grid).
+ * Hybrid DP + SK: with at least one full wave, the last full wave plus the
+ * partial one are stream-K (each block then gets 1 to 2 tiles' worth, so a
+ * tile is split between few blocks); fewer tiles than blocks: all
+ * stream-K. */
+static inline SB_GEMM_HD int sb_gemm_sk_tiles(int tiles, int grid) {
+  if (tiles < grid) return tiles;
+  return tiles % grid ? tiles % grid + grid : 0;
+}
+/* 32-bit arithmetic (a 64-bit division in the kernel's fix-up costs
+ * registers the accumulators need): b * sk_iters < 2^32 holds while
+ * sk_iters <= SB_GEMM_SK_MAX_ITERS and grid <= 1024 (bench/gemm.c checks). */
+#define SB_GEMM_SK_MAX_ITERS (1 << 22)
+static inline SB_GEMM_HD int sb_gemm_sk_begin(int sk_iters, int grid, int b) {
+  return (int)((unsigned)b * (unsigned)sk_iters / (unsigned)grid);
+}
+
+/* The stages the split-K and stream-K variants compile per tile (ws_tma_wgmma's best). */
+#define SB_GEMM_SPLIT_STAGES_128 6
+#define SB_GEMM_SPLIT_STAGES_256 4
+static inline int sb_gemm_split_stages(int tile) {
+  return tile == 1 ? SB_GEMM_SPLIT_STAGES_256 : SB_GEMM_SPLIT_STAGES_128;
+}
 
 #endif
