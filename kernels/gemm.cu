@@ -765,9 +765,9 @@ __device__ __forceinline__ void gemm_sk_units(int tiles, int kts, int sk_tiles, 
 
 template <class T, bool Bounded, class Math>
 __device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math, int m0, int n0, int tile,
-                                                 int k0, int k1, int kts, int sk_iters) {
+                                                 int k0, int k1, int kts, int sk_iters, int sk_grid) {
   constexpr size_t TILE_ELEMS = (size_t)T::BM * T::BN;
-  const int b = blockIdx.x, grid = gridDim.x;
+  const int b = blockIdx.x;
   if (k0 == 0 && k1 == kts) {  // a whole tile: no fix-up
     math.store(p, m0, n0);
   } else if (k0 != 0) {  // contributor: publish the partial, release my flag
@@ -780,14 +780,14 @@ __device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math
   } else {  // owner: wait for every later contributor, then add their partials, then store
     const int tile_end = (tile + 1) * kts;
     int c_end = b + 1;  // contributors: the non-empty blocks in (b, c_end)
-    while (c_end < grid && sb_gemm_sk_begin(sk_iters, grid, c_end) < tile_end) ++c_end;
+    while (c_end < sk_grid && sb_gemm_sk_begin(sk_iters, sk_grid, c_end) < tile_end) ++c_end;
     if (threadIdx.x == 0)
       for (int c = b + 1; c < c_end; ++c)
-        if (sb_gemm_sk_begin(sk_iters, grid, c + 1) != sb_gemm_sk_begin(sk_iters, grid, c))
+        if (sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) != sb_gemm_sk_begin(sk_iters, sk_grid, c))
           gemm_sem_wait<Bounded>(p.sem + c, 1u);
     gemm_consumer_sync<T>();  // every consumer thread is behind the acquires
     for (int c = b + 1; c < c_end; ++c)
-      if (sb_gemm_sk_begin(sk_iters, grid, c + 1) != sb_gemm_sk_begin(sk_iters, grid, c))
+      if (sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) != sb_gemm_sk_begin(sk_iters, sk_grid, c))
         math.add_from(p.ws + (size_t)c * TILE_ELEMS);
     math.store(p, m0, n0);
   }
@@ -804,9 +804,9 @@ struct GemmStreamK {
     const sb_ring<S, Bounded> ring(bars.full, bars.empty);
     const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK, grid = gridDim.x;
     const int sk_tiles = sb_gemm_sk_tiles(tiles, grid);
-    const int sk_iters = sk_tiles * kts;
-    const int it0 = sb_gemm_sk_begin(sk_iters, grid, blockIdx.x);
-    const int it1 = sb_gemm_sk_begin(sk_iters, grid, blockIdx.x + 1);
+    const int sk_iters = sk_tiles * kts, sk_grid = sb_gemm_sk_grid(tiles, grid);
+    const int it0 = sb_gemm_sk_begin(sk_iters, sk_grid, blockIdx.x);
+    const int it1 = sb_gemm_sk_begin(sk_iters, sk_grid, blockIdx.x + 1);
     sb_ring_state st;
     if (threadIdx.x >> 5 == T::WARPS) {  // the producer: one elected thread, one ring over every unit
       if (threadIdx.x != T::WARPS * 32) return;
@@ -830,7 +830,7 @@ struct GemmStreamK {
         ring.release(st);
         st.template advance<S>();
       }
-      gemm_sk_epilogue<T, Bounded>(p, math, m0, n0, tile, k0, k1, kts, sk_iters);
+      gemm_sk_epilogue<T, Bounded>(p, math, m0, n0, tile, k0, k1, kts, sk_iters, sk_grid);
     });
 #else
     (void)p, (void)smem;

@@ -417,13 +417,14 @@ SB_TEST(gemm_split_points_need_a_k_tile_per_slice_and_their_stages) {
  * owner's scan of blocks b+1.. finds exactly the tile's contributors. */
 static void check_streamk(int tiles, int kts, int grid) {
   const int sk = sb_gemm_sk_tiles(tiles, grid);
-  CHECK(sk >= 0 && sk <= tiles && (tiles - sk) % grid == 0);
-  const int sk_iters = sk * kts;
+  CHECK(sk >= 0 && sk <= tiles && (sk == 0 || (tiles - sk) % grid == 0)); /* DP-only may end in a partial wave */
+  const int sk_iters = sk * kts, sk_grid = sb_gemm_sk_grid(tiles, grid);
+  CHECK(sk_grid >= 1 && sk_grid <= grid && (tiles >= grid || sk_grid % tiles == 0));
   int *done = calloc((size_t)tiles * kts, sizeof *done);
   int *owners = calloc((size_t)tiles, sizeof *owners), *parts = calloc((size_t)tiles, sizeof *parts);
   int *found = calloc((size_t)tiles, sizeof *found);
   for (int b = 0; b < grid; ++b) {
-    const int it0 = sb_gemm_sk_begin(sk_iters, grid, b), it1 = sb_gemm_sk_begin(sk_iters, grid, b + 1);
+    const int it0 = sb_gemm_sk_begin(sk_iters, sk_grid, b), it1 = sb_gemm_sk_begin(sk_iters, sk_grid, b + 1);
     int piece = 0, contributed = 0;
     for (int it = it0; it < it1; ++piece) {
       const int tile = (int)(it / kts), k0 = (int)(it % kts);
@@ -437,8 +438,8 @@ static void check_streamk(int tiles, int kts, int grid) {
         CHECK(it == it1); /* the owner piece is the block's last */
         owners[tile]++;
         const int tile_end = (tile + 1) * kts;
-        for (int c = b + 1; c < grid && sb_gemm_sk_begin(sk_iters, grid, c) < tile_end; ++c)
-          found[tile] += sb_gemm_sk_begin(sk_iters, grid, c + 1) != sb_gemm_sk_begin(sk_iters, grid, c);
+        for (int c = b + 1; c < sk_grid && sb_gemm_sk_begin(sk_iters, sk_grid, c) < tile_end; ++c)
+          found[tile] += sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) != sb_gemm_sk_begin(sk_iters, sk_grid, c);
       }
     }
     CHECK(contributed <= 1);
@@ -456,13 +457,18 @@ static void check_streamk(int tiles, int kts, int grid) {
 }
 
 SB_TEST(gemm_streamk_schedule_does_every_iteration_once_and_fixes_up_every_split_tile) {
-  /* 1024x16384 on 264 blocks (128x128, 2/SM) and 132 (128x256); 4096^3
-   * and 8192^3 (DP + SK); tiny shapes with more blocks than iterations. */
-  const int cases[][3] = {{64, 256, 264}, {32, 256, 132}, {1024, 64, 264}, {512, 64, 132},
-                          {4096, 128, 264}, {2048, 128, 132}, {16, 512, 264}, {2, 16, 264},
-                          {1, 1, 3}, {264, 7, 264}, {265, 7, 264}, {527, 3, 264}};
+  /* 1024x16384, 4096^3, 8192^3 on 132 blocks (both tiles: 1 block/SM at
+   * their stages), odd tile counts, tiny shapes with more blocks than
+   * iterations. */
+  const int cases[][3] = {{64, 256, 132}, {32, 256, 132}, {1024, 64, 132}, {512, 64, 132},
+                          {4096, 128, 132}, {2048, 128, 132}, {16, 512, 132}, {2, 16, 264},
+                          {1, 1, 3}, {264, 7, 264}, {265, 7, 264}, {527, 3, 264}, {100, 3, 132},
+                          {50, 5, 132}, {140, 9, 132}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) check_streamk(cases[i][0], cases[i][1], cases[i][2]);
-  CHECK_EQ_INT(sb_gemm_sk_tiles(64, 264), 64);    /* fewer tiles than blocks: all stream-K */
-  CHECK_EQ_INT(sb_gemm_sk_tiles(528, 264), 0);    /* whole waves: all data-parallel */
-  CHECK_EQ_INT(sb_gemm_sk_tiles(1024, 264), 232 + 264); /* the partial wave + the last full one */
+  CHECK_EQ_INT(sb_gemm_sk_tiles(64, 132), 64);  /* fewer tiles than blocks: all stream-K, */
+  CHECK_EQ_INT(sb_gemm_sk_grid(64, 132), 128);  /* over 2 blocks a tile */
+  CHECK_EQ_INT(sb_gemm_sk_tiles(264, 132), 0);  /* whole waves: all data-parallel */
+  CHECK_EQ_INT(sb_gemm_sk_tiles(512, 132), 0);  /* 4096^3, 128x256: the last wave 116/132 full: DP */
+  CHECK_EQ_INT(sb_gemm_sk_tiles(4096, 132), 4 + 132); /* 8192^3, 128x128: 4 left over: DP + SK */
+  CHECK_EQ_INT(sb_gemm_sk_grid(4096, 132), 132);
 }
