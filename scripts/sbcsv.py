@@ -28,7 +28,7 @@ REQUIRED = [
 INT_COLUMNS = {"schema_version", *AXES, "samples", "bytes_moved",
                "blocks_per_sm", "sm_count", "seed", "elems_per_thread",
                "consumer_warps", "cluster", "bytes_in_flight_per_sm",
-               "regs_per_thread", "smem_per_block", "m", "k"}
+               "regs_per_thread", "smem_per_block", "m", "k", "splits"}
 FLOAT_COLUMNS = {"median_us", "min_us", "max_us", "q1_us", "q3_us", "cv_pct",
                  "gbps", "pct_of_copy", "sm_clock_mhz", "gflops",
                  "cycles_per_op", "ns_per_op", "pct_of_cublas"}
@@ -43,7 +43,7 @@ BASELINES = {
 }
 # Columns that are categorical axes in later schemas: part of a row's key.
 EXTRA_AXES = ["elems_per_thread", "consumer_warps", "participants", "contention", "cluster",
-              "m", "k", "tile"]
+              "m", "k", "tile", "splits"]
 
 
 class CsvError(Exception):
