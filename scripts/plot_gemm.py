@@ -5,7 +5,10 @@ sbcsv.read (typed, None for empty); several CSVs (GPUs) may be mixed.
                          one line per variant at its best tile and stages,
                          cuBLAS as a black line, one line style per GPU) and
                          gemm_pct_of_cublas.png (stages x variant heatmap of
-                         pct_of_cublas at 4096^3, one panel per GPU)
+                         pct_of_cublas at 4096^3, one panel per GPU) and
+                         gemm_pct_vs_k_ratio.png (best pct_of_cublas per
+                         variant against K / (M N), when the rows have more
+                         than one ratio: where split-K / stream-K pay)
     summary(rows)        per GPU: cuBLAS TFLOP/s and the best other variant's
                          pct_of_cublas at 4096^3
 Run directly: python3 scripts/plot_gemm.py results.csv [more.csv] [--outdir DIR]
@@ -25,9 +28,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sbcsv  # noqa: E402
 
 CEILING = "cublas"
-ORDER = ["single", "swap", "ring", "ws_mbarrier", "ws_tma", "ws_tma_wgmma"]
+ORDER = ["single", "swap", "ring", "ws_mbarrier", "ws_tma", "ws_tma_wgmma",
+         "splitk_serial", "splitk_parallel", "streamk"]
 COLORS = {"single": "tab:gray", "swap": "tab:blue", "ring": "tab:green",
           "ws_mbarrier": "tab:orange", "ws_tma": "tab:red", "ws_tma_wgmma": "tab:purple",
+          "splitk_serial": "tab:olive", "splitk_parallel": "tab:cyan", "streamk": "tab:pink",
           CEILING: "black"}
 LINESTYLES = ["-", "--", ":", "-."]
 HEATMAP_SIZE = 4096  # M = N = K of the heatmap (the Triton reference shape)
@@ -140,14 +145,47 @@ def plot_heatmap(rows, outdir):
     return _save(fig, outdir, "gemm_pct_of_cublas.png")
 
 
+def plot_k_ratio(rows, outdir):
+    """Best pct_of_cublas per variant (any tile, stages, splits) against
+    K / (M N), log scale; None when the rows have a single ratio."""
+    ok = [r for r in _ok(rows) if r["variant"] != CEILING and r.get("pct_of_cublas") is not None]
+    shapes = sorted({_shape(r) for r in ok}, key=lambda s: s[1] / (s[0] * s[0]))
+    if len({s[1] / (s[0] * s[0]) for s in shapes}) < 2:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 5))
+    gpus = _gpus(ok)
+    for g, gpu in enumerate(gpus):
+        style = LINESTYLES[g % len(LINESTYLES)]
+        for v in ORDER:
+            pts = []
+            for s in shapes:
+                cand = [r["pct_of_cublas"] for r in ok if r["gpu_name"] == gpu and r["variant"] == v
+                        and _shape(r) == s]
+                if cand:
+                    pts.append((s[1] / (s[0] * s[0]), max(cand)))
+            if not pts:
+                continue
+            xs, ys = zip(*pts)
+            ax.plot(xs, ys, style, marker="o", color=COLORS.get(v, "tab:brown"),
+                    label=f"{v} ({gpu})" if len(gpus) > 1 else v)
+    ax.set_xscale("log")
+    ax.axhline(100, color="black", linewidth=1)
+    ax.set_xlabel("K / (M N)  (M = N; higher: fewer output tiles per MAC)")
+    ax.set_ylabel("% of cuBLAS (best tile, stages, splits)")
+    ax.set_title("gemm: % of cuBLAS against K / (M N)")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8, ncol=2)
+    return _save(fig, outdir, "gemm_pct_vs_k_ratio.png")
+
+
 def plot(rows, outdir):
     ok = _ok(rows)
     if not ok:
         return []
     paths = [plot_tflops(rows, outdir)]
-    h = plot_heatmap(rows, outdir)
-    if h:
-        paths.append(h)
+    for extra in (plot_heatmap(rows, outdir), plot_k_ratio(rows, outdir)):
+        if extra:
+            paths.append(extra)
     return paths
 
 

@@ -26,9 +26,10 @@ def test_fixture_is_marked_synthetic(rows):
     assert {r["commit"] for r in rows} == {"synthetic"}
 
 
-def test_writes_both_plots(rows, tmp_path):
+def test_writes_the_plots(rows, tmp_path):
     paths = plot_gemm.plot(rows, str(tmp_path))
-    assert sorted(os.path.basename(p) for p in paths) == ["gemm_pct_of_cublas.png", "gemm_tflops.png"]
+    assert sorted(os.path.basename(p) for p in paths) == [
+        "gemm_pct_of_cublas.png", "gemm_pct_vs_k_ratio.png", "gemm_tflops.png"]
     for p in paths:
         with open(p, "rb") as f:
             assert f.read(8) == b"\x89PNG\r\n\x1a\n"
@@ -65,3 +66,9 @@ def test_summary_names_the_best_variant_per_gpu(rows):
         assert v["best_variant"] == "ws_tma_wgmma"
         assert v["cublas_tflops"] > 0
         assert v["meets_target"] == (v["best_pct_of_cublas"] >= 70.0)
+
+
+def test_k_ratio_plot_needs_two_ratios(rows, tmp_path):
+    assert plot_gemm.plot_k_ratio(rows, str(tmp_path)) is not None
+    one = [r for r in rows if r["m"] == 4096 and r["k"] == 4096]
+    assert plot_gemm.plot_k_ratio(one, str(tmp_path)) is None
