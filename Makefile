@@ -41,6 +41,7 @@ LDFLAGS   += -Wl,-rpath,'$$ORIGIN/lib'
 ifeq ($(SB_BROKEN),1)
 BUILD     ?= build/broken
 CFLAGS    += -DSB_BROKEN
+NVFLAGS   += -DSB_BROKEN
 else
 BROKEN_SRC := bench/broken.c kernels/broken.cu
 endif

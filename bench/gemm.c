@@ -256,6 +256,19 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
     BROKEN(AXIS_BIT(STAGES), "%s swaps two buffers: stages=2 only", p->variant->name);
   if (!(f & (SB_VF_GEMM_ONE_STAGE | SB_VF_GEMM_TWO_STAGES)) && s < 2)
     BROKEN(AXIS_BIT(STAGES), "%s overlaps loads with math: stages >= 2", p->variant->name);
+  if ((f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK)) && s != sb_gemm_split_stages(t))
+    BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE), "%s is compiled with %d stages for a %dx%d tile only",
+           p->variant->name, sb_gemm_split_stages(t), bm, bn);
+  if ((f & SB_VF_GEMM_STREAMK) && (m / bm) * (m / bn) * (k / SB_GEMM_BK) > SB_GEMM_SK_MAX_ITERS)
+    BROKEN(AXIS_BIT(M) | AXIS_BIT(K) | AXIS_BIT(TILE),
+           "%s: tiles x k-tiles = %lld exceeds %d (the schedule's 32-bit arithmetic)", p->variant->name,
+           (m / bm) * (m / bn) * (k / SB_GEMM_BK), SB_GEMM_SK_MAX_ITERS);
+  if (f & SB_VF_GEMM_SPLIT) {
+    const long long sp = p->axis[SB_AXIS_SPLITS];
+    if (sp == SB_AXIS_UNSET || sp < 1 || sp > k / SB_GEMM_BK)
+      BROKEN(AXIS_BIT(SPLITS) | AXIS_BIT(K), "splits=%lld: each K slice needs at least one %d-wide k-tile (k=%lld)",
+             sp, SB_GEMM_BK, k);
+  }
   if ((size_t)smem > smem_limit)
     BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE),
            "stages x stage bytes = %lld x %lld (+ %d alignment) exceeds the %zu B of shared memory a block may use",
@@ -268,7 +281,19 @@ static const char *gemm_check(const sb_point *p, const sb_device *d, char *buf, 
   return gemm_reason(p, d->smem_per_block_optin, buf, len, 0, NULL);
 }
 
-/* The default grid: square shapes plus the K-heavy M = N = 1024, K = 16384;
+/* Is (m, k) a shape of the default grid? The squares, K-heavy 1024 x 16384
+ * for every variant, and 512 x 512 x 32768 (M*N smaller still) only for
+ * cuBLAS, ws_tma_wgmma and the split-K / stream-K variants, whose
+ * question it is (split-K only at the K-heavy ones; stream-K at all). */
+static int default_shape(const sb_point *p, long long m, long long k) {
+  if (m == k || (m == 1024 && k == 16384)) return 1;
+  const unsigned f = p->variant->flags;
+  const int split_question = is_cublas(p) || (f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK)) ||
+                             !strcmp(p->variant->name, "ws_tma_wgmma");
+  return m == 512 && k == 32768 && split_question;
+}
+
+/* The default grid: square shapes plus the K-heavy shapes (default_shape);
  * of stages, tiles and warps only what each variant can take (an H100's
  * 227 KiB of shared memory). A combination that breaks a rule is dropped
  * unless every rule it breaks reads an axis the user gave (then check()
@@ -276,8 +301,13 @@ static const char *gemm_check(const sb_point *p, const sb_device *d, char *buf, 
  * stage's bytes); cuBLAS picks its own tiles, so it has only the shape. */
 int sb_gemm_in_sweep(sb_point *p, unsigned long long user_axes) {
   const long long m = p->axis[SB_AXIS_M], k = p->axis[SB_AXIS_K];
-  if (!(user_axes & (AXIS_BIT(M) | AXIS_BIT(K))) && m != k && !(m == 1024 && k == 16384)) return 0;
+  if (!(user_axes & (AXIS_BIT(M) | AXIS_BIT(K))) && !default_shape(p, m, k)) return 0;
   p->axis[SB_AXIS_N] = m; /* square C: N = M, derived, so the CSV's n is filled */
+  if (!(p->variant->flags & SB_VF_GEMM_SPLIT)) {
+    p->axis[SB_AXIS_SPLITS] = SB_AXIS_UNSET; /* one point per shape, not per splits value */
+  } else if (!(user_axes & (AXIS_BIT(M) | AXIS_BIT(K))) && m == k) {
+    return 0; /* split-K is the K-heavy shapes' answer (stream-K would take the squares) */
+  }
   if (is_cublas(p)) {
     p->axis[SB_AXIS_STAGES] = p->axis[SB_AXIS_TILE] = p->axis[SB_AXIS_WARPS] = SB_AXIS_UNSET;
     p->axis[SB_AXIS_BUFFER_BYTES] = SB_AXIS_UNSET;
@@ -377,13 +407,15 @@ const sb_family sb_family_gemm = {
     .summary = "C(fp32, row-major) = A(fp16, row-major) * B(fp16, column-major), N = M: "
                "how the K loop is staged and synchronized, against cuBLAS",
     .variants = &sb_gemm_variants,
-    .default_axes = {[SB_AXIS_M] = "1k,2k,4k,8k",
-                     [SB_AXIS_K] = "1k,2k,4k,8k,16k",
+    .default_axes = {[SB_AXIS_M] = "512,1k,2k,4k,8k",
+                     [SB_AXIS_K] = "1k,2k,4k,8k,16k,32k",
+                     [SB_AXIS_SPLITS] = "2,4,8",
                      [SB_AXIS_TILE] = "128x128x64,128x256x64",
                      [SB_AXIS_STAGES] = "1,2,3,4,5,6",
                      [SB_AXIS_WARPS] = "4,8"},
-    .quick_axes = {[SB_AXIS_M] = "1k",
-                   [SB_AXIS_K] = "1k",
+    .quick_axes = {[SB_AXIS_M] = "512,1k",
+                   [SB_AXIS_K] = "1k,32k",
+                   [SB_AXIS_SPLITS] = "8",
                    [SB_AXIS_TILE] = "128x128x64,128x256x64",
                    [SB_AXIS_STAGES] = "1,2,4",
                    [SB_AXIS_WARPS] = "4,8"},

@@ -18,7 +18,8 @@
  *    witness, harness/timing.h); the old reading after the samples moved to
  *    sm_clock_after_mhz. New: power_w, temp_c, throttle_reasons (NVML,
  *    empty without it), throttled (samples taken while throttled and kept),
- *    pct_of_cub (devscan's paired CUB ceiling). */
+ *    pct_of_cub (devscan's paired CUB ceiling), the axis splits (gemm split-K). pct_of_cublas is
+ *    now paired in time with cuBLAS, sample by sample. */
 #define SB_CSV_SCHEMA_VERSION 3
 
 typedef enum sb_status {
@@ -107,6 +108,7 @@ void sb_row_init(sb_row *row, const sb_provenance *prov);
   X("m", AXIS, SB_AXIS_M)                                   \
   X("k", AXIS, SB_AXIS_K)                                   \
   X("tile", AXIS, SB_AXIS_TILE)                             \
+  X("splits", AXIS, SB_AXIS_SPLITS)                         \
   X("status", STR, sb_status_names[r->status])              \
   X("detail", STR, r->detail)                               \
   X("samples", INT, r->samples)                             \

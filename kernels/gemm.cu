@@ -52,6 +52,9 @@ struct alignas(128) GemmParams {
   const uint16_t *b;
   float *c;
   int m, n, k;
+  int splits;         // split variants: K slices per output tile (1 otherwise)
+  unsigned *sem;      // split variants: one semaphore / arrival counter per tile
+  float *ws;          // splitk_parallel: fp32 partial tiles [splits][tiles][BM * BN]
 };
 
 template <int BM_, int BN_>
@@ -285,7 +288,8 @@ struct GemmWarpgroupMma {
   float acc[MSUB][T::BN / 2];
   int wg;
 
-  __device__ __forceinline__ explicit GemmWarpgroupMma(int warp) : wg(warp / 4) {
+  __device__ __forceinline__ explicit GemmWarpgroupMma(int warp) : wg(warp / 4) { zero(); }
+  __device__ __forceinline__ void zero() {
 #pragma unroll
     for (int s = 0; s < MSUB; ++s)
 #pragma unroll
@@ -326,6 +330,9 @@ struct GemmWarpgroupMma {
   // Fragment layout of wgmma D (m64nNk16, f32): warp w of the warpgroup has
   // rows 16 w + g and 16 w + g + 8; acc[4 j + 0..1] columns 8 j + 2q, +1 of
   // row 16 w + g, acc[4 j + 2..3] the same columns of row 16 w + g + 8.
+  // Add: C += acc (a later K slice of serial split-K), read through L2
+  // (ld.cg: the earlier slice's lines were written by another SM).
+  template <bool Add = false>
   __device__ __forceinline__ void store(const GemmParams &p, int m0, int n0) const {
     const int t = threadIdx.x & 127, w = t >> 5, g = (t & 31) >> 2, q = t & 3;
 #pragma unroll
@@ -333,9 +340,39 @@ struct GemmWarpgroupMma {
 #pragma unroll
       for (int j = 0; j < T::BN / 8; ++j) {
         const int row = m0 + (wg * MSUB + s) * 64 + w * 16 + g, col = n0 + j * 8 + 2 * q;
-        float *c = p.c + (size_t)row * p.n + col;
-        *reinterpret_cast<float2 *>(c) = make_float2(acc[s][4 * j], acc[s][4 * j + 1]);
-        *reinterpret_cast<float2 *>(c + (size_t)8 * p.n) = make_float2(acc[s][4 * j + 2], acc[s][4 * j + 3]);
+        float2 *c0 = reinterpret_cast<float2 *>(p.c + (size_t)row * p.n + col);
+        float2 *c1 = reinterpret_cast<float2 *>(p.c + (size_t)(row + 8) * p.n + col);
+        float2 v0 = make_float2(acc[s][4 * j], acc[s][4 * j + 1]);
+        float2 v1 = make_float2(acc[s][4 * j + 2], acc[s][4 * j + 3]);
+        if constexpr (Add) {
+          const float2 o0 = __ldcg(c0), o1 = __ldcg(c1);
+          v0.x += o0.x, v0.y += o0.y, v1.x += o1.x, v1.y += o1.y;
+        }
+        *c0 = v0;
+        *c1 = v1;
+      }
+  }
+
+  // A partial tile in a workspace, in fragment order: float4 j of consumer
+  // thread t at [j * NT + t] (every warp writes 512 contiguous bytes).
+  static constexpr int NT = T::WARPS * 32, V4 = MSUB * T::BN / 8;
+  __device__ __forceinline__ void save(float *ws) const {
+    float4 *w4 = reinterpret_cast<float4 *>(ws) + threadIdx.x;
+#pragma unroll
+    for (int s = 0; s < MSUB; ++s)
+#pragma unroll
+      for (int j = 0; j < T::BN / 8; ++j)
+        __stcg(w4 + (s * T::BN / 8 + j) * NT,
+               make_float4(acc[s][4 * j], acc[s][4 * j + 1], acc[s][4 * j + 2], acc[s][4 * j + 3]));
+  }
+  __device__ __forceinline__ void add_from(const float *ws) {
+    const float4 *w4 = reinterpret_cast<const float4 *>(ws) + threadIdx.x;
+#pragma unroll
+    for (int s = 0; s < MSUB; ++s)
+#pragma unroll
+      for (int j = 0; j < T::BN / 8; ++j) {
+        const float4 v = __ldcg(w4 + (s * T::BN / 8 + j) * NT);
+        acc[s][4 * j] += v.x, acc[s][4 * j + 1] += v.y, acc[s][4 * j + 2] += v.z, acc[s][4 * j + 3] += v.w;
       }
   }
 };
@@ -482,10 +519,10 @@ struct GemmWsMbarrier {
 // The TMA producer: one elected thread; per stage one arrive.expect_tx of
 // both tiles' bytes, then the two boxes, which complete_tx on `full`.
 template <class T, int S, bool Bounded>
-__device__ __forceinline__ void gemm_tma_produce(const GemmParams &p, const sb_ring<S, Bounded> &ring,
-                                                 uint32_t smem, int m0, int n0, int tiles) {
-  sb_ring_state st;
-  for (int kt = 0; kt < tiles; ++kt) {
+__device__ __forceinline__ void gemm_tma_produce_range(const GemmParams &p, const sb_ring<S, Bounded> &ring,
+                                                       sb_ring_state &st, uint32_t smem, int m0, int n0,
+                                                       int kt0, int kt1) {
+  for (int kt = kt0; kt < kt1; ++kt) {
     ring.acquire(st);
     const uint32_t stage = smem + st.index * T::STAGE_BYTES;
     ring.commit_tx(st, (uint32_t)T::STAGE_BYTES);  // = A box (64 x BM) + B box (64 x BN), fp16
@@ -493,29 +530,45 @@ __device__ __forceinline__ void gemm_tma_produce(const GemmParams &p, const sb_r
     gemm_tma_load_2d(stage + T::A_BYTES, &p.map_b, kt * T::BK, n0, ring.full_bar(st.index));
     st.template advance<S>();
   }
+}
+template <class T, int S, bool Bounded>
+__device__ __forceinline__ void gemm_tma_produce(const GemmParams &p, const sb_ring<S, Bounded> &ring,
+                                                 uint32_t smem, int m0, int n0, int kt0, int kt1) {
+  sb_ring_state st;
+  gemm_tma_produce_range<T, S, Bounded>(p, ring, st, smem, m0, n0, kt0, kt1);
   ring.producer_tail(st);
 }
 
 // The TMA variants' body: the ring, the elected producer, the consumers
-// with their Math (mma.sync warps or wgmma warpgroups).
-template <class T, int S, bool Bounded, class Math>
-__device__ __forceinline__ void gemm_ws_tma(const GemmParams &p, uint32_t smem, int m0, int n0) {
+// with their Math (mma.sync warps or wgmma warpgroups), over k-tiles
+// [kt0, kt1) (the whole K loop but for the split variants); then Epi, the
+// consumers' epilogue (the producer warp has returned by then).
+struct GemmStoreEpi {
+  template <class Math>
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
+    math.store(p, m0, n0);
+  }
+};
+template <class T, int S, bool Bounded, class Math, class Epi = GemmStoreEpi>
+__device__ __forceinline__ void gemm_ws_tma(const GemmParams &p, uint32_t smem, int m0, int n0,
+                                            int kt0 = 0, int kt1 = -1, const Epi &epi = Epi{}) {
   __shared__ GemmRingBars<T, S> bars;
   // full: the producer's one arrive.expect_tx (+ the copies' bytes); empty: every consumer thread.
   if (threadIdx.x == 0) sb_ring<S, Bounded>::init(bars.full, bars.empty, 1, T::WARPS * 32);
   __syncthreads();  // the inits are visible; no block barrier after this
   const sb_ring<S, Bounded> ring(bars.full, bars.empty);
-  const int warp = threadIdx.x >> 5, tiles = p.k / T::BK;
+  const int warp = threadIdx.x >> 5;
+  if (kt1 < 0) kt1 = p.k / T::BK;
   if (warp == T::WARPS) {
-    if (threadIdx.x == T::WARPS * 32) gemm_tma_produce<T, S, Bounded>(p, ring, smem, m0, n0, tiles);
+    if (threadIdx.x == T::WARPS * 32) gemm_tma_produce<T, S, Bounded>(p, ring, smem, m0, n0, kt0, kt1);
     return;
   }
   // TMA writes the stages, ldmatrix or wgmma reads them; no generic-proxy
   // write ever touches a stage, so no fence.proxy.async (the mbarrier
   // phases order the copy engine's writes before the reads).
   Math math(warp);
-  gemm_ws_consume<T, S, Bounded>(ring, math, smem, tiles);
-  math.store(p, m0, n0);
+  gemm_ws_consume<T, S, Bounded>(ring, math, smem, kt1 - kt0);
+  epi(p, math, m0, n0);
 }
 
 struct GemmWsTma {
@@ -544,6 +597,248 @@ struct GemmWsTmaWgmma {
   }
 };
 
+// Block b -> block tile: groups of 8 tile-rows, walked column by column
+// inside a group, so the blocks resident at once share A rows and B
+// columns in L2 (Triton's grouped ordering). Every variant, the same order.
+template <class T>
+__device__ __forceinline__ void gemm_tile_origin(const GemmParams &p, int b, int *m0, int *n0) {
+  constexpr int GROUP = 8;
+  const int tiles_m = p.m / T::BM, tiles_n = p.n / T::BN;
+  const int per_group = GROUP * tiles_n;
+  const int first_m = b / per_group * GROUP;
+  const int rows = tiles_m - first_m < GROUP ? tiles_m - first_m : GROUP;
+  *m0 = (first_m + (b % per_group) % rows) * T::BM;
+  *n0 = (b % per_group) / rows * T::BN;
+}
+template <class T>
+__device__ __forceinline__ void gemm_block_tile(const GemmParams &p, int *m0, int *n0) {
+  gemm_tile_origin<T>(p, (int)(blockIdx.x % ((p.m / T::BM) * (p.n / T::BN))), m0, n0);
+}
+
+// ---- split-K: several blocks per output tile, each a slice of K ----
+// Block b of a split grid takes tile b % tiles (the grouped order below)
+// and K slice b / tiles: every slice-0 block comes before every slice-1
+// block in launch order, which serial split-K's in-order wait relies on (a
+// waiting block's predecessors were dispatched before it). Slice s covers
+// k-tiles [s * KT / splits, (s + 1) * KT / splits).
+
+// The consumer threads' own barrier (named barrier 1): the producer warp
+// has left, so __syncthreads would wait for it forever.
+template <class T>
+__device__ __forceinline__ void gemm_consumer_sync() {
+  asm volatile("bar.sync 1, %0;" ::"r"(T::WARPS * 32) : "memory");
+}
+
+__device__ __forceinline__ unsigned gemm_ld_acquire_gpu(const unsigned *a) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(a) : "memory");
+  return v;
+}
+__device__ __forceinline__ void gemm_st_release_gpu(unsigned *a, unsigned v) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(a), "r"(v) : "memory");
+}
+
+// Spins (one thread) until *sem == want, acquire at GPU scope. Bounded:
+// the validating launch's twin, under the deadlock watchdog (a semaphore
+// that never turns becomes a `deadlock` row).
+template <bool Bounded>
+__device__ __forceinline__ void gemm_sem_wait(const unsigned *sem, unsigned want) {
+  unsigned long long t0 = 0;
+  while (gemm_ld_acquire_gpu(sem) != want)
+    sb_wd_poll_failed<Bounded>(&t0, (uint32_t)(uintptr_t)sem, want);
+}
+
+// Serial: slice s waits until the tile's semaphore reads s, adds its
+// partial tile into C (slice 0 stores), then releases s + 1. Release
+// (Release = false: the planted bug of the broken build, which never
+// releases: the next slice's wait is caught by the watchdog).
+template <class T, bool Bounded, bool Release = true>
+struct GemmSerialEpi {
+  int slice;
+  template <class Math>
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
+    unsigned *sem = p.sem + blockIdx.x % ((p.m / T::BM) * (p.n / T::BN));
+    if (threadIdx.x == 0) gemm_sem_wait<Bounded>(sem, (unsigned)slice);
+    gemm_consumer_sync<T>();  // every consumer thread is behind the acquire
+    if (slice == 0)
+      math.store(p, m0, n0);
+    else
+      math.template store<true>(p, m0, n0);
+    gemm_consumer_sync<T>();  // every thread's C writes are done
+    if (Release && threadIdx.x == 0) {
+      __threadfence();  // cumulative: the block's writes, seen through the barrier
+      gemm_st_release_gpu(sem, (unsigned)slice + 1);
+    }
+  }
+};
+
+// Parallel: every slice writes its fp32 partial tile to the workspace,
+// then counts itself in (fence, atomicAdd); the last to arrive (reads
+// splits - 1) fences again (acquire) and reduces the other slices'
+// partials into its registers, then stores C. No block ever waits.
+template <class T>
+struct GemmParallelEpi {
+  int slice;
+  template <class Math>
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
+    __shared__ int last;
+    const int tiles = (p.m / T::BM) * (p.n / T::BN), tile = blockIdx.x % tiles;
+    constexpr size_t TILE_ELEMS = (size_t)T::BM * T::BN;
+    math.save(p.ws + ((size_t)slice * tiles + tile) * TILE_ELEMS);
+    gemm_consumer_sync<T>();  // every thread's partial is written
+    if (threadIdx.x == 0) {
+      __threadfence();  // release the block's partial before counting it
+      last = atomicAdd(p.sem + tile, 1u) == (unsigned)p.splits - 1;
+      if (last) __threadfence();  // acquire: every other slice's partial
+    }
+    gemm_consumer_sync<T>();
+    if (!last) return;
+    for (int s = 0; s < p.splits; ++s)
+      if (s != slice) math.add_from(p.ws + ((size_t)s * tiles + tile) * TILE_ELEMS);
+    math.store(p, m0, n0);
+  }
+};
+
+template <class T>
+__device__ __forceinline__ void gemm_slice_range(const GemmParams &p, int *slice, int *kt0, int *kt1) {
+  const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK;
+  *slice = blockIdx.x / tiles;
+  *kt0 = sb_gemm_slice_begin(kts, p.splits, *slice);
+  *kt1 = sb_gemm_slice_begin(kts, p.splits, *slice + 1);
+}
+
+template <bool Release>
+struct GemmSplitKSerialT {
+  static constexpr bool ws = true, twin = true, split = true, parallel = false;
+  template <class T, int S, bool Bounded>
+  __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    int slice, kt0, kt1;
+    gemm_slice_range<T>(p, &slice, &kt0, &kt1);
+    gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, kt0, kt1,
+                                                    GemmSerialEpi<T, Bounded, Release>{slice});
+#else
+    (void)p, (void)smem, (void)m0, (void)n0;
+    __trap();  // sm_90a only (wgmma): never launched elsewhere
+#endif
+  }
+};
+using GemmSplitKSerial = GemmSplitKSerialT<true>;
+
+struct GemmSplitKParallel {
+  static constexpr bool ws = true, twin = true, split = true, parallel = true;
+  template <class T, int S, bool Bounded>
+  __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    int slice, kt0, kt1;
+    gemm_slice_range<T>(p, &slice, &kt0, &kt1);
+    gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, kt0, kt1, GemmParallelEpi<T>{slice});
+#else
+    (void)p, (void)smem, (void)m0, (void)n0;
+    __trap();  // sm_90a only (wgmma): never launched elsewhere
+#endif
+  }
+};
+
+// ---- stream-K: a persistent grid, equal shares of all MAC iterations ----
+// gemm_tiles.h has the schedule. Work units of block b, in order: the
+// pieces of its stream-K range [begin(b), begin(b + 1)) cut at tile
+// boundaries, then its data-parallel tiles. A piece that starts a tile
+// (k0 = 0) but does not finish it is the tile's owner: it is the block's
+// last stream-K piece, so the later blocks that hold the rest of the tile
+// did theirs first (a block's first piece is the only one that can start
+// mid-tile). Those contributors write their partial tile to the block's
+// workspace slot and release the block's flag; the owner acquires the flags
+// of blocks b+1.. whose range starts inside the tile, adds their partials
+// and stores C. Only owners wait, and only on first pieces, which never
+// wait: no cycle, given the persistent grid is resident at once.
+template <class F>
+__device__ __forceinline__ void gemm_sk_units(int tiles, int kts, int sk_tiles, int it0, int it1, F &&f) {
+  for (int it = it0; it < it1;) {
+    const int tile = it / kts, k0 = it % kts;
+    const int k1 = min(kts, k0 + (it1 - it));
+    f(tile, k0, k1);
+    it += k1 - k0;
+  }
+  for (int t = sk_tiles + (int)blockIdx.x; t < tiles; t += (int)gridDim.x) f(t, 0, kts);
+}
+
+template <class T, bool Bounded, class Math>
+__device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math, int m0, int n0, int tile,
+                                                 int k0, int k1, int kts, int sk_iters, int sk_grid) {
+  constexpr size_t TILE_ELEMS = (size_t)T::BM * T::BN;
+  const int b = blockIdx.x;
+  if (k0 == 0 && k1 == kts) {  // a whole tile: no fix-up
+    math.store(p, m0, n0);
+  } else if (k0 != 0) {  // contributor: publish the partial, release my flag
+    math.save(p.ws + (size_t)b * TILE_ELEMS);
+    gemm_consumer_sync<T>();
+    if (threadIdx.x == 0) {
+      __threadfence();
+      gemm_st_release_gpu(p.sem + b, 1u);
+    }
+  } else {  // owner: wait for every later contributor, then add their partials, then store
+    const int tile_end = (tile + 1) * kts;
+    int c_end = b + 1;  // contributors: the non-empty blocks in (b, c_end)
+    while (c_end < sk_grid && sb_gemm_sk_begin(sk_iters, sk_grid, c_end) < tile_end) ++c_end;
+    if (threadIdx.x == 0)
+      for (int c = b + 1; c < c_end; ++c)
+        if (sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) != sb_gemm_sk_begin(sk_iters, sk_grid, c))
+          gemm_sem_wait<Bounded>(p.sem + c, 1u);
+    gemm_consumer_sync<T>();  // every consumer thread is behind the acquires
+    for (int c = b + 1; c < c_end; ++c)
+      if (sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) != sb_gemm_sk_begin(sk_iters, sk_grid, c))
+        math.add_from(p.ws + (size_t)c * TILE_ELEMS);
+    math.store(p, m0, n0);
+  }
+}
+
+struct GemmStreamK {
+  static constexpr bool ws = true, twin = true, split = false, parallel = false;
+  template <class T, int S, bool Bounded>
+  __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    __shared__ GemmRingBars<T, S> bars;
+    if (threadIdx.x == 0) sb_ring<S, Bounded>::init(bars.full, bars.empty, 1, T::WARPS * 32);
+    __syncthreads();  // the inits are visible; no block barrier after this
+    const sb_ring<S, Bounded> ring(bars.full, bars.empty);
+    const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK, grid = gridDim.x;
+    const int sk_tiles = sb_gemm_sk_tiles(tiles, grid);
+    const int sk_iters = sk_tiles * kts, sk_grid = sb_gemm_sk_grid(tiles, grid);
+    const int it0 = sb_gemm_sk_begin(sk_iters, sk_grid, blockIdx.x);
+    const int it1 = sb_gemm_sk_begin(sk_iters, sk_grid, blockIdx.x + 1);
+    sb_ring_state st;
+    if (threadIdx.x >> 5 == T::WARPS) {  // the producer: one elected thread, one ring over every unit
+      if (threadIdx.x != T::WARPS * 32) return;
+      gemm_sk_units(tiles, kts, sk_tiles, it0, it1, [&](int tile, int k0, int k1) {
+        int m0, n0;
+        gemm_tile_origin<T>(p, tile, &m0, &n0);
+        gemm_tma_produce_range<T, S, Bounded>(p, ring, st, smem, m0, n0, k0, k1);
+      });
+      ring.producer_tail(st);
+      return;
+    }
+    GemmWarpgroupMma<T> math(threadIdx.x >> 5);
+    ring.grant_credits();
+    gemm_sk_units(tiles, kts, sk_tiles, it0, it1, [&](int tile, int k0, int k1) {
+      int m0, n0;
+      gemm_tile_origin<T>(p, tile, &m0, &n0);
+      math.zero();
+      for (int kt = k0; kt < k1; ++kt) {
+        ring.wait(st);
+        math.stage(smem + st.index * T::STAGE_BYTES);
+        ring.release(st);
+        st.template advance<S>();
+      }
+      gemm_sk_epilogue<T, Bounded>(p, math, m0, n0, tile, k0, k1, kts, sk_iters, sk_grid);
+    });
+#else
+    (void)p, (void)smem;
+    __trap();  // sm_90a only (wgmma): never launched elsewhere
+#endif
+  }
+};
+
 template <class V, class T>
 constexpr int gemm_threads() {
   return T::WARPS * 32 + (V::ws ? 32 : 0);
@@ -558,20 +853,6 @@ constexpr int gemm_threads() {
 template <class T>
 constexpr int gemm_min_blocks() {
   return T::BN == 128 ? 2 : 1;
-}
-
-// Block b -> block tile: groups of 8 tile-rows, walked column by column
-// inside a group, so the blocks resident at once share A rows and B
-// columns in L2 (Triton's grouped ordering). Every variant, the same order.
-template <class T>
-__device__ __forceinline__ void gemm_block_tile(const GemmParams &p, int *m0, int *n0) {
-  constexpr int GROUP = 8;
-  const int tiles_m = p.m / T::BM, tiles_n = p.n / T::BN;
-  const int b = blockIdx.x, per_group = GROUP * tiles_n;
-  const int first_m = b / per_group * GROUP;
-  const int rows = tiles_m - first_m < GROUP ? tiles_m - first_m : GROUP;
-  *m0 = (first_m + (b % per_group) % rows) * T::BM;
-  *n0 = (b % per_group) / rows * T::BN;
 }
 
 extern __shared__ uint8_t gemm_smem_raw[];
@@ -601,6 +882,18 @@ template <class T>
 struct GemmStages<GemmSwap, T> {
   using list = sb_values<2>;
 };
+// The split variants: ws_tma_wgmma's best stages per tile only (docs/gemm.md),
+// to keep the build and the sweep small.
+template <class T>
+struct GemmSplitStages {
+  using list = std::conditional_t<T::BN == 256, sb_values<SB_GEMM_SPLIT_STAGES_256>, sb_values<SB_GEMM_SPLIT_STAGES_128>>;
+};
+template <bool R, class T>
+struct GemmStages<GemmSplitKSerialT<R>, T> : GemmSplitStages<T> {};
+template <class T>
+struct GemmStages<GemmSplitKParallel, T> : GemmSplitStages<T> {};
+template <class T>
+struct GemmStages<GemmStreamK, T> : GemmSplitStages<T> {};
 
 template <class V, class T, int S>
 static sb_kernels gemm_kernels() {
@@ -662,6 +955,69 @@ static cudaError_t gemm_tensor_maps(GemmParams *p, int bm, int bn) {
   return cudaSuccess;
 }
 
+// The split variants' device memory, grown as points need it, allocated by
+// the query (outside every timed launch) and kept for the process: one
+// semaphore / arrival counter per tile, and splitk_parallel's partial tiles.
+static unsigned *gemm_sem;
+static float *gemm_ws;
+static size_t gemm_sem_cap, gemm_ws_cap;
+
+static cudaError_t gemm_grow(void **buf, size_t *cap, size_t bytes) {
+  if (bytes <= *cap) return cudaSuccess;
+  if (*buf) cudaFree(*buf);
+  *buf = NULL;
+  *cap = 0;
+  cudaError_t e = cudaMalloc(buf, bytes);
+  if (e == cudaSuccess) *cap = bytes;
+  return e;
+}
+
+// Split variants: the grid is tiles x splits; the semaphores (counters) are
+// zeroed by a cudaMemsetAsync on the launch's stream before the kernel, in
+// every launch (so inside the timed region: the CSV's time includes it).
+template <class V>
+static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles, sb_shape *s) {
+  if constexpr (V::split) {
+    p->splits = (int)L->axis[SB_AXIS_SPLITS];
+    s->grid = tiles * p->splits;
+    const size_t sem_bytes = (size_t)tiles * sizeof(unsigned);
+    const size_t ws_bytes = V::parallel ? (size_t)p->m * p->n * p->splits * sizeof(float) : 0;
+    if (L->query) {
+      cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
+      if (e == cudaSuccess) e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, ws_bytes);
+      return e;
+    }
+    p->sem = gemm_sem;
+    p->ws = gemm_ws;
+    return cudaMemsetAsync(gemm_sem, 0, sem_bytes, L->stream);
+  }
+  (void)L, (void)p, (void)tiles, (void)s;
+  return cudaSuccess;
+}
+
+// Stream-K: the persistent grid (SMs x blocks/SM, from the query); one
+// workspace slot and one flag per block; the flags zeroed by a
+// cudaMemsetAsync before the kernel in every launch (timed with it).
+static cudaError_t gemm_streamk_setup(sb_launch *L, const GemmParams &p, int bm, int bn) {
+  if (L->query) {
+    cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, (size_t)L->grid_blocks * sizeof(unsigned));
+    if (e == cudaSuccess)
+      e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, (size_t)L->grid_blocks * bm * bn * sizeof(float));
+    return e;
+  }
+  (void)p;
+  return cudaMemsetAsync(gemm_sem, 0, (size_t)L->grid_blocks * sizeof(unsigned), L->stream);
+}
+
+template <class V>
+struct GemmIsSplit {
+  template <class U>
+  static constexpr bool get(decltype(U::split) *) { return U::split; }
+  template <class U>
+  static constexpr bool get(...) { return false; }
+  static constexpr bool value = get<V>(nullptr);
+};
+
 template <class V, bool Tma>
 static cudaError_t gemm_launch(sb_launch *L) {
   GemmParams p;
@@ -680,6 +1036,21 @@ static cudaError_t gemm_launch(sb_launch *L) {
   sb_shape s;
   s.block = sb_gemm_tile_warps(tile) * 32 + (V::ws ? 32 : 0);
   s.grid = (long long)(p.m / bm) * (p.n / bn);
+  p.splits = 1;
+  if constexpr (GemmIsSplit<V>::value) {
+    cudaError_t e = gemm_split_setup<V>(L, &p, s.grid, &s);
+    if (e != cudaSuccess) return e;
+  }
+  if constexpr (std::is_same<V, GemmStreamK>::value) {
+    s.grid = SB_GRID_PERSISTENT;
+    p.sem = gemm_sem;  // the query allocates them; a launch after it reads them
+    p.ws = gemm_ws;
+    cudaError_t e = cudaSuccess;
+    if (L->query && (e = sb_launch_params(L, s, p)) != cudaSuccess) return e;
+    if ((e = gemm_streamk_setup(L, p, bm, bn)) != cudaSuccess || L->query) return e;
+    p.sem = gemm_sem;
+    p.ws = gemm_ws;
+  }
   return sb_launch_params(L, s, p);
 }
 
@@ -726,5 +1097,21 @@ static const sb_variant gemm_rows[] = {
      "elected thread: expect_tx + 2 TMA 2D boxes on full; mma.sync consumer warps arrive empty"},
     {"ws_tma_wgmma", gemm_launch<GemmWsTmaWgmma, true>, gemm_pick<GemmWsTmaWgmma>, 90, 0,
      "ws_tma with wgmma consumer warpgroups: fence, k16 x4, commit, wait 0, arrive empty"},
+    {"splitk_serial", gemm_launch<GemmSplitKSerial, true>, gemm_pick<GemmSplitKSerial>, 90, SB_VF_GEMM_SPLIT,
+     "ws_tma_wgmma over K/splits; slices add into C in order behind a per-tile semaphore "
+     "(ld.acquire.gpu spin, st.release.gpu); memset of the semaphores in the timed launch"},
+    {"splitk_parallel", gemm_launch<GemmSplitKParallel, true>, gemm_pick<GemmSplitKParallel>, 90, SB_VF_GEMM_SPLIT,
+     "ws_tma_wgmma over K/splits; fp32 partials to a workspace, fence + atomicAdd; the last slice "
+     "reduces in the same kernel; memset of the counters in the timed launch"},
+    {"streamk", gemm_launch<GemmStreamK, true>, gemm_pick<GemmStreamK>, 90, SB_VF_GEMM_STREAMK,
+     "persistent ws_tma_wgmma blocks, equal shares of all k-tiles (DP + SK hybrid); split tiles fixed up "
+     "through per-block flags (st.release.gpu / ld.acquire.gpu) and fp32 partials; memset of the flags in the timed launch"},
+#ifdef SB_BROKEN
+    // The planted bug (make SB_BROKEN=1 only): splitk_serial whose slices
+    // never release the semaphore; slice 1 waits forever -> `deadlock`.
+    {"splitk_serial_no_release", gemm_launch<GemmSplitKSerialT<false>, true>,
+     gemm_pick<GemmSplitKSerialT<false>>, 90, SB_VF_GEMM_SPLIT | SB_VF_TEST_ONLY,
+     "TEST ONLY: splitk_serial without the st.release.gpu: the next slice's wait never ends"},
+#endif
 };
 extern "C" const sb_variant_table sb_gemm_variants = {gemm_rows, sizeof gemm_rows / sizeof gemm_rows[0]};

@@ -36,7 +36,62 @@ static inline long long sb_gemm_stage_bytes(int tile) {
 /* Family flags (harness/launch.h: SB_VF_FAMILY0 up). */
 enum {
   SB_VF_GEMM_ONE_STAGE = SB_VF_FAMILY0,       /* single: stages = 1 */
-  SB_VF_GEMM_TWO_STAGES = SB_VF_FAMILY0 << 1 /* swap: stages = 2 */
+  SB_VF_GEMM_TWO_STAGES = SB_VF_FAMILY0 << 1, /* swap: stages = 2 */
+  SB_VF_GEMM_SPLIT = SB_VF_FAMILY0 << 2,      /* split-K: the splits axis */
+  SB_VF_GEMM_STREAMK = SB_VF_FAMILY0 << 3     /* stream-K: persistent, no splits axis */
 };
+
+#ifdef __CUDACC__
+#define SB_GEMM_HD __host__ __device__
+#else
+#define SB_GEMM_HD
+#endif
+/* Split-K schedule (the kernels and tests/test_gemm.c share it): K slice
+ * `slice` of `splits` covers k-tiles [begin(slice), begin(slice + 1)) of
+ * kts; every slice gets floor or ceil of kts / splits (>= 1 when
+ * splits <= kts). */
+static inline SB_GEMM_HD int sb_gemm_slice_begin(int kts, int splits, int slice) {
+  return (int)((long long)slice * kts / splits);
+}
+
+/* Stream-K schedule over a persistent grid of `grid` blocks: the first
+ * sk_tiles tiles (in the grouped tile order) are stream-K, their
+ * sk_tiles * kts MAC iterations (k-tiles) split evenly over the first
+ * sk_grid blocks, block b taking [begin(b), begin(b + 1)); the other tiles,
+ * a whole number of waves, are data-parallel (block b: tiles
+ * sk_tiles + b + j * grid).
+ * - Fewer tiles than blocks: all stream-K, over the largest multiple of the
+ *   tile count (sk_grid), so that every tile is split at the same k-tiles
+ *   and the blocks running at once read the same k-slices of A and B (L2
+ *   reuse; an uneven split lost it: 60 % of cuBLAS at 1024x1024x16384
+ *   against split-K's 83-91 %, H100, commit 5007426).
+ * - Otherwise hybrid DP + SK: the last full wave plus the partial one are
+ *   stream-K, unless the partial wave is at least half full: then the
+ *   quantization costs less than the stream-K fix-up and its lost L2 reuse
+ *   did (4096^3: 79 % against 92 % of cuBLAS for DP; 8192^3: 93 % against
+ *   100 %), and every tile is data-parallel. */
+static inline SB_GEMM_HD int sb_gemm_sk_tiles(int tiles, int grid) {
+  if (tiles < grid) return tiles;
+  const int rem = tiles % grid;
+  return rem == 0 || 2 * rem >= grid ? 0 : rem + grid;
+}
+static inline SB_GEMM_HD int sb_gemm_sk_grid(int tiles, int grid) {
+  return tiles < grid ? grid / tiles * tiles : grid;
+}
+/* 32-bit arithmetic (a 64-bit division in the kernel's fix-up costs
+ * registers the accumulators need): b * sk_iters < 2^32 holds while
+ * sk_iters <= SB_GEMM_SK_MAX_ITERS and grid <= 1024 (bench/gemm.c checks).
+ * Blocks from sk_grid on have empty ranges. */
+#define SB_GEMM_SK_MAX_ITERS (1 << 22)
+static inline SB_GEMM_HD int sb_gemm_sk_begin(int sk_iters, int sk_grid, int b) {
+  return b >= sk_grid ? sk_iters : (int)((unsigned)b * (unsigned)sk_iters / (unsigned)sk_grid);
+}
+
+/* The stages the split-K and stream-K variants compile per tile (ws_tma_wgmma's best). */
+#define SB_GEMM_SPLIT_STAGES_128 6
+#define SB_GEMM_SPLIT_STAGES_256 4
+static inline int sb_gemm_split_stages(int tile) {
+  return tile == 1 ? SB_GEMM_SPLIT_STAGES_256 : SB_GEMM_SPLIT_STAGES_128;
+}
 
 #endif

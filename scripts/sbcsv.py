@@ -30,7 +30,7 @@ REQUIRED = [
 INT_COLUMNS = {"schema_version", *AXES, "samples", "bytes_moved",
                "blocks_per_sm", "sm_count", "seed", "elems_per_thread",
                "consumer_warps", "cluster", "bytes_in_flight_per_sm",
-               "regs_per_thread", "smem_per_block", "m", "k",
+               "regs_per_thread", "smem_per_block", "m", "k", "splits",
                "temp_c", "throttled"}
 FLOAT_COLUMNS = {"median_us", "min_us", "max_us", "q1_us", "q3_us", "cv_pct",
                  "gbps", "pct_of_copy", "sm_clock_mhz", "gflops",

@@ -255,24 +255,34 @@ SB_TEST(gemm_default_sweep_keeps_only_the_shapes_and_stages_each_variant_takes) 
   char err[256];
   long n = sb_sweep_build(&spec, &p, err, sizeof err);
   CHECK(n > 0);
-  /* 5 shapes; tiles x stages: single 2 x 1, swap 2 x 1, the staged ones
-   * 128x128 x 5 (2..6) + 128x256 x 3 (2..4: 227 KiB). */
-  CHECK_EQ_INT(count_gemm(p, n, "cublas"), 5);
+  /* 5 shapes (+ 512x512x32768 for cublas, ws_tma_wgmma and the split
+   * variants); tiles x stages: single 2 x 1, swap 2 x 1, the staged ones
+   * 128x128 x 5 (2..6) + 128x256 x 3 (2..4: 227 KiB); the split variants:
+   * the 2 K-heavy shapes x 2 (tile, stages) x splits 2,4,8. */
+  CHECK_EQ_INT(count_gemm(p, n, "cublas"), 6);
   CHECK_EQ_INT(count_gemm(p, n, "single"), 10);
   CHECK_EQ_INT(count_gemm(p, n, "swap"), 10);
   CHECK_EQ_INT(count_gemm(p, n, "ring"), 40);
   CHECK_EQ_INT(count_gemm(p, n, "ws_mbarrier"), 40);
   CHECK_EQ_INT(count_gemm(p, n, "ws_tma"), 40);
-  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma"), 40);
+  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma"), 48);
+  CHECK_EQ_INT(count_gemm(p, n, "splitk_serial"), 12);
+  CHECK_EQ_INT(count_gemm(p, n, "splitk_parallel"), 12);
+  CHECK_EQ_INT(count_gemm(p, n, "streamk"), 12); /* 6 shapes x 2 (tile, stages) */
   long first_gemm = -1, skipped = 0;
   for (long i = 0; i < n; ++i) {
     if (strcmp(p[i].family->name, "gemm")) continue;
     if (first_gemm < 0) first_gemm = i;
     const long long m = p[i].axis[SB_AXIS_M], k = p[i].axis[SB_AXIS_K];
-    CHECK(m == k || (m == 1024 && k == 16384));
+    CHECK(m == k || (m == 1024 && k == 16384) || (m == 512 && k == 32768));
+    const int split = (p[i].variant->flags & SB_VF_GEMM_SPLIT) != 0;
+    CHECK(split == (p[i].axis[SB_AXIS_SPLITS] != SB_AXIS_UNSET)); /* one point per shape otherwise */
+    if (split) CHECK(m != k);
+    if (p[i].variant->flags & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK))
+      CHECK(p[i].axis[SB_AXIS_STAGES] == sb_gemm_split_stages((int)p[i].axis[SB_AXIS_TILE]));
     if (!strcmp(p[i].variant->name, "cublas")) {
       CHECK(p[i].axis[SB_AXIS_STAGES] == SB_AXIS_UNSET && p[i].axis[SB_AXIS_TILE] == SB_AXIS_UNSET);
-      CHECK(i - first_gemm < 5); /* every cublas row before every kernel row */
+      CHECK(i - first_gemm < 6); /* every cublas row before every kernel row */
       continue;
     }
     CHECK_EQ_INT(p[i].axis[SB_AXIS_BUFFER_BYTES], sb_gemm_stage_bytes((int)p[i].axis[SB_AXIS_TILE]));
@@ -285,13 +295,17 @@ SB_TEST(gemm_default_sweep_keeps_only_the_shapes_and_stages_each_variant_takes) 
   CHECK_EQ_INT(skipped, 0);
   free(p);
 
-  /* Quick: every variant, a few points each. */
+  /* Quick: every variant, a few points each; a K-heavy shape. */
   sb_sweep_spec quick = {.quick = 1};
   n = sb_sweep_build(&quick, &p, err, sizeof err);
   for (int v = 0; v < f->variants->count; ++v) {
     const long c = count_gemm(p, n, f->variants->rows[v].name);
-    CHECK(c >= 1 && c <= 8); /* cublas: one shape; the kernels: a tile x stages each */
+    CHECK(c >= 1 && c <= 8); /* cublas: two shapes; the kernels: a tile x stages each */
   }
+  long k_heavy = 0;
+  for (long i = 0; i < n; ++i)
+    k_heavy += !strcmp(p[i].family->name, "gemm") && p[i].axis[SB_AXIS_K] >= 16 * p[i].axis[SB_AXIS_M];
+  CHECK(k_heavy >= 3); /* cublas, ws_tma_wgmma and the split variants at 512x512x32768 */
   free(p);
 }
 
@@ -343,4 +357,118 @@ SB_TEST(gemm_user_given_combinations_get_rows_with_reasons) {
   CHECK(f->check(&q, &d, buf, sizeof buf) == NULL);
   q.axis[SB_AXIS_WARPS] = 4;
   CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "consumer_warps") != NULL);
+}
+
+/* The split-K schedule: every k-tile of every tile in exactly one slice,
+ * slices in order and non-empty, sizes within one of each other. */
+SB_TEST(gemm_split_slices_cover_every_k_tile_once) {
+  const int kts_list[] = {1, 2, 7, 16, 64, 255, 256, 512};
+  for (size_t a = 0; a < sizeof kts_list / sizeof kts_list[0]; ++a) {
+    const int kts = kts_list[a];
+    for (int splits = 1; splits <= kts && splits <= 64; ++splits) {
+      int *owner = malloc((size_t)kts * sizeof *owner);
+      for (int i = 0; i < kts; ++i) owner[i] = -1;
+      int lo = kts, hi = 0, twice = 0;
+      for (int s = 0; s < splits; ++s) {
+        const int b = sb_gemm_slice_begin(kts, splits, s), e = sb_gemm_slice_begin(kts, splits, s + 1);
+        lo = e - b < lo ? e - b : lo;
+        hi = e - b > hi ? e - b : hi;
+        for (int kt = b; kt < e; ++kt) twice += owner[kt] >= 0, owner[kt] = s;
+      }
+      int missing = 0;
+      for (int i = 0; i < kts; ++i) missing += owner[i] < 0;
+      CHECK_EQ_INT(twice, 0);
+      CHECK_EQ_INT(missing, 0);
+      CHECK(lo >= 1 && hi - lo <= 1);
+      CHECK_EQ_INT(sb_gemm_slice_begin(kts, splits, 0), 0);
+      CHECK_EQ_INT(sb_gemm_slice_begin(kts, splits, splits), kts);
+      free(owner);
+    }
+  }
+}
+
+SB_TEST(gemm_split_points_need_a_k_tile_per_slice_and_their_stages) {
+  const sb_family *f = sb_find_family("gemm");
+  if (!f) return;
+  sb_device d;
+  memset(&d, 0, sizeof d);
+  d.cc_major = 9;
+  d.max_threads_per_block = 1024;
+  d.smem_per_block_optin = 227 * 1024;
+  sb_point q = {f, gemm_variant(f, "splitk_serial"), {0}};
+  CHECK(q.variant != NULL);
+  if (!q.variant) return;
+  for (int a = 0; a < SB_NUM_AXES; ++a) q.axis[a] = SB_AXIS_UNSET;
+  q.axis[SB_AXIS_M] = 1024, q.axis[SB_AXIS_K] = 256, q.axis[SB_AXIS_TILE] = 0;
+  q.axis[SB_AXIS_STAGES] = sb_gemm_split_stages(0), q.axis[SB_AXIS_WARPS] = 4;
+  q.axis[SB_AXIS_SPLITS] = 4; /* 4 k-tiles, 4 slices: fine */
+  char buf[SB_DETAIL_LEN];
+  CHECK(f->check(&q, &d, buf, sizeof buf) == NULL);
+  q.axis[SB_AXIS_SPLITS] = 5; /* a slice with no k-tile */
+  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "splits=5") != NULL);
+  q.axis[SB_AXIS_SPLITS] = 4, q.axis[SB_AXIS_STAGES] = 3; /* not compiled */
+  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "compiled with") != NULL);
+}
+
+/* The stream-K schedule, simulated as the kernel walks it: every MAC
+ * iteration of every tile done exactly once; every split tile has exactly
+ * one owner (the piece at k = 0), which is its block's last stream-K piece;
+ * a block contributes at most one partial (its first piece); and the
+ * owner's scan of blocks b+1.. finds exactly the tile's contributors. */
+static void check_streamk(int tiles, int kts, int grid) {
+  const int sk = sb_gemm_sk_tiles(tiles, grid);
+  CHECK(sk >= 0 && sk <= tiles && (sk == 0 || (tiles - sk) % grid == 0)); /* DP-only may end in a partial wave */
+  const int sk_iters = sk * kts, sk_grid = sb_gemm_sk_grid(tiles, grid);
+  CHECK(sk_grid >= 1 && sk_grid <= grid && (tiles >= grid || sk_grid % tiles == 0));
+  int *done = calloc((size_t)tiles * kts, sizeof *done);
+  int *owners = calloc((size_t)tiles, sizeof *owners), *parts = calloc((size_t)tiles, sizeof *parts);
+  int *found = calloc((size_t)tiles, sizeof *found);
+  for (int b = 0; b < grid; ++b) {
+    const int it0 = sb_gemm_sk_begin(sk_iters, sk_grid, b), it1 = sb_gemm_sk_begin(sk_iters, sk_grid, b + 1);
+    int piece = 0, contributed = 0;
+    for (int it = it0; it < it1; ++piece) {
+      const int tile = (int)(it / kts), k0 = (int)(it % kts);
+      const int k1 = (int)(k0 + (it1 - it) < kts ? k0 + (it1 - it) : kts);
+      for (int k = k0; k < k1; ++k) done[(size_t)tile * kts + k]++;
+      it += k1 - k0;
+      if (k0 != 0) {
+        CHECK_EQ_INT(piece, 0);
+        contributed++, parts[tile]++;
+      } else if (k1 != kts) {
+        CHECK(it == it1); /* the owner piece is the block's last */
+        owners[tile]++;
+        const int tile_end = (tile + 1) * kts;
+        for (int c = b + 1; c < sk_grid && sb_gemm_sk_begin(sk_iters, sk_grid, c) < tile_end; ++c)
+          found[tile] += sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) != sb_gemm_sk_begin(sk_iters, sk_grid, c);
+      }
+    }
+    CHECK(contributed <= 1);
+    for (int t = sk + b; t < tiles; t += grid)
+      for (int k = 0; k < kts; ++k) done[(size_t)t * kts + k]++;
+  }
+  long bad = 0;
+  for (long long i = 0; i < (long long)tiles * kts; ++i) bad += done[i] != 1;
+  CHECK_EQ_INT(bad, 0);
+  for (int t = 0; t < tiles; ++t) {
+    CHECK(owners[t] == (parts[t] > 0)); /* a split tile has one owner; a whole one none */
+    CHECK_EQ_INT(found[t], parts[t]);
+  }
+  free(done), free(owners), free(parts), free(found);
+}
+
+SB_TEST(gemm_streamk_schedule_does_every_iteration_once_and_fixes_up_every_split_tile) {
+  /* 1024x16384, 4096^3, 8192^3 on 132 blocks (both tiles: 1 block/SM at
+   * their stages), odd tile counts, tiny shapes with more blocks than
+   * iterations. */
+  const int cases[][3] = {{64, 256, 132}, {32, 256, 132}, {1024, 64, 132}, {512, 64, 132},
+                          {4096, 128, 132}, {2048, 128, 132}, {16, 512, 132}, {2, 16, 264},
+                          {1, 1, 3}, {264, 7, 264}, {265, 7, 264}, {527, 3, 264}, {100, 3, 132},
+                          {50, 5, 132}, {140, 9, 132}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) check_streamk(cases[i][0], cases[i][1], cases[i][2]);
+  CHECK_EQ_INT(sb_gemm_sk_tiles(64, 132), 64);  /* fewer tiles than blocks: all stream-K, */
+  CHECK_EQ_INT(sb_gemm_sk_grid(64, 132), 128);  /* over 2 blocks a tile */
+  CHECK_EQ_INT(sb_gemm_sk_tiles(264, 132), 0);  /* whole waves: all data-parallel */
+  CHECK_EQ_INT(sb_gemm_sk_tiles(512, 132), 0);  /* 4096^3, 128x256: the last wave 116/132 full: DP */
+  CHECK_EQ_INT(sb_gemm_sk_tiles(4096, 132), 4 + 132); /* 8192^3, 128x128: 4 left over: DP + SK */
+  CHECK_EQ_INT(sb_gemm_sk_grid(4096, 132), 132);
 }
