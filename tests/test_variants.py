@@ -32,11 +32,6 @@ def test_csv_header_snapshot_is_current(tmp_path):
 def test_variants_snapshot_is_current(tmp_path):
     sbcli.require_binary()
     out = sbcli.run("--list", "--format=csv", cwd=tmp_path)
-    # TODO(lead, after merging the harness's --list --format=csv): drop this
-    # skip; it is here only while the binary does not know the option.
-    if out.returncode != 0 and ("unknown format" in out.stderr
-                                or "unknown option '--format" in out.stderr):
-        pytest.skip("syncbench has no --list --format=csv yet (the snapshot is hand-made)")
     assert out.returncode == 0, out.stderr
     assert _read(sbvariants.SNAPSHOT) == out.stdout, STALE
 
