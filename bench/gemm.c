@@ -137,32 +137,60 @@ size_t sb_gemm_sample_set(long long m, long long n, uint64_t salt, long long *id
 
 /* ---- CPU reference ---- */
 
-/* C[i][j] = sum_k A[i][k] * B[k][j] in double; abs: sum_k |A[i][k] B[k][j]|.
- * A row i and B column j are both contiguous (K halves). Four partial sums
- * (the products of fp16 values are exact in double; the sums' order moves
- * the result by ~K * 2^-53 * abs, far below the tolerance): the check of
- * every element of a 1024^3 product is 2^30 of these, and one running sum
- * would wait on each add's latency. */
-void sb_gemm_reference_at(const uint16_t *a, const uint16_t *b, long long n, long long k,
-                          long long row, long long col, double *dot, double *abs_dot) {
-  init_f16_table();
-  const uint16_t *ar = a + row * k, *bc = b + col * k;
+/* C[i][j] = sum_k A[i][k] * B[k][j] in double; abs: sum_k |A[i][k] B[k][j]|,
+ * from A's row and B's column (both K contiguous values) converted to float,
+ * which is exact for fp16. Four partial sums (the products of fp16 values
+ * are exact in double; the sums' order moves the result by ~K * 2^-53 * abs,
+ * far below the tolerance): one running sum would wait on each add. */
+static void dot_f32(const float *ar, const float *bc, long long k, double *dot,
+                    double *abs_dot) {
   double s[4] = {0, 0, 0, 0}, sa[4] = {0, 0, 0, 0};
   long long t = 0;
   for (; t + 4 <= k; t += 4)
     for (int u = 0; u < 4; ++u) {
-      const double p = (double)f16_table[ar[t + u]] * (double)f16_table[bc[t + u]];
+      const double p = (double)ar[t + u] * (double)bc[t + u];
       s[u] += p;
       sa[u] += fabs(p);
     }
   for (; t < k; ++t) {
-    const double p = (double)f16_table[ar[t]] * (double)f16_table[bc[t]];
+    const double p = (double)ar[t] * (double)bc[t];
     s[0] += p;
     sa[0] += fabs(p);
   }
-  (void)n;
   *dot = (s[0] + s[1]) + (s[2] + s[3]);
   *abs_dot = (sa[0] + sa[1]) + (sa[2] + sa[3]);
+}
+
+static void f16_row_to_f32(const uint16_t *h, long long k, float *f) {
+  for (long long t = 0; t < k; ++t) f[t] = f16_table[h[t]];
+}
+
+/* One element, for the error message and the tests: converts its row and
+ * column first (returns NaN when out of memory). */
+void sb_gemm_reference_at(const uint16_t *a, const uint16_t *b, long long n, long long k,
+                          long long row, long long col, double *dot, double *abs_dot) {
+  init_f16_table();
+  (void)n;
+  float *ar = malloc(2 * (size_t)k * sizeof *ar);
+  if (!ar) {
+    *dot = *abs_dot = NAN;
+    return;
+  }
+  f16_row_to_f32(a + row * k, k, ar);
+  f16_row_to_f32(b + col * k, k, ar + k);
+  dot_f32(ar, ar + k, k, dot, abs_dot);
+  free(ar);
+}
+
+typedef struct f16_job {
+  const uint16_t *h;
+  float *f;
+  long long k;
+} f16_job;
+
+static void convert_rows(void *p, size_t begin, size_t end) {
+  const f16_job *j = p;
+  for (size_t r = begin; r < end; ++r) f16_row_to_f32(j->h + r * j->k, j->k, j->f + r * j->k);
 }
 
 typedef struct check_job {
@@ -170,23 +198,35 @@ typedef struct check_job {
   const float *c;
   long long m, n, k;
   const long long *idx; /* NULL: every element */
+  const float *bf;       /* B converted, for the full check; else NULL */
   /* Per worker chunk: results merged under no lock, one slot per chunk. */
   size_t *bad;
   long long *first;
   size_t grain;
 } check_job;
 
+/* Elements [begin, end) of the check. The table lookups cost more than the
+ * products, and the full check of a 1024^3 product is 2^30 of them per
+ * point: there B comes converted (j->bf) and consecutive elements share a
+ * row of A, converted once. A sampled element converts its column. */
 static void check_range(void *p, size_t begin, size_t end) {
   const check_job *j = p;
   size_t bad = 0;
-  long long first = -1;
-  for (size_t s = begin; s < end; ++s) {
-    const long long e = j->idx ? j->idx[s] : (long long)s;
+  long long first = -1, row_in_buf = -1;
+  float *ar = malloc(2 * (size_t)j->k * sizeof *ar), *bc = ar ? ar + j->k : NULL;
+  for (size_t s = begin; s < end && ar; ++s) {
+    const long long e = j->idx ? j->idx[s] : (long long)s, row = e / j->n;
+    if (row != row_in_buf) f16_row_to_f32(j->a + row * j->k, j->k, ar);
+    row_in_buf = row;
+    const long long col = e % j->n;
+    if (!j->bf) f16_row_to_f32(j->b + col * j->k, j->k, bc);
     double want, abs_dot;
-    sb_gemm_reference_at(j->a, j->b, j->n, j->k, e / j->n, e % j->n, &want, &abs_dot);
+    dot_f32(ar, j->bf ? j->bf + col * j->k : bc, j->k, &want, &abs_dot);
     const double err = fabs((double)j->c[e] - want);
     if (!(err <= sb_gemm_tolerance(j->k, abs_dot)) && bad++ == 0) first = e;
   }
+  if (!ar) bad = (size_t)-1; /* out of memory: no verdict */
+  free(ar);
   j->bad[begin / j->grain] = bad;
   j->first[begin / j->grain] = first;
 }
@@ -204,13 +244,22 @@ size_t sb_gemm_check(const uint16_t *a, const uint16_t *b, const float *c, long 
     free(firsts);
     return (size_t)-1;
   }
-  check_job j = {a, b, c, m, m, k, idx, bad, firsts, grain};
+  float *bf = idx ? NULL : malloc((size_t)(m * k) * sizeof *bf);
+  if (bf) {
+    f16_job conv = {b, bf, k};
+    sb_parallel_for((size_t)m, 16, convert_rows, &conv);
+  }
+  check_job j = {a, b, c, m, m, k, idx, bf, bad, firsts, grain};
   sb_parallel_for(count, grain, check_range, &j);
   size_t total = 0;
-  for (size_t i = 0; i < chunks; ++i) {
-    if (bad[i] && *first < 0) *first = firsts[i];
-    total += bad[i];
+  for (size_t i = 0; i < chunks && total != (size_t)-1; ++i) {
+    if (bad[i] == (size_t)-1) total = (size_t)-1;
+    else {
+      if (bad[i] && *first < 0) *first = firsts[i];
+      total += bad[i];
+    }
   }
+  free(bf);
   free(bad);
   free(firsts);
   return total;
