@@ -327,8 +327,153 @@ def gemm_section(runs):
             "",
             *gemm_variant_table(runs, m, k),
         ]
+    lines += gemm_split_section(runs)
     lines += ["", f"Kernels and synchronization: [docs/gemm.md](docs/gemm.md). Plots: {plots}."]
     return lines
+
+
+# ---- split-K / stream-K: what combining partial tiles buys at K-heavy shapes ----
+
+def gemm_split_variants():
+    """The gemm variants with a `splits` axis or persistent schedule: those
+    whose table summary names how K is cut (the variants after the
+    mainloop they run on, ws_tma_wgmma, in table order)."""
+    names = [v for v, _ in gemm_variants()]
+    base = GEMM_SPLIT_MAINLOOP
+    return names[names.index(base) + 1:] if base in names else []
+
+
+# The mainloop the split-K / stream-K variants share (docs/gemm.md): what
+# they are read against, shape by shape.
+GEMM_SPLIT_MAINLOOP = "ws_tma_wgmma"
+
+
+def gemm_split_table(runs):
+    """Per shape and GPU: the mainloop's best % of cuBLAS, and each
+    combining variant's best with its gain over the mainloop."""
+    split = gemm_split_variants()
+    head = ["M x N x K", "K / (M N)"]
+    for run in runs:
+        head += [f"{run.label}: `{GEMM_SPLIT_MAINLOOP}`",
+                 *(f"{run.label}: `{v}`" for v in split)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for m, k in gemm_shapes(runs):
+        cells = [fmt_shape(m, k), f"{int(k) / (int(m) * int(m)):.3g}"]
+        for run in runs:
+            base = gemm_best(run.rows, m, k, GEMM_SPLIT_MAINLOOP)
+            cells.append(f"{base['pct_of_cublas']:.1f}%" if base else "-")
+            for v in split:
+                b = gemm_best(run.rows, m, k, v)
+                if not b:
+                    cells.append("-")
+                    continue
+                text = f"{b['pct_of_cublas']:.1f}%"
+                if b.get("splits"):
+                    text += f" ({b['splits']} splits)"
+                if base:
+                    text += f", {b['pct_of_cublas'] / base['pct_of_cublas']:.2f}x"
+                cells.append(text)
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def gemm_split_section(runs):
+    if not gemm_split_variants() or not any(
+            gemm_best(run.rows, m, k, v) for run in runs for m, k in gemm_shapes(runs)
+            for v in gemm_split_variants()):
+        return []
+    return [
+        "",
+        "Split-K and stream-K (blocks combining partial tiles of one output, on "
+        f"`{GEMM_SPLIT_MAINLOOP}`'s mainloop): each variant's best % of cuBLAS per shape, "
+        f"best over tiles and splits, and its speedup over the best `{GEMM_SPLIT_MAINLOOP}` "
+        "row of the same run (>1.00x: the combining pays).",
+        "",
+        *gemm_split_table(runs),
+    ]
+
+
+# ---- devscan: the cross-block strategies against CUB and copy ----
+
+DEVSCAN = "devscan"
+
+
+def devscan_rows(rows):
+    return [r for r in rows if r["family"] == DEVSCAN and r["status"] == "ok"
+            and r.get("gbps") is not None]
+
+
+def devscan_sizes(runs):
+    return sorted({r["n"] for run in runs for r in devscan_rows(run.rows)})
+
+
+def devscan_best(rows, n, variant):
+    """The variant's fastest row at n (over its tile shapes), or None."""
+    cands = [r for r in devscan_rows(rows) if r["n"] == n and r["variant"] == variant]
+    return max(cands, key=lambda r: r["gbps"], default=None)
+
+
+def fmt_n(n):
+    n = int(n)
+    for unit, size in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if n % size == 0:
+            return f"{n // size}{unit}"
+    return str(n)
+
+
+def devscan_cell(rows, n, variant, ceiling):
+    r = devscan_best(rows, n, variant)
+    if r is None:
+        return "-"
+    text = f"{r['pct_of_copy']:.0f}% of copy" if r.get("pct_of_copy") is not None else ""
+    if variant != ceiling and r.get("pct_of_cub") is not None:
+        text = f"**{r['pct_of_cub']:.0f}%** of CUB, " + text
+    if variant != ceiling and r.get("block_threads") and r.get("elems_per_thread"):
+        text += f" ({r['block_threads']}x{r['elems_per_thread']})"
+    return text
+
+
+def devscan_fastest(rows, n, ceiling):
+    cands = [devscan_best(rows, n, v) for v in sbvariants.variants(DEVSCAN) if v != ceiling]
+    cands = [r for r in cands if r is not None]
+    return max(cands, key=lambda r: r["gbps"], default=None)
+
+
+def devscan_section(runs):
+    sizes = devscan_sizes(runs)
+    if not sizes:
+        return []
+    ceiling = sbvariants.ceiling(DEVSCAN)
+    head = ["variant: how tiles learn their prefix",
+            *(f"{run.label}: n = {fmt_n(n)}" for run in runs for n in sizes)]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for v in sbvariants.variants(DEVSCAN):
+        cells = [f"`{v}`: {md_text(sbvariants.summary(DEVSCAN, v))}",
+                 *(devscan_cell(run.rows, n, v, ceiling) for run in runs for n in sizes)]
+        lines.append("| " + " | ".join(cells) + " |")
+    use = []
+    for run in runs:
+        picks = []
+        for n in sizes:
+            best = devscan_fastest(run.rows, n, ceiling)
+            if best is not None:
+                picks.append(f"{fmt_n(n)}: `{best['variant']}` ({best['pct_of_cub']:.0f}% of CUB)"
+                             if best.get("pct_of_cub") is not None else f"{fmt_n(n)}: `{best['variant']}`")
+        if picks:
+            use.append(f"{run.label}: " + ", ".join(picks))
+    return [
+        "",
+        f"Device-wide scan (`{DEVSCAN}`: inclusive scan of n int32 across the whole GPU), one "
+        "row per way blocks learn their prefix: % of CUB's `DeviceScan::InclusiveSum` "
+        "(paired samples) and % of a device-to-device copy of the same bytes, both in the "
+        "same run, best tile shape (block threads x elements per thread). Fastest "
+        "non-CUB strategy per size: " + "; ".join(use) + ".",
+        "",
+        *lines,
+        "",
+        f"Why, with the price list's hand-off and look-back rows: [docs/devscan.md](docs/devscan.md). "
+        f"Plots: {plot_links(runs, DEVSCAN + '_bandwidth.png')}.",
+    ]
 
 
 # ---- rendering ----
@@ -488,7 +633,8 @@ def block(runs):
         *answers_table(runs, marked),
         "",
         *gemm,
-        *([""] if gemm else []),
+        *devscan_section(runs),
+        *([""] if gemm or devscan_sizes(runs) else []),
         f"Barrier price list: cycles per operation, median over blocks (in parentheses: "
         f"multiples of `__syncthreads` on the same GPU){f' {MARK}' if marked else ''}.",
         "",

@@ -183,3 +183,55 @@ def test_gemm_picks_the_highest_pct_of_cublas_ok_row(tmp_path):
 def test_gemm_section_left_out_without_gemm_rows():
     assert answers.gemm_section([answers.load(A), answers.load(B)]) == []
     assert "GEMM" not in answers.block([answers.load(A)])
+
+
+def test_split_section_reads_each_combining_variant_against_the_mainloop(tmp_path):
+    t = "128x128x64"
+    split = answers.gemm_split_variants()
+    assert split and answers.GEMM_SPLIT_MAINLOOP not in split
+    path = gemm_csv(tmp_path, [
+        ("cublas", 1024, 16384, "", "", "ok", 500000, 100.0),
+        (answers.GEMM_SPLIT_MAINLOOP, 1024, 16384, t, 4, "ok", 250000, 50.0),
+        (split[0], 1024, 16384, t, 6, "ok", 400000, 80.0),
+        (split[0], 1024, 16384, t, 6, "wrong", 490000, 98.0),  # never: not ok
+    ])
+    text = "\n".join(answers.gemm_split_section([answers.load(path)]))
+    assert "| 1024 x 1024 x 16384 | 0.0156 | 50.0% | 80.0%, 1.60x |" in text
+
+
+def devscan_csv(tmp_path, rows):
+    """rows: (variant, n, block, elems, status, gbps, pct_of_copy, pct_of_cub),
+    in the binary's own columns (results/csv_header.csv)."""
+    import csv
+    with open(os.path.join(ROOT, "results", "csv_header.csv"), encoding="utf-8") as f:
+        header = next(csv.reader(f))
+    path = tmp_path / "devscan.csv"
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, header, restval="")
+        w.writeheader()
+        for v, n, b, e, s, g, pc, pcub in rows:
+            w.writerow({"schema_version": 3, "family": "devscan", "variant": v,
+                        "block_threads": b, "n": n, "elems_per_thread": e, "status": s,
+                        "samples": 10, "median_us": 1, "gbps": g, "pct_of_copy": pc,
+                        "pct_of_cub": pcub, "gpu_name": "NVIDIA Synthetic G",
+                        "commit": "synthetic0003", "run_utc": "2000-01-01T00:00:00Z"})
+    return str(path)
+
+
+def test_devscan_names_the_fastest_non_ceiling_strategy_per_size(tmp_path):
+    import sbvariants
+    ceiling = sbvariants.ceiling("devscan")
+    others = [v for v in sbvariants.variants("devscan") if v != ceiling]
+    slow, fast = others[0], others[1]
+    path = devscan_csv(tmp_path, [
+        (ceiling, 1048576, "", "", "ok", 2000, 80.0, ""),
+        (slow, 1048576, 128, 24, "ok", 1500, 60.0, 75.0),
+        (slow, 1048576, 256, 8, "ok", 1900, 76.0, 95.0),   # its best tile
+        (fast, 1048576, 128, 24, "wrong", 5000, 200.0, 250.0),  # never: not ok
+        (fast, 1048576, 128, 24, "ok", 1800, 72.0, 90.0),
+    ])
+    text = "\n".join(answers.devscan_section([answers.load(path)]))
+    assert f"1M: `{slow}` (95% of CUB)" in text
+    assert "**95%** of CUB, 76% of copy (256x8)" in text
+    assert "| `" + ceiling + "`: " in text and "80% of copy |" in text
+    assert answers.devscan_section([answers.load(A)]) == []
