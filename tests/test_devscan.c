@@ -64,6 +64,36 @@ SB_TEST(devscan_verify_reports_a_single_wrong_element) {
   free(out);
 }
 
+/* The check runs in 1M-element chunks, each starting from the sum of the
+ * chunks before it: an error in a later chunk, and right at a chunk's
+ * first element, is found with the right expected value. */
+SB_TEST(devscan_check_across_chunks_finds_each_wrong_element) {
+  const size_t n = (5u << 20) / 2 + 17; /* 2.5M + 17: a short last chunk */
+  uint32_t *in = malloc(n * 4), *out = malloc(n * 4);
+  sb_fill_u32(in, n, 9);
+  sb_devscan_reference(in, out, n);
+  char detail[256] = "";
+  CHECK_EQ_INT(sb_devscan_check(in, out, n, detail, sizeof detail), 0);
+  const size_t at[] = {1u << 20, n - 1, 2100000};
+  char want[200];
+  for (size_t t = 0; t < 3; ++t) {
+    const uint32_t right = out[at[t]];
+    out[at[t]] ^= 0x100;
+    CHECK_EQ_INT(sb_devscan_check(in, out, n, detail, sizeof detail), -1);
+    snprintf(want, sizeof want,
+             "1 of %zu elements differ from the CPU scan; first at %zu: got %u, want %u", n,
+             at[t], right ^ 0x100, right);
+    CHECK_STR(detail, want);
+    out[at[t]] = right;
+  }
+  out[3] += 1; /* two wrong: the count and the first */
+  out[2u << 20] += 1;
+  CHECK_EQ_INT(sb_devscan_check(in, out, n, detail, sizeof detail), -1);
+  CHECK(strncmp(detail, "2 of ", 5) == 0 && strstr(detail, "first at 3:") != NULL);
+  free(in);
+  free(out);
+}
+
 SB_TEST(devscan_counts_bytes_as_one_read_and_one_write) {
   sb_point p = devscan_point("cub", 1LL << 20);
   CHECK(p.family != NULL);
