@@ -93,7 +93,7 @@ $(BIN): $(OBJ) $(BUILD)/harness/main.o | check-gbench
 	  if [ -n "$$lib" ]; then cp -L "$$lib" $(BUILD)/lib/; fi
 	$(CXX) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
-# The plainest scan and stencil kernels, timed beside the sweep (issue 12's
+# The plainest scan, stencil, multistage and devscan kernels, timed beside the sweep (issue 12's
 # yardstick; tests/gpu/plain_kernels.cu). Stand-alone: no Google Benchmark.
 PLAIN     := $(BUILD)/plain_kernels
 plain: $(PLAIN)

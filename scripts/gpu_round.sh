@@ -7,7 +7,7 @@
 #
 #   STEPS=qpsa scripts/gpu_round.sh .carry "$OUT"
 #     q  quick sweep (every variant validated and timed)  -> quick.csv
-#     p  the plain scan/stencil kernels (tests/gpu/plain_kernels.cu)   -> plain.txt
+#     p  the plain scan/stencil/multistage/devscan kernels (tests/gpu/plain_kernels.cu) -> plain.txt
 #     o  the scan kernels beside e917ed3's (tests/gpu/scan_predecessors.cu) -> predecessors.txt
 #     s  compute-sanitizer over every family (scripts/sanitize.sh)    -> sanitize.md
 #     a  the sm_80 code path: the compute_80 PTX build's default sweep -> sm80-path.csv

@@ -6,9 +6,11 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../bench/families.h"
 #include "../harness/random.h"
+#include "../kernels/multistage_math.h"
 #include "../kernels/stencil_tiles.h"
 #include "check.h"
 #include "swept.h"
@@ -413,39 +415,101 @@ SB_TEST(multistage_boundary_rules) {
   CHECK_NEAR(out[2], ((3.3 + 4.4) / 2 + (3.3 + 4.4) / 2) / 2, 1e-13);
 }
 
+/* The stages in float as defined: each tile's valid neighbours only, the
+ * weight 1 / points, the cascade step by step. */
+static void ms_float_defined(float *a, size_t len, int iters) {
+  float *p = malloc(len * sizeof *p), *q = malloc(len * sizeof *q);
+  for (int pass = 0; pass < iters; ++pass) {
+    for (size_t i = 0; i < len; ++i) p[i] = 1.1f * a[i];
+    for (size_t i = 0; i < len; ++i) {
+      float s = p[i];
+      int c = 1;
+      if (i >= 1) s += p[i - 1], ++c;
+      if (i + 1 < len) s += p[i + 1], ++c;
+      if (i >= 2) s += p[i - 2], ++c;
+      if (i + 2 < len) s += p[i + 2], ++c;
+      q[i] = s * (1.0f / (float)c);
+    }
+    for (size_t i = 0; i < len; ++i) {
+      float v = q[i];
+      for (size_t j = 1; j <= 3 && i + j < len; ++j) v = 0.5f * (v + q[i + j]);
+      a[i] = v;
+    }
+  }
+  free(p), free(q);
+}
+
+/* The kernels' arithmetic (kernels/multistage_math.h): a tile of `tile`
+ * slots whose first len are valid, P and Q with their zero pads, every slot
+ * computed with the same operations and its position's weight. Returns
+ * whether the slots past len stayed 0. */
+static int ms_float_kernel(float *a, size_t len, size_t tile, int iters) {
+  float *x = calloc(tile, sizeof *x), *pbuf = calloc(tile + 2 * SB_MS_P_PAD, sizeof *pbuf);
+  float *p = pbuf + SB_MS_P_PAD, *q = calloc(tile + SB_MS_Q_PAD, sizeof *q);
+  for (size_t i = 0; i < len; ++i) x[i] = a[i];
+  for (int pass = 0; pass < iters; ++pass) {
+    for (size_t i = 0; i < tile; ++i) p[i] = sb_ms_pre(x[i]);
+    for (size_t i = 0; i < tile; ++i) q[i] = sb_ms_blur(p + i, sb_ms_blur_weight((int)i, (int)len));
+    for (size_t i = 0; i < tile; ++i) x[i] = sb_ms_smooth(q + i, sb_ms_smooth_weight((int)i, (int)len));
+  }
+  int zeros = 1;
+  for (size_t i = 0; i < tile; ++i) {
+    if (i < len) a[i] = x[i];
+    else zeros &= x[i] == 0.0f && q[i] == 0.0f && p[i] == 0.0f;
+  }
+  free(x), free(pbuf), free(q);
+  return zeros;
+}
+
+SB_TEST(multistage_kernel_arithmetic_equals_the_definition) {
+  /* Bit for bit, full and short tiles (down to 1 element), one pass and many. */
+  const size_t tiles[] = {8, 64, 256};
+  const int iters[] = {1, 3, 16};
+  for (int a = 0; a < 3; ++a)
+    for (size_t len = 1; len <= tiles[a]; len += len < 12 ? 1 : 13)
+      for (int b = 0; b < 3; ++b) {
+        float *in = random_input(len, 5000 + len * 10 + (size_t)b);
+        float *def = malloc(len * sizeof *def), *ker = malloc(len * sizeof *ker);
+        memcpy(def, in, len * sizeof *in);
+        memcpy(ker, in, len * sizeof *in);
+        ms_float_defined(def, len, iters[b]);
+        CHECK(ms_float_kernel(ker, len, tiles[a], iters[b]));
+        CHECK(memcmp(def, ker, len * sizeof *def) == 0);
+        free(in), free(def), free(ker);
+      }
+}
+
+SB_TEST(multistage_full_tile_interior_weights) {
+  /* The kernels hold per-thread weights only for a thread's first (j = 0)
+   * and last (j = K-1) element e = j * S + i of a full S x K tile. */
+  const int strides[] = {3, 4, 64, 512}, counts[] = {1, 2, 3, 8, 16};
+  for (int a = 0; a < 4; ++a)
+    for (int b = 0; b < 5; ++b) {
+      const int S = strides[a], K = counts[b], T = S * K;
+      for (int j = 1; j < K - 1; ++j)
+        for (int i = 0; i < S; ++i) {
+          CHECK(sb_ms_blur_weight(j * S + i, T) == SB_MS_BLUR_INTERIOR);
+          CHECK(sb_ms_smooth_weight(j * S + i, T) == SB_MS_SMOOTH_INTERIOR);
+        }
+    }
+  CHECK(sb_ms_blur_weight(0, 1) == 1.0f && sb_ms_smooth_weight(0, 1) == 4.0f);
+  CHECK(sb_ms_blur_weight(1, 3) == 1.0f / 3.0f && sb_ms_smooth_weight(1, 3) == 2.0f);
+  CHECK(sb_ms_blur_weight(3, 3) == 0.0f && sb_ms_smooth_weight(3, 3) == 0.0f);
+}
+
 SB_TEST(multistage_float_tolerance_holds) {
-  /* Float simulation in the kernels' order and constants. */
+  /* The kernels' float arithmetic against the double reference. */
   const size_t tile = 2048, n = 2 * tile + 7;
   const int iters[] = {1, 16, 64};
   for (int b = 0; b < 3; ++b) {
     float *in = random_input(n, 31 + b), *x = malloc(n * sizeof *x);
-    float *p = malloc(tile * sizeof *p), *q = malloc(tile * sizeof *q);
     double *want = malloc(n * sizeof *want);
-    for (size_t base = 0; base < n; base += tile) {
-      size_t len = n - base < tile ? n - base : tile;
-      float *a = x + base;
-      for (size_t i = 0; i < len; ++i) a[i] = in[base + i];
-      for (int pass = 0; pass < iters[b]; ++pass) {
-        for (size_t i = 0; i < len; ++i) p[i] = 1.1f * a[i];
-        for (size_t i = 0; i < len; ++i) {
-          float s = p[i];
-          int c = 1;
-          if (i >= 1) s += p[i - 1], ++c;
-          if (i + 1 < len) s += p[i + 1], ++c;
-          if (i >= 2) s += p[i - 2], ++c;
-          if (i + 2 < len) s += p[i + 2], ++c;
-          q[i] = s * (1.0f / (float)c);
-        }
-        for (size_t i = 0; i < len; ++i) {
-          float v = q[i];
-          for (size_t j = 1; j <= 3 && i + j < len; ++j) v = 0.5f * (v + q[i + j]);
-          a[i] = v;
-        }
-      }
-    }
+    memcpy(x, in, n * sizeof *in);
+    for (size_t base = 0; base < n; base += tile)
+      CHECK(ms_float_kernel(x + base, n - base < tile ? n - base : tile, tile, iters[b]));
     sb_multistage_reference(in, want, n, tile, iters[b]);
     size_t first;
     CHECK_EQ_INT(sb_compare_f32_rel(x, want, n, sb_multistage_tolerance(iters[b]), &first), 0);
-    free(in), free(x), free(p), free(q), free(want);
+    free(in), free(x), free(want);
   }
 }

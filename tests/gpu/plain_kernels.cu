@@ -1,19 +1,26 @@
 // The plainest versions of both sides: stand-alone scan and 1D stencil
-// kernels, two_barrier and pingpong, written the way a person would write
-// them in a few lines, timed in the same run as the syncbench sweep. They
-// are the yardstick for issue 12 (kernel fidelity): a syncbench variant
+// kernels, two_barrier and pingpong, and the multistage kernel (uniform's
+// roles), written the way a person would write them in a few lines, timed
+// in the same run as the syncbench sweep. They are the yardstick for issue
+// 12 (kernel fidelity) and issue 20 (multistage): a syncbench variant
 // slower than its plain twin measures its own overhead, not its barriers.
 //
 // Same work as the families: scan = `iters` inclusive scans (mod 2^32) of
 // each block's tile of B words; stencil = `iters` Jacobi steps of the 3-point
 // mean over each tile of B*E floats (element k*B + t), tile edges averaging
-// their in-tile neighbours only. Outputs are checked against a CPU reference
-// (scan exactly, stencil within 1e-4 relative) before anything is timed.
+// their in-tile neighbours only; multistage = `iters` passes of preprocess,
+// 5-point blur and cascade smooth over each tile of B*E floats (multistage/
+// uniform's work). Outputs are checked against a CPU reference (scan
+// exactly, stencil within 1e-4 relative, multistage within syncbench's
+// 8 eps (iters + 1)) before anything is timed.
 //
-//   make plain && build/plain_kernels [--quick | --devscan]
-// Prints one line per case: kernel, B, E, iters, n, median us of 20 runs.
+//   make plain && build/plain_kernels [--quick | --devscan | --multistage]
+// Prints one line per case: kernel, B, E, iters, n, median us of 20 runs
+// (multistage: "multistage/uniform B= 128 E=2 iters= 16 n=16777216  ok  us",
+// every shape of its default sweep at iters 1 and 16).
 // Exit status 1 if any check failed. No Google Benchmark, no watchdog.
 #include <cuda_runtime.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +31,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <thread>
 #include <vector>
 
 #define CK(x)                                                                          \
@@ -153,6 +161,71 @@ __global__ void __launch_bounds__(B) plain_stencil_pingpong(const float *in, flo
     if (k * B + t < len) out[base + k * B + t] = v[k];
 }
 
+// ---- multistage ----
+// Per pass over each tile of B*E floats (element k*B + t): P = 1.1 x;
+// Q[e] = mean of P[e-2..e+2] inside the tile; x[e] = v after v = Q[e] and
+// v = (v + Q[e+j]) / 2 for j = 1, 2, 3 inside the tile. x stays in
+// registers; P and Q are the tile's neighbour exchange, 2 __syncthreads a
+// pass. A full tile's length is a constant (Full) and the compiler is told
+// t < B, so it drops the bounds checks of a thread's interior elements;
+// 2048 / B blocks per SM as syncbench's kernels (<= 32 registers).
+
+__device__ __forceinline__ float plain_inv(int c) {  // fl(1/c), c = 1..5
+  return c == 5 ? 0.2f : c == 4 ? 0.25f : c == 3 ? 1.0f / 3.0f : c == 2 ? 0.5f : 1.0f;
+}
+
+template <int B, int E, bool Full>
+__device__ void plain_multistage_tile(const float *in, float *out, long long base, int valid,
+                                      int iters) {
+  extern __shared__ float ms[];  // P, Q: B * E each
+  float *P = ms, *Q = ms + B * E;
+  const int t = threadIdx.x, len = Full ? B * E : valid;
+  __builtin_assume(t >= 0 && t < B);
+  float x[E];
+#pragma unroll
+  for (int k = 0; k < E; ++k) x[k] = k * B + t < len ? in[base + k * B + t] : 0.0f;
+  for (int it = 0; it < iters; ++it) {
+#pragma unroll
+    for (int k = 0; k < E; ++k) P[k * B + t] = 1.1f * x[k];
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < E; ++k) {
+      const int e = k * B + t;
+      if (e >= len) continue;
+      float s = P[e];
+      int c = 1;
+      if (e >= 1) s += P[e - 1], ++c;
+      if (e + 1 < len) s += P[e + 1], ++c;
+      if (e >= 2) s += P[e - 2], ++c;
+      if (e + 2 < len) s += P[e + 2], ++c;
+      Q[e] = s * plain_inv(c);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < E; ++k) {
+      const int e = k * B + t;
+      if (e >= len) continue;
+      float v = Q[e];
+      if (e + 1 < len) v = 0.5f * (v + Q[e + 1]);
+      if (e + 2 < len) v = 0.5f * (v + Q[e + 2]);
+      if (e + 3 < len) v = 0.5f * (v + Q[e + 3]);
+      x[k] = v;
+    }
+  }
+#pragma unroll
+  for (int k = 0; k < E; ++k)
+    if (k * B + t < len) out[base + k * B + t] = x[k];
+}
+
+template <int B, int E>
+__global__ void __launch_bounds__(B, 2048 / B) plain_multistage(const float *in, float *out,
+                                                                  long long n, int iters) {
+  const long long base = (long long)blockIdx.x * (B * E);
+  if (n - base >= B * E)
+    plain_multistage_tile<B, E, true>(in, out, base, B * E, iters);
+  else
+    plain_multistage_tile<B, E, false>(in, out, base, (int)(n - base), iters);
+}
 
 // ---- device-wide scan (devscan's yardsticks) ----
 // The plainest reduce-then-scan over tiles of B x E words, as three kernels
@@ -292,6 +365,40 @@ static void cpu_stencil(const float *in, double *out, long long n, int tile, int
   }
 }
 
+// multistage from its definition, in double, tile by tile (tiles spread
+// over the host's threads: 16M elements x 16 passes).
+static void cpu_multistage_tile(const float *in, double *x, int len, int iters) {
+  std::vector<double> p(len), q(len);
+  for (int i = 0; i < len; ++i) x[i] = in[i];
+  for (int it = 0; it < iters; ++it) {
+    for (int i = 0; i < len; ++i) p[i] = 1.1 * x[i];
+    for (int i = 0; i < len; ++i) {
+      double s = 0;
+      int c = 0;
+      for (int j = std::max(i - 2, 0); j <= std::min(i + 2, len - 1); ++j) s += p[j], ++c;
+      q[i] = s / c;
+    }
+    for (int i = 0; i < len; ++i) {
+      double v = q[i];
+      for (int j = i + 1; j <= i + 3 && j < len; ++j) v = 0.5 * (v + q[j]);
+      x[i] = v;
+    }
+  }
+}
+
+static void cpu_multistage(const float *in, double *out, long long n, int tile, int iters) {
+  const long long tiles = (n + tile - 1) / tile;
+  const unsigned workers = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (unsigned w = 0; w < workers; ++w)
+    pool.emplace_back([=] {
+      for (long long t = w; t < tiles; t += workers)
+        cpu_multistage_tile(in + t * tile, out + t * tile,
+                            (int)std::min<long long>(tile, n - t * tile), iters);
+    });
+  for (auto &th : pool) th.join();
+}
+
 // ---- timing ----
 
 template <class F>
@@ -341,6 +448,26 @@ static void run_scan(const char *name, bool pingpong, long long n, int iters, ui
          ok ? "ok   " : "WRONG", ok ? median_us(launch) : NAN);
 }
 
+// One launch into a poisoned d_out, checked element by element against
+// want (|got - want| <= rel |want| + abs_tol); timed only when right. Prints
+// "family/variant B= E= iters= n=  ok|WRONG  us".
+template <class F>
+static void check_then_time(const char *label, int B, int E, int iters, F launch, float *d_out,
+                            const std::vector<double> &want, double rel, double abs_tol) {
+  const long long n = (long long)want.size();
+  CK(cudaMemset(d_out, 0xA5, (size_t)n * 4));
+  launch();
+  CK(cudaGetLastError());
+  std::vector<float> got(n);
+  CK(cudaMemcpy(got.data(), d_out, (size_t)n * 4, cudaMemcpyDeviceToHost));
+  long long bad = 0;
+  for (long long i = 0; i < n; ++i)
+    if (!(fabs(got[i] - want[i]) <= rel * fabs(want[i]) + abs_tol)) ++bad;
+  failures += bad != 0;
+  printf("%-17s B=%4d E=%d iters=%3d n=%lld  %s  %.1f us\n", label, B, E, iters, n,
+         bad ? "WRONG" : "ok   ", bad ? NAN : median_us(launch));
+}
+
 template <int B, int E>
 static void run_stencil(const char *name, bool pingpong, long long n, int iters, float *d_in,
                         float *d_out, const std::vector<float> &h_in) {
@@ -354,19 +481,47 @@ static void run_stencil(const char *name, bool pingpong, long long n, int iters,
     else
       plain_stencil_two_barrier<B, E><<<grid, B, smem>>>(d_in, d_out, n, iters);
   };
-  CK(cudaMemset(d_out, 0xA5, (size_t)n * 4));
-  launch();
-  CK(cudaGetLastError());
-  std::vector<float> got(n);
   std::vector<double> want(n);
-  CK(cudaMemcpy(got.data(), d_out, (size_t)n * 4, cudaMemcpyDeviceToHost));
   cpu_stencil(h_in.data(), want.data(), n, B * E, iters);
-  long long bad = 0;
-  for (long long i = 0; i < n; ++i)
-    if (!(fabs(got[i] - want[i]) <= 1e-4 * fabs(want[i]) + 1e-6)) ++bad;
-  failures += bad != 0;
-  printf("stencil/%-9s B=%4d E=%d iters=%3d n=%lld  %s  %.1f us\n", name, B, E, iters, n,
-         bad ? "WRONG" : "ok   ", bad ? NAN : median_us(launch));
+  char label[64];
+  snprintf(label, sizeof label, "stencil/%s", name);
+  check_then_time(label, B, E, iters, launch, d_out, want, 1e-4, 1e-6);
+}
+
+// The plain multistage kernel at one shape; inputs in [1, 2) as syncbench's
+// (bench/multistage.c), checked within its tolerance, 8 eps (iters + 1).
+template <int B, int E>
+static void run_multistage(long long n, int iters, const float *d_in, float *d_out,
+                           const std::vector<float> &h_in) {
+  const unsigned grid = (unsigned)((n + B * E - 1) / (B * E));
+  const size_t smem = 2 * sizeof(float) * B * E;
+  CK(cudaFuncSetAttribute(plain_multistage<B, E>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                          (int)smem));
+  auto launch = [&] { plain_multistage<B, E><<<grid, B, smem>>>(d_in, d_out, n, iters); };
+  std::vector<double> want(n);
+  cpu_multistage(h_in.data(), want.data(), n, B * E, iters);
+  check_then_time("multistage/uniform", B, E, iters, launch, d_out, want,
+                  8.0 * FLT_EPSILON * (iters + 1), 0.0);
+}
+
+// Every shape of multistage's default sweep (block 128, 1024 x elems 2, 8)
+// at iters 1 and 16, on n floats in [1, 2).
+static void run_multistage_all(long long n) {
+  std::vector<float> h(n);
+  uint64_t x = 0x6a09e667f3bcc909ull;
+  for (auto &v : h) v = 1.0f + (float)((x = x * 6364136223846793005ull + 1442695040888963407ull) >> 40) / (1 << 24);
+  float *d_in, *d_out;
+  CK(cudaMalloc(&d_in, n * 4));
+  CK(cudaMalloc(&d_out, n * 4));
+  CK(cudaMemcpy(d_in, h.data(), n * 4, cudaMemcpyHostToDevice));
+  for (int iters : {1, 16}) {
+    run_multistage<128, 2>(n, iters, d_in, d_out, h);
+    run_multistage<128, 8>(n, iters, d_in, d_out, h);
+    run_multistage<1024, 2>(n, iters, d_in, d_out, h);
+    run_multistage<1024, 8>(n, iters, d_in, d_out, h);
+  }
+  CK(cudaFree(d_in));
+  CK(cudaFree(d_out));
 }
 
 // devscan's yardsticks at one n and tile B x E: the plain 3-kernel and
@@ -433,6 +588,11 @@ int main(int argc, char **argv) {
   }
   const bool quick = argc > 1 && !strcmp(argv[1], "--quick");
   const long long ns = quick ? (1LL << 20) + 3 : 16LL << 20, nscan = quick ? 1LL << 20 : 32LL << 20;
+  if (argc > 1 && !strcmp(argv[1], "--multistage")) {  // only multistage's yardstick
+    run_multistage_all(ns);
+    printf("plain_kernels: %d check(s) failed\n", failures);
+    return failures ? 1 : 0;
+  }
   std::vector<uint32_t> hu(nscan);
   std::vector<float> hf(ns);
   uint64_t x = 0x9e3779b97f4a7c15ull;
@@ -460,6 +620,7 @@ int main(int argc, char **argv) {
     run_stencil<1024, 8>("two_barrier", false, ns, iters, df, dfo, hf);
     run_stencil<1024, 8>("pingpong", true, ns, iters, df, dfo, hf);
   }
+  run_multistage_all(ns);
   for (long long n : {1LL << 20, 16LL << 20, 256LL << 20}) run_devscan<128, 24>(n);
   printf("plain_kernels: %d check(s) failed\n", failures);
   return failures ? 1 : 0;
