@@ -632,7 +632,7 @@ struct barrier_op_grid_sync : BarrierBase {
 #define BARRIER_PONG 16  // the next 128-byte line
 #define BARRIER_DATA 64  // u32 words: side s's slot k at BARRIER_DATA + 32 s + k
 
-template <class Pol, class Self>
+template <class Pol, class Self, bool LoseToken = false>
 struct BarrierFlagHandoff : BarrierBase {
   unsigned long long *words;
   uint32_t *data;
@@ -666,11 +666,7 @@ struct BarrierFlagHandoff : BarrierBase {
       f.publish(BARRIER_PING, SB_FLAG_P, token);
       f.wait_for(BARRIER_PONG, want);
     } else {
-#ifdef SB_PLANT_HANDOFF_BUG  // planted: a token that never comes (the deadlock-row proof)
-      f.wait_for(BARRIER_PING, want + 1);
-#else
-      f.wait_for(BARRIER_PING, want);
-#endif
+      f.wait_for(BARRIER_PING, LoseToken ? want + 1 : want);  // LoseToken: the planted bug
       f.publish(BARRIER_PONG, SB_FLAG_P, token);
     }
   }
@@ -692,6 +688,14 @@ struct BarrierFlagHandoff : BarrierBase {
 struct barrier_op_flag_handoff : BarrierFlagHandoff<DevLookAcqRel, barrier_op_flag_handoff> {};
 struct barrier_op_flag_handoff_relaxed
     : BarrierFlagHandoff<DevLookRelaxed, barrier_op_flag_handoff_relaxed> {};
+#ifdef SB_BROKEN
+// The planted protocol bug (make SB_BROKEN=1 only): block 1 waits for a
+// token one ahead of the one block 0 sends, and block 0 for block 1's
+// answer: both spin forever. The validating twin's watchdog turns that into
+// a `deadlock` row (scripts/gpu_round.sh step b).
+struct barrier_op_flag_handoff_lost_token
+    : BarrierFlagHandoff<DevLookAcqRel, barrier_op_flag_handoff_lost_token, true> {};
+#endif
 
 // lookback_walk_<W>: warp 0 of every block runs devscan's look-back
 // (DevFlags<DevLookAcqRel>::look_back: the `lookback` row's protocol) over
@@ -1064,6 +1068,11 @@ static const sb_variant barrier_rows[] = {
     BARRIER_BOUNDARY_ROW(kernel_boundary_graph, true,
                          "kernel boundary, host-timed: one CUDA graph of iters empty kernel nodes "
                          "(captured, instantiated before timing); per boundary"),
+#ifdef SB_BROKEN
+    BARRIER_DEVICE_ROW(flag_handoff_lost_token, SB_BARRIER_VF_PAIR | SB_VF_TEST_ONLY,
+                       "TEST ONLY: flag_handoff whose block 1 waits for a token block 0 never "
+                       "sends: both spin; the watchdog makes it a deadlock row"),
+#endif
 };
 extern "C" const sb_variant_table sb_barrier_variants = {
     barrier_rows, sizeof barrier_rows / sizeof barrier_rows[0]};
