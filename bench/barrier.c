@@ -2,7 +2,9 @@
  * output layout: kernels/barrier_layout.h; write-up: docs/barrier.md.
  *
  * Three families share the kernels because they sweep different axes:
- *   barrier          block-scope primitives and grid_sync:
+ *   barrier          block-scope primitives, grid_sync and the prices
+ *                    between SMs (flag hand-off, look-back walk, kernel
+ *                    boundary: SB_BARRIER_VF_DEVICE):
  *                    block_threads x participants x contention x iters
  *   barrier_tma      one-thread bulk copy round trip:
  *                    block_threads x buffer_bytes x contention x iters
@@ -11,7 +13,12 @@
  * No CPU reference of data: the validating kernel proves each phase itself
  * (see the top of kernels/barrier.cu) and verify checks its tally; derive
  * checks the timed kernel's count (every reporter completed `iters`
- * operations; smem_latency: the chase ended where the host says). */
+ * operations; smem_latency: the chase ended where the host says) and the
+ * results the host can compute (lookback_walk: the look-backs' prefixes
+ * from the input; flag_handoff: the last token and two distinct SMs). The
+ * kernel-boundary rows are timed by the host (SB_BARRIER_VF_HOST_TIMED):
+ * their figures come from the median sample, their check from the
+ * validating launch's count of boundaries. */
 #include "barrier.h"
 
 #include <math.h>
@@ -20,6 +27,7 @@
 
 #include "../harness/random.h"
 #include "../kernels/barrier_layout.h"
+#include "../kernels/flag_word.h"
 #include "registry.h"
 
 /* ---- rules (the table's SB_BARRIER_VF_* traits) ---- */
@@ -36,6 +44,11 @@ const char *sb_barrier_rule(const sb_variant *v, int part, long long block, char
       return buf;
     }
     return NULL;
+  }
+  if (f & SB_BARRIER_VF_DEVICE) {
+    snprintf(buf, len, "%s is a price between SMs (thread 0 or warp 0 of a block takes part): "
+             "participants must be all", v->name);
+    return buf;
   }
   if (f & (SB_BARRIER_VF_BLOCK | SB_BARRIER_VF_GRID | SB_BARRIER_VF_CLUSTER)) {
     snprintf(buf, len, "%s synchronizes every thread of the %s: participants must be all", v->name,
@@ -69,8 +82,85 @@ long long sb_barrier_want(unsigned flags, long long iters, long long block) {
   return iters;
 }
 
+long long sb_barrier_ops_per_iter(unsigned flags) { return flags & SB_BARRIER_VF_PAIR ? 2 : 1; }
+
+int sb_barrier_device_block(long long block) { return block == 32 || block == 256 || block == 1024; }
+
+/* ---- lookback_walk's input and its expected prefixes ---- */
+
+size_t sb_barrier_walk_words(int w) {
+  return (size_t)SB_BARRIER_WALK_COPIES * (size_t)SB_BARRIER_WALK_STRIDE(w);
+}
+
+void sb_barrier_walk_fill(uint64_t *words, int w, uint64_t seed) {
+  const size_t stride = SB_BARRIER_WALK_STRIDE(w), n = sb_barrier_walk_words(w);
+  sb_fill_u32((uint32_t *)words, 2 * n, seed); /* random values; statuses below */
+  for (size_t i = 0; i < n; ++i) {
+    const size_t j = i % stride;
+    const uint32_t status = j == SB_BARRIER_WALK_GUARD                     ? SB_FLAG_P
+                            : j < (size_t)SB_BARRIER_WALK_GUARD + (size_t)w ? SB_FLAG_A
+                                                                            : SB_FLAG_X;
+    words[i] = SB_FLAG_WORD(status, SB_FLAG_VALUE(words[i]));
+  }
+}
+
+uint32_t sb_barrier_walk_prefix(const uint64_t *words, int w, int copy) {
+  const uint64_t *c = words + (size_t)copy * SB_BARRIER_WALK_STRIDE(w);
+  uint32_t sum = 0; /* mod 2^32, as the kernel adds */
+  for (int j = 0; j < w; ++j) sum += SB_FLAG_VALUE(c[SB_BARRIER_WALK_GUARD + j]);
+  return sum;
+}
+
+const uint32_t *sb_barrier_pair_smids(const void *out) {
+  const sb_barrier_rec *r = (const sb_barrier_rec *)((const sb_barrier_head *)out + 1);
+  return (const uint32_t *)(r + SB_BARRIER_MAX_BLOCKS) + SB_BARRIER_PAIR_SMID;
+}
+
+int sb_barrier_check_values(unsigned flags, const void *host_in, const void *out, long long blocks,
+                            long long iters, char *detail, size_t len) {
+  const sb_barrier_rec *r = (const sb_barrier_rec *)((const sb_barrier_head *)out + 1);
+  const int w = SB_BARRIER_WALK_OF(flags);
+  if (w > 0) {
+    for (long long b = 0; b < blocks; ++b) {
+      const int copy = (int)(b % SB_BARRIER_WALK_COPIES);
+      const uint32_t want = (uint32_t)iters * sb_barrier_walk_prefix(host_in, w, copy);
+      if (r[b].value != want) {
+        snprintf(detail, len,
+                 "block %lld: its %lld look-backs over %d word(s) of copy %d summed to %u; the "
+                 "host's prefix x %lld is %u (mod 2^32)",
+                 b, iters, w, copy, r[b].value, iters, want);
+        return -1;
+      }
+    }
+  }
+  if (flags & SB_BARRIER_VF_PAIR) {
+    if (blocks != 2) {
+      snprintf(detail, len, "the hand-off ran %lld blocks; want 2", blocks);
+      return -1;
+    }
+    for (int b = 0; b < 2; ++b)
+      if (r[b].value != (uint32_t)iters) {
+        snprintf(detail, len, "block %d received token %u last; want %lld (one per round trip)",
+                 b, r[b].value, iters);
+        return -1;
+      }
+    const uint32_t *smid = sb_barrier_pair_smids(out);
+    if (smid[0] == smid[1]) {
+      snprintf(detail, len, "blocks 0 and 1 both ran on SM %u: the hand-off must cross SMs",
+               smid[0]);
+      return -1;
+    }
+  }
+  return 0;
+}
+
 long long sb_barrier_check_out(const void *out, long long iters, long long want,
                                long long reporters, char *detail, size_t len) {
+  return sb_barrier_check_tally(out, iters, want, reporters, 1, detail, len);
+}
+
+long long sb_barrier_check_tally(const void *out, long long iters, long long want,
+                                 long long reporters, int need_cycles, char *detail, size_t len) {
   const sb_barrier_head *h = out;
   const sb_barrier_rec *r = (const sb_barrier_rec *)(h + 1);
   if (h->magic != SB_BARRIER_MAGIC) {
@@ -86,7 +176,7 @@ long long sb_barrier_check_out(const void *out, long long iters, long long want,
   for (long long b = 0; b < h->grid_blocks; ++b) {
     int ok = r[b].ok_min == (uint32_t)want && r[b].ok_max == (uint32_t)want &&
              r[b].reporters == (uint32_t)reporters &&
-             r[b].cycles > 0 && r[b].cycles < 0xA5A5A5A5A5A5A5A5ULL;
+             (!need_cycles || (r[b].cycles > 0 && r[b].cycles < 0xA5A5A5A5A5A5A5A5ULL));
     if (!ok && bad++ == 0) first = b;
   }
   if (bad) {
@@ -129,8 +219,29 @@ static int participants(const sb_point *p) {
   return v == SB_AXIS_UNSET ? SB_PART_ALL : (int)v;
 }
 
+/* The default (and quick) grid keeps the rows priced between SMs to
+ * participants=all and block_threads 32, 256, 1024 (sb_barrier_device_block:
+ * a few points each, seconds of sweep); flag_handoff runs its
+ * 2-block launch one block per SM whatever the list says. An axis given on
+ * the command line is kept, and barrier_check says why a point cannot run. */
+static int barrier_in_sweep(sb_point *p, unsigned long long user_axes) {
+  const unsigned f = p->variant->flags;
+  if (!(f & SB_BARRIER_VF_DEVICE)) return 1;
+  if (!((user_axes >> SB_AXIS_PARTICIPANTS) & 1) && participants(p) != SB_PART_ALL) return 0;
+  if (!((user_axes >> SB_AXIS_BLOCK) & 1) && !sb_barrier_device_block(p->axis[SB_AXIS_BLOCK]))
+    return 0;
+  if ((f & SB_BARRIER_VF_PAIR) && !((user_axes >> SB_AXIS_CONTENTION) & 1))
+    p->axis[SB_AXIS_CONTENTION] = SB_CONT_ONE_BLOCK;
+  return 1;
+}
+
 static const char *barrier_check(const sb_point *p, const sb_device *d, char *buf, size_t len) {
   (void)d;
+  if ((p->variant->flags & SB_BARRIER_VF_PAIR) && p->axis[SB_AXIS_CONTENTION] == SB_CONT_FULL) {
+    snprintf(buf, len, "%s launches 2 blocks, one per SM: contention must be one_block_per_sm",
+             p->variant->name);
+    return buf;
+  }
   long long bytes = p->axis[SB_AXIS_BUFFER_BYTES];
   if (bytes != SB_AXIS_UNSET && (bytes % 16 != 0 || bytes > 64 * 1024)) {
     snprintf(buf, len, "a bulk copy moves a multiple of 16 bytes; this family sweeps up to 64 KB: %lld", bytes);
@@ -139,15 +250,23 @@ static const char *barrier_check(const sb_point *p, const sb_device *d, char *bu
   return sb_barrier_rule(p->variant, participants(p), p->axis[SB_AXIS_BLOCK], buf, len);
 }
 
-/* Checks a launch's output against what the point's kernels must report. */
-static long long barrier_check_point(const sb_point *p, const void *out, char *detail, size_t len) {
+/* Checks a launch's output against what the point's kernels must report,
+ * given the point's input. Returns the block count or -1. */
+static long long barrier_check_point(const sb_point *p, const void *host_in, const void *out,
+                                     char *detail, size_t len) {
   const unsigned f = p->variant->flags;
   const long long block = p->axis[SB_AXIS_BLOCK], iters = p->axis[SB_AXIS_ITERS];
-  return sb_barrier_check_out(out, iters, sb_barrier_want(f, iters, block),
-                              sb_barrier_reporters(f, participants(p), block), detail, len);
+  const long long blocks = sb_barrier_check_tally(
+      out, iters, sb_barrier_want(f, iters, block), sb_barrier_reporters(f, participants(p), block),
+      !(f & SB_BARRIER_VF_HOST_TIMED), detail, len);
+  if (blocks < 0 || sb_barrier_check_values(f, host_in, out, blocks, iters, detail, len) != 0)
+    return -1;
+  return blocks;
 }
 
 static size_t barrier_in_bytes(const sb_point *p) {
+  const int w = SB_BARRIER_WALK_OF(p->variant->flags);
+  if (w > 0) return sb_barrier_walk_words(w) * sizeof(uint64_t);
   long long bytes = p->axis[SB_AXIS_BUFFER_BYTES];
   return bytes == SB_AXIS_UNSET ? 16 : 2 * (size_t)bytes; /* tma: two source halves */
 }
@@ -158,13 +277,46 @@ static size_t barrier_out_bytes(const sb_point *p) {
 }
 
 static void barrier_make_input(const sb_point *p, void *host_in, uint64_t seed) {
-  sb_fill_u32(host_in, barrier_in_bytes(p) / sizeof(uint32_t), seed);
+  const int w = SB_BARRIER_WALK_OF(p->variant->flags);
+  if (w > 0)
+    sb_barrier_walk_fill(host_in, w, seed);
+  else
+    sb_fill_u32(host_in, barrier_in_bytes(p) / sizeof(uint32_t), seed);
 }
 
 static int barrier_verify(const sb_point *p, const void *host_in, const void *host_out,
                           char *detail, size_t len) {
-  (void)host_in;
-  return barrier_check_point(p, host_out, detail, len) < 0 ? -1 : 0;
+  return barrier_check_point(p, host_in, host_out, detail, len) < 0 ? -1 : 0;
+}
+
+/* derive's check of the timed output: the input again, from the row's seed
+ * (a walk's expected prefixes come from it). */
+static long long barrier_check_timed(const sb_point *p, const void *host_out, sb_row *row) {
+  void *in = malloc(barrier_in_bytes(p));
+  if (!in) {
+    snprintf(row->detail, sizeof row->detail, "out of host memory for the input");
+    return -1;
+  }
+  barrier_make_input(p, in, row->seed);
+  const long long blocks = barrier_check_point(p, in, host_out, row->detail, sizeof row->detail);
+  free(in);
+  return blocks;
+}
+
+/* A kernel boundary: the host timed `iters` launches (or one graph of
+ * `iters` nodes) per sample; per boundary = the median / iters, in ns and
+ * in cycles at the SM clock measured over the samples. */
+static int boundary_derive(const sb_point *p, long long blocks, sb_row *row) {
+  const long long iters = p->axis[SB_AXIS_ITERS];
+  row->ns_per_op = row->median_us * 1000.0 / (double)iters;
+  if (!isnan(row->sm_clock_mhz) && row->sm_clock_mhz > 0)
+    row->cycles_per_op = row->ns_per_op * row->sm_clock_mhz / 1000.0;
+  snprintf(row->detail, sizeof row->detail,
+           "host-timed: a sample is %lld launches of %lld blocks x %lld threads; per boundary = "
+           "median sample / %lld (quartiles %.1f..%.1f ns)",
+           iters, blocks, p->axis[SB_AXIS_BLOCK], iters, row->q1_us * 1000.0 / (double)iters,
+           row->q3_us * 1000.0 / (double)iters);
+  return 0;
 }
 
 /* cycles_per_op: the MEDIAN over blocks of (block's loop cycles / iters),
@@ -177,14 +329,26 @@ static int barrier_verify(const sb_point *p, const void *host_in, const void *ho
  * launches makes back-to-back runs agree. */
 static int barrier_derive(const sb_point *p, const sb_device *d, const void *host_out, sb_row *row) {
   (void)d;
-  long long iters = p->axis[SB_AXIS_ITERS];
-  long long blocks = barrier_check_point(p, host_out, row->detail, sizeof row->detail);
-  if (blocks < 0) return -1; /* the timed launch's count failed */
+  const unsigned f = p->variant->flags;
+  const long long iters = p->axis[SB_AXIS_ITERS];
+  const long long blocks = barrier_check_timed(p, host_out, row);
+  if (blocks < 0) return -1; /* the timed launch's count or result failed */
+  if (f & SB_BARRIER_VF_HOST_TIMED) return boundary_derive(p, blocks, row);
   double med, lo, hi;
-  sb_barrier_cycles(host_out, blocks, iters, &med, &lo, &hi);
+  sb_barrier_cycles(host_out, blocks, iters * sb_barrier_ops_per_iter(f), &med, &lo, &hi);
   row->cycles_per_op = med;
   if (!isnan(row->sm_clock_mhz) && row->sm_clock_mhz > 0)
     row->ns_per_op = med * 1000.0 / row->sm_clock_mhz;
+  if (f & SB_BARRIER_VF_PAIR) {
+    const sb_barrier_rec *r = (const sb_barrier_rec *)((const sb_barrier_head *)host_out + 1);
+    const uint32_t *smid = sb_barrier_pair_smids(host_out);
+    const double ops = (double)(iters * sb_barrier_ops_per_iter(f));
+    snprintf(row->detail, sizeof row->detail,
+             "one-way hand-off = round trip / 2, the mean of the two sides' fastest launches: "
+             "block 0 on SM %u %.2f, block 1 on SM %u %.2f cycles",
+             smid[0], (double)r[0].cycles / ops, smid[1], (double)r[1].cycles / ops);
+    return 0;
+  }
   snprintf(row->detail, sizeof row->detail,
            "median over %lld blocks of each block's fastest launch; blocks range %.2f..%.2f cycles/op",
            blocks, lo, hi);
@@ -192,6 +356,7 @@ static int barrier_derive(const sb_point *p, const sb_device *d, const void *hos
 }
 
 #define BARRIER_HOOKS                        \
+  .in_sweep = barrier_in_sweep,              \
   .check = barrier_check,                    \
   .in_bytes = barrier_in_bytes,              \
   .out_bytes = barrier_out_bytes,            \
@@ -203,7 +368,8 @@ static int barrier_derive(const sb_point *p, const sb_device *d, const void *hos
 
 const sb_family sb_family_barrier = {
     .name = "barrier",
-    .summary = "cycles per synchronization op, block-scope primitives and grid_sync, timed in-kernel",
+    .summary = "cycles per synchronization op: block-scope primitives, grid_sync, and between SMs "
+               "(flag hand-off, look-back walk, kernel boundary)",
     .variants = &sb_barrier_variants,
     .default_axes = {[SB_AXIS_BLOCK] = "32..1024",
                      [SB_AXIS_PARTICIPANTS] = "all,warp,elected",

@@ -3,6 +3,7 @@
 #define SB_BENCH_BARRIER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "../harness/launch.h"
 
@@ -29,6 +30,38 @@ long long sb_barrier_want(unsigned flags, long long iters, long long block);
  * problem in detail. */
 long long sb_barrier_check_out(const void *out, long long iters, long long want,
                                long long reporters, char *detail, size_t len);
+/* The same; need_cycles 0 for an output whose blocks timed nothing (the
+ * host-timed kernel-boundary rows leave `cycles` poisoned). */
+long long sb_barrier_check_tally(const void *out, long long iters, long long want,
+                                 long long reporters, int need_cycles, char *detail, size_t len);
+
+/* The results beyond the tally, for the rows that report one (`value`,
+ * `smid`): every block of a lookback_walk row summed iters x its copy's
+ * prefix (sb_barrier_walk_prefix of host_in, mod 2^32); flag_handoff's two
+ * blocks received token iters last and ran on different SMs. Other rows:
+ * nothing to check. Returns 0, or -1 with the first problem in detail. */
+int sb_barrier_check_values(unsigned flags, const void *host_in, const void *out, long long blocks,
+                            long long iters, char *detail, size_t len);
+
+/* flag_handoff's two %smid words in an output (SB_BARRIER_PAIR_SMID). */
+const uint32_t *sb_barrier_pair_smids(const void *out);
+
+/* Operations per loop trip: 2 for flag_handoff (a round trip is two one-way
+ * hand-offs, SB_BARRIER_VF_PAIR), else 1. */
+long long sb_barrier_ops_per_iter(unsigned flags);
+
+/* The block sizes the default and quick sweeps keep for the rows priced
+ * between SMs (SB_BARRIER_VF_DEVICE): 32, 256, 1024. */
+int sb_barrier_device_block(long long block);
+
+/* lookback_walk's input (kernels/barrier_layout.h: SB_BARRIER_WALK_COPIES
+ * copies of SB_BARRIER_WALK_STRIDE(w) packed status words): its length in
+ * words, the fill (random values, statuses by position) and the prefix a
+ * look-back over copy `copy` must return: the values of the w words from
+ * the P on, mod 2^32. */
+size_t sb_barrier_walk_words(int w);
+void sb_barrier_walk_fill(uint64_t *words, int w, uint64_t seed);
+uint32_t sb_barrier_walk_prefix(const uint64_t *words, int w, int copy);
 
 /* Median and extremes of the per-block cycles/iters of a checked output. */
 void sb_barrier_cycles(const void *out, long long blocks, long long iters,

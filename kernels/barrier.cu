@@ -39,6 +39,7 @@
 
 #include "barrier_layout.h"
 #include "launch.cuh"
+#include "lookback.cuh"
 #include "mbarrier.cuh"
 
 namespace cg = cooperative_groups;
@@ -100,6 +101,12 @@ __device__ __forceinline__ BarrierRole barrier_role(int mode) {
   return r;
 }
 
+__device__ __forceinline__ uint32_t barrier_smid(void) {
+  uint32_t id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
+
 // Block-wide start line; returns this thread's start time (thread 0's is
 // the one recorded).
 __device__ __forceinline__ long long barrier_start(BarrierTally *s) {
@@ -112,9 +119,11 @@ __device__ __forceinline__ long long barrier_start(BarrierTally *s) {
   return clock64();
 }
 
-// After the loop's end clock: the tally is folded and thread 0 stores it.
+// After the loop's end clock: the tally is folded and thread 0 stores it,
+// with its own checked result (`value`).
 __device__ __forceinline__ void barrier_finish(BarrierTally *s, int reporter, unsigned ok,
-                                               long long cycles, const BarrierParams &a) {
+                                               long long cycles, const BarrierParams &a,
+                                               uint32_t value) {
   if (reporter) {
     atomicMin(&s->ok_min, ok);
     atomicMax(&s->ok_max, ok);
@@ -129,7 +138,7 @@ __device__ __forceinline__ void barrier_finish(BarrierTally *s, int reporter, un
     rec->ok_min = s->ok_min;
     rec->ok_max = s->ok_max;
     rec->reporters = s->reporters;
-    rec->pad = 0;
+    rec->value = value;
     if (blockIdx.x == 0) {
       head->grid_blocks = gridDim.x;
       head->iters = (uint32_t)a.iters;
@@ -191,8 +200,9 @@ __device__ __forceinline__ unsigned barrier_phases(int iters, const BarrierRole 
 // The body every variant shares. V: the variant (a struct below): role(),
 // make() (before the start line: thread 0 initializes the barrier object),
 // sync<Validate>() (one operation), publish/proven (the proof; by default
-// BarrierSlotProof's), result() (the count it reports) and the optional
-// hooks before_start/after_finish/leave.
+// BarrierSlotProof's), result() (the count it reports), value() (thread
+// 0's result the host checks, 0 by default) and the optional hooks
+// before_start/after_finish/leave.
 template <class V, bool Validate>
 __global__ void __launch_bounds__(SB_BARRIER_MAX_THREADS) barrier_kernel(const BarrierParams a) {
   __shared__ BarrierTally s;
@@ -208,7 +218,7 @@ __global__ void __launch_bounds__(SB_BARRIER_MAX_THREADS) barrier_kernel(const B
       op.leave();
   }
   const long long cycles = clock64() - t0;  // thread 0 always takes part: its loop's end
-  barrier_finish(&s, r.report, op.result(ok), cycles, a);
+  barrier_finish(&s, r.report, op.result(ok), cycles, a, op.value());
   op.after_finish();
 }
 
@@ -227,6 +237,7 @@ struct BarrierBase {
   __device__ void after_finish() const {}
   __device__ void leave() const {}
   __device__ unsigned result(unsigned ok) const { return ok; }
+  __device__ uint32_t value() const { return 0; }  // thread 0's checked result
 };
 
 // Keeps a value alive without using it (an arrive's returned state).
@@ -590,6 +601,188 @@ struct barrier_op_grid_sync : BarrierBase {
   }
 };
 
+// ---- between SMs: flags through L2, the look-back, kernel boundaries ----
+// The prices devscan's protocols are built of (docs/devscan.md), timed with
+// devscan's own flag code (kernels/lookback.cuh, DevFlags). Thread 0 (or
+// warp 0) of a block takes part; participants must be all.
+
+// flag_handoff(_relaxed): blocks 0 and 1 of a 2-block cooperative launch
+// whose dynamic shared memory is padded past half an SM's (the launcher's
+// SB_BARRIER_VF_PAIR shape): resident at once (cooperative), on two SMs
+// (the padding; the host checks their %smid differ), so nobody waits on a
+// block that has not started. Thread 0 of each plays one side of a
+// ping-pong on two packed flag words 128 bytes apart, round r carrying
+// token r + 1:
+//   block 0: publish ping (P, r+1); wait until pong == (P, r+1)
+//   block 1: wait until ping == (P, r+1); publish pong (P, r+1)
+// Each loop trip is a round trip, two one-way hand-offs through L2 (derive
+// halves it). Pol: DevLookAcqRel (st.release.gpu / ld.acquire.gpu: devscan's
+// chained and lookback) or DevLookRelaxed (st/ld.relaxed.gpu: its
+// lookback_relaxed). The validating twin bounds both waits with the
+// watchdog (a broken protocol is a `deadlock` row); with release/acquire it
+// also hands data over beside the flag: each side stores a tag in its
+// payload slot (a plain st.global) before its flag and checks the other
+// side's after its wait (a plain ld.global), which only the release/acquire
+// pair makes safe. The slots alternate by round: a side rewrites one two
+// rounds later, after its reader's next flag. Relaxed carries nothing
+// beside the word (as lookback_relaxed): its proof is the token itself.
+// Both report the last token received, iters, and their SM
+// (SB_BARRIER_PAIR_SMID).
+#define BARRIER_PING 0   // u64 words of the exchange area
+#define BARRIER_PONG 16  // the next 128-byte line
+#define BARRIER_DATA 64  // u32 words: side s's slot k at BARRIER_DATA + 32 s + k
+
+template <class Pol, class Self, bool LoseToken = false>
+struct BarrierFlagHandoff : BarrierBase {
+  unsigned long long *words;
+  uint32_t *data;
+  uint32_t token;  // rounds done: the last token received
+  __host__ static size_t smem(const long long *) { return 0; }  // the launcher pads it
+  __device__ static BarrierRole role(int) {
+    BarrierRole r = barrier_role(SB_PART_ALL);
+    r.on = r.report = threadIdx.x == 0;
+    return r;
+  }
+  __device__ static Self make(const BarrierParams &a, const BarrierRole &) {
+    unsigned char *x = a.out + sizeof(sb_barrier_head) + SB_BARRIER_MAX_BLOCKS * sizeof(sb_barrier_rec);
+    Self op{};
+    op.words = (unsigned long long *)x;
+    op.data = (uint32_t *)x;
+    op.token = 0;
+    return op;
+  }
+  // The flags back to X (the last launch left its last token), then both
+  // blocks past one grid barrier: the clock starts with both running.
+  __device__ void before_start() const {
+    if (blockIdx.x == 0 && threadIdx.x == 0) words[BARRIER_PING] = words[BARRIER_PONG] = 0;
+    cg::this_grid().sync();
+  }
+  template <bool Validate>
+  __device__ void sync() {
+    const DevFlags<Pol, Validate> f{words, 0};
+    ++token;
+    const unsigned long long want = SB_FLAG_WORD(SB_FLAG_P, token);
+    if (blockIdx.x == 0) {
+      f.publish(BARRIER_PING, SB_FLAG_P, token);
+      f.wait_for(BARRIER_PONG, want);
+    } else {
+      f.wait_for(BARRIER_PING, LoseToken ? want + 1 : want);  // LoseToken: the planted bug
+      f.publish(BARRIER_PONG, SB_FLAG_P, token);
+    }
+  }
+  __device__ void publish(const BarrierSlotProof &, int p) const {
+    if constexpr (!Pol::relaxed)
+      data[BARRIER_DATA + 32 * blockIdx.x + (p & 1)] = barrier_tag(p, (int)blockIdx.x);
+  }
+  __device__ unsigned proven(const BarrierSlotProof &, int p) const {
+    if constexpr (Pol::relaxed) return 1;  // the token in the word: wait_for checked it
+    const int other = (int)blockIdx.x ^ 1;
+    return data[BARRIER_DATA + 32 * other + (p & 1)] == barrier_tag(p, other);
+  }
+  __device__ uint32_t value() const { return token; }
+  // Which SM each side ran on, for the host's check (after the clock).
+  __device__ void after_finish() const {
+    if (threadIdx.x == 0) data[SB_BARRIER_PAIR_SMID + blockIdx.x] = barrier_smid();
+  }
+};
+struct barrier_op_flag_handoff : BarrierFlagHandoff<DevLookAcqRel, barrier_op_flag_handoff> {};
+struct barrier_op_flag_handoff_relaxed
+    : BarrierFlagHandoff<DevLookRelaxed, barrier_op_flag_handoff_relaxed> {};
+#ifdef SB_BROKEN
+// The planted protocol bug (make SB_BROKEN=1 only): block 1 waits for a
+// token one ahead of the one block 0 sends, and block 0 for block 1's
+// answer: both spin forever. The validating twin's watchdog turns that into
+// a `deadlock` row (scripts/gpu_round.sh step b).
+struct barrier_op_flag_handoff_lost_token
+    : BarrierFlagHandoff<DevLookAcqRel, barrier_op_flag_handoff_lost_token, true> {};
+#endif
+
+// lookback_walk_<W>: warp 0 of every block runs devscan's look-back
+// (DevFlags<DevLookAcqRel>::look_back: the `lookback` row's protocol) over
+// status words whose nearest P lies exactly W words back: 32 words per
+// window (lane k reads word i - k with ld.acquire.gpu), and each window an
+// L2 round trip whose outcome decides whether there is a next, so W words
+// cost ceil(W / 32) windows back to back. The words are the host's input,
+// read-only (kernels/barrier_layout.h: a copy per block mod 64, guard A
+// words before the P): no X, so no spin and no sleep (devscan sleeps
+// 1245 ns before a look-back of a grid of 500+ tiles: policy, not the walk).
+// Thread 0 reports the sum of its look-backs' prefixes; the host checks it
+// against iters x the copy's prefix, mod 2^32. The timed loop is the same
+// look-back back to back (each result summed, one add).
+template <int W, class Self>
+struct BarrierWalk : BarrierBase {
+  static_assert(W >= 1 && W <= SB_BARRIER_WALK_MAX, "walk length");
+  unsigned long long *words;  // this block's copy
+  uint32_t sum;
+  __host__ static size_t smem(const long long *) { return 0; }
+  __device__ static BarrierRole role(int) {
+    BarrierRole r = barrier_role(SB_PART_WARP);  // the look-back is warp-wide
+    r.report = threadIdx.x == 0;
+    return r;
+  }
+  __device__ static Self make(const BarrierParams &a, const BarrierRole &) {
+    Self op{};
+    op.words = (unsigned long long *)a.in +
+               (blockIdx.x % SB_BARRIER_WALK_COPIES) * SB_BARRIER_WALK_STRIDE(W);
+    op.sum = 0;
+    return op;
+  }
+  template <bool Validate>
+  __device__ void sync() {
+    const DevFlags<DevLookAcqRel, Validate> f{words, 0};  // count 0: no sleeps
+    sum += f.look_back(SB_BARRIER_WALK_GUARD + W);
+  }
+  __device__ void publish(const BarrierSlotProof &, int) const {}
+  __device__ unsigned proven(const BarrierSlotProof &, int) const { return 1; }
+  __device__ uint32_t value() const { return sum; }
+};
+struct barrier_op_lookback_walk_1 : BarrierWalk<1, barrier_op_lookback_walk_1> {};
+struct barrier_op_lookback_walk_32 : BarrierWalk<32, barrier_op_lookback_walk_32> {};
+struct barrier_op_lookback_walk_64 : BarrierWalk<64, barrier_op_lookback_walk_64> {};
+struct barrier_op_lookback_walk_256 : BarrierWalk<256, barrier_op_lookback_walk_256> {};
+
+// kernel_boundary_stream / kernel_boundary_graph: a kernel boundary, the
+// barrier of devscan's three_kernel, timed by the host: a sample is `iters`
+// launches of an EMPTY kernel back to back in the runner's stream between
+// its two events (stream), or one launch of a CUDA graph of `iters` such
+// kernel nodes, captured and instantiated before any timing (graph); per
+// boundary = the median sample / iters (bench/barrier.c's derive). The grid:
+// block_threads x SMs (one_block_per_sm) or x SMs x blocks per SM
+// (full_occupancy), no shared-memory padding. The validating twin is the
+// same sequence (the same kind of graph) of counting kernels: thread 0 of
+// block b of kernel i checks the tag that block b + 1 (mod the grid) of
+// kernel i - 1 left in the exchange slots (plain loads and stores: the
+// boundary is the only barrier between them), counts it, and leaves its
+// own tag; every block must count `iters`.
+struct BoundaryParams {
+  unsigned char *out;
+  int i;  // the kernel's place in the sequence
+};
+
+template <bool Validate>
+__global__ void __launch_bounds__(SB_BARRIER_MAX_THREADS) barrier_boundary_kernel(const BoundaryParams a) {
+  if constexpr (Validate) {
+    if (threadIdx.x != 0) return;
+    sb_barrier_head *head = (sb_barrier_head *)a.out;
+    sb_barrier_rec *recs = (sb_barrier_rec *)(head + 1), *rec = recs + blockIdx.x;
+    uint32_t *x = (uint32_t *)(recs + SB_BARRIER_MAX_BLOCKS);  // exchange[2][MAX_BLOCKS]
+    const int b = (int)blockIdx.x, next = (b + 1) % (int)gridDim.x;
+    unsigned ok = 1;  // kernel 0 has no predecessor to check
+    if (a.i > 0)
+      ok = rec->ok_min + (x[((a.i - 1) & 1) * SB_BARRIER_MAX_BLOCKS + next] == barrier_tag(a.i - 1, next));
+    x[(a.i & 1) * SB_BARRIER_MAX_BLOCKS + b] = barrier_tag(a.i, b);
+    rec->ok_min = rec->ok_max = ok;
+    rec->reporters = 1;
+    rec->value = 0;
+    if (b == 0) {
+      head->grid_blocks = gridDim.x;
+      head->iters = (uint32_t)a.i + 1u;
+      head->magic = SB_BARRIER_MAGIC;
+      head->pad = 0;
+    }
+  }
+}
+
 // ---- family `barrier_tma`: one thread, one bulk copy, one wait ----
 
 // Thread 0 copies `bytes` from alternating source halves into shared memory
@@ -693,7 +886,8 @@ static int barrier_pick(const long long *axis, sb_kernels *k, char *why, size_t 
 // Grid: one block per SM (the dynamic shared memory is padded past half an
 // SM's, so two cannot share one) or SMs x occupancy (full_occupancy), at
 // most SB_BARRIER_MAX_BLOCKS; cluster launches: as many whole clusters as
-// fit at once; grid_sync: a cooperative launch. The shape matters only to
+// fit at once; grid_sync: a cooperative launch; flag_handoff (PAIR): a
+// cooperative launch of 2 blocks, one per SM. The shape matters only to
 // the query (launch.cuh): launches reuse what it chose, so the device is
 // asked for its shared memory only then.
 static cudaError_t barrier_launch(sb_launch *L) {
@@ -711,8 +905,12 @@ static cudaError_t barrier_launch(sb_launch *L) {
     s.work = SB_BARRIER_MAX_BLOCKS;
     s.block = (int)L->axis[SB_AXIS_BLOCK];
     s.one_per_sm = L->axis[SB_AXIS_CONTENTION] != SB_CONT_FULL;
-    s.cooperative = (flags & SB_BARRIER_VF_GRID) != 0;
+    s.cooperative = (flags & (SB_BARRIER_VF_GRID | SB_BARRIER_VF_PAIR)) != 0;
     s.cluster = flags & SB_BARRIER_VF_CLUSTER ? (int)L->axis[SB_AXIS_CLUSTER] : 1;
+    if (flags & SB_BARRIER_VF_PAIR) {  // the host's check keeps contention one_block_per_sm
+      s.grid = 2;
+      s.one_per_sm = true;
+    }
     if (s.one_per_sm) {
       int dev = 0, smem_sm = 0;
       cudaError_t e = cudaGetDevice(&dev);
@@ -725,8 +923,101 @@ static cudaError_t barrier_launch(sb_launch *L) {
   return sb_launch_params(L, s, a);
 }
 
+// The kernel-boundary rows: the empty kernel (timed) and its counting twin.
+static int boundary_pick(const long long *axis, sb_kernels *k, char *why, size_t len) {
+  (void)axis, (void)why, (void)len;
+  *k = sb_twin_kernels<true>(
+      [](auto validate) { return barrier_boundary_kernel<decltype(validate)::value>; }, 0);
+  return 0;
+}
+
+// The graph row's two graphs of the current point ([1]: the validating
+// one), and the stream its launches are captured on.
+static cudaGraphExec_t boundary_exec[2];
+static const void *boundary_exec_out;  // the output buffer boundary_exec[1] writes
+static cudaStream_t boundary_capture;
+
+// `iters` launches of the point's kernel (L->bounded: the counting twin) on `stream`.
+static cudaError_t boundary_enqueue(sb_launch *L, cudaStream_t stream) {
+  const int n = (int)L->axis[SB_AXIS_ITERS];
+  BoundaryParams p{(unsigned char *)L->out, 0};
+  void *args[] = {&p};
+  const cudaStream_t keep = L->stream;
+  L->stream = stream;
+  cudaError_t e = cudaSuccess;
+  for (; p.i < n && e == cudaSuccess; ++p.i) e = sb_launch_go(L, args);
+  L->stream = keep;
+  return e;
+}
+
+// Captures `iters` launches of the point's raw (bounded = 0) or counting
+// (1) kernel into a graph, instantiates and uploads it: never inside a
+// timed sample (the query builds the raw one, the validating launch the
+// counting one, which needs the output buffer the query does not have).
+static cudaError_t boundary_build(sb_launch *L, int bounded) {
+  cudaGraphExec_t *exec = &boundary_exec[bounded];
+  if (*exec) cudaGraphExecDestroy(*exec);
+  *exec = nullptr;
+  cudaError_t e = boundary_capture ? cudaSuccess
+                                   : cudaStreamCreateWithFlags(&boundary_capture, cudaStreamNonBlocking);
+  cudaGraph_t g = nullptr;
+  if (e == cudaSuccess) e = cudaStreamBeginCapture(boundary_capture, cudaStreamCaptureModeThreadLocal);
+  if (e == cudaSuccess) {
+    const int keep = L->bounded;
+    L->bounded = bounded;
+    const cudaError_t launched = boundary_enqueue(L, boundary_capture);
+    L->bounded = keep;
+    e = cudaStreamEndCapture(boundary_capture, &g);
+    if (launched != cudaSuccess) e = launched;
+  }
+  if (e == cudaSuccess) e = cudaGraphInstantiate(exec, g, 0);
+  if (g) cudaGraphDestroy(g);
+  if (e == cudaSuccess) e = cudaGraphUpload(*exec, L->stream);
+  return e;
+}
+
+// Grid: SMs (one_block_per_sm) or SMs x occupancy of block_threads, with
+// no shared-memory padding (an empty kernel's blocks spread over the SMs,
+// and padding would only make the launch costlier).
+template <bool Graph>
+static cudaError_t boundary_launch(sb_launch *L) {
+  if (L->query) {
+    sb_shape s;
+    s.grid = SB_GRID_PERSISTENT;
+    s.work = SB_BARRIER_MAX_BLOCKS;
+    s.block = (int)L->axis[SB_AXIS_BLOCK];
+    s.one_per_sm = L->axis[SB_AXIS_CONTENTION] != SB_CONT_FULL;
+    const cudaError_t e = sb_launch_query(L, s);
+    if (e != cudaSuccess || !Graph || L->skip[0] || L->blocks_per_sm == 0) return e;
+    boundary_exec_out = nullptr;
+    return boundary_build(L, 0);
+  }
+  if (L->skip[0] || L->blocks_per_sm == 0) return cudaErrorInvalidConfiguration;
+  if constexpr (!Graph) {
+    return boundary_enqueue(L, L->stream);
+  } else {
+    if (L->bounded && boundary_exec_out != L->out) {  // the validating launch: untimed
+      const cudaError_t e = boundary_build(L, 1);
+      if (e != cudaSuccess) return e;
+      boundary_exec_out = L->out;
+    }
+    return cudaGraphLaunch(boundary_exec[L->bounded ? 1 : 0], L->stream);
+  }
+}
+
 #define BARRIER_ROW(variant, min_cc, flags, summary) \
   {#variant, barrier_launch, barrier_pick<barrier_op_##variant>, min_cc, flags, summary}
+// The rows priced between SMs: thread 0 (or warp 0) of a block reports.
+#define BARRIER_DEVICE_ROW(variant, flags, summary) \
+  BARRIER_ROW(variant, 0, SB_BARRIER_VF_DEVICE | SB_BARRIER_VF_THREAD0 | (flags), summary)
+// lookback_walk_<w>: the walk length in the flags and the template from one w.
+#define BARRIER_WALK_ROW(w)                                                                  \
+  BARRIER_DEVICE_ROW(lookback_walk_##w, SB_BARRIER_VF_WALK(w),                              \
+                     "between SMs through L2: devscan's warp look-back (ld.acquire.gpu, 32 " \
+                     "words a window) walking " #w " status word(s) back to a P; per look-back")
+#define BARRIER_BOUNDARY_ROW(variant, graph, summary)                                \
+  {#variant, boundary_launch<graph>, boundary_pick, 0,                               \
+   SB_BARRIER_VF_DEVICE | SB_BARRIER_VF_THREAD0 | SB_BARRIER_VF_HOST_TIMED, summary}
 
 static const sb_variant barrier_rows[] = {
     BARRIER_ROW(syncthreads, 0, SB_BARRIER_VF_BLOCK,
@@ -761,6 +1052,27 @@ static const sb_variant barrier_rows[] = {
                 "no synchronization: address pointer chase a = *a, one bare LDS per hop (load-to-use)"),
     BARRIER_ROW(grid_sync, 0, SB_BARRIER_VF_GRID | SB_BARRIER_VF_THREAD0,
                 "cooperative launch, cooperative_groups this_grid().sync() back to back"),
+    BARRIER_DEVICE_ROW(flag_handoff, SB_BARRIER_VF_PAIR,
+                       "between SMs through L2: blocks 0 and 1, one per SM, ping-pong a packed flag "
+                       "word, st.release.gpu / ld.acquire.gpu spin; per one-way hand-off"),
+    BARRIER_DEVICE_ROW(flag_handoff_relaxed, SB_BARRIER_VF_PAIR,
+                       "between SMs through L2: flag_handoff's ping-pong with st.relaxed.gpu / "
+                       "ld.relaxed.gpu (devscan's lookback_relaxed); per one-way hand-off"),
+    BARRIER_WALK_ROW(1),
+    BARRIER_WALK_ROW(32),
+    BARRIER_WALK_ROW(64),
+    BARRIER_WALK_ROW(256),
+    BARRIER_BOUNDARY_ROW(kernel_boundary_stream, false,
+                         "kernel boundary, host-timed: iters empty kernels back to back in one "
+                         "stream, events around them; per boundary"),
+    BARRIER_BOUNDARY_ROW(kernel_boundary_graph, true,
+                         "kernel boundary, host-timed: one CUDA graph of iters empty kernel nodes "
+                         "(captured, instantiated before timing); per boundary"),
+#ifdef SB_BROKEN
+    BARRIER_DEVICE_ROW(flag_handoff_lost_token, SB_BARRIER_VF_PAIR | SB_VF_TEST_ONLY,
+                       "TEST ONLY: flag_handoff whose block 1 waits for a token block 0 never "
+                       "sends: both spin; the watchdog makes it a deadlock row"),
+#endif
 };
 extern "C" const sb_variant_table sb_barrier_variants = {
     barrier_rows, sizeof barrier_rows / sizeof barrier_rows[0]};

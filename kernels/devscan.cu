@@ -35,6 +35,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "launch.cuh"
+#include "lookback.cuh"
 #include "mbarrier.cuh"
 
 namespace cg = cooperative_groups;
@@ -222,104 +223,9 @@ __device__ void dev_scan_tile_offset(const DevscanParams &p, int tile, DevScanSm
 
 // ---- flags: the single-pass hand-offs ----
 
-// Sleeps only in a grid of many tiles (as CUB: 500 or more): a small grid
-// is resident at once and its few polls contend little.
-#define DEV_SLEEP_MIN_TILES 500
-
-// How the flags are published, read and waited on: memory order, a sleep
-// before the first window read (time for the predecessors' flags to land in
-// L2) and between polls of a window that still holds X (less polling
-// traffic on the flags' L2 lines). CUB's sm_90 tuning for 4-byte sums:
-// relaxed, 1245 ns and 648 ns (fixed_delay_constructor_t<648, 1245>).
-template <bool Relaxed, int FirstNs, int PollNs>
-struct DevLookPolicy {
-  static constexpr bool relaxed = Relaxed;
-  static constexpr int first_ns = FirstNs, poll_ns = PollNs;
-};
-// Measured on an H100 (docs/devscan.md): without the sleeps the look-back
-// reached 65-76% of copy at 256M, with them 82-87%.
-using DevLookAcqRel = DevLookPolicy<false, 1245, 648>;
-using DevLookRelaxed = DevLookPolicy<true, 1245, 648>;
-
-// The protocol object of the single-pass variants: one 64-bit word per tile
-// (or cluster tile), status in the high half, value in the low half, so one
-// load sees both. X = not yet published, A = the value is the tile's
-// aggregate, P = its inclusive prefix. Words are cleared before each launch.
-// Bounded (validating launch): a wait that keeps failing for the watchdog's
-// bound traps with a record (stage = the word waited on), so a broken
-// protocol is a `deadlock` row; raw (timed): a plain spin.
-template <class Pol, bool Bounded>
-struct DevFlags {
-  static constexpr unsigned long long X = 0, A = 1, P = 2;
-  unsigned long long *word;
-  int count;  // words in use: more than DEV_SLEEP_MIN_TILES turns the sleeps on
-
-  // GPU scope: writer and reader are blocks on different SMs. Release /
-  // acquire: a reader that sees the word also sees everything the writer
-  // wrote before it. Relaxed: the word itself is still read whole (64-bit
-  // single-copy atomicity), all the packed protocol needs (docs/devscan.md).
-  __device__ void publish(int i, unsigned long long status, uint32_t v) const {
-    const unsigned long long w = status << 32 | v;
-    if constexpr (Pol::relaxed)
-      asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(word + i), "l"(w) : "memory");
-    else
-      asm volatile("st.release.gpu.global.b64 [%0], %1;" ::"l"(word + i), "l"(w) : "memory");
-  }
-  __device__ unsigned long long read(int i) const {
-    unsigned long long w;
-    if constexpr (Pol::relaxed)
-      asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(w) : "l"(word + i) : "memory");
-    else
-      asm volatile("ld.acquire.gpu.global.b64 %0, [%1];" : "=l"(w) : "l"(word + i) : "memory");
-    return w;
-  }
-
-  // One thread (chained): spins until word i holds P; returns its value.
-  __device__ uint32_t wait_inclusive(int i) const {
-    unsigned long long w = read(i), t0 = 0;
-    while ((w >> 32) != P) {
-      failed_poll(&t0, i);
-      w = read(i);
-    }
-    return (uint32_t)w;
-  }
-
-  // Warp 0 of tile `tile` (> 0), after lane 0 published A: the decoupled
-  // look-back over words tile-1, tile-2, ... 32 at a time (lane k reads
-  // word i - k). Spins while any lane reads X; then the nearest P ends the
-  // look-back, and the A values before it (and that P) add up to the tile's
-  // exclusive prefix, returned to every lane.
-  __device__ uint32_t look_back(int tile) const {
-    const int lane = threadIdx.x & 31;
-    const bool sleep = count >= DEV_SLEEP_MIN_TILES;
-    uint32_t exclusive = 0;
-    unsigned long long t0 = 0;
-    if (Pol::first_ns > 0 && sleep) __nanosleep(Pol::first_ns);
-    for (int i = tile - 1;; i -= 32) {
-      const int k = i - lane;
-      unsigned long long w = k >= 0 ? read(k) : P << 32;
-      while (__any_sync(0xffffffffu, (w >> 32) == X)) {
-        if (Pol::poll_ns > 0 && sleep) __nanosleep(Pol::poll_ns);
-        if ((w >> 32) == X) {
-          failed_poll(&t0, k);
-          w = read(k);
-        }
-      }
-      const unsigned p_lanes = __ballot_sync(0xffffffffu, (w >> 32) == P);
-      const int stop = p_lanes ? __ffs(p_lanes) - 1 : 31;  // the nearest P, or all 32
-      exclusive += __reduce_add_sync(0xffffffffu, lane <= stop ? (uint32_t)w : 0u);
-      if (p_lanes) return exclusive;
-    }
-  }
-
- private:
-  __device__ static void failed_poll(unsigned long long *t0, int waited_on) {
-#if SB_WATCHDOG
-    if constexpr (Bounded) sb_wd_check(sb_wd_now_ns(), t0, 0u, 0u, waited_on);
-#endif
-    (void)t0, (void)waited_on;
-  }
-};
+// The status words, the flag policies (memory order, sleeps) and the
+// look-back: kernels/lookback.cuh (DevFlags), which the barrier price list's
+// flag_handoff and lookback_walk rows time on their own.
 
 // Tile ids in the order blocks start (an atomic counter), so every tile a
 // block waits on belongs to a block that is already running.

@@ -5,7 +5,9 @@ plot(rows, outdir) takes rows from sbcsv.read (typed dicts) and writes:
   barrier_cycles.png         cycles per op vs block_threads at
                              participants=all, one line per primitive;
                              a row of panels per group (GROUPS: hand-offs
-                             and chases, cuda::barrier, mbarrier, bar.sync),
+                             and chases, cuda::barrier, mbarrier, the prices
+                             between SMs (flag ping-pong and kernel
+                             boundaries; look-back walks), bar.sync),
                              a column per contention; the table's first row
                              (thin grey) in every panel as the reference
   barrier_cycles_<p>.png     the same for participants=warp, elected
@@ -45,6 +47,9 @@ GROUPS = (
      lambda s: "own slot" in s or "no synchronization" in s),
     ("cuda::barrier", lambda s: "cuda::barrier" in s),
     ("mbarrier: PTX, cuda::ptx, intrinsics", lambda s: "mbarrier" in s),
+    ("between SMs: flag ping-pong through L2, kernel boundaries (host-timed)",
+     lambda s: "ping-pong" in s or "kernel boundary" in s),
+    ("between SMs: devscan's look-back walking w status words", lambda s: "look-back" in s),
     ("bar.sync: block, warp, named, cooperative groups", lambda s: True),
 )
 GRID = lambda s: "cooperative launch" in s  # noqa: E731
@@ -170,8 +175,10 @@ def _group_grid(rows, groups, title, outdir, name, written):
             ax.set_title(f"{gtitle}\n{cont}", fontsize=9)
             _variant_lines(ax, sel, members)
             _block_axis(ax, rows)
-            if j == len(conts) - 1:  # a legend per row, right of it
-                _row_legend(ax, sel, members)
+        # a legend per row, right of it, naming the lines of every column
+        # (a variant may run at one contention only, e.g. flag_handoff)
+        _row_legend(axes[i][-1], [r for r in rows if r["variant"] in members or r["variant"] in first],
+                    members)
     fig.suptitle(f"{title}\n{_title_suffix(rows)}", fontsize=11)
     _save(fig, outdir, name, written)
 

@@ -24,14 +24,12 @@ def test_writes_every_figure(tmp_path):
         assert os.path.getsize(p) > 10_000
 
 
-def test_cycles_panels_are_small_and_every_line_has_its_own_style(tmp_path):
-    """Issue 20 item 7: groups of a few variants per panel, no two lines of
-    a panel alike, and every ok variant (grid-wide ones aside) drawn."""
-    rows = sbcsv.read(FIXTURE)
+def _cycles_panels(rows, tmp_path):
+    """barrier_cycles.png's panels and the variants drawn in them; checks
+    that each panel holds a few variants, every line in its own style."""
     written = plot_barrier.plot(rows, str(tmp_path))
     cycles = next(p for p in written if p.endswith("barrier_cycles.png"))
     panels = sbplot.drawn(cycles)["panels"]
-    assert len(panels) >= 6
     drawn = set()
     for panel in panels:
         styles = [(ln["color"], ln["marker"], ln["ls"], ln["mfc"]) for ln in panel["lines"]]
@@ -39,6 +37,15 @@ def test_cycles_panels_are_small_and_every_line_has_its_own_style(tmp_path):
         variants = {ln["label"].split(" [")[0] for ln in panel["lines"]}
         assert len(variants) <= 6, panel["title"]
         drawn |= variants
+    return panels, drawn
+
+
+def test_cycles_panels_are_small_and_every_line_has_its_own_style(tmp_path):
+    """Issue 20 item 7: groups of a few variants per panel, no two lines of
+    a panel alike, and every ok variant (grid-wide ones aside) drawn."""
+    rows = sbcsv.read(FIXTURE)
+    panels, drawn = _cycles_panels(rows, tmp_path)
+    assert len(panels) >= 6
     expected = {r["variant"] for r in rows if r["family"] == "barrier" and r["status"] == "ok"
                 and r["participants"] == "all" and plot_barrier.group_of(r["variant"])}
     assert expected and drawn == expected
@@ -59,3 +66,32 @@ def test_fixture_runs_agree_within_two_percent():
     assert a.keys() == b.keys() and len(a) > 300
     worst = max(abs(a[k] - b[k]) / min(a[k], b[k]) for k in a if max(a[k], b[k]) >= 10)
     assert worst < 0.02
+
+
+def test_rows_newer_than_the_fixture_land_in_their_own_grouped_panels(tmp_path):
+    """Issue 21's prices between SMs (and any row the table gains): ok rows
+    for every table row the fixture predates are drawn in barrier_cycles.png's
+    grouped panels, never in the catch-all group, a few per panel, each line
+    its own style; no script names them."""
+    import sbvariants
+
+    rows = sbcsv.read(FIXTURE)
+    have = {r["variant"] for r in rows if r["family"] == "barrier"}
+    new = [v for v in sbvariants.variants("barrier") if v not in have]
+    assert new, "the table has rows the fixture predates"
+    for v in new:
+        assert plot_barrier.group_of(v) is not None, v
+        assert plot_barrier.group_of(v) != plot_barrier.GROUPS[-1][0], v
+    template = next(r for r in rows if r["family"] == "barrier" and r["status"] == "ok"
+                    and r["participants"] == "all")
+    for i, v in enumerate(new):
+        for b in (32, 256, 1024):
+            for cont in plot_barrier.CONTENTIONS:
+                rows.append({**template, "variant": v, "block_threads": b, "contention": cont,
+                             "cycles_per_op": 500.0 * (i + 1) + b})
+    panels, drawn = _cycles_panels(rows, tmp_path)
+    assert set(new) <= drawn
+    # every new row's group has a row of panels titled with it
+    titles = " ".join(p["title"] for p in panels)
+    for v in new:
+        assert plot_barrier.group_of(v) in titles, v

@@ -1,0 +1,126 @@
+// Flags between blocks on different SMs: GPU-scope status words packed
+// with their values (kernels/flag_word.h), the policies they are published
+// and read with, and the decoupled look-back over them (Merrill & Garland
+// 2016). One definition for every user:
+//   devscan (kernels/devscan.cu)  chained, lookback, lookback_relaxed and
+//                                 cluster_lookback hand prefixes over with them
+//   barrier (kernels/barrier.cu)  the price list times them on their own:
+//                                 flag_handoff(_relaxed) (publish + wait_for,
+//                                 ping-pong between two SMs) and
+//                                 lookback_walk_<w> (look_back over w words)
+// so a price and the scan that it explains run the same instructions.
+#ifndef SB_KERNELS_LOOKBACK_CUH
+#define SB_KERNELS_LOOKBACK_CUH
+
+#include <stdint.h>
+
+#include "flag_word.h"
+#include "mbarrier.cuh"  // the deadlock watchdog's clock check (sb_wd_check)
+
+// Sleeps only in a grid of many tiles (as CUB: 500 or more): a small grid
+// is resident at once and its few polls contend little.
+#define DEV_SLEEP_MIN_TILES 500
+
+// How the flags are published, read and waited on: memory order, a sleep
+// before the first window read (time for the predecessors' flags to land in
+// L2) and between polls of a window that still holds X (less polling
+// traffic on the flags' L2 lines). CUB's sm_90 tuning for 4-byte sums:
+// relaxed, 1245 ns and 648 ns (fixed_delay_constructor_t<648, 1245>).
+template <bool Relaxed, int FirstNs, int PollNs>
+struct DevLookPolicy {
+  static constexpr bool relaxed = Relaxed;
+  static constexpr int first_ns = FirstNs, poll_ns = PollNs;
+};
+// Measured on an H100 (docs/devscan.md): without the sleeps the look-back
+// reached 65-76% of copy at 256M, with them 82-87%.
+using DevLookAcqRel = DevLookPolicy<false, 1245, 648>;
+using DevLookRelaxed = DevLookPolicy<true, 1245, 648>;
+
+// The protocol object of the single-pass variants: one 64-bit word per tile
+// (or cluster tile), status in the high half, value in the low half, so one
+// load sees both. X = not yet published, A = the value is the tile's
+// aggregate, P = its inclusive prefix. Words are cleared before each launch.
+// Bounded (validating launch): a wait that keeps failing for the watchdog's
+// bound traps with a record (stage = the word waited on), so a broken
+// protocol is a `deadlock` row; raw (timed): a plain spin.
+template <class Pol, bool Bounded>
+struct DevFlags {
+  static constexpr unsigned long long X = SB_FLAG_X, A = SB_FLAG_A, P = SB_FLAG_P;
+  unsigned long long *word;
+  int count;  // words in use: more than DEV_SLEEP_MIN_TILES turns the sleeps on
+
+  // GPU scope: writer and reader are blocks on different SMs. Release /
+  // acquire: a reader that sees the word also sees everything the writer
+  // wrote before it. Relaxed: the word itself is still read whole (64-bit
+  // single-copy atomicity), all the packed protocol needs (docs/devscan.md).
+  __device__ void publish(int i, unsigned long long status, uint32_t v) const {
+    const unsigned long long w = status << 32 | v;
+    if constexpr (Pol::relaxed)
+      asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(word + i), "l"(w) : "memory");
+    else
+      asm volatile("st.release.gpu.global.b64 [%0], %1;" ::"l"(word + i), "l"(w) : "memory");
+  }
+  __device__ unsigned long long read(int i) const {
+    unsigned long long w;
+    if constexpr (Pol::relaxed)
+      asm volatile("ld.relaxed.gpu.global.b64 %0, [%1];" : "=l"(w) : "l"(word + i) : "memory");
+    else
+      asm volatile("ld.acquire.gpu.global.b64 %0, [%1];" : "=l"(w) : "l"(word + i) : "memory");
+    return w;
+  }
+
+  // One thread (chained): spins until word i holds P; returns its value.
+  __device__ uint32_t wait_inclusive(int i) const {
+    unsigned long long w = read(i), t0 = 0;
+    while ((w >> 32) != P) {
+      failed_poll(&t0, i);
+      w = read(i);
+    }
+    return (uint32_t)w;
+  }
+
+  // One thread (the price list's flag_handoff): spins until word i holds
+  // exactly `want` (a status and a value: a token that changes every round).
+  __device__ void wait_for(int i, unsigned long long want) const {
+    unsigned long long t0 = 0;
+    while (read(i) != want) failed_poll(&t0, i);
+  }
+
+  // Warp 0 of tile `tile` (> 0), after lane 0 published A: the decoupled
+  // look-back over words tile-1, tile-2, ... 32 at a time (lane k reads
+  // word i - k). Spins while any lane reads X; then the nearest P ends the
+  // look-back, and the A values before it (and that P) add up to the tile's
+  // exclusive prefix, returned to every lane.
+  __device__ uint32_t look_back(int tile) const {
+    const int lane = threadIdx.x & 31;
+    const bool sleep = count >= DEV_SLEEP_MIN_TILES;
+    uint32_t exclusive = 0;
+    unsigned long long t0 = 0;
+    if (Pol::first_ns > 0 && sleep) __nanosleep(Pol::first_ns);
+    for (int i = tile - 1;; i -= 32) {
+      const int k = i - lane;
+      unsigned long long w = k >= 0 ? read(k) : P << 32;
+      while (__any_sync(0xffffffffu, (w >> 32) == X)) {
+        if (Pol::poll_ns > 0 && sleep) __nanosleep(Pol::poll_ns);
+        if ((w >> 32) == X) {
+          failed_poll(&t0, k);
+          w = read(k);
+        }
+      }
+      const unsigned p_lanes = __ballot_sync(0xffffffffu, (w >> 32) == P);
+      const int stop = p_lanes ? __ffs(p_lanes) - 1 : 31;  // the nearest P, or all 32
+      exclusive += __reduce_add_sync(0xffffffffu, lane <= stop ? (uint32_t)w : 0u);
+      if (p_lanes) return exclusive;
+    }
+  }
+
+ private:
+  __device__ static void failed_poll(unsigned long long *t0, int waited_on) {
+#if SB_WATCHDOG
+    if constexpr (Bounded) sb_wd_check(sb_wd_now_ns(), t0, 0u, 0u, waited_on);
+#endif
+    (void)t0, (void)waited_on;
+  }
+};
+
+#endif
