@@ -11,6 +11,8 @@ import csv
 import math
 import os
 
+import sbdeps  # noqa: F401  (a missing package: one line and exit 2, not a traceback)
+
 # Schema 2 adds optional columns (regs_per_thread, smem_per_block) and the
 # gemm family's (m, k, pct_of_cublas); every column is read by name, so a
 # file with or without them reads the same way. Schema 3 adds the power

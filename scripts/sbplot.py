@@ -14,7 +14,8 @@ import numbers
 import os
 import textwrap
 
-import matplotlib
+import sbdeps  # noqa: F401  (a missing package: one line and exit 2, not a traceback)
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")  # headless: no display on CI or GPU machines
 import matplotlib.pyplot as plt  # noqa: E402
