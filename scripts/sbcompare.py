@@ -960,7 +960,9 @@ def _summary_parts(cmp, allow_missing, detail_name, detail_url, unmatched, liste
         if more:
             out += [more, ""]
 
-    section("### Regressions", cmp.regressions, lambda ms: matches_table(cmp, ms, True, compact=True))
+    worst_first = sorted(cmp.regressions, key=lambda m: -m.gated)
+    section("### Regressions", worst_first,
+            lambda ms: matches_table(cmp, ms, True, order="given", compact=True))
     section("### Broken: ok in base, not ok in new", cmp.failing_broken,
             lambda ps: status_table(cmp, ps, True, detail_chars=160, compact=True))
     title = "### Missing in new (not counted: --allow-missing)" if allow_missing else "### Missing in new"
