@@ -4,7 +4,6 @@ gemm's pct_of_cublas, devscan's pct_of_cub), and the PR comment's size.
 Every pair here is a committed CSV transformed in code: a GEMM variant
 made 3% slower (its times x1.03 and its paired ratio / 1.03), clocks moved,
 every point made slower. In-process (sbcompare), so the file stays fast."""
-import csv
 import glob
 import os
 import subprocess
@@ -17,6 +16,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import sbcompare  # noqa: E402
 import sbcsv  # noqa: E402
 import sbvariants  # noqa: E402
+from test_compare import read_records, write_records  # noqa: E402
 
 COMPARE = os.path.join(ROOT, "scripts", "compare.py")
 LATEST = os.path.join(ROOT, "results", "h100-80gb-hbm3", "latest.csv")
@@ -31,17 +31,11 @@ GEMM_VARIANTS = [v for v in sbvariants.variants(GEMM)
 
 
 def records(path=LATEST):
-    with open(path, newline="") as f:
-        reader = csv.DictReader(f)
-        return reader.fieldnames, list(reader)
+    return read_records(path)
 
 
 def write(path, header, rows):
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=header, lineterminator="\n")
-        w.writeheader()
-        w.writerows(rows)
-    return str(path)
+    return write_records(path, header, rows)
 
 
 def slower(row, factor):
