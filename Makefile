@@ -66,7 +66,7 @@ endif
 DEVICE    ?= 0
 GBENCH_HDR := $(firstword $(wildcard /usr/include/benchmark/benchmark.h /usr/local/include/benchmark/benchmark.h))
 
-.PHONY: all bench bench-quick plots test test-c test-asan test-py test-resources clean check-gbench \
+.PHONY: all bench bench-quick plots test test-c test-asan test-py test-resources clean check-gbench venv \
         fuzz fuzz-build sanitize broken nowatchdog sass plain predecessors carry
 CANARY    := $(BUILD)/racecheck_canary
 all: $(BIN) $(CANARY)
@@ -148,12 +148,17 @@ $(BUILD)/%.o $(BUILD)/%.res: %.cu | check-gbench
 $(BUILD)/tests/test_host: $(TEST_SRC:%.c=$(BUILD)/%.o) $(OBJ)
 	$(CXX) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
+venv: $(VENV)/.installed
 $(VENV)/.installed: requirements.txt
 	@python3 -m venv $(VENV) || { echo "syncbench: cannot create a venv; install it with: sudo apt-get install -y python3-venv"; exit 1; }
 	@$(VENV)/bin/pip install -q --disable-pip-version-check -r requirements.txt || { echo "syncbench: installing Python packages failed; run: $(VENV)/bin/pip install -r requirements.txt"; exit 1; }
 	@touch $@
 
 # Default sweep on GPU $(DEVICE) -> results/<gpu-slug>/latest.csv + plots/.
+# scripts/bench.sh exits 0 clean, 1 wrong/error/deadlock rows, 2 bad usage,
+# 3 could not run, 4 plotting failed, 130 interrupted; make turns any of
+# them into its own 2, so a workflow that branches on them calls
+# scripts/bench.sh build/syncbench DEVICE latest directly.
 bench: $(BIN) $(PY_DEP)
 	@PY=$(PY) scripts/bench.sh $(BIN) $(DEVICE) latest $(ARGS)
 
