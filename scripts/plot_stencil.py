@@ -185,7 +185,16 @@ if __name__ == "__main__":
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import sbcsv
 
-    if len(sys.argv) != 3:
-        sys.exit("usage: plot_stencil.py RESULTS.csv OUTDIR")
-    for p in plot(sbcsv.read(sys.argv[1]), sys.argv[2]):
+    import argparse
+
+    ap = argparse.ArgumentParser(description="stencil, stencil2d and multistage plots "
+                                 "(speedup, time per iteration, against block size)")
+    ap.add_argument("csv", metavar="RESULTS.csv")
+    ap.add_argument("outdir", metavar="OUTDIR")
+    a = ap.parse_args()
+    try:
+        rows = sbcsv.read(a.csv)
+    except sbcsv.CsvError as e:
+        sys.exit(f"plot_stencil.py: {e}")
+    for p in plot(rows, a.outdir):
         print(p)

@@ -1084,3 +1084,10 @@ def sensitivity_table(cmp, markdown=False):
     return render_table(["family", "variant", "points", "figure", "worst A/A change",
                          "flags half the points above", "flags every point above"],
                         rows, markdown)
+
+
+if __name__ == "__main__":
+    import sys
+    print("usage: import sbcompare (scripts/sbcompare.py is a module of compare.py and report.py, not a command)\n")
+    print(__doc__.strip())
+    sys.exit(0)

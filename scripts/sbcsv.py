@@ -152,3 +152,10 @@ def gpu_slug(name):
     if slug.startswith("nvidia-"):
         slug = slug[len("nvidia-"):]
     return slug or "unknown-gpu"
+
+
+if __name__ == "__main__":
+    import sys
+    print("usage: import sbcsv (scripts/sbcsv.py is a module of every script that reads a CSV, not a command)\n")
+    print(__doc__.strip())
+    sys.exit(0)

@@ -54,5 +54,6 @@ if sys.excepthook is not _hook and getattr(sys.excepthook, "__name__", "") != "_
 
 
 if __name__ == "__main__":
+    print("usage: import sbdeps (scripts/sbdeps.py is a module of the scripts, not a command)\n")
     print(__doc__.strip())
     sys.exit(0)

@@ -223,3 +223,10 @@ def save(fig, path, dpi=110):
 
 def drawn(path):
     return DRAWN[os.path.abspath(path)]
+
+
+if __name__ == "__main__":
+    import sys
+    print("usage: import sbplot (scripts/sbplot.py is a module of the plot scripts, not a command)\n")
+    print(__doc__.strip())
+    sys.exit(0)
