@@ -302,10 +302,7 @@ if __name__ == "__main__":
     ap.add_argument("csv")
     ap.add_argument("--outdir", default=".")
     a = ap.parse_args()
-    try:
-        data = sbcsv.read(a.csv)
-    except sbcsv.CsvError as e:
-        sys.exit(f"plot_pipeline.py: {e}")
+    data = sbcsv.read_or_exit(a.csv, "plot_pipeline.py")
     for p in plot(data, a.outdir):
         print(p)
     for key, value in summary(data).items():

@@ -180,21 +180,16 @@ def plot(rows, outdir):
 
 
 if __name__ == "__main__":
+    import argparse
     import sys
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import sbcsv
-
-    import argparse
 
     ap = argparse.ArgumentParser(description="stencil, stencil2d and multistage plots "
                                  "(speedup, time per iteration, against block size)")
     ap.add_argument("csv", metavar="RESULTS.csv")
     ap.add_argument("outdir", metavar="OUTDIR")
     a = ap.parse_args()
-    try:
-        rows = sbcsv.read(a.csv)
-    except sbcsv.CsvError as e:
-        sys.exit(f"plot_stencil.py: {e}")
-    for p in plot(rows, a.outdir):
+    for p in plot(sbcsv.read_or_exit(a.csv, "plot_stencil.py"), a.outdir):
         print(p)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import math
 import os
+import sys
 
 import sbdeps  # noqa: F401  (a missing package: one line and exit 2, not a traceback)
 
@@ -131,6 +132,15 @@ def read(path):
         row["_line"] = number
         rows.append(row)
     return rows
+
+
+def read_or_exit(path, prog):
+    """read(), for a script's main: unusable input is one line and exit 2."""
+    try:
+        return read(path)
+    except CsvError as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def key(row):
