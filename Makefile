@@ -257,7 +257,7 @@ clean:
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # --- compare, gate, report (docs/REGRESSIONS.md) ---
-.PHONY: compare gate gate-committed report answers variants
+.PHONY: compare gate gate-committed report answers variants history
 # Side by side: make compare A=base.csv B=new.csv [ARGS="--markdown --plots DIR"]
 compare: $(PY_DEP)
 	@test -n "$(A)" && test -n "$(B)" || { echo "usage: make compare A=base.csv B=new.csv [ARGS=--markdown]"; exit 2; }
@@ -285,6 +285,12 @@ gate-committed: $(PY_DEP)
 	    --summary build/test-logs/gate-$$g.md --detail build/test-logs/gate-$$g-detail.md > build/test-logs/gate-$$g.txt \
 	    || { echo "gate-committed: $$g FAILED: see build/test-logs/gate-$$g.md"; exit 1; }; \
 	  else echo "gate-committed: $$b has no latest.csv beside it"; fi; done
+
+# Each variant's gated figure over the runs, the gate's noise band and what
+# it would have flagged: results/<gpu>/plots/history.png from the committed
+# results/<gpu>/*.csv plus any CSVs or folders of CI artifacts in ARGS.
+history: $(PY_DEP)
+	@$(PY) scripts/history.py $(ARGS)
 
 # README.md's answers block (workload -> variant to use -> measured why, the
 # price list) from the committed CSVs; tests/test_answers.py checks it is current.
