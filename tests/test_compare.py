@@ -269,9 +269,9 @@ def test_sensitivity_option_reports_per_variant_edges(tmp_path):
     rc, out, _ = run_compare("--sensitivity", FIXTURE, faster)
     assert rc == 0
     rows = {tuple(line.split()[:2]): line.split()[2:] for line in out.splitlines()
-            if line.startswith("scan ") and len(line.split()) == 6}
-    assert rows[("scan", "pingpong")] == ["24", "-2.0%", "+7.1%", "+7.1%"]
-    assert rows[("scan", "mbarrier")] == ["24", "+0.0%", "+5.0%", "+5.0%"]
+            if line.startswith("scan ") and len(line.split()) == 7}
+    assert rows[("scan", "pingpong")] == ["24", "time", "-2.0%", "+7.1%", "+7.1%"]
+    assert rows[("scan", "mbarrier")] == ["24", "time", "+0.0%", "+5.0%", "+5.0%"]
 
 
 # ------------------------------------------------------------ status changes
