@@ -214,3 +214,22 @@ def test_unmatched_acceptances_are_one_line(tmp_path):
     lines = [line for line in err.splitlines() if "matched nothing" in line]
     assert lines == [f"compare: 2 acceptance entries of {acc} matched nothing in this pair "
                      "(lines 2, 3): prune them once no committed pair needs them"]
+
+
+@pytest.mark.parametrize("figure", ["paired", "cycles"])
+def test_sensitivity_is_the_exact_edge_of_the_gated_rule(pairs_by_schema, figure):
+    """--sensitivity's factor for a ceiling-family point: just above it the
+    point is flagged, just below it is not, on its own figure."""
+    base = run(pairs_by_schema[figure])
+    cmp = sbcompare.compare(base, base)
+    gemm = [m for m in cmp.matches if m.base["family"] == GEMM and m.figure == figure][:8]
+    assert len(gemm) == 8
+    for m in gemm:
+        s = sbcompare.smallest_flagged_scale(m.base, m.new, cmp.threshold, m.figure, m.column)
+        for factor, flagged in ((s * 1.0001, True), (s * 0.9999, False)):
+            new = {**m.new, **{c: m.new[c] * factor for c in sbcompare.TIMES}}
+            if m.column and new.get(m.column):
+                new[m.column] = m.new[m.column] / factor
+            moved = sbcompare.match_of(m.base, new, cmp.threshold)
+            assert moved.figure == figure
+            assert sbcompare.match_slower(moved, cmp.threshold) is flagged, (factor, s)
