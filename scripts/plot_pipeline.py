@@ -292,17 +292,18 @@ def plot(rows, outdir):
 
 
 if __name__ == "__main__":
+    import argparse
+
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import sbcsv
 
-    args = sys.argv[1:]
-    out = "."
-    if "--outdir" in args:
-        k = args.index("--outdir")
-        out = args[k + 1]
-        del args[k:k + 2]
-    data = sbcsv.read(args[0])
-    for p in plot(data, out):
+    ap = argparse.ArgumentParser(description="pipeline and pipeline_intensity plots "
+                                 "(heatmap, intensity, bytes in flight) and their summary")
+    ap.add_argument("csv")
+    ap.add_argument("--outdir", default=".")
+    a = ap.parse_args()
+    data = sbcsv.read_or_exit(a.csv, "plot_pipeline.py")
+    for p in plot(data, a.outdir):
         print(p)
     for key, value in summary(data).items():
         print(f"{key}: {value}")

@@ -180,12 +180,16 @@ def plot(rows, outdir):
 
 
 if __name__ == "__main__":
+    import argparse
     import sys
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import sbcsv
 
-    if len(sys.argv) != 3:
-        sys.exit("usage: plot_stencil.py RESULTS.csv OUTDIR")
-    for p in plot(sbcsv.read(sys.argv[1]), sys.argv[2]):
+    ap = argparse.ArgumentParser(description="stencil, stencil2d and multistage plots "
+                                 "(speedup, time per iteration, against block size)")
+    ap.add_argument("csv", metavar="RESULTS.csv")
+    ap.add_argument("outdir", metavar="OUTDIR")
+    a = ap.parse_args()
+    for p in plot(sbcsv.read_or_exit(a.csv, "plot_stencil.py"), a.outdir):
         print(p)

@@ -18,6 +18,20 @@ runs, so clean reruns flag nothing while a uniform 3% slowdown of one
 variant is flagged at every one of its points. Faster is the mirror image.
 Acceptances (results/accepted.csv) turn known, explained changes of one
 base->new pair into "accepted": listed, not counted.
+
+The gated figure. Rows of a family whose variant table names a ceiling
+column (gemm: pct_of_cublas, devscan: pct_of_cub; results/variants.csv)
+follow the GPU's power state, so the rules above do not read their time:
+  - both rows schema >= 3 with the ceiling column filled (the paired ratio:
+    the ceiling timed in samples interleaved with the variant's): the figure
+    is base ratio / new ratio, and rule A is that figure above 1 + threshold
+    (there are no quartiles of a ratio);
+  - otherwise, and for the ceiling's own row: cycles, time x sm_clock_mhz
+    (median and quartiles each multiplied by the row's clock);
+  - either way, a point whose sm_clock_mhz differs between the two runs by
+    more than POWER_STATE_LIMIT is "power state differs": listed, neither a
+    pass nor a regression, and left out of rule B.
+Every other row is gated on its time.
 """
 from __future__ import annotations
 
@@ -29,8 +43,15 @@ import textwrap
 from dataclasses import dataclass, field
 
 import sbcsv
+import sbvariants
 
 DEFAULT_THRESHOLD = 0.05
+# A ceiling-family point whose SM clock (sm_clock_mhz) moved by more than
+# this between the runs is not gated: "power state differs".
+POWER_STATE_LIMIT = 0.05
+# What a point is gated on (Match.figure), in the order the docs give them.
+FIGURES = {"time": "time", "cycles": "cycles (time x sm_clock_mhz)",
+           "paired": "paired ceiling ratio"}
 # Rule B, from measured noise: between real A/A runs no variant's geometric
 # mean moved by more than 0.4% (H200 back to back, 858 and 397 points) and
 # no point of a multi-point variant by more than 1.5%. 1.5% sits above both.
@@ -196,11 +217,68 @@ def faster_beyond_noise(base, new, threshold):
     return slower_beyond_noise(new, base, threshold)
 
 
-def smallest_flagged_scale(base, new, threshold):
+def ceiling_column(family):
+    """The column a family's paired ceiling ratio goes to (its variant
+    table says), or None for a family without a ceiling row."""
+    fam = sbvariants.family(family)
+    return fam.ceiling_column if fam else None
+
+
+def _positive(row, column):
+    value = row.get(column)
+    return value is not None and value > 0
+
+
+def gated_figure(base, new):
+    """(figure, ceiling column) a matched point is gated on: 'time' for
+    families without a ceiling; for the others the paired ratio when both
+    rows are schema >= 3 and carry it, else 'cycles' (time x SM clock),
+    else (no clock on a side) 'time'."""
+    column = ceiling_column(base["family"])
+    if column is None:
+        return "time", None
+    if (not sbvariants.has_flag(base["family"], base["variant"], "ceiling")
+            and all((r.get("schema_version") or 0) >= 3 and _positive(r, column)
+                    for r in (base, new))):
+        return "paired", column
+    if _positive(base, "sm_clock_mhz") and _positive(new, "sm_clock_mhz"):
+        return "cycles", column
+    return "time", column
+
+
+def _clocks(m):
+    """(base, new) multipliers of the times: the SM clocks for cycles."""
+    if m.figure == "cycles":
+        return m.base["sm_clock_mhz"], m.new["sm_clock_mhz"]
+    return 1.0, 1.0
+
+
+def match_slower(m, threshold):
+    """Rule A on the point's gated figure."""
+    if m.figure == "paired":
+        return m.gated > 1 + threshold
+    cb, cn = _clocks(m)
+    return (m.new["median_us"] * cn > m.base["median_us"] * cb * (1 + threshold)
+            and m.new["q1_us"] * cn > m.base["q3_us"] * cb)
+
+
+def match_faster(m, threshold):
+    if m.figure == "paired":
+        return 1 / m.gated > 1 + threshold
+    cb, cn = _clocks(m)
+    return (m.base["median_us"] * cb > m.new["median_us"] * cn * (1 + threshold)
+            and m.base["q1_us"] * cb > m.new["q3_us"] * cn)
+
+
+def smallest_flagged_scale(base, new, threshold, figure="time", column=None):
     """The factor s such that scaling every time of new by anything above s
-    makes the gate flag the point: the point's sensitivity in an A/A pair."""
-    return max((1 + threshold) * base["median_us"] / new["median_us"],
-               base["q3_us"] / new["q1_us"])
+    makes the gate flag the point: the point's sensitivity in an A/A pair.
+    figure/column: what the point is gated on (gated_figure)."""
+    if figure == "paired":  # new's ratio scales by 1/s
+        return (1 + threshold) * new[column] / base[column]
+    cb, cn = ((base["sm_clock_mhz"], new["sm_clock_mhz"]) if figure == "cycles" else (1.0, 1.0))
+    return max((1 + threshold) * base["median_us"] * cb / (new["median_us"] * cn),
+               base["q3_us"] * cb / (new["q1_us"] * cn))
 
 
 def variant_shift(log_ratios, shift=VARIANT_SHIFT, alpha=VARIANT_ALPHA):
@@ -224,18 +302,20 @@ def variant_shift(log_ratios, shift=VARIANT_SHIFT, alpha=VARIANT_ALPHA):
 
 
 def apply_variant_rule(matches, shift=VARIANT_SHIFT):
-    """Rule B over matches (verdicts set in place)."""
+    """Rule B over matches, on each point's gated figure (verdicts set in
+    place); points whose power state differs take no part."""
     groups = {}
     for m in matches:
-        groups.setdefault(by_variant(m), []).append(m)
+        if not m.power_state:
+            groups.setdefault(by_variant(m), []).append(m)
     for group in groups.values():
-        direction = variant_shift([math.log(m.ratio) for m in group], shift)
+        direction = variant_shift([math.log(m.gated) for m in group], shift)
         for m in group:
             if m.verdict:
                 continue
-            if direction > 0 and m.ratio > 1 + shift:
+            if direction > 0 and m.gated > 1 + shift:
                 m.verdict, m.why = "slower", "variant"
-            elif direction < 0 and m.ratio < 1 / (1 + shift):
+            elif direction < 0 and m.gated < 1 / (1 + shift):
                 m.verdict, m.why = "faster", "variant"
 
 
@@ -255,11 +335,30 @@ class Match:
     new: dict
     verdict: str  # "slower", "faster" or "" (within threshold or noise)
     why: str = ""  # "point" (rule A) or "variant" (rule B)
+    figure: str = "time"  # what it is gated on: FIGURES
+    column: str | None = None  # the family's ceiling column, if it has one
+    power_state: bool = False  # SM clocks differ beyond POWER_STATE_LIMIT: not gated
 
     @property
     def ratio(self):
         """new time / base time: above 1 is slower."""
         return self.new["median_us"] / self.base["median_us"]
+
+    @property
+    def clock_ratio(self):
+        """new SM clock / base SM clock, or None without both."""
+        b, n = self.base.get("sm_clock_mhz"), self.new.get("sm_clock_mhz")
+        return n / b if b and n else None
+
+    @property
+    def gated(self):
+        """The gated figure's ratio, above 1 is slower: the time ratio, the
+        cycles ratio, or base paired ratio / new paired ratio."""
+        if self.figure == "paired":
+            return self.base[self.column] / self.new[self.column]
+        if self.figure == "cycles":
+            return self.ratio * self.clock_ratio
+        return self.ratio
 
     def figure_ratio(self, column):
         b, n = self.base.get(column), self.new.get(column)
@@ -305,6 +404,19 @@ class Comparison:
         return [m for m in self.matches if m.verdict == "faster"]
 
     @property
+    def power_state_differs(self):
+        """Ceiling-family points whose SM clocks differ beyond the limit."""
+        return [m for m in self.matches if m.power_state]
+
+    def figure_counts(self):
+        """{figure: points gated on it} (power-state points left out)."""
+        counts = {f: 0 for f in FIGURES}
+        for m in self.matches:
+            if not m.power_state:
+                counts[m.figure] += 1
+        return counts
+
+    @property
     def missing(self):
         """Points ok in base that new does not have at all."""
         return [r for r in self.only_base if r["status"] == OK and not self.is_accepted(r)]
@@ -344,6 +456,20 @@ class Comparison:
         return sum(1 for a in self.accepted.values() if a is acceptance)
 
 
+def match_of(b, n, threshold, cross_gpu=False):
+    """One point ok on both sides, with its figure and rule-A verdict."""
+    figure, column = gated_figure(b, n)
+    m = Match(b, n, "", figure=figure, column=column)
+    clock = m.clock_ratio
+    m.power_state = bool(column and not cross_gpu and clock
+                         and abs(clock - 1) > POWER_STATE_LIMIT)
+    if not m.power_state:
+        m.verdict = ("slower" if match_slower(m, threshold) else
+                     "faster" if match_faster(m, threshold) else "")
+        m.why = "point" if m.verdict else ""
+    return m
+
+
 def compare(base, new, threshold=DEFAULT_THRESHOLD):
     """Joins two runs on family, variant and every axis."""
     out = Comparison(base=base, new=new, threshold=threshold)
@@ -352,9 +478,7 @@ def compare(base, new, threshold=DEFAULT_THRESHOLD):
         if n is None:
             out.only_base.append(b)
         elif b["status"] == OK and n["status"] == OK:
-            verdict = ("slower" if slower_beyond_noise(b, n, threshold) else
-                       "faster" if faster_beyond_noise(b, n, threshold) else "")
-            out.matches.append(Match(b, n, verdict, "point" if verdict else ""))
+            out.matches.append(match_of(b, n, threshold, out.cross_gpu))
         elif b["status"] == OK:
             out.broken.append((b, n))
         elif n["status"] == OK:
@@ -535,7 +659,10 @@ def point_cells(row, axes):
 
 def verdict_cell(cmp, m):
     """SLOWER / faster, with the rule that said so (A: the point, B: its
-    variant); accepted for a slowdown an acceptance covers."""
+    variant); accepted for a slowdown an acceptance covers; power state
+    differs for a point not gated."""
+    if m.power_state:
+        return "power state differs"
     if not m.verdict:
         return ""
     word = m.verdict.upper() if m.verdict == "slower" else m.verdict
@@ -544,33 +671,52 @@ def verdict_cell(cmp, m):
     return f"{word} ({'A' if m.why == 'point' else 'B'})"
 
 
-def matches_table(cmp, matches, markdown):
-    axes = cmp.axes()
+def figure_cell(m):
+    """What the point is gated on, with the clocks where they matter."""
+    if m.figure == "paired":
+        return f"{m.column} {fmt_figure(m.base[m.column])}->{fmt_figure(m.new[m.column])}"
+    if m.figure == "cycles" or m.power_state:
+        return (f"cycles @ {m.base['sm_clock_mhz']:.0f}->{m.new['sm_clock_mhz']:.0f} MHz"
+                if m.clock_ratio else m.figure)
+    return m.figure
+
+
+def matches_table(cmp, matches, markdown, order="csv", compact=False):
+    """One row per matched point; change is the gated figure's change
+    (above 0 is slower). order: 'csv' (the sweep's) or as given. compact:
+    only the axes these points set (the PR comment)."""
+    axes = axes_in_use([m.base for m in matches]) if compact else cmp.axes()
     normalized = cmp.normalized_columns() if cmp.cross_gpu else []
     headers = ["family", "variant", *axes, "base us", "new us", "base IQR us",
-               "new IQR us", "time ratio", "change", "verdict"]
+               "new IQR us", "time ratio", "gated on", "change", "verdict"]
     for c in normalized:
         headers += [f"base {c}", f"new {c}", f"{c} ratio"]
     rows = []
-    for m in sorted(matches, key=lambda m: m.base["_line"]):  # CSV order: the sweep's
+    if order == "csv":
+        matches = sorted(matches, key=lambda m: m.base["_line"])
+    for m in matches:
         cells = point_cells(m.base, axes) + [
             fmt_us(m.base["median_us"]), fmt_us(m.new["median_us"]),
             f"{fmt_us(m.base['q1_us'])}-{fmt_us(m.base['q3_us'])}",
             f"{fmt_us(m.new['q1_us'])}-{fmt_us(m.new['q3_us'])}",
-            fmt_ratio(m.ratio), fmt_change(m.ratio), verdict_cell(cmp, m)]
+            fmt_ratio(m.ratio), figure_cell(m), fmt_change(m.gated), verdict_cell(cmp, m)]
         for c in normalized:
             cells += [fmt_figure(m.base.get(c)), fmt_figure(m.new.get(c)), fmt_ratio(m.figure_ratio(c))]
         rows.append(cells)
     return render_table(headers, rows, markdown)
 
 
-def status_table(cmp, pairs, markdown):
-    axes = cmp.axes()
+def status_table(cmp, pairs, markdown, detail_chars=None, compact=False):
+    """detail_chars: cut each row's detail to that length; compact: only the
+    axes these points set (both for the PR comment)."""
+    axes = axes_in_use([b or n for b, n in pairs]) if compact else cmp.axes()
     headers = ["family", "variant", *axes, "base status", "new status", "detail"]
     rows = []
     # Base rows in base CSV order, then rows only new has, in new's order.
     for b, n in sorted(pairs, key=lambda p: (p[0] is None, (p[0] or p[1])["_line"])):
         detail = (n or {}).get("detail") or (b or {}).get("detail") or ""
+        if detail_chars and len(detail) > detail_chars:
+            detail = detail[:detail_chars - 3].rstrip() + "..."
         rows.append(point_cells(b or n, axes) + [b["status"] if b else "(absent)",
                                                  n["status"] if n else "(absent)", detail])
     return render_table(headers, rows, markdown)
@@ -615,7 +761,10 @@ def rule_text(cmp, markdown=False):
             f"or {b}(B){b} its variant's geometric mean moved by more than "
             f"{VARIANT_SHIFT * 100:g}% (Wilcoxon signed-rank, p < {VARIANT_ALPHA:g}, "
             f"{VARIANT_MIN_POINTS}+ points) and the point itself by more than "
-            f"{VARIANT_SHIFT * 100:g}%" + ("; rule B is off across GPU models" if cmp.cross_gpu else ""))
+            f"{VARIANT_SHIFT * 100:g}%" + ("; rule B is off across GPU models" if cmp.cross_gpu else "")
+            + f". Families with a ceiling column are gated on the paired ratio (schema 3) or "
+            f"on cycles (time x sm_clock_mhz), and not gated where the SM clock moved by more "
+            f"than {POWER_STATE_LIMIT * 100:g}% (power state differs)")
 
 
 def header_block(cmp, markdown):
@@ -684,21 +833,22 @@ def summary_table(cmp, markdown):
 
 
 def acceptance_lines(cmp, reason_chars=None):
-    """Which acceptances applied, to how many points; and the unused ones.
-    reason_chars: cut each reason to that length (terminal lines)."""
+    """Which acceptances applied, to how many points (the entries that
+    matched nothing: unmatched_line). reason_chars: cut each reason to that
+    length (terminal lines)."""
     return [f"accepted: {cmp.accepted_count(a)} point(s) by {a.describe(reason_chars)}"
-            if cmp.accepted_count(a) else f"acceptance unused (matched no changed point): "
-            f"{a.describe(reason_chars)}" for a in cmp.acceptances]
+            for a in cmp.acceptances if cmp.accepted_count(a)]
 
 
-def render_comparison(cmp, markdown=False, details=True, summary=True):
+def render_comparison(cmp, markdown=False, details=True, summary=True, header=True):
     """The report of one pair of runs: the per-variant summary first, then
     (details) every point."""
     h = "### " if markdown else ""
-    out = ["\n".join(header_block(cmp, markdown)), ""]
+    out = ["\n".join(header_block(cmp, markdown)), ""] if header else []
     if summary:
         out += [counts_line(cmp), ""]
-        out += acceptance_lines(cmp) + ([""] if cmp.acceptances else [])
+        applied = acceptance_lines(cmp)
+        out += applied + ([""] if applied else [])
         if cmp.matches or one_sided_pairs(cmp):
             out += [f"{h}Per variant: geometric mean of time ratios, points beyond noise", "",
                     summary_table(cmp, markdown), ""]
@@ -718,44 +868,202 @@ def render_comparison(cmp, markdown=False, details=True, summary=True):
     return "\n".join(out)
 
 
-def render_gate_summary(cmp, allow_missing=False):
-    """Markdown for a CI comment: verdict first, then what failed."""
-    failures = cmp.gate_failures(allow_missing)
+# The PR comment (--summary) must fit a GitHub comment (65,536 characters)
+# whatever the number of points: lists are cut, the full table goes to the
+# detail file (--detail).
+SUMMARY_LIMIT = 60000
+SUMMARY_LISTED = (40, 20, 10, 5, 0)  # points per list, tried until it fits
+LARGEST_MOVES = 10
+BRIEF_LINES = 40  # --gate --summary-only
+
+
+def gate_counts(cmp, allow_missing=False):
     parts = [f"{len(cmp.regressions)} regression(s)", f"{len(cmp.failing_broken)} broken point(s)"]
     if not allow_missing:
         parts.append(f"{len(cmp.missing)} missing point(s)")
+    if cmp.power_state_differs:
+        parts.append(f"{len(cmp.power_state_differs)} power state differs")
     if cmp.accepted:
         parts.append(f"{len(cmp.accepted)} accepted")
-    verdict = "FAIL" if failures else "PASS"
-    out = [f"## syncbench gate: {verdict} ({', '.join(parts)})", "",
+    return parts
+
+
+def gate_title(cmp, allow_missing=False):
+    verdict = "FAIL" if cmp.gate_failures(allow_missing) else "PASS"
+    return f"## syncbench gate: {verdict} ({', '.join(gate_counts(cmp, allow_missing))})"
+
+
+def figures_line(cmp):
+    counts = cmp.figure_counts()
+    used = [f"{n} on {FIGURES[f]}" for f, n in counts.items() if n]
+    text = f"{len(cmp.matches)} points compared: " + (", ".join(used) or "none gated")
+    if cmp.power_state_differs:
+        text += (f"; {len(cmp.power_state_differs)} not gated: SM clock moved by more than "
+                 f"{POWER_STATE_LIMIT * 100:g}% (power state differs)")
+    return text
+
+
+def cut(items, limit):
+    """(the first `limit` items, a '... and N more' line or None)."""
+    if len(items) <= limit:
+        return items, None
+    return items[:limit], f"... and {len(items) - limit} more, see the detail file"
+
+
+def largest_moves(cmp, n=LARGEST_MOVES):
+    """(the n largest slowdowns, the n largest speedups) of the gated
+    figure among gated points, largest first."""
+    gated = [m for m in cmp.matches if not m.power_state]
+    slower = sorted((m for m in gated if m.gated > 1), key=lambda m: -m.gated)[:n]
+    faster = sorted((m for m in gated if m.gated < 1), key=lambda m: m.gated)[:n]
+    return slower, faster
+
+
+def unmatched_acceptances(cmp, all_acceptances):
+    """Entries of the acceptance file that cover no point of this pair:
+    for other runs, or for points that did not change."""
+    return [a for a in all_acceptances if not cmp.accepted_count(a)]
+
+
+def unmatched_line(unmatched):
+    if not unmatched:
+        return None
+    where = ", ".join(a.where.rsplit(":", 1)[-1] for a in unmatched)
+    path = unmatched[0].where.rsplit(":", 1)[0]
+    return (f"{len(unmatched)} acceptance entr{'y' if len(unmatched) == 1 else 'ies'} of "
+            f"{path} matched nothing in this pair (line{'s' if len(unmatched) > 1 else ''} "
+            f"{where}): prune them once no committed pair needs them")
+
+
+def _summary_parts(cmp, allow_missing, detail_name, detail_url, unmatched, listed):
+    out = [gate_title(cmp, allow_missing), "",
            f"- base: `{cmp.base.path}` ({cmp.base.gpu_name}, commit `{cmp.base.provenance('commit')}`)",
            f"- new: `{cmp.new.path}` ({cmp.new.gpu_name}, commit `{cmp.new.provenance('commit')}`)",
-           f"- {len(cmp.matches)} points compared. {rule_text(cmp, True)}.", ""]
+           f"- {figures_line(cmp)}."]
+    if detail_name or detail_url:
+        name = f"`{detail_name}`" if detail_name else "the detail file"
+        where = f" in [this run's artifacts]({detail_url})" if detail_url else ""
+        out.append(f"- Every point: {name}{where}.")
+    out += [f"- {counts_line(cmp)}.", f"- {rule_text(cmp, True)}.", ""]
     warning = clock_warning(cmp)
     if warning:
         out += [f"> {warning}", ""]
+
+    def section(title, items, render):
+        nonlocal out
+        if not items:
+            return
+        shown, more = cut(items, listed)
+        out += [title, ""]
+        if shown:
+            out += [render(shown), ""]
+        if more:
+            out += [more, ""]
+
+    worst_first = sorted(cmp.regressions, key=lambda m: -m.gated)
+    section("### Regressions", worst_first,
+            lambda ms: matches_table(cmp, ms, True, order="given", compact=True))
+    section("### Broken: ok in base, not ok in new", cmp.failing_broken,
+            lambda ps: status_table(cmp, ps, True, detail_chars=160, compact=True))
+    title = "### Missing in new (not counted: --allow-missing)" if allow_missing else "### Missing in new"
+    section(title, [(r, None) for r in cmp.missing],
+            lambda ps: status_table(cmp, ps, True, detail_chars=160, compact=True))
+    section(f"### Power state differs: SM clock moved by more than {POWER_STATE_LIMIT * 100:g}% "
+            f"(not gated)", cmp.power_state_differs,
+            lambda ms: matches_table(cmp, ms, True, compact=True))
+    if cmp.accepted:
+        lines = acceptance_lines(cmp, reason_chars=200)
+        shown, more = cut(lines, max(listed, 5))
+        out += [f"### Accepted changes ({len(cmp.accepted)} point(s), not counted)", "",
+                *(f"- {line}" for line in shown), *([more] if more else []), ""]
+    slower, faster = largest_moves(cmp)
+    if (slower or faster) and listed:
+        out += [f"### Largest moves of the gated figure ({len(cmp.slower)} slower, "
+                f"{len(cmp.improvements)} faster beyond noise)", ""]
+        for what, ms in (("slower", slower), ("faster", faster)):
+            if ms:
+                out += [f"The {len(ms)} largest {what}:", "",
+                        matches_table(cmp, ms, True, order="given", compact=True), ""]
+    informational = len(cmp.fixed) + len(cmp.only_new)
+    if informational:
+        out += [f"{informational} point(s) new or newly ok in new: not gated "
+                f"({len(cmp.only_new)} new, {len(cmp.fixed)} newly ok).", ""]
+    line = unmatched_line(unmatched)
+    if line:
+        out += [line[0].upper() + line[1:] + ".", ""]
+    return "\n".join(out)
+
+
+def render_gate_summary(cmp, allow_missing=False, detail_name=None, detail_url=None,
+                        unmatched=(), limit=SUMMARY_LIMIT):
+    """The PR comment: verdict and counts, every regressed, broken, missing
+    and power-state point (lists cut to fit), the largest moves each way,
+    and where the detail file is. At most `limit` characters."""
+    for listed in SUMMARY_LISTED:
+        text = _summary_parts(cmp, allow_missing, detail_name, detail_url, unmatched, listed)
+        if len(text) <= limit:
+            return text
+    return text[:limit - 60].rsplit("\n", 1)[0] + "\n\n... cut to fit, see the detail file\n"
+
+
+def render_gate_detail(cmp, allow_missing=False, unmatched=()):
+    """The full Markdown report of the gate: the summary's sections whole,
+    then the per-variant table and every point."""
+    out = [gate_title(cmp, allow_missing), "", *header_block(cmp, True), "",
+           f"- {figures_line(cmp)}.", f"- {counts_line(cmp)}.", ""]
     if cmp.regressions:
         out += ["### Regressions", "", matches_table(cmp, cmp.regressions, True), ""]
     if cmp.failing_broken:
         out += ["### Broken: ok in base, not ok in new", "",
                 status_table(cmp, cmp.failing_broken, True), ""]
     if cmp.missing:
-        title = "Missing in new (not counted: --allow-missing)" if allow_missing else "Missing in new"
-        out += [f"### {title}", "", status_table(cmp, [(r, None) for r in cmp.missing], True), ""]
-    if cmp.acceptances:
+        out += ["### Missing in new", "", status_table(cmp, [(r, None) for r in cmp.missing], True), ""]
+    if cmp.power_state_differs:
+        out += ["### Power state differs (not gated)", "",
+                matches_table(cmp, cmp.power_state_differs, True), ""]
+    if cmp.accepted:
         out += [f"### Accepted changes ({len(cmp.accepted)} point(s), not counted)", "",
                 *(f"- {line}" for line in acceptance_lines(cmp)), ""]
-    if cmp.improvements:
-        out += [f"### Faster beyond noise ({len(cmp.improvements)})", "",
-                matches_table(cmp, cmp.improvements, True), ""]
-    informational = cmp.fixed + [(None, n) for n in cmp.only_new]
-    if informational:
-        out += ["### New or newly ok points (not gated)", "", status_table(cmp, informational, True), ""]
-    if cmp.matches:
-        out += ["<details><summary>Per variant and every point</summary>", "",
-                summary_table(cmp, True), "", matches_table(cmp, cmp.matches, True), "",
-                "</details>", ""]
+    line = unmatched_line(unmatched)
+    if line:
+        out += [f"- {line}", ""]
+    out += [render_comparison(cmp, True, details=True, header=False)]
     return "\n".join(out)
+
+
+def render_gate_brief(cmp, allow_missing=False, unmatched=(), max_lines=BRIEF_LINES):
+    """--gate --summary-only: plain text, at most max_lines lines."""
+    def point(m):
+        return f"  {describe_point(m.base)}: {fmt_change(m.gated)} ({m.figure})"
+
+    def row(b, n):
+        r = b or n
+        return (f"  {describe_point(r)}: {b['status'] if b else '(absent)'} -> "
+                f"{n['status'] if n else '(absent)'}")
+    head = [gate_title(cmp, allow_missing).removeprefix("## "),
+            f"base: {cmp.base.path} ({cmp.base.gpu_name}, commit {cmp.base.provenance('commit')})",
+            f"new:  {cmp.new.path} ({cmp.new.gpu_name}, commit {cmp.new.provenance('commit')})",
+            figures_line(cmp)]
+    line = unmatched_line(unmatched)
+    tail = [line] if line else []
+    slower, faster = largest_moves(cmp, 3)
+    moves = (["largest moves of the gated figure:",
+              *(f"  {describe_point(m.base)}: {fmt_change(m.gated)}" for m in slower + faster)]
+             if slower or faster else [])
+    sections = [("regressions", [point(m) for m in cmp.regressions]),
+                ("broken", [row(b, n) for b, n in cmp.failing_broken]),
+                ("missing", [row(r, None) for r in cmp.missing]),
+                ("power state differs", [point(m) for m in cmp.power_state_differs])]
+    for listed in (10, 6, 4, 2, 1, 0):
+        body = []
+        for name, items in sections:
+            if items:
+                shown, more = cut(items, listed)
+                body += [f"{name} ({len(items)}):", *shown, *([f"  {more}"] if more else [])]
+        lines = head + body + moves + tail
+        if len(lines) <= max_lines:
+            break
+    return "\n".join(lines[:max_lines])
 
 
 def sensitivity_table(cmp, markdown=False):
@@ -767,9 +1075,19 @@ def sensitivity_table(cmp, markdown=False):
         groups.setdefault(by_variant(m), []).append(m)
     rows = []
     for (family, variant), matches in groups.items():
-        scales = [smallest_flagged_scale(m.base, m.new, cmp.threshold) for m in matches]
-        rows.append([family, variant, len(matches), fmt_change(max(m.ratio for m in matches)),
+        scales = [smallest_flagged_scale(m.base, m.new, cmp.threshold, m.figure, m.column)
+                  for m in matches]
+        figures = "+".join(dict.fromkeys(m.figure for m in matches))
+        rows.append([family, variant, len(matches), figures,
+                     fmt_change(max(m.gated for m in matches)),
                      fmt_change(statistics.median(scales)), fmt_change(max(scales))])
-    return render_table(["family", "variant", "points", "worst A/A change",
+    return render_table(["family", "variant", "points", "figure", "worst A/A change",
                          "flags half the points above", "flags every point above"],
                         rows, markdown)
+
+
+if __name__ == "__main__":
+    import sys
+    print("usage: import sbcompare (scripts/sbcompare.py is a module of compare.py and report.py, not a command)\n")
+    print(__doc__.strip())
+    sys.exit(0)

@@ -10,6 +10,9 @@ from __future__ import annotations
 import csv
 import math
 import os
+import sys
+
+import sbdeps  # noqa: F401  (a missing package: one line and exit 2, not a traceback)
 
 # Schema 2 adds optional columns (regs_per_thread, smem_per_block) and the
 # gemm family's (m, k, pct_of_cublas); every column is read by name, so a
@@ -131,6 +134,15 @@ def read(path):
     return rows
 
 
+def read_or_exit(path, prog):
+    """read(), for a script's main: unusable input is one line and exit 2."""
+    try:
+        return read(path)
+    except CsvError as e:
+        print(f"{prog}: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
+
+
 def key(row):
     """What identifies a point: family, variant and every axis."""
     return (row["family"], row["variant"], *(row.get(a) for a in AXES + EXTRA_AXES))
@@ -150,3 +162,10 @@ def gpu_slug(name):
     if slug.startswith("nvidia-"):
         slug = slug[len("nvidia-"):]
     return slug or "unknown-gpu"
+
+
+if __name__ == "__main__":
+    import sys
+    print("usage: import sbcsv (scripts/sbcsv.py is a module of every script that reads a CSV, not a command)\n")
+    print(__doc__.strip())
+    sys.exit(0)

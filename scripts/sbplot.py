@@ -14,7 +14,8 @@ import numbers
 import os
 import textwrap
 
-import matplotlib
+import sbdeps  # noqa: F401  (a missing package: one line and exit 2, not a traceback)
+import matplotlib  # noqa: E402
 
 matplotlib.use("Agg")  # headless: no display on CI or GPU machines
 import matplotlib.pyplot as plt  # noqa: E402
@@ -222,3 +223,10 @@ def save(fig, path, dpi=110):
 
 def drawn(path):
     return DRAWN[os.path.abspath(path)]
+
+
+if __name__ == "__main__":
+    import sys
+    print("usage: import sbplot (scripts/sbplot.py is a module of the plot scripts, not a command)\n")
+    print(__doc__.strip())
+    sys.exit(0)

@@ -157,3 +157,10 @@ def color(fam_name, name, cmap="tab10"):
 def summary(fam_name, name):
     v = variant(fam_name, name)
     return v.summary if v else ""
+
+
+if __name__ == "__main__":
+    import sys
+    print("usage: import sbvariants (scripts/sbvariants.py is a module of the scripts, not a command)\n")
+    print(__doc__.strip())
+    sys.exit(0)

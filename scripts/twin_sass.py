@@ -77,6 +77,9 @@ def extract(binary, tmp, tool="cuobjdump"):
 
 
 def main(argv):
+    if len(argv) == 2 and argv[1] in ("-h", "--help"):
+        print(__doc__.strip())
+        return 0
     if len(argv) != 3:
         print(__doc__.strip().splitlines()[-5], file=sys.stderr)
         return 2

@@ -72,12 +72,33 @@ def test_a_tie_names_every_variant_within_TIE():
     assert answers.use_cell([c], ["A"]).startswith("`early_exit`, `uniform`: a tie")
 
 
-def test_the_yardstick_is_shown_never_chosen():
-    # reference (a plain loop) is 2x, ws_tma 1.25x.
+def test_the_plain_loop_is_the_answer_when_it_is_fastest():
+    # reference (the plain loop, flagged `plain`) is 2x, ws_tma 1.25x.
+    w = workload("pipeline_intensity")
     c = choice(A, "pipeline_intensity")
-    assert c.best == "ws_tma" and "reference" not in c.ratios
-    assert c.yardstick.geomean == pytest.approx(2.0)
-    assert "plain loop `reference` 2.00x" in answers.gpu_cell(c, workload("pipeline_intensity"))
+    assert w.plain == answers.sbvariants.plain("pipeline_intensity")
+    assert c.best == w.plain == c.plain and c.staged == "ws_tma"
+    assert c.ratios[w.plain].geomean == pytest.approx(2.0)
+    assert answers.use_cell([c], ["A"]).startswith(f"`{w.plain}`: the plain loop")
+    cell = answers.gpu_cell(c, w)
+    assert cell.startswith(f"plain loop `{w.plain}` 2.00x") and "best staged: `ws_tma` 1.25x" in cell
+
+
+def test_the_plain_loop_is_named_beside_a_faster_staged_variant():
+    w = workload("pipeline_intensity")
+    rows = [dict(r) for r in answers.load(A).rows]
+    for r in rows:  # the plain loop 4x slower: 0.5x the baseline
+        if r["family"] == w.family and r["variant"] == w.plain and r.get("median_us"):
+            r["median_us"] *= 4
+    c = answers.choose(rows, w)
+    assert c.best == "ws_tma" and c.plain == w.plain
+    assert answers.gpu_cell(c, w).endswith(f"; plain loop `{w.plain}` 0.50x")
+
+
+def test_the_answers_say_no_a100_was_measured():
+    text = answers.block([answers.load(A)])
+    assert text.startswith("**No A100 has been measured.**")
+    assert "sm80-path.csv" in text and "compute_80" in text
 
 
 def test_different_winners_per_gpu_are_named_per_gpu():

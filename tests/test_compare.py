@@ -219,7 +219,9 @@ def test_faster_run_is_not_a_regression(tmp_path):
     new = transformed(tmp_path, slow_variant("mbarrier", 1 / 1.10))
     rc, out, _ = run_compare("--gate", FIXTURE, new)
     assert rc == 0
-    assert "### Faster beyond noise (24)" in out
+    assert "### Largest moves of the gated figure (0 slower, 24 faster beyond noise)" in out
+    faster = out.split("largest faster:\n\n")[1].split("\n\n")[0].splitlines()[2:]
+    assert len(faster) == 10 and all("| mbarrier |" in line for line in faster)
 
 
 def widen_new_iqr_over_base_q3(row):
@@ -267,9 +269,9 @@ def test_sensitivity_option_reports_per_variant_edges(tmp_path):
     rc, out, _ = run_compare("--sensitivity", FIXTURE, faster)
     assert rc == 0
     rows = {tuple(line.split()[:2]): line.split()[2:] for line in out.splitlines()
-            if line.startswith("scan ") and len(line.split()) == 6}
-    assert rows[("scan", "pingpong")] == ["24", "-2.0%", "+7.1%", "+7.1%"]
-    assert rows[("scan", "mbarrier")] == ["24", "+0.0%", "+5.0%", "+5.0%"]
+            if line.startswith("scan ") and len(line.split()) == 7}
+    assert rows[("scan", "pingpong")] == ["24", "time", "-2.0%", "+7.1%", "+7.1%"]
+    assert rows[("scan", "mbarrier")] == ["24", "time", "+0.0%", "+5.0%", "+5.0%"]
 
 
 # ------------------------------------------------------------ status changes
@@ -308,7 +310,7 @@ def test_newly_fixed_point_does_not_fail_the_gate(tmp_path):
     base = transformed(tmp_path, break_point("wrong"), "base.csv")
     rc, out, _ = run_compare("--gate", base, FIXTURE)
     assert rc == 0
-    assert "### New or newly ok points (not gated)" in out
+    assert "1 point(s) new or newly ok in new: not gated (0 new, 1 newly ok)." in out
 
 
 def drop_point(r):

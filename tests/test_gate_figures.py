@@ -1,0 +1,235 @@
+"""Issue 19: the gate on compute-bound rows (families with a ceiling column:
+gemm's pct_of_cublas, devscan's pct_of_cub), and the PR comment's size.
+
+Every pair here is a committed CSV transformed in code: a GEMM variant
+made 3% slower (its times x1.03 and its paired ratio / 1.03), clocks moved,
+every point made slower. In-process (sbcompare), so the file stays fast."""
+import glob
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import sbcompare  # noqa: E402
+import sbcsv  # noqa: E402
+import sbvariants  # noqa: E402
+from test_compare import read_records, write_records  # noqa: E402
+
+COMPARE = os.path.join(ROOT, "scripts", "compare.py")
+LATEST = os.path.join(ROOT, "results", "h100-80gb-hbm3", "latest.csv")
+PAIRS = [(b, os.path.join(os.path.dirname(b), "latest.csv"))
+         for b in sorted(glob.glob(os.path.join(ROOT, "results", "*", "baseline.csv")))]
+ACCEPTED = os.path.join(ROOT, "results", "accepted.csv")
+TIME_COLUMNS = ("median_us", "q1_us", "q3_us", "min_us", "max_us")
+GEMM = "gemm"
+CEILING_COLUMN = sbvariants.family(GEMM).ceiling_column
+GEMM_VARIANTS = [v for v in sbvariants.variants(GEMM)
+                 if not sbvariants.has_flag(GEMM, v, "ceiling")]
+
+
+def records(path=LATEST):
+    return read_records(path)
+
+
+def write(path, header, rows):
+    return write_records(path, header, rows)
+
+
+def slower(row, factor):
+    """This point takes factor times as long: times scale, throughput and
+    the paired ratio (ceiling time / this time) scale inversely."""
+    row = dict(row)
+    for c in TIME_COLUMNS:
+        if row.get(c):
+            row[c] = f"{float(row[c]) * factor:.4f}"
+    for c in ("gbps", "pct_of_copy", "gflops", CEILING_COLUMN):
+        if row.get(c):
+            row[c] = f"{float(row[c]) / factor:.4f}"
+    return row
+
+
+def schema3(row):
+    """The row as a schema-3 writer would have it: the paired ratio."""
+    return {**row, "schema_version": "3"}
+
+
+def run(path):
+    return sbcompare.load_run(str(path))
+
+
+def keys(rows):
+    return {sbcsv.key(r) for r in rows}
+
+
+@pytest.fixture(scope="module")
+def pairs_by_schema(tmp_path_factory):
+    """{'paired': base CSV (schema 3), 'cycles': base CSV (schema 2, the
+    committed run as it is)}."""
+    tmp = tmp_path_factory.mktemp("schemas")
+    header, rows = records()
+    return {"cycles": LATEST,
+            "paired": write(tmp / "schema3.csv", header, [schema3(r) for r in rows])}
+
+
+@pytest.mark.parametrize("figure", ["paired", "cycles"])
+def test_three_percent_slower_gemm_variant_is_flagged_at_every_point_and_nowhere_else(
+        tmp_path, pairs_by_schema, figure):
+    base_path = pairs_by_schema[figure]
+    header, rows = records(base_path)
+    base = run(base_path)
+    assert GEMM_VARIANTS, "no gemm variant in results/variants.csv"
+    for variant in GEMM_VARIANTS:
+        pick = lambda r: (r["family"], r["variant"]) == (GEMM, variant) and r["status"] == "ok"  # noqa: E731
+        planted = [slower(r, 1.03) if pick(r) else r for r in rows]
+        want = keys(r for r in base.rows if pick(r))
+        if not want:
+            continue  # a variant the committed run does not have yet
+        cmp = sbcompare.compare(base, run(write(tmp_path / "new.csv", header, planted)), 0.02)
+        assert keys(m.base for m in cmp.regressions) == want, variant
+        assert {m.figure for m in cmp.regressions} == {figure}, variant
+        assert cmp.improvements == [] and cmp.power_state_differs == [], variant
+        if figure == "paired":
+            assert all(m.gated == pytest.approx(1.03, rel=2e-3) for m in cmp.regressions)
+
+
+def test_the_ceiling_row_and_other_families_keep_their_figures(pairs_by_schema):
+    cmp = sbcompare.compare(run(pairs_by_schema["paired"]), run(pairs_by_schema["paired"]))
+    figures = {}
+    for m in cmp.matches:
+        figures.setdefault((m.base["family"], sbvariants.has_flag(
+            m.base["family"], m.base["variant"], "ceiling")), set()).add(m.figure)
+    assert figures.pop((GEMM, False)) == {"paired"}
+    assert figures.pop((GEMM, True)) == {"cycles"}  # 100% of itself: gated on cycles
+    assert set().union(*figures.values()) == {"time"}  # no ceiling column: time
+
+
+def test_clock_move_beyond_the_limit_is_power_state_differs_not_a_verdict(tmp_path):
+    header, rows = records()
+    moved = []
+    for r in rows:
+        if r["status"] == "ok" and r["sm_clock_mhz"]:
+            clock = float(r["sm_clock_mhz"])
+            r = {**r, "sm_clock_mhz": f"{clock * 0.92:.2f}"}  # 8% lower
+            if r["family"] == GEMM:
+                r = slower(r, 1.08)  # and 8% slower: same cycles
+        moved.append(r)
+    base, new = run(LATEST), run(write(tmp_path / "new.csv", header, moved))
+    cmp = sbcompare.compare(base, new)
+    gemm_ok = keys(r for r in base.rows if r["family"] == GEMM and r["status"] == "ok")
+    assert keys(m.base for m in cmp.power_state_differs) == gemm_ok
+    assert all(m.verdict == "" for m in cmp.power_state_differs)
+    assert not any(m.base["family"] == GEMM for m in cmp.regressions)
+    # Other families are gated on time whatever the clock: unchanged, clean.
+    assert cmp.regressions == [] and cmp.gate_failures() == 0
+    # Within the limit (4%), the gemm rows are gated on cycles: equal, clean.
+    small = [{**r, "sm_clock_mhz": f"{float(r['sm_clock_mhz']) * 0.96:.2f}"}
+             if r["family"] == GEMM and r["status"] == "ok" else r for r in rows]
+    small = [slower(r, 1 / 0.96) if r["family"] == GEMM and r["status"] == "ok" else r
+             for r in small]
+    cmp = sbcompare.compare(base, run(write(tmp_path / "small.csv", header, small)))
+    assert cmp.power_state_differs == [] and cmp.regressions == []
+    assert {m.figure for m in cmp.matches if m.base["family"] == GEMM} == {"cycles"}
+
+
+# ------------------------------------------------------------ the PR comment
+
+def gate(*args):
+    p = subprocess.run([sys.executable, COMPARE, "--gate", *map(str, args)],
+                       capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout, p.stderr
+
+
+def everything_slower(tmp_path, src):
+    """src's every ok row 3x slower, and every other row wrong: a pair
+    where every point fails."""
+    header, rows = records(src)
+    out = []
+    for r in rows:
+        if r["status"] == "ok" and r["family"] != "reference":
+            r = slower(r, 3.0)
+        out.append(r)
+    return write(tmp_path / "all_slower.csv", header, out)
+
+
+@pytest.mark.parametrize("base,new", PAIRS, ids=[os.path.basename(os.path.dirname(b)) for b, _ in PAIRS])
+def test_comment_of_the_committed_pairs_fits_and_names_the_detail_file(tmp_path, base, new):
+    summary, detail = tmp_path / "gate.md", tmp_path / "gate-detail.md"
+    rc, _, err = gate(base, new, "--accept", ACCEPTED, "--summary", summary, "--detail", detail,
+                      "--detail-url", "https://example.invalid/run/1")
+    assert rc == 0, err
+    text = summary.read_text()
+    assert len(text) < 60000
+    assert "`gate-detail.md` in [this run's artifacts](https://example.invalid/run/1)" in text
+    full = detail.read_text()
+    assert len(full) > len(text) and "### Points ok on both sides" in full
+    assert "| family | variant |" in full
+
+
+def test_comment_where_every_point_regressed_fits(tmp_path):
+    new = everything_slower(tmp_path, LATEST)
+    summary, detail = tmp_path / "gate.md", tmp_path / "gate-detail.md"
+    rc, _, err = gate(LATEST, new, "--summary", summary, "--detail", detail)
+    assert rc == 1, err
+    text = summary.read_text()
+    n_regressed = len(sbcompare.compare(run(LATEST), run(new)).regressions)
+    assert n_regressed > 1000
+    assert len(text) < 60000
+    assert text.startswith(f"## syncbench gate: FAIL ({n_regressed} regression(s)")
+    assert "more, see the detail file" in text and "`gate-detail.md`" in text
+    # The detail file has every one of them.
+    assert detail.read_text().count("| SLOWER (") >= n_regressed
+
+
+def test_summary_cuts_lists_until_it_fits():
+    base = run(LATEST)
+    header, rows = records()
+    cmp = sbcompare.compare(base, base)
+    # The same pair rendered under a tiny limit: the cut still leaves the verdict.
+    text = sbcompare.render_gate_summary(cmp, limit=2000)
+    assert len(text) <= 2000 and text.startswith("## syncbench gate: PASS")
+
+
+@pytest.mark.parametrize("new_kind", ["committed", "all_slower"])
+def test_summary_only_prints_at_most_40_lines(tmp_path, new_kind):
+    for base, new in PAIRS:
+        if new_kind == "all_slower":
+            new = everything_slower(tmp_path, new)
+        rc, out, err = gate("--summary-only", base, new, "--accept", ACCEPTED)
+        assert rc == (0 if new_kind == "committed" else 1), err
+        lines = out.splitlines()
+        assert 3 < len(lines) <= 40, out
+        assert lines[0].startswith("syncbench gate: ")
+
+
+def test_unmatched_acceptances_are_one_line(tmp_path):
+    acc = tmp_path / "accepted.csv"
+    acc.write_text("gpu,point,base_commit,new_commit,reason\n"
+                   "*,scan/pingpong,0000000,1111111,an old pair\n"
+                   "*,scan/mbarrier,0000000,1111111,another old pair\n")
+    rc, _, err = gate(LATEST, LATEST, "--accept", acc, "--summary", os.devnull)
+    assert rc == 0
+    lines = [line for line in err.splitlines() if "matched nothing" in line]
+    assert lines == [f"compare: 2 acceptance entries of {acc} matched nothing in this pair "
+                     "(lines 2, 3): prune them once no committed pair needs them"]
+
+
+@pytest.mark.parametrize("figure", ["paired", "cycles"])
+def test_sensitivity_is_the_exact_edge_of_the_gated_rule(pairs_by_schema, figure):
+    """--sensitivity's factor for a ceiling-family point: just above it the
+    point is flagged, just below it is not, on its own figure."""
+    base = run(pairs_by_schema[figure])
+    cmp = sbcompare.compare(base, base)
+    gemm = [m for m in cmp.matches if m.base["family"] == GEMM and m.figure == figure][:8]
+    assert len(gemm) == 8
+    for m in gemm:
+        s = sbcompare.smallest_flagged_scale(m.base, m.new, cmp.threshold, m.figure, m.column)
+        for factor, flagged in ((s * 1.0001, True), (s * 0.9999, False)):
+            new = {**m.new, **{c: m.new[c] * factor for c in sbcompare.TIMES}}
+            if m.column and new.get(m.column):
+                new[m.column] = m.new[m.column] / factor
+            moved = sbcompare.match_of(m.base, new, cmp.threshold)
+            assert moved.figure == figure
+            assert sbcompare.match_slower(moved, cmp.threshold) is flagged, (factor, s)

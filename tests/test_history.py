@@ -1,0 +1,91 @@
+"""scripts/history.py (make history): runs ordered by their provenance,
+the gate's verdict per variant and step, one plot per GPU. Runs here are
+the real H200 scan fixture with the provenance and times changed in code."""
+import csv
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import history  # noqa: E402
+import sbplot  # noqa: E402
+
+FIXTURE = os.path.join(ROOT, "tests", "fixtures", "h200_scan_default.csv")
+TIMES = ("median_us", "q1_us", "q3_us", "min_us", "max_us")
+
+
+def run_csv(path, commit, run_utc, slow=None, factor=1.0):
+    """The fixture as run `commit` at `run_utc`; variant `slow` factor x slower."""
+    with open(FIXTURE, newline="") as f:
+        reader = csv.DictReader(f)
+        header, rows = reader.fieldnames, list(reader)
+    for r in rows:
+        r["commit"], r["run_utc"] = commit, run_utc
+        if r["variant"] == slow and r["status"] == "ok":
+            for c in TIMES:
+                r[c] = f"{float(r[c]) * factor:.4f}"
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=header, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    return str(path)
+
+
+@pytest.fixture
+def series(tmp_path):
+    """Three runs given out of order, one twice (as a baseline copy would be),
+    the second one in a folder of 'CI artifacts': pingpong 10% slower from
+    the second run on."""
+    third = run_csv(tmp_path / "c.csv", "ccc3333", "2026-03-01T00:00:00Z", "pingpong", 1.10)
+    first = run_csv(tmp_path / "a.csv", "aaa1111", "2026-01-01T00:00:00Z")
+    copy = run_csv(tmp_path / "a_copy.csv", "aaa1111", "2026-01-01T00:00:00Z")
+    run_csv(tmp_path / "artifacts" / "results" / "h200" / "latest.csv", "bbb2222",
+            "2026-02-01T00:00:00Z", "pingpong", 1.10)
+    return [third, first, copy, str(tmp_path / "artifacts")]
+
+
+def test_runs_are_ordered_by_provenance_and_deduplicated(series):
+    by_gpu = history.load_runs(history.expand(series))
+    assert list(by_gpu) == ["h200"]
+    runs = by_gpu["h200"]
+    assert [r.commit for r in runs] == ["aaa1111", "bbb2222", "ccc3333"]
+    assert len(runs[0].paths) == 2 and len(runs[0].rows) == len(runs[1].rows)
+
+
+def test_the_gate_flags_the_step_where_the_variant_slowed_and_nothing_else(series):
+    runs = history.load_runs(history.expand(series))["h200"]
+    steps = history.steps(runs, 0.05)
+    flagged = [(s.index, s.variant, s.flagged) for s in steps if s.flagged]
+    assert flagged == [(1, "pingpong", 24)]
+    ping = {s.index: s for s in steps if s.variant == "pingpong"}
+    assert ping[1].change == pytest.approx(0.10, rel=1e-3)
+    assert ping[2].change == pytest.approx(0.0, abs=1e-9)
+    assert all(s.change == pytest.approx(0.0, abs=1e-9) for s in steps if s.variant != "pingpong")
+
+
+def test_one_png_per_gpu_with_a_panel_per_family(series, tmp_path):
+    out = tmp_path / "out"
+    assert history.main([*series, "--no-committed", "--outdir", str(out), "--accept", ""]) == 0
+    png = out / "h200" / "plots" / "history.png"
+    assert png.is_file()
+    drawn = sbplot.drawn(str(png))
+    assert sorted(p["title"] for p in drawn["panels"]) == ["reference", "scan"]
+    scan = next(p for p in drawn["panels"] if p["title"] == "scan")
+    assert [t.split("\n")[0] for t in scan["xticklabels"]] == ["aaa1111", "bbb2222", "ccc3333"]
+    crosses = [ln for ln in scan["lines"] if ln["marker"] == "x"]
+    assert [(ln["x"], round(ln["y"][0], 1)) for ln in crosses] == [([1.0], 10.0)]
+    variants = [ln["label"] for ln in scan["lines"] if not ln["label"].startswith("_")]
+    assert len(variants) == 4  # one line per variant, not per point
+
+
+def test_one_run_only_is_unusable(tmp_path):
+    one = run_csv(tmp_path / "a.csv", "aaa1111", "2026-01-01T00:00:00Z")
+    assert history.main([one, "--no-committed", "--outdir", str(tmp_path)]) == 2
+
+
+def test_committed_sources_leave_out_the_compute_80_build():
+    names = {os.path.basename(p) for p in history.committed_sources(os.path.join(ROOT, "results"))}
+    assert "latest.csv" in names and not any(n.startswith("sm80") for n in names)
