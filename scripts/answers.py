@@ -33,6 +33,7 @@ import argparse
 import glob
 import math
 import os
+import re
 import sys
 from dataclasses import dataclass, field
 
@@ -351,9 +352,19 @@ def gemm_split_variants():
     return names[names.index(base) + 1:] if base in names else []
 
 
-# The mainloop the split-K / stream-K variants share (docs/gemm.md): what
-# they are read against, shape by shape.
-GEMM_SPLIT_MAINLOOP = "ws_tma_wgmma"
+def _split_mainloop():
+    """The mainloop the split-K / stream-K variants share (docs/gemm.md),
+    which they are read against shape by shape: the variant that the
+    table's last row (a combining variant) names in its summary."""
+    names = sbvariants.variants("gemm")
+    if not names:
+        return None
+    last = names[-1]
+    return next((t for t in re.findall(r"[A-Za-z0-9_]+", sbvariants.summary("gemm", last))
+                 if t in names and t != last), None)
+
+
+GEMM_SPLIT_MAINLOOP = _split_mainloop()
 
 
 def gemm_split_table(runs):

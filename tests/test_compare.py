@@ -54,12 +54,13 @@ def transformed(tmp_path, fn, name="new.csv", src=FIXTURE):
 
 def scale_times(row, factor):
     """A run where this point takes factor times as long: every time scales,
-    throughput figures scale inversely."""
+    throughput figures and the paired ratio to a ceiling (its time over
+    this one's) scale inversely."""
     for c in TIME_COLUMNS:
         row[c] = f"{float(row[c]) * factor:.4f}"
-    for c in ("gbps", "pct_of_copy"):
-        if row[c]:
-            row[c] = f"{float(row[c]) / factor:.2f}"
+    for c in ("gbps", "pct_of_copy", "pct_of_cublas", "pct_of_cub"):
+        if row.get(c):
+            row[c] = f"{float(row[c]) / factor:.4f}"
     return row
 
 
@@ -584,35 +585,45 @@ def test_geomean_ignores_empty_and_is_exact():
 ACCEPTED = os.path.join(ROOT, "results", "accepted.csv")
 
 
-@pytest.mark.parametrize("gpu", ["h200", "h100-80gb-hbm3"])
-def test_committed_gate_compares_two_real_runs(gpu):
-    """baseline.csv is the previous blessed run, not a copy of latest.csv;
-    the gate passes only through the committed acceptances."""
+COMMITTED_PAIRS = sorted(os.path.basename(os.path.dirname(b)) for b in
+                         glob.glob(os.path.join(ROOT, "results", "*", "baseline.csv")))
+
+
+def test_the_h100_has_a_committed_pair():
+    assert "h100-80gb-hbm3" in COMMITTED_PAIRS
+
+
+@pytest.mark.parametrize("gpu", COMMITTED_PAIRS)
+def test_committed_gate_compares_two_leases_of_one_commit(gpu):
+    """baseline.csv and latest.csv are an A/A pair: the same commit (same
+    kernels) on two device leases, two runs, not a copy; the gate passes,
+    through no acceptance but the ones naming this pair's commit."""
     base = os.path.join(ROOT, "results", gpu, "baseline.csv")
     new = os.path.join(ROOT, "results", gpu, "latest.csv")
     b, n = sbcompare.load_run(base), sbcompare.load_run(new)
-    assert b.provenance("commit") != n.provenance("commit")
+    assert b.provenance("commit") == n.provenance("commit")
+    assert b.provenance("run_utc") != n.provenance("run_utc")
     assert open(base, "rb").read() != open(new, "rb").read()
     rc, _, err = run_compare("--gate", base, new, "--accept", ACCEPTED, "--summary", os.devnull)
     assert rc == 0, err
-    m = re.search(r"gate passed: 0 regression\(s\), 0 broken, 0 missing \(counted\), (\d+) accepted", err)
-    assert m and int(m.group(1)) > 0, err  # the acceptances are what lets it pass
-    rc, _, err = run_compare("--gate", base, new, "--summary", os.devnull)
-    assert rc == 1 and f"gate FAILED: {m.group(1)} regression(s)" in err
+    assert re.search(r"gate passed: 0 regression\(s\), 0 broken, 0 missing \(counted\)", err), err
+    commit = b.provenance("commit")[:7]
+    for line in err.splitlines():
+        if line.startswith("compare: accepted:"):
+            assert f"({commit}..{commit})" in line, line
 
 
 def test_unaccepted_regression_in_committed_latest_fails_the_gate(tmp_path):
     """A copy of the committed latest.csv with one more variant made slower
     than its baseline: the committed acceptances do not cover it, so the
     gate fails, still applying the acceptances it has."""
-    base = os.path.join(ROOT, "results", "h200", "baseline.csv")
-    latest = os.path.join(ROOT, "results", "h200", "latest.csv")
+    base = os.path.join(ROOT, "results", "h100-80gb-hbm3", "baseline.csv")
+    latest = os.path.join(ROOT, "results", "h100-80gb-hbm3", "latest.csv")
     rc, _, err = run_compare("--gate", base, latest, "--accept", ACCEPTED, "--summary", os.devnull)
     assert rc == 0, err
     accepted = re.search(r"gate passed: .* (\d+) accepted", err).group(1)
-    # The rewritten stencil kernels take 0.25-0.45x the baseline's time:
-    # 10x puts every point of the variant far over its baseline.
-    new = transformed(tmp_path, lambda r: scale_times(r, 10.0) if (r["family"], r["variant"])
+    # An A/A pair: 1.10x puts every point of the variant over the 5% gate.
+    new = transformed(tmp_path, lambda r: scale_times(r, 1.10) if (r["family"], r["variant"])
                       == ("stencil", "split_arrive") else r, src=latest)
     rc, out, err = run_compare("--gate", base, new, "--accept", ACCEPTED)
     assert rc == 1, err

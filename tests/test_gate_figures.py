@@ -26,6 +26,10 @@ ACCEPTED = os.path.join(ROOT, "results", "accepted.csv")
 TIME_COLUMNS = ("median_us", "q1_us", "q3_us", "min_us", "max_us")
 GEMM = "gemm"
 CEILING_COLUMN = sbvariants.family(GEMM).ceiling_column
+# Every family gated against a ceiling (gemm: cuBLAS, devscan: CUB).
+CEILING_FAMILIES = {f.name: f.ceiling_column for f in sbvariants.catalog().values()
+                    if f.ceiling_column}
+CEILING_COLUMNS = sorted(set(CEILING_FAMILIES.values()))
 GEMM_VARIANTS = [v for v in sbvariants.variants(GEMM)
                  if not sbvariants.has_flag(GEMM, v, "ceiling")]
 
@@ -45,7 +49,7 @@ def slower(row, factor):
     for c in TIME_COLUMNS:
         if row.get(c):
             row[c] = f"{float(row[c]) * factor:.4f}"
-    for c in ("gbps", "pct_of_copy", "gflops", CEILING_COLUMN):
+    for c in ("gbps", "pct_of_copy", "gflops", *CEILING_COLUMNS):
         if row.get(c):
             row[c] = f"{float(row[c]) / factor:.4f}"
     return row
@@ -54,6 +58,11 @@ def slower(row, factor):
 def schema3(row):
     """The row as a schema-3 writer would have it: the paired ratio."""
     return {**row, "schema_version": "3"}
+
+
+def schema2(row):
+    """The row as a schema-2 run: no paired ratio to trust, so cycles."""
+    return {**row, "schema_version": "2"}
 
 
 def run(path):
@@ -66,11 +75,11 @@ def keys(rows):
 
 @pytest.fixture(scope="module")
 def pairs_by_schema(tmp_path_factory):
-    """{'paired': base CSV (schema 3), 'cycles': base CSV (schema 2, the
-    committed run as it is)}."""
+    """{'paired': base CSV (schema 3, the committed run as it is),
+    'cycles': the same rows marked schema 2}."""
     tmp = tmp_path_factory.mktemp("schemas")
     header, rows = records()
-    return {"cycles": LATEST,
+    return {"cycles": write(tmp / "schema2.csv", header, [schema2(r) for r in rows]),
             "paired": write(tmp / "schema3.csv", header, [schema3(r) for r in rows])}
 
 
@@ -101,34 +110,41 @@ def test_the_ceiling_row_and_other_families_keep_their_figures(pairs_by_schema):
     for m in cmp.matches:
         figures.setdefault((m.base["family"], sbvariants.has_flag(
             m.base["family"], m.base["variant"], "ceiling")), set()).add(m.figure)
-    assert figures.pop((GEMM, False)) == {"paired"}
-    assert figures.pop((GEMM, True)) == {"cycles"}  # 100% of itself: gated on cycles
+    assert GEMM in CEILING_FAMILIES
+    for fam in CEILING_FAMILIES:
+        assert figures.pop((fam, False)) == {"paired"}, fam
+        assert figures.pop((fam, True)) == {"cycles"}, fam  # 100% of itself: cycles
     assert set().union(*figures.values()) == {"time"}  # no ceiling column: time
 
 
 def test_clock_move_beyond_the_limit_is_power_state_differs_not_a_verdict(tmp_path):
+    """On a schema-2 pair (cycles): a clock move beyond the limit is power
+    state differs; within it, cycles absorb it."""
     header, rows = records()
+    rows = [schema2(r) for r in rows]
     moved = []
     for r in rows:
         if r["status"] == "ok" and r["sm_clock_mhz"]:
             clock = float(r["sm_clock_mhz"])
             r = {**r, "sm_clock_mhz": f"{clock * 0.92:.2f}"}  # 8% lower
-            if r["family"] == GEMM:
+            if r["family"] in CEILING_FAMILIES:
                 r = slower(r, 1.08)  # and 8% slower: same cycles
         moved.append(r)
-    base, new = run(LATEST), run(write(tmp_path / "new.csv", header, moved))
+    base = run(write(tmp_path / "base.csv", header, rows))
+    new = run(write(tmp_path / "new.csv", header, moved))
     cmp = sbcompare.compare(base, new)
-    gemm_ok = keys(r for r in base.rows if r["family"] == GEMM and r["status"] == "ok")
-    assert keys(m.base for m in cmp.power_state_differs) == gemm_ok
+    ceiling_ok = keys(r for r in base.rows if r["family"] in CEILING_FAMILIES
+                      and r["status"] == "ok")
+    assert keys(m.base for m in cmp.power_state_differs) == ceiling_ok
     assert all(m.verdict == "" for m in cmp.power_state_differs)
-    assert not any(m.base["family"] == GEMM for m in cmp.regressions)
+    assert not any(m.base["family"] in CEILING_FAMILIES for m in cmp.regressions)
     # Other families are gated on time whatever the clock: unchanged, clean.
     assert cmp.regressions == [] and cmp.gate_failures() == 0
     # Within the limit (4%), the gemm rows are gated on cycles: equal, clean.
     small = [{**r, "sm_clock_mhz": f"{float(r['sm_clock_mhz']) * 0.96:.2f}"}
-             if r["family"] == GEMM and r["status"] == "ok" else r for r in rows]
-    small = [slower(r, 1 / 0.96) if r["family"] == GEMM and r["status"] == "ok" else r
-             for r in small]
+             if r["family"] in CEILING_FAMILIES and r["status"] == "ok" else r for r in rows]
+    small = [slower(r, 1 / 0.96) if r["family"] in CEILING_FAMILIES and r["status"] == "ok"
+             else r for r in small]
     cmp = sbcompare.compare(base, run(write(tmp_path / "small.csv", header, small)))
     assert cmp.power_state_differs == [] and cmp.regressions == []
     assert {m.figure for m in cmp.matches if m.base["family"] == GEMM} == {"cycles"}

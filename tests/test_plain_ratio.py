@@ -14,7 +14,7 @@ REAL_PLAIN = os.path.join(H100, "proofs", "kernel_layer_a2b847b", "plain_kernels
 
 # multistage lines as plain_kernels prints them ("%-17s B=%4d E=%d iters=%3d n=%lld  %s  %.1f us").
 LINES = """\
-multistage/uniform B= 128 E=2 iters= 16 n=16777216  ok     445.0 us
+multistage/uniform B= 128 E=2 iters= 16 n=16777216  ok     340.0 us
 multistage/uniform B=1024 E=8 iters=  1 n=16777216  WRONG  nan us
 multistage/uniform B= 256 E=2 iters= 16 n=16777216  ok     400.0 us
 devscan/three_kernel B= 128 E=24 n=16777216  ok     99.0 us  1356 GB/s
@@ -38,7 +38,8 @@ def test_multistage_lines_pair_with_their_rows(tmp_path):
     found = plain_ratio.pairs(points, sbcsv.read(CSV), "multistage")
     assert [(p["block"], p["elems"], p["iters"]) for p, _ in found] == [(128, 2, 16), (1024, 8, 1)]
     p, r = found[0]
-    assert r["variant"] == "uniform" and r["median_us"] / p["us"] == 528.032 / 445.0
+    assert r["variant"] == "uniform" and p["us"] == 340.0
+    assert (r["block_threads"], r["elems_per_thread"], r["iters"]) == (128, 2, 16)
 
 
 def test_scan_rows_have_one_element_per_thread():
@@ -51,6 +52,11 @@ def test_output_marks_the_limit_and_fails_only_without_a_match(tmp_path, capsys)
     plain.write_text(LINES)
     assert plain_ratio.main([str(plain), CSV, "--family", "multistage"]) == 0
     out = capsys.readouterr().out
-    assert "multistage/uniform B=128 E=2 iters=16 n=16777216" in out and "1.187  > 1.05" in out
+    row = next(r for r in sbcsv.read(CSV) if r["family"] == "multistage"
+               and r["variant"] == "uniform" and r["status"] == "ok"
+               and (r["block_threads"], r["elems_per_thread"], r["iters"]) == (128, 2, 16))
+    ratio = row["median_us"] / 340.0
+    assert ratio > 1.05  # the line above is made slow enough to cross the limit
+    assert "multistage/uniform B=128 E=2 iters=16 n=16777216" in out and f"{ratio:.3f}  > 1.05" in out
     assert "plain WRONG, syncbench ok" in out
     assert plain_ratio.main([str(plain), CSV, "--family", "gemm"]) == 1
