@@ -229,9 +229,13 @@ __global__ void __launch_bounds__(B, 2048 / B) plain_multistage(const float *in,
 
 // ---- device-wide scan (devscan's yardsticks) ----
 // The plainest reduce-then-scan over tiles of B x E words, as three kernels
-// and as one cooperative kernel with grid.sync() between the same phases:
-// thread t owns the E consecutive words t*E.. of its tile (16-byte loads),
-// scans them, and a warp-shuffle scan of the thread totals finishes the tile.
+// and as one cooperative kernel with grid.sync() between the same phases.
+// Loads are coalesced as any expert writes them (a thread-contiguous layout,
+// thread t owning words t*E.., made each 16-byte load instruction of a warp
+// touch 32 lines 4*E bytes apart, and ran ~40% under devscan at 256M): the
+// j-th 16-byte load of lane l of warp w is word w*32*E + j*128 + l*4, so a
+// warp's load is 512 contiguous bytes, and the tile is scanned in that
+// order (per j: 4 words in the thread, a shuffle scan over the warp).
 
 template <int B>
 __device__ uint32_t plain_block_exclusive(uint32_t x, uint32_t *total) {
@@ -254,16 +258,23 @@ __device__ uint32_t plain_block_exclusive(uint32_t x, uint32_t *total) {
   return before + incl - x;
 }
 
+template <int E>
+__device__ long long plain_word(int j) {  // the tile word of this thread's j-th vector
+  return (long long)(threadIdx.x >> 5) * 32 * E + j * 128 + (threadIdx.x & 31) * 4;
+}
+
 template <int B, int E>
 __device__ void plain_load(const uint32_t *in, long long n, long long base, uint32_t (&v)[E]) {
-  const long long first = base + (long long)threadIdx.x * E;
-  if (base + B * E <= n) {
-    for (int j = 0; j < E / 4; ++j) {
-      const uint4 q = reinterpret_cast<const uint4 *>(in + first)[j];
+  static_assert(E % 4 == 0, "16-byte vectors");
+  const bool full = base + B * E <= n;
+  for (int j = 0; j < E / 4; ++j) {
+    const long long g = base + plain_word<E>(j);
+    if (full) {
+      const uint4 q = *reinterpret_cast<const uint4 *>(in + g);
       v[4 * j] = q.x, v[4 * j + 1] = q.y, v[4 * j + 2] = q.z, v[4 * j + 3] = q.w;
+    } else {
+      for (int k = 0; k < 4; ++k) v[4 * j + k] = g + k < n ? in[g + k] : 0u;
     }
-  } else {
-    for (int k = 0; k < E; ++k) v[k] = first + k < n ? in[first + k] : 0u;
   }
 }
 
@@ -292,19 +303,40 @@ __device__ void plain_scan_sums(uint32_t *sums, long long tiles) {
 template <int B, int E>
 __device__ void plain_scan_tile(const uint32_t *in, uint32_t *out, long long n, long long tile,
                                 const uint32_t *sums) {
-  const long long base = tile * B * E, first = base + (long long)threadIdx.x * E;
-  uint32_t v[E], all;
+  __shared__ uint32_t warp_total[B / 32];
+  const long long base = tile * B * E;
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  uint32_t v[E];
   plain_load<B, E>(in, n, base, v);
-  for (int k = 1; k < E; ++k) v[k] += v[k - 1];
-  const uint32_t off = sums[tile] + plain_block_exclusive<B>(v[E - 1], &all);
-  if (base + B * E <= n) {
-    for (int j = 0; j < E / 4; ++j)
-      reinterpret_cast<uint4 *>(out + first)[j] =
-          make_uint4(v[4 * j] + off, v[4 * j + 1] + off, v[4 * j + 2] + off, v[4 * j + 3] + off);
-  } else {
-    for (int k = 0; k < E; ++k)
-      if (first + k < n) out[first + k] = v[k] + off;
+  uint32_t carry = 0;  // the warp's words before vector j
+  for (int j = 0; j < E / 4; ++j) {
+    for (int k = 1; k < 4; ++k) v[4 * j + k] += v[4 * j + k - 1];
+    const uint32_t mine = v[4 * j + 3];
+    uint32_t incl = mine;
+    for (int off = 1; off < 32; off <<= 1) {
+      const uint32_t y = __shfl_up_sync(0xffffffffu, incl, off);
+      if (lane >= off) incl += y;
+    }
+    const uint32_t add = carry + incl - mine;
+    for (int k = 0; k < 4; ++k) v[4 * j + k] += add;
+    carry += __shfl_sync(0xffffffffu, incl, 31);
   }
+  if (lane == 0) warp_total[warp] = carry;
+  __syncthreads();
+  uint32_t off = sums[tile];
+  for (int w = 0; w < warp; ++w) off += warp_total[w];
+  const bool full = base + B * E <= n;
+  for (int j = 0; j < E / 4; ++j) {
+    const long long g = base + plain_word<E>(j);
+    if (full) {
+      *reinterpret_cast<uint4 *>(out + g) =
+          make_uint4(v[4 * j] + off, v[4 * j + 1] + off, v[4 * j + 2] + off, v[4 * j + 3] + off);
+    } else {
+      for (int k = 0; k < 4; ++k)
+        if (g + k < n) out[g + k] = v[4 * j + k] + off;
+    }
+  }
+  __syncthreads();  // warp_total is read before a grid-stride loop's next tile writes it
 }
 
 template <int B, int E>
