@@ -38,6 +38,7 @@ import sys
 from dataclasses import dataclass, field
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sbcompare  # noqa: E402  (fmt_axis: 1M, 16M as the CLI writes them)
 import sbcsv  # noqa: E402
 import sbvariants  # noqa: E402
 
@@ -432,14 +433,6 @@ def devscan_best(rows, n, variant):
     return max(cands, key=lambda r: r["gbps"], default=None)
 
 
-def fmt_n(n):
-    n = int(n)
-    for unit, size in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
-        if n % size == 0:
-            return f"{n // size}{unit}"
-    return str(n)
-
-
 def devscan_cell(rows, n, variant, ceiling):
     r = devscan_best(rows, n, variant)
     if r is None:
@@ -464,7 +457,7 @@ def devscan_section(runs):
         return []
     ceiling = sbvariants.ceiling(DEVSCAN)
     head = ["variant: how tiles learn their prefix",
-            *(f"{run.label}: n = {fmt_n(n)}" for run in runs for n in sizes)]
+            *(f"{run.label}: n = {sbcompare.fmt_axis(n)}" for run in runs for n in sizes)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for v in sbvariants.variants(DEVSCAN):
         cells = [f"`{v}`: {md_text(sbvariants.summary(DEVSCAN, v))}",
@@ -476,8 +469,8 @@ def devscan_section(runs):
         for n in sizes:
             best = devscan_fastest(run.rows, n, ceiling)
             if best is not None:
-                picks.append(f"{fmt_n(n)}: `{best['variant']}` ({best['pct_of_cub']:.0f}% of CUB)"
-                             if best.get("pct_of_cub") is not None else f"{fmt_n(n)}: `{best['variant']}`")
+                picks.append(f"{sbcompare.fmt_axis(n)}: `{best['variant']}` ({best['pct_of_cub']:.0f}% of CUB)"
+                             if best.get("pct_of_cub") is not None else f"{sbcompare.fmt_axis(n)}: `{best['variant']}`")
         if picks:
             use.append(f"{run.label}: " + ", ".join(picks))
     return [

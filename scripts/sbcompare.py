@@ -206,15 +206,17 @@ def shape_of(row):
 
 # ----------------------------------------------------------- the rule
 
-def slower_beyond_noise(base, new, threshold):
+def slower_beyond_noise(base, new, threshold, clocks=(1.0, 1.0)):
     """The gate rule: new is slower than base by more than threshold and
-    their interquartile ranges do not overlap."""
-    return (new["median_us"] > base["median_us"] * (1 + threshold)
-            and new["q1_us"] > base["q3_us"])
+    their interquartile ranges do not overlap. clocks: (base, new)
+    multipliers of the times (the SM clocks, to compare cycles)."""
+    cb, cn = clocks
+    return (new["median_us"] * cn > base["median_us"] * cb * (1 + threshold)
+            and new["q1_us"] * cn > base["q3_us"] * cb)
 
 
-def faster_beyond_noise(base, new, threshold):
-    return slower_beyond_noise(new, base, threshold)
+def faster_beyond_noise(base, new, threshold, clocks=(1.0, 1.0)):
+    return slower_beyond_noise(new, base, threshold, clocks[::-1])
 
 
 def ceiling_column(family):
@@ -246,10 +248,10 @@ def gated_figure(base, new):
     return "time", column
 
 
-def _clocks(m):
+def _clocks(figure, base, new):
     """(base, new) multipliers of the times: the SM clocks for cycles."""
-    if m.figure == "cycles":
-        return m.base["sm_clock_mhz"], m.new["sm_clock_mhz"]
+    if figure == "cycles":
+        return base["sm_clock_mhz"], new["sm_clock_mhz"]
     return 1.0, 1.0
 
 
@@ -257,17 +259,13 @@ def match_slower(m, threshold):
     """Rule A on the point's gated figure."""
     if m.figure == "paired":
         return m.gated > 1 + threshold
-    cb, cn = _clocks(m)
-    return (m.new["median_us"] * cn > m.base["median_us"] * cb * (1 + threshold)
-            and m.new["q1_us"] * cn > m.base["q3_us"] * cb)
+    return slower_beyond_noise(m.base, m.new, threshold, _clocks(m.figure, m.base, m.new))
 
 
 def match_faster(m, threshold):
     if m.figure == "paired":
         return 1 / m.gated > 1 + threshold
-    cb, cn = _clocks(m)
-    return (m.base["median_us"] * cb > m.new["median_us"] * cn * (1 + threshold)
-            and m.base["q1_us"] * cb > m.new["q3_us"] * cn)
+    return faster_beyond_noise(m.base, m.new, threshold, _clocks(m.figure, m.base, m.new))
 
 
 def smallest_flagged_scale(base, new, threshold, figure="time", column=None):
@@ -276,7 +274,7 @@ def smallest_flagged_scale(base, new, threshold, figure="time", column=None):
     figure/column: what the point is gated on (gated_figure)."""
     if figure == "paired":  # new's ratio scales by 1/s
         return (1 + threshold) * new[column] / base[column]
-    cb, cn = ((base["sm_clock_mhz"], new["sm_clock_mhz"]) if figure == "cycles" else (1.0, 1.0))
+    cb, cn = _clocks(figure, base, new)
     return max((1 + threshold) * base["median_us"] * cb / (new["median_us"] * cn),
                base["q3_us"] * cb / (new["q1_us"] * cn))
 
