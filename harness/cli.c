@@ -44,7 +44,7 @@ void sb_cli_usage(FILE *f) {
 "  --no-reference       leave out the reference copy (pct_of_copy stays empty)\n"
 "  --seed N             base seed of the random inputs (default: fresh each run)\n"
 "  --warmup N           launches between validation and timing (default 2)\n"
-"  --min-time S         minimum timed seconds per point (default 0.05, --quick 0.02)\n"
+"  --min-time S         minimum timed seconds per point (default 0.05, --quick 0.01)\n"
 "  --print-gpu-slug     print the results directory name for --device and exit\n"
 "  --csv-header         print the CSV header and exit\n"
 "  --version            print the version, commit, CSV schema and CUDA versions\n"

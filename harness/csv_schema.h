@@ -19,8 +19,12 @@
  *    sm_clock_after_mhz. New: power_w, temp_c, throttle_reasons (NVML,
  *    empty without it), throttled (samples taken while throttled and kept),
  *    pct_of_cub (devscan's paired CUB ceiling), the axis splits (gemm split-K). pct_of_cublas is
- *    now paired in time with cuBLAS, sample by sample. */
-#define SB_CSV_SCHEMA_VERSION 3
+ *    now paired in time with cuBLAS, sample by sample.
+ * 4: pct_of_cublas and pct_of_cub are the median of per-block ratios over
+ *    at least 64 pairs taken in v c c v order (harness/paired.h), not the
+ *    ratio of two medians; new: ceiling_us, the median of the paired
+ *    ceiling's own samples (the power state the ratio was taken in). */
+#define SB_CSV_SCHEMA_VERSION 4
 
 typedef enum sb_status {
   SB_OK = 0,       /* validated and timed */
@@ -64,6 +68,7 @@ typedef struct sb_row {
   double pct_of_cublas;        /* gflops / the family's library (SB_VF_NO_KERNEL)
                                   row at the same shape, this run (gemm) */
   double pct_of_cub;           /* the same against CUB (devscan) */
+  double ceiling_us;           /* median of the paired ceiling's samples (empty: no pairing) */
   double cycles_per_op;        /* in-kernel clock64() families (derive hook) */
   double ns_per_op;            /* cycles_per_op at the measured SM clock */
   long long bytes_in_flight_per_sm; /* pipelines: stages x bytes x blocks/SM */
@@ -124,6 +129,7 @@ void sb_row_init(sb_row *row, const sb_provenance *prov);
   X("gflops", F2, r->gflops)                                \
   X("pct_of_cublas", F2, r->pct_of_cublas)                  \
   X("pct_of_cub", F2, r->pct_of_cub)                        \
+  X("ceiling_us", F4, r->ceiling_us)                        \
   X("cycles_per_op", F2, r->cycles_per_op)                  \
   X("ns_per_op", F4, r->ns_per_op)                          \
   X("bytes_in_flight_per_sm", INT, r->bytes_in_flight_per_sm) \

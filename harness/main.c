@@ -306,7 +306,7 @@ static int run_sweep(const sb_cli *cli, sb_point *points, long count, sb_resume 
       .csv_fd = csv_fd,
       .run = {
           .warmup = cli->warmup,
-          .min_time_s = cli->min_time_s > 0 ? cli->min_time_s : (cli->spec.quick ? 0.02 : 0.05),
+          .min_time_s = cli->min_time_s > 0 ? cli->min_time_s : (cli->spec.quick ? 0.01 : 0.05),
           .seed = seed,
           .log = stderr,
           .sweep_start_s = (double)t_start.tv_sec + 1e-9 * (double)t_start.tv_nsec,

@@ -1,14 +1,19 @@
 /* The paired ceiling: a family whose variant table has a SB_VF_CEILING row
  * (gemm's cuBLAS, devscan's CUB) times every other variant's point with the
- * ceiling's samples interleaved, sample by sample (harness/timing.c), so
- * both see the same power state. The ratio of the two medians is the
- * family's ceiling_column (pct_of_cublas, pct_of_cub). Pure: host-tested. */
+ * ceiling's samples interleaved, sample by sample, in v c c v order
+ * (harness/timing.c), so both see the same power state. The median of the
+ * per-block ratios is the family's ceiling_column (pct_of_cublas,
+ * pct_of_cub). Pure: host-tested. */
 #ifndef SB_PAIRED_H
 #define SB_PAIRED_H
 
 #include <stddef.h>
 
 #include "family.h"
+
+/* A paired point is timed for at least this many pairs (32 v c c v
+ * blocks), whatever the minimum time (harness/runner.c). */
+#define SB_MIN_PAIRS 64
 
 /* The family's ceiling variant, found by its flag wherever it is in the
  * table; NULL if it has none. */
@@ -21,12 +26,25 @@ const sb_variant *sb_family_ceiling(const sb_family *f);
  * ceiling, or p is the ceiling); -1 when the family has no such point. */
 int sb_ceiling_point(const sb_point *p, sb_point *out);
 
-/* 100 * median(ceiling) / median(variant) over paired samples (seconds);
- * sorts both arrays. NaN when either is empty or a median is not > 0. */
-double sb_paired_pct(double *variant, size_t nv, double *ceiling, size_t nc);
+/* 100 x the ceiling's time over the variant's, from `pairs` samples of
+ * each taken as pairs (variant[j] next to ceiling[j], in the order the
+ * timer took them: variant first in even pairs, ceiling first in odd
+ * ones). The median, over each block of two pairs (v c c v), of the
+ * block's ceiling time / variant time: a per-block ratio sees one power
+ * state on both sides, and the median of many of them is what two leases
+ * agree on (docs/REGRESSIONS.md). Leaves the arrays as they are. NaN when
+ * there is no pair or no block with positive times. */
+double sb_paired_pct(const double *variant, const double *ceiling, size_t pairs);
 
 /* The row's cell named by a family's ceiling_column, or NULL if the name
  * is not a ceiling column of the schema. */
 double *sb_ceiling_cell(sb_row *row, const char *column);
+
+/* One JSON line (ending in a newline) with a paired point's samples in
+ * the order they were taken: {"point": name, "variant_s": [...],
+ * "ceiling_s": [...]}, seconds. Point names hold no quote or backslash.
+ * The caller frees it; NULL when out of memory. SB_PAIRS_FILE=path makes
+ * the runner append one per paired point (docs/REGRESSIONS.md). */
+char *sb_pairs_line(const char *name, const double *variant, const double *ceiling, size_t pairs);
 
 #endif

@@ -1,10 +1,12 @@
 #include "runner.h"
 
 #include <cuda_runtime_api.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "gbench_shim.h"
 #include "paired.h"
@@ -122,15 +124,53 @@ static void setup_pair(runner *r, const sb_point *p, sb_point *cp, sb_launch *PL
   cudaGetLastError(); /* the ceiling failed: the variant is timed alone, pct empty */
 }
 
+/* The minimum time for p: with a paired ceiling, long enough for
+ * SB_MIN_PAIRS pairs (a large GEMM gets ~40 samples from the minimum time
+ * alone, too few for a median of per-block ratios to hold across leases);
+ * one sample of the variant, outside the statistics, sizes it. */
+static double paired_min_time(runner *r) {
+  const double min_time = r->opt->min_time_s;
+  if (!r->timer.pair_fn || min_time <= 0) return min_time;
+  cudaEvent_t a = r->timer.start, b = r->timer.stop;
+  float ms = 0;
+  if (cudaEventRecord(a, r->stream) != cudaSuccess || r->timer.fn(r->timer.launch) != cudaSuccess ||
+      cudaEventRecord(b, r->stream) != cudaSuccess || cudaEventSynchronize(b) != cudaSuccess ||
+      cudaEventElapsedTime(&ms, a, b) != cudaSuccess) {
+    cudaGetLastError(); /* the timed samples will report it */
+    return min_time;
+  }
+  const double want = SB_MIN_PAIRS * ms * 1e-3;
+  return want > min_time ? want : min_time;
+}
+
+/* SB_PAIRS_FILE: the paired samples of every paired point, appended as
+ * one write (O_APPEND: the lines of parallel workers do not mix). */
+static void dump_pairs(const sb_timer *t, const char *name) {
+  const char *path = getenv("SB_PAIRS_FILE");
+  if (!path || !*path || t->pair_failed || t->pair_count == 0) return;
+  char *line = sb_pairs_line(name, t->samples, t->pair_samples,
+                             t->pair_count < t->count ? t->pair_count : t->count);
+  int fd = line ? open(path, O_WRONLY | O_CREAT | O_APPEND, 0644) : -1;
+  if (fd >= 0) {
+    if (write(fd, line, strlen(line)) < 0) { /* a lost dump line is not a lost row */ }
+    close(fd);
+  }
+  free(line);
+}
+
 /* pct_of_<ceiling> (family's ceiling_column): 100 on the ceiling's own
  * row, the paired ratio on the others, empty when pairing failed. */
-static void record_ceiling(const sb_point *p, const sb_timer *t, sb_row *row) {
+static void record_ceiling(const sb_point *p, sb_timer *t, sb_row *row) {
   double *cell = sb_ceiling_cell(row, p->family->ceiling_column);
   if (!cell) return;
   if (p->variant->flags & SB_VF_CEILING)
     *cell = 100.0;
-  else if (!t->pair_failed && t->pair_count > 0)
-    *cell = sb_paired_pct(t->samples, t->count, t->pair_samples, t->pair_count);
+  else if (!t->pair_failed && t->pair_count > 0) {
+    *cell = sb_paired_pct(t->samples, t->pair_samples,
+                          t->pair_count < t->count ? t->pair_count : t->count);
+    sb_stats c; /* sorts pair_samples: after the ratio and the dump */
+    if (sb_stats_compute(t->pair_samples, t->pair_count, &c) == 0) row->ceiling_us = c.median * 1e6;
+  }
 }
 
 /* The power-state cells of a timed row (schema 3). */
@@ -292,7 +332,7 @@ static int time_point(runner *r, const sb_point *p, sb_launch *L, int flush, con
   sb_point cp;
   sb_launch PL;
   setup_pair(r, p, &cp, &PL);
-  int rc = gbs_run_one(name, sb_timer_sample, &r->timer, r->opt->min_time_s, err, sizeof err);
+  int rc = gbs_run_one(name, sb_timer_sample, &r->timer, paired_min_time(r), err, sizeof err);
   r->timer.pair_fn = NULL; /* PL lives on this stack frame only */
   if (rc == 2) return -2; /* excluded by --benchmark_filter: no row */
   if (rc == 1) {
@@ -327,8 +367,12 @@ static int recheck_timed(runner *r, const sb_point *p, const sb_launch *L, size_
 }
 
 /* The timing statistics and every figure derived from them. */
-static void record_timing(runner *r, const sb_point *p, int flush, double after_mhz, sb_row *row) {
+static void record_timing(runner *r, const sb_point *p, int flush, double after_mhz,
+                          const char *row_name, sb_row *row) {
   const sb_family *f = p->family;
+  /* First: the statistics sort the samples out of their pairs. */
+  dump_pairs(&r->timer, row_name);
+  record_ceiling(p, &r->timer, row);
   sb_stats s;
   sb_stats_compute(r->timer.samples, r->timer.count, &s);
   row->status = SB_OK;
@@ -346,7 +390,6 @@ static void record_timing(runner *r, const sb_point *p, int flush, double after_
   }
   if (f->flops) row->gflops = (double)f->flops(p) / s.median * 1e-9;
   record_power_state(&r->timer, after_mhz, row);
-  record_ceiling(p, &r->timer, row);
   int used = snprintf(row->detail, sizeof row->detail, "%s", flush ? "L2 flushed before each sample" : "");
   if (r->timer.retaken > 0)
     snprintf(row->detail + used, sizeof row->detail - (size_t)used,
@@ -400,7 +443,7 @@ static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_r
   double after_mhz = NAN;
   if ((rc = time_point(r, p, &L, flush, name, row, &after_mhz)) != NEXT) return rc;
   if ((rc = recheck_timed(r, p, &L, out_bytes, name, row)) != NEXT) return rc;
-  record_timing(r, p, flush, after_mhz, row);
+  record_timing(r, p, flush, after_mhz, name, row);
   return derive(r, p, out_bytes, name, row);
 }
 

@@ -123,23 +123,39 @@ static int push(double **a, size_t *count, size_t *cap, double v) {
   return 0;
 }
 
-/* One sample of the paired ceiling, right after the variant's, timed the
- * same way. Returns 0, or -1 when it failed (the pairing then stops). */
-static int pair_sample(sb_timer *t) {
+/* One event-timed launch of fn, after the L2 flush when there is one;
+ * *what names the step that failed. */
+static cudaError_t timed_launch(sb_timer *t, sb_launch_fn fn, sb_launch *L, double *seconds,
+                                const char **what) {
   cudaError_t e = cudaSuccess;
-  if (t->flush_buf)
-    e = cudaMemsetAsync(t->flush_buf, (int)(++t->flushes & 0xff), t->flush_bytes, t->stream);
-  if (e == cudaSuccess) e = cudaEventRecord(t->start, t->stream);
-  if (e == cudaSuccess) e = t->pair_fn(t->pair_launch);
-  if (e == cudaSuccess) e = cudaEventRecord(t->stop, t->stream);
-  if (e == cudaSuccess) e = cudaEventSynchronize(t->stop);
   float ms = 0;
-  if (e == cudaSuccess) e = cudaEventElapsedTime(&ms, t->start, t->stop);
-  if (e != cudaSuccess) {
+  if (t->flush_buf && (e = cudaMemsetAsync(t->flush_buf, (int)(++t->flushes & 0xff),
+                                           t->flush_bytes, t->stream)) != cudaSuccess)
+    *what = "L2 flush";
+  else if ((e = cudaEventRecord(t->start, t->stream)) != cudaSuccess)
+    *what = "cudaEventRecord";
+  else if ((e = fn(L)) != cudaSuccess)
+    *what = "launch";
+  else if ((e = cudaEventRecord(t->stop, t->stream)) != cudaSuccess)
+    *what = "cudaEventRecord";
+  else if ((e = cudaEventSynchronize(t->stop)) != cudaSuccess)
+    *what = "kernel";
+  else if ((e = cudaEventElapsedTime(&ms, t->start, t->stop)) != cudaSuccess)
+    *what = "cudaEventElapsedTime";
+  *seconds = ms * 1e-3;
+  return e;
+}
+
+/* One sample of the paired ceiling, timed the same way. Returns 0, or -1
+ * when it failed (the pairing then stops). */
+static int pair_sample(sb_timer *t, double *seconds) {
+  const char *what;
+  if (timed_launch(t, t->pair_fn, t->pair_launch, seconds, &what) != cudaSuccess) {
     cudaGetLastError();
+    t->pair_failed = 1;
     return -1;
   }
-  return push(&t->pair_samples, &t->pair_count, &t->pair_cap, ms * 1e-3);
+  return 0;
 }
 
 int sb_timer_sample(void *ctx, double *seconds, char *err, size_t errlen) {
@@ -151,35 +167,34 @@ int sb_timer_sample(void *ctx, double *seconds, char *err, size_t errlen) {
   cudaError_t e;
 again:;
   const int witnessed = witness_due(t);
-  if (t->flush_buf) {
-    /* Outside the timed region: evicts the previous sample's data from L2
-     * so small working sets are timed from DRAM, like large ones. */
-    e = cudaMemsetAsync(t->flush_buf, (int)(++t->flushes & 0xff), t->flush_bytes, t->stream);
-    if (e != cudaSuccess) return fail(e, "L2 flush", err, errlen);
-  }
+  /* Pairs alternate their order, v c then c v (harness/paired.h): the
+   * ceiling goes first in odd pairs. The witness precedes whichever runs
+   * first, so it sits in front of both sides equally often. */
+  const int ceiling_first = t->pair_fn && !t->pair_failed && (t->count & 1);
   if (witnessed) {
     *(volatile double *)t->witness = NAN;
     if ((e = sb_clock_witness(t->stream, SB_WITNESS_SPIN_NS, t->witness)) != cudaSuccess)
       return fail(e, "clock witness", err, errlen);
   }
-  if ((e = cudaEventRecord(t->start, t->stream)) != cudaSuccess)
-    return fail(e, "cudaEventRecord", err, errlen);
-  if ((e = t->fn(t->launch)) != cudaSuccess) return fail(e, "launch", err, errlen);
-  if ((e = cudaEventRecord(t->stop, t->stream)) != cudaSuccess)
-    return fail(e, "cudaEventRecord", err, errlen);
-  if ((e = cudaEventSynchronize(t->stop)) != cudaSuccess)
-    return fail(e, "kernel", err, errlen);
-  float ms = 0;
-  if ((e = cudaEventElapsedTime(&ms, t->start, t->stop)) != cudaSuccess)
-    return fail(e, "cudaEventElapsedTime", err, errlen);
-  if (witnessed && witness_read(t)) goto again;
+  double ceiling_s = NAN;
+  if (ceiling_first) pair_sample(t, &ceiling_s);
+  /* The flush (inside timed_launch, outside the events) evicts the
+   * previous sample's data from L2 so small working sets are timed from
+   * DRAM, like large ones. */
+  const char *what = "";
+  if ((e = timed_launch(t, t->fn, t->launch, seconds, &what)) != cudaSuccess)
+    return fail(e, what, err, errlen);
+  if (witnessed && witness_read(t)) goto again; /* the pair is re-taken whole */
   if (t->window_flagged) ++t->throttled;
-  *seconds = ms * 1e-3;
   if (push(&t->samples, &t->count, &t->cap, *seconds) != 0) {
     snprintf(err, errlen, "out of host memory for samples");
     return -1;
   }
   t->since_witness_s += *seconds;
-  if (t->pair_fn && !t->pair_failed && pair_sample(t) != 0) t->pair_failed = 1;
+  if (t->pair_fn && !t->pair_failed) {
+    if (!ceiling_first) pair_sample(t, &ceiling_s);
+    if (!t->pair_failed && push(&t->pair_samples, &t->pair_count, &t->pair_cap, ceiling_s) != 0)
+      t->pair_failed = 1;
+  }
   return 0;
 }

@@ -46,8 +46,10 @@ typedef struct sb_timer {
   double nvml_last_s;
   sb_power_acc power;
   /* Paired ceiling (harness/paired.h): when pair_fn is set, every kept
-   * sample is followed by one of the ceiling, with the same flush, into
-   * pair_samples; a failing ceiling sets pair_failed and pairing stops. */
+   * sample has one of the ceiling beside it, with the same flush, taken
+   * after it in even pairs and before it in odd ones; pair_samples[j]
+   * pairs with samples[j] until the statistics sort samples. A failing
+   * ceiling sets pair_failed and pairing stops. */
   sb_launch_fn pair_fn;
   sb_launch *pair_launch;
   double *pair_samples;

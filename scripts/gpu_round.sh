@@ -11,7 +11,7 @@
 #     o  the scan kernels beside e917ed3's (tests/gpu/scan_predecessors.cu) -> predecessors.txt
 #     s  compute-sanitizer over every family (scripts/sanitize.sh)    -> sanitize.md
 #     a  the sm_80 code path: the compute_80 PTX build's default sweep -> sm80-path.csv
-#     d  the default sweep (make bench's)                             -> latest.csv
+#     d  the default sweep (make bench's)                             -> latest.csv, pairs.jsonl
 #     b  the broken-variant proof (each bad point costs one row)      -> broken.csv
 # Budget: q < 30 s, p < 1 min, s about 2 min, a and d < 10 min each: split
 # them over device calls (one call may run 10 minutes).
@@ -57,7 +57,7 @@ if step a; then
   ran sm80-path $? $((SECONDS - t)); tail -3 "$O/sm80-path.log"
 fi
 if step d; then
-  t=$SECONDS; "$C/syncbench" --out "$O/latest.csv" 2> "$O/latest.log"
+  t=$SECONDS; SB_PAIRS_FILE="$O/pairs.jsonl" "$C/syncbench" --out "$O/latest.csv" 2> "$O/latest.log"
   ran default $? $((SECONDS - t)); tail -3 "$O/latest.log"
 fi
 if step b; then
