@@ -11,8 +11,9 @@
 
 #include "family.h"
 
-/* A paired point is timed for at least this many pairs (32 v c c v
- * blocks), whatever the minimum time (harness/runner.c). */
+/* A paired point shares the minimum time between its two sides (half
+ * each) but is timed for at least this many pairs (32 v c c v blocks),
+ * whatever the minimum time (harness/runner.c). */
 #define SB_MIN_PAIRS 64
 
 /* The family's ceiling variant, found by its flag wherever it is in the

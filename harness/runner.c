@@ -124,13 +124,15 @@ static void setup_pair(runner *r, const sb_point *p, sb_point *cp, sb_launch *PL
   cudaGetLastError(); /* the ceiling failed: the variant is timed alone, pct empty */
 }
 
-/* The minimum time for p: with a paired ceiling, long enough for
- * SB_MIN_PAIRS pairs (a large GEMM gets ~40 samples from the minimum time
- * alone, too few for a median of per-block ratios to hold across leases);
- * one sample of the variant, outside the statistics, sizes it. */
+/* The minimum time for p. With a paired ceiling the two sides share it
+ * (half each: a paired point costs the GPU time of an unpaired one), but
+ * it is long enough for SB_MIN_PAIRS pairs (a large GEMM gets ~40 samples
+ * from the minimum time alone, too few for a median of per-block ratios
+ * to hold across leases); one sample of the variant, outside the
+ * statistics, sizes it. */
 static double paired_min_time(runner *r) {
-  const double min_time = r->opt->min_time_s;
-  if (!r->timer.pair_fn || min_time <= 0) return min_time;
+  if (!r->timer.pair_fn || r->opt->min_time_s <= 0) return r->opt->min_time_s;
+  const double min_time = 0.5 * r->opt->min_time_s;
   cudaEvent_t a = r->timer.start, b = r->timer.stop;
   float ms = 0;
   if (cudaEventRecord(a, r->stream) != cudaSuccess || r->timer.fn(r->timer.launch) != cudaSuccess ||
