@@ -1015,9 +1015,9 @@ static cudaError_t boundary_launch(sb_launch *L) {
   BARRIER_DEVICE_ROW(lookback_walk_##w, SB_BARRIER_VF_WALK(w),                              \
                      "between SMs through L2: devscan's warp look-back (ld.acquire.gpu, 32 " \
                      "words a window) walking " #w " status word(s) back to a P; per look-back")
-#define BARRIER_BOUNDARY_ROW(variant, graph, summary)                                \
+#define BARRIER_BOUNDARY_ROW(variant, graph, flags, summary)                         \
   {#variant, boundary_launch<graph>, boundary_pick, 0,                               \
-   SB_BARRIER_VF_DEVICE | SB_BARRIER_VF_THREAD0 | SB_BARRIER_VF_HOST_TIMED, summary}
+   SB_BARRIER_VF_DEVICE | SB_BARRIER_VF_THREAD0 | SB_BARRIER_VF_HOST_TIMED | (flags), summary}
 
 static const sb_variant barrier_rows[] = {
     BARRIER_ROW(syncthreads, 0, SB_BARRIER_VF_BLOCK,
@@ -1052,20 +1052,20 @@ static const sb_variant barrier_rows[] = {
                 "no synchronization: address pointer chase a = *a, one bare LDS per hop (load-to-use)"),
     BARRIER_ROW(grid_sync, 0, SB_BARRIER_VF_GRID | SB_BARRIER_VF_THREAD0,
                 "cooperative launch, cooperative_groups this_grid().sync() back to back"),
-    BARRIER_DEVICE_ROW(flag_handoff, SB_BARRIER_VF_PAIR,
+    BARRIER_DEVICE_ROW(flag_handoff, SB_BARRIER_VF_PAIR | SB_VF_LEASE_BOUND,
                        "between SMs through L2: blocks 0 and 1, one per SM, ping-pong a packed flag "
                        "word, st.release.gpu / ld.acquire.gpu spin; per one-way hand-off"),
-    BARRIER_DEVICE_ROW(flag_handoff_relaxed, SB_BARRIER_VF_PAIR,
+    BARRIER_DEVICE_ROW(flag_handoff_relaxed, SB_BARRIER_VF_PAIR | SB_VF_LEASE_BOUND,
                        "between SMs through L2: flag_handoff's ping-pong with st.relaxed.gpu / "
                        "ld.relaxed.gpu (devscan's lookback_relaxed); per one-way hand-off"),
     BARRIER_WALK_ROW(1),
     BARRIER_WALK_ROW(32),
     BARRIER_WALK_ROW(64),
     BARRIER_WALK_ROW(256),
-    BARRIER_BOUNDARY_ROW(kernel_boundary_stream, false,
+    BARRIER_BOUNDARY_ROW(kernel_boundary_stream, false, SB_VF_LEASE_BOUND,
                          "kernel boundary, host-timed: iters empty kernels back to back in one "
                          "stream, events around them; per boundary"),
-    BARRIER_BOUNDARY_ROW(kernel_boundary_graph, true,
+    BARRIER_BOUNDARY_ROW(kernel_boundary_graph, true, 0,
                          "kernel boundary, host-timed: one CUDA graph of iters empty kernel nodes "
                          "(captured, instantiated before timing); per boundary"),
 #ifdef SB_BROKEN

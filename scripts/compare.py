@@ -166,7 +166,8 @@ def run_gate(cmp, args, acceptances):
     print(f"compare: gate {'FAILED' if failures else 'passed'}: {len(cmp.regressions)} "
           f"regression(s), {len(cmp.failing_broken)} broken, {len(cmp.missing)} missing "
           f"({'not counted' if args.allow_missing else 'counted'}), {len(cmp.accepted)} "
-          f"accepted, {len(cmp.power_state_differs)} power state differs, over "
+          f"accepted, {len(cmp.power_state_differs)} power state differs, "
+          f"{len(cmp.lease_bound)} lease-bound, over "
           f"{len(cmp.matches)} points ({cmp.new.path})", file=sys.stderr)
     return EXIT_REGRESSION if failures else EXIT_OK
 

@@ -73,7 +73,7 @@ class Step:
     change: float       # geomean of the gated figure's ratio, minus 1
     points: int
     flagged: int        # points the gate would have flagged slower
-    power_state: int    # points not gated: power state differs
+    power_state: int    # points not gated: power state differs or lease-bound
     accepted: int = 0   # flagged points an acceptance (--accept) covers
 
 
@@ -127,7 +127,7 @@ def steps(series, threshold, acceptances=()):
         for m in cmp.matches:
             groups.setdefault(sbcompare.by_variant(m), []).append(m)
         for (family, variant), ms in groups.items():
-            gated = [m for m in ms if not m.power_state]
+            gated = [m for m in ms if not m.gated_out]
             mean = sbcompare.geomean([m.gated for m in gated])
             slower = [m for m in gated if m.verdict == "slower"]
             accepted = sum(1 for m in slower if cmp.is_accepted(m.base))

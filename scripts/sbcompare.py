@@ -31,7 +31,9 @@ follow the GPU's power state, so the rules above do not read their time:
   - either way, a point whose sm_clock_mhz differs between the two runs by
     more than POWER_STATE_LIMIT is "power state differs": listed, neither a
     pass nor a regression, and left out of rule B.
-Every other row is gated on its time.
+Every other row is gated on its time, except the rows of a variant flagged
+lease_bound in its table (a price the machine sets: the host's launch rate,
+which SMs a pair lands on): listed with their moves, never gated.
 """
 from __future__ import annotations
 
@@ -304,7 +306,7 @@ def apply_variant_rule(matches, shift=VARIANT_SHIFT):
     place); points whose power state differs take no part."""
     groups = {}
     for m in matches:
-        if not m.power_state:
+        if not m.gated_out:
             groups.setdefault(by_variant(m), []).append(m)
     for group in groups.values():
         direction = variant_shift([math.log(m.gated) for m in group], shift)
@@ -336,6 +338,12 @@ class Match:
     figure: str = "time"  # what it is gated on: FIGURES
     column: str | None = None  # the family's ceiling column, if it has one
     power_state: bool = False  # SM clocks differ beyond POWER_STATE_LIMIT: not gated
+    lease_bound: bool = False  # a lease_bound variant (its table's flag): not gated
+
+    @property
+    def gated_out(self):
+        """Listed, never a verdict: power state differs or lease-bound."""
+        return self.power_state or self.lease_bound
 
     @property
     def ratio(self):
@@ -406,11 +414,16 @@ class Comparison:
         """Ceiling-family points whose SM clocks differ beyond the limit."""
         return [m for m in self.matches if m.power_state]
 
+    @property
+    def lease_bound(self):
+        """Points of lease_bound variants: listed, not gated."""
+        return [m for m in self.matches if m.lease_bound and not m.power_state]
+
     def figure_counts(self):
-        """{figure: points gated on it} (power-state points left out)."""
+        """{figure: points gated on it} (points not gated left out)."""
         counts = {f: 0 for f in FIGURES}
         for m in self.matches:
-            if not m.power_state:
+            if not m.gated_out:
                 counts[m.figure] += 1
         return counts
 
@@ -461,7 +474,8 @@ def match_of(b, n, threshold, cross_gpu=False):
     clock = m.clock_ratio
     m.power_state = bool(column and not cross_gpu and clock
                          and abs(clock - 1) > POWER_STATE_LIMIT)
-    if not m.power_state:
+    m.lease_bound = sbvariants.has_flag(b["family"], b["variant"], "lease_bound")
+    if not m.gated_out:
         m.verdict = ("slower" if match_slower(m, threshold) else
                      "faster" if match_faster(m, threshold) else "")
         m.why = "point" if m.verdict else ""
@@ -661,6 +675,8 @@ def verdict_cell(cmp, m):
     differs for a point not gated."""
     if m.power_state:
         return "power state differs"
+    if m.lease_bound:
+        return "lease-bound (not gated)"
     if not m.verdict:
         return ""
     word = m.verdict.upper() if m.verdict == "slower" else m.verdict
@@ -881,6 +897,8 @@ def gate_counts(cmp, allow_missing=False):
         parts.append(f"{len(cmp.missing)} missing point(s)")
     if cmp.power_state_differs:
         parts.append(f"{len(cmp.power_state_differs)} power state differs")
+    if cmp.lease_bound:
+        parts.append(f"{len(cmp.lease_bound)} lease-bound")
     if cmp.accepted:
         parts.append(f"{len(cmp.accepted)} accepted")
     return parts
@@ -898,6 +916,9 @@ def figures_line(cmp):
     if cmp.power_state_differs:
         text += (f"; {len(cmp.power_state_differs)} not gated: SM clock moved by more than "
                  f"{POWER_STATE_LIMIT * 100:g}% (power state differs)")
+    if cmp.lease_bound:
+        text += (f"; {len(cmp.lease_bound)} not gated: lease-bound prices (host launch rate, "
+                 f"SM placement)")
     return text
 
 
@@ -911,7 +932,7 @@ def cut(items, limit):
 def largest_moves(cmp, n=LARGEST_MOVES):
     """(the n largest slowdowns, the n largest speedups) of the gated
     figure among gated points, largest first."""
-    gated = [m for m in cmp.matches if not m.power_state]
+    gated = [m for m in cmp.matches if not m.gated_out]
     slower = sorted((m for m in gated if m.gated > 1), key=lambda m: -m.gated)[:n]
     faster = sorted((m for m in gated if m.gated < 1), key=lambda m: m.gated)[:n]
     return slower, faster
@@ -969,6 +990,9 @@ def _summary_parts(cmp, allow_missing, detail_name, detail_url, unmatched, liste
     section(f"### Power state differs: SM clock moved by more than {POWER_STATE_LIMIT * 100:g}% "
             f"(not gated)", cmp.power_state_differs,
             lambda ms: matches_table(cmp, ms, True, compact=True))
+    section("### Lease-bound prices (not gated: the machine sets them)",
+            sorted(cmp.lease_bound, key=lambda m: -abs(math.log(m.gated))),
+            lambda ms: matches_table(cmp, ms, True, order="given", compact=True))
     if cmp.accepted:
         lines = acceptance_lines(cmp, reason_chars=200)
         shown, more = cut(lines, max(listed, 5))
@@ -1019,6 +1043,9 @@ def render_gate_detail(cmp, allow_missing=False, unmatched=()):
     if cmp.power_state_differs:
         out += ["### Power state differs (not gated)", "",
                 matches_table(cmp, cmp.power_state_differs, True), ""]
+    if cmp.lease_bound:
+        out += ["### Lease-bound prices (not gated)", "",
+                matches_table(cmp, cmp.lease_bound, True), ""]
     if cmp.accepted:
         out += [f"### Accepted changes ({len(cmp.accepted)} point(s), not counted)", "",
                 *(f"- {line}" for line in acceptance_lines(cmp)), ""]
@@ -1051,7 +1078,8 @@ def render_gate_brief(cmp, allow_missing=False, unmatched=(), max_lines=BRIEF_LI
     sections = [("regressions", [point(m) for m in cmp.regressions]),
                 ("broken", [row(b, n) for b, n in cmp.failing_broken]),
                 ("missing", [row(r, None) for r in cmp.missing]),
-                ("power state differs", [point(m) for m in cmp.power_state_differs])]
+                ("power state differs", [point(m) for m in cmp.power_state_differs]),
+                ("lease-bound, not gated", [point(m) for m in cmp.lease_bound])]
     for listed in (10, 6, 4, 2, 1, 0):
         body = []
         for name, items in sections:

@@ -18,6 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import sbcompare  # noqa: E402
 import sbcsv  # noqa: E402
+import sbvariants  # noqa: E402
 
 COMPARE = os.path.join(ROOT, "scripts", "compare.py")
 FIXTURE = os.path.join(ROOT, "tests", "fixtures", "h200_scan_default.csv")
@@ -157,8 +158,8 @@ def test_three_percent_slowdown_of_any_variant_is_flagged_at_every_point(tmp_pat
         sizes[sbcompare.by_variant(m)] = sizes.get(sbcompare.by_variant(m), 0) + 1
     tried = 0
     for (family, variant), count in sizes.items():
-        if count < sbcompare.VARIANT_MIN_POINTS:
-            continue
+        if count < sbcompare.VARIANT_MIN_POINTS or sbvariants.has_flag(family, variant, "lease_bound"):
+            continue  # a lease-bound price is never gated (the next test)
         pick = lambda r: (r["family"], r["variant"]) == (family, variant)  # noqa: E731
         rows = [scale_times(dict(r), 1.03) if pick(r) and r["status"] == "ok" else r
                 for r in records]
@@ -169,6 +170,40 @@ def test_three_percent_slowdown_of_any_variant_is_flagged_at_every_point(tmp_pat
         assert len(cmp.regressions) == count and cmp.improvements == []
         tried += 1
     assert tried >= 45  # every multi-point variant of the sweep
+
+
+LEASE_BOUND = [(f.name, v.name) for f in sbvariants.catalog().values() for v in f.variants
+               if "lease_bound" in v.flags]
+
+
+def test_the_lease_bound_prices_are_the_ones_the_machine_sets():
+    """The host's launch rate and the SM pair of a hand-off; not the
+    graph's boundary, nor the look-back walks (docs/REGRESSIONS.md)."""
+    assert sorted(LEASE_BOUND) == [("barrier", "flag_handoff"), ("barrier", "flag_handoff_relaxed"),
+                                   ("barrier", "kernel_boundary_stream")]
+
+
+@pytest.mark.parametrize("path", COMMITTED, ids=["h200", "h100"])
+def test_lease_bound_rows_are_listed_with_their_moves_never_gated(tmp_path, path):
+    """Every lease-bound row made 2x slower: no regression, each listed
+    as lease-bound with its change; the same factor on a gated price
+    (lookback_walk_32) is a regression."""
+    base = sbcompare.load_run(path)
+    header, records = read_records(path)
+    lease = lambda r: (r["family"], r["variant"]) in LEASE_BOUND  # noqa: E731
+    rows = [scale_times(dict(r), 2.0) if lease(r) and r["status"] == "ok" else r for r in records]
+    cmp = sbcompare.compare(base, sbcompare.load_run(write_records(tmp_path / "new.csv", header, rows)))
+    listed = [m for m in cmp.lease_bound]
+    assert cmp.regressions == [] and cmp.gate_failures() == 0
+    assert keys_of(m.base for m in listed) == keys_of(r for r in base.rows if lease(r) and r["status"] == "ok")
+    assert all(m.gated == pytest.approx(2.0, rel=1e-3) and m.verdict == "" for m in listed)
+    summary = sbcompare.render_gate_summary(cmp)
+    assert "Lease-bound prices (not gated" in summary and "+100.0%" in summary
+    walk = lambda r: r["variant"] == "lookback_walk_32"  # noqa: E731
+    rows = [scale_times(dict(r), 2.0) if walk(r) and r["status"] == "ok" else r for r in records]
+    cmp = sbcompare.compare(base, sbcompare.load_run(write_records(tmp_path / "new.csv", header, rows)))
+    assert keys_of(m.base for m in cmp.regressions) == keys_of(
+        r for r in base.rows if walk(r) and r["status"] == "ok")
 
 
 def test_planted_three_percent_fails_the_gate_with_exit_1(tmp_path):

@@ -1,0 +1,79 @@
+"""scripts/pair_estimators.py: the A/A disagreement of each reading of the
+paired samples, on synthetic dumps whose answer is known."""
+import json
+import lzma
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCRIPT = os.path.join(ROOT, "scripts", "pair_estimators.py")
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import pair_estimators  # noqa: E402
+
+
+def dump(path, points, compress=False):
+    text = "".join(json.dumps({"point": p, "variant_s": v, "ceiling_s": c}) + "\n"
+                   for p, (v, c) in points.items())
+    if compress:
+        with lzma.open(path, "wt") as f:
+            f.write(text)
+    else:
+        path.write_text(text)
+    return str(path)
+
+
+def steady(n=64, v=100e-6, c=50e-6):
+    """Alternating pairs, a little spread, ratio 0.5."""
+    return [v * (1 + 0.001 * (i % 5)) for i in range(n)], [c * (1 + 0.001 * (i % 5)) for i in range(n)]
+
+
+def tailed(n=64, v=100e-6, c=50e-6):
+    """The ceiling samples taken right after the variant (even pairs)
+    have a heavy tail: 3 of every 4 are twice as slow."""
+    vs, cs = steady(n, v, c)
+    cs = [x * 2 if i % 2 == 0 and i % 8 != 0 else x for i, x in enumerate(cs)]
+    return vs, cs
+
+
+def test_a_tail_in_the_ceiling_moves_the_block_median_not_the_lower_quartile(tmp_path):
+    a = dump(tmp_path / "a.jsonl", {"gemm/x": tailed(), "gemm/y": steady()})
+    b = dump(tmp_path / "b.jsonl.xz", {"gemm/x": steady(), "gemm/y": steady(), "devscan/z": steady()},
+             compress=True)
+    table = pair_estimators.disagreement(pair_estimators.load(a), pair_estimators.load(b), "gemm/")
+    by = {name: {p: d for d, _, p in rows} for name, rows in table.items()}
+    assert set(by["block"]) == {"gemm/x", "gemm/y"}  # the prefix, and only shared points
+    assert by["block"]["gemm/x"] > 30      # the tail lifts every block's sum
+    assert by["q25"]["gemm/x"] < 0.5       # the fast quartile does not see it
+    assert all(by[name]["gemm/y"] < 1e-9 for name in by)  # identical samples agree exactly
+
+
+def test_the_table_and_exit_codes(tmp_path):
+    a = dump(tmp_path / "a.jsonl", {"gemm/x": tailed()})
+    b = dump(tmp_path / "b.jsonl", {"gemm/x": steady()})
+    r = subprocess.run([sys.executable, SCRIPT, a, b], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[0].startswith("estimator") and "block " in r.stdout and "q25 " in r.stdout
+    other = dump(tmp_path / "c.jsonl", {"scan/q": steady()})
+    r = subprocess.run([sys.executable, SCRIPT, a, other], capture_output=True, text=True)
+    assert r.returncode == 2 and "share no paired point" in r.stderr
+
+
+@pytest.mark.parametrize("line,why", [
+    ("not json\n", "not a paired-samples line"),
+    ('{"point": "p", "variant_s": [1e-6, 1e-6], "ceiling_s": [1e-6]}\n', "as many"),
+    ('{"point": "p", "variant_s": [0, 1e-6], "ceiling_s": [1e-6, 1e-6]}\n', "positive"),
+])
+def test_a_malformed_dump_is_one_line_naming_file_and_line(tmp_path, line, why):
+    good = dump(tmp_path / "good.jsonl", {"gemm/x": steady()})
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"point": "gemm/x", "variant_s": steady()[0], "ceiling_s": steady()[1]})
+                   + "\n" + line)
+    r = subprocess.run([sys.executable, SCRIPT, good, str(bad)], capture_output=True, text=True)
+    assert r.returncode == 2
+    assert r.stderr.count("\n") == 1 and f"{bad}:2:" in r.stderr and why in r.stderr
+    r = subprocess.run([sys.executable, SCRIPT, good, str(tmp_path / "absent.jsonl")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and "absent.jsonl" in r.stderr and "Traceback" not in r.stderr
