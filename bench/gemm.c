@@ -18,6 +18,10 @@
 #include "registry.h"
 
 extern const sb_variant_table sb_gemm_variants; /* kernels/gemm.cu */
+/* % of thread 0's block cycles spent in epilogues, from the last
+ * validating launch of a ws_tma-based variant (kernels/gemm.cu); NaN when
+ * there is none since the last call. */
+extern double sb_gemm_epilogue_pct(void);
 
 /* ---- fp16 on the host ---- */
 
@@ -448,6 +452,10 @@ static int gemm_derive(const sb_point *p, const sb_device *d, const void *host_o
   if (!is_cublas(p) && row->blocks_per_sm > 0)
     row->bytes_in_flight_per_sm = p->axis[SB_AXIS_STAGES] *
                                   sb_gemm_stage_bytes((int)p->axis[SB_AXIS_TILE]) * row->blocks_per_sm;
+  /* The validating launch's epilogue profile (ws_tma-based variants;
+   * NaN, an empty cell, for the others). Read always: it is consumed. */
+  const double epilogue = sb_gemm_epilogue_pct();
+  if (!is_cublas(p)) row->epilogue_pct = epilogue;
   return 0;
 }
 

@@ -30,7 +30,7 @@ void sb_row_init(sb_row *row, const sb_provenance *prov) {
   row->q1_us = row->q3_us = row->cv_pct = NAN;
   row->gbps = row->pct_of_copy = row->sm_clock_mhz = NAN;
   row->gflops = row->pct_of_cublas = row->cycles_per_op = row->ns_per_op = NAN;
-  row->pct_of_cub = row->ceiling_us = row->sm_clock_after_mhz = row->power_w = NAN;
+  row->pct_of_cub = row->ceiling_us = row->epilogue_pct = row->sm_clock_after_mhz = row->power_w = NAN;
   row->temp_c = -1;
   row->throttled = -1;
   row->bytes_in_flight_per_sm = -1;

@@ -23,8 +23,11 @@
  * 4: pct_of_cublas and pct_of_cub are the median of per-block ratios over
  *    at least 64 pairs taken in v c c v order (harness/paired.h), not the
  *    ratio of two medians; new: ceiling_us, the median of the paired
- *    ceiling's own samples (the power state the ratio was taken in). */
-#define SB_CSV_SCHEMA_VERSION 4
+ *    ceiling's own samples (the power state the ratio was taken in).
+ * 5: epilogue_pct (gemm's ws_tma-based variants): % of a block's cycles in
+ *    its epilogues, from the validating launch: the stores, and for the
+ *    split variants the combining of partial tiles. */
+#define SB_CSV_SCHEMA_VERSION 5
 
 typedef enum sb_status {
   SB_OK = 0,       /* validated and timed */
@@ -69,6 +72,7 @@ typedef struct sb_row {
                                   row at the same shape, this run (gemm) */
   double pct_of_cub;           /* the same against CUB (devscan) */
   double ceiling_us;           /* median of the paired ceiling's samples (empty: no pairing) */
+  double epilogue_pct;         /* gemm: % of block cycles in epilogues (validating launch) */
   double cycles_per_op;        /* in-kernel clock64() families (derive hook) */
   double ns_per_op;            /* cycles_per_op at the measured SM clock */
   long long bytes_in_flight_per_sm; /* pipelines: stages x bytes x blocks/SM */
@@ -130,6 +134,7 @@ void sb_row_init(sb_row *row, const sb_provenance *prov);
   X("pct_of_cublas", F2, r->pct_of_cublas)                  \
   X("pct_of_cub", F2, r->pct_of_cub)                        \
   X("ceiling_us", F4, r->ceiling_us)                        \
+  X("epilogue_pct", F2, r->epilogue_pct)                    \
   X("cycles_per_op", F2, r->cycles_per_op)                  \
   X("ns_per_op", F4, r->ns_per_op)                          \
   X("bytes_in_flight_per_sm", INT, r->bytes_in_flight_per_sm) \

@@ -33,6 +33,7 @@
 // reads, given 1024-B aligned stages; ldmatrix reads 8 rows of one logical
 // chunk, which land in 8 different chunks: no bank conflicts.
 #include <cublas_v2.h>
+#include <math.h>
 #include <string.h>
 
 #include "cp_async.cuh"
@@ -55,7 +56,20 @@ struct alignas(128) GemmParams {
   int splits;         // split variants: K slices per output tile (1 otherwise)
   unsigned *sem;      // split variants: one semaphore / arrival counter per tile
   float *ws;          // splitk_parallel: fp32 partial tiles [splits][tiles][BM * BN]
+  // The validating (bounded) twin of the ws_tma-based variants only, NULL
+  // in every timed launch: [0] += SM cycles thread 0 spent in epilogues
+  // (stores, and for the split variants the waits, workspace traffic and
+  // adds that combine partial tiles), [1] += its cycles in the whole block.
+  unsigned long long *prof;
 };
+
+// Thread 0's cycles since t0 into prof[slot]: the bounded twin's epilogue
+// profile (GemmParams::prof); compiled out of the timed kernels.
+template <bool Bounded>
+__device__ __forceinline__ void gemm_prof_add(const GemmParams &p, int slot, long long t0) {
+  if constexpr (Bounded)
+    if (p.prof && threadIdx.x == 0) atomicAdd(p.prof + slot, (unsigned long long)(clock64() - t0));
+}
 
 template <int BM_, int BN_>
 struct GemmTile {
@@ -568,7 +582,9 @@ __device__ __forceinline__ void gemm_ws_tma(const GemmParams &p, uint32_t smem, 
   // phases order the copy engine's writes before the reads).
   Math math(warp);
   gemm_ws_consume<T, S, Bounded>(ring, math, smem, kt1 - kt0);
+  const long long t0 = Bounded ? clock64() : 0;
   epi(p, math, m0, n0);
+  gemm_prof_add<Bounded>(p, 0, t0);
 }
 
 struct GemmWsTma {
@@ -830,7 +846,9 @@ struct GemmStreamK {
         ring.release(st);
         st.template advance<S>();
       }
+      const long long t0 = Bounded ? clock64() : 0;
       gemm_sk_epilogue<T, Bounded>(p, math, m0, n0, tile, k0, k1, kts, sk_iters, sk_grid);
+      gemm_prof_add<Bounded>(p, 0, t0);
     });
 #else
     (void)p, (void)smem;
@@ -863,7 +881,9 @@ __global__ void __launch_bounds__(gemm_threads<V, T>(), gemm_min_blocks<T>()) ge
   const uint32_t smem = (sb_smem_addr(gemm_smem_raw) + 1023u) & ~1023u;
   int m0, n0;
   gemm_block_tile<T>(p, &m0, &n0);
+  const long long t0 = Bounded ? clock64() : 0;
   V::template run<T, S, Bounded>(p, smem, m0, n0);
+  gemm_prof_add<Bounded>(p, 1, t0);
 }
 
 // ---- pickers: the instantiations the sweeps use ----
@@ -961,6 +981,10 @@ static cudaError_t gemm_tensor_maps(GemmParams *p, int bm, int bn) {
 static unsigned *gemm_sem;
 static float *gemm_ws;
 static size_t gemm_sem_cap, gemm_ws_cap;
+// The epilogue profile (GemmParams::prof): zeroed before each validating
+// launch of a ws_tma-based variant, read once by sb_gemm_epilogue_pct.
+static unsigned long long *gemm_prof;
+static bool gemm_prof_armed;
 
 static cudaError_t gemm_grow(void **buf, size_t *cap, size_t bytes) {
   if (bytes <= *cap) return cudaSuccess;
@@ -1041,6 +1065,20 @@ static cudaError_t gemm_launch(sb_launch *L) {
     cudaError_t e = gemm_split_setup<V>(L, &p, s.grid, &s);
     if (e != cudaSuccess) return e;
   }
+  if (!L->query && L->bounded) gemm_prof_armed = false;  // a new point: no stale profile
+  if constexpr (V::ws && Tma) {  // the epilogue profile, validating launch only
+    if (L->query) {
+      if (!gemm_prof && cudaMalloc((void **)&gemm_prof, 2 * sizeof *gemm_prof) != cudaSuccess) {
+        cudaGetLastError();  // no profile: the cell stays empty
+        gemm_prof = NULL;
+      }
+    } else if (L->bounded && gemm_prof) {
+      cudaError_t e = cudaMemsetAsync(gemm_prof, 0, 2 * sizeof *gemm_prof, L->stream);
+      if (e != cudaSuccess) return e;
+      p.prof = gemm_prof;
+      gemm_prof_armed = true;
+    }
+  }
   if constexpr (std::is_same<V, GemmStreamK>::value) {
     s.grid = SB_GRID_PERSISTENT;
     p.sem = gemm_sem;  // the query allocates them; a launch after it reads them
@@ -1052,6 +1090,17 @@ static cudaError_t gemm_launch(sb_launch *L) {
     p.ws = gemm_ws;
   }
   return sb_launch_params(L, s, p);
+}
+
+extern "C" double sb_gemm_epilogue_pct(void) {
+  unsigned long long h[2] = {0, 0};
+  const bool armed = gemm_prof_armed;
+  gemm_prof_armed = false;
+  if (!armed || cudaMemcpy(h, gemm_prof, sizeof h, cudaMemcpyDeviceToHost) != cudaSuccess || h[1] == 0) {
+    cudaGetLastError();
+    return NAN;
+  }
+  return 100.0 * (double)h[0] / (double)h[1];
 }
 
 // cuBLAS on the same buffers. cuBLAS is column-major: row-major C (M x N)

@@ -20,8 +20,9 @@ import sbdeps  # noqa: F401  (a missing package: one line and exit 2, not a trac
 # state (sm_clock_after_mhz, power_w, temp_c, throttle_reasons, throttled)
 # and pct_of_cub; sm_clock_mhz is then the clock over the samples. Schema 4
 # takes the ceiling ratios as a median of v c c v block ratios and adds
-# ceiling_us (the paired ceiling's own median).
-SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4}
+# ceiling_us (the paired ceiling's own median); schema 5 adds gemm's
+# epilogue_pct.
+SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5}
 
 # Columns every schema-1 file has, and how to read each non-string one.
 AXES = ["block_threads", "stages", "buffer_bytes", "iters", "intensity", "n"]
@@ -40,7 +41,8 @@ INT_COLUMNS = {"schema_version", *AXES, "samples", "bytes_moved",
 FLOAT_COLUMNS = {"median_us", "min_us", "max_us", "q1_us", "q3_us", "cv_pct",
                  "gbps", "pct_of_copy", "sm_clock_mhz", "gflops",
                  "cycles_per_op", "ns_per_op", "pct_of_cublas",
-                 "pct_of_cub", "sm_clock_after_mhz", "power_w", "ceiling_us"}
+                 "pct_of_cub", "sm_clock_after_mhz", "power_w", "ceiling_us",
+                 "epilogue_pct"}
 STATUSES = {"ok", "skipped", "unsupported", "wrong", "error", "deadlock"}
 HEADER_SNAPSHOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                "results", "csv_header.csv")

@@ -40,8 +40,8 @@ SB_TEST(csv_every_axis_has_its_column) {
                             /* schema 3 */
                             "sm_clock_after_mhz", "power_w", "temp_c", "throttle_reasons",
                             "throttled", "pct_of_cub", "pct_of_cublas", "m", "k", "tile",
-                            /* schema 4 */
-                            "ceiling_us"};
+                            /* schema 4, 5 */
+                            "ceiling_us", "epilogue_pct"};
   for (size_t i = 0; i < sizeof required / sizeof required[0]; ++i)
     CHECK(column(required[i]) >= 0);
   for (int i = 0; i < sb_csv_num_columns(); ++i)
@@ -74,7 +74,8 @@ SB_TEST(csv_row_round_trips_with_quoting_and_empty_cells) {
   CHECK_STR(fields[column("min_us")], "");          /* NaN: empty */
   CHECK_STR(fields[column("samples")], "");         /* -1: empty */
   CHECK_STR(fields[column("gpu_name")], "NVIDIA Test, \"GPU\"");
-  CHECK_STR(fields[column("schema_version")], "4");
+  CHECK_STR(fields[column("schema_version")], "5");
+  CHECK_STR(fields[column("epilogue_pct")], "");    /* not a gemm row: empty */
   CHECK_STR(fields[column("ceiling_us")], "");      /* no paired ceiling: empty */
   CHECK_STR(fields[column("power_w")], "");         /* no NVML: empty */
   CHECK_STR(fields[column("temp_c")], "");
