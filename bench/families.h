@@ -86,6 +86,10 @@ float sb_f16_to_f32(uint16_t h);
 /* |C - C_exact| bound for one element: K and sum_k |a_k b_k| (derivation
  * in bench/gemm.c and docs/gemm.md). */
 double sb_gemm_tolerance(long long k, double abs_dot);
+/* % of thread 0's block cycles spent in epilogues, from the last
+ * validating launch of a ws_tma-based variant (kernels/gemm.cu); NaN when
+ * no such launch armed the profile since the last call (the call disarms). */
+double sb_gemm_epilogue_pct(void);
 /* The checked elements of an m x n C (indices row * n + col): corners,
  * last row, last column, one per 64 x 64 block, 4096 more. count bounds
  * what sample_set writes; it returns how many it wrote. */

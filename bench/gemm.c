@@ -18,10 +18,6 @@
 #include "registry.h"
 
 extern const sb_variant_table sb_gemm_variants; /* kernels/gemm.cu */
-/* % of thread 0's block cycles spent in epilogues, from the last
- * validating launch of a ws_tma-based variant (kernels/gemm.cu); NaN when
- * there is none since the last call. */
-extern double sb_gemm_epilogue_pct(void);
 
 /* ---- fp16 on the host ---- */
 

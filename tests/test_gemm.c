@@ -15,6 +15,13 @@
 #include "../kernels/gemm_tiles.h"
 #include "check.h"
 
+SB_TEST(gemm_epilogue_profile_is_empty_until_a_validating_launch_arms_it) {
+  /* No launch here (no GPU): every row's epilogue_pct cell stays empty,
+   * never a stale number from an earlier point. */
+  CHECK(isnan(sb_gemm_epilogue_pct()));
+  CHECK(isnan(sb_gemm_epilogue_pct()));
+}
+
 SB_TEST(gemm_f16_rounds_to_nearest_even) {
   CHECK_EQ_INT(sb_f32_to_f16(0.0f), 0x0000);
   CHECK_EQ_INT(sb_f32_to_f16(-0.0f), 0x8000);
