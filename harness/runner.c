@@ -145,13 +145,20 @@ static double paired_min_time(runner *r) {
   return want > min_time ? want : min_time;
 }
 
+/* Pairs of the point with both samples (0 when the pairing failed):
+ * samples[j] beside pair_samples[j] for j below it. */
+static size_t complete_pairs(const sb_timer *t) {
+  if (t->pair_failed) return 0;
+  return t->pair_count < t->count ? t->pair_count : t->count;
+}
+
 /* SB_PAIRS_FILE: the paired samples of every paired point, appended as
  * one write (O_APPEND: the lines of parallel workers do not mix). */
 static void dump_pairs(const sb_timer *t, const char *name) {
   const char *path = getenv("SB_PAIRS_FILE");
-  if (!path || !*path || t->pair_failed || t->pair_count == 0) return;
-  char *line = sb_pairs_line(name, t->samples, t->pair_samples,
-                             t->pair_count < t->count ? t->pair_count : t->count);
+  const size_t pairs = complete_pairs(t);
+  if (!path || !*path || pairs == 0) return;
+  char *line = sb_pairs_line(name, t->samples, t->pair_samples, pairs);
   int fd = line ? open(path, O_WRONLY | O_CREAT | O_APPEND, 0644) : -1;
   if (fd >= 0) {
     if (write(fd, line, strlen(line)) < 0) { /* a lost dump line is not a lost row */ }
@@ -167,9 +174,8 @@ static void record_ceiling(const sb_point *p, sb_timer *t, sb_row *row) {
   if (!cell) return;
   if (p->variant->flags & SB_VF_CEILING)
     *cell = 100.0;
-  else if (!t->pair_failed && t->pair_count > 0) {
-    *cell = sb_paired_pct(t->samples, t->pair_samples,
-                          t->pair_count < t->count ? t->pair_count : t->count);
+  else if (complete_pairs(t) > 0) {
+    *cell = sb_paired_pct(t->samples, t->pair_samples, complete_pairs(t));
     sb_stats c; /* sorts pair_samples: after the ratio and the dump */
     if (sb_stats_compute(t->pair_samples, t->pair_count, &c) == 0) row->ceiling_us = c.median * 1e6;
   }
