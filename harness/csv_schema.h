@@ -26,8 +26,12 @@
  *    ceiling's own samples (the power state the ratio was taken in).
  * 5: epilogue_pct (gemm's ws_tma-based variants): % of a block's cycles in
  *    its epilogues, from the validating launch: the stores, and for the
- *    split variants the combining of partial tiles. */
-#define SB_CSV_SCHEMA_VERSION 5
+ *    split variants the combining of partial tiles.
+ * 6: pct_of_cublas and pct_of_cub are the ratio of the two sides' fastest
+ *    samples (over the same interleaved v c c v pairs), not the median of
+ *    per-block ratios: the reading that moved least between two leases
+ *    (docs/REGRESSIONS.md). Columns unchanged. */
+#define SB_CSV_SCHEMA_VERSION 6
 
 typedef enum sb_status {
   SB_OK = 0,       /* validated and timed */

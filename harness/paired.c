@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "stats.h"
 
 const sb_variant *sb_family_ceiling(const sb_family *f) {
   for (int i = 0; f->variants && i < f->variants->count; ++i)
@@ -23,25 +22,17 @@ int sb_ceiling_point(const sb_point *p, sb_point *out) {
 }
 
 double sb_paired_pct(const double *variant, const double *ceiling, size_t pairs) {
-  if (pairs == 0) return NAN;
-  if (pairs == 1) return variant[0] > 0 ? 100.0 * ceiling[0] / variant[0] : NAN;
   /* Pair j ran the variant first when j is even, the ceiling first when
-   * odd: each block of two pairs is v c c v, so whatever favours the
-   * first (or the second) launch of a pair favours both sides once, and a
-   * drift that is linear over the block cancels. A trailing odd pair has
-   * no partner and is left out. */
-  const size_t blocks = pairs / 2;
-  double *ratio = malloc(blocks * sizeof *ratio);
-  if (!ratio) return NAN;
-  size_t kept = 0;
-  for (size_t b = 0; b < blocks; ++b) {
-    const double v = variant[2 * b] + variant[2 * b + 1], c = ceiling[2 * b] + ceiling[2 * b + 1];
-    if (v > 0 && c > 0) ratio[kept++] = c / v;
+   * odd: over whole v c c v blocks each side has as many samples in either
+   * place of a pair, so whatever favours one place favours both sides
+   * alike. A trailing odd pair has no partner and is left out. */
+  const size_t used = pairs > 1 ? pairs - pairs % 2 : pairs;
+  double v_min = INFINITY, c_min = INFINITY;
+  for (size_t j = 0; j < used; ++j) {
+    if (variant[j] > 0 && variant[j] < v_min) v_min = variant[j];
+    if (ceiling[j] > 0 && ceiling[j] < c_min) c_min = ceiling[j];
   }
-  sb_stats s;
-  const double pct = kept && sb_stats_compute(ratio, kept, &s) == 0 ? 100.0 * s.median : NAN;
-  free(ratio);
-  return pct;
+  return isfinite(v_min) && isfinite(c_min) ? 100.0 * c_min / v_min : NAN;
 }
 
 double *sb_ceiling_cell(sb_row *row, const char *column) {

@@ -1,9 +1,9 @@
 /* The paired ceiling: a family whose variant table has a SB_VF_CEILING row
  * (gemm's cuBLAS, devscan's CUB) times every other variant's point with the
  * ceiling's samples interleaved, sample by sample, in v c c v order
- * (harness/timing.c), so both see the same power state. The median of the
- * per-block ratios is the family's ceiling_column (pct_of_cublas,
- * pct_of_cub). Pure: host-tested. */
+ * (harness/timing.c), so both sides are sampled over the same power
+ * states. The ratio of the two sides' fastest samples is the family's
+ * ceiling_column (pct_of_cublas, pct_of_cub). Pure: host-tested. */
 #ifndef SB_PAIRED_H
 #define SB_PAIRED_H
 
@@ -30,11 +30,15 @@ int sb_ceiling_point(const sb_point *p, sb_point *out);
 /* 100 x the ceiling's time over the variant's, from `pairs` samples of
  * each taken as pairs (variant[j] next to ceiling[j], in the order the
  * timer took them: variant first in even pairs, ceiling first in odd
- * ones). The median, over each block of two pairs (v c c v), of the
- * block's ceiling time / variant time: a per-block ratio sees one power
- * state on both sides, and the median of many of them is what two leases
- * agree on (docs/REGRESSIONS.md). Leaves the arrays as they are. NaN when
- * there is no pair or no block with positive times. */
+ * ones): the ceiling's fastest sample over the variant's fastest, over
+ * whole v c c v blocks. Interleaving makes both sides sample the same
+ * stretch of power states; the fastest sample of each is its time in the
+ * best state of that stretch, which both sides saw. Of the readings
+ * compared on real cross-lease A/A dumps (scripts/pair_estimators.py,
+ * docs/REGRESSIONS.md) it moved least at the worst points: a median of
+ * per-block ratios (schema 4-5) follows how far into the power cap's
+ * ramp each point was sampled. Leaves the arrays as they are. NaN when
+ * either side has no positive sample. */
 double sb_paired_pct(const double *variant, const double *ceiling, size_t pairs);
 
 /* The row's cell named by a family's ceiling_column, or NULL if the name

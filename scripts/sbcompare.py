@@ -22,8 +22,9 @@ base->new pair into "accepted": listed, not counted.
 The gated figure. Rows of a family whose variant table names a ceiling
 column (gemm: pct_of_cublas, devscan: pct_of_cub; results/variants.csv)
 follow the GPU's power state, so the rules above do not read their time:
-  - both rows schema >= 3 with the ceiling column filled (the paired ratio:
-    the ceiling timed in samples interleaved with the variant's): the figure
+  - both rows schema >= 3 with the ceiling column filled, read from the
+    samples the same way (sbcsv.ratio_reading: schema 3, 4-5, 6) (the paired
+    ratio: the ceiling timed in samples interleaved with the variant's): the figure
     is base ratio / new ratio, and rule A is that figure above 1 + threshold
     (there are no quartiles of a ratio);
   - otherwise, and for the ceiling's own row: cycles, time x sm_clock_mhz
@@ -236,14 +237,17 @@ def _positive(row, column):
 def gated_figure(base, new):
     """(figure, ceiling column) a matched point is gated on: 'time' for
     families without a ceiling; for the others the paired ratio when both
-    rows are schema >= 3 and carry it, else 'cycles' (time x SM clock),
-    else (no clock on a side) 'time'."""
+    rows are schema >= 3, carry it and read it from their samples the same
+    way (sbcsv.ratio_reading), else 'cycles' (time x SM clock), else (no
+    clock on a side) 'time'."""
     column = ceiling_column(base["family"])
     if column is None:
         return "time", None
     if (not sbvariants.has_flag(base["family"], base["variant"], "ceiling")
             and all((r.get("schema_version") or 0) >= 3 and _positive(r, column)
-                    for r in (base, new))):
+                    for r in (base, new))
+            and sbcsv.ratio_reading(base.get("schema_version"))
+            == sbcsv.ratio_reading(new.get("schema_version"))):
         return "paired", column
     if _positive(base, "sm_clock_mhz") and _positive(new, "sm_clock_mhz"):
         return "cycles", column
@@ -768,6 +772,23 @@ def clock_warning(cmp):
             f"({(n / b - 1) * 100:+.1f}%): time changes may come from the clocks, not the code")
 
 
+def ratio_reading_warning(cmp):
+    """Paired ratios read from the samples in two ways do not compare: say
+    that their points fell back to cycles, and why."""
+    def readings(run):
+        return {sbcsv.ratio_reading(r.get("schema_version")) for r in run.rows
+                if ceiling_column(r["family"]) and r.get(ceiling_column(r["family"]))}
+    b, n = readings(cmp.base) - {None}, readings(cmp.new) - {None}
+    if cmp.cross_gpu or not b or not n or b == n:
+        return None
+    return (f"warning: the paired ratios were read differently (base: {', '.join(sorted(b))}; "
+            f"new: {', '.join(sorted(n))}): those points are gated on cycles, not on the ratio")
+
+
+def warnings(cmp):
+    return [w for w in (clock_warning(cmp), ratio_reading_warning(cmp)) if w]
+
+
 def rule_text(cmp, markdown=False):
     b = "**" if markdown else ""
     return (f"rule: a point is slower beyond noise when {b}(A){b} its median is more than "
@@ -776,7 +797,8 @@ def rule_text(cmp, markdown=False):
             f"{VARIANT_SHIFT * 100:g}% (Wilcoxon signed-rank, p < {VARIANT_ALPHA:g}, "
             f"{VARIANT_MIN_POINTS}+ points) and the point itself by more than "
             f"{VARIANT_SHIFT * 100:g}%" + ("; rule B is off across GPU models" if cmp.cross_gpu else "")
-            + f". Families with a ceiling column are gated on the paired ratio (schema 3) or "
+            + f". Families with a ceiling column are gated on the paired ratio (schema 3+, read "
+            f"the same way on both sides) or "
             f"on cycles (time x sm_clock_mhz), and not gated where the SM clock moved by more "
             f"than {POWER_STATE_LIMIT * 100:g}% (power state differs)")
 
@@ -792,9 +814,7 @@ def header_block(cmp, markdown):
         lines = [f"- {line}" for line in lines]
     else:  # an 80-120 column terminal
         lines = lines[:2] + [w for line in lines[2:] for w in textwrap.wrap(line, 100)]
-    warning = clock_warning(cmp)
-    if warning:
-        lines.append(warning)
+    lines += warnings(cmp)
     return lines
 
 
@@ -964,8 +984,7 @@ def _summary_parts(cmp, allow_missing, detail_name, detail_url, unmatched, liste
         where = f" in [this run's artifacts]({detail_url})" if detail_url else ""
         out.append(f"- Every point: {name}{where}.")
     out += [f"- {counts_line(cmp)}.", f"- {rule_text(cmp, True)}.", ""]
-    warning = clock_warning(cmp)
-    if warning:
+    for warning in warnings(cmp):
         out += [f"> {warning}", ""]
 
     def section(title, items, render):

@@ -47,6 +47,7 @@ def test_a_tail_in_the_ceiling_moves_the_block_median_not_the_lower_quartile(tmp
     assert set(by["block"]) == {"gemm/x", "gemm/y"}  # the prefix, and only shared points
     assert by["block"]["gemm/x"] > 30      # the tail lifts every block's sum
     assert by["q25"]["gemm/x"] < 0.5       # the fast quartile does not see it
+    assert by["fastest"]["gemm/x"] < 0.5   # nor the fastest samples (the harness, schema 6)
     assert all(by[name]["gemm/y"] < 1e-9 for name in by)  # identical samples agree exactly
 
 
@@ -77,3 +78,26 @@ def test_a_malformed_dump_is_one_line_naming_file_and_line(tmp_path, line, why):
     r = subprocess.run([sys.executable, SCRIPT, good, str(tmp_path / "absent.jsonl")],
                        capture_output=True, text=True)
     assert r.returncode == 2 and "absent.jsonl" in r.stderr and "Traceback" not in r.stderr
+
+
+COMMITTED_DUMPS = [
+    ("results/h100-80gb-hbm3/proofs/round_5e76918/gemm_pairs_r2.jsonl.xz",
+     "results/h100-80gb-hbm3/proofs/round_5e76918/gemm_pairs_r3.jsonl.xz"),
+    ("results/h200/proofs/round_5e76918/gemm_pairs_a.jsonl.xz",
+     "results/h200/proofs/round_5e76918/gemm_pairs_b.jsonl.xz"),
+]
+
+
+@pytest.mark.parametrize("a,b", COMMITTED_DUMPS)
+def test_the_harness_reading_is_the_one_that_moved_least_between_leases(a, b):
+    """Why schema 6 reads the fastest samples: on the committed cross-lease
+    GEMM dumps (two leases of one commit) its worst point moved less than
+    that of the schema 4-5 block median, and fewer points moved by more
+    than one point of pct_of_cublas (docs/REGRESSIONS.md)."""
+    table = pair_estimators.disagreement(pair_estimators.load(os.path.join(ROOT, a)),
+                                         pair_estimators.load(os.path.join(ROOT, b)), "gemm/")
+    worst = {name: max(rows)[0] for name, rows in table.items()}
+    over_a_point = {name: sum(1 for r in rows if r[1] > 1) for name, rows in table.items()}
+    assert len(table["fastest"]) == 224
+    assert worst["fastest"] < 5 and worst["fastest"] < worst["block"]
+    assert over_a_point["fastest"] <= over_a_point["block"]
