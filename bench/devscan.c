@@ -154,6 +154,8 @@ const sb_family sb_family_devscan = {
     .summary = "inclusive scan of n u32 across the whole device: how tiles learn their prefix",
     .variants = &sb_devscan_variants,
     .ceiling_column = "pct_of_cub", /* cub's row, timed paired with each variant */
+    /* memory-bound: the block median moved least between leases */
+    .ceiling_reading = SB_RATIO_BLOCK_MEDIAN,
     .default_axes = {[SB_AXIS_N] = "1M,16M,256M",
                      [SB_AXIS_BLOCK] = "128,256,512",
                      [SB_AXIS_ELEMS] = "8,16,24,32"},

@@ -473,6 +473,10 @@ const sb_family sb_family_gemm = {
                    [SB_AXIS_STAGES] = "1,2,4",
                    [SB_AXIS_WARPS] = "4,8"},
     .ceiling_column = "pct_of_cublas",
+    /* Under the power cap the block median follows how far into the cap's
+     * ramp a point was sampled; the fastest samples moved least between
+     * leases (docs/REGRESSIONS.md). */
+    .ceiling_reading = SB_RATIO_FASTEST,
     .in_sweep = sb_gemm_in_sweep,
     .check = gemm_check,
     .in_bytes = gemm_in_bytes,

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "paired.h"
+
 void sb_cli_usage(FILE *f) {
   fprintf(f,
 "usage: syncbench [options] [--benchmark_<flag>=<value> ...]\n"
@@ -17,7 +19,8 @@ void sb_cli_usage(FILE *f) {
 "  --list               families, variants and axes (no GPU needed)\n"
 "  --format csv|text    --list as text (default) or CSV: one row per variant with\n"
 "                       its traits (header: family,family_flags,family_summary,\n"
-"                       variant,variant_index,min_cc,flags,axes,ceiling_column,summary)\n"
+"                       variant,variant_index,min_cc,flags,axes,ceiling_column,\n"
+"                       ceiling_reading,summary)\n"
 "  --quick              every variant at a few points (< 30 s on an H100)\n"
 "  --filter REGEX       keep points whose name matches, e.g. 'scan/(pingpong|mbarrier)'\n"
 "                       names look like scan/pingpong/block_threads=256/iters=16/n=33554432\n"
@@ -109,7 +112,7 @@ static const struct { unsigned bit; const char *name; } family_traits[] = {
 
 static void list_csv(FILE *f) {
   fputs("family,family_flags,family_summary,variant,variant_index,min_cc,flags,axes,"
-        "ceiling_column,summary\n", f);
+        "ceiling_column,ceiling_reading,summary\n", f);
   for (int i = 0; i < sb_num_families; ++i) {
     const sb_family *fam = sb_families[i];
     char fflags[64], axes[256] = "", vflags[128];
@@ -136,6 +139,8 @@ static void list_csv(FILE *f) {
       sb_csv_write_field(f, axes);
       fputc(',', f);
       sb_csv_write_field(f, fam->ceiling_column ? fam->ceiling_column : "");
+      fputc(',', f);
+      sb_csv_write_field(f, fam->ceiling_column ? sb_ratio_reading_name(fam->ceiling_reading) : "");
       fputc(',', f);
       sb_csv_write_field(f, var->summary);
       fputc('\n', f);

@@ -27,10 +27,13 @@
  * 5: epilogue_pct (gemm's ws_tma-based variants): % of a block's cycles in
  *    its epilogues, from the validating launch: the stores, and for the
  *    split variants the combining of partial tiles.
- * 6: pct_of_cublas and pct_of_cub are the ratio of the two sides' fastest
- *    samples (over the same interleaved v c c v pairs), not the median of
- *    per-block ratios: the reading that moved least between two leases
- *    (docs/REGRESSIONS.md). Columns unchanged. */
+ * 6: each family's paired ratio is read from its samples as the family
+ *    says (sb_family.ceiling_reading, --list's ceiling_reading column):
+ *    gemm's pct_of_cublas is now the ratio of the two sides' fastest
+ *    samples (over the same interleaved v c c v pairs); devscan's
+ *    pct_of_cub stays the median of block ratios. Each reading is the one
+ *    that moved least between two leases (docs/REGRESSIONS.md). Columns
+ *    unchanged. */
 #define SB_CSV_SCHEMA_VERSION 6
 
 typedef enum sb_status {

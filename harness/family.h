@@ -23,6 +23,13 @@ typedef struct sb_point {
   long long axis[SB_NUM_AXES];
 } sb_point;
 
+/* How a family's paired ceiling ratio is read from its samples
+ * (harness/paired.h, sb_paired_pct). */
+typedef enum sb_ratio_reading {
+  SB_RATIO_BLOCK_MEDIAN = 0, /* median of v c c v block ratios */
+  SB_RATIO_FASTEST           /* fastest ceiling sample / fastest variant sample */
+} sb_ratio_reading;
+
 /* Family traits the engine and the scripts read instead of names. */
 enum sb_family_flag {
   SB_FF_YARDSTICK = 1u << 0 /* the bandwidth yardstick (device-to-device copy):
@@ -38,6 +45,9 @@ struct sb_family {
    * has a SB_VF_CEILING row: "pct_of_cublas" (gemm), "pct_of_cub"
    * (devscan); NULL otherwise. */
   const char *ceiling_column;
+  /* How the paired samples are read into that column (harness/paired.h):
+   * the block median (zero, the default) or the fastest samples. */
+  sb_ratio_reading ceiling_reading;
   /* Axis value lists in sb_axis_parse syntax; NULL: the family has no such
    * axis. The quick lists must cover every variant in a few points. */
   const char *default_axes[SB_NUM_AXES];

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "stats.h"
+
 
 const sb_variant *sb_family_ceiling(const sb_family *f) {
   for (int i = 0; f->variants && i < f->variants->count; ++i)
@@ -21,18 +23,49 @@ int sb_ceiling_point(const sb_point *p, sb_point *out) {
   return 0;
 }
 
-double sb_paired_pct(const double *variant, const double *ceiling, size_t pairs) {
-  /* Pair j ran the variant first when j is even, the ceiling first when
-   * odd: over whole v c c v blocks each side has as many samples in either
-   * place of a pair, so whatever favours one place favours both sides
-   * alike. A trailing odd pair has no partner and is left out. */
-  const size_t used = pairs > 1 ? pairs - pairs % 2 : pairs;
+/* The median over v c c v blocks of the block's ceiling / variant time. */
+static double block_median_ratio(const double *variant, const double *ceiling, size_t pairs) {
+  if (pairs == 1) return variant[0] > 0 && ceiling[0] > 0 ? ceiling[0] / variant[0] : NAN;
+  const size_t blocks = pairs / 2;
+  double *ratio = malloc(blocks * sizeof *ratio);
+  if (!ratio) return NAN;
+  size_t kept = 0;
+  for (size_t b = 0; b < blocks; ++b) {
+    const double v = variant[2 * b] + variant[2 * b + 1], c = ceiling[2 * b] + ceiling[2 * b + 1];
+    if (v > 0 && c > 0) ratio[kept++] = c / v;
+  }
+  sb_stats s;
+  const double r = kept && sb_stats_compute(ratio, kept, &s) == 0 ? s.median : NAN;
+  free(ratio);
+  return r;
+}
+
+/* The ceiling's fastest sample over the variant's. */
+static double fastest_ratio(const double *variant, const double *ceiling, size_t pairs) {
   double v_min = INFINITY, c_min = INFINITY;
-  for (size_t j = 0; j < used; ++j) {
+  for (size_t j = 0; j < pairs; ++j) {
     if (variant[j] > 0 && variant[j] < v_min) v_min = variant[j];
     if (ceiling[j] > 0 && ceiling[j] < c_min) c_min = ceiling[j];
   }
-  return isfinite(v_min) && isfinite(c_min) ? 100.0 * c_min / v_min : NAN;
+  return isfinite(v_min) && isfinite(c_min) ? c_min / v_min : NAN;
+}
+
+double sb_paired_pct(const double *variant, const double *ceiling, size_t pairs,
+                     sb_ratio_reading reading) {
+  if (pairs == 0) return NAN;
+  /* Pair j ran the variant first when j is even, the ceiling first when
+   * odd: over whole v c c v blocks each side has as many samples in either
+   * place of a pair, so whatever favours one place favours both sides
+   * alike (and in a block, a drift linear over it cancels). A trailing odd
+   * pair has no partner and is left out. */
+  const size_t used = pairs > 1 ? pairs - pairs % 2 : pairs;
+  const double r = reading == SB_RATIO_FASTEST ? fastest_ratio(variant, ceiling, used)
+                                               : block_median_ratio(variant, ceiling, used);
+  return 100.0 * r;
+}
+
+const char *sb_ratio_reading_name(sb_ratio_reading reading) {
+  return reading == SB_RATIO_FASTEST ? "fastest" : "block_median";
 }
 
 double *sb_ceiling_cell(sb_row *row, const char *column) {

@@ -2,7 +2,7 @@
  * (gemm's cuBLAS, devscan's CUB) times every other variant's point with the
  * ceiling's samples interleaved, sample by sample, in v c c v order
  * (harness/timing.c), so both sides are sampled over the same power
- * states. The ratio of the two sides' fastest samples is the family's
+ * states. Their ratio, read as the family says, is the family's
  * ceiling_column (pct_of_cublas, pct_of_cub). Pure: host-tested. */
 #ifndef SB_PAIRED_H
 #define SB_PAIRED_H
@@ -30,16 +30,24 @@ int sb_ceiling_point(const sb_point *p, sb_point *out);
 /* 100 x the ceiling's time over the variant's, from `pairs` samples of
  * each taken as pairs (variant[j] next to ceiling[j], in the order the
  * timer took them: variant first in even pairs, ceiling first in odd
- * ones): the ceiling's fastest sample over the variant's fastest, over
- * whole v c c v blocks. Interleaving makes both sides sample the same
- * stretch of power states; the fastest sample of each is its time in the
- * best state of that stretch, which both sides saw. Of the readings
- * compared on real cross-lease A/A dumps (scripts/pair_estimators.py,
- * docs/REGRESSIONS.md) it moved least at the worst points: a median of
- * per-block ratios (schema 4-5) follows how far into the power cap's
- * ramp each point was sampled. Leaves the arrays as they are. NaN when
- * either side has no positive sample. */
-double sb_paired_pct(const double *variant, const double *ceiling, size_t pairs);
+ * ones), over whole v c c v blocks, read as the family says
+ * (sb_family.ceiling_reading):
+ * - SB_RATIO_BLOCK_MEDIAN: the median over blocks of the block's ceiling
+ *   time / variant time; a block sees one power state on both sides.
+ * - SB_RATIO_FASTEST: the ceiling's fastest sample / the variant's.
+ *   Interleaving makes both sides sample the same stretch of power states;
+ *   the fastest of each is its time in the best state of that stretch,
+ *   which both saw. Under the power cap (a large GEMM) the block median
+ *   follows how far into the cap's ramp a point was sampled.
+ * Which reading held best between two leases was measured on real A/A
+ * dumps (scripts/pair_estimators.py, docs/REGRESSIONS.md): the fastest
+ * samples for gemm, the block median for devscan. Leaves the arrays as
+ * they are. NaN when there is no pair or no positive sample. */
+double sb_paired_pct(const double *variant, const double *ceiling, size_t pairs,
+                     sb_ratio_reading reading);
+
+/* "fastest" or "block_median" (syncbench --list's ceiling_reading). */
+const char *sb_ratio_reading_name(sb_ratio_reading reading);
 
 /* The row's cell named by a family's ceiling_column, or NULL if the name
  * is not a ceiling column of the schema. */

@@ -127,8 +127,8 @@ static void setup_pair(runner *r, const sb_point *p, sb_point *cp, sb_launch *PL
 /* The minimum time for p. With a paired ceiling the two sides share it
  * (half each: a paired point costs the GPU time of an unpaired one), but
  * it is long enough for SB_MIN_PAIRS pairs (a large GEMM gets ~40 samples
- * from the minimum time alone: too short a stretch of power states for
- * each side's fastest sample to hold across leases); one sample of the variant, outside the
+ * from the minimum time alone, too few for its paired ratio to hold
+ * across leases); one sample of the variant, outside the
  * statistics, sizes it. */
 static double paired_min_time(runner *r) {
   if (!r->timer.pair_fn || r->opt->min_time_s <= 0) return r->opt->min_time_s;
@@ -175,7 +175,8 @@ static void record_ceiling(const sb_point *p, sb_timer *t, sb_row *row) {
   if (p->variant->flags & SB_VF_CEILING)
     *cell = 100.0;
   else if (complete_pairs(t) > 0) {
-    *cell = sb_paired_pct(t->samples, t->pair_samples, complete_pairs(t));
+    *cell = sb_paired_pct(t->samples, t->pair_samples, complete_pairs(t),
+                          p->family->ceiling_reading);
     sb_stats c; /* sorts pair_samples: after the ratio and the dump */
     if (sb_stats_compute(t->pair_samples, t->pair_count, &c) == 0) row->ceiling_us = c.median * 1e6;
   }

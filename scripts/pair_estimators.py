@@ -36,9 +36,9 @@ def blocks(v, c):
 
 # name -> (what it is, ceiling/variant ratio from the samples)
 ESTIMATORS = {
-    "fastest": ("fastest(ceiling) / fastest(variant) (the harness, schema 6)",
+    "fastest": ("fastest(ceiling) / fastest(variant) (the harness for gemm, schema 6)",
                 lambda v, c: min(c) / min(v)),
-    "block": ("median of per-block ratios (schema 4-5)",
+    "block": ("median of per-block ratios (schema 4-5; devscan from 6)",
               lambda v, c: statistics.median(blocks(v, c))),
     "ratio_of_medians": ("median(ceiling) / median(variant) (schema 3)",
                          lambda v, c: statistics.median(c) / statistics.median(v)),

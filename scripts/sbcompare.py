@@ -23,7 +23,8 @@ The gated figure. Rows of a family whose variant table names a ceiling
 column (gemm: pct_of_cublas, devscan: pct_of_cub; results/variants.csv)
 follow the GPU's power state, so the rules above do not read their time:
   - both rows schema >= 3 with the ceiling column filled, read from the
-    samples the same way (sbcsv.ratio_reading: schema 3, 4-5, 6) (the paired
+    samples the same way (ratio_reading: schema 3, 4-5, 6 on by the
+    family's variant table) (the paired
     ratio: the ceiling timed in samples interleaved with the variant's): the figure
     is base ratio / new ratio, and rule A is that figure above 1 + threshold
     (there are no quartiles of a ratio);
@@ -229,6 +230,22 @@ def ceiling_column(family):
     return fam.ceiling_column if fam else None
 
 
+def ratio_reading(row):
+    """How the row's paired ceiling ratio was read from its samples, or
+    None before pairing (schema 1-2): two rows' ratios compare only when
+    read the same way. Schema 3: ratio of two medians; 4-5: median of
+    v c c v block ratios; 6 on: as the family's variant table says."""
+    schema = row.get("schema_version") or 0
+    if schema < 3:
+        return None
+    if schema == 3:
+        return "ratio_of_medians"
+    if schema <= 5:
+        return "block_median"
+    fam = sbvariants.family(row["family"])
+    return (fam.ceiling_reading if fam else None) or "block_median"
+
+
 def _positive(row, column):
     value = row.get(column)
     return value is not None and value > 0
@@ -238,7 +255,7 @@ def gated_figure(base, new):
     """(figure, ceiling column) a matched point is gated on: 'time' for
     families without a ceiling; for the others the paired ratio when both
     rows are schema >= 3, carry it and read it from their samples the same
-    way (sbcsv.ratio_reading), else 'cycles' (time x SM clock), else (no
+    way (ratio_reading), else 'cycles' (time x SM clock), else (no
     clock on a side) 'time'."""
     column = ceiling_column(base["family"])
     if column is None:
@@ -246,8 +263,7 @@ def gated_figure(base, new):
     if (not sbvariants.has_flag(base["family"], base["variant"], "ceiling")
             and all((r.get("schema_version") or 0) >= 3 and _positive(r, column)
                     for r in (base, new))
-            and sbcsv.ratio_reading(base.get("schema_version"))
-            == sbcsv.ratio_reading(new.get("schema_version"))):
+            and ratio_reading(base) == ratio_reading(new)):
         return "paired", column
     if _positive(base, "sm_clock_mhz") and _positive(new, "sm_clock_mhz"):
         return "cycles", column
@@ -776,13 +792,14 @@ def ratio_reading_warning(cmp):
     """Paired ratios read from the samples in two ways do not compare: say
     that their points fell back to cycles, and why."""
     def readings(run):
-        return {sbcsv.ratio_reading(r.get("schema_version")) for r in run.rows
+        return {f"{r['family']}: {ratio_reading(r)}" for r in run.rows
                 if ceiling_column(r["family"]) and r.get(ceiling_column(r["family"]))}
-    b, n = readings(cmp.base) - {None}, readings(cmp.new) - {None}
-    if cmp.cross_gpu or not b or not n or b == n:
+    b, n = readings(cmp.base), readings(cmp.new)
+    differ = sorted(b ^ n)
+    if cmp.cross_gpu or not b or not n or not differ:
         return None
-    return (f"warning: the paired ratios were read differently (base: {', '.join(sorted(b))}; "
-            f"new: {', '.join(sorted(n))}): those points are gated on cycles, not on the ratio")
+    return (f"warning: the paired ratios were read differently (base: {', '.join(sorted(b - n))}; "
+            f"new: {', '.join(sorted(n - b))}): those points are gated on cycles, not on the ratio")
 
 
 def warnings(cmp):

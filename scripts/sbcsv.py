@@ -21,22 +21,10 @@ import sbdeps  # noqa: F401  (a missing package: one line and exit 2, not a trac
 # and pct_of_cub; sm_clock_mhz is then the clock over the samples. Schema 4
 # takes the ceiling ratios as a median of v c c v block ratios and adds
 # ceiling_us (the paired ceiling's own median); schema 5 adds gemm's
-# epilogue_pct; schema 6 takes the ceiling ratios as the ratio of the two
-# sides' fastest paired samples (ratio_reading below).
+# epilogue_pct; schema 6 reads each family's paired ratio as its variant
+# table says (sbcompare.ratio_reading).
 SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6}
 
-
-def ratio_reading(schema_version):
-    """How a row's paired ceiling ratio (pct_of_cublas, pct_of_cub) was read
-    from its samples, or None before pairing (schema 1-2): two rows' ratios
-    compare only when they were read the same way."""
-    if not schema_version or schema_version < 3:
-        return None
-    if schema_version == 3:
-        return "ratio of medians"
-    if schema_version <= 5:
-        return "median of v c c v block ratios"
-    return "ratio of the fastest samples"
 
 
 # Columns every schema-1 file has, and how to read each non-string one.

@@ -10,7 +10,9 @@ results/variants.csv is what scripts read (`make variants` rewrites it,
 (the tests use a dummy table that way).
 
 Columns: family,family_flags,family_summary,variant,variant_index,min_cc,
-flags,axes,ceiling_column,summary (flags ;-joined names).
+flags,axes,ceiling_column,ceiling_reading,summary (flags ;-joined names;
+ceiling_reading: how the paired ratio is read from its samples,
+'fastest' or 'block_median', harness/paired.h).
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from dataclasses import dataclass, field
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SNAPSHOT = os.path.join(ROOT, "results", "variants.csv")
 HEADER = ["family", "family_flags", "family_summary", "variant", "variant_index",
-          "min_cc", "flags", "axes", "ceiling_column", "summary"]
+          "min_cc", "flags", "axes", "ceiling_column", "ceiling_reading", "summary"]
 
 
 @dataclass
@@ -41,6 +43,7 @@ class Family:
     summary: str
     axes: list
     ceiling_column: str | None
+    ceiling_reading: str | None  # 'fastest' or 'block_median' (schema 6 on)
     variants: list = field(default_factory=list)  # table order
 
     def with_flag(self, flag):
@@ -66,7 +69,8 @@ def parse(path):
         for row in reader:
             fam = families.setdefault(row["family"], Family(
                 row["family"], frozenset(_split(row["family_flags"])), row["family_summary"],
-                _split(row["axes"]), row["ceiling_column"] or None))
+                _split(row["axes"]), row["ceiling_column"] or None,
+                row["ceiling_reading"] or None))
             fam.variants.append(Variant(row["family"], row["variant"], int(row["variant_index"]),
                                         int(row["min_cc"] or 0), frozenset(_split(row["flags"])),
                                         row["summary"]))

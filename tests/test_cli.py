@@ -34,7 +34,7 @@ def test_list(syncbench, tmp_path):
 
 
 LIST_CSV_HEADER = ("family,family_flags,family_summary,variant,variant_index,min_cc,"
-                   "flags,axes,ceiling_column,summary")
+                   "flags,axes,ceiling_column,ceiling_reading,summary")
 
 
 def test_list_csv_matches_the_text_list(syncbench, tmp_path):
@@ -56,6 +56,11 @@ def test_list_csv_matches_the_text_list(syncbench, tmp_path):
     cublas = [row for row in rows if "ceiling" in row["flags"].split(";")]
     assert [(c["family"], c["variant"]) for c in cublas][:1] == [("gemm", "cublas")]
     assert all(c["ceiling_column"] == "pct_of_cublas" for c in rows if c["family"] == "gemm")
+    # how each ceiling ratio is read (harness/paired.h): a family without
+    # a ceiling has no reading
+    readings = {(r["family"], r["ceiling_reading"]) for r in rows}
+    assert ("gemm", "fastest") in readings and ("devscan", "block_median") in readings
+    assert all(bool(r["ceiling_reading"]) == bool(r["ceiling_column"]) for r in rows)
     gemm_axes = next(c["axes"] for c in rows if c["family"] == "gemm").split(";")
     assert {"m", "k", "tile"} <= set(gemm_axes)
     assert run("--list", "--format=json", cwd=tmp_path).returncode == 2
@@ -66,7 +71,7 @@ def test_version_needs_no_gpu(syncbench, tmp_path):
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].startswith("syncbench ") and lines[1].startswith("commit ")
-    assert "csv schema 5" in lines and lines[3].startswith("cuda runtime ")
+    assert "csv schema 6" in lines and lines[3].startswith("cuda runtime ")
 
 
 def test_help(syncbench, tmp_path):

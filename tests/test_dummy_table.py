@@ -130,7 +130,8 @@ def test_a_new_family_gets_bandwidth_against_n(tmp_path, monkeypatch):
     a line per variant."""
     header, table = _rows(sbvariants.SNAPSHOT)
     fam = {"family": "dummyscan", "family_flags": "", "family_summary": "made up",
-           "min_cc": "0", "axes": "n", "ceiling_column": "pct_of_cublas"}
+           "min_cc": "0", "axes": "n", "ceiling_column": "pct_of_cublas",
+           "ceiling_reading": "block_median"}
     table += [{**fam, "variant": "lib", "variant_index": "0", "flags": "ceiling;no_kernel",
                "summary": "a library call"},
               {**fam, "variant": "ours", "variant_index": "1", "flags": "", "summary": "ours"}]

@@ -64,36 +64,56 @@ SB_TEST(paired_ceiling_point_blanks_what_the_ceiling_leaves_unset) {
 
 SB_TEST(paired_pct_cancels_what_favours_one_place_in_the_pair) {
   /* The second launch of every pair is 10% slower (a power state that
-   * moves within the pair): over v c c v blocks each side's fastest
-   * sample is a first launch. */
+   * moves within the pair): v c c v blocks see it once on each side, and
+   * each side's fastest sample is a first launch. */
   double v[] = {1.0, 1.1, 1.0, 1.1, 1.0, 1.1};
   double c[] = {2.2, 2.0, 2.2, 2.0, 2.2, 2.0};
-  CHECK(fabs(sb_paired_pct(v, c, 6) - 200.0) < 1e-9);
+  CHECK(fabs(sb_paired_pct(v, c, 6, SB_RATIO_BLOCK_MEDIAN) - 200.0) < 1e-9);
+  CHECK(fabs(sb_paired_pct(v, c, 6, SB_RATIO_FASTEST) - 200.0) < 1e-9);
   /* Each pair alone reads 2.2 or 1.82: neither is the truth. */
   CHECK(v[1] == 1.1 && c[0] == 2.2); /* the arrays are left in their order */
 }
 
-SB_TEST(paired_pct_is_the_ratio_of_the_fastest_samples) {
-  /* A slow tail on one side (the ceiling after a cold launch) does not
-   * move it; a median of the two block ratios would read 375. */
+SB_TEST(paired_pct_block_median_ignores_an_outlier_block_and_a_lone_pair) {
+  /* Blocks of ratio 0.5, 0.5 and 3.0 (an outlier): the median is 0.5. A
+   * seventh pair has no partner and does not count. */
+  double v[] = {2, 2, 2, 2, 1, 1, 1};
+  double c[] = {1, 1, 1, 1, 3, 3, 100};
+  CHECK(fabs(sb_paired_pct(v, c, 7, SB_RATIO_BLOCK_MEDIAN) - 50.0) < 1e-9);
+  /* The same samples read fastest against fastest: 1 / 1. */
+  CHECK(fabs(sb_paired_pct(v, c, 7, SB_RATIO_FASTEST) - 100.0) < 1e-9);
+}
+
+SB_TEST(paired_pct_fastest_follows_neither_a_tail_nor_the_power_ramp) {
+  /* A slow tail on one side (the ceiling after a cold launch): the block
+   * median of the two blocks reads 375. */
   double v[] = {1, 1, 1, 1};
   double c[] = {2, 2, 9, 2};
-  CHECK(fabs(sb_paired_pct(v, c, 4) - 200.0) < 1e-9);
-  /* A ramp into the power cap slows both sides: the fastest of each is
-   * from the same (first) block. */
+  CHECK(fabs(sb_paired_pct(v, c, 4, SB_RATIO_FASTEST) - 200.0) < 1e-9);
+  CHECK(fabs(sb_paired_pct(v, c, 4, SB_RATIO_BLOCK_MEDIAN) - 375.0) < 1e-9);
+  /* A ramp into the power cap slows the variant by 30% and the ceiling by
+   * 20%: the fastest of each is from the first block, before the cap. */
   double vr[] = {1.0, 1.0, 1.3, 1.3};
   double cr[] = {0.5, 0.5, 0.6, 0.6};
-  CHECK(fabs(sb_paired_pct(vr, cr, 4) - 50.0) < 1e-9);
+  CHECK(fabs(sb_paired_pct(vr, cr, 4, SB_RATIO_FASTEST) - 50.0) < 1e-9);
   /* A trailing odd pair has no partner and does not count. */
   double v3[] = {2, 2, 1}, c3[] = {1, 1, 0.1};
-  CHECK(fabs(sb_paired_pct(v3, c3, 3) - 50.0) < 1e-9);
-  double v1[] = {1.0}, c1[] = {2.0};
-  CHECK(fabs(sb_paired_pct(v1, c1, 1) - 200.0) < 1e-9); /* one pair: its own ratio */
-  CHECK(isnan(sb_paired_pct(v1, c1, 0)));                /* ceiling failed: empty */
-  double z[] = {0.0, 0.0};
-  CHECK(isnan(sb_paired_pct(z, z, 2)));
-  CHECK(isnan(sb_paired_pct(z, c1, 1)));
-  CHECK(isnan(sb_paired_pct(v1, z, 1)));
+  CHECK(fabs(sb_paired_pct(v3, c3, 3, SB_RATIO_FASTEST) - 50.0) < 1e-9);
+}
+
+SB_TEST(paired_pct_of_one_pair_none_or_no_positive_sample) {
+  for (int reading = SB_RATIO_BLOCK_MEDIAN; reading <= SB_RATIO_FASTEST; ++reading) {
+    const sb_ratio_reading r = (sb_ratio_reading)reading;
+    double v1[] = {1.0}, c1[] = {2.0};
+    CHECK(fabs(sb_paired_pct(v1, c1, 1, r) - 200.0) < 1e-9); /* one pair: its own ratio */
+    CHECK(isnan(sb_paired_pct(v1, c1, 0, r)));                /* ceiling failed: empty */
+    double z[] = {0.0, 0.0};
+    CHECK(isnan(sb_paired_pct(z, z, 2, r)));
+    CHECK(isnan(sb_paired_pct(z, c1, 1, r)));
+    CHECK(isnan(sb_paired_pct(v1, z, 1, r)));
+  }
+  CHECK_STR(sb_ratio_reading_name(SB_RATIO_FASTEST), "fastest");
+  CHECK_STR(sb_ratio_reading_name(SB_RATIO_BLOCK_MEDIAN), "block_median");
 }
 
 SB_TEST(paired_samples_line_is_json_in_the_order_taken) {
