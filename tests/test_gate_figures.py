@@ -104,6 +104,36 @@ def test_three_percent_slower_gemm_variant_is_flagged_at_every_point_and_nowhere
             assert all(m.gated == pytest.approx(1.03, rel=2e-3) for m in cmp.regressions)
 
 
+@pytest.mark.parametrize("base_path,latest_path", PAIRS, ids=[os.path.basename(os.path.dirname(b))
+                                                             for b, _ in PAIRS])
+def test_three_percent_slower_gemm_variant_against_the_other_lease(tmp_path, base_path, latest_path):
+    """Issue 19's planted slowdown on the committed cross-lease pair itself
+    (baseline from one lease, latest from another): each GEMM variant made
+    3% slower in latest. The gate flags exactly the points whose own A/A
+    move leaves them more than rule B's VARIANT_SHIFT slower (a point that
+    the lease change had made 1.5% faster is the one it can miss), nothing
+    outside the variant, and at most a few points in all."""
+    base = run(base_path)
+    aa = sbcompare.compare(base, run(latest_path))
+    assert aa.gate_failures() == 0 and aa.power_state_differs == []
+    figure = {sbcsv.key(m.base): m.gated for m in aa.matches}
+    header, rows = records(latest_path)
+    planted_points = missed = 0
+    for variant in GEMM_VARIANTS:
+        pick = lambda r: (r["family"], r["variant"]) == (GEMM, variant) and r["status"] == "ok"  # noqa: E731
+        want = keys(r for r in base.rows if pick(r))
+        if not want:
+            continue
+        planted = [slower(r, 1.03) if pick(r) else r for r in rows]
+        cmp = sbcompare.compare(base, run(write(tmp_path / "new.csv", header, planted)))
+        got = keys(m.base for m in cmp.regressions)
+        assert all(m.figure == "paired" for m in cmp.regressions), variant
+        assert got == {k for k in want if figure[k] * 1.03 > 1 + sbcompare.VARIANT_SHIFT}, variant
+        planted_points += len(want)
+        missed += len(want - got)
+    assert planted_points >= 200 and missed <= 0.05 * planted_points, (missed, planted_points)
+
+
 def test_the_ceiling_row_and_other_families_keep_their_figures(pairs_by_schema):
     cmp = sbcompare.compare(run(pairs_by_schema["paired"]), run(pairs_by_schema["paired"]))
     figures = {}
@@ -182,6 +212,37 @@ def test_clock_move_beyond_the_limit_is_power_state_differs_not_a_verdict(tmp_pa
     cmp = sbcompare.compare(base, run(write(tmp_path / "small.csv", header, small)))
     assert cmp.power_state_differs == [] and cmp.regressions == []
     assert {m.figure for m in cmp.matches if m.base["family"] == GEMM} == {"cycles"}
+
+
+@pytest.mark.parametrize("schema", ["5", "6"])
+def test_a_fastest_sample_ratio_stays_gated_when_the_clocks_differ(tmp_path, schema):
+    """Clocks 8% lower on every row, ratios unchanged. Schema 5 (block
+    median): every paired point is power state differs. Schema 6: gemm's
+    ratio is read from the fastest samples, which the clock does not move
+    (measured, sbcompare.CLOCK_FREE_READINGS): its points stay gated, and a
+    3% loss of one variant there is still a regression; devscan (block
+    median) and the ceilings' own rows (cycles) are power state differs."""
+    header, rows = records()
+    rows = [{**r, "schema_version": schema} for r in rows]
+    lower = [{**r, "sm_clock_mhz": f"{float(r['sm_clock_mhz']) * 0.92:.2f}"}
+             if r["status"] == "ok" and r["sm_clock_mhz"] else r for r in rows]
+    victim = GEMM_VARIANTS[-1]
+    lower = [slower(r, 1.03) if (r["family"], r["variant"], r["status"]) == (GEMM, victim, "ok")
+             else r for r in lower]
+    base = run(write(tmp_path / "b.csv", header, rows))
+    cmp = sbcompare.compare(base, run(write(tmp_path / "n.csv", header, lower)), 0.02)
+    differs = {m.base["family"] for m in cmp.power_state_differs}
+    gemm_paired = [m for m in cmp.matches if m.base["family"] == GEMM and m.figure == "paired"]
+    assert gemm_paired
+    if schema == "5":
+        assert differs == set(CEILING_FAMILIES)
+        assert all(m.power_state for m in gemm_paired) and cmp.regressions == []
+    else:
+        assert not any(m.power_state for m in gemm_paired)
+        assert "devscan" in differs  # block median: the clock rule still holds
+        assert {m.base["variant"] for m in cmp.regressions} == {victim}
+        assert keys(m.base for m in cmp.regressions) == keys(
+            r for r in base.rows if (r["family"], r["variant"], r["status"]) == (GEMM, victim, "ok"))
 
 
 # ------------------------------------------------------------ the PR comment

@@ -3,6 +3,7 @@ paired samples, on synthetic dumps whose answer is known."""
 import json
 import lzma
 import os
+import statistics
 import subprocess
 import sys
 
@@ -101,3 +102,26 @@ def test_the_harness_reading_is_the_one_that_moved_least_between_leases(a, b):
     assert len(table["fastest"]) == 224
     assert worst["fastest"] < 5 and worst["fastest"] < worst["block"]
     assert over_a_point["fastest"] <= over_a_point["block"]
+
+
+SCHEMA6_DUMPS = [
+    ("results/h100-80gb-hbm3/proofs/round_361a70c/pairs_a.jsonl.xz",
+     "results/h100-80gb-hbm3/proofs/round_361a70c/pairs_b.jsonl.xz"),
+    ("results/h200/proofs/round_361a70c/pairs_a.jsonl.xz",
+     "results/h200/proofs/round_361a70c/pairs_b.jsonl.xz"),
+]
+
+
+@pytest.mark.parametrize("a,b", SCHEMA6_DUMPS)
+def test_each_family_reads_its_ratio_the_way_that_moved_least(a, b):
+    """The committed pairs' own dumps (both leases of commit 361a70c): gemm
+    reads the fastest samples (variant table: ceiling_reading), whose worst
+    point moved less than the block median's; devscan keeps the block
+    median, whose median move is less than the fastest samples'."""
+    a, b = (pair_estimators.load(os.path.join(ROOT, p)) for p in (a, b))
+    gemm = pair_estimators.disagreement(a, b, "gemm/")
+    devscan = pair_estimators.disagreement(a, b, "devscan/")
+    assert len(gemm["fastest"]) == 224 and len(devscan["block"]) == 54
+    assert max(gemm["fastest"])[0] < max(gemm["block"])[0]
+    median = lambda rows: statistics.median(r[0] for r in rows)  # noqa: E731
+    assert median(devscan["block"]) < median(devscan["fastest"])
