@@ -45,6 +45,9 @@ void sb_cli_usage(FILE *f) {
 "  --no-fork            run points in this process: no fault isolation, first\n"
 "                       fault ends the sweep (for compute-sanitizer, gdb)\n"
 "  --no-reference       leave out the reference copy (pct_of_copy stays empty)\n"
+"  --unpaired           time each variant without its paired ceiling (cuBLAS,\n"
+"                       CUB): pct_of_cublas/pct_of_cub stay empty; for\n"
+"                       compute-sanitizer, which would check 64+ ceiling calls\n"
 "  --seed N             base seed of the random inputs (default: fresh each run)\n"
 "  --warmup N           launches between validation and timing (default 2)\n"
 "  --min-time S         minimum timed seconds per point (default 0.05, --quick 0.01;\n"
@@ -502,6 +505,7 @@ static int opt_csv_header(sb_cli *c, const char *v, char *e, size_t n) { (void)v
 static int opt_version(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->version = 1; return 0; }
 static int opt_slug(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->print_slug = 1; return 0; }
 static int opt_no_fork(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->no_fork = 1; return 0; }
+static int opt_unpaired(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->unpaired = 1; return 0; }
 static int opt_no_reference(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->no_reference = 1; return 0; }
 
 static int opt_format(sb_cli *c, const char *val, char *err, size_t errlen) {
@@ -590,7 +594,8 @@ static const struct { const char *name; int takes_value; opt_fn set; } options[]
     {"--version", 0, opt_version},     {"--print-gpu-slug", 0, opt_slug},
     {"--filter", 1, opt_filter},       {"--out", 1, opt_out},
     {"--resume", 1, opt_resume},       {"--no-fork", 0, opt_no_fork},
-    {"--no-reference", 0, opt_no_reference}, {"--device", 1, opt_device},
+    {"--no-reference", 0, opt_no_reference}, {"--unpaired", 0, opt_unpaired},
+    {"--device", 1, opt_device},
     {"--devices", 1, opt_devices},     {"--watchdog-ms", 1, opt_watchdog},
     {"--point-timeout", 1, opt_point_timeout}, {"--warmup", 1, opt_warmup},
     {"--seed", 1, opt_seed},           {"--min-time", 1, opt_min_time},

@@ -260,9 +260,10 @@ static void print_banner(const sb_cli *cli, const sb_device *devs, int ndev, lon
             cli->repetitions, cli->repetitions, cli->repetitions,
             cli->json_out || cli->json_stdout ? "; the JSON holds each repetition and the aggregates"
                                               : "; add --benchmark_out=FILE for each repetition and the aggregates");
-  fprintf(stderr, "syncbench: %ld points x %d GPU%s -> %s (seed %llu)%s\n", count, ndev,
+  fprintf(stderr, "syncbench: %ld points x %d GPU%s -> %s (seed %llu)%s%s\n", count, ndev,
           ndev == 1 ? "" : "s", out_path, seed,
-          cli->no_fork ? ", in this process (--no-fork)" : "");
+          cli->no_fork ? ", in this process (--no-fork)" : "",
+          cli->unpaired ? ", ceilings not paired (--unpaired: pct_of_cublas/pct_of_cub empty)" : "");
 }
 
 /* The last line (counts, time, file) and the exit status of the run. */
@@ -307,6 +308,7 @@ static int run_sweep(const sb_cli *cli, sb_point *points, long count, sb_resume 
       .run = {
           .warmup = cli->warmup,
           .min_time_s = cli->min_time_s > 0 ? cli->min_time_s : (cli->spec.quick ? 0.01 : 0.05),
+          .unpaired = cli->unpaired,
           .seed = seed,
           .log = stderr,
           .sweep_start_s = (double)t_start.tv_sec + 1e-9 * (double)t_start.tv_nsec,

@@ -91,7 +91,7 @@ typedef struct runner {
 static void setup_pair(runner *r, const sb_point *p, sb_point *cp, sb_launch *PL) {
   const sb_family *f = p->family;
   r->timer.pair_fn = NULL;
-  if (!f->ceiling_column || sb_ceiling_point(p, cp) != 0) return;
+  if (!f->ceiling_column || r->opt->unpaired || sb_ceiling_point(p, cp) != 0) return;
   sb_row scratch; /* the ceiling's own checks (cc, family rules) */
   sb_row_init(&scratch, NULL);
   if (sb_point_precheck(cp, r->dev, &scratch)) return;

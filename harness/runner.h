@@ -13,6 +13,7 @@
 typedef struct sb_run_options {
   int warmup;           /* launches after validation, before timing */
   double min_time_s;    /* per point; <= 0: Google Benchmark's flag decides */
+  int unpaired;         /* no paired ceiling (--unpaired): ceiling cells empty */
   unsigned long long seed; /* base seed; point i uses a seed derived from it */
   double copy_gbps;     /* this GPU's copy bandwidth if already known (a
                            resumed or restarted sweep), else 0 */

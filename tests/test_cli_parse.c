@@ -75,6 +75,12 @@ SB_TEST(cli_reliability_options) {
   CHECK_EQ_INT(c.watchdog_ms, 1000); /* the default bound: 1 s */
   CHECK_EQ_INT(c.num_devices, 0);
   CHECK_EQ_INT(c.no_fork, 0);        /* isolation is the default */
+  CHECK_EQ_INT(c.unpaired, 0);       /* ceilings are paired by default */
+  sb_cli_free(&c);
+  char *u[] = {"sb", "--unpaired", "--no-fork", NULL}; /* the sanitizer's run */
+  CHECK_EQ_INT(parse(u, &c, err), 0);
+  CHECK_EQ_INT(c.unpaired, 1);
+  CHECK_EQ_INT(c.no_fork, 1);
   sb_cli_free(&c);
   char *e[] = {"sb", "--resume", "r.csv", "--out", "r.csv", NULL}; /* same file: fine */
   CHECK_EQ_INT(parse(e, &c, err), 0);
