@@ -49,6 +49,17 @@ END = "<!-- answers:end -->"
 # Geomeans closer than this (relative) are a tie: both variants are named.
 TIE = 0.02
 FAILED = {"wrong", "error", "deadlock"}
+# How a family's paired ceiling ratio is read (its variant table's
+# ceiling_reading; harness/paired.h), in words.
+READING_TEXT = {"fastest": "the ratio of the two sides' fastest samples",
+                "block_median": "the median of the v c c v block ratios"}
+
+
+def paired_text(family):
+    """'paired samples, <reading>' for a family with a paired ceiling."""
+    fam = sbvariants.family(family)
+    reading = READING_TEXT.get(fam.ceiling_reading if fam else None)
+    return "paired samples" + (f", {reading}" if reading else "")
 
 
 @dataclass(frozen=True)
@@ -324,7 +335,8 @@ def gemm_section(runs):
     lines = [
         "GEMM (`gemm`: fp16 in, fp32 out, N = M) against cuBLAS at the same shape: cuBLAS's "
         "TFLOP/s, and the fastest other variant with its tile and stage count, as % of "
-        f"cuBLAS (higher is better), with the other configurations within {TIE:.0%} of it.",
+        f"cuBLAS ({paired_text('gemm')}; higher is better), with the other configurations "
+        f"within {TIE:.0%} of it.",
         "",
         *gemm_table(runs),
     ]
@@ -477,7 +489,7 @@ def devscan_section(runs):
         "",
         f"Device-wide scan (`{DEVSCAN}`: inclusive scan of n int32 across the whole GPU), one "
         "row per way blocks learn their prefix: % of CUB's `DeviceScan::InclusiveSum` "
-        "(paired samples) and % of a device-to-device copy of the same bytes, both in the "
+        f"({paired_text(DEVSCAN)}) and % of a device-to-device copy of the same bytes, both in the "
         "same run, best tile shape (block threads x elements per thread). Fastest "
         "non-CUB strategy per size: " + "; ".join(use) + ".",
         "",
