@@ -6,7 +6,9 @@ per GPU, with the gate's noise band and the steps it would have flagged.
         [--threshold 5] [--accept results/accepted.csv] [--outdir DIR] [--no-committed]
 
 Runs: the committed results/<gpu>/*.csv (not sm80-*: the compute_80 build
-is another binary, not another commit of this one), plus every CSV given,
+is another binary, not another commit of this one) and results/<gpu>/history/
+*.csv (earlier committed baselines and latests, kept as they were committed
+when a new pair replaced them), plus every CSV given,
 directories searched recursively (a folder of downloaded CI artifacts).
 A run is the rows sharing GPU, commit and run_utc (provenance columns),
 wherever they were found; runs are ordered by run_utc, then commit.
@@ -43,6 +45,7 @@ import sbvariants  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Committed CSVs that are not runs of the default build.
 NOT_HISTORY = ("sm80-*",)
+HISTORY_DIR = "history"  # results/<gpu>/history/: earlier committed runs
 
 
 @dataclass
@@ -56,7 +59,8 @@ class HistoryRun:
 
     @property
     def label(self):
-        return f"{self.commit[:7]}\n{self.run_utc[:16].replace('T', ' ')}"
+        # month-day and time: short enough for a dozen runs side by side
+        return f"{self.commit[:7]}\n{self.run_utc[5:16].replace('T', ' ')}"
 
     def as_run(self):
         rows = list(self.rows.values())
@@ -78,8 +82,12 @@ class Step:
 
 
 def committed_sources(results):
+    """results/<gpu>/*.csv (the current pair) and results/<gpu>/history/*.csv
+    (earlier committed runs, kept byte for byte as they were committed)."""
     out = []
-    for path in sorted(glob.glob(os.path.join(results, "*", "*.csv"))):
+    paths = (glob.glob(os.path.join(results, "*", "*.csv"))
+             + glob.glob(os.path.join(results, "*", HISTORY_DIR, "*.csv")))
+    for path in sorted(paths):
         name = os.path.basename(path)
         if not any(fnmatch.fnmatch(name, pat) for pat in NOT_HISTORY):
             out.append(path)
@@ -166,7 +174,7 @@ def plot(slug, series, threshold, outdir, acceptances=()):
                                     color=colour, xytext=(4, dy), textcoords="offset points")
         ax.set_title(family, fontsize=10)
         ax.set_xticks(xs)
-        ax.set_xticklabels([r.label for r in series], fontsize=6)
+        ax.set_xticklabels([r.label for r in series], fontsize=6, rotation=45, ha="right")
         ax.set_xlim(-0.5, len(series) - 0.5)
         ax.set_ylabel("change vs the run before, %", fontsize=8)
         ax.legend(fontsize=6, ncol=2, loc="best", frameon=False)

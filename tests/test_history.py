@@ -10,6 +10,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import history  # noqa: E402
+import sbcsv  # noqa: E402
 import sbplot  # noqa: E402
 
 FIXTURE = os.path.join(ROOT, "tests", "fixtures", "h200_scan_default.csv")
@@ -89,3 +90,17 @@ def test_one_run_only_is_unusable(tmp_path):
 def test_committed_sources_leave_out_the_compute_80_build():
     names = {os.path.basename(p) for p in history.committed_sources(os.path.join(ROOT, "results"))}
     assert "latest.csv" in names and not any(n.startswith("sm80") for n in names)
+
+
+def test_the_committed_series_includes_the_earlier_runs_in_order():
+    """results/<gpu>/history/ keeps the replaced runs: the committed series
+    of each GPU spans several commits, ordered by provenance, ending with
+    the current baseline and latest (an A/A pair of one commit)."""
+    sources = history.committed_sources(os.path.join(ROOT, "results"))
+    assert any(os.sep + "history" + os.sep in p for p in sources)
+    for gpu, runs in history.load_runs(sources).items():
+        commits = [r.commit[:7] for r in runs]
+        assert len(set(commits)) >= 4, (gpu, commits)
+        assert [r.run_utc for r in runs] == sorted(r.run_utc for r in runs)
+        latest = sbcsv.read(os.path.join(ROOT, "results", gpu, "latest.csv"))
+        assert runs[-1].commit == latest[0]["commit"] == runs[-2].commit
