@@ -81,6 +81,12 @@ def test_a_malformed_dump_is_one_line_naming_file_and_line(tmp_path, line, why):
     assert r.returncode == 2 and "absent.jsonl" in r.stderr and "Traceback" not in r.stderr
 
 
+def committed_disagreement(a, b, prefix):
+    """pair_estimators.disagreement of two committed dumps (repository paths)."""
+    return pair_estimators.disagreement(pair_estimators.load(os.path.join(ROOT, a)),
+                                        pair_estimators.load(os.path.join(ROOT, b)), prefix)
+
+
 COMMITTED_DUMPS = [
     ("results/h100-80gb-hbm3/proofs/round_5e76918/gemm_pairs_r2.jsonl.xz",
      "results/h100-80gb-hbm3/proofs/round_5e76918/gemm_pairs_r3.jsonl.xz"),
@@ -95,8 +101,7 @@ def test_the_harness_reading_is_the_one_that_moved_least_between_leases(a, b):
     GEMM dumps (two leases of one commit) its worst point moved less than
     that of the schema 4-5 block median, and fewer points moved by more
     than one point of pct_of_cublas (docs/REGRESSIONS.md)."""
-    table = pair_estimators.disagreement(pair_estimators.load(os.path.join(ROOT, a)),
-                                         pair_estimators.load(os.path.join(ROOT, b)), "gemm/")
+    table = committed_disagreement(a, b, "gemm/")
     worst = {name: max(rows)[0] for name, rows in table.items()}
     over_a_point = {name: sum(1 for r in rows if r[1] > 1) for name, rows in table.items()}
     assert len(table["fastest"]) == 224
@@ -118,9 +123,8 @@ def test_each_family_reads_its_ratio_the_way_that_moved_least(a, b):
     reads the fastest samples (variant table: ceiling_reading), whose worst
     point moved less than the block median's; devscan keeps the block
     median, whose median move is less than the fastest samples'."""
-    a, b = (pair_estimators.load(os.path.join(ROOT, p)) for p in (a, b))
-    gemm = pair_estimators.disagreement(a, b, "gemm/")
-    devscan = pair_estimators.disagreement(a, b, "devscan/")
+    gemm = committed_disagreement(a, b, "gemm/")
+    devscan = committed_disagreement(a, b, "devscan/")
     assert len(gemm["fastest"]) == 224 and len(devscan["block"]) == 54
     assert max(gemm["fastest"])[0] < max(gemm["block"])[0]
     median = lambda rows: statistics.median(r[0] for r in rows)  # noqa: E731
