@@ -44,13 +44,3 @@ const sb_family *sb_find_family(const char *name) {
     if (strcmp(sb_families[i]->name, name) == 0) return sb_families[i];
   return NULL;
 }
-
-void sb_point_name(const sb_point *p, char *buf, size_t len) {
-  int w = snprintf(buf, len, "%s/%s", p->family->name, p->variant->name);
-  for (int a = 0; a < SB_NUM_AXES && w >= 0 && (size_t)w < len; ++a)
-    if (p->axis[a] != SB_AXIS_UNSET) {
-      char v[64];
-      sb_axis_value_str(a, p->axis[a], v, sizeof v);
-      w += snprintf(buf + w, len - (size_t)w, "/%s=%s", sb_axes[a].name, v);
-    }
-}

@@ -45,6 +45,10 @@ void sb_cli_usage(FILE *f) {
 "  --no-fork            run points in this process: no fault isolation, first\n"
 "                       fault ends the sweep (for compute-sanitizer, gdb)\n"
 "  --no-reference       leave out the reference copy (pct_of_copy stays empty)\n"
+"  --serve              A/B worker (scripts/ab.py): prints \"ready <gpu_uuid>\n"
+"                       <commit>\", then runs the points named on stdin, one name\n"
+"                       a line, each row to --out (or --resume), and answers\n"
+"                       \"<status> <median_us|-> <name>\" (or \"unknown - <name>\")\n"
 "  --unpaired           time each variant without its paired ceiling (cuBLAS,\n"
 "                       CUB): pct_of_cublas/pct_of_cub stay empty; for\n"
 "                       compute-sanitizer, which would check 64+ ceiling calls\n"
@@ -506,6 +510,7 @@ static int opt_version(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (
 static int opt_slug(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->print_slug = 1; return 0; }
 static int opt_no_fork(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->no_fork = 1; return 0; }
 static int opt_unpaired(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->unpaired = 1; return 0; }
+static int opt_serve(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->serve = 1; return 0; }
 static int opt_no_reference(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->no_reference = 1; return 0; }
 
 static int opt_format(sb_cli *c, const char *val, char *err, size_t errlen) {
@@ -595,6 +600,7 @@ static const struct { const char *name; int takes_value; opt_fn set; } options[]
     {"--filter", 1, opt_filter},       {"--out", 1, opt_out},
     {"--resume", 1, opt_resume},       {"--no-fork", 0, opt_no_fork},
     {"--no-reference", 0, opt_no_reference}, {"--unpaired", 0, opt_unpaired},
+    {"--serve", 0, opt_serve},
     {"--device", 1, opt_device},
     {"--devices", 1, opt_devices},     {"--watchdog-ms", 1, opt_watchdog},
     {"--point-timeout", 1, opt_point_timeout}, {"--warmup", 1, opt_warmup},
@@ -627,6 +633,11 @@ static int check_combinations(sb_cli *c, unsigned seen, char *err, size_t errlen
   }
   if (c->no_fork && (c->num_devices < 0 || c->num_devices > 1)) {
     snprintf(err, errlen, "--no-fork runs one GPU; drop --devices or --no-fork");
+    return -1;
+  }
+  if (c->serve && (c->no_fork || c->num_devices < 0 || c->num_devices > 1)) {
+    snprintf(err, errlen, "--serve runs one GPU in a worker process; drop %s",
+             c->no_fork ? "--no-fork" : "--devices");
     return -1;
   }
   if (c->resume_path && c->out_given && strcmp(c->resume_path, c->out_path) != 0) {

@@ -260,8 +260,9 @@ static void print_banner(const sb_cli *cli, const sb_device *devs, int ndev, lon
             cli->repetitions, cli->repetitions, cli->repetitions,
             cli->json_out || cli->json_stdout ? "; the JSON holds each repetition and the aggregates"
                                               : "; add --benchmark_out=FILE for each repetition and the aggregates");
-  fprintf(stderr, "syncbench: %ld points x %d GPU%s -> %s (seed %llu)%s%s\n", count, ndev,
+  fprintf(stderr, "syncbench: %ld points x %d GPU%s -> %s (seed %llu)%s%s%s\n", count, ndev,
           ndev == 1 ? "" : "s", out_path, seed,
+          cli->serve ? ", each run when stdin names it (--serve)" : "",
           cli->no_fork ? ", in this process (--no-fork)" : "",
           cli->unpaired ? ", ceilings not paired (--unpaired: pct_of_cublas/pct_of_cub empty)" : "");
 }
@@ -269,8 +270,9 @@ static void print_banner(const sb_cli *cli, const sb_device *devs, int ndev, lon
 /* The last line (counts, time, file) and the exit status of the run. */
 static int report(const sb_cli *cli, const sb_supervisor_result *res, int rc, long took,
                   const char *out_path) {
-  /* With --benchmark_format=json, stdout is the JSON document alone. */
-  FILE *summary = cli->json_stdout ? stderr : stdout;
+  /* With --benchmark_format=json, stdout is the JSON document alone; with
+   * --serve, the answers alone. */
+  FILE *summary = cli->json_stdout || cli->serve ? stderr : stdout;
   fprintf(summary, "syncbench: %ld ok, %ld skipped, %ld unsupported, %ld wrong, %ld error, %ld deadlock",
          res->by_status[SB_OK], res->by_status[SB_SKIPPED], res->by_status[SB_UNSUPPORTED],
          res->by_status[SB_WRONG], res->by_status[SB_ERROR], res->by_status[SB_DEADLOCK]);
@@ -316,6 +318,8 @@ static int run_sweep(const sb_cli *cli, sb_point *points, long count, sb_resume 
       .isolate = !cli->no_fork,
       .point_timeout_s = cli->point_timeout_s,
       .watchdog_ns = (unsigned long long)cli->watchdog_ms * 1000000ull,
+      .serve_in = cli->serve ? stdin : NULL,
+      .serve_out = cli->serve ? stdout : NULL,
   };
   print_banner(cli, devs, ndev, count, resume, out_path, seed);
   int rc = sb_supervise(&so, res);

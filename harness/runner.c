@@ -519,8 +519,9 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
   gbs_set_label(label);
   double t0 = now_s();
   int status = 0;
-  for (long k = 0; k < count && !sb_stop_requested; ++k) {
-    const long i = order[k];
+  for (long k = 0; !sb_stop_requested; ++k) {
+    const long i = o->next_point ? o->next_point(o->ctx) : k < count ? order[k] : -1;
+    if (i < 0) break;
     const sb_point *p = &points[i];
     sb_row row;
     sb_row_init(&row, &d->prov);
@@ -529,7 +530,13 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
     memcpy(row.axis, p->axis, sizeof row.axis);
     if (o->on_start) o->on_start(o->ctx, i);
     int lost = run_point(&r, p, sb_splitmix64(o->seed + (unsigned long long)i), &row);
-    if (lost == -2) { ++sum->filtered; continue; }
+    if (lost == -2) { /* a served point is asked for by name: it gets a row */
+      ++sum->filtered;
+      if (!o->next_point) continue;
+      row.status = SB_SKIPPED;
+      snprintf(row.detail, sizeof row.detail, "excluded by --benchmark_filter");
+      lost = 0;
+    }
     if (lost == -3) break; /* interrupted mid-point: that row is not done */
     if ((p->family->flags & SB_FF_YARDSTICK) && row.status == SB_OK) {
       r.copy_gbps = row.gbps;

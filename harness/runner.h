@@ -27,6 +27,9 @@ typedef struct sb_run_options {
    * row could not be written). */
   void (*on_start)(void *ctx, long index);
   int (*on_row)(void *ctx, long index, const sb_row *row, int context_lost);
+  /* --serve: the index of the next point to run, asked for after each
+   * row, or -1 to stop; when set, order and count are not read. */
+  long (*next_point)(void *ctx);
   void *ctx;
 } sb_run_options;
 
@@ -48,8 +51,8 @@ int sb_point_precheck(const sb_point *p, const sb_device *d, sb_row *row);
  * features than the PTX its kernel was built from (runner.c). */
 int sb_built_below_need(const sb_variant *v, const sb_launch *L, sb_row *row);
 
-/* Runs points[order[0..count)] on device d, in that order (point i's seed
- * derives from o->seed and i). Stops after a row whose error left the CUDA
+/* Runs points[order[0..count)] on device d, in that order, or the points
+ * o->next_point names (point i's seed derives from o->seed and i). Stops after a row whose error left the CUDA
  * context unusable (sum->context_lost), or at sb_stop_requested (the point
  * in progress gets no row). Returns 0, or -1 if on_row failed. */
 int sb_run_sweep(const sb_point *points, const long *order, long count, sb_device *d,

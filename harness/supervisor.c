@@ -143,11 +143,12 @@ typedef struct msg_head {
   uint32_t len;       /* payload bytes: the CSV line, or an error message */
   int64_t index;      /* point index */
   double gbps;        /* a reference row's copy bandwidth */
+  double median_us;   /* the row's median (NaN: not timed) */
 } msg_head;
 
 static int send_msg(int fd, int type, long index, int status, int lost, double gbps,
-                    const char *payload, size_t len) {
-  msg_head h = {type, status, lost, (uint32_t)len, index, gbps};
+                    double median_us, const char *payload, size_t len) {
+  msg_head h = {type, status, lost, (uint32_t)len, index, gbps, median_us};
   char small[4096];
   /* Head and payload in one write() when they fit: the parent never sees
    * half a message from a worker that is still alive. */
@@ -176,6 +177,7 @@ typedef struct worker {
   int killed_for_silence;
   int fruitless;            /* deaths in a row without a finished row */
   long rows_this_run;       /* rows from the current worker process */
+  int cmd_fd;               /* --serve: write end of the worker's request pipe; -1 */
   char prefix[32];
 } worker;
 
@@ -184,18 +186,28 @@ typedef struct parent {
   sb_supervisor_result *res;
   worker *w;
   int nw;
+  int last_status;          /* --serve: the last row's status, and median */
+  double last_median_us;
 } parent;
 
 /* The worker process's side of the pipe. */
 typedef struct child_ctx {
   int fd;
   int csv_fd;               /* in-process mode: write rows here directly */
+  int cmd_fd;               /* --serve: requests (point indices) from the parent; -1 */
   sb_supervisor_result *res;
 } child_ctx;
 
+/* --serve: the next requested point, or -1 at end of requests. */
+static long child_next_point(void *ctx) {
+  child_ctx *c = ctx;
+  int64_t index;
+  return read_all(c->cmd_fd, &index, sizeof index) == 0 ? (long)index : -1;
+}
+
 static void child_on_start(void *ctx, long index) {
   child_ctx *c = ctx;
-  if (c->fd >= 0) send_msg(c->fd, MSG_START, index, 0, 0, 0, NULL, 0);
+  if (c->fd >= 0) send_msg(c->fd, MSG_START, index, 0, 0, 0, NAN, NULL, 0);
 }
 
 static int child_on_row(void *ctx, long index, const sb_row *row, int lost) {
@@ -205,7 +217,7 @@ static int child_on_row(void *ctx, long index, const sb_row *row, int lost) {
   if (!line) return -1;
   int rc;
   if (c->fd >= 0) {
-    rc = send_msg(c->fd, MSG_ROW, index, (int)row->status, lost, row->gbps, line, len);
+    rc = send_msg(c->fd, MSG_ROW, index, (int)row->status, lost, row->gbps, row->median_us, line, len);
   } else {
     rc = sb_write_all(c->csv_fd, line, len);
     if (rc == 0) ++c->res->by_status[row->status];
@@ -223,6 +235,11 @@ static int worker_run(const sb_supervisor_options *o, worker *w, child_ctx *ctx)
   run.progress_total = w->n;
   run.on_start = child_on_start;
   run.on_row = child_on_row;
+  if (ctx->cmd_fd >= 0) {
+    run.next_point = child_next_point;
+    run.progress_done = 0;
+    run.progress_total = o->count;
+  }
   run.ctx = ctx;
   if (o->test_worker)
     return o->test_worker(o, w->dev, w->order + w->next, w->n - w->next, &run, w->rec);
@@ -230,7 +247,7 @@ static int worker_run(const sb_supervisor_options *o, worker *w, child_ctx *ctx)
   sb_device d;
   char err[1024];
   if (sb_device_open(probed->ordinal, &d, err, sizeof err) != 0) {
-    if (ctx->fd >= 0) send_msg(ctx->fd, MSG_FATAL, -1, 0, 0, 0, err, strlen(err));
+    if (ctx->fd >= 0) send_msg(ctx->fd, MSG_FATAL, -1, 0, 0, 0, NAN, err, strlen(err));
     else fprintf(stderr, "syncbench: %s\n", err);
     return SB_WORKER_NO_DEVICE;
   }
@@ -244,16 +261,23 @@ static int worker_run(const sb_supervisor_options *o, worker *w, child_ctx *ctx)
   }
   sb_run_summary sum;
   int rc = sb_run_sweep(o->points, w->order + w->next, w->n - w->next, &d, &run, &sum);
+  if (ctx->cmd_fd >= 0) close(ctx->cmd_fd);
   if (rc != 0) return SB_WORKER_PIPE_FAILED;
   if (sum.context_lost) return SB_WORKER_CONTEXT_LOST;
   if (sum.interrupted) return 130;
   return 0;
 }
 
+/* --serve: hands the worker the point it should run next. */
+static int send_request(worker *w, long index) {
+  int64_t i = index;
+  return sb_write_all(w->cmd_fd, (const char *)&i, sizeof i);
+}
+
 static int start_worker(parent *P, worker *w) {
   const sb_supervisor_options *o = P->o;
-  int fds[2];
-  if (pipe(fds) != 0) {
+  int fds[2], cmd[2] = {-1, -1};
+  if (pipe(fds) != 0 || (o->serve_in && pipe(cmd) != 0)) {
     fprintf(stderr, "syncbench: pipe: %s\n", strerror(errno));
     return -1;
   }
@@ -263,6 +287,7 @@ static int start_worker(parent *P, worker *w) {
     fprintf(stderr, "syncbench: fork: %s\n", strerror(errno));
     close(fds[0]);
     close(fds[1]);
+    if (cmd[0] >= 0) close(cmd[0]), close(cmd[1]);
     return -1;
   }
   if (pid == 0) {
@@ -273,12 +298,15 @@ static int start_worker(parent *P, worker *w) {
     close(o->csv_fd);
     for (int i = 0; i < P->nw; ++i)
       if (P->w[i].fd >= 0) close(P->w[i].fd);
-    child_ctx ctx = {.fd = fds[1], .csv_fd = -1};
+    if (cmd[1] >= 0) close(cmd[1]);
+    child_ctx ctx = {.fd = fds[1], .csv_fd = -1, .cmd_fd = cmd[0]};
     int code = worker_run(o, w, &ctx);
     fflush(NULL);
     _exit(code);
   }
   close(fds[1]);
+  if (cmd[0] >= 0) close(cmd[0]);
+  w->cmd_fd = cmd[1];
   w->pid = pid;
   w->fd = fds[0];
   w->len = 0;
@@ -287,6 +315,8 @@ static int start_worker(parent *P, worker *w) {
   w->killed_for_silence = 0;
   w->stop_sent = 0;
   w->rows_this_run = 0;
+  /* A fresh server worker takes the request in hand, if any. */
+  if (w->cmd_fd >= 0 && w->next < w->n) send_request(w, w->order[w->next]);
   return 0;
 }
 
@@ -299,6 +329,7 @@ static int write_row_line(parent *P, const char *line, size_t len, sb_status st)
     return -1;
   }
   ++P->res->by_status[st];
+  P->last_status = (int)st;
   return 0;
 }
 
@@ -319,6 +350,7 @@ static void handle_msg(parent *P, worker *w, const msg_head *h, const char *payl
   } else if (h->type == MSG_ROW) {
     if (h->status < 0 || h->status >= SB_NUM_STATUS) return;
     write_row_line(P, payload, h->len, (sb_status)h->status);
+    P->last_median_us = h->median_us;
     const sb_point *p = &P->o->points[h->index];
     if ((p->family->flags & SB_FF_YARDSTICK) && h->status == SB_OK && h->gbps > 0)
       w->copy_gbps = h->gbps;
@@ -364,6 +396,8 @@ static void worker_ended(parent *P, worker *w) {
   const sb_supervisor_options *o = P->o;
   close(w->fd);
   w->fd = -1;
+  if (w->cmd_fd >= 0) close(w->cmd_fd);
+  w->cmd_fd = -1;
   int status = 0;
   while (waitpid(w->pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -406,6 +440,7 @@ static void worker_ended(parent *P, worker *w) {
     size_t len;
     char *line = sb_format_row(&row, &len);
     if (line) write_row_line(P, line, len, row.status);
+    P->last_median_us = NAN;
     free(line);
     char name[512];
     sb_point_name(p, name, sizeof name);
@@ -460,6 +495,7 @@ static int setup_workers(parent *P, size_t page) {
     worker *w = &P->w[k];
     w->dev = k;
     w->fd = -1;
+    w->cmd_fd = -1;
     w->inflight = -1;
     w->order = malloc((size_t)(o->count ? o->count : 1) * sizeof *w->order);
     w->rec = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -478,7 +514,7 @@ static int setup_workers(parent *P, size_t page) {
 static void run_in_process(parent *P) {
   sb_supervisor_result *res = P->res;
   worker *w = &P->w[0];
-  child_ctx ctx = {.fd = -1, .csv_fd = P->o->csv_fd, .res = res};
+  child_ctx ctx = {.fd = -1, .csv_fd = P->o->csv_fd, .cmd_fd = -1, .res = res};
   int code = w->n ? worker_run(P->o, w, &ctx) : 0;
   if (code == SB_WORKER_NO_DEVICE) res->device_failed = 1;
   if (code == SB_WORKER_PIPE_FAILED) res->write_failed = 1;
@@ -543,13 +579,90 @@ static void run_workers(parent *P) {
   P->res->interrupted = sb_stop_requested != 0 && !P->res->write_failed;
 }
 
+/* --serve: the index of the point called name, or -1. */
+static long find_point(const sb_supervisor_options *o, const char *name) {
+  char buf[512];
+  for (long i = 0; i < o->count; ++i) {
+    sb_point_name(&o->points[i], buf, sizeof buf);
+    if (strcmp(buf, name) == 0) return i;
+  }
+  return -1;
+}
+
+/* --serve: runs point `index` on the one worker (started if none runs) and
+ * waits until its row is written or the point is lost. Returns the row's
+ * status, or -1 when no row came (the GPU could not be set up). */
+static int serve_point(parent *P, long index) {
+  worker *w = &P->w[0];
+  w->order[0] = index;
+  w->n = 1;
+  w->next = 0;
+  long rows = P->res->by_status[0];
+  for (int s = 1; s < SB_NUM_STATUS; ++s) rows += P->res->by_status[s];
+  if (w->fd < 0) {
+    if (w->pid) ++P->res->restarts; /* after a fault: a fresh worker */
+    if (start_worker(P, w) != 0) return -1;
+  } else if (send_request(w, index) != 0) {
+    kill(w->pid, SIGKILL); /* the request pipe broke: the worker is gone */
+  }
+  while (w->next < w->n && w->fd >= 0) {
+    struct pollfd pfd = {.fd = w->fd, .events = POLLIN};
+    int ready = poll(&pfd, 1, 500);
+    tend_worker(P, w, ready > 0 && pfd.revents, now_s());
+    if (sb_stop_requested && w->fd >= 0 && w->stop_sent == 0) {
+      kill(w->pid, SIGINT);
+      w->stop_sent = now_s();
+    }
+  }
+  long after = 0;
+  for (int s = 0; s < SB_NUM_STATUS; ++s) after += P->res->by_status[s];
+  return after > rows ? P->last_status : -1;
+}
+
+/* --serve: answers requests on serve_in until end of input or a stop. */
+static void run_serve(parent *P) {
+  const sb_supervisor_options *o = P->o;
+  signal(SIGPIPE, SIG_IGN); /* a dead worker's request pipe: seen as its death */
+  fprintf(o->serve_out, "ready %s %s\n", o->devs[0].prov.gpu_uuid, o->devs[0].prov.commit);
+  fflush(o->serve_out);
+  char *line = NULL;
+  size_t cap = 0;
+  ssize_t len;
+  while (!sb_stop_requested && !P->res->write_failed && (len = getline(&line, &cap, o->serve_in)) >= 0) {
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
+    if (len == 0) continue;
+    long index = find_point(o, line);
+    int st = index < 0 ? -2 : serve_point(P, index);
+    if (sb_stop_requested && st < 0) break; /* interrupted mid-point: no answer */
+    if (st >= 0 && !isnan(P->last_median_us))
+      fprintf(o->serve_out, "%s %.4f %s\n", sb_status_names[st], P->last_median_us, line);
+    else
+      fprintf(o->serve_out, "%s - %s\n", st >= 0 ? sb_status_names[st] : st == -2 ? "unknown" : "error", line);
+    fflush(o->serve_out);
+  }
+  free(line);
+  worker *w = &P->w[0];
+  if (w->cmd_fd >= 0) { /* end of requests: the worker finishes and exits */
+    close(w->cmd_fd);
+    w->cmd_fd = -1;
+  }
+  w->next = w->n;
+  while (w->fd >= 0) {
+    struct pollfd pfd = {.fd = w->fd, .events = POLLIN};
+    int ready = poll(&pfd, 1, 500);
+    tend_worker(P, w, ready > 0 && pfd.revents, now_s());
+  }
+  P->res->interrupted = sb_stop_requested != 0 && !P->res->write_failed;
+}
+
 int sb_supervise(const sb_supervisor_options *o, sb_supervisor_result *res) {
   memset(res, 0, sizeof *res);
-  parent P = {o, res, calloc((size_t)o->ndev, sizeof(worker)), o->ndev};
+  parent P = {o, res, calloc((size_t)o->ndev, sizeof(worker)), o->ndev, 0, NAN};
   if (!P.w) return -1;
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   if (setup_workers(&P, page) != 0) return -1;
-  if (!o->isolate) run_in_process(&P);
+  if (o->serve_in) run_serve(&P);
+  else if (!o->isolate) run_in_process(&P);
   else run_workers(&P);
   for (int k = 0; k < P.nw; ++k) {
     free(P.w[k].order);

@@ -50,6 +50,12 @@ struct sb_supervisor_options {
   int isolate;                  /* 0: run in this process (one GPU, no restarts) */
   double point_timeout_s;       /* a worker silent this long is killed; 0: never */
   unsigned long long watchdog_ns; /* mbarrier wait bound; 0: unbounded */
+  /* --serve (one GPU, isolated): instead of the sweep, the points named on
+   * serve_in, one name a line, in the order asked; after "ready <gpu_uuid>
+   * <commit>", one line on serve_out per name: "<status> <median_us|->
+   * <name>" once its row is in the CSV, or "unknown - <name>". A fault
+   * costs that point only; a fresh worker takes the next request. */
+  FILE *serve_in, *serve_out;
   /* Tests only: runs in the worker process instead of opening the GPU,
    * with run's on_start/on_row wired to the pipe, and the watchdog record
    * the parent reads after a death. Returns the worker's exit code. */

@@ -7,6 +7,18 @@
 /* The yardstick (the copy) keeps its own axes whatever the user asks. */
 static int is_reference(const sb_family *f) { return (f->flags & SB_FF_YARDSTICK) != 0; }
 
+/* A point's name is its identity outside this process: --benchmark_list_tests,
+ * the --resume key, and the requests of scripts/ab.py to --serve workers. */
+void sb_point_name(const sb_point *p, char *buf, size_t len) {
+  int w = snprintf(buf, len, "%s/%s", p->family->name, p->variant->name);
+  for (int a = 0; a < SB_NUM_AXES && w >= 0 && (size_t)w < len; ++a)
+    if (p->axis[a] != SB_AXIS_UNSET) {
+      char v[64];
+      sb_axis_value_str(a, p->axis[a], v, sizeof v);
+      w += snprintf(buf + w, len - (size_t)w, "/%s=%s", sb_axes[a].name, v);
+    }
+}
+
 int sb_family_axes(const sb_family *f, const sb_sweep_spec *spec,
                    sb_axis_values out[SB_NUM_AXES], char *err, size_t errlen) {
   for (int a = 0; a < SB_NUM_AXES; ++a) {

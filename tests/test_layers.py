@@ -25,3 +25,23 @@ def test_the_check_sees_includes():
     # The scan finds the registry's include of the engine: it reads real files.
     found = dict(includes_of("bench"))
     assert found.get("bench/registry.h") == "harness/family.h"
+
+
+def _symbols(folder, flag):
+    """Symbols that the objects of build/<folder> define (--defined-only) or
+    need (-u), from nm: the links, which includes alone do not show."""
+    import glob
+    import subprocess
+    objs = sorted(glob.glob(os.path.join(ROOT, "build", folder, "*.o")))
+    assert objs, f"build/{folder}/*.o: build first (make)"
+    out = subprocess.run(["nm", flag, *objs], capture_output=True, text=True, check=True).stdout
+    return {parts[-1] for parts in (line.split() for line in out.splitlines())
+            if len(parts) >= 2 and (flag == "-u" or parts[-2] in "TDBR")}
+
+
+def test_the_engine_calls_nothing_in_bench_but_the_registry_table():
+    # A point's name is the protocol between scripts/ab.py and --serve
+    # workers, so the engine names points itself (harness/sweep.c); the
+    # only link up to bench/ is the table of families it runs.
+    needed = _symbols("harness", "-u") & _symbols("bench", "--defined-only")
+    assert needed == {"sb_families", "sb_num_families"}

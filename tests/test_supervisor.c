@@ -19,9 +19,11 @@ static int fake_setup_fails;  /* the worker ends before its first point */
 static int fake_worker(const sb_supervisor_options *o, int dev, const long *order, long n,
                        const sb_run_options *run, sb_watchdog_record *rec) {
   if (fake_setup_fails) return SB_WORKER_CONTEXT_LOST;
-  for (long k = 0; k < n; ++k) {
+  memset(rec, 0, sizeof *rec); /* as sb_watchdog_map does in each worker */
+  for (long k = 0;; ++k) {
     if (sb_stop_requested) return 130;
-    long i = order[k];
+    long i = run->next_point ? run->next_point(run->ctx) : k < n ? order[k] : -1;
+    if (i < 0) break;
     const sb_point *p = &o->points[i];
     run->on_start(run->ctx, i);
     sb_row row;
@@ -30,6 +32,7 @@ static int fake_worker(const sb_supervisor_options *o, int dev, const long *orde
     row.variant = p->variant->name;
     memcpy(row.axis, p->axis, sizeof row.axis);
     row.status = SB_OK;
+    row.median_us = 1.5;
     snprintf(row.detail, sizeof row.detail, "fake");
     switch (fake_mode[i]) {
       case FAKE_CRASH: raise(SIGKILL); break;
@@ -88,13 +91,14 @@ static void setup(fixture *f) {
   fclose(h);
 }
 
-static int supervise(fixture *f, int ndev, const sb_resume *resume, double timeout,
-                     sb_supervisor_result *res) {
+static int supervise_io(fixture *f, int ndev, const sb_resume *resume, double timeout,
+                        FILE *serve_in, FILE *serve_out, sb_supervisor_result *res) {
   int fd = open(f->path, O_WRONLY | O_APPEND);
   sb_supervisor_options o = {
       .points = f->points, .count = f->count, .resume = resume, .devs = f->devs,
       .ndev = ndev, .csv_fd = fd, .run = {.seed = 7}, .isolate = 1,
       .point_timeout_s = timeout, .test_worker = fake_worker,
+      .serve_in = serve_in, .serve_out = serve_out,
   };
   struct sigaction sa, old;
   memset(&sa, 0, sizeof sa);
@@ -106,6 +110,11 @@ static int supervise(fixture *f, int ndev, const sb_resume *resume, double timeo
   sb_stop_requested = 0;
   close(fd);
   return rc;
+}
+
+static int supervise(fixture *f, int ndev, const sb_resume *resume, double timeout,
+                     sb_supervisor_result *res) {
+  return supervise_io(f, ndev, resume, timeout, NULL, NULL, res);
 }
 
 /* The row of point i on GPU dev: its status and detail ("" if absent);
@@ -280,4 +289,64 @@ SB_TEST(supervisor_devices_all_means_every_gpu_in_order) {
   const int list[2] = {1, 0}; /* an explicit list keeps its order */
   CHECK(sb_resolve_ordinals(list, 2, 2, out) == 2);
   CHECK(out[0] == 1 && out[1] == 0);
+}
+
+/* --serve (scripts/ab.py's worker): only the points asked for, in the order
+ * asked, one answer line each; a crash or deadlock costs that request only
+ * and a fresh worker takes the next one. */
+SB_TEST(supervisor_serve_runs_the_named_points_in_order) {
+  fixture f;
+  setup(&f);
+  CHECK(f.count >= 6);
+  fake_mode[1] = FAKE_CRASH;
+  fake_mode[2] = FAKE_DEADLOCK;
+  char n1[512], n2[512], n3[512], n4[512];
+  sb_point_name(&f.points[1], n1, sizeof n1);
+  sb_point_name(&f.points[2], n2, sizeof n2);
+  sb_point_name(&f.points[3], n3, sizeof n3);
+  sb_point_name(&f.points[4], n4, sizeof n4);
+  FILE *in = tmpfile(), *out = tmpfile();
+  CHECK(in && out);
+  fprintf(in, "%s\n%s\nscan/nope/n=1\n\n%s\n%s\n%s\n", n3, n1, n2, n4, n1);
+  rewind(in);
+  sb_supervisor_result res;
+  FILE *said = tmpfile(); /* the supervisor's lines about the faults */
+  fflush(stderr);
+  int saved_stderr = dup(2);
+  dup2(fileno(said), 2);
+  int rc = supervise_io(&f, 1, NULL, 0, in, out, &res);
+  fflush(stderr);
+  dup2(saved_stderr, 2);
+  close(saved_stderr);
+  fclose(said);
+  CHECK_EQ_INT(rc, 0);
+  fake_mode[1] = fake_mode[2] = FAKE_OK;
+  rewind(out);
+  char line[1024], want[1100];
+  const char *expect[] = {"ok 1.5000 ", "error - ", "unknown - ", "deadlock - ", "ok 1.5000 ", "error - "};
+  const char *names[] = {n3, n1, "scan/nope/n=1", n2, n4, n1};
+  CHECK(fgets(line, sizeof line, out) != NULL);
+  CHECK_STR(line, "ready GPU-fake-0 \n"); /* the fake device has no commit */
+  for (int k = 0; k < 6; ++k) {
+    CHECK(fgets(line, sizeof line, out) != NULL);
+    snprintf(want, sizeof want, "%s%s\n", expect[k], names[k]);
+    CHECK_STR(line, want);
+  }
+  CHECK(fgets(line, sizeof line, out) == NULL);
+  fclose(in);
+  fclose(out);
+  CHECK_EQ_INT(file_rows(&f), 5);
+  CHECK_EQ_INT(res.by_status[SB_OK], 2);
+  CHECK_EQ_INT(res.by_status[SB_ERROR], 2);
+  CHECK_EQ_INT(res.by_status[SB_DEADLOCK], 1);
+  CHECK_EQ_INT(res.restarts, 2); /* before the requests after the two faults */
+  char st[64], detail[512];
+  CHECK_EQ_INT(find_row(&f, 0, 0, st, detail), 0); /* never asked for */
+  CHECK_EQ_INT(find_row(&f, 0, 1, st, detail), 2);
+  CHECK_EQ_INT(find_row(&f, 0, 3, st, detail), 1);
+  CHECK_STR(st, "ok");
+  CHECK_EQ_INT(find_row(&f, 0, 2, st, detail), 1);
+  CHECK_STR(st, "deadlock");
+  unlink(f.path);
+  free(f.points);
 }
