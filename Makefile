@@ -272,6 +272,20 @@ gate: $(PY_DEP)
 	@test -n "$(BASE)" && test -n "$(NEW)" || { echo "usage: make gate BASE=baseline.csv NEW=latest.csv [THRESHOLD=5] [SUMMARY=gate.md] [DETAIL=gate-detail.md]"; exit 2; }
 	@$(PY) scripts/compare.py --gate $(BASE) $(NEW) --threshold $(or $(THRESHOLD),5) $(if $(SUMMARY),--summary $(SUMMARY)) $(if $(DETAIL),--detail $(DETAIL)) $(if $(DETAIL_URL),--detail-url $(DETAIL_URL)) $(if $(ACCEPT),--accept $(ACCEPT)) $(ARGS)
 
+# A/B on one GPU (scripts/ab.py): BASE (a git revision) and NEW (another, or
+# the working tree when left out) built side by side in build/ab/, run as two
+# syncbench servers interleaved point by point (same GPU, clocks, power and
+# seed on both sides of each point), then gated with compare.py:
+# make ab BASE=rev [NEW=rev] [DEVICE=0] [ABDIR=build/ab/run] [THRESHOLD=5]
+# [ARGS="sweep args"]. ABDIR gets a.csv, b.csv, gate.md, gate-detail.md and
+# ab.txt. scripts/ab.py exits 0 pass, 1 regression or broken/lost points, 2
+# bad usage, 3 no GPU, 4 BASE has points NEW lacks, 5 a side does not build
+# or serve, 130 interrupted; make turns them into its 2.
+.PHONY: ab
+ab: $(PY_DEP)
+	@test -n "$(BASE)" || { echo "usage: make ab BASE=rev [NEW=rev] [DEVICE=0] [ABDIR=build/ab/run] [THRESHOLD=5] [ARGS=\"sweep args\"]"; exit 2; }
+	@scripts/ab.py --base $(BASE) $(if $(NEW),--new $(NEW)) --device $(DEVICE) --dir $(or $(ABDIR),build/ab/run) $(if $(THRESHOLD),--threshold $(THRESHOLD)) --python $(PY) -- $(ARGS)
+
 # The GPU-less CI check: every committed results/<gpu>/latest.csv against its
 # baseline.csv (the previous blessed run), with the known changes of
 # results/accepted.csv. One verdict line per GPU (and one per applied

@@ -1,0 +1,675 @@
+#!/usr/bin/env python3
+"""A/B run of two builds of syncbench on one GPU, interleaved point by point,
+then gated (issue 27): a change that does nothing cannot fail the gate,
+because both sides of every point ran on the same chip, at the same clocks,
+power and temperature, with the same inputs.
+
+    scripts/ab.py --base REV [--new REV] [--device N] [--dir DIR]
+        [--threshold PCT] [--summary FILE] [--detail FILE]
+        [--base-bin PATH] [--new-bin PATH] [--seed S] [--python PY]
+        [--repo DIR] [-- SWEEP_ARGS...]
+    make ab BASE=REV [NEW=REV] [DEVICE=N] [ABDIR=DIR] [THRESHOLD=PCT] [ARGS="..."]
+
+BASE is a git revision; NEW another one, or (left out) the working tree.
+A revision is built from `git archive` in build/ab/<sha12>/src (built once:
+a later run of the same commit reuses it); the working tree with `make
+build/syncbench` in the repository. Build output: build/ab/<name>.build.log.
+--base-bin/--new-bin use a prebuilt binary instead (a GPU machine without
+Google Benchmark); the revision then only names the side.
+
+Both binaries run as servers (`syncbench --serve`, same --seed, same
+--device); the points of both sweeps (`--benchmark_list_tests SWEEP_ARGS`)
+are walked in sweep order, point k run on BASE then NEW for even k and NEW
+then BASE for odd k. A point only one side has runs on that side only and
+is listed (DIR/ab.txt, stderr). A server that dies is restarted with
+--resume; its point is lost on that side and listed. Then
+`scripts/compare.py --gate DIR/a.csv DIR/b.csv` (with --interleaved when
+compare.py has it) writes the summary (default DIR/gate.md) and the detail
+(DIR/gate-detail.md). DIR (default build/ab/run) also keeps a.csv, b.csv,
+the servers' stderr (a.log, b.log) and ab.txt: both builds, the GPU, the
+seed, the point counts, the one-sided and lost points, the wall times.
+
+Exit status:
+  0    the gate passes, every point of both sides ran
+  1    a regression, a wrong/error/deadlock row on either side, a point lost
+       to a server that died, or a gate that could not compare the CSVs
+  2    bad usage: arguments, a revision that does not exist, --new REV with
+       uncommitted changes (they would be left out), sweep arguments a side
+       refuses, the two servers on different GPUs
+  3    no usable GPU (a server exited 3 before `ready`)
+  4    the point lists differ: BASE has points NEW lacks (coverage lost);
+       after the run and the gate, and only when nothing above is 1
+  5    a side does not build, or cannot serve (a build older than A/B
+       support: `--serve` unknown)
+  130  interrupted (SIGINT/SIGTERM): both servers stopped, CSVs kept
+Every failure is one line on stderr starting `ab: `.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_NO_GPU, EXIT_LISTS, EXIT_BUILD = 0, 1, 2, 3, 4, 5
+EXIT_INTERRUPTED = 130
+# What a server answers per point; the last three cost the point on that side.
+GOOD = {"ok", "skipped", "unsupported"}
+BROKEN = {"wrong", "error", "deadlock"}
+# A side whose server dies this many points in a row is given up.
+MAX_DEATHS_IN_A_ROW = 3
+LIST_SHOWN = 5
+
+
+class AbError(Exception):
+    """One line on stderr (`ab: ...`) and an exit status."""
+
+    def __init__(self, status, line):
+        super().__init__(line)
+        self.status, self.line = status, line
+
+
+class Interrupted(Exception):
+    pass
+
+
+def note(line):
+    print(f"ab: {line}", file=sys.stderr, flush=True)
+
+
+def short_list(names, limit=LIST_SHOWN):
+    shown = ", ".join(names[:limit])
+    return shown + (f" ... and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def mmss(seconds):
+    seconds = int(seconds)
+    return f"{seconds // 60:02d}:{seconds % 60:02d}"
+
+
+# ------------------------------------------------------------ arguments
+
+def parse_args(argv):
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, sweep = argv[:cut], argv[cut + 1:]
+    else:
+        sweep = []
+    ap = argparse.ArgumentParser(
+        prog="ab.py", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=__doc__.split("\n\n")[0],
+        epilog="Exit status:" + __doc__.split("Exit status:")[1])
+    ap.add_argument("--base", metavar="REV", required=True, help="the base revision")
+    ap.add_argument("--new", metavar="REV",
+                    help="the new revision (default: the working tree, uncommitted changes included)")
+    ap.add_argument("--device", metavar="N", type=int, default=0, help="GPU index (default 0)")
+    ap.add_argument("--dir", metavar="DIR",
+                    help="where the CSVs, logs, gate files and ab.txt go (default REPO/build/ab/run)")
+    ap.add_argument("--threshold", metavar="PCT", default="5",
+                    help="the gate's threshold in percent (default 5)")
+    ap.add_argument("--summary", metavar="FILE", help="the gate's summary (default DIR/gate.md)")
+    ap.add_argument("--detail", metavar="FILE", help="the gate's detail (default DIR/gate-detail.md)")
+    ap.add_argument("--base-bin", metavar="PATH", help="a prebuilt BASE binary: do not build BASE")
+    ap.add_argument("--new-bin", metavar="PATH", help="a prebuilt NEW binary: do not build NEW")
+    ap.add_argument("--seed", metavar="S", type=int,
+                    help="the input seed both sides use (default: a fresh random one)")
+    ap.add_argument("--python", metavar="PY", default=sys.executable,
+                    help="the interpreter for compare.py (default: this one)")
+    ap.add_argument("--repo", metavar="DIR", default=os.path.dirname(HERE),
+                    help="the git repository to build from (default: the one holding this script)")
+    ap.add_argument("--compare", metavar="PATH", default=os.path.join(HERE, "compare.py"),
+                    help="the gate script (default: compare.py beside this script)")
+    args = ap.parse_args(argv)
+    args.sweep = sweep
+    args.repo = os.path.abspath(args.repo)
+    args.dir = os.path.abspath(args.dir or os.path.join(args.repo, "build", "ab", "run"))
+    if args.seed is not None and args.seed < 0:
+        ap.error("--seed is a non-negative integer")
+    try:
+        if not 0 <= float(args.threshold.rstrip("%")) < 1000:
+            raise ValueError
+    except ValueError:
+        ap.error(f"--threshold {args.threshold}: a percentage between 0 and 1000")
+    return args
+
+
+# ------------------------------------------------------------ revisions and builds
+
+def git(repo, *args, **kw):
+    return subprocess.run(["git", "-C", repo, *args], capture_output=True, text=True, **kw)
+
+
+def resolve(repo, rev):
+    """The full sha of rev, or None when it names no commit."""
+    try:
+        p = git(repo, "rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}")
+    except OSError:
+        return None
+    sha = p.stdout.strip()
+    return sha if p.returncode == 0 and sha else None
+
+
+def tracked_changes(repo):
+    p = git(repo, "status", "--porcelain", "--untracked-files=no")
+    if p.returncode != 0:
+        raise AbError(EXIT_USAGE, f"{repo}: git status failed: {p.stderr.strip()}")
+    return [line[3:] for line in p.stdout.splitlines() if line.strip()]
+
+
+class Side:
+    """One build of syncbench and its server."""
+
+    def __init__(self, label, role, rev):
+        self.label, self.role, self.rev = label, role, rev  # rev None: the working tree
+        self.sha = None
+        self.binary = None
+        self.built = ""             # how the binary came to be
+        self.points = []
+        self.proc = None
+        self.uuid = self.commit = None
+        self.csv = self.log = None
+        self.lost = []              # points lost to a server death
+        self.bad = []               # (status, name): wrong/error/deadlock/unknown
+        self.deaths = 0
+        self.deaths_in_a_row = 0
+
+    @property
+    def name(self):
+        rev = "the working tree" if self.rev is None else self.rev
+        sha = f" = {self.sha[:12]}" if self.sha and self.rev != self.sha[:12] else ""
+        return f"{self.role} ({rev}{sha})"
+
+
+def jobs():
+    return str(os.cpu_count() or 1)
+
+
+def run_logged(cmd, log, **kw):
+    with open(log, "a", encoding="utf-8") as f:
+        f.write("$ " + " ".join(cmd) + "\n")
+        f.flush()
+        return subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, **kw).returncode
+
+
+def build_rev(repo, side, cache):
+    sha12 = side.sha[:12]
+    if sha12 in cache:
+        side.binary, side.built = cache[sha12], "the same build as the other side"
+        return
+    root = os.path.join(repo, "build", "ab", sha12)
+    src = os.path.join(root, "src")
+    binary = os.path.join(src, "build", "syncbench")
+    stamp = os.path.join(root, "built")
+    log = os.path.join(repo, "build", "ab", f"{sha12}.build.log")
+    if os.path.exists(stamp) and os.access(binary, os.X_OK):
+        note(f"{side.name}: reusing {os.path.relpath(binary, repo)}")
+        side.binary, side.built = binary, f"reused {os.path.relpath(binary, repo)}"
+        cache[sha12] = binary
+        return
+    note(f"building {side.name} in {os.path.relpath(src, repo)} "
+         f"(log: {os.path.relpath(log, repo)})")
+    if os.path.exists(root):
+        subprocess.run(["rm", "-rf", root], check=False)
+    os.makedirs(src)
+    open(log, "w").close()
+    with open(log, "a", encoding="utf-8") as f:
+        f.write(f"$ git archive {side.sha} | tar -x -C {src}\n")
+        f.flush()
+        archive = subprocess.Popen(["git", "-C", repo, "archive", side.sha],
+                                   stdout=subprocess.PIPE, stderr=f)
+        tar = subprocess.run(["tar", "-x", "-C", src], stdin=archive.stdout, stdout=f, stderr=f)
+        archive.stdout.close()
+        ok = archive.wait() == 0 and tar.returncode == 0
+    if ok:
+        ok = run_logged(["make", "-C", src, f"COMMIT={sha12}", f"-j{jobs()}", "build/syncbench"],
+                        log) == 0
+    if not ok or not os.access(binary, os.X_OK):
+        raise AbError(EXIT_BUILD, f"{side.name} does not build: see {log}")
+    open(stamp, "w").close()
+    side.binary, side.built = binary, f"built in {os.path.relpath(src, repo)}"
+    cache[sha12] = binary
+
+
+def build_worktree(repo, side):
+    log = os.path.join(repo, "build", "ab", "worktree.build.log")
+    note(f"building {side.name} in {repo} (log: {os.path.relpath(log, repo)})")
+    open(log, "w").close()
+    binary = os.path.join(repo, "build", "syncbench")
+    if run_logged(["make", "-C", repo, f"-j{jobs()}", "build/syncbench"], log) != 0 \
+            or not os.access(binary, os.X_OK):
+        raise AbError(EXIT_BUILD, f"{side.name} does not build: see {log}")
+    side.binary, side.built = binary, "built in the working tree"
+
+
+def prepare(args, base, new):
+    """Resolves the revisions, refuses what cannot be done, builds."""
+    for side, prebuilt in ((base, args.base_bin), (new, args.new_bin)):
+        if side.rev is not None:
+            side.sha = resolve(args.repo, side.rev)
+            if side.sha is None and not prebuilt:
+                flag = "--base" if side is base else "--new"
+                raise AbError(EXIT_USAGE, f"{flag} {side.rev}: no such commit in {args.repo}")
+        if prebuilt:
+            if not (os.path.isfile(prebuilt) and os.access(prebuilt, os.X_OK)):
+                flag = "--base-bin" if side is base else "--new-bin"
+                raise AbError(EXIT_USAGE, f"{flag} {prebuilt}: not an executable file")
+            side.binary, side.built = os.path.abspath(prebuilt), "prebuilt"
+    if new.rev is not None and not args.new_bin:
+        changed = tracked_changes(args.repo)
+        if changed:
+            raise AbError(EXIT_USAGE,
+                          f"the working tree has uncommitted changes to {len(changed)} tracked "
+                          f"file(s) ({short_list(changed, 3)}) that --new {new.rev} would leave "
+                          f"out: commit or stash them, or leave NEW unset to test the working tree")
+    if base.binary is None or new.binary is None:
+        os.makedirs(os.path.join(args.repo, "build", "ab"), exist_ok=True)
+    cache = {}
+    for side in (base, new):
+        if side.binary is None:
+            if side.rev is None:
+                build_worktree(args.repo, side)
+            else:
+                build_rev(args.repo, side, cache)
+
+
+# ------------------------------------------------------------ point lists
+
+def list_points(side, sweep):
+    try:
+        p = subprocess.run([side.binary, "--benchmark_list_tests", *sweep], capture_output=True,
+                           text=True, timeout=300)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise AbError(EXIT_BUILD, f"{side.name}: {side.binary} --benchmark_list_tests: {e}") \
+            from None
+    why = (p.stderr.strip().splitlines() or [""])[-1]
+    if p.returncode == 2:
+        raise AbError(EXIT_USAGE, f"{side.name} refuses the sweep arguments "
+                                  f"{' '.join(sweep) or '(none)'}: {why}")
+    if p.returncode != 0:
+        raise AbError(EXIT_BUILD, f"{side.name}: {side.binary} --benchmark_list_tests exited "
+                                  f"{p.returncode}: {why}")
+    side.points = [line.strip() for line in p.stdout.splitlines() if line.strip()]
+    if not side.points:
+        raise AbError(EXIT_USAGE, f"{side.name}: the sweep arguments "
+                                  f"{' '.join(sweep) or '(none)'} select no point")
+
+
+def walk_order(base_points, new_points):
+    """Every point once, in sweep order: BASE's order, each NEW-only point
+    after the common point that precedes it in NEW's list."""
+    in_base = set(base_points)
+    after = {}
+    last = None
+    for name in new_points:
+        if name in in_base:
+            last = name
+        else:
+            after.setdefault(last, []).append(name)
+    order = list(after.get(None, []))
+    for name in base_points:
+        order.append(name)
+        order.extend(after.get(name, []))
+    return order
+
+
+# ------------------------------------------------------------ servers
+
+def last_log_line(side):
+    try:
+        with open(side.log, encoding="utf-8", errors="replace") as f:
+            lines = [line.strip() for line in f if line.strip()]
+        return lines[-1] if lines else "(nothing on stderr)"
+    except OSError:
+        return "(no log)"
+
+
+def start(side, args, seed, resume=False):
+    cmd = [side.binary, "--serve", "--resume" if resume else "--out", side.csv,
+           "--seed", str(seed), "--device", str(args.device), *args.sweep]
+    with open(side.log, "a", encoding="utf-8") as log:
+        log.write(f"ab: $ {' '.join(cmd)}\n")
+        log.flush()
+        try:
+            # Its own session: a terminal's Ctrl-C reaches ab.py only, which
+            # stops the servers itself (else a dying server would look like a
+            # crash to restart).
+            side.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=log, text=True, bufsize=1,
+                                         start_new_session=True)
+        except OSError as e:
+            raise AbError(EXIT_BUILD, f"{side.name}: cannot start {side.binary}: "
+                                      f"{e.strerror or e}") from None
+
+
+def await_ready(side):
+    line = side.proc.stdout.readline()
+    if not line:
+        rc = side.proc.wait()
+        if rc == EXIT_NO_GPU:
+            raise AbError(EXIT_NO_GPU, f"no usable GPU: the {side.name} server exited 3: "
+                                       f"{last_log_line(side)}")
+        hint = (" (a build older than A/B support does not know --serve)"
+                if rc == EXIT_USAGE else "")
+        raise AbError(EXIT_BUILD, f"{side.name} cannot serve: {side.binary} --serve exited "
+                                  f"{rc} before `ready`{hint}: {last_log_line(side)} "
+                                  f"(log: {side.log})")
+    words = line.split()
+    if len(words) < 3 or words[0] != "ready":
+        raise AbError(EXIT_BUILD, f"{side.name} cannot serve: its first answer is "
+                                  f"'{line.strip()}', not `ready <gpu_uuid> <commit>`")
+    uuid, commit = words[1], words[2]
+    if side.uuid is not None and uuid != side.uuid:
+        raise AbError(EXIT_USAGE, f"the restarted {side.name} server runs on {uuid}, "
+                                  f"before on {side.uuid}")
+    side.uuid, side.commit = uuid, commit
+
+
+def stop(side, how=signal.SIGINT, grace=10):
+    """Ends a server: stdin closed (its EOF), or a signal; killed past grace."""
+    proc, side.proc = side.proc, None
+    if proc is None:
+        return None
+    if proc.poll() is None and how is not None:
+        try:
+            proc.send_signal(how)
+        except OSError:
+            pass
+    for stream in (proc.stdin, proc.stdout):
+        try:
+            stream.close()
+        except (OSError, BrokenPipeError):
+            pass
+    try:
+        return proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        return proc.wait()
+
+
+def ask(side, name):
+    """(status, median_us or None), or None when the server died."""
+    try:
+        side.proc.stdin.write(name + "\n")
+        side.proc.stdin.flush()
+        line = side.proc.stdout.readline()
+    except (BrokenPipeError, OSError, ValueError):
+        return None
+    if not line:
+        return None
+    parts = line.rstrip("\n").split(" ", 2)
+    if len(parts) != 3 or parts[2] != name:
+        raise AbError(EXIT_BUILD, f"{side.name} answered '{line.strip()}' to '{name}' "
+                                  f"(expected `<status> <median_us or -> {name}`)")
+    status, median = parts[0], parts[1]
+    if status not in GOOD | BROKEN | {"unknown"}:
+        raise AbError(EXIT_BUILD, f"{side.name} answered an unknown status '{status}' "
+                                  f"for {name}")
+    try:
+        value = None if median == "-" else float(median)
+    except ValueError:
+        raise AbError(EXIT_BUILD, f"{side.name} answered '{line.strip()}': "
+                                  f"'{median}' is not a time") from None
+    return status, value
+
+
+def run_point(side, name, args, seed):
+    """Runs one point on one side; a dead server is restarted (--resume)
+    and the point counted lost there. Returns what to print for the side."""
+    reply = ask(side, name)
+    if reply is None:
+        rc = stop(side, how=None, grace=30)
+        side.deaths += 1
+        side.deaths_in_a_row += 1
+        side.lost.append(name)
+        note(f"the {side.name} server died at {name} (exit {rc}; its last words: "
+             f"{last_log_line(side)}); restarting it with --resume {side.csv}")
+        if side.deaths_in_a_row >= MAX_DEATHS_IN_A_ROW:
+            raise AbError(EXIT_BUILD, f"{side.name} cannot serve: its server died at "
+                                      f"{side.deaths_in_a_row} points in a row (log: {side.log})")
+        start(side, args, seed, resume=True)
+        await_ready(side)
+        return "lost", None
+    side.deaths_in_a_row = 0
+    status, value = reply
+    if status in BROKEN or status == "unknown":
+        side.bad.append((status, name))
+    return status, value
+
+
+def fmt_reply(label, reply):
+    status, value = reply
+    if status == "ok" and value is not None:
+        return f"{label} {value:.2f} us"
+    return f"{label} {status}"
+
+
+# ------------------------------------------------------------ the run
+
+class Run:
+    def __init__(self, args):
+        self.args = args
+        self.base = Side("A", "BASE", args.base)
+        self.new = Side("B", "NEW", args.new)
+        self.seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 2**63)
+        self.t0 = time.monotonic()
+        self.t_walk = self.t_walk_end = None
+        self.order = []
+        self.only_base = self.only_new = []
+        self.common = 0
+        self.done = 0
+        self.gate = None            # (exit status, command)
+        self.summary = args.summary or os.path.join(args.dir, "gate.md")
+        self.detail = args.detail or os.path.join(args.dir, "gate-detail.md")
+
+    @property
+    def sides(self):
+        return (self.base, self.new)
+
+    def start_servers(self):
+        args = self.args
+        os.makedirs(args.dir, exist_ok=True)
+        for side in self.sides:
+            side.csv = os.path.join(args.dir, f"{side.label.lower()}.csv")
+            side.log = os.path.join(args.dir, f"{side.label.lower()}.log")
+            for path in (side.csv, side.log):
+                if os.path.exists(path):
+                    os.remove(path)
+        for side in self.sides:
+            start(side, args, self.seed)
+        for side in self.sides:
+            await_ready(side)
+        if self.base.uuid != self.new.uuid:
+            raise AbError(EXIT_USAGE, f"the servers run on different GPUs: BASE on "
+                                      f"{self.base.uuid}, NEW on {self.new.uuid} (--device "
+                                      f"{args.device}); an A/B run needs one GPU")
+        note(f"both servers ready on {self.base.uuid} (device {args.device}), seed {self.seed}")
+
+    def plan(self):
+        base_set, new_set = set(self.base.points), set(self.new.points)
+        self.only_base = [n for n in self.base.points if n not in new_set]
+        self.only_new = [n for n in self.new.points if n not in base_set]
+        self.common = len(base_set & new_set)
+        self.order = walk_order(self.base.points, self.new.points)
+        if self.only_base:
+            note(f"{len(self.only_base)} point(s) only in BASE (coverage lost; run on BASE "
+                 f"only, listed in {os.path.join(self.args.dir, 'ab.txt')}): "
+                 f"{short_list(self.only_base)}")
+        if self.only_new:
+            note(f"{len(self.only_new)} point(s) only in NEW (new, not gated; run on NEW "
+                 f"only): {short_list(self.only_new)}")
+
+    def walk(self):
+        args, seed = self.args, self.seed
+        base_set, new_set = set(self.base.points), set(self.new.points)
+        self.t_walk = time.monotonic()
+        total = len(self.order)
+        k = 0   # index among common points: even A then B, odd B then A
+        for i, name in enumerate(self.order, start=1):
+            replies = {}
+            if name in base_set and name in new_set:
+                first, second = (self.base, self.new) if k % 2 == 0 else (self.new, self.base)
+                k += 1
+                for side in (first, second):
+                    replies[side.label] = run_point(side, name, args, seed)
+            else:
+                side = self.base if name in base_set else self.new
+                replies[side.label] = run_point(side, name, args, seed)
+            self.done = i
+            a = fmt_reply("A", replies["A"]) if "A" in replies else "A (not in BASE)"
+            b = fmt_reply("B", replies["B"]) if "B" in replies else "B (not in NEW)"
+            delta = ""
+            ra, rb = replies.get("A"), replies.get("B")
+            if ra and rb and ra[0] == rb[0] == "ok" and ra[1] and rb[1]:
+                delta = f"  {(rb[1] / ra[1] - 1) * 100:+.1f}%"
+            print(f"[{i}/{total} {mmss(time.monotonic() - self.t_walk)}] {name}  {a}  {b}{delta}",
+                  file=sys.stderr, flush=True)
+        self.t_walk_end = time.monotonic()
+
+    def finish_servers(self):
+        for side in self.sides:
+            stop(side, how=None, grace=120)
+
+    def run_gate(self):
+        args = self.args
+        cmd = [args.python, args.compare, "--gate", self.base.csv, self.new.csv]
+        if compare_knows(args.python, args.compare, "--interleaved"):
+            cmd.append("--interleaved")
+        cmd += ["--threshold", args.threshold, "--summary", self.summary,
+                "--detail", self.detail]
+        # ab.py accounts for the points missing from NEW itself (exit 4, lost).
+        if self.only_base or self.new.lost or any(s == "unknown" for s, _ in self.new.bad):
+            cmd.append("--allow-missing")
+        sys.stdout.flush()
+        try:
+            rc = subprocess.run(cmd).returncode
+        except OSError as e:
+            raise AbError(EXIT_USAGE, f"cannot run the gate {' '.join(cmd[:2])}: "
+                                      f"{e.strerror or e}") from None
+        self.gate = (rc, cmd)
+        return rc
+
+    def verdict(self):
+        """(status, failure lines)."""
+        failures = []
+        gate_rc = self.gate[0] if self.gate else None
+        if gate_rc == 1:
+            failures.append(f"the gate FAILED (summary: {self.summary})")
+        elif gate_rc not in (0, None):
+            failures.append(f"the gate could not compare the two CSVs (compare.py exited "
+                            f"{gate_rc})")
+        for side in self.sides:
+            if side.bad:
+                failures.append(f"{side.name}: {len(side.bad)} point(s) not run cleanly: "
+                                f"{short_list([f'{n} ({s})' for s, n in side.bad])}")
+            if side.lost:
+                failures.append(f"{side.name}: {len(side.lost)} point(s) lost to server "
+                                f"deaths: {short_list(side.lost)}")
+        if failures:
+            return EXIT_FAIL, failures
+        if self.only_base:
+            return EXIT_LISTS, [f"coverage lost: {len(self.only_base)} point(s) of BASE are "
+                                f"not in NEW's sweep: {short_list(self.only_base)} "
+                                f"({os.path.join(self.args.dir, 'ab.txt')} lists them)"]
+        return EXIT_OK, []
+
+    def report(self, status, why=None):
+        """DIR/ab.txt: what ran, on what, what went missing, how long."""
+        args = self.args
+        now = time.monotonic()
+        lines = [f"A/B run (scripts/ab.py), {time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime())}",
+                 f"exit status: {status}" + (f" ({why})" if why else "")]
+        for side in self.sides:
+            rev = "the working tree" if side.rev is None else side.rev
+            lines.append(f"{side.role} ({side.label}): rev {rev}, sha {side.sha or '-'}, "
+                         f"binary {side.binary or '-'} ({side.built or 'not built'}), "
+                         f"commit {side.commit or '-'}, CSV {side.csv or '-'}")
+        lines += [f"GPU: {self.base.uuid or self.new.uuid or '-'} (device {args.device})",
+                  f"seed: {self.seed}",
+                  f"sweep arguments: {' '.join(args.sweep) or '(none)'}",
+                  f"points: BASE {len(self.base.points)}, NEW {len(self.new.points)}, "
+                  f"common {self.common}, run {self.done} of {len(self.order)}"]
+
+        def listing(title, names):
+            lines.append(f"{title}: {len(names)}")
+            lines.extend(f"  {n}" for n in names)
+
+        listing("only in BASE (coverage lost, run on BASE only)", self.only_base)
+        listing("only in NEW (new, not gated, run on NEW only)", self.only_new)
+        for side in self.sides:
+            listing(f"lost on {side.role} (server died; {side.deaths} death(s))", side.lost)
+        for side in self.sides:
+            listing(f"not run cleanly on {side.role}", [f"{n} ({s})" for s, n in side.bad])
+        if self.gate:
+            lines.append(f"gate: exit {self.gate[0]}: {' '.join(self.gate[1])}")
+        walk = ((self.t_walk_end or now) - self.t_walk) if self.t_walk else 0
+        lines.append(f"wall: whole run {mmss(now - self.t0)}, interleaved part {mmss(walk)}")
+        try:
+            os.makedirs(args.dir, exist_ok=True)
+            with open(os.path.join(args.dir, "ab.txt"), "w", encoding="utf-8") as f:
+                f.write("\n".join(lines) + "\n")
+        except OSError as e:
+            note(f"cannot write {os.path.join(args.dir, 'ab.txt')}: {e.strerror or e}")
+
+
+def compare_knows(python, compare, flag):
+    try:
+        p = subprocess.run([python, compare, "--help"], capture_output=True, text=True,
+                           timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return p.returncode == 0 and flag in p.stdout
+
+
+def on_signal(signum, frame):
+    raise Interrupted()
+
+
+def main(argv=None):
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    run = Run(args)
+    started = False
+    try:
+        prepare(args, run.base, run.new)
+        for side in run.sides:
+            list_points(side, args.sweep)
+        run.plan()
+        started = True
+        run.start_servers()
+        run.walk()
+        run.finish_servers()
+        run.run_gate()
+        status, failures = run.verdict()
+        for line in failures:
+            note(line)
+        run.report(status)
+        if status == EXIT_OK:
+            note(f"passed: {run.done} points, BASE {run.base.commit} vs NEW {run.new.commit} "
+                 f"on {run.base.uuid} ({os.path.join(args.dir, 'ab.txt')})")
+        return status
+    except AbError as e:
+        for side in run.sides:
+            stop(side)
+        if started:
+            run.report(e.status, e.line)
+        note(e.line)
+        return e.status
+    except Interrupted:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        for side in run.sides:
+            stop(side)
+        if started:
+            run.report(EXIT_INTERRUPTED, "interrupted")
+        kept = " ".join(s.csv for s in run.sides if s.csv and os.path.exists(s.csv))
+        note("interrupted" + (f"; the rows so far: {kept}" if kept else ""))
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":
+    sys.exit(main())
