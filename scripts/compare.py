@@ -6,6 +6,7 @@ gates regressions in CI.
         [--family F] [--variant V] [--summary-only | --details | --details-file FILE]
     python scripts/compare.py --gate BASE.csv NEW.csv [--threshold 5] [--summary FILE]
         [--detail FILE] [--detail-url URL] [--summary-only] [--accept results/accepted.csv]
+        [--chip-bound results/chip_bound.csv] [--interleaved]
 
 Points are joined on family, variant and every axis. The output starts with
 one row per variant: the geometric mean of the time ratios new/base and how
@@ -24,7 +25,14 @@ acceptance of --accept FILE covers it (each applied acceptance is printed,
 and one line counts the entries that matched nothing). Rows of a family
 with a ceiling column (gemm, devscan) are gated on the paired ceiling ratio
 or on cycles, and reported as "power state differs" (not gated) when their
-SM clocks moved by more than 5%.
+SM clocks moved by more than 5%. When the two runs come from two chips of
+one GPU model (their gpu_uuid differs), the variants that --chip-bound FILE
+(default results/chip_bound.csv, written by scripts/chip_bound.py from the
+committed cross-chip A/A pairs) marks chip-bound for that model are listed
+as "chip differs", not gated; on one chip every point is gated.
+--interleaved: the two CSVs come from an A/B run (scripts/ab.py) that ran
+both builds interleaved point by point on one GPU; their gpu_uuid must
+agree (else exit 2), and everything is gated.
 
 The short Markdown summary (the PR comment: verdict, counts, every failing
 point, the largest moves; under 60,000 characters whatever the number of
@@ -88,6 +96,13 @@ def parse_args(argv):
                              "the gate's full Markdown report)")
     ap.add_argument("--accept", metavar="FILE",
                     help="acceptance CSV (results/accepted.csv): known changes, listed, not counted")
+    ap.add_argument("--chip-bound", metavar="FILE", default=sbcompare.CHIP_BOUND_FILE,
+                    help="which variants ride on the chip, per GPU model (default "
+                         "results/chip_bound.csv, from scripts/chip_bound.py): between two "
+                         "chips their points are listed as chip differs, not gated")
+    ap.add_argument("--interleaved", action="store_true",
+                    help="the two CSVs come from an A/B run interleaved point by point on one "
+                         "GPU (scripts/ab.py): their gpu_uuid must agree; every point is gated")
     args = ap.parse_args(argv)
     args.family = split_list(args.family)
     args.variant = split_list(args.variant)
@@ -113,6 +128,17 @@ def threshold_pct(text):
     if not 0 <= value < 1000:
         raise argparse.ArgumentTypeError(f"{text}: a threshold is between 0 and 1000 percent")
     return value
+
+
+def check_interleaved(runs):
+    """An A/B run interleaved on one GPU writes one gpu_uuid on both sides."""
+    base, new = runs[0], runs[-1]
+    b, n = base.gpu_uuids(), new.gpu_uuids()
+    if b and n and (b != n or len(b) > 1):
+        raise UsageError(
+            f"{new.path}:{new.first_line}: column 'gpu_uuid': {', '.join(sorted(n))}, but "
+            f"{base.path} ran on {', '.join(sorted(b))}; --interleaved means both sides ran "
+            f"interleaved on one GPU")
 
 
 def check_gate_input(cmp):
@@ -167,7 +193,8 @@ def run_gate(cmp, args, acceptances):
           f"regression(s), {len(cmp.failing_broken)} broken, {len(cmp.missing)} missing "
           f"({'not counted' if args.allow_missing else 'counted'}), {len(cmp.accepted)} "
           f"accepted, {len(cmp.power_state_differs)} power state differs, "
-          f"{len(cmp.lease_bound)} lease-bound, over "
+          f"{len(cmp.lease_bound)} lease-bound, {len(cmp.chip_differs)} chip differs "
+          f"({sbcompare.chips_word(cmp)}), over "
           f"{len(cmp.matches)} points ({cmp.new.path})", file=sys.stderr)
     return EXIT_REGRESSION if failures else EXIT_OK
 
@@ -189,7 +216,14 @@ def main(argv=None):
                 raise UsageError(f"{args.csv[0]}: column 'family': no row matches --family "
                                  f"{','.join(args.family) or '*'} --variant "
                                  f"{','.join(args.variant) or '*'}")
-        comparisons = [sbcompare.compare(runs[0], r, threshold) for r in runs[1:]]
+        if args.interleaved:
+            if len(runs) != 2:
+                raise UsageError("--interleaved compares exactly two CSV files: the two sides "
+                                 "of one A/B run")
+            check_interleaved(runs)
+        chip_table = sbcompare.load_chip_bound(args.chip_bound)
+        comparisons = [sbcompare.compare(runs[0], r, threshold, chip_table, args.interleaved)
+                       for r in runs[1:]]
         acceptances = sbcompare.load_acceptances(args.accept) if args.accept else []
         for cmp in comparisons:
             cmp.accept(acceptances)

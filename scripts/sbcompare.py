@@ -38,12 +38,24 @@ follow the GPU's power state, so the rules above do not read their time:
 Every other row is gated on its time, except the rows of a variant flagged
 lease_bound in its table (a price the machine sets: the host's launch rate,
 which SMs a pair lands on): listed with their moves, never gated.
+
+Across chips. When the two runs of a point come from two chips of one GPU
+model (their gpu_uuid cells differ), the points of a variant that
+results/chip_bound.csv marks chip-bound for that model ("rides on the
+chip": it moved together beyond rule B's VARIANT_SHIFT in several
+recorded cross-chip A/A pairs; scripts/chip_bound.py computes the file from
+the committed runs, docs/REGRESSIONS.md gives the rule) are "chip differs":
+listed with their moves, neither a pass nor a regression, left out of rule
+B. On one chip (same gpu_uuid, or an A/B run interleaved on one GPU) every
+point is gated, chip-bound ones included. A model without cross-chip data
+has no chip-bound variant: every point is gated.
 """
 from __future__ import annotations
 
 import csv
 import fnmatch
 import math
+import os
 import statistics
 import textwrap
 from dataclasses import dataclass, field
@@ -76,6 +88,14 @@ OK = "ok"
 # them besides times: name -> True when higher is better.
 NORMALIZED = {"pct_of_copy": True, "cycles_per_op": False}
 TIMES = ("median_us", "q1_us", "q3_us")
+# Which variants ride on the chip, per GPU model: computed from the
+# committed cross-chip A/A pairs by scripts/chip_bound.py (never edited by
+# hand; its --check says whether it is current).
+CHIP_BOUND_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                               "results", "chip_bound.csv")
+CHIP_BOUND_COLUMNS = ["gpu_name", "family", "variant", "pairs", "moved_pairs", "points",
+                      "median_move_pct", "worst_move_pct", "worst_shift_pct", "chip_bound",
+                      "shift_pct", "min_pairs"]
 
 
 # ---------------------------------------------------------------- loading
@@ -98,6 +118,10 @@ class Run:
 
     def provenance(self, column):
         return self.rows[0].get(column) or "?"
+
+    def gpu_uuids(self):
+        """The chips the rows ran on (gpu_uuid), empty where none is named."""
+        return {r["gpu_uuid"] for r in self.rows if r.get("gpu_uuid")}
 
     def sm_clock_mhz(self):
         """Median SM clock over ok points, None if the CSV has none."""
@@ -368,11 +392,13 @@ class Match:
     column: str | None = None  # the family's ceiling column, if it has one
     power_state: bool = False  # SM clocks differ beyond POWER_STATE_LIMIT: not gated
     lease_bound: bool = False  # a lease_bound variant (its table's flag): not gated
+    chip_bound: bool = False  # a chip-bound variant, runs on two chips: not gated
 
     @property
     def gated_out(self):
-        """Listed, never a verdict: power state differs or lease-bound."""
-        return self.power_state or self.lease_bound
+        """Listed, never a verdict: power state differs, lease-bound or
+        chip differs."""
+        return self.power_state or self.lease_bound or self.chip_bound
 
     @property
     def ratio(self):
@@ -413,6 +439,8 @@ class Comparison:
     only_new: list = field(default_factory=list)
     accepted: dict = field(default_factory=dict)     # point key -> Acceptance
     acceptances: list = field(default_factory=list)  # those for this pair of runs
+    chip_table: "ChipBound | None" = None  # results/chip_bound.csv, if loaded
+    interleaved: bool = False  # an A/B run: both sides interleaved on one GPU
 
     @property
     def cross_gpu(self):
@@ -447,6 +475,23 @@ class Comparison:
     def lease_bound(self):
         """Points of lease_bound variants: listed, not gated."""
         return [m for m in self.matches if m.lease_bound and not m.power_state]
+
+    @property
+    def chip_differs(self):
+        """Points of chip-bound variants measured on two chips: listed, not
+        gated."""
+        return [m for m in self.matches
+                if m.chip_bound and not m.power_state and not m.lease_bound]
+
+    @property
+    def chips(self):
+        """'one', 'two' or 'unknown': whether the two runs ran on one chip
+        (every gpu_uuid of both the same), on two, or cannot tell (a side
+        without gpu_uuid)."""
+        b, n = self.base.gpu_uuids(), self.new.gpu_uuids()
+        if not b or not n:
+            return "unknown"
+        return "one" if b == n and len(b) == 1 else "two"
 
     def figure_counts(self):
         """{figure: points gated on it} (points not gated left out)."""
@@ -496,8 +541,17 @@ class Comparison:
         return sum(1 for a in self.accepted.values() if a is acceptance)
 
 
-def match_of(b, n, threshold, cross_gpu=False):
-    """One point ok on both sides, with its figure and rule-A verdict."""
+def two_chips(b, n):
+    """The two rows of a point ran on two chips: both name their gpu_uuid
+    and the names differ."""
+    ub, un = b.get("gpu_uuid"), n.get("gpu_uuid")
+    return bool(ub and un and ub != un)
+
+
+def match_of(b, n, threshold, cross_gpu=False, chip_table=None):
+    """One point ok on both sides, with its figure and rule-A verdict.
+    chip_table (ChipBound): marks the point chip differs when its rows ran
+    on two chips of one model and the table marks its variant chip-bound."""
     figure, column = gated_figure(b, n)
     m = Match(b, n, "", figure=figure, column=column)
     clock = m.clock_ratio
@@ -505,6 +559,8 @@ def match_of(b, n, threshold, cross_gpu=False):
     m.power_state = bool(column and not cross_gpu and clock and not clock_free
                          and abs(clock - 1) > POWER_STATE_LIMIT)
     m.lease_bound = sbvariants.has_flag(b["family"], b["variant"], "lease_bound")
+    m.chip_bound = bool(chip_table is not None and not cross_gpu and two_chips(b, n)
+                        and chip_table.bound(b["gpu_name"], b["family"], b["variant"]))
     if not m.gated_out:
         m.verdict = ("slower" if match_slower(m, threshold) else
                      "faster" if match_faster(m, threshold) else "")
@@ -512,15 +568,20 @@ def match_of(b, n, threshold, cross_gpu=False):
     return m
 
 
-def compare(base, new, threshold=DEFAULT_THRESHOLD):
-    """Joins two runs on family, variant and every axis."""
-    out = Comparison(base=base, new=new, threshold=threshold)
+def compare(base, new, threshold=DEFAULT_THRESHOLD, chip_table=None, interleaved=False):
+    """Joins two runs on family, variant and every axis. chip_table
+    (load_chip_bound): which variants are not gated between two chips;
+    None gates every point as on one chip. interleaved: the two sides
+    ran interleaved point by point on one GPU (an A/B run; the summary
+    says so)."""
+    out = Comparison(base=base, new=new, threshold=threshold, chip_table=chip_table,
+                     interleaved=interleaved)
     for k, b in base.by_key.items():
         n = new.by_key.get(k)
         if n is None:
             out.only_base.append(b)
         elif b["status"] == OK and n["status"] == OK:
-            out.matches.append(match_of(b, n, threshold, out.cross_gpu))
+            out.matches.append(match_of(b, n, threshold, out.cross_gpu, chip_table))
         elif b["status"] == OK:
             out.broken.append((b, n))
         elif n["status"] == OK:
@@ -595,6 +656,89 @@ def load_acceptances(path):
                                      f"acceptance names its GPU, points, both commits and why)")
         out.append(Acceptance(f"{path}:{number}", *(row[c] for c in ACCEPT_COLUMNS)))
     return out
+
+
+# ---------------------------------------------------------- the chip
+
+@dataclass
+class ChipBound:
+    """results/chip_bound.csv: per GPU model, the variants whose figure
+    rides on the chip (chip_bound 1) among those measured across chips."""
+    path: str
+    bound_variants: dict  # gpu_name -> {(family, variant)} with chip_bound 1
+    measured: dict        # gpu_name -> cross-chip A/A pairs behind its rows
+
+    def bound(self, gpu_name, family, variant):
+        return (family, variant) in self.bound_variants.get(gpu_name, ())
+
+    def has_data(self, gpu_name):
+        return bool(self.measured.get(gpu_name))
+
+    def variants_of(self, gpu_name):
+        return sorted(self.bound_variants.get(gpu_name, ()))
+
+
+def _chip_number(path, number, column, text, kind):
+    try:
+        value = kind(text)
+    except ValueError:
+        raise sbcsv.CsvError(f"{path}:{number}: column '{column}': '{text}' is not "
+                             f"{'an integer' if kind is int else 'a number'}") from None
+    if value < 0 or (isinstance(value, float) and not math.isfinite(value)):
+        raise sbcsv.CsvError(f"{path}:{number}: column '{column}': '{text}' is negative")
+    return value
+
+
+def load_chip_bound(path=CHIP_BOUND_FILE):
+    """Reads results/chip_bound.csv (scripts/chip_bound.py writes it; '#'
+    lines are comments). Raises sbcsv.CsvError naming file, line and column:
+    the gate cannot tell which rows ride on the chip without it."""
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            lines = [(i, line) for i, line in enumerate(f, start=1)
+                     if line.strip() and not line.lstrip().startswith("#")]
+    except OSError as e:
+        raise sbcsv.CsvError(f"{path}: cannot read the chip-bound table: {e.strerror or e} "
+                             f"(write it with: python3 scripts/chip_bound.py)") from None
+    except UnicodeDecodeError:
+        raise sbcsv.CsvError(f"{path}:1: not a UTF-8 text file (the chip-bound table)") from None
+    if not lines:
+        raise sbcsv.CsvError(f"{path}:1: empty chip-bound table (no header)")
+    records = list(csv.reader(line for _, line in lines))
+    header = [c.strip() for c in records[0]]
+    missing = [c for c in CHIP_BOUND_COLUMNS if c not in header]
+    if missing:
+        raise sbcsv.CsvError(f"{path}:{lines[0][0]}: missing column(s) {', '.join(missing)} "
+                             f"(a chip-bound table, scripts/chip_bound.py)")
+    bound, measured, seen = {}, {}, {}
+    for (number, _), record in zip(lines[1:], records[1:]):
+        if len(record) != len(header):
+            raise sbcsv.CsvError(f"{path}:{number}: {len(record)} fields, the header has "
+                                 f"{len(header)}")
+        row = {c: v.strip() for c, v in zip(header, record)}
+        for column in ("gpu_name", "family", "variant"):
+            if not row[column]:
+                raise sbcsv.CsvError(f"{path}:{number}: column '{column}': empty")
+        if row["chip_bound"] not in ("0", "1"):
+            raise sbcsv.CsvError(f"{path}:{number}: column 'chip_bound': '{row['chip_bound']}', "
+                                 f"expected 0 or 1")
+        pairs = _chip_number(path, number, "pairs", row["pairs"], int)
+        for column in ("moved_pairs", "points", "min_pairs"):
+            _chip_number(path, number, column, row[column], int)
+        for column in ("median_move_pct", "worst_move_pct", "worst_shift_pct", "shift_pct"):
+            _chip_number(path, number, column, row[column], float)
+        if pairs < 1:
+            raise sbcsv.CsvError(f"{path}:{number}: column 'pairs': 0 (a row needs a "
+                                 f"cross-chip A/A pair)")
+        k = (row["gpu_name"], row["family"], row["variant"])
+        if k in seen:
+            raise sbcsv.CsvError(f"{path}:{number}: column 'variant': {row['family']}/"
+                                 f"{row['variant']} for {row['gpu_name']} again (line {seen[k]})")
+        seen[k] = number
+        measured[row["gpu_name"]] = max(measured.get(row["gpu_name"], 0), pairs)
+        if row["chip_bound"] == "1":
+            bound.setdefault(row["gpu_name"], set()).add((row["family"], row["variant"]))
+    return ChipBound(path=path, bound_variants=bound, measured=measured)
 
 
 def geomeans(matches, group, value=lambda m: m.ratio):
@@ -707,6 +851,8 @@ def verdict_cell(cmp, m):
         return "power state differs"
     if m.lease_bound:
         return "lease-bound (not gated)"
+    if m.chip_bound:
+        return "chip differs (not gated)"
     if not m.verdict:
         return ""
     word = m.verdict.upper() if m.verdict == "slower" else m.verdict
@@ -833,7 +979,7 @@ def rule_text(cmp, markdown=False):
 def header_block(cmp, markdown):
     mode = (f"cross-GPU ({cmp.base.gpu_name} vs {cmp.new.gpu_name}): times and normalized "
             f"figures ({', '.join(cmp.normalized_columns()) or 'none present'})"
-            if cmp.cross_gpu else "same GPU")
+            if cmp.cross_gpu else f"same GPU model, {chips_word(cmp)}")
     lines = [run_line("base", cmp.base, markdown), run_line("new ", cmp.new, markdown),
              f"mode: {mode}; time ratio = new / base (above 1 is slower)",
              rule_text(cmp, markdown)]
@@ -946,6 +1092,8 @@ def gate_counts(cmp, allow_missing=False):
         parts.append(f"{len(cmp.power_state_differs)} power state differs")
     if cmp.lease_bound:
         parts.append(f"{len(cmp.lease_bound)} lease-bound")
+    if cmp.chip_differs:
+        parts.append(f"{len(cmp.chip_differs)} chip differs")
     if cmp.accepted:
         parts.append(f"{len(cmp.accepted)} accepted")
     return parts
@@ -953,7 +1101,65 @@ def gate_counts(cmp, allow_missing=False):
 
 def gate_title(cmp, allow_missing=False):
     verdict = "FAIL" if cmp.gate_failures(allow_missing) else "PASS"
-    return f"## syncbench gate: {verdict} ({', '.join(gate_counts(cmp, allow_missing))})"
+    return (f"## syncbench gate: {verdict} ({', '.join(gate_counts(cmp, allow_missing))}); "
+            f"{chips_word(cmp)}")
+
+
+def short_uuid(uuid):
+    """GPU-d25e9f80: enough of a gpu_uuid to tell two chips apart."""
+    return uuid[:12]
+
+
+def _uuids(run):
+    return ", ".join(short_uuid(u) for u in sorted(run.gpu_uuids())) or "?"
+
+
+def shown_path(path):
+    """A path inside the repository as the repository names it (no
+    machine's directories in a PR comment)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    full = os.path.abspath(path)
+    return os.path.relpath(full, root) if full.startswith(root + os.sep) else path
+
+
+def chips_word(cmp):
+    """Where the two runs ran, in a few words (the gate's title)."""
+    if cmp.cross_gpu:
+        return "two GPU models"
+    if cmp.interleaved:
+        return "A/B interleaved on one GPU"
+    return {"one": "one chip", "two": "two chips", "unknown": "chips unknown"}[cmp.chips]
+
+
+def chips_line(cmp):
+    """Whether the runs are on one chip or two, and what that does to the
+    gate: across chips, the chip-bound variants of results/chip_bound.csv
+    are listed as chip differs, not gated."""
+    if cmp.cross_gpu:
+        return None
+    if cmp.interleaved:
+        return (f"the two sides ran interleaved point by point on one GPU (A/B, "
+                f"{_uuids(cmp.new)}): every point gated, chip-bound variants included")
+    if cmp.chips == "one":
+        return (f"both runs on one chip ({_uuids(cmp.new)}): every point gated, "
+                f"chip-bound variants included")
+    if cmp.chips == "unknown":
+        return "a run names no gpu_uuid: chips unknown, every point gated as on one chip"
+    where = f"two chips of one GPU model ({_uuids(cmp.base)} -> {_uuids(cmp.new)})"
+    table, gpu = cmp.chip_table, cmp.new.gpu_name
+    path = shown_path(table.path) if table else None
+    if table is None:
+        return f"{where}: no chip-bound table given, every point gated"
+    if not table.has_data(gpu):
+        return (f"{where}; {path} has no cross-chip A/A data for {gpu}: nothing is "
+                f"chip-bound, every point gated")
+    names = [f"{f}/{v}" for f, v in table.variants_of(gpu)]
+    if not names:
+        return (f"{where}: no variant of {gpu} is chip-bound in {path} "
+                f"({table.measured[gpu]} cross-chip A/A pair(s)), every point gated")
+    return (f"{where}: {len(cmp.chip_differs)} point(s) of the chip-bound variant(s) "
+            f"{', '.join(names)} ({path}, from {table.measured[gpu]} cross-chip A/A "
+            f"pair(s)) listed as chip differs, not gated; every other point gated")
 
 
 def figures_line(cmp):
@@ -966,6 +1172,9 @@ def figures_line(cmp):
     if cmp.lease_bound:
         text += (f"; {len(cmp.lease_bound)} not gated: lease-bound prices (host launch rate, "
                  f"SM placement)")
+    if cmp.chip_differs:
+        text += (f"; {len(cmp.chip_differs)} not gated: chip differs (chip-bound variants, "
+                 f"two chips)")
     return text
 
 
@@ -1005,6 +1214,7 @@ def _summary_parts(cmp, allow_missing, detail_name, detail_url, unmatched, liste
     out = [gate_title(cmp, allow_missing), "",
            f"- base: `{cmp.base.path}` ({cmp.base.gpu_name}, commit `{cmp.base.provenance('commit')}`)",
            f"- new: `{cmp.new.path}` ({cmp.new.gpu_name}, commit `{cmp.new.provenance('commit')}`)",
+           *([f"- Chips: {chips_line(cmp)}."] if chips_line(cmp) else []),
            f"- {figures_line(cmp)}."]
     if detail_name or detail_url:
         name = f"`{detail_name}`" if detail_name else "the detail file"
@@ -1038,6 +1248,9 @@ def _summary_parts(cmp, allow_missing, detail_name, detail_url, unmatched, liste
             lambda ms: matches_table(cmp, ms, True, compact=True))
     section("### Lease-bound prices (not gated: the machine sets them)",
             sorted(cmp.lease_bound, key=lambda m: -abs(math.log(m.gated))),
+            lambda ms: matches_table(cmp, ms, True, order="given", compact=True))
+    section("### Chip differs: chip-bound variants on two chips (not gated)",
+            sorted(cmp.chip_differs, key=lambda m: -abs(math.log(m.gated))),
             lambda ms: matches_table(cmp, ms, True, order="given", compact=True))
     if cmp.accepted:
         lines = acceptance_lines(cmp, reason_chars=200)
@@ -1078,6 +1291,7 @@ def render_gate_detail(cmp, allow_missing=False, unmatched=()):
     """The full Markdown report of the gate: the summary's sections whole,
     then the per-variant table and every point."""
     out = [gate_title(cmp, allow_missing), "", *header_block(cmp, True), "",
+           *([f"- Chips: {chips_line(cmp)}."] if chips_line(cmp) else []),
            f"- {figures_line(cmp)}.", f"- {counts_line(cmp)}.", ""]
     if cmp.regressions:
         out += ["### Regressions", "", matches_table(cmp, cmp.regressions, True), ""]
@@ -1092,6 +1306,9 @@ def render_gate_detail(cmp, allow_missing=False, unmatched=()):
     if cmp.lease_bound:
         out += ["### Lease-bound prices (not gated)", "",
                 matches_table(cmp, cmp.lease_bound, True), ""]
+    if cmp.chip_differs:
+        out += ["### Chip differs: chip-bound variants on two chips (not gated)", "",
+                matches_table(cmp, cmp.chip_differs, True), ""]
     if cmp.accepted:
         out += [f"### Accepted changes ({len(cmp.accepted)} point(s), not counted)", "",
                 *(f"- {line}" for line in acceptance_lines(cmp)), ""]
@@ -1114,6 +1331,7 @@ def render_gate_brief(cmp, allow_missing=False, unmatched=(), max_lines=BRIEF_LI
     head = [gate_title(cmp, allow_missing).removeprefix("## "),
             f"base: {cmp.base.path} ({cmp.base.gpu_name}, commit {cmp.base.provenance('commit')})",
             f"new:  {cmp.new.path} ({cmp.new.gpu_name}, commit {cmp.new.provenance('commit')})",
+            *([f"chips: {chips_line(cmp)}"] if chips_line(cmp) else []),
             figures_line(cmp)]
     line = unmatched_line(unmatched)
     tail = [line] if line else []
@@ -1125,7 +1343,8 @@ def render_gate_brief(cmp, allow_missing=False, unmatched=(), max_lines=BRIEF_LI
                 ("broken", [row(b, n) for b, n in cmp.failing_broken]),
                 ("missing", [row(r, None) for r in cmp.missing]),
                 ("power state differs", [point(m) for m in cmp.power_state_differs]),
-                ("lease-bound, not gated", [point(m) for m in cmp.lease_bound])]
+                ("lease-bound, not gated", [point(m) for m in cmp.lease_bound]),
+                ("chip differs, not gated", [point(m) for m in cmp.chip_differs])]
     for listed in (10, 6, 4, 2, 1, 0):
         body = []
         for name, items in sections:
