@@ -63,6 +63,9 @@ BROKEN = {"wrong", "error", "deadlock"}
 # A side whose server dies this many points in a row is given up.
 MAX_DEATHS_IN_A_ROW = 3
 LIST_SHOWN = 5
+# Options of syncbench that ab.py gives the servers itself, never SWEEP_ARGS.
+RESERVED = {"--out", "--resume", "--serve", "--seed", "--device", "--devices",
+            "--benchmark_list_tests", "--benchmark_out", "--benchmark_format", "--no-fork"}
 
 
 class AbError(Exception):
@@ -93,13 +96,20 @@ def mmss(seconds):
 
 # ------------------------------------------------------------ arguments
 
+class Parser(argparse.ArgumentParser):
+    def error(self, message):
+        """A usage error is one line too (`ab: ...`), exit 2."""
+        print(f"ab: {message} (see scripts/ab.py --help)", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+
+
 def parse_args(argv):
     if "--" in argv:
         cut = argv.index("--")
         argv, sweep = argv[:cut], argv[cut + 1:]
     else:
         sweep = []
-    ap = argparse.ArgumentParser(
+    ap = Parser(
         prog="ab.py", formatter_class=argparse.RawDescriptionHelpFormatter,
         description=__doc__.split("\n\n")[0],
         epilog="Exit status:" + __doc__.split("Exit status:")[1])
@@ -125,6 +135,10 @@ def parse_args(argv):
                     help="the gate script (default: compare.py beside this script)")
     args = ap.parse_args(argv)
     args.sweep = sweep
+    for arg in sweep:
+        if arg.split("=")[0] in RESERVED:
+            ap.error(f"{arg} after --: ab.py sets the servers' {arg.split('=')[0]} itself "
+                     f"(SWEEP_ARGS select points: --quick, --filter, axes)")
     args.repo = os.path.abspath(args.repo)
     args.dir = os.path.abspath(args.dir or os.path.join(args.repo, "build", "ab", "run"))
     if args.seed is not None and args.seed < 0:
@@ -368,26 +382,35 @@ def await_ready(side):
     side.uuid, side.commit = uuid, commit
 
 
+def signal_group(proc, how):
+    """A signal to a server and its worker processes (its own session)."""
+    try:
+        os.killpg(proc.pid, how)
+    except OSError:
+        pass
+
+
 def stop(side, how=signal.SIGINT, grace=10):
-    """Ends a server: stdin closed (its EOF), or a signal; killed past grace."""
+    """Ends a server: stdin closed (its EOF), or a signal; killed past
+    grace. Whatever is left of its process group (a worker outliving a
+    server that died) is killed too."""
     proc, side.proc = side.proc, None
     if proc is None:
         return None
     if proc.poll() is None and how is not None:
-        try:
-            proc.send_signal(how)
-        except OSError:
-            pass
+        signal_group(proc, how)
     for stream in (proc.stdin, proc.stdout):
         try:
             stream.close()
         except (OSError, BrokenPipeError):
             pass
     try:
-        return proc.wait(timeout=grace)
+        rc = proc.wait(timeout=grace)
     except subprocess.TimeoutExpired:
-        proc.kill()
-        return proc.wait()
+        signal_group(proc, signal.SIGKILL)
+        rc = proc.wait()
+    signal_group(proc, signal.SIGKILL)
+    return rc
 
 
 def ask(side, name):

@@ -1,0 +1,343 @@
+"""scripts/ab.py (make ab): two builds of syncbench run as servers on one
+GPU, interleaved point by point, then gated. No GPU and no real build:
+tests/fake_syncbench.py speaks the worker protocol (--serve), per side
+(FAKE_SIDE and FAKE_<X>_<SIDE>), and logs every request with a global
+sequence number to FAKE_TRACE; the build path runs in a throwaway git
+repository whose Makefile's build/syncbench is the fake."""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+AB = os.path.join(ROOT, "scripts", "ab.py")
+FAKE = os.path.join(ROOT, "tests", "fake_syncbench.py")
+P = ["scan/pingpong/block_threads=256/iters=16/n=1048576",
+     "scan/pingpong/block_threads=512/iters=16/n=1048576",
+     "scan/pingpong/block_threads=1024/iters=16/n=1048576",
+     "scan/two_barrier/block_threads=256/iters=16/n=1048576",
+     "scan/two_barrier/block_threads=512/iters=16/n=1048576",
+     "scan/two_barrier/block_threads=1024/iters=16/n=1048576"]
+NEW_POINT = "scan/mbarrier/block_threads=256/iters=16/n=1048576"
+
+
+def wrapper(path, side, **env):
+    """An executable that is the fake as side `side`, with per-side settings."""
+    lines = ["#!/bin/sh", f"export FAKE_SIDE={side}"]
+    lines += [f"export FAKE_{k}_{side}='{v}'" for k, v in env.items()]
+    lines.append(f'exec "{sys.executable}" "{FAKE}" "$@"')
+    path.write_text("\n".join(lines) + "\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+class Ab:
+    """One ab.py run with fake binaries; per-side settings: a={...}, b={...}."""
+
+    def __init__(self, tmp_path, a=None, b=None, args=(), sweep=("--quick",), env=None,
+                 prebuilt=True):
+        self.dir = tmp_path / "run"
+        self.trace_path = tmp_path / "trace"
+        self.env = dict(os.environ, FAKE_POINTS=" ".join(P), FAKE_TRACE=str(self.trace_path))
+        self.env.update(env or {})
+        cmd = [sys.executable, AB, "--dir", str(self.dir), *args]
+        if prebuilt:
+            cmd = cmd[:2] + ["--base", "v1"] + cmd[2:] + [
+                "--base-bin", wrapper(tmp_path / "base_bin", "A", **(a or {})),
+                "--new-bin", wrapper(tmp_path / "new_bin", "B", **(b or {}))]
+        self.cmd = cmd + ["--", *sweep]
+
+    def run(self, cwd=ROOT):
+        p = subprocess.run(self.cmd, capture_output=True, text=True, env=self.env, cwd=cwd,
+                           timeout=60)
+        self.rc, self.out, self.err = p.returncode, p.stdout, p.stderr
+        return self
+
+    def trace(self, event=None):
+        if not self.trace_path.exists():
+            return []
+        rows = [line.split(" ", 3) for line in self.trace_path.read_text().splitlines()]
+        return [(int(s), side, ev, what) for s, side, ev, what in rows
+                if event is None or ev == event]
+
+    def runs(self, side):
+        return [what for _, s, ev, what in self.trace("run") if s == side]
+
+    def csv_rows(self, side):
+        lines = (self.dir / f"{side}.csv").read_text().splitlines()
+        header = lines[0].split(",")
+        return {(r["family"], r["variant"], r["block_threads"]): r
+                for r in (dict(zip(header, line.split(","))) for line in lines[1:])}
+
+    def report(self):
+        return (self.dir / "ab.txt").read_text()
+
+    def last_line(self):
+        return self.err.strip().splitlines()[-1]
+
+
+def key(name):
+    family, variant, block = name.split("/")[:3]
+    return family, variant, block.split("=")[1]
+
+
+def test_points_alternate_order_and_share_one_seed(tmp_path):
+    ab = Ab(tmp_path).run()
+    assert ab.rc == 0, ab.err
+    runs = ab.trace("run")
+    assert len(runs) == 2 * len(P)
+    for k, name in enumerate(P):
+        first, second = runs[2 * k], runs[2 * k + 1]
+        assert first[3] == second[3] == name           # both sides of a point back to back
+        assert second[0] == first[0] + 1
+        assert (first[1], second[1]) == (("A", "B") if k % 2 == 0 else ("B", "A"))
+    assert ab.runs("A") == P and ab.runs("B") == P      # each point once per side, in sweep order
+    serves = ab.trace("serve")
+    assert sorted(s[1] for s in serves) == ["A", "B"]    # one server a side, started together
+    seeds = {s[3].split()[0] for s in serves}
+    assert len(seeds) == 1 and f"seed: {seeds.pop().split('=')[1]}" in ab.report()
+    assert all("sweep=--quick" in s[3] for s in serves)  # the sweep arguments reach the servers
+    assert {what for _, _, _, what in ab.trace("list")} == {"--quick"}
+    assert sum(line.startswith(f"[{i}/{len(P)} ") for i in range(1, len(P) + 1)
+               for line in ab.err.splitlines()) == len(P)
+
+
+def test_a_given_seed_goes_to_both_sides_and_their_rows(tmp_path):
+    ab = Ab(tmp_path, args=["--seed", "12345"]).run()
+    assert ab.rc == 0, ab.err
+    assert [s[3].split()[0] for s in ab.trace("serve")] == ["seed=12345"] * 2
+    assert {r["seed"] for side in "ab" for r in ab.csv_rows(side).values()} == {"12345"}
+
+
+def test_clean_aa_run_passes_the_gate(tmp_path):
+    ab = Ab(tmp_path).run()
+    assert ab.rc == 0, ab.err
+    assert "compare: gate passed" in ab.err
+    assert ab.last_line().startswith("ab: passed: 6 points")
+    assert (ab.dir / "gate.md").exists() and (ab.dir / "gate-detail.md").exists()
+    report = ab.report()
+    for text in ("GPU: GPU-fake-0000", "points: BASE 6, NEW 6, common 6, run 6 of 6",
+                 "commit fake-A", "commit fake-B", "wall: whole run", "interleaved part"):
+        assert text in report
+
+
+def test_planted_slowdown_on_new_fails_and_the_summary_names_it(tmp_path):
+    ab = Ab(tmp_path, b={"SLOW": f"{P[4]}:1.5"}).run()
+    assert ab.rc == 1, ab.err
+    assert "compare: gate FAILED: 1 regression(s)" in ab.err
+    assert ab.last_line().startswith("ab: the gate FAILED")
+    summary = (ab.dir / "gate.md").read_text()
+    regressions = summary.split("### Regressions")[1].split("###")[0]
+    rows = [line for line in regressions.splitlines() if line.startswith("| scan ")]
+    assert rows and rows[0].startswith("| scan | two_barrier | 512 | 16 | 1M |") and len(rows) == 1
+
+
+@pytest.mark.parametrize("side,other", [("a", "b"), ("b", "a")])
+def test_a_crash_costs_that_point_on_that_side_only(tmp_path, side, other):
+    ab = Ab(tmp_path, **{side: {"CRASH_POINT": P[2]}}).run()
+    assert ab.rc == 1, ab.err
+    mine, theirs = ab.csv_rows(side), ab.csv_rows(other)
+    assert mine[key(P[2])]["status"] == "error"
+    assert theirs[key(P[2])]["status"] == "ok"
+    assert all(mine[key(n)]["status"] == "ok" for n in P if n != P[2])
+    assert ab.runs("A") == P and ab.runs("B") == P       # the server went on
+    role = "BASE (v1)" if side == "a" else "NEW (the working tree)"
+    assert f"ab: {role}: 1 point(s) not run cleanly: {P[2]} (error)" in ab.err
+
+
+def test_a_server_that_dies_is_restarted_with_resume(tmp_path):
+    ab = Ab(tmp_path, b={"DIE_AT": P[3]}).run()
+    assert ab.rc == 1, ab.err
+    serves = [s for s in ab.trace("serve") if s[1] == "B"]
+    assert len(serves) == 2
+    assert f"out={ab.dir / 'b.csv'}" in serves[0][3]
+    assert f"resume={ab.dir / 'b.csv'}" in serves[1][3]
+    assert ab.runs("A") == P and ab.runs("B") == P       # the rest completed on both sides
+    rows = ab.csv_rows("b")
+    assert key(P[3]) not in rows and all(key(n) in rows for n in P if n != P[3])
+    assert (ab.dir / "b.csv").read_text().count("schema_version") == 1
+    assert f"died at {P[3]}" in ab.err
+    assert "lost on NEW (server died; 1 death(s)): 1\n  " + P[3] in ab.report()
+    assert f"ab: NEW (the working tree): 1 point(s) lost to server deaths: {P[3]}" in ab.err
+
+
+def test_base_only_points_are_run_listed_and_exit_4(tmp_path):
+    ab = Ab(tmp_path, env={"FAKE_POINTS_B": " ".join(n for n in P if n != P[1])}).run()
+    assert ab.rc == 4, ab.err
+    assert P[1] in ab.runs("A") and P[1] not in ab.runs("B")
+    assert key(P[1]) in ab.csv_rows("a")
+    assert f"only in BASE (coverage lost, run on BASE only): 1\n  {P[1]}" in ab.report()
+    assert ab.last_line().startswith("ab: coverage lost: 1 point(s)") and P[1] in ab.last_line()
+    assert "compare: gate passed" in ab.err           # the gate is no longer about it
+
+
+def test_new_only_points_are_run_listed_and_not_gated(tmp_path):
+    ab = Ab(tmp_path, env={"FAKE_POINTS_B": " ".join(P[:3] + [NEW_POINT] + P[3:])}).run()
+    assert ab.rc == 0, ab.err
+    assert ab.runs("B") == P[:3] + [NEW_POINT] + P[3:]   # in NEW's sweep order
+    assert NEW_POINT not in ab.runs("A")
+    assert key(NEW_POINT) in ab.csv_rows("b")
+    assert "1 point(s) only in NEW (new, not gated" in ab.err
+    assert f"only in NEW (new, not gated, run on NEW only): 1\n  {NEW_POINT}" in ab.report()
+
+
+def test_no_gpu_is_exit_3(tmp_path):
+    ab = Ab(tmp_path, a={"NO_GPU": 1}).run()
+    assert ab.rc == 3, ab.err
+    assert ab.last_line().startswith("ab: no usable GPU: the BASE (v1) server exited 3")
+    assert ab.trace("run") == []
+
+
+def test_a_build_that_cannot_serve_is_exit_5(tmp_path):
+    ab = Ab(tmp_path, b={"NO_SERVE": 1}).run()
+    assert ab.rc == 5, ab.err
+    line = ab.last_line()
+    assert line.startswith("ab: NEW (the working tree) cannot serve") and "--serve exited 2" in line
+    assert ab.trace("run") == []
+
+
+def test_servers_on_two_gpus_are_refused(tmp_path):
+    ab = Ab(tmp_path, b={"UUID": "GPU-other"}).run()
+    assert ab.rc == 2, ab.err
+    assert ab.last_line().startswith("ab: the servers run on different GPUs")
+
+
+@pytest.mark.parametrize("supported", [True, False])
+def test_the_gate_is_interleaved_when_compare_knows_it(tmp_path, supported):
+    log = tmp_path / "compare.args"
+    compare = tmp_path / "compare.py"
+    compare.write_text(textwrap.dedent(f"""\
+        import sys
+        if "--help" in sys.argv:
+            print("usage: compare.py [--gate]{' [--interleaved]' if supported else ''}")
+            sys.exit(0)
+        if "--interleaved" in sys.argv and not {supported}:
+            print("compare.py: error: unrecognized arguments: --interleaved", file=sys.stderr)
+            sys.exit(2)
+        open({str(log)!r}, "w").write(" ".join(sys.argv[1:]))
+        """))
+    ab = Ab(tmp_path, args=["--compare", str(compare), "--threshold", "3"]).run()
+    assert ab.rc == 0, ab.err
+    argv = log.read_text().split()
+    assert argv[:3] == ["--gate", str(ab.dir / "a.csv"), str(ab.dir / "b.csv")]
+    assert ("--interleaved" in argv) == supported
+    assert argv[argv.index("--threshold") + 1] == "3"
+
+
+def test_interrupt_stops_both_servers_and_keeps_the_csvs(tmp_path):
+    ab = Ab(tmp_path, env={"FAKE_DELAY": "0.3"})
+    p = subprocess.Popen(ab.cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=ab.env, cwd=ROOT)
+    deadline = time.monotonic() + 20
+    while len(ab.trace("run")) < 2 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 130, err
+    assert err.strip().splitlines()[-1].startswith("ab: interrupted")
+    assert (ab.dir / "a.csv").exists() and (ab.dir / "b.csv").exists()
+    assert "exit status: 130" in (ab.dir / "ab.txt").read_text()
+    assert len(ab.trace("run")) < 2 * len(P)
+
+
+# ---------------------------------------------------------------- the build path
+
+def git(repo, *args):
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+
+
+MAKEFILE = """\
+COMMIT := $(shell git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)
+build/syncbench: fake.sh.in
+\tmkdir -p build
+\tsed 's/@COMMIT@/$(COMMIT)/' fake.sh.in > $@
+\tchmod +x $@
+"""
+
+
+@pytest.fixture
+def repo(tmp_path):
+    """A throwaway repository: two commits whose build/syncbench is the fake."""
+    r = tmp_path / "repo"
+    r.mkdir()
+    git(r, "init", "-q")
+    git(r, "config", "user.email", "ab@example.com")
+    git(r, "config", "user.name", "ab test")
+    (r / "fake.sh.in").write_text(
+        f'#!/bin/sh\nexport FAKE_COMMIT=@COMMIT@\nexec "{sys.executable}" "{FAKE}" "$@"\n')
+    (r / "Makefile").write_text(MAKEFILE)
+    (r / ".gitignore").write_text("build/\n")
+    (r / "README").write_text("one\n")
+    git(r, "add", ".")
+    git(r, "commit", "-q", "-m", "one")
+    (r / "README").write_text("two\n")
+    git(r, "commit", "-q", "-am", "two")
+    return r
+
+
+def sha12(repo, rev):
+    return subprocess.run(["git", "-C", str(repo), "rev-parse", "--short=12", rev],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def from_repo(tmp_path, repo, *args):
+    return Ab(tmp_path, args=["--repo", str(repo), *args], prebuilt=False).run(cwd=tmp_path)
+
+
+def test_a_rev_that_does_not_exist_is_exit_2(tmp_path, repo):
+    ab = from_repo(tmp_path, repo, "--base", "no-such-rev")
+    assert ab.rc == 2, ab.err
+    assert ab.err.strip().splitlines() == [f"ab: --base no-such-rev: no such commit in {repo}"]
+
+
+def test_new_rev_with_uncommitted_changes_is_exit_2(tmp_path, repo):
+    (repo / "README").write_text("three, not committed\n")
+    ab = from_repo(tmp_path, repo, "--base", "HEAD~1", "--new", "HEAD")
+    assert ab.rc == 2, ab.err
+    lines = ab.err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ab: the working tree has uncommitted changes")
+    assert "README" in lines[0] and "--new HEAD would leave out" in lines[0]
+    assert not (repo / "build").exists()                # nothing was built
+
+
+def test_builds_a_rev_and_the_working_tree_then_reuses_the_rev(tmp_path, repo):
+    (repo / "README").write_text("three, not committed\n")   # NEW is the (dirty) working tree
+    ab = from_repo(tmp_path, repo, "--base", "HEAD~1")
+    assert ab.rc == 0, ab.err
+    base = sha12(repo, "HEAD~1")
+    binary = repo / "build" / "ab" / base / "src" / "build" / "syncbench"
+    assert os.access(binary, os.X_OK)
+    assert (repo / "build" / "ab" / f"{base}.build.log").exists()
+    report = ab.report()
+    assert f"commit {base}, " in report                 # the Makefile's COMMIT, overridden
+    assert f"commit {sha12(repo, 'HEAD')}-dirty, " in report
+    again = from_repo(tmp_path, repo, "--base", "HEAD~1")
+    assert again.rc == 0, again.err
+    assert f"reusing build/ab/{base}/src/build/syncbench" in again.err
+
+
+def test_a_side_that_does_not_build_is_exit_5(tmp_path, repo):
+    (repo / "Makefile").write_text(
+        "build/syncbench:\n\t@echo 'kernels/scan.cu(12): error: this does not compile' >&2; exit 1\n")
+    git(repo, "commit", "-q", "-am", "broken")
+    ab = from_repo(tmp_path, repo, "--base", "HEAD~1", "--new", "HEAD")
+    assert ab.rc == 5, ab.err
+    new = sha12(repo, "HEAD")
+    log = repo / "build" / "ab" / f"{new}.build.log"
+    assert ab.last_line() == f"ab: NEW (HEAD = {new}) does not build: see {log}"
+    assert "this does not compile" in log.read_text()
+
+
+@pytest.mark.parametrize("args", [[], ["--base", "v1", "--", "--device", "1"],
+                                  ["--base", "v1", "--", "--out=x.csv"],
+                                  ["--base", "v1", "--threshold", "lots"]])
+def test_bad_usage_is_exit_2_and_one_line(tmp_path, args):
+    p = subprocess.run([sys.executable, AB, *args], capture_output=True, text=True, timeout=60,
+                       cwd=tmp_path)
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("ab: ")
