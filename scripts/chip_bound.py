@@ -179,9 +179,9 @@ def render(pairs_by_gpu):
     """The file's text: comments (rule, pairs), header, rows."""
     out = io.StringIO()
     out.write("# Which variants ride on the chip, per GPU model: written by scripts/chip_bound.py\n"
-              "# from the committed cross-chip A/A pairs (same commit, two gpu_uuid); do not edit,\n"
-              "# `python3 scripts/chip_bound.py --check` says whether it is current.\n"
-              f"# chip_bound 1: the variant's gated figure moved together beyond rule B (geometric\n"
+              "# from the committed cross-chip A/A pairs (same commit, two gpu_uuid); do not\n"
+              "# edit, `python3 scripts/chip_bound.py --check` says whether it is current.\n"
+              "# chip_bound 1: the variant's gated figure moved together beyond rule B (geometric\n"
               f"# mean over shift_pct, Wilcoxon p < {sbcompare.VARIANT_ALPHA:g}, "
               f"{sbcompare.VARIANT_MIN_POINTS}+ points) in at least min_pairs\n"
               "# of its model's pairs. Between two chips the gate lists such points as chip\n"
