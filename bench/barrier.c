@@ -18,7 +18,8 @@
  * from the input; flag_handoff: the last token and two distinct SMs). The
  * kernel-boundary rows are timed by the host (SB_BARRIER_VF_HOST_TIMED):
  * their figures come from the median sample, their check from the
- * validating launch's count of boundaries. */
+ * validating launch's count of boundaries (kernel_boundary_pdl's count is
+ * only right if every kernel waited for its predecessor: SB_VF_PDL, sm_90). */
 #include "barrier.h"
 
 #include <math.h>
@@ -28,6 +29,7 @@
 #include "../harness/random.h"
 #include "../kernels/barrier_layout.h"
 #include "../kernels/flag_word.h"
+#include "../kernels/pdl.h"
 #include "registry.h"
 
 /* ---- rules (the table's SB_BARRIER_VF_* traits) ---- */
@@ -304,17 +306,19 @@ static long long barrier_check_timed(const sb_point *p, const void *host_out, sb
 }
 
 /* A kernel boundary: the host timed `iters` launches (or one graph of
- * `iters` nodes) per sample; per boundary = the median / iters, in ns and
- * in cycles at the SM clock measured over the samples. */
+ * `iters` nodes; or `iters` programmatic dependent launches, SB_VF_PDL) per
+ * sample; per boundary = the median / iters, in ns and in cycles at the SM
+ * clock measured over the samples. */
 static int boundary_derive(const sb_point *p, long long blocks, sb_row *row) {
   const long long iters = p->axis[SB_AXIS_ITERS];
   row->ns_per_op = row->median_us * 1000.0 / (double)iters;
   if (!isnan(row->sm_clock_mhz) && row->sm_clock_mhz > 0)
     row->cycles_per_op = row->ns_per_op * row->sm_clock_mhz / 1000.0;
   snprintf(row->detail, sizeof row->detail,
-           "host-timed: a sample is %lld launches of %lld blocks x %lld threads; per boundary = "
+           "host-timed: a sample is %lld %slaunches of %lld blocks x %lld threads; per boundary = "
            "median sample / %lld (quartiles %.1f..%.1f ns)",
-           iters, blocks, p->axis[SB_AXIS_BLOCK], iters, row->q1_us * 1000.0 / (double)iters,
+           iters, p->variant->flags & SB_VF_PDL ? "programmatic dependent (PDL) " : "", blocks,
+           p->axis[SB_AXIS_BLOCK], iters, row->q1_us * 1000.0 / (double)iters,
            row->q3_us * 1000.0 / (double)iters);
   return 0;
 }

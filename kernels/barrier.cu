@@ -41,6 +41,8 @@
 #include "launch.cuh"
 #include "lookback.cuh"
 #include "mbarrier.cuh"
+#include "pdl.cuh"
+#include "pdl.h"
 
 namespace cg = cooperative_groups;
 
@@ -741,26 +743,48 @@ struct barrier_op_lookback_walk_32 : BarrierWalk<32, barrier_op_lookback_walk_32
 struct barrier_op_lookback_walk_64 : BarrierWalk<64, barrier_op_lookback_walk_64> {};
 struct barrier_op_lookback_walk_256 : BarrierWalk<256, barrier_op_lookback_walk_256> {};
 
-// kernel_boundary_stream / kernel_boundary_graph: a kernel boundary, the
-// barrier of devscan's three_kernel, timed by the host: a sample is `iters`
-// launches of an EMPTY kernel back to back in the runner's stream between
-// its two events (stream), or one launch of a CUDA graph of `iters` such
-// kernel nodes, captured and instantiated before any timing (graph); per
+// kernel_boundary_stream / kernel_boundary_graph / kernel_boundary_pdl: a
+// kernel boundary, the barrier of devscan's three_kernel, timed by the host:
+// a sample is `iters` launches of an EMPTY kernel back to back in the
+// runner's stream between its two events (stream), or one launch of a CUDA
+// graph of `iters` such kernel nodes, captured and instantiated before any
+// timing (graph), or `iters` launches in the stream, each a programmatic
+// dependent launch (pdl: cudaLaunchAttributeProgrammaticStreamSerialization,
+// kernels/pdl.cuh) of a kernel that is empty but for the PDL protocol; per
 // boundary = the median sample / iters (bench/barrier.c's derive). The grid:
 // block_threads x SMs (one_block_per_sm) or x SMs x blocks per SM
 // (full_occupancy), no shared-memory padding. The validating twin is the
-// same sequence (the same kind of graph) of counting kernels: thread 0 of
-// block b of kernel i checks the tag that block b + 1 (mod the grid) of
-// kernel i - 1 left in the exchange slots (plain loads and stores: the
-// boundary is the only barrier between them), counts it, and leaves its
-// own tag; every block must count `iters`.
+// same sequence (the same kind of graph, the same PDL launches) of counting
+// kernels: thread 0 of block b of kernel i checks the tag that block b + 1
+// (mod the grid) of kernel i - 1 left in the exchange slots (plain loads and
+// stores: the boundary is the only barrier between them), counts it, and
+// leaves its own tag; every block must count `iters`.
 struct BoundaryParams {
   unsigned char *out;
   int i;  // the kernel's place in the sequence
 };
 
-template <bool Validate>
+// Pdl: every thread first triggers its dependents (the next kernel of the
+// sequence may launch: it has no prologue of its own, so the earliest point
+// is the right one), then waits for this kernel's predecessor to complete
+// and flush. Only after that wait may the counting twin read the tag kernel
+// i - 1 left, and only after it may it overwrite the slots of parity i,
+// which kernel i - 1 read those of kernel i - 2 from: without the wait, a
+// block of kernel i that starts while kernel i - 1 still runs (what PDL
+// allows once every block of kernel i - 1 has triggered) would read a
+// stale tag and miss a boundary. So the twin proves the protocol, not only
+// the count. Nothing spins: griddepcontrol.wait is the one wait, and it
+// waits on a grid whose blocks have all started (pdl.cuh).
+template <bool Pdl, bool Validate>
 __global__ void __launch_bounds__(SB_BARRIER_MAX_THREADS) barrier_boundary_kernel(const BoundaryParams a) {
+  if constexpr (Pdl) {
+#if __CUDA_ARCH__ >= 900
+    sb_pdl_launch_dependents();
+    sb_pdl_wait();
+#else
+    __trap();  // min_cc 90: never launched below sm_90 (or from compute_80 PTX)
+#endif
+  }
   if constexpr (Validate) {
     if (threadIdx.x != 0) return;
     sb_barrier_head *head = (sb_barrier_head *)a.out;
@@ -924,10 +948,11 @@ static cudaError_t barrier_launch(sb_launch *L) {
 }
 
 // The kernel-boundary rows: the empty kernel (timed) and its counting twin.
+template <bool Pdl>
 static int boundary_pick(const long long *axis, sb_kernels *k, char *why, size_t len) {
   (void)axis, (void)why, (void)len;
   *k = sb_twin_kernels<true>(
-      [](auto validate) { return barrier_boundary_kernel<decltype(validate)::value>; }, 0);
+      [](auto validate) { return barrier_boundary_kernel<Pdl, decltype(validate)::value>; }, 0);
   return 0;
 }
 
@@ -937,7 +962,9 @@ static cudaGraphExec_t boundary_exec[2];
 static const void *boundary_exec_out;  // the output buffer boundary_exec[1] writes
 static cudaStream_t boundary_capture;
 
-// `iters` launches of the point's kernel (L->bounded: the counting twin) on `stream`.
+// `iters` launches of the point's kernel (L->bounded: the counting twin) on
+// `stream`; Pdl: each one a PDL secondary of the one before.
+template <bool Pdl = false>
 static cudaError_t boundary_enqueue(sb_launch *L, cudaStream_t stream) {
   const int n = (int)L->axis[SB_AXIS_ITERS];
   BoundaryParams p{(unsigned char *)L->out, 0};
@@ -945,7 +972,7 @@ static cudaError_t boundary_enqueue(sb_launch *L, cudaStream_t stream) {
   const cudaStream_t keep = L->stream;
   L->stream = stream;
   cudaError_t e = cudaSuccess;
-  for (; p.i < n && e == cudaSuccess; ++p.i) e = sb_launch_go(L, args);
+  for (; p.i < n && e == cudaSuccess; ++p.i) e = Pdl ? sb_launch_go_pdl(L, args) : sb_launch_go(L, args);
   L->stream = keep;
   return e;
 }
@@ -979,8 +1006,9 @@ static cudaError_t boundary_build(sb_launch *L, int bounded) {
 // Grid: SMs (one_block_per_sm) or SMs x occupancy of block_threads, with
 // no shared-memory padding (an empty kernel's blocks spread over the SMs,
 // and padding would only make the launch costlier).
-template <bool Graph>
+template <bool Graph, bool Pdl>
 static cudaError_t boundary_launch(sb_launch *L) {
+  static_assert(!(Graph && Pdl), "the PDL row launches in the stream (no PDL graph row)");
   if (L->query) {
     sb_shape s;
     s.grid = SB_GRID_PERSISTENT;
@@ -994,7 +1022,7 @@ static cudaError_t boundary_launch(sb_launch *L) {
   }
   if (L->skip[0] || L->blocks_per_sm == 0) return cudaErrorInvalidConfiguration;
   if constexpr (!Graph) {
-    return boundary_enqueue(L, L->stream);
+    return boundary_enqueue<Pdl>(L, L->stream);
   } else {
     if (L->bounded && boundary_exec_out != L->out) {  // the validating launch: untimed
       const cudaError_t e = boundary_build(L, 1);
@@ -1015,9 +1043,18 @@ static cudaError_t boundary_launch(sb_launch *L) {
   BARRIER_DEVICE_ROW(lookback_walk_##w, SB_BARRIER_VF_WALK(w),                              \
                      "between SMs through L2: devscan's warp look-back (ld.acquire.gpu, 32 " \
                      "words a window) walking " #w " status word(s) back to a P; per look-back")
-#define BARRIER_BOUNDARY_ROW(variant, graph, flags, summary)                         \
-  {#variant, boundary_launch<graph>, boundary_pick, 0,                               \
-   SB_BARRIER_VF_DEVICE | SB_BARRIER_VF_THREAD0 | SB_BARRIER_VF_HOST_TIMED | (flags), summary}
+// pdl: the row's kernels are PDL secondaries (SB_VF_PDL), so it needs sm_90.
+#define BARRIER_BOUNDARY_ROW(variant, graph, pdl, flags, summary)                              \
+  {#variant, boundary_launch<graph, pdl>, boundary_pick<pdl>, (pdl) ? SB_PDL_MIN_CC : 0,      \
+   SB_BARRIER_VF_DEVICE | SB_BARRIER_VF_THREAD0 | SB_BARRIER_VF_HOST_TIMED |                  \
+       ((pdl) ? SB_VF_PDL : 0u) | (flags),                                                     \
+   summary}
+static_assert((SB_VF_PDL & (SB_BARRIER_VF_BLOCK | SB_BARRIER_VF_GRID | SB_BARRIER_VF_CLUSTER |
+                            SB_BARRIER_VF_WARPS | SB_BARRIER_VF_HALVES | SB_BARRIER_VF_DROP_HALF |
+                            SB_BARRIER_VF_THREAD0 | SB_BARRIER_VF_CHASE | SB_BARRIER_VF_DEVICE |
+                            SB_BARRIER_VF_PAIR | SB_BARRIER_VF_HOST_TIMED |
+                            SB_BARRIER_VF_WALK(SB_BARRIER_WALK_MAX))) == 0,
+              "SB_VF_PDL (kernels/pdl.h) must not share a bit with the barrier families' flags");
 
 static const sb_variant barrier_rows[] = {
     BARRIER_ROW(syncthreads, 0, SB_BARRIER_VF_BLOCK,
@@ -1062,12 +1099,23 @@ static const sb_variant barrier_rows[] = {
     BARRIER_WALK_ROW(32),
     BARRIER_WALK_ROW(64),
     BARRIER_WALK_ROW(256),
-    BARRIER_BOUNDARY_ROW(kernel_boundary_stream, false, SB_VF_LEASE_BOUND,
+    BARRIER_BOUNDARY_ROW(kernel_boundary_stream, false, false, SB_VF_LEASE_BOUND,
                          "kernel boundary, host-timed: iters empty kernels back to back in one "
                          "stream, events around them; per boundary"),
-    BARRIER_BOUNDARY_ROW(kernel_boundary_graph, true, 0,
+    BARRIER_BOUNDARY_ROW(kernel_boundary_graph, true, false, 0,
                          "kernel boundary, host-timed: one CUDA graph of iters empty kernel nodes "
                          "(captured, instantiated before timing); per boundary"),
+    // Lease-bound like the stream row: each of its kernels is still one host
+    // launch (cudaLaunchKernelExC with one more attribute), and with kernels
+    // this short the host's launch rate sets the sample whenever it is slower
+    // than the GPU's own boundary, as on the committed leases (docs/barrier.md:
+    // 2.9-5.1 us per stream boundary, 0.7-1.2 us per graph boundary). That
+    // rate is the machine's, not the code's (docs/REGRESSIONS.md); PDL can
+    // only take the GPU's share out of a boundary, never the host's.
+    BARRIER_BOUNDARY_ROW(kernel_boundary_pdl, false, true, SB_VF_LEASE_BOUND,
+                         "kernel boundary, host-timed: iters kernels back to back in one stream, "
+                         "each a PDL secondary (launch_dependents, then griddepcontrol.wait); "
+                         "per boundary"),
 #ifdef SB_BROKEN
     BARRIER_DEVICE_ROW(flag_handoff_lost_token, SB_BARRIER_VF_PAIR | SB_VF_TEST_ONLY,
                        "TEST ONLY: flag_handoff whose block 1 waits for a token block 0 never "

@@ -10,6 +10,9 @@
 // everything before it (its exclusive prefix):
 //   three_kernel      reduce tiles | scan the tile sums (1 block) | scan tiles
 //                     plus offsets: two kernel boundaries are the barriers
+//   three_kernel_pdl  (sm_90) the same kernels chained by programmatic
+//                     dependent launch: kernels 2 and 3 start early, do what
+//                     does not need their predecessor, then griddepcontrol.wait
 //   grid_sync         the same three phases in one cooperative kernel, grid
 //                     sized to what is resident, grid.sync() between them
 //   chained           single pass; tile i waits for tile i-1's inclusive
@@ -37,6 +40,8 @@
 #include "launch.cuh"
 #include "lookback.cuh"
 #include "mbarrier.cuh"
+#include "pdl.cuh"
+#include "pdl.h"
 
 namespace cg = cooperative_groups;
 
@@ -239,15 +244,81 @@ __device__ int dev_next_tile(const DevscanParams &p, DevScanSmem<B> &s) {
 // ---- the variants: how a tile learns its prefix ----
 
 struct DevThreeKernel {  // kernels: reduce, scan sums, then this one
-  static constexpr bool twin = false, cooperative = false, persistent = false, clustered = false;
+  static constexpr bool twin = false, cooperative = false, persistent = false, clustered = false,
+                        pdl = false;
   template <int B, int E, bool Bounded>
   __device__ static void run(const DevscanParams &p, DevScanSmem<B> &s) {
     dev_scan_tile_offset<B, E>(p, blockIdx.x, s);
   }
 };
 
+// three_kernel_pdl: three_kernel's kernels (the same tile, loader, block
+// scan, launch bounds and arithmetic) chained by programmatic dependent
+// launch (kernels/pdl.cuh): kernel 1 is an ordinary launch (it overwrites
+// the tile sums the previous scan's kernel 3 read, so it must wait for all
+// of it), kernels 2 and 3 are PDL secondaries of the kernel before them.
+//
+//   kernel 1 (reduce)     load, block sum, thread 0 stores sums[tile], then
+//                         triggers: kernel 2 may launch once every block has
+//                         issued the store kernel 2 needs (the trigger makes
+//                         nothing visible; kernel 2's wait does).
+//   kernel 2 (1 block)    triggers at once: kernel 3's prologue reads nothing
+//                         kernel 2 writes, and while this one block scans the
+//                         sums every other SM is idle; then waits (kernel 1
+//                         complete, every sum visible) and scans the sums.
+//   kernel 3 (scan+offset) prologue: loads its own input tile (no kernel of
+//                         the scan writes the input); then waits (kernel 2
+//                         complete and flushed, and kernel 1 before it, since
+//                         kernel 2 waited for it); then reads its offset,
+//                         scans, adds, stores: three_kernel's order from the
+//                         offset on, so the offset's load still overlaps the
+//                         block scan.
+//
+// Why the waits are enough: griddepcontrol.wait returns only when the
+// prerequisite grid has completed and all its memory operations are
+// performed and visible to this grid (PTX ISA, griddepcontrol; the guide's
+// "completed and flushed results to global memory"), while launch_dependents
+// only lets the dependent be scheduled and orders no memory. So every read of
+// a predecessor's output (kernel 2: the sums; kernel 3: the scanned sums)
+// comes after a wait, and so does every write a predecessor could still
+// read (kernel 2 scans the sums in place). Nothing spins: kernel 2 is one
+// block and waits only in griddepcontrol.wait on kernel 1, all of whose
+// blocks have started (kernel 2 launches only after each triggered or
+// exited); kernel 3 waits on kernel 2, which is running (it triggered). A
+// kernel 3 block that starts early holds its SM slot while it waits, which
+// takes a slot from nobody: every block of kernels 1 and 2 is resident by then.
+//
+// Early (the default row): kernel 2 triggers at its start. !Early (the
+// tuning build's three_kernel_pdl_late): after its last store, so kernel 3
+// overlaps only kernel 2's exit and flush, not its scan.
+template <bool Early>
+struct DevThreeKernelPdlT {  // kernels: devscan_pdl_reduce_kernel, devscan_pdl_sums_kernel, this
+  static constexpr bool twin = false, cooperative = false, persistent = false, clustered = false,
+                        pdl = true, early = Early;
+  template <int B, int E, bool Bounded>
+  __device__ static void run(const DevscanParams &p, DevScanSmem<B> &s) {
+#if __CUDA_ARCH__ >= 900
+    const int tile = blockIdx.x;
+    DevTile<B, E> t;
+    const long long base = (long long)tile * t.items;
+    t.load(p.in, base, p.n);  // the prologue: independent of kernels 1 and 2
+    sb_pdl_wait();            // kernel 2 complete, the scanned sums visible
+    const uint32_t offset = tile > 0 ? p.sums[tile - 1] : 0u;
+    uint32_t wp;
+    dev_block_scan(t, s, &wp);
+    t.add(offset + wp);
+    t.store(p.out, base, p.n);
+#else
+    (void)p, (void)s;
+    __trap();  // min_cc 90: the runner never launches it below sm_90 or from compute_80 PTX
+#endif
+  }
+};
+using DevThreeKernelPdl = DevThreeKernelPdlT<true>;
+
 struct DevGridSync {
-  static constexpr bool twin = false, cooperative = true, persistent = true, clustered = false;
+  static constexpr bool twin = false, cooperative = true, persistent = true, clustered = false,
+                        pdl = false;
   template <int B, int E, bool Bounded>
   __device__ static void run(const DevscanParams &p, DevScanSmem<B> &s) {
     cg::grid_group grid = cg::this_grid();
@@ -266,7 +337,8 @@ struct DevGridSync {
 };
 
 struct DevChained {
-  static constexpr bool twin = true, cooperative = false, persistent = false, clustered = false;
+  static constexpr bool twin = true, cooperative = false, persistent = false, clustered = false,
+                        pdl = false;
   template <int B, int E, bool Bounded>
   __device__ static void run(const DevscanParams &p, DevScanSmem<B> &s) {
     const int tile = dev_next_tile<B>(p, s);
@@ -294,7 +366,8 @@ struct DevChained {
 // the atomic counter and plain accesses.
 template <class Pol, bool Dynamic = true, bool Cs = false>
 struct DevLookbackT {
-  static constexpr bool twin = true, cooperative = false, persistent = false, clustered = false;
+  static constexpr bool twin = true, cooperative = false, persistent = false, clustered = false,
+                        pdl = false;
   template <int B, int E, bool Bounded>
   __device__ static void run(const DevscanParams &p, DevScanSmem<B> &s) {
     const int tile = Dynamic ? dev_next_tile<B>(p, s) : (int)blockIdx.x;
@@ -340,7 +413,8 @@ struct DevClusterShared {
 };
 
 struct DevClusterLookback {
-  static constexpr bool twin = true, cooperative = false, persistent = true, clustered = true;
+  static constexpr bool twin = true, cooperative = false, persistent = true, clustered = true,
+                        pdl = false;
   template <int B, int E, bool Bounded>
   __device__ static void run(const DevscanParams &p, DevScanSmem<B> &s) {
 #if __CUDA_ARCH__ >= 900
@@ -419,6 +493,35 @@ __global__ void __launch_bounds__(B) devscan_sums_kernel(const DevscanParams p) 
   dev_scan_sums<B, E>(p, s);
 }
 
+// three_kernel_pdl's first two kernels (DevThreeKernelPdlT says who
+// triggers and waits where). Early leads the template arguments: the last
+// one of a kernel-layer kernel is its Bounded flag (scripts/kernel_resources.py).
+template <int B, int E>
+__global__ void __launch_bounds__(B) devscan_pdl_reduce_kernel(const DevscanParams p) {
+#if __CUDA_ARCH__ >= 900
+  __shared__ DevScanSmem<B> s;
+  dev_reduce_tile<B, E>(p, blockIdx.x, s);             // thread 0 stores the tile's sum
+  if (threadIdx.x == 0) sb_pdl_launch_dependents();  // after that store (issued, not visible)
+#else
+  (void)p;
+  __trap();
+#endif
+}
+
+template <bool Early, int B, int E>
+__global__ void __launch_bounds__(B) devscan_pdl_sums_kernel(const DevscanParams p) {
+#if __CUDA_ARCH__ >= 900
+  __shared__ DevScanSmem<B> s;
+  if (Early) sb_pdl_launch_dependents();   // kernel 3's prologue needs nothing of ours
+  sb_pdl_wait();                           // kernel 1 complete: every tile sum visible
+  dev_scan_sums<B, E>(p, s);
+  if (!Early) sb_pdl_launch_dependents();  // after the last store of the scanned sums
+#else
+  (void)p;
+  __trap();
+#endif
+}
+
 // ---- host side: shapes, workspace, launchers ----
 
 // The tile shapes compiled (block_threads x elems_per_thread); the default
@@ -483,8 +586,10 @@ static cudaError_t dev_workspace(size_t bytes) {
 }
 
 // What runs before the variant's kernel, inside the timed launch: the
-// three_kernel scheme's first two kernels; for the single-pass variants, the
-// reset of counter and flags (a memset node, like CUB's init kernel).
+// three_kernel scheme's first two kernels (three_kernel_pdl: kernel 1 an
+// ordinary launch, kernel 2 a PDL secondary of it); for the single-pass
+// variants, the reset of counter and flags (a memset node, like CUB's init
+// kernel).
 template <class V>
 static cudaError_t dev_before(sb_launch *L, const DevscanParams &p, size_t words) {
   if constexpr (std::is_same<V, DevThreeKernel>::value) {
@@ -494,6 +599,17 @@ static cudaError_t dev_before(sb_launch *L, const DevscanParams &p, size_t words
       devscan_sums_kernel<b, e><<<1, b, 0, L->stream>>>(p);
     });
     return cudaGetLastError();
+  } else if constexpr (V::pdl) {
+    cudaError_t err = cudaSuccess;
+    dev_with_shape(L->axis[SB_AXIS_BLOCK], L->axis[SB_AXIS_ELEMS], [&](auto B, auto E) {
+      constexpr int b = decltype(B)::value, e = decltype(E)::value;
+      devscan_pdl_reduce_kernel<b, e><<<p.tiles, b, 0, L->stream>>>(p);
+      err = cudaGetLastError();
+      void *args[] = {const_cast<DevscanParams *>(&p)};
+      if (err == cudaSuccess)
+        err = sb_pdl_launch((const void *)devscan_pdl_sums_kernel<V::early, b, e>, 1, b, L->stream, args);
+    });
+    return err;
   } else if constexpr (V::twin) {
     return cudaMemsetAsync(dev_ws, 0, DEV_WS_HEAD + words * 8, L->stream);
   }
@@ -528,6 +644,12 @@ static cudaError_t dev_launch(sb_launch *L) {
   if (!L->query && !L->skip[0] && L->blocks_per_sm > 0) {
     const cudaError_t e = dev_before<V>(L, p, words);
     if (e != cudaSuccess) return e;
+  }
+  if constexpr (V::pdl) {  // kernel 3: a PDL secondary of kernel 2
+    if (L->query) return sb_launch_query(L, s);
+    if (L->skip[0] || L->blocks_per_sm == 0) return cudaErrorInvalidConfiguration;
+    void *args[] = {&p};
+    return sb_launch_go_pdl(L, args);
   }
   return sb_launch_params(L, s, p);
 }
@@ -576,6 +698,9 @@ static const sb_variant devscan_rows[] = {
      "lookback with relaxed flag stores and loads (the packed word needs no fence): the fences' price"},
     {"cluster_lookback", dev_launch<DevClusterLookback>, dev_pick<DevClusterLookback>, 90, 0,
      "memset; clusters of 4 sum aggregates in DSMEM (2 cluster barriers), look back per cluster"},
+    {"three_kernel_pdl", dev_launch<DevThreeKernelPdl>, dev_pick<DevThreeKernelPdl>, SB_PDL_MIN_CC,
+     SB_VF_PDL,
+     "three_kernel chained by PDL: kernels 2, 3 launch early, load what they can, griddepcontrol.wait"},
 #ifdef SB_DEVSCAN_TUNING
     // The look-back ablation behind the choices above (make NVEXTRA=-DSB_DEVSCAN_TUNING;
     // results/h100-80gb-hbm3/proofs/devscan/): memory order x sleeps x tile ids x cache hints.
@@ -593,6 +718,11 @@ static const sb_variant devscan_rows[] = {
      dev_pick<DevLookbackT<DevLookPolicy<true, 0, 0>, true, true>>, 0, 0, "relaxed, ld/st.cs"},
     {"lookback_rlx_dly_bid", dev_launch<DevLookbackT<DevLookRelaxed, false>>,
      dev_pick<DevLookbackT<DevLookRelaxed, false>>, 0, 0, "relaxed, sleeps, blockIdx ids: CUB's"},
+    // Where kernel 2 of three_kernel_pdl triggers: after its last store
+    // instead of at its start (kernel 3 then overlaps its exit, not its scan).
+    {"three_kernel_pdl_late", dev_launch<DevThreeKernelPdlT<false>>,
+     dev_pick<DevThreeKernelPdlT<false>>, SB_PDL_MIN_CC, SB_VF_PDL,
+     "three_kernel_pdl, kernel 2 triggering after its last store"},
 #endif
 };
 extern "C" const sb_variant_table sb_devscan_variants = {

@@ -6,6 +6,7 @@
 #include "../harness/sweep.h"
 #include "../kernels/barrier_layout.h"
 #include "../kernels/flag_word.h"
+#include "../kernels/pdl.h"
 #include "check.h"
 #include "swept.h"
 
@@ -141,7 +142,7 @@ SB_TEST(barrier_reporters_match_the_role_rules) {
           CHECK_EQ_INT(sb_barrier_reporters(v->flags, part, block), want);
         }
     }
-  CHECK_EQ_INT(variants, 27);
+  CHECK_EQ_INT(variants, 28);
   CHECK(runnable > 50);
 }
 
@@ -360,9 +361,9 @@ SB_TEST(barrier_device_rows_have_their_traits) {
     CHECK_EQ_INT(v->pick(axis, &k, buf, sizeof buf), 0);
     CHECK(k.bounded != NULL && k.raw != NULL && k.bounded != k.raw);
   }
-  CHECK_EQ_INT(device, 8);
+  CHECK_EQ_INT(device, 9);
   CHECK_EQ_INT(pairs, 2); /* flag_handoff and its relaxed twin */
-  CHECK_EQ_INT(host, 2);  /* the stream and the graph boundary */
+  CHECK_EQ_INT(host, 3);  /* the stream, the graph and the PDL boundary */
   CHECK(sb_barrier_device_block(32) && sb_barrier_device_block(256) && sb_barrier_device_block(1024));
   CHECK(!sb_barrier_device_block(64) && !sb_barrier_device_block(128) && !sb_barrier_device_block(512));
 }
@@ -428,6 +429,86 @@ SB_TEST(barrier_pair_refuses_full_occupancy_when_asked_for_it) {
   }
   CHECK_EQ_INT(skipped, 2 * 3);
   if (n > 0) free(pts);
+}
+
+/* kernel_boundary_pdl: the one PDL row of the barrier families, a kernel
+ * boundary like its two neighbours, sm_90 only, lease-bound like the stream
+ * row (its kernels are host launches too), with kernels of its own. */
+SB_TEST(barrier_pdl_boundary_row_has_its_traits) {
+  const sb_variant *pdl = row("kernel_boundary_pdl"), *stream = row("kernel_boundary_stream"),
+                   *graph = row("kernel_boundary_graph");
+  CHECK(pdl != NULL && stream != NULL && graph != NULL);
+  if (!pdl || !stream || !graph) return;
+  const unsigned want = SB_BARRIER_VF_DEVICE | SB_BARRIER_VF_THREAD0 | SB_BARRIER_VF_HOST_TIMED |
+                        SB_VF_PDL | SB_VF_LEASE_BOUND;
+  CHECK_EQ_INT(pdl->flags, want);
+  CHECK_EQ_INT(pdl->min_cc, 90);
+  CHECK_EQ_INT(pdl->min_cc, SB_PDL_MIN_CC);
+  CHECK_EQ_INT(stream->flags & SB_VF_PDL, 0);
+  CHECK_EQ_INT(graph->flags & SB_VF_PDL, 0);
+  CHECK_EQ_INT(stream->min_cc, 0);
+  CHECK_EQ_INT(graph->min_cc, 0);
+  /* its own kernels (the PDL protocol), a timed one and a counting twin */
+  long long axis[SB_NUM_AXES];
+  for (int a = 0; a < SB_NUM_AXES; ++a) axis[a] = SB_AXIS_UNSET;
+  axis[SB_AXIS_BLOCK] = 1024;
+  sb_kernels kp, ks;
+  char why[SB_SKIP_LEN];
+  CHECK_EQ_INT(pdl->pick(axis, &kp, why, sizeof why), 0);
+  CHECK_EQ_INT(stream->pick(axis, &ks, why, sizeof why), 0);
+  CHECK(kp.raw != ks.raw && kp.bounded != ks.bounded && kp.raw != kp.bounded);
+  /* the PDL flag sits on no bit of the family's own traits or walk field */
+  CHECK_EQ_INT(SB_BARRIER_WALK_OF(pdl->flags), 0);
+  /* every PDL row of the three families needs sm_90 */
+  const sb_variant_table *t[] = {&sb_barrier_variants, &sb_barrier_tma_variants,
+                                 &sb_barrier_cluster_variants};
+  int n = 0;
+  for (int f = 0; f < 3; ++f)
+    for (int i = 0; i < t[f]->count; ++i)
+      if (t[f]->rows[i].flags & SB_VF_PDL) {
+        ++n;
+        CHECK(t[f]->rows[i].min_cc >= 90);
+      }
+  CHECK_EQ_INT(n, 1);
+}
+
+/* The A100 and the A100's code path: an sm_80 GPU never runs it, and an
+ * sm_80-PTX build run on Hopper (make CUDA_ARCH=compute_80) reports it
+ * `unsupported` after the query instead of launching griddepcontrol. */
+SB_TEST(barrier_pdl_boundary_is_unsupported_below_sm90) {
+  const sb_family *fam = sb_find_family("barrier");
+  sb_point p = {fam, row("kernel_boundary_pdl"), {0}};
+  CHECK(p.family != NULL && p.variant != NULL);
+  if (!p.family || !p.variant) return;
+  for (int a = 0; a < SB_NUM_AXES; ++a) p.axis[a] = SB_AXIS_UNSET;
+  p.axis[SB_AXIS_BLOCK] = 256;
+  p.axis[SB_AXIS_ITERS] = 1024;
+  p.axis[SB_AXIS_PARTICIPANTS] = SB_PART_ALL;
+  p.axis[SB_AXIS_CONTENTION] = SB_CONT_ONE_BLOCK;
+  sb_device d = sb_test_hopper();
+  sb_row r;
+  sb_row_init(&r, &d.prov);
+  CHECK_EQ_INT(sb_point_precheck(&p, &d, &r), 0); /* Hopper: it runs */
+  d.cc_major = 8;                                  /* an A100 */
+  sb_row_init(&r, &d.prov);
+  CHECK_EQ_INT(sb_point_precheck(&p, &d, &r), 1);
+  CHECK_EQ_INT(r.status, SB_UNSUPPORTED);
+  CHECK(strstr(r.detail, "sm_90") != NULL);
+  sb_launch L;
+  memset(&L, 0, sizeof L);
+  L.ptx_version = 80; /* what the query reads from a compute_80 build's kernel */
+  L.binary_version = 90;
+  sb_row_init(&r, &d.prov);
+  CHECK_EQ_INT(sb_built_below_need(p.variant, &L, &r), 1);
+  CHECK_EQ_INT(r.status, SB_UNSUPPORTED);
+  CHECK(strstr(r.detail, "compute_80") != NULL);
+  L.ptx_version = 90; /* the sm_90a cubin: runs */
+  sb_row_init(&r, &d.prov);
+  CHECK_EQ_INT(sb_built_below_need(p.variant, &L, &r), 0);
+  /* its neighbours run anywhere */
+  sb_row_init(&r, &d.prov);
+  L.ptx_version = 80;
+  CHECK_EQ_INT(sb_built_below_need(row("kernel_boundary_stream"), &L, &r), 0);
 }
 
 static sb_point barrier_point(const char *variant, long long block, long long iters, int cont) {
@@ -513,5 +594,29 @@ SB_TEST(barrier_derive_prices_hand_offs_walks_and_boundaries) {
   CHECK_EQ_INT(sb_barrier_check_tally(out, iters, iters, 1, 0, r.detail, sizeof r.detail), 132);
   /* a timed-in-kernel row would refuse the poisoned cycles */
   CHECK_EQ_INT(sb_barrier_check_tally(out, iters, iters, 1, 1, r.detail, sizeof r.detail), -1);
+  CHECK(strstr(r.detail, "PDL") == NULL);
+
+  /* kernel_boundary_pdl: the same price, and its detail names the launches */
+  p = barrier_point("kernel_boundary_pdl", 1024, iters, SB_CONT_FULL);
+  CHECK(p.variant != NULL);
+  if (p.variant) {
+    sb_row_init(&r, &d.prov);
+    r.median_us = 3.5 * (double)iters; /* 3500 ns per boundary: a host-bound stream */
+    r.q1_us = 3.4 * (double)iters;
+    r.q3_us = 3.6 * (double)iters;
+    r.sm_clock_mhz = 1980;
+    CHECK_EQ_INT(p.family->derive(&p, &d, out, &r), 0);
+    CHECK_NEAR(r.ns_per_op, 3500.0, 1e-6);
+    CHECK_NEAR(r.cycles_per_op, 6930.0, 1e-6);
+    CHECK(strstr(r.detail, "4096 programmatic dependent (PDL) launches of 132 blocks x 1024 threads") != NULL);
+    CHECK(strstr(r.detail, "quartiles 3400.0..3600.0 ns") != NULL);
+    /* a kernel that read its predecessor's tag before the wait missed a
+     * boundary: the validating tally catches it */
+    rec[7].ok_min = rec[7].ok_max = (uint32_t)iters - 2;
+    sb_row_init(&r, &d.prov);
+    r.median_us = 3.5 * (double)iters;
+    CHECK_EQ_INT(p.family->derive(&p, &d, out, &r), -1);
+    CHECK(strstr(r.detail, "block 7") != NULL);
+  }
   free(out);
 }

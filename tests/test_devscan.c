@@ -6,6 +6,7 @@
 
 #include "../bench/families.h"
 #include "../harness/random.h"
+#include "../kernels/pdl.h"
 #include "check.h"
 #include "swept.h"
 
@@ -121,17 +122,17 @@ static void count_point(const sb_point *p, int quick, int rc, const sb_kernels *
 }
 
 SB_TEST(devscan_default_and_quick_points) {
-  /* Default: 6 variants x (128x24 at 1M, 16M, 256M + the 6 other compiled
+  /* Default: 7 variants x (128x24 at 1M, 16M, 256M + the 6 other compiled
    * shapes at 16M). Quick: every variant once, at 1M, 128x24. */
   counts c[2] = {{0}, {0}};
   sb_for_each_swept_kernel("devscan", count_point, c);
-  CHECK_EQ_INT(c[0].total, 6 * 9);
-  CHECK_EQ_INT(c[0].main_shape, 6 * 3);
-  CHECK_EQ_INT(c[0].at_16m, 6 * 7);
+  CHECK_EQ_INT(c[0].total, 7 * 9);
+  CHECK_EQ_INT(c[0].main_shape, 7 * 3);
+  CHECK_EQ_INT(c[0].at_16m, 7 * 7);
   CHECK_EQ_INT(c[0].uncompiled, 0);
   CHECK_EQ_INT(c[0].twins, 4 * 9); /* chained, lookback, lookback_relaxed, cluster_lookback */
-  CHECK_EQ_INT(c[1].total, 6);
-  CHECK_EQ_INT(c[1].main_shape, 6);
+  CHECK_EQ_INT(c[1].total, 7);
+  CHECK_EQ_INT(c[1].main_shape, 7);
   CHECK_EQ_INT(c[1].uncompiled, 0);
   CHECK_EQ_INT(c[1].twins, 4);
 }
@@ -168,16 +169,71 @@ SB_TEST(devscan_table_flags) {
   const sb_family *f = sb_find_family("devscan");
   CHECK(f != NULL);
   if (!f) return;
-  const char *want[] = {"cub",      "three_kernel",     "grid_sync",       "chained",
-                        "lookback", "lookback_relaxed", "cluster_lookback"};
-  CHECK_EQ_INT(f->variants->count, 7);
-  for (int v = 0; v < f->variants->count && v < 7; ++v) {
+  const char *want[] = {"cub",      "three_kernel",     "grid_sync",        "chained",
+                        "lookback", "lookback_relaxed", "cluster_lookback", "three_kernel_pdl"};
+  CHECK_EQ_INT(f->variants->count, 8);
+  for (int v = 0; v < f->variants->count && v < 8; ++v) {
     const sb_variant *r = &f->variants->rows[v];
     CHECK_STR(r->name, want[v]);
     CHECK_EQ_INT(r->flags & (SB_VF_NO_KERNEL | SB_VF_CEILING),
                  v == 0 ? (SB_VF_NO_KERNEL | SB_VF_CEILING) : 0);
-    CHECK_EQ_INT(r->min_cc, v == 6 ? 90 : 0);
+    CHECK_EQ_INT(r->min_cc, v >= 6 ? 90 : 0);
     CHECK_EQ_INT((r->flags & SB_VF_BASELINE) != 0, v == 1);
+    CHECK_EQ_INT((r->flags & SB_VF_PDL) != 0, v == 7); /* PDL: sm_90 (min_cc above) */
+    CHECK_EQ_INT(r->flags & SB_VF_LEASE_BOUND, 0);
     CHECK_EQ_INT(r->pick == NULL, v == 0);
   }
+}
+
+/* three_kernel_pdl: three_kernel's shapes, each its own kernel (the PDL
+ * protocol), no twin (nothing spins: griddepcontrol.wait is the only
+ * wait), skipped where three_kernel is. */
+SB_TEST(devscan_pdl_variant_has_three_kernels_shapes_and_kernels_of_its_own) {
+  sb_point pdl = devscan_point("three_kernel_pdl", 1LL << 20),
+           plain = devscan_point("three_kernel", 1LL << 20);
+  CHECK(pdl.variant != NULL && plain.variant != NULL);
+  if (!pdl.variant || !plain.variant) return;
+  const long long shapes[][2] = {{128, 16}, {128, 24}, {128, 32}, {256, 8},
+                                 {256, 16}, {256, 24}, {512, 8},  {1024, 24}};
+  char why[SB_SKIP_LEN], why2[SB_SKIP_LEN];
+  for (size_t i = 0; i < sizeof shapes / sizeof *shapes; ++i) {
+    pdl.axis[SB_AXIS_BLOCK] = plain.axis[SB_AXIS_BLOCK] = shapes[i][0];
+    pdl.axis[SB_AXIS_ELEMS] = plain.axis[SB_AXIS_ELEMS] = shapes[i][1];
+    sb_kernels kp = {0}, kt = {0};
+    const int rp = pdl.variant->pick(pdl.axis, &kp, why, sizeof why);
+    const int rt = plain.variant->pick(plain.axis, &kt, why2, sizeof why2);
+    CHECK_EQ_INT(rp, rt);
+    CHECK_EQ_INT(rp, shapes[i][0] == 1024 ? -1 : 0);
+    if (rp != 0) continue;
+    CHECK(kp.raw != NULL && kp.raw == kp.bounded); /* one kernel: no spin to bound */
+    CHECK(kp.raw != kt.raw);
+    CHECK_EQ_INT(kp.smem, kt.smem);
+  }
+}
+
+/* An A100 never runs it; a compute_80 build run on Hopper reports it
+ * `unsupported` after the query (its kernel's PTX is 8.0) instead of
+ * launching griddepcontrol. */
+SB_TEST(devscan_pdl_variant_is_unsupported_below_sm90) {
+  sb_point p = devscan_point("three_kernel_pdl", 1LL << 20);
+  CHECK(p.variant != NULL);
+  if (!p.variant) return;
+  sb_device d = sb_test_hopper();
+  sb_row row;
+  sb_row_init(&row, &d.prov);
+  CHECK_EQ_INT(sb_point_precheck(&p, &d, &row), 0);
+  d.cc_major = 8;
+  sb_row_init(&row, &d.prov);
+  CHECK_EQ_INT(sb_point_precheck(&p, &d, &row), 1);
+  CHECK_EQ_INT(row.status, SB_UNSUPPORTED);
+  sb_launch L;
+  memset(&L, 0, sizeof L);
+  L.ptx_version = 80;
+  L.binary_version = 90;
+  sb_row_init(&row, &d.prov);
+  CHECK_EQ_INT(sb_built_below_need(p.variant, &L, &row), 1);
+  CHECK(strstr(row.detail, "compute_80") != NULL);
+  sb_point three = devscan_point("three_kernel", 1LL << 20);
+  sb_row_init(&row, &d.prov);
+  CHECK_EQ_INT(sb_built_below_need(three.variant, &L, &row), 0);
 }
