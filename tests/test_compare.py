@@ -177,9 +177,11 @@ LEASE_BOUND = [(f.name, v.name) for f in sbvariants.catalog().values() for v in 
 
 
 def test_the_lease_bound_prices_are_the_ones_the_machine_sets():
-    """The host's launch rate and the SM pair of a hand-off; not the
-    graph's boundary, nor the look-back walks (docs/REGRESSIONS.md)."""
+    """The host's launch rate (a stream of launches, PDL or not) and the SM
+    pair of a hand-off; not the graph's boundary, nor the look-back walks
+    (docs/REGRESSIONS.md)."""
     assert sorted(LEASE_BOUND) == [("barrier", "flag_handoff"), ("barrier", "flag_handoff_relaxed"),
+                                   ("barrier", "kernel_boundary_pdl"),
                                    ("barrier", "kernel_boundary_stream")]
 
 
