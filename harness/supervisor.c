@@ -136,7 +136,9 @@ int sb_probe_devices(int *ordinals, int n, sb_device *devs, char *err, size_t er
 
 /* ---- messages from a worker ---- */
 
-enum { MSG_START = 1, MSG_ROW = 2, MSG_FATAL = 3 };
+/* MSG_IDLE (--serve): the worker is set up (its CUDA context, stream and
+ * buffers exist) and waits for a request. */
+enum { MSG_START = 1, MSG_ROW = 2, MSG_FATAL = 3, MSG_IDLE = 4 };
 
 typedef struct msg_head {
   int32_t type, status, lost;
@@ -178,6 +180,7 @@ typedef struct worker {
   int fruitless;            /* deaths in a row without a finished row */
   long rows_this_run;       /* rows from the current worker process */
   int cmd_fd;               /* --serve: write end of the worker's request pipe; -1 */
+  int idle;                 /* --serve: the worker said it waits for a request */
   char prefix[32];
 } worker;
 
@@ -202,6 +205,7 @@ typedef struct child_ctx {
 static long child_next_point(void *ctx) {
   child_ctx *c = ctx;
   int64_t index;
+  if (send_msg(c->fd, MSG_IDLE, -1, 0, 0, 0, NAN, NULL, 0) != 0) return -1;
   return read_all(c->cmd_fd, &index, sizeof index) == 0 ? (long)index : -1;
 }
 
@@ -315,6 +319,7 @@ static int start_worker(parent *P, worker *w) {
   w->killed_for_silence = 0;
   w->stop_sent = 0;
   w->rows_this_run = 0;
+  w->idle = 0;
   /* A fresh server worker takes the request in hand, if any. */
   if (w->cmd_fd >= 0 && w->next < w->n) send_request(w, w->order[w->next]);
   return 0;
@@ -358,6 +363,8 @@ static void handle_msg(parent *P, worker *w, const msg_head *h, const char *payl
     w->inflight = -1;
     w->fruitless = 0;
     ++w->rows_this_run;
+  } else if (h->type == MSG_IDLE) {
+    w->idle = 1;
   } else if (h->type == MSG_FATAL) {
     fprintf(stderr, "%ssyncbench: %.*s\n", w->prefix, (int)h->len, payload);
     P->res->device_failed = 1;
@@ -602,7 +609,7 @@ static int serve_point(parent *P, long index) {
   if (w->fd < 0) {
     if (w->pid) ++P->res->restarts; /* after a fault: a fresh worker */
     if (start_worker(P, w) != 0) return -1;
-  } else if (send_request(w, index) != 0) {
+  } else if ((w->idle = 0, send_request(w, index)) != 0) {
     kill(w->pid, SIGKILL); /* the request pipe broke: the worker is gone */
   }
   while (w->next < w->n && w->fd >= 0) {
@@ -619,6 +626,24 @@ static int serve_point(parent *P, long index) {
   return after > rows ? P->last_status : -1;
 }
 
+/* --serve's "@start": starts the worker (if none runs) and waits until it
+ * is set up, so that scripts/ab.py decides in which order the two builds
+ * (and a spacer) create their CUDA contexts. 0, or -1 if it died first. */
+static int serve_start(parent *P) {
+  worker *w = &P->w[0];
+  w->n = w->next = 0; /* no request in hand */
+  if (w->fd < 0) {
+    if (w->pid) ++P->res->restarts;
+    if (start_worker(P, w) != 0) return -1;
+  }
+  while (!w->idle && w->fd >= 0 && !sb_stop_requested) {
+    struct pollfd pfd = {.fd = w->fd, .events = POLLIN};
+    int ready = poll(&pfd, 1, 500);
+    tend_worker(P, w, ready > 0 && pfd.revents, now_s());
+  }
+  return w->idle ? 0 : -1;
+}
+
 /* --serve: answers requests on serve_in until end of input or a stop. */
 static void run_serve(parent *P) {
   const sb_supervisor_options *o = P->o;
@@ -631,6 +656,11 @@ static void run_serve(parent *P) {
   while (!sb_stop_requested && !P->res->write_failed && (len = getline(&line, &cap, o->serve_in)) >= 0) {
     while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = '\0';
     if (len == 0) continue;
+    if (strcmp(line, "@start") == 0) { /* set the worker up now, run nothing */
+      fprintf(o->serve_out, "%s\n", serve_start(P) == 0 ? "started" : "error - @start");
+      fflush(o->serve_out);
+      continue;
+    }
     long index = find_point(o, line);
     int st = index < 0 ? -2 : serve_point(P, index);
     if (sb_stop_requested && st < 0) break; /* interrupted mid-point: no answer */

@@ -125,6 +125,11 @@ def parse_args(argv):
     ap.add_argument("--detail", metavar="FILE", help="the gate's detail (default DIR/gate-detail.md)")
     ap.add_argument("--base-bin", metavar="PATH", help="a prebuilt BASE binary: do not build BASE")
     ap.add_argument("--new-bin", metavar="PATH", help="a prebuilt NEW binary: do not build NEW")
+    ap.add_argument("--first-server", choices=("base", "new"), default="base",
+                    help="whose worker (CUDA context) starts first: the side asked first at the first common point (default base)")
+    ap.add_argument("--no-spacer", dest="spacer", action="store_false",
+                    help="create the two CUDA contexts back to back, without the spacer "
+                         "context between them (see create_contexts)")
     ap.add_argument("--seed", metavar="S", type=int,
                     help="the input seed both sides use (default: a fresh random one)")
     ap.add_argument("--python", metavar="PY", default=sys.executable,
@@ -190,6 +195,7 @@ class Side:
         self.bad = []               # (status, name): wrong/error/deadlock/unknown
         self.deaths = 0
         self.deaths_in_a_row = 0
+        self.busy = 0.0             # seconds its server spent on requests
 
     @property
     def name(self):
@@ -439,10 +445,26 @@ def ask(side, name):
     return status, value
 
 
+def start_context(side):
+    """--serve's `@start`: the server sets its worker up (CUDA context,
+    stream, buffers) and runs nothing."""
+    try:
+        side.proc.stdin.write("@start\n")
+        side.proc.stdin.flush()
+        line = side.proc.stdout.readline()
+    except (BrokenPipeError, OSError, ValueError):
+        line = ""
+    if line.strip() != "started":
+        raise AbError(EXIT_BUILD, f"{side.name} cannot serve: '@start' got "
+                                  f"'{line.strip() or 'no answer'}' (log: {side.log})")
+
+
 def run_point(side, name, args, seed):
     """Runs one point on one side; a dead server is restarted (--resume)
     and the point counted lost there. Returns what to print for the side."""
+    t = time.monotonic()
     reply = ask(side, name)
+    side.busy += time.monotonic() - t
     if reply is None:
         rc = stop(side, how=None, grace=30)
         side.deaths += 1
@@ -484,6 +506,7 @@ class Run:
         self.only_base = self.only_new = []
         self.common = 0
         self.done = 0
+        self.contexts = []          # the order the CUDA contexts were created in
         self.gate = None            # (exit status, command)
         self.summary = args.summary or os.path.join(args.dir, "gate.md")
         self.detail = args.detail or os.path.join(args.dir, "gate-detail.md")
@@ -501,15 +524,45 @@ class Run:
             for path in (side.csv, side.log):
                 if os.path.exists(path):
                     os.remove(path)
-        for side in self.sides:
+        first = self.sides if args.first_server == "base" else self.sides[::-1]
+        for side in first:
             start(side, args, self.seed)
-        for side in self.sides:
             await_ready(side)
+        self.create_contexts(first)
         if self.base.uuid != self.new.uuid:
             raise AbError(EXIT_USAGE, f"the servers run on different GPUs: BASE on "
                                       f"{self.base.uuid}, NEW on {self.new.uuid} (--device "
                                       f"{args.device}); an A/B run needs one GPU")
         note(f"both servers ready on {self.base.uuid} (device {args.device}), seed {self.seed}")
+
+    def create_contexts(self, order):
+        """Sets both workers up before the first point, in a fixed order,
+        with a spacer context between them: first side, spacer, second
+        side; the spacer then exits. Why: the driver places a context's own
+        memory (cooperative groups' grid barrier among it) by the order in
+        which contexts are created, and on an H100 a second live context
+        ran barrier/grid_sync at full occupancy 5.7-6.0% slower than the
+        first or a third, whichever build it was (docs/REGRESSIONS.md,
+        "A/B on one GPU"). The spacer gives both sides the placement the
+        first context gets. Recorded in ab.txt."""
+        args = self.args
+        first, second = order
+        start_context(first)
+        self.contexts = [first.label]
+        spacer = None
+        if args.spacer:
+            spacer = Side("S", "spacer", first.rev)
+            spacer.binary = first.binary
+            spacer.csv = os.path.join(args.dir, "spacer.csv")
+            spacer.log = os.path.join(args.dir, "spacer.log")
+            start(spacer, args, self.seed)
+            await_ready(spacer)
+            start_context(spacer)
+            self.contexts.append("spacer")
+        start_context(second)
+        self.contexts.append(second.label)
+        if spacer:
+            stop(spacer, how=None, grace=60)
 
     def plan(self):
         base_set, new_set = set(self.base.points), set(self.new.points)
@@ -530,7 +583,9 @@ class Run:
         base_set, new_set = set(self.base.points), set(self.new.points)
         self.t_walk = time.monotonic()
         total = len(self.order)
-        k = 0   # index among common points: even A then B, odd B then A
+        # Index among common points: even A then B, odd B then A; the
+        # first server asked is the one whose worker (CUDA context) starts first.
+        k = 0 if args.first_server == "base" else 1
         for i, name in enumerate(self.order, start=1):
             replies = {}
             if name in base_set and name in new_set:
@@ -628,8 +683,14 @@ class Run:
             listing(f"not run cleanly on {side.role}", [f"{n} ({s})" for s, n in side.bad])
         if self.gate:
             lines.append(f"gate: exit {self.gate[0]}: {' '.join(self.gate[1])}")
+        lines.append(f"CUDA contexts created in this order: {', '.join(self.contexts) or '-'}")
         walk = ((self.t_walk_end or now) - self.t_walk) if self.t_walk else 0
         lines.append(f"wall: whole run {mmss(now - self.t0)}, interleaved part {mmss(walk)}")
+        busy = max(self.base.busy, self.new.busy)
+        if busy > 0:
+            lines.append(f"busy: BASE {mmss(self.base.busy)}, NEW {mmss(self.new.busy)} (each "
+                         f"server's time on its points, about one sweep); interleaved part / "
+                         f"the busier side = {walk / busy:.2f}x")
         try:
             os.makedirs(args.dir, exist_ok=True)
             with open(os.path.join(args.dir, "ab.txt"), "w", encoding="utf-8") as f:

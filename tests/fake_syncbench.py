@@ -142,6 +142,10 @@ def serve(opts):
         name = line.strip()
         if not name:
             continue
+        if name == "@start":          # set up, run nothing
+            trace("start", os.path.basename(path))
+            print("started", flush=True)
+            continue
         trace("run", name)
         if name not in known:
             print(f"unknown - {name}", flush=True)

@@ -291,8 +291,8 @@ SB_TEST(supervisor_devices_all_means_every_gpu_in_order) {
   CHECK(out[0] == 1 && out[1] == 0);
 }
 
-/* --serve (scripts/ab.py's worker): only the points asked for, in the order
- * asked, one answer line each; a crash or deadlock costs that request only
+/* --serve (scripts/ab.py's worker): "@start" sets the worker up first; then
+ * only the points asked for, in the order asked, one answer line each; a crash or deadlock costs that request only
  * and a fresh worker takes the next one. */
 SB_TEST(supervisor_serve_runs_the_named_points_in_order) {
   fixture f;
@@ -307,7 +307,7 @@ SB_TEST(supervisor_serve_runs_the_named_points_in_order) {
   sb_point_name(&f.points[4], n4, sizeof n4);
   FILE *in = tmpfile(), *out = tmpfile();
   CHECK(in && out);
-  fprintf(in, "%s\n%s\nscan/nope/n=1\n\n%s\n%s\n%s\n", n3, n1, n2, n4, n1);
+  fprintf(in, "@start\n%s\n%s\nscan/nope/n=1\n\n%s\n%s\n%s\n", n3, n1, n2, n4, n1);
   rewind(in);
   sb_supervisor_result res;
   FILE *said = tmpfile(); /* the supervisor's lines about the faults */
@@ -327,6 +327,8 @@ SB_TEST(supervisor_serve_runs_the_named_points_in_order) {
   const char *names[] = {n3, n1, "scan/nope/n=1", n2, n4, n1};
   CHECK(fgets(line, sizeof line, out) != NULL);
   CHECK_STR(line, "ready GPU-fake-0 \n"); /* the fake device has no commit */
+  CHECK(fgets(line, sizeof line, out) != NULL);
+  CHECK_STR(line, "started\n"); /* @start: the worker is set up, nothing ran */
   for (int k = 0; k < 6; ++k) {
     CHECK(fgets(line, sizeof line, out) != NULL);
     snprintf(want, sizeof want, "%s%s\n", expect[k], names[k]);
