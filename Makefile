@@ -67,7 +67,7 @@ DEVICE    ?= 0
 GBENCH_HDR := $(firstword $(wildcard /usr/include/benchmark/benchmark.h /usr/local/include/benchmark/benchmark.h))
 
 .PHONY: all bench bench-quick plots test test-c test-asan test-py test-resources clean check-gbench venv lint-ci \
-        fuzz fuzz-build sanitize broken nowatchdog sass plain predecessors carry
+        fuzz fuzz-build sanitize broken nowatchdog sass plain predecessors carry carry-ab
 CANARY    := $(BUILD)/racecheck_canary
 all: $(BIN) $(CANARY)
 
@@ -122,6 +122,18 @@ carry: $(BIN) $(PLAIN) $(PREDECESSORS) $(CANARY)
 	  strip -o .carry/sm80/syncbench build/sm80/syncbench && xz -T0 .carry/syncbench .carry/*/syncbench
 	cp $(PLAIN) $(PREDECESSORS) $(CANARY) .carry/ && cp $(BUILD)/lib/* .carry/lib/
 	@ln -sf ../lib .carry/broken/lib; ln -sf ../lib .carry/sm80/lib; du -sh .carry
+
+# What an A/B proof round needs on a GPU machine (scripts/ab_proof.sh runs
+# it): .carry_ab/ with BASE built from its rev by scripts/ab.py (default
+# HEAD), NEW = this working tree, PLANT = NEW with PLANT_SLOWDOWN=1 (one
+# extra barrier per step in scan/pingpong), stripped and xz-compressed.
+carry-ab: $(BIN)
+	$(MAKE) PLANT_SLOWDOWN=1 BUILD=build/plant build/plant/syncbench
+	@rm -rf .carry_ab && mkdir -p .carry_ab/lib
+	@bins=$$(python3 scripts/ab.py --base $(or $(BASE),HEAD) --build-only) || exit $$?; \
+	  set -- $$bins; strip -o .carry_ab/base $$1 && strip -o .carry_ab/new $$2
+	strip -o .carry_ab/plant build/plant/syncbench && xz -T0 .carry_ab/base .carry_ab/new .carry_ab/plant
+	cp $(BUILD)/lib/* .carry_ab/lib/ && cp scripts/ab_proof.sh .carry_ab/ && du -sh .carry_ab
 
 # make sanitize's racecheck calibration (scripts/sanitize.sh): stand-alone,
 # no watchdog, no Google Benchmark.

@@ -127,6 +127,9 @@ def parse_args(argv):
     ap.add_argument("--new-bin", metavar="PATH", help="a prebuilt NEW binary: do not build NEW")
     ap.add_argument("--first-server", choices=("base", "new"), default="base",
                     help="whose worker (CUDA context) starts first: the side asked first at the first common point (default base)")
+    ap.add_argument("--build-only", action="store_true",
+                    help="build both sides, print their binaries (BASE then NEW) and exit 0: "
+                         "how a GPU machine without Google Benchmark gets them (make carry-ab)")
     ap.add_argument("--no-spacer", dest="spacer", action="store_false",
                     help="create the two CUDA contexts back to back, without the spacer "
                          "context between them (see create_contexts)")
@@ -720,6 +723,10 @@ def main(argv=None):
     started = False
     try:
         prepare(args, run.base, run.new)
+        if args.build_only:
+            for side in run.sides:
+                print(side.binary)
+            return EXIT_OK
         for side in run.sides:
             list_points(side, args.sweep)
         run.plan()

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The A/B proofs of docs/REGRESSIONS.md ("A/B on one GPU"), on a GPU machine
+# without Google Benchmark, from `make carry-ab`'s .carry_ab/ (base: BASE's
+# build, new: the working tree's, plant: new with PLANT_SLOWDOWN=1):
+#
+#   STEPS=sqap scripts/ab_proof.sh .carry_ab "$OUT"
+#     s  the context order: barrier/grid_sync A/A with and without the
+#        spacer, each side first                       -> spacer_*.out
+#     q  A/A by A/B, the quick sweep                   -> quick/ (a.csv, b.csv, ab.txt)
+#     a  A/A by A/B, the default sweep                 -> aa/
+#     p  planted: new vs plant (one extra barrier per step in scan/pingpong),
+#        over the families that run in under a few minutes -> plant/
+#     d  one plain default sweep of new (the 1x of the A/B cost) -> sweep.csv
+# Each step prints one summary line; the A/B steps' own exit status is
+# ab.py's (0 pass, 1 regression or broken rows, ...).
+set -u
+C=${1:?usage: STEPS=... scripts/ab_proof.sh CARRY_DIR OUT_DIR}
+O=${2:?usage: STEPS=... scripts/ab_proof.sh CARRY_DIR OUT_DIR}
+STEPS=${STEPS:-sq}
+PLANT_FAMILIES=${PLANT_FAMILIES:-'^(reference|scan|stencil|stencil2d|multistage)/'}
+mkdir -p "$O"
+for z in "$C"/*.xz; do
+  [ -e "$z" ] || continue
+  xz -dc "$z" > "${z%.xz}" 2>/dev/null ||
+    python3 -c 'import lzma,sys; open(sys.argv[2],"wb").write(lzma.open(sys.argv[1]).read())' "$z" "${z%.xz}"
+  chmod +x "${z%.xz}"; rm -f "$z"
+done
+export PYTHONUNBUFFERED=1
+step() { [[ $STEPS == *$1* ]]; }
+ab() { # dir, then ab.py's arguments
+  local d=$1; shift
+  local t=$SECONDS
+  python3 scripts/ab.py --dir "$O/$d" "$@" > "$O/$d.out" 2>&1
+  local rc=$?
+  echo "ab_proof: $d: exit $rc in $((SECONDS - t)) s: $(tail -1 "$O/$d.out")"
+  grep -h '^busy\|^CUDA contexts' "$O/$d/ab.txt" 2>/dev/null
+}
+nvidia-smi --query-gpu=name,uuid,driver_version,clocks.max.sm,power.limit --format=csv,noheader
+if step s; then
+  G='grid_sync/block_threads=128/iters=1024/participants=all/contention=full'
+  for first in base new; do for spacer in "" --no-spacer; do
+    ab "spacer_$first$spacer" --base A --new B --base-bin "$C/new" --new-bin "$C/new" \
+      --first-server "$first" $spacer -- --quick --filter '^barrier/(grid_sync|syncthreads)/'
+    grep -h "$G" "$O/spacer_$first$spacer.out" | tail -1 | cut -d' ' -f4-
+  done; done
+fi
+step q && ab quick --base BASE --new NEW --base-bin "$C/base" --new-bin "$C/new" -- --quick
+step a && ab aa --base BASE --new NEW --base-bin "$C/base" --new-bin "$C/new"
+step p && ab plant --base NEW --new PLANT --base-bin "$C/new" --new-bin "$C/plant" -- --filter "$PLANT_FAMILIES"
+if step d; then
+  t=$SECONDS; "$C/new" --out "$O/sweep.csv" 2> "$O/sweep.log"
+  echo "ab_proof: sweep: exit $? in $((SECONDS - t)) s"; tail -1 "$O/sweep.log"
+fi
+exit 0
