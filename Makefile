@@ -27,6 +27,7 @@ NVFLAGS   += -std=c++17 $(GENCODE) -Xcompiler -Wall -MMD -MP $(NVEXTRA)
 # PLANT_SLOWDOWN=1: a known slowdown in scan/pingpong, to prove the gate.
 ifeq ($(PLANT_SLOWDOWN),1)
 NVFLAGS   += -DSB_PLANT_SLOWDOWN
+COMMIT    := $(COMMIT)+plant
 endif
 # -lcublas (shared): the gemm family's ceiling; the toolkit's lib64 is on the loader's path.
 LDLIBS    := -L$(CUDA_HOME)/lib64 -lcublas -lcudart_static -lbenchmark -lpthread -ldl -lrt -lm
