@@ -130,9 +130,6 @@ def parse_args(argv):
     ap.add_argument("--build-only", action="store_true",
                     help="build both sides, print their binaries (BASE then NEW) and exit 0: "
                          "how a GPU machine without Google Benchmark gets them (make carry-ab)")
-    ap.add_argument("--no-spacer", dest="spacer", action="store_false",
-                    help="create the two CUDA contexts back to back, without the spacer "
-                         "context between them (see create_contexts)")
     ap.add_argument("--seed", metavar="S", type=int,
                     help="the input seed both sides use (default: a fresh random one)")
     ap.add_argument("--python", metavar="PY", default=sys.executable,
@@ -539,33 +536,18 @@ class Run:
         note(f"both servers ready on {self.base.uuid} (device {args.device}), seed {self.seed}")
 
     def create_contexts(self, order):
-        """Sets both workers up before the first point, in a fixed order,
-        with a spacer context between them: first side, spacer, second
-        side; the spacer then exits. Why: the driver places a context's own
-        memory (cooperative groups' grid barrier among it) by the order in
-        which contexts are created, and on an H100 a second live context
-        ran barrier/grid_sync at full occupancy 5.7-6.0% slower than the
-        first or a third, whichever build it was (docs/REGRESSIONS.md,
-        "A/B on one GPU"). The spacer gives both sides the placement the
-        first context gets. Recorded in ab.txt."""
-        args = self.args
-        first, second = order
-        start_context(first)
-        self.contexts = [first.label]
-        spacer = None
-        if args.spacer:
-            spacer = Side("S", "spacer", first.rev)
-            spacer.binary = first.binary
-            spacer.csv = os.path.join(args.dir, "spacer.csv")
-            spacer.log = os.path.join(args.dir, "spacer.log")
-            start(spacer, args, self.seed)
-            await_ready(spacer)
-            start_context(spacer)
-            self.contexts.append("spacer")
-        start_context(second)
-        self.contexts.append(second.label)
-        if spacer:
-            stop(spacer, how=None, grace=60)
+        """Sets both workers up (CUDA context, stream, buffers) before the
+        first point, the --first-server side first, so that the order in
+        which the two contexts are created is fixed and recorded (ab.txt).
+        It matters: the driver places a context's own memory (cooperative
+        groups' grid barrier among it) by that order, and a second live
+        context ran barrier/grid_sync up to 6% apart from the first on an
+        H100, whichever build it was (docs/REGRESSIONS.md, "A/B on one GPU").
+        A spacer context between the two was tried: it evened one chip and
+        not the next, so such rows are told apart by data instead."""
+        for side in order:
+            start_context(side)
+            self.contexts.append(side.label)
 
     def plan(self):
         base_set, new_set = set(self.base.points), set(self.new.points)

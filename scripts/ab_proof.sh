@@ -4,8 +4,8 @@
 # build, new: the working tree's, plant: new with PLANT_SLOWDOWN=1):
 #
 #   STEPS=sqap scripts/ab_proof.sh .carry_ab "$OUT"
-#     s  the context order: barrier/grid_sync A/A with and without the
-#        spacer, each side first                       -> spacer_*.out
+#     s  the context order: barrier/grid_sync A/A, each side's context
+#        created first                                  -> order_*.out
 #     q  A/A by A/B, the quick sweep                   -> quick/ (a.csv, b.csv, ab.txt)
 #     a  A/A by A/B, the default sweep                 -> aa/
 #     p  planted: new vs plant (one extra barrier per step in scan/pingpong),
@@ -38,11 +38,12 @@ ab() { # dir, then ab.py's arguments
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.max.sm,power.limit --format=csv,noheader
 if step s; then
   G='grid_sync/block_threads=128/iters=1024/participants=all/contention=full'
-  for first in base new; do for spacer in "" --no-spacer; do
-    ab "spacer_$first$spacer" --base A --new B --base-bin "$C/new" --new-bin "$C/new" \
-      --first-server "$first" $spacer -- --quick --filter '^barrier/(grid_sync|syncthreads)/'
-    grep -h "$G" "$O/spacer_$first$spacer.out" | tail -1 | cut -d' ' -f4-
-  done; done
+  for first in base new base new; do
+    d=order_$first.$RANDOM
+    ab "$d" --base A --new B --base-bin "$C/new" --new-bin "$C/new" \
+      --first-server "$first" -- --quick --filter '^barrier/(grid_sync|syncthreads)/'
+    grep -h "$G" "$O/$d.out" | tail -1 | cut -d' ' -f4-
+  done
 fi
 step q && ab quick --base BASE --new NEW --base-bin "$C/base" --new-bin "$C/new" -- --quick
 step a && ab aa --base BASE --new NEW --base-bin "$C/base" --new-bin "$C/new"

@@ -96,7 +96,7 @@ def test_points_alternate_order_and_share_one_seed(tmp_path):
         assert second[0] == first[0] + 1
         assert (first[1], second[1]) == (("A", "B") if k % 2 == 0 else ("B", "A"))
     assert ab.runs("A") == P and ab.runs("B") == P      # each point once per side, in sweep order
-    serves = [s for s in ab.trace("serve") if "spacer.csv" not in s[3]]
+    serves = ab.trace("serve")
     assert sorted(s[1] for s in serves) == ["A", "B"]    # one server a side, started together
     seeds = {s[3].split()[0] for s in serves}
     assert len(seeds) == 1 and f"seed: {seeds.pop().split('=')[1]}" in ab.report()
@@ -109,7 +109,7 @@ def test_points_alternate_order_and_share_one_seed(tmp_path):
 def test_a_given_seed_goes_to_both_sides_and_their_rows(tmp_path):
     ab = Ab(tmp_path, args=["--seed", "12345"]).run()
     assert ab.rc == 0, ab.err
-    assert [s[3].split()[0] for s in ab.trace("serve")] == ["seed=12345"] * 3  # A, spacer, B
+    assert [s[3].split()[0] for s in ab.trace("serve")] == ["seed=12345"] * 2
     assert {r["seed"] for side in "ab" for r in ab.csv_rows(side).values()} == {"12345"}
 
 
@@ -344,14 +344,13 @@ def test_bad_usage_is_exit_2_and_one_line(tmp_path, args):
 
 
 @pytest.mark.parametrize("extra, order", [
-    ([], [("A", "a.csv"), ("A", "spacer.csv"), ("B", "b.csv")]),
-    (["--first-server", "new"], [("B", "b.csv"), ("B", "spacer.csv"), ("A", "a.csv")]),
-    (["--no-spacer"], [("A", "a.csv"), ("B", "b.csv")]),
+    ([], [("A", "a.csv"), ("B", "b.csv")]),
+    (["--first-server", "new"], [("B", "b.csv"), ("A", "a.csv")]),
 ])
-def test_contexts_are_created_first_spacer_second_before_any_point(tmp_path, extra, order):
+def test_both_contexts_are_created_in_a_fixed_order_before_any_point(tmp_path, extra, order):
     # The order of the CUDA contexts decides where the driver places their
     # memory (grid_sync moved 6% with it on an H100): both workers are set
-    # up before the first point, with a spacer context between them.
+    # up before the first point, in the order asked.
     ab = Ab(tmp_path, args=extra).run()
     assert ab.rc == 0, ab.err
     events = ab.trace()
@@ -359,7 +358,7 @@ def test_contexts_are_created_first_spacer_second_before_any_point(tmp_path, ext
     assert starts == order
     first_run = min(e[0] for e in events if e[2] == "run")
     assert max(e[0] for e in events if e[2] == "start") < first_run
-    labels = ", ".join("spacer" if f == "spacer.csv" else side for side, f in order)
+    labels = ", ".join(side for side, _ in order)
     assert f"CUDA contexts created in this order: {labels}" in ab.report()
     if "--first-server" in extra:   # the first point asks the first context's side first
         assert [e[1] for e in events if e[2] == "run"][:2] == ["B", "A"]
