@@ -49,6 +49,18 @@ listed with their moves, neither a pass nor a regression, left out of rule
 B. On one chip (same gpu_uuid, or an A/B run interleaved on one GPU) every
 point is gated, chip-bound ones included. A model without cross-chip data
 has no chip-bound variant: every point is gated.
+
+A/B (interleaved). When the two runs are the two sides of one A/B run
+(scripts/ab.py: both builds on one GPU, interleaved point by point), the
+power state the paired ratio cancels between runs is the same on both sides
+already, and the ceiling itself (the same cuBLAS or CUB code on both sides)
+is the one row that moves: each side is its own CUDA context, and the
+library's kernels ride on where the driver places that context's memory
+(CUB's 1M-element scan ran 3-9% apart between the two contexts of A/A
+runs on three H100s, cuBLAS's fastest sample up to 5%). So a ceiling
+family's point is gated on the variant's own samples, read as the family
+reads its ratio: "fastest" -> the ratio of the two fastest samples
+(figure "fastest", rule A like the paired ratio), "block_median" -> time.
 """
 from __future__ import annotations
 
@@ -76,7 +88,8 @@ POWER_STATE_LIMIT = 0.05
 CLOCK_FREE_READINGS = {"fastest"}
 # What a point is gated on (Match.figure), in the order the docs give them.
 FIGURES = {"time": "time", "cycles": "cycles (time x sm_clock_mhz)",
-           "paired": "paired ceiling ratio"}
+           "paired": "paired ceiling ratio",
+           "fastest": "fastest sample (A/B: the variant's own, min_us)"}
 # Rule B, from measured noise: between real A/A runs no variant's geometric
 # mean moved by more than 0.4% (H200 back to back, 858 and 397 points) and
 # no point of a multi-point variant by more than 1.5%. 1.5% sits above both.
@@ -284,15 +297,21 @@ def _positive(row, column):
     return value is not None and value > 0
 
 
-def gated_figure(base, new):
+def gated_figure(base, new, interleaved=False):
     """(figure, ceiling column) a matched point is gated on: 'time' for
     families without a ceiling; for the others the paired ratio when both
     rows are schema >= 3, carry it and read it from their samples the same
     way (ratio_reading), else 'cycles' (time x SM clock), else (no
-    clock on a side) 'time'."""
+    clock on a side) 'time'. interleaved (an A/B run): the variant's own
+    samples, read as its family reads the ratio ('fastest' or 'time')."""
     column = ceiling_column(base["family"])
     if column is None:
         return "time", None
+    if interleaved:
+        if (ratio_reading(base) in CLOCK_FREE_READINGS
+                and _positive(base, "min_us") and _positive(new, "min_us")):
+            return "fastest", column
+        return "time", column
     if (not sbvariants.has_flag(base["family"], base["variant"], "ceiling")
             and all((r.get("schema_version") or 0) >= 3 and _positive(r, column)
                     for r in (base, new))
@@ -310,15 +329,19 @@ def _clocks(figure, base, new):
     return 1.0, 1.0
 
 
+# Figures with no quartiles: rule A is the figure alone past the threshold.
+RATIO_FIGURES = {"paired", "fastest"}
+
+
 def match_slower(m, threshold):
     """Rule A on the point's gated figure."""
-    if m.figure == "paired":
+    if m.figure in RATIO_FIGURES:
         return m.gated > 1 + threshold
     return slower_beyond_noise(m.base, m.new, threshold, _clocks(m.figure, m.base, m.new))
 
 
 def match_faster(m, threshold):
-    if m.figure == "paired":
+    if m.figure in RATIO_FIGURES:
         return 1 / m.gated > 1 + threshold
     return faster_beyond_noise(m.base, m.new, threshold, _clocks(m.figure, m.base, m.new))
 
@@ -329,6 +352,8 @@ def smallest_flagged_scale(base, new, threshold, figure="time", column=None):
     figure/column: what the point is gated on (gated_figure)."""
     if figure == "paired":  # new's ratio scales by 1/s
         return (1 + threshold) * new[column] / base[column]
+    if figure == "fastest":
+        return (1 + threshold) * base["min_us"] / new["min_us"]
     cb, cn = _clocks(figure, base, new)
     return max((1 + threshold) * base["median_us"] * cb / (new["median_us"] * cn),
                base["q3_us"] * cb / (new["q1_us"] * cn))
@@ -417,6 +442,8 @@ class Match:
         cycles ratio, or base paired ratio / new paired ratio."""
         if self.figure == "paired":
             return self.base[self.column] / self.new[self.column]
+        if self.figure == "fastest":
+            return self.new["min_us"] / self.base["min_us"]
         if self.figure == "cycles":
             return self.ratio * self.clock_ratio
         return self.ratio
@@ -548,14 +575,16 @@ def two_chips(b, n):
     return bool(ub and un and ub != un)
 
 
-def match_of(b, n, threshold, cross_gpu=False, chip_table=None):
+def match_of(b, n, threshold, cross_gpu=False, chip_table=None, interleaved=False):
     """One point ok on both sides, with its figure and rule-A verdict.
     chip_table (ChipBound): marks the point chip differs when its rows ran
-    on two chips of one model and the table marks its variant chip-bound."""
-    figure, column = gated_figure(b, n)
+    on two chips of one model and the table marks its variant chip-bound.
+    interleaved: an A/B run (gated_figure)."""
+    figure, column = gated_figure(b, n, interleaved)
     m = Match(b, n, "", figure=figure, column=column)
     clock = m.clock_ratio
-    clock_free = figure == "paired" and ratio_reading(b) in CLOCK_FREE_READINGS
+    clock_free = figure == "fastest" or (figure == "paired"
+                                         and ratio_reading(b) in CLOCK_FREE_READINGS)
     m.power_state = bool(column and not cross_gpu and clock and not clock_free
                          and abs(clock - 1) > POWER_STATE_LIMIT)
     m.lease_bound = sbvariants.has_flag(b["family"], b["variant"], "lease_bound")
@@ -581,7 +610,7 @@ def compare(base, new, threshold=DEFAULT_THRESHOLD, chip_table=None, interleaved
         if n is None:
             out.only_base.append(b)
         elif b["status"] == OK and n["status"] == OK:
-            out.matches.append(match_of(b, n, threshold, out.cross_gpu, chip_table))
+            out.matches.append(match_of(b, n, threshold, out.cross_gpu, chip_table, interleaved))
         elif b["status"] == OK:
             out.broken.append((b, n))
         elif n["status"] == OK:
@@ -865,6 +894,8 @@ def figure_cell(m):
     """What the point is gated on, with the clocks where they matter."""
     if m.figure == "paired":
         return f"{m.column} {fmt_figure(m.base[m.column])}->{fmt_figure(m.new[m.column])}"
+    if m.figure == "fastest":
+        return f"fastest {fmt_figure(m.base['min_us'])}->{fmt_figure(m.new['min_us'])} us"
     if m.figure == "cycles" or m.power_state:
         return (f"cycles @ {m.base['sm_clock_mhz']:.0f}->{m.new['sm_clock_mhz']:.0f} MHz"
                 if m.clock_ratio else m.figure)

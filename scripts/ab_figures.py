@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""The figures of an A/A or planted A/B run (docs/REGRESSIONS.md, "A/B on one
+GPU"), from the two CSVs scripts/ab.py wrote, as the gate reads them:
+
+    python3 scripts/ab_figures.py A.csv B.csv [--plant FAMILY/VARIANT]
+
+Per run: the gate's verdict with --interleaved; GEMM's gated figure (the
+variant's own fastest sample) and, beside it, the paired ceiling ratio the
+gate reads between leases: median and worst move, points over 3%; every
+other gated point's move (lease-bound ones left out). With --plant: how many
+points of the planted variant moved 3% or more and how many of those the
+gate flagged, and which points of other variants it flagged (none is the
+pass). Exit status 0, or 2 for unusable input (one line).
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import sbdeps  # noqa: E402,F401  (a missing package: one line, exit 2)
+import sbcompare  # noqa: E402
+import sbcsv  # noqa: E402
+
+
+def moves(values):
+    """'median m%, worst w%, k of n over 3%' over |move| in percent."""
+    if not values:
+        return "-"
+    return (f"median {statistics.median(values):.2f}%, worst {max(values):.2f}%, "
+            f"{sum(v > 3 for v in values)} of {len(values)} over 3%")
+
+
+def figures(base_path, new_path, plant=None):
+    """The lines this script prints for one pair of CSVs."""
+    base, new = sbcompare.load_run(base_path), sbcompare.load_run(new_path)
+    cmp = sbcompare.compare(base, new, interleaved=True)
+    regressions = [m for m in cmp.matches if m.verdict == "slower"]
+    gated = [m for m in cmp.matches if not m.gated_out]
+    own = [abs(m.gated - 1) * 100 for m in gated if m.figure == "fastest"]
+    paired = [abs(m.base[m.column] / m.new[m.column] - 1) * 100 for m in gated
+              if m.figure == "fastest" and m.base.get(m.column) and m.new.get(m.column)]
+    other = [abs(m.gated - 1) * 100 for m in gated if m.figure != "fastest"]
+    lines = [f"{new_path}: {len(regressions)} regression(s), {len(cmp.broken)} broken, "
+             f"{len(cmp.matches)} points ({len(cmp.lease_bound)} lease-bound)",
+             f"  gemm, own fastest sample (gated): {moves(own)}",
+             f"  gemm, paired ceiling ratio (not gated in A/B): {moves(paired)}",
+             f"  every other gated point: {moves(other)}"]
+    if plant:
+        planted = [m for m in gated if f"{m.base['family']}/{m.base['variant']}" == plant]
+        big = [m for m in planted if m.gated >= 1.03]
+        flagged = [m for m in big if m.verdict == "slower"]
+        others = [sbcompare.describe_point(m.base) for m in regressions if m not in planted]
+        lines.append(f"  plant {plant}: {len(planted)} points, {len(big)} moved 3% or more, "
+                     f"{len(flagged)} of them flagged; other points flagged: "
+                     f"{', '.join(others) or 'none'}")
+    return lines
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("base")
+    ap.add_argument("new")
+    ap.add_argument("--plant", metavar="FAMILY/VARIANT", help="the planted variant")
+    args = ap.parse_args(argv)
+    try:
+        for line in figures(args.base, args.new, args.plant):
+            print(line)
+    except sbcsv.CsvError as e:
+        print(f"ab_figures.py: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
