@@ -134,16 +134,33 @@ def cross_chip_pairs(runs):
     return pairs
 
 
-def pair_moves(base, new):
-    """{(family, variant): [gated figure per point]} of one pair, as the
-    gate sees it on one chip; points it never gates left out."""
-    cmp = sbcompare.compare(base, new)
+def ab_pairs(gpu_dir):
+    """[(a, b)]: the two sides of each committed A/A-by-A/B run of one GPU
+    directory (proofs/ab_*/<lease>/{aa,quick}_{a,b}.csv): one chip, two
+    CUDA contexts."""
+    pairs = []
+    for lease in sorted(glob.glob(os.path.join(gpu_dir, "proofs", "ab_*", "*"))):
+        for kind in ("aa", "quick"):
+            a, b = (os.path.join(lease, f"{kind}_{side}.csv") for side in "ab")
+            if os.path.exists(a) and os.path.exists(b):
+                pairs.append((sbcompare.load_run(a), sbcompare.load_run(b)))
+    return pairs
+
+
+def pair_moves(base, new, interleaved=False):
+    """{(family, variant): ([gated figure per point], flagged)} of one pair,
+    as the gate sees it on one chip (interleaved: as it reads an A/B run);
+    flagged: the gate gave one of its points a verdict (either way); points
+    it never gates left out."""
+    cmp = sbcompare.compare(base, new, interleaved=interleaved)
     out = {}
     for m in cmp.matches:
         if m.lease_bound or m.power_state:
             continue
-        out.setdefault(sbcompare.by_variant(m), []).append(m.gated)
-    return out
+        gated, flagged = out.setdefault(sbcompare.by_variant(m), ([], [False]))
+        gated.append(m.gated)
+        flagged[0] = flagged[0] or bool(m.verdict)
+    return {k: (g, f[0]) for k, (g, f) in out.items()}
 
 
 def variant_order(key):
@@ -154,17 +171,19 @@ def variant_order(key):
             names.index(variant) if variant in names else len(names), variant)
 
 
-def table_rows(pairs):
-    """One row per (model, variant) measured in some pair."""
+def table_rows(pairs, interleaved=False):
+    """One row per (model, variant) measured in some pair. A pair 'moved'
+    the variant when the gate flagged one of its points (an A/A: a false
+    alarm) or its points moved together beyond rule B."""
     stats = {}
     for base, new in pairs:
-        for k, gated in pair_moves(base, new).items():
+        for k, (gated, flagged) in pair_moves(base, new, interleaved).items():
             s = stats.setdefault((base.gpu_name, *k), {"pairs": 0, "moved": 0, "moves": [],
                                                         "shift": 0.0})
             s["pairs"] += 1
             s["moves"] += [abs(g - 1) for g in gated]
             s["shift"] = max(s["shift"], abs(sbcompare.geomean(gated) - 1))
-            if sbcompare.variant_shift([math.log(g) for g in gated]) != 0:
+            if flagged or sbcompare.variant_shift([math.log(g) for g in gated]) != 0:
                 s["moved"] += 1
     rows = []
     for (gpu, family, variant), s in sorted(stats.items(),
@@ -174,8 +193,8 @@ def table_rows(pairs):
                      "median_move_pct": f"{statistics.median(s['moves']) * 100:.2f}",
                      "worst_move_pct": f"{max(s['moves']) * 100:.2f}",
                      "worst_shift_pct": f"{s['shift'] * 100:.2f}",
-                     "chip_bound": int(s["moved"] >= MIN_PAIRS
-                                       or s["shift"] >= NEAR_SHIFT * sbcompare.VARIANT_SHIFT),
+                     "chip_bound": int(s["moved"] >= MIN_PAIRS or (
+                         not interleaved and s["shift"] >= NEAR_SHIFT * sbcompare.VARIANT_SHIFT)),
                      "shift_pct": f"{sbcompare.VARIANT_SHIFT * 100:g}", "min_pairs": MIN_PAIRS})
     return rows
 
@@ -185,13 +204,26 @@ def describe_pair(base, new):
             f"({rel(base.path)}) -> {sbcompare.short_uuid(*new.gpu_uuids())} ({rel(new.path)})")
 
 
-def render(pairs_by_gpu):
-    """The file's text: comments (rule, pairs), header, rows."""
+CONTEXT_HEAD = ("# Which variants ride on the CUDA context's placement, per GPU model: written by\n"
+                "# scripts/chip_bound.py from the committed A/A-by-A/B runs (one chip, the two\n"
+                "# sides each in its own context, read as the gate reads an A/B run); do not edit.\n"
+                "# chip_bound 1 (here: context-bound): in one such run the gate flagged a point of\n"
+                "# the variant, or its points moved together beyond rule B (no near-shift margin:\n"
+                "# every A/B run is its own A/A evidence). In an A/B run the gate\n"
+                "# lists such points as context differs, not gated (docs/REGRESSIONS.md).\n")
+
+
+def render(pairs_by_gpu, interleaved=False):
+    """The file's text: comments (rule, pairs), header, rows. interleaved:
+    the context table, from A/A-by-A/B runs."""
     out = io.StringIO()
+    if interleaved:
+        out.write(CONTEXT_HEAD)
     out.write("# Which variants ride on the chip, per GPU model: written by scripts/chip_bound.py\n"
               "# from the committed cross-chip A/A pairs (same commit, two gpu_uuid); do not\n"
               "# edit, `python3 scripts/chip_bound.py --check` says whether it is current.\n"
-              "# chip_bound 1: the variant's gated figure moved together beyond rule B (geometric\n"
+              "# chip_bound 1: the gate flagged a point of the variant, or its gated figure moved\n"
+              "# together beyond rule B (geometric\n"
               f"# mean over shift_pct, Wilcoxon p < {sbcompare.VARIANT_ALPHA:g}, "
               f"{sbcompare.VARIANT_MIN_POINTS}+ points) in at least min_pairs\n"
               f"# of its model's pairs, or its geometric mean moved by {NEAR_SHIFT * 100:.0f}% of "
@@ -201,12 +233,13 @@ def render(pairs_by_gpu):
     all_pairs = []
     for gpu_dir, pairs in pairs_by_gpu:
         if not pairs:
-            out.write(f"# {rel(gpu_dir)}: no cross-chip A/A pair: nothing chip-bound, all gated\n")
+            out.write(f"# {rel(gpu_dir)}: no {'A/A-by-A/B run' if interleaved else 'cross-chip A/A pair'}"
+                      f": nothing bound, all gated\n")
         for base, new in pairs:
             out.write(f"# {rel(gpu_dir)}: pair {describe_pair(base, new)}\n")
         all_pairs += pairs
     out.write(",".join(sbcompare.CHIP_BOUND_COLUMNS) + "\n")
-    for row in table_rows(all_pairs):
+    for row in table_rows(all_pairs, interleaved):
         cells = [str(row[c]) for c in sbcompare.CHIP_BOUND_COLUMNS]
         out.write(",".join(f'"{c}"' if "," in c or '"' in c else c for c in cells) + "\n")
     return out.getvalue()
@@ -216,6 +249,11 @@ def gpu_dirs(results):
     return sorted(d for d in glob.glob(os.path.join(results, "*"))
                   if os.path.isdir(d) and (os.path.exists(os.path.join(d, "baseline.csv"))
                                            or glob.glob(os.path.join(d, "history", "*.csv"))))
+
+
+def compute_context(results):
+    """results/context_bound.csv's text: from the A/A-by-A/B runs."""
+    return render([(d, ab_pairs(d)) for d in gpu_dirs(results)], interleaved=True)
 
 
 def compute(results):
@@ -248,45 +286,60 @@ def parse_args(argv):
                     help="do not write: exit 1 when FILE is not what the committed data gives")
     ap.add_argument("--file", metavar="FILE", default=sbcompare.CHIP_BOUND_FILE,
                     help="the table to write or check (default results/chip_bound.csv)")
+    ap.add_argument("--context-file", metavar="FILE",
+                    help="the A/B table to write or check (default: context_bound.csv beside "
+                         "FILE, i.e. results/context_bound.csv)")
     ap.add_argument("--results", metavar="DIR", default=RESULTS,
                     help="where the runs are: DIR/<gpu>/{baseline,latest,history/*}.csv "
                          "(default results/)")
-    return ap.parse_args(argv)
+    args = ap.parse_args(argv)
+    if args.context_file is None:
+        args.context_file = os.path.join(os.path.dirname(os.path.abspath(args.file)),
+                                         os.path.basename(sbcompare.CONTEXT_BOUND_FILE))
+    return args
 
 
 def main(argv=None):
     args = parse_args(argv)
     try:
         text, lines = compute(args.results)
+        context = compute_context(args.results)
     except sbcsv.CsvError as e:
         print(f"chip_bound: {e}", file=sys.stderr)
         return EXIT_UNUSABLE
     if args.check:
+        rc = check(args.file, text)
+        return rc if rc != EXIT_OK else check(args.context_file, context)
+    for path, body in ((args.file, text), (args.context_file, context)):
         try:
-            with open(args.file, encoding="utf-8", newline="") as f:
-                current = f.read()
-        except (OSError, UnicodeDecodeError) as e:
-            print(f"chip_bound: {args.file}: cannot read ({getattr(e, 'strerror', None) or e}): "
-                  f"run python3 scripts/chip_bound.py", file=sys.stderr)
-            return EXIT_STALE
-        if current != text:
-            have, want = current.splitlines(), text.splitlines()
-            line = next((i for i, (a, b) in enumerate(zip(have, want), 1) if a != b),
-                        min(len(have), len(want)) + 1)
-            print(f"chip_bound: {args.file}:{line}: not what the committed cross-chip pairs give; "
-                  f"run python3 scripts/chip_bound.py", file=sys.stderr)
-            return EXIT_STALE
-        print(f"chip_bound: {args.file} is current")
-        return EXIT_OK
-    try:
-        with open(args.file, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
-    except OSError as e:
-        print(f"chip_bound: {args.file}: {e.strerror or e}", file=sys.stderr)
-        return EXIT_UNUSABLE
+            with open(path, "w", encoding="utf-8", newline="") as f:
+                f.write(body)
+        except OSError as e:
+            print(f"chip_bound: {path}: {e.strerror or e}", file=sys.stderr)
+            return EXIT_UNUSABLE
     for line in lines:
         print(f"chip_bound: {line}")
-    print(f"chip_bound: wrote {args.file}")
+    print(f"chip_bound: wrote {args.file} and {args.context_file}")
+    return EXIT_OK
+
+
+def check(path, text):
+    """EXIT_OK when path holds text, else one line and EXIT_STALE."""
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            current = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        print(f"chip_bound: {path}: cannot read ({getattr(e, 'strerror', None) or e}): "
+              f"run python3 scripts/chip_bound.py", file=sys.stderr)
+        return EXIT_STALE
+    if current != text:
+        have, want = current.splitlines(), text.splitlines()
+        line = next((i for i, (a, b) in enumerate(zip(have, want), 1) if a != b),
+                    min(len(have), len(want)) + 1)
+        print(f"chip_bound: {path}:{line}: not what the committed runs give; "
+              f"run python3 scripts/chip_bound.py", file=sys.stderr)
+        return EXIT_STALE
+    print(f"chip_bound: {path} is current")
     return EXIT_OK
 
 

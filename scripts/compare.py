@@ -100,6 +100,10 @@ def parse_args(argv):
                     help="which variants ride on the chip, per GPU model (default "
                          "results/chip_bound.csv, from scripts/chip_bound.py): between two "
                          "chips their points are listed as chip differs, not gated")
+    ap.add_argument("--context-bound", metavar="FILE", default=sbcompare.CONTEXT_BOUND_FILE,
+                    help="with --interleaved: which variants ride on the CUDA context's "
+                         "placement (default results/context_bound.csv, from "
+                         "scripts/chip_bound.py): listed as context differs, not gated")
     ap.add_argument("--interleaved", action="store_true",
                     help="the two CSVs come from an A/B run interleaved point by point on one "
                          "GPU (scripts/ab.py): their gpu_uuid must agree; every point is gated")
@@ -193,7 +197,7 @@ def run_gate(cmp, args, acceptances):
           f"regression(s), {len(cmp.failing_broken)} broken, {len(cmp.missing)} missing "
           f"({'not counted' if args.allow_missing else 'counted'}), {len(cmp.accepted)} "
           f"accepted, {len(cmp.power_state_differs)} power state differs, "
-          f"{len(cmp.lease_bound)} lease-bound, {len(cmp.chip_differs)} chip differs "
+          f"{len(cmp.lease_bound)} lease-bound, {len(cmp.chip_differs)} {sbcompare.differs_word(cmp)} "
           f"({sbcompare.chips_word(cmp)}), over "
           f"{len(cmp.matches)} points ({cmp.new.path})", file=sys.stderr)
     return EXIT_REGRESSION if failures else EXIT_OK
@@ -221,7 +225,8 @@ def main(argv=None):
                 raise UsageError("--interleaved compares exactly two CSV files: the two sides "
                                  "of one A/B run")
             check_interleaved(runs)
-        chip_table = sbcompare.load_chip_bound(args.chip_bound)
+        chip_table = sbcompare.load_chip_bound(args.context_bound if args.interleaved
+                                               else args.chip_bound)
         comparisons = [sbcompare.compare(runs[0], r, threshold, chip_table, args.interleaved)
                        for r in runs[1:]]
         acceptances = sbcompare.load_acceptances(args.accept) if args.accept else []

@@ -106,6 +106,10 @@ TIMES = ("median_us", "q1_us", "q3_us")
 # hand; its --check says whether it is current).
 CHIP_BOUND_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                "results", "chip_bound.csv")
+# Which variants ride on the CUDA context's placement (A/B runs: each side is
+# its own context on one GPU): the same columns, computed by
+# scripts/chip_bound.py from the committed A/A-by-A/B proofs.
+CONTEXT_BOUND_FILE = os.path.join(os.path.dirname(CHIP_BOUND_FILE), "context_bound.csv")
 CHIP_BOUND_COLUMNS = ["gpu_name", "family", "variant", "pairs", "moved_pairs", "points",
                       "median_move_pct", "worst_move_pct", "worst_shift_pct", "chip_bound",
                       "shift_pct", "min_pairs"]
@@ -588,7 +592,10 @@ def match_of(b, n, threshold, cross_gpu=False, chip_table=None, interleaved=Fals
     m.power_state = bool(column and not cross_gpu and clock and not clock_free
                          and abs(clock - 1) > POWER_STATE_LIMIT)
     m.lease_bound = sbvariants.has_flag(b["family"], b["variant"], "lease_bound")
-    m.chip_bound = bool(chip_table is not None and not cross_gpu and two_chips(b, n)
+    # Across chips the chip table; in an A/B run (one chip, two contexts) the
+    # context table takes its place (compare.py --interleaved loads it).
+    m.chip_bound = bool(chip_table is not None and not cross_gpu
+                        and (interleaved or two_chips(b, n))
                         and chip_table.bound(b["gpu_name"], b["family"], b["variant"]))
     if not m.gated_out:
         m.verdict = ("slower" if match_slower(m, threshold) else
@@ -881,7 +888,7 @@ def verdict_cell(cmp, m):
     if m.lease_bound:
         return "lease-bound (not gated)"
     if m.chip_bound:
-        return "chip differs (not gated)"
+        return f"{differs_word(cmp)} (not gated)"
     if not m.verdict:
         return ""
     word = m.verdict.upper() if m.verdict == "slower" else m.verdict
@@ -1124,7 +1131,7 @@ def gate_counts(cmp, allow_missing=False):
     if cmp.lease_bound:
         parts.append(f"{len(cmp.lease_bound)} lease-bound")
     if cmp.chip_differs:
-        parts.append(f"{len(cmp.chip_differs)} chip differs")
+        parts.append(f"{len(cmp.chip_differs)} {differs_word(cmp)}")
     if cmp.accepted:
         parts.append(f"{len(cmp.accepted)} accepted")
     return parts
@@ -1162,6 +1169,18 @@ def chips_word(cmp):
     return {"one": "one chip", "two": "two chips", "unknown": "chips unknown"}[cmp.chips]
 
 
+def differs_word(cmp):
+    """What a point of a bound variant is called: chip differs (two chips) or
+    context differs (an A/B run's two contexts)."""
+    return "context differs" if cmp.interleaved else "chip differs"
+
+
+def differs_heading(cmp):
+    if cmp.interleaved:
+        return "### Context differs: context-bound variants in an A/B run (not gated)"
+    return "### Chip differs: chip-bound variants on two chips (not gated)"
+
+
 def chips_line(cmp):
     """Whether the runs are on one chip or two, and what that does to the
     gate: across chips, the chip-bound variants of results/chip_bound.csv
@@ -1169,8 +1188,14 @@ def chips_line(cmp):
     if cmp.cross_gpu:
         return None
     if cmp.interleaved:
+        table = cmp.chip_table
+        names = [f"{f}/{v}" for f, v in table.variants_of(cmp.new.gpu_name)] if table else []
         return (f"the two sides ran interleaved point by point on one GPU (A/B, "
-                f"{_uuids(cmp.new)}): every point gated, chip-bound variants included")
+                f"{_uuids(cmp.new)}): every point gated, chip-bound variants included"
+                + (f", except {len(cmp.chip_differs)} point(s) of the context-bound "
+                   f"variant(s) {', '.join(names)} ({shown_path(table.path)}: they moved "
+                   f"between the two contexts of committed A/A runs), listed as context "
+                   f"differs" if names else ""))
     if cmp.chips == "one":
         return (f"both runs on one chip ({_uuids(cmp.new)}): every point gated, "
                 f"chip-bound variants included")
@@ -1204,7 +1229,9 @@ def figures_line(cmp):
         text += (f"; {len(cmp.lease_bound)} not gated: lease-bound prices (host launch rate, "
                  f"SM placement)")
     if cmp.chip_differs:
-        text += (f"; {len(cmp.chip_differs)} not gated: chip differs (chip-bound variants, "
+        text += (f"; {len(cmp.chip_differs)} not gated: context differs (context-bound "
+                 f"variants, A/B)" if cmp.interleaved else
+                 f"; {len(cmp.chip_differs)} not gated: chip differs (chip-bound variants, "
                  f"two chips)")
     return text
 
@@ -1280,7 +1307,7 @@ def _summary_parts(cmp, allow_missing, detail_name, detail_url, unmatched, liste
     section("### Lease-bound prices (not gated: the machine sets them)",
             sorted(cmp.lease_bound, key=lambda m: -abs(math.log(m.gated))),
             lambda ms: matches_table(cmp, ms, True, order="given", compact=True))
-    section("### Chip differs: chip-bound variants on two chips (not gated)",
+    section(differs_heading(cmp),
             sorted(cmp.chip_differs, key=lambda m: -abs(math.log(m.gated))),
             lambda ms: matches_table(cmp, ms, True, order="given", compact=True))
     if cmp.accepted:
@@ -1338,7 +1365,7 @@ def render_gate_detail(cmp, allow_missing=False, unmatched=()):
         out += ["### Lease-bound prices (not gated)", "",
                 matches_table(cmp, cmp.lease_bound, True), ""]
     if cmp.chip_differs:
-        out += ["### Chip differs: chip-bound variants on two chips (not gated)", "",
+        out += [differs_heading(cmp), "",
                 matches_table(cmp, cmp.chip_differs, True), ""]
     if cmp.accepted:
         out += [f"### Accepted changes ({len(cmp.accepted)} point(s), not counted)", "",
@@ -1375,7 +1402,7 @@ def render_gate_brief(cmp, allow_missing=False, unmatched=(), max_lines=BRIEF_LI
                 ("missing", [row(r, None) for r in cmp.missing]),
                 ("power state differs", [point(m) for m in cmp.power_state_differs]),
                 ("lease-bound, not gated", [point(m) for m in cmp.lease_bound]),
-                ("chip differs, not gated", [point(m) for m in cmp.chip_differs])]
+                (f"{differs_word(cmp)}, not gated", [point(m) for m in cmp.chip_differs])]
     for listed in (10, 6, 4, 2, 1, 0):
         body = []
         for name, items in sections:

@@ -1,0 +1,80 @@
+"""The committed A/B proofs (results/<gpu>/proofs/ab_*/lease*/, made by
+scripts/ab_proof.sh on real GPUs) read as the gate reads an A/B run: every
+A/A run passes with nothing flagged, and every point the plant slowed by 3%
+or more is flagged, nothing else (issue 27's criteria, docs/REGRESSIONS.md)."""
+import glob
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import sbcompare  # noqa: E402
+
+LEASES = sorted(glob.glob(os.path.join(ROOT, "results", "*", "proofs", "ab_*", "lease*")))
+PLANT = ("scan", "pingpong")  # make PLANT_SLOWDOWN=1: one extra barrier per step
+
+
+def gate(lease, kind, interleaved=True):
+    """As compare.py --gate [--interleaved] reads the run (the context
+    table in A/B, the chip table otherwise)."""
+    base = sbcompare.load_run(os.path.join(lease, f"{kind}_a.csv"))
+    new = sbcompare.load_run(os.path.join(lease, f"{kind}_b.csv"))
+    table = sbcompare.load_chip_bound(sbcompare.CONTEXT_BOUND_FILE if interleaved
+                                      else sbcompare.CHIP_BOUND_FILE)
+    return sbcompare.compare(base, new, chip_table=table, interleaved=interleaved)
+
+
+def test_there_are_proofs_of_three_leases():
+    assert len(LEASES) >= 3
+
+
+@pytest.mark.parametrize("lease", LEASES, ids=os.path.basename)
+@pytest.mark.parametrize("kind", ["aa", "quick"])
+def test_an_aa_run_by_ab_flags_nothing(lease, kind):
+    cmp = gate(lease, kind)
+    assert len(cmp.matches) > (1000 if kind == "aa" else 150)
+    assert [sbcompare.describe_point(m.base) for m in cmp.matches if m.verdict] == []
+    assert cmp.broken == [] and cmp.only_base == [] and cmp.only_new == []
+    # what is listed, not gated: lease-bound prices and the context-bound
+    # variants of results/context_bound.csv (barrier/grid_sync on the H100)
+    assert {sbcompare.by_variant(m) for m in cmp.chip_differs} <= {("barrier", "grid_sync")}
+    # one GPU: the same chip on both sides of every point
+    assert all(not sbcompare.two_chips(m.base, m.new) for m in cmp.matches)
+
+
+@pytest.mark.parametrize("lease", LEASES, ids=os.path.basename)
+def test_the_plant_is_flagged_where_it_slowed_3pct_and_nowhere_else(lease):
+    cmp = gate(lease, "plant")
+    planted = [m for m in cmp.matches if sbcompare.by_variant(m) == PLANT]
+    big = [m for m in planted if m.gated >= 1.03]
+    assert len(big) >= 10
+    assert all(m.verdict == "slower" for m in big)
+    assert [sbcompare.by_variant(m) for m in cmp.matches
+            if m.verdict and sbcompare.by_variant(m) != PLANT] == []
+
+
+def test_the_ceiling_is_what_moves_between_two_contexts():
+    # Why an A/B run reads a ceiling family on the variant's own samples: on
+    # lease 2 the paired ratio itself (cuBLAS/CUB timed in each side's own
+    # context) flags points of an A/A run, the variants' own samples none.
+    lease = next(p for p in LEASES if p.endswith("lease2"))
+    paired = gate(lease, "aa", interleaved=False)
+    assert any(m.verdict == "slower" and m.figure == "paired" for m in paired.matches)
+    own = gate(lease, "aa")
+    assert {m.figure for m in own.matches if m.column} <= {"fastest", "time"}
+
+
+def test_grid_sync_is_context_bound_because_ab_runs_flagged_it():
+    # Without the context table, barrier/grid_sync (a cooperative grid
+    # barrier whose memory the driver places per context) is flagged in
+    # A/A runs: 5.7% faster on the second context of lease 3.
+    lease = next(p for p in LEASES if p.endswith("lease3"))
+    base = sbcompare.load_run(os.path.join(lease, "aa_a.csv"))
+    new = sbcompare.load_run(os.path.join(lease, "aa_b.csv"))
+    bare = sbcompare.compare(base, new, interleaved=True)
+    assert {sbcompare.by_variant(m) for m in bare.matches if m.verdict} == {("barrier", "grid_sync")}
+    table = sbcompare.load_chip_bound(sbcompare.CONTEXT_BOUND_FILE)
+    assert table.bound(base.gpu_name, "barrier", "grid_sync")
+    assert not table.bound(base.gpu_name, "scan", "pingpong")
