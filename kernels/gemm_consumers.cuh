@@ -1,0 +1,273 @@
+// GEMM family, the consumers: what a consumer computes from a full stage,
+// and how it writes its accumulators. Two schemes over the one swizzled
+// layout: mma.sync warps (ldmatrix + m16n8k16, a 64 x 64 piece of C each)
+// and wgmma warpgroups (sm_90a: m64nBNk16 from shared-memory descriptors,
+// 64 rows per m64 slice). Both take the stage's address, so every mainloop
+// of gemm_mainloop.cuh and kernels/gemm.cu drives either; both store C, and
+// the wgmma one also saves / adds the fp32 partial tiles of the fix-ups
+// (gemm_schedulers.cuh).
+#ifndef SB_KERNELS_GEMM_CONSUMERS_CUH
+#define SB_KERNELS_GEMM_CONSUMERS_CUH
+
+#include "gemm_params.cuh"
+
+// ---- mma.sync consumers: one warp, a 64 x 64 piece of C ----
+
+__device__ __forceinline__ void gemm_ldmatrix_x4(uint32_t (&r)[4], uint32_t addr) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(addr));
+}
+
+__device__ __forceinline__ void gemm_mma_16816(float (&d)[4], const uint32_t (&a)[4], uint32_t b0,
+                                               uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+template <class T>
+struct GemmWarpMma {
+  float acc[4][8][4];  // [m16 tile][n8 tile][fragment]: 128 fp32 per thread
+  int wm, wn, lane;
+
+  __device__ __forceinline__ explicit GemmWarpMma(int warp) {
+    wm = warp / T::WARPS_N;
+    wn = warp % T::WARPS_N;
+    lane = threadIdx.x & 31;
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+      for (int j = 0; j < 8; ++j)
+#pragma unroll
+        for (int f = 0; f < 4; ++f) acc[i][j][f] = 0.f;
+  }
+
+  // acc += A tile rows [64 wm, +64) x B tile columns [64 wn, +64), k 0..63.
+  // Per k16 step: the B fragments of all 8 n8 tiles (16 registers), then
+  // one m16 tile of A at a time (4): 148 live registers with the
+  // accumulators, which a 9-warp block (8 consumers + producer: 168 per
+  // thread at most) holds.
+  __device__ __forceinline__ void stage(uint32_t stage_addr) {
+    // Every row these lanes address has row & 7 == lane & 7, so the swizzled
+    // chunk depends only on (k16 step, lane): a lane's addresses are its row
+    // base + one of 4 chunk offsets + immediates (m16 tile: 2 KiB, n16
+    // pair: 2 KiB). Few registers, no per-address arithmetic.
+    const int x = lane & 7;
+    const uint32_t a_row = stage_addr + (uint32_t)(wm * 64 + (lane & 15)) * 128;
+    const uint32_t b_row = stage_addr + T::A_BYTES + (uint32_t)(wn * 64 + ((lane >> 4) << 3) + x) * 128;
+#pragma unroll
+    for (int kk = 0; kk < T::BK / 16; ++kk) {
+      // B, two n8 tiles x k16 per ldmatrix.x4 (rows are columns of B):
+      // matrices (n 0-7, k 0-7), (n 0-7, k 8-15), (n 8-15, k 0-7),
+      // (n 8-15, k 8-15) -> b0, b1 of n-tile 2j, b0, b1 of n-tile 2j+1.
+      const uint32_t b_k = b_row + (uint32_t)(((kk * 2 + ((lane >> 3) & 1)) ^ x) << 4);
+      uint32_t bf[4][4];
+#pragma unroll
+      for (int nj = 0; nj < 4; ++nj) gemm_ldmatrix_x4(bf[nj], b_k + nj * 16 * 128);
+      // A, m16 x k16 per ldmatrix.x4: lanes 0-15 rows 0-15 at k 0-7, lanes
+      // 16-31 the same rows at k 8-15 -> a0..a3 of m16n8k16.
+      const uint32_t a_k = a_row + (uint32_t)(((kk * 2 + (lane >> 4)) ^ x) << 4);
+#pragma unroll
+      for (int mi = 0; mi < 4; ++mi) {
+        uint32_t af[4];
+        gemm_ldmatrix_x4(af, a_k + mi * 16 * 128);
+#pragma unroll
+        for (int nj = 0; nj < 4; ++nj) {
+          gemm_mma_16816(acc[mi][2 * nj], af, bf[nj][0], bf[nj][1]);
+          gemm_mma_16816(acc[mi][2 * nj + 1], af, bf[nj][2], bf[nj][3]);
+        }
+      }
+    }
+  }
+
+  // Fragment (i, j): rows g and g + 8 of m16 tile i, columns 2q, 2q + 1 of
+  // n8 tile j (g = lane / 4, q = lane % 4).
+  __device__ __forceinline__ void store(const GemmParams &p, int m0, int n0) const {
+    const int g = lane >> 2, q = lane & 3;
+#pragma unroll
+    for (int i = 0; i < 4; ++i)
+#pragma unroll
+      for (int j = 0; j < 8; ++j) {
+        const int row = m0 + wm * 64 + i * 16 + g, col = n0 + wn * 64 + j * 8 + 2 * q;
+        float *c = p.c + (size_t)row * p.n + col;
+        *reinterpret_cast<float2 *>(c) = make_float2(acc[i][j][0], acc[i][j][1]);
+        *reinterpret_cast<float2 *>(c + (size_t)8 * p.n) = make_float2(acc[i][j][2], acc[i][j][3]);
+      }
+  }
+};
+
+// ---- wgmma consumers (sm_90a): one warpgroup, 64 rows of C per m64 slice ----
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// Shared-memory matrix descriptor of a K-major operand in the 128-byte
+// swizzle (PTX ISA, "Matrix Descriptor Format"): start address >> 4 (bits
+// 0-13), leading byte offset (16-29: unused for a swizzled K-major operand,
+// 1 by convention), stride byte offset >> 4 (32-45: 1024 B from one group
+// of 8 rows to the next), base offset 0 (49-51: the stages are 1024-B
+// aligned), layout 1 = SWIZZLE_128B (62-63). The k16 step kk of a 64-wide
+// row starts kk * 32 B further: the hardware applies the swizzle to the
+// computed address, as TMA did when it wrote the tile.
+__device__ __forceinline__ uint64_t gemm_wgmma_desc(uint32_t smem_addr) {
+  return (uint64_t)((smem_addr & 0x3FFFFu) >> 4) | ((uint64_t)1 << 16) |
+         ((uint64_t)(1024 >> 4) << 32) | ((uint64_t)1 << 62);
+}
+
+__device__ __forceinline__ void gemm_wgmma_fence() {
+  asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void gemm_wgmma_commit() {
+  asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+}
+__device__ __forceinline__ void gemm_wgmma_wait0() {
+  asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
+}
+// Keeps the compiler from moving accumulator reads/writes across the
+// asynchronous wgmma window (CUTLASS's warpgroup_fence_operand).
+__device__ __forceinline__ void gemm_fence_operand(float &r) { asm volatile("" : "+f"(r)::"memory"); }
+
+// D (64 x N fp32, the warpgroup's fragments) += A (64 x 16, desc_a) *
+// B (16 x N, desc_b); both operands K-major in shared memory, scale-d = 1.
+// Inline asm has no loops: the operand lists are spelled out once here.
+#define GEMM_WG_D64 \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+  "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"
+#define GEMM_WG_D128 GEMM_WG_D64 ", " \
+  "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+  "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
+  "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
+  "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127"
+#define GEMM_F8(i)                                                                               \
+  "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
+      "+f"(d[i + 6]), "+f"(d[i + 7])
+#define GEMM_F64(i)                                                                            \
+  GEMM_F8(i), GEMM_F8(i + 8), GEMM_F8(i + 16), GEMM_F8(i + 24), GEMM_F8(i + 32), GEMM_F8(i + 40), \
+      GEMM_F8(i + 48), GEMM_F8(i + 56)
+
+__device__ __forceinline__ void gemm_wgmma_m64n128k16(float (&d)[64], uint64_t desc_a, uint64_t desc_b) {
+  asm volatile(
+      "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %66, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 {" GEMM_WG_D64 "}, %64, %65, p, 1, 1, 0, 0;\n\t}\n"
+      : GEMM_F64(0)
+      : "l"(desc_a), "l"(desc_b), "r"(1));
+}
+
+__device__ __forceinline__ void gemm_wgmma_m64n256k16(float (&d)[128], uint64_t desc_a, uint64_t desc_b) {
+  asm volatile(
+      "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %130, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16 {" GEMM_WG_D128 "}, %128, %129, p, 1, 1, 0, 0;\n\t}\n"
+      : GEMM_F64(0), GEMM_F64(64)
+      : "l"(desc_a), "l"(desc_b), "r"(1));
+}
+#undef GEMM_F64
+#undef GEMM_F8
+#undef GEMM_WG_D128
+#undef GEMM_WG_D64
+#endif  // __CUDA_ARCH_FEAT_SM90_ALL
+
+// Warpgroup consumers: warpgroup wg owns rows [64 wg * MSUB, +64 MSUB) of
+// the block tile, all BN columns: 128 x 128 has 1 warpgroup with 2 m64
+// slices, 128 x 256 has 2 with 1 each (128 fp32 accumulators per thread in
+// both, as in the mma.sync consumers).
+template <class T>
+struct GemmWarpgroupMma {
+  static constexpr int WGS = T::WARPS / 4;
+  static constexpr int MSUB = T::BM / 64 / WGS;
+  static_assert(T::BN == 128 || T::BN == 256, "wgmma n128 / n256");
+  float acc[MSUB][T::BN / 2];
+  int wg;
+
+  __device__ __forceinline__ explicit GemmWarpgroupMma(int warp) : wg(warp / 4) { zero(); }
+  __device__ __forceinline__ void zero() {
+#pragma unroll
+    for (int s = 0; s < MSUB; ++s)
+#pragma unroll
+      for (int i = 0; i < T::BN / 2; ++i) acc[s][i] = 0.f;
+  }
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  __device__ __forceinline__ void fence_acc() {
+#pragma unroll
+    for (int s = 0; s < MSUB; ++s)
+#pragma unroll
+      for (int i = 0; i < T::BN / 2; ++i) gemm_fence_operand(acc[s][i]);
+  }
+
+  // acc += this warpgroup's rows of the stage's A tile x its B tile, and
+  // wait for it: after this the stage may be released.
+  __device__ __forceinline__ void stage(uint32_t stage_addr) {
+    const uint32_t a_s = stage_addr + (uint32_t)(wg * MSUB * 64 * 128), b_s = stage_addr + T::A_BYTES;
+    fence_acc();
+    gemm_wgmma_fence();  // accumulators written by ordinary code before: order them
+#pragma unroll
+    for (int kk = 0; kk < T::BK / 16; ++kk)
+#pragma unroll
+      for (int s = 0; s < MSUB; ++s) {
+        const uint64_t da = gemm_wgmma_desc(a_s + s * 64 * 128 + kk * 32);
+        const uint64_t db = gemm_wgmma_desc(b_s + kk * 32);
+        if constexpr (T::BN == 128)
+          gemm_wgmma_m64n128k16(acc[s], da, db);
+        else
+          gemm_wgmma_m64n256k16(acc[s], da, db);
+      }
+    gemm_wgmma_commit();
+    gemm_wgmma_wait0();  // the stage's reads are done before it is released
+    fence_acc();
+  }
+#endif
+
+  // Fragment layout of wgmma D (m64nNk16, f32): warp w of the warpgroup has
+  // rows 16 w + g and 16 w + g + 8; acc[4 j + 0..1] columns 8 j + 2q, +1 of
+  // row 16 w + g, acc[4 j + 2..3] the same columns of row 16 w + g + 8.
+  // Add: C += acc (a later K slice of serial split-K), read through L2
+  // (ld.cg: the earlier slice's lines were written by another SM).
+  template <bool Add = false>
+  __device__ __forceinline__ void store(const GemmParams &p, int m0, int n0) const {
+    const int t = threadIdx.x & 127, w = t >> 5, g = (t & 31) >> 2, q = t & 3;
+#pragma unroll
+    for (int s = 0; s < MSUB; ++s)
+#pragma unroll
+      for (int j = 0; j < T::BN / 8; ++j) {
+        const int row = m0 + (wg * MSUB + s) * 64 + w * 16 + g, col = n0 + j * 8 + 2 * q;
+        float2 *c0 = reinterpret_cast<float2 *>(p.c + (size_t)row * p.n + col);
+        float2 *c1 = reinterpret_cast<float2 *>(p.c + (size_t)(row + 8) * p.n + col);
+        float2 v0 = make_float2(acc[s][4 * j], acc[s][4 * j + 1]);
+        float2 v1 = make_float2(acc[s][4 * j + 2], acc[s][4 * j + 3]);
+        if constexpr (Add) {
+          const float2 o0 = __ldcg(c0), o1 = __ldcg(c1);
+          v0.x += o0.x, v0.y += o0.y, v1.x += o1.x, v1.y += o1.y;
+        }
+        *c0 = v0;
+        *c1 = v1;
+      }
+  }
+
+  // A partial tile in a workspace, in fragment order: float4 j of consumer
+  // thread t at [j * NT + t] (every warp writes 512 contiguous bytes).
+  static constexpr int NT = T::WARPS * 32, V4 = MSUB * T::BN / 8;
+  __device__ __forceinline__ void save(float *ws) const {
+    float4 *w4 = reinterpret_cast<float4 *>(ws) + threadIdx.x;
+#pragma unroll
+    for (int s = 0; s < MSUB; ++s)
+#pragma unroll
+      for (int j = 0; j < T::BN / 8; ++j)
+        __stcg(w4 + (s * T::BN / 8 + j) * NT,
+               make_float4(acc[s][4 * j], acc[s][4 * j + 1], acc[s][4 * j + 2], acc[s][4 * j + 3]));
+  }
+  __device__ __forceinline__ void add_from(const float *ws) {
+    const float4 *w4 = reinterpret_cast<const float4 *>(ws) + threadIdx.x;
+#pragma unroll
+    for (int s = 0; s < MSUB; ++s)
+#pragma unroll
+      for (int j = 0; j < T::BN / 8; ++j) {
+        const float4 v = __ldcg(w4 + (s * T::BN / 8 + j) * NT);
+        acc[s][4 * j] += v.x, acc[s][4 * j + 1] += v.y, acc[s][4 * j + 2] += v.z, acc[s][4 * j + 3] += v.w;
+      }
+  }
+};
+
+#endif  // SB_KERNELS_GEMM_CONSUMERS_CUH

@@ -1,0 +1,144 @@
+// GEMM family, the mainloop: how a stage of the K loop is filled and
+// handed over. The cp.async stage copy (every thread or one producer warp),
+// the TMA box copy, the warp-specialized ring's consumer loop, the elected
+// TMA producer, and gemm_ws_tma: the whole warp-specialized TMA body (ring,
+// producer, consumers, epilogue) that ws_tma and the split-K variants run.
+// What the consumers compute: gemm_consumers.cuh; which tile and K range a
+// block takes, and the fix-ups: gemm_schedulers.cuh.
+#ifndef SB_KERNELS_GEMM_MAINLOOP_CUH
+#define SB_KERNELS_GEMM_MAINLOOP_CUH
+
+#include "cp_async.cuh"
+#include "gemm_params.cuh"
+#include "ring.cuh"
+
+// ---- cp.async: the stage copy of the cp.async and ws_mbarrier variants ----
+
+// Copies k-tile k0 of the block's A rows (a_blk = A + m0 * K) and B columns
+// (b_blk = B + n0 * K) into `stage`, swizzled: thread t of NT copies 16-B
+// chunk t & 7 of rows t / 8, t / 8 + NT / 8, ...; 8 consecutive threads
+// read one 128-B row segment. The source pointer steps by NT / 8 rows, so
+// the compiler keeps one pointer per operand, not one per copy (a 32-lane
+// producer issues 32 + 64 copies per stage).
+template <int NT, int ROWS>
+__device__ __forceinline__ void gemm_load_rows(uint32_t dst, const uint16_t *src_blk, int K, int k0,
+                                               int t) {
+  static_assert((ROWS * 8) % NT == 0, "whole chunks per thread");
+  const int c = t & 7;
+  const uint16_t *src = src_blk + (size_t)(t >> 3) * K + k0 + c * 8;
+  const size_t step = (size_t)(NT / 8) * K;
+#pragma unroll 8
+  for (int it = 0; it < ROWS * 8 / NT; ++it) {
+    sb_cp_async16(dst + gemm_swz(it * (NT / 8) + (t >> 3), c), src);
+    src += step;
+  }
+}
+
+template <class T, int NT>
+__device__ __forceinline__ void gemm_load_stage(uint32_t stage, const uint16_t *a_blk,
+                                                const uint16_t *b_blk, int K, int k0, int t) {
+  gemm_load_rows<NT, T::BM>(stage, a_blk, K, k0, t);
+  gemm_load_rows<NT, T::BN>(stage + T::A_BYTES, b_blk, K, k0, t);
+}
+
+// ---- TMA (sm_90): one 2D box per operand ----
+
+// A 2D box (64 columns of K from column k0, BM or BN rows from row r0) into
+// `dst`, completing its bytes on `bar` (complete_tx).
+__device__ __forceinline__ void gemm_tma_load_2d(uint32_t dst, const CUtensorMap *map, int k0, int r0,
+                                                 uint32_t bar) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3}], [%4];" ::"r"(dst),
+      "l"((unsigned long long)map), "r"(k0), "r"(r0), "r"(bar)
+      : "memory");
+#else
+  (void)dst, (void)map, (void)k0, (void)r0, (void)bar;
+  __trap();
+#endif
+}
+
+// ---- the warp-specialized ring ----
+
+// The warp-specialized variants: consumer warps 0..WARPS-1 (whole
+// warpgroups for wgmma), then one producer warp. Per stage a `full` and an
+// `empty` mbarrier (kernels/ring.cuh): `empty` expects every consumer
+// thread (release from converged warps), `full` what the producer says.
+template <class T, int S>
+struct GemmRingBars {
+  uint64_t full[S], empty[S];
+};
+
+// The consumer side, shared by the ws variants: wait full, compute, release.
+template <class T, int S, bool Bounded, class Math>
+__device__ __forceinline__ void gemm_ws_consume(const sb_ring<S, Bounded> &ring, Math &math,
+                                                uint32_t smem, int tiles) {
+  ring.grant_credits();  // every stage starts empty: one credit each
+  sb_ring_state st;
+  for (int kt = 0; kt < tiles; ++kt) {
+    ring.wait(st);  // acquire: the stage's bytes landed
+    math.stage(smem + st.index * T::STAGE_BYTES);
+    ring.release(st);  // my reads of the stage are done
+    st.template advance<S>();
+  }
+}
+
+// The TMA producer: one elected thread; per stage one arrive.expect_tx of
+// both tiles' bytes, then the two boxes, which complete_tx on `full`.
+template <class T, int S, bool Bounded>
+__device__ __forceinline__ void gemm_tma_produce_range(const GemmParams &p, const sb_ring<S, Bounded> &ring,
+                                                       sb_ring_state &st, uint32_t smem, int m0, int n0,
+                                                       int kt0, int kt1) {
+  for (int kt = kt0; kt < kt1; ++kt) {
+    ring.acquire(st);
+    const uint32_t stage = smem + st.index * T::STAGE_BYTES;
+    ring.commit_tx(st, (uint32_t)T::STAGE_BYTES);  // = A box (64 x BM) + B box (64 x BN), fp16
+    gemm_tma_load_2d(stage, &p.map_a, kt * T::BK, m0, ring.full_bar(st.index));
+    gemm_tma_load_2d(stage + T::A_BYTES, &p.map_b, kt * T::BK, n0, ring.full_bar(st.index));
+    st.template advance<S>();
+  }
+}
+template <class T, int S, bool Bounded>
+__device__ __forceinline__ void gemm_tma_produce(const GemmParams &p, const sb_ring<S, Bounded> &ring,
+                                                 uint32_t smem, int m0, int n0, int kt0, int kt1) {
+  sb_ring_state st;
+  gemm_tma_produce_range<T, S, Bounded>(p, ring, st, smem, m0, n0, kt0, kt1);
+  ring.producer_tail(st);
+}
+
+// The TMA variants' body: the ring, the elected producer, the consumers
+// with their Math (mma.sync warps or wgmma warpgroups), over k-tiles
+// [kt0, kt1) (the whole K loop but for the split variants); then Epi, the
+// consumers' epilogue (the producer warp has returned by then).
+struct GemmStoreEpi {
+  template <class Math>
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
+    math.store(p, m0, n0);
+  }
+};
+template <class T, int S, bool Bounded, class Math, class Epi = GemmStoreEpi>
+__device__ __forceinline__ void gemm_ws_tma(const GemmParams &p, uint32_t smem, int m0, int n0,
+                                            int kt0 = 0, int kt1 = -1, const Epi &epi = Epi{}) {
+  __shared__ GemmRingBars<T, S> bars;
+  // full: the producer's one arrive.expect_tx (+ the copies' bytes); empty: every consumer thread.
+  if (threadIdx.x == 0) sb_ring<S, Bounded>::init(bars.full, bars.empty, 1, T::WARPS * 32);
+  __syncthreads();  // the inits are visible; no block barrier after this
+  const sb_ring<S, Bounded> ring(bars.full, bars.empty);
+  const int warp = threadIdx.x >> 5;
+  if (kt1 < 0) kt1 = p.k / T::BK;
+  if (warp == T::WARPS) {
+    if (threadIdx.x == T::WARPS * 32) gemm_tma_produce<T, S, Bounded>(p, ring, smem, m0, n0, kt0, kt1);
+    return;
+  }
+  // TMA writes the stages, ldmatrix or wgmma reads them; no generic-proxy
+  // write ever touches a stage, so no fence.proxy.async (the mbarrier
+  // phases order the copy engine's writes before the reads).
+  Math math(warp);
+  gemm_ws_consume<T, S, Bounded>(ring, math, smem, kt1 - kt0);
+  const long long t0 = Bounded ? clock64() : 0;
+  epi(p, math, m0, n0);
+  gemm_prof_add<Bounded>(p, 0, t0);
+}
+
+#endif  // SB_KERNELS_GEMM_MAINLOOP_CUH

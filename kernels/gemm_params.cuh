@@ -1,0 +1,60 @@
+// GEMM family, what every piece of the kernels shares: the one parameter
+// struct, the block tile's shape, the shared-memory swizzle and the
+// bounded twin's epilogue profile. kernels/gemm.cu (the variants) and the
+// gemm_mainloop / gemm_consumers / gemm_schedulers headers build on it.
+#ifndef SB_KERNELS_GEMM_PARAMS_CUH
+#define SB_KERNELS_GEMM_PARAMS_CUH
+
+#include <cuda.h>
+#include <stdint.h>
+
+#include "gemm_tiles.h"
+
+// The one parameter struct. The tensor maps come first (CUtensorMap is
+// alignas(128) in CUDA 13, so the struct is too; alignas(64) would be a
+// reduction nvcc ignores), __grid_constant__ with the struct so TMA can
+// take their address; the non-TMA variants leave them zero.
+struct alignas(128) GemmParams {
+  CUtensorMap map_a;  // A as [M][K] fp16, boxes of 64 x BM, 128B swizzle
+  CUtensorMap map_b;  // B as [N][K] fp16, boxes of 64 x BN, 128B swizzle
+  const uint16_t *a;
+  const uint16_t *b;
+  float *c;
+  int m, n, k;
+  int splits;         // split variants: K slices per output tile (1 otherwise)
+  unsigned *sem;      // split variants: one semaphore / arrival counter per tile
+  float *ws;          // splitk_parallel: fp32 partial tiles [splits][tiles][BM * BN]
+  // The validating (bounded) twin of the ws_tma-based variants only, NULL
+  // in every timed launch: [0] += SM cycles thread 0 spent in epilogues
+  // (stores, and for the split variants the waits, workspace traffic and
+  // adds that combine partial tiles), [1] += its cycles in the whole block.
+  unsigned long long *prof;
+};
+
+// Thread 0's cycles since t0 into prof[slot]: the bounded twin's epilogue
+// profile (GemmParams::prof); compiled out of the timed kernels.
+template <bool Bounded>
+__device__ __forceinline__ void gemm_prof_add(const GemmParams &p, int slot, long long t0) {
+  if constexpr (Bounded)
+    if (p.prof && threadIdx.x == 0) atomicAdd(p.prof + slot, (unsigned long long)(clock64() - t0));
+}
+
+template <int BM_, int BN_>
+struct GemmTile {
+  static constexpr int BM = BM_, BN = BN_, BK = SB_GEMM_BK;
+  static constexpr int WARPS_N = BN / 64;             // mma.sync: 64 x 64 per warp
+  static constexpr int WARPS = (BM / 64) * WARPS_N;   // = 4 per 64-row warpgroup
+  static constexpr int A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2;
+  static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
+  static_assert(BM % 64 == 0 && BN % 64 == 0, "64 x 64 warp tiles");
+  static_assert(A_BYTES % 1024 == 0, "B tile and next stage stay 1024-B aligned");
+};
+using Tile128x128 = GemmTile<128, 128>;  // tile axis 0
+using Tile128x256 = GemmTile<128, 256>;  // tile axis 1
+
+// Byte offset of 16-B chunk `chunk` of tile row `row` (128-byte swizzle).
+__device__ __forceinline__ uint32_t gemm_swz(int row, int chunk) {
+  return (uint32_t)(row * 128 + ((chunk ^ (row & 7)) << 4));
+}
+
+#endif  // SB_KERNELS_GEMM_PARAMS_CUH

@@ -1,0 +1,180 @@
+// GEMM family, the tile schedulers: which output tile and which k-tiles a
+// block takes, and, where several blocks share a tile, the fix-up that
+// combines them across blocks. Data-parallel (one block per tile, grouped
+// order), split-K (a slice of K per block: serial, in order behind a
+// per-tile semaphore, or parallel, through a workspace and an arrival
+// counter), stream-K (a persistent grid, equal shares of all k-tiles, fixed
+// up through per-block flags). The mainloop does not know them: the split
+// variants hand gemm_ws_tma a K range and an epilogue (gemm_mainloop.cuh).
+#ifndef SB_KERNELS_GEMM_SCHEDULERS_CUH
+#define SB_KERNELS_GEMM_SCHEDULERS_CUH
+
+#include "gemm_params.cuh"
+#include "mbarrier.cuh"  // sb_wd_poll_failed: the bounded twin's watchdog
+
+// ---- data-parallel: one block per output tile ----
+
+// Block b -> block tile: groups of 8 tile-rows, walked column by column
+// inside a group, so the blocks resident at once share A rows and B
+// columns in L2 (Triton's grouped ordering). Every variant, the same order.
+template <class T>
+__device__ __forceinline__ void gemm_tile_origin(const GemmParams &p, int b, int *m0, int *n0) {
+  constexpr int GROUP = 8;
+  const int tiles_m = p.m / T::BM, tiles_n = p.n / T::BN;
+  const int per_group = GROUP * tiles_n;
+  const int first_m = b / per_group * GROUP;
+  const int rows = tiles_m - first_m < GROUP ? tiles_m - first_m : GROUP;
+  *m0 = (first_m + (b % per_group) % rows) * T::BM;
+  *n0 = (b % per_group) / rows * T::BN;
+}
+template <class T>
+__device__ __forceinline__ void gemm_block_tile(const GemmParams &p, int *m0, int *n0) {
+  gemm_tile_origin<T>(p, (int)(blockIdx.x % ((p.m / T::BM) * (p.n / T::BN))), m0, n0);
+}
+
+// ---- split-K: several blocks per output tile, each a slice of K ----
+// Block b of a split grid takes tile b % tiles (the grouped order above)
+// and K slice b / tiles: every slice-0 block comes before every slice-1
+// block in launch order, which serial split-K's in-order wait relies on (a
+// waiting block's predecessors were dispatched before it). Slice s covers
+// k-tiles [s * KT / splits, (s + 1) * KT / splits).
+
+// The consumer threads' own barrier (named barrier 1): the producer warp
+// has left, so __syncthreads would wait for it forever.
+template <class T>
+__device__ __forceinline__ void gemm_consumer_sync() {
+  asm volatile("bar.sync 1, %0;" ::"r"(T::WARPS * 32) : "memory");
+}
+
+__device__ __forceinline__ unsigned gemm_ld_acquire_gpu(const unsigned *a) {
+  unsigned v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(a) : "memory");
+  return v;
+}
+__device__ __forceinline__ void gemm_st_release_gpu(unsigned *a, unsigned v) {
+  asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(a), "r"(v) : "memory");
+}
+
+// Spins (one thread) until *sem == want, acquire at GPU scope. Bounded:
+// the validating launch's twin, under the deadlock watchdog (a semaphore
+// that never turns becomes a `deadlock` row).
+template <bool Bounded>
+__device__ __forceinline__ void gemm_sem_wait(const unsigned *sem, unsigned want) {
+  unsigned long long t0 = 0;
+  while (gemm_ld_acquire_gpu(sem) != want)
+    sb_wd_poll_failed<Bounded>(&t0, (uint32_t)(uintptr_t)sem, want);
+}
+
+// Serial: slice s waits until the tile's semaphore reads s, adds its
+// partial tile into C (slice 0 stores), then releases s + 1. Release
+// (Release = false: the planted bug of the broken build, which never
+// releases: the next slice's wait is caught by the watchdog).
+template <class T, bool Bounded, bool Release = true>
+struct GemmSerialEpi {
+  int slice;
+  template <class Math>
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
+    unsigned *sem = p.sem + blockIdx.x % ((p.m / T::BM) * (p.n / T::BN));
+    if (threadIdx.x == 0) gemm_sem_wait<Bounded>(sem, (unsigned)slice);
+    gemm_consumer_sync<T>();  // every consumer thread is behind the acquire
+    if (slice == 0)
+      math.store(p, m0, n0);
+    else
+      math.template store<true>(p, m0, n0);
+    gemm_consumer_sync<T>();  // every thread's C writes are done
+    if (Release && threadIdx.x == 0) {
+      __threadfence();  // cumulative: the block's writes, seen through the barrier
+      gemm_st_release_gpu(sem, (unsigned)slice + 1);
+    }
+  }
+};
+
+// Parallel: every slice writes its fp32 partial tile to the workspace,
+// then counts itself in (fence, atomicAdd); the last to arrive (reads
+// splits - 1) fences again (acquire) and reduces the other slices'
+// partials into its registers, then stores C. No block ever waits.
+template <class T>
+struct GemmParallelEpi {
+  int slice;
+  template <class Math>
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
+    __shared__ int last;
+    const int tiles = (p.m / T::BM) * (p.n / T::BN), tile = blockIdx.x % tiles;
+    constexpr size_t TILE_ELEMS = (size_t)T::BM * T::BN;
+    math.save(p.ws + ((size_t)slice * tiles + tile) * TILE_ELEMS);
+    gemm_consumer_sync<T>();  // every thread's partial is written
+    if (threadIdx.x == 0) {
+      __threadfence();  // release the block's partial before counting it
+      last = atomicAdd(p.sem + tile, 1u) == (unsigned)p.splits - 1;
+      if (last) __threadfence();  // acquire: every other slice's partial
+    }
+    gemm_consumer_sync<T>();
+    if (!last) return;
+    for (int s = 0; s < p.splits; ++s)
+      if (s != slice) math.add_from(p.ws + ((size_t)s * tiles + tile) * TILE_ELEMS);
+    math.store(p, m0, n0);
+  }
+};
+
+template <class T>
+__device__ __forceinline__ void gemm_slice_range(const GemmParams &p, int *slice, int *kt0, int *kt1) {
+  const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK;
+  *slice = blockIdx.x / tiles;
+  *kt0 = sb_gemm_slice_begin(kts, p.splits, *slice);
+  *kt1 = sb_gemm_slice_begin(kts, p.splits, *slice + 1);
+}
+
+// ---- stream-K: a persistent grid, equal shares of all MAC iterations ----
+// gemm_tiles.h has the schedule. Work units of block b, in order: the
+// pieces of its stream-K range [begin(b), begin(b + 1)) cut at tile
+// boundaries, then its data-parallel tiles. A piece that starts a tile
+// (k0 = 0) but does not finish it is the tile's owner: it is the block's
+// last stream-K piece, so the later blocks that hold the rest of the tile
+// did theirs first (a block's first piece is the only one that can start
+// mid-tile). Those contributors write their partial tile to the block's
+// workspace slot and release the block's flag; the owner acquires the flags
+// of blocks b+1.. whose range starts inside the tile, adds their partials
+// and stores C. Only owners wait, and only on first pieces, which never
+// wait: no cycle, given the persistent grid is resident at once.
+template <class F>
+__device__ __forceinline__ void gemm_sk_units(int tiles, int kts, int sk_tiles, int it0, int it1, F &&f) {
+  for (int it = it0; it < it1;) {
+    const int tile = it / kts, k0 = it % kts;
+    const int k1 = min(kts, k0 + (it1 - it));
+    f(tile, k0, k1);
+    it += k1 - k0;
+  }
+  for (int t = sk_tiles + (int)blockIdx.x; t < tiles; t += (int)gridDim.x) f(t, 0, kts);
+}
+
+template <class T, bool Bounded, class Math>
+__device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math, int m0, int n0, int tile,
+                                                 int k0, int k1, int kts, int sk_iters, int sk_grid) {
+  constexpr size_t TILE_ELEMS = (size_t)T::BM * T::BN;
+  const int b = blockIdx.x;
+  if (k0 == 0 && k1 == kts) {  // a whole tile: no fix-up
+    math.store(p, m0, n0);
+  } else if (k0 != 0) {  // contributor: publish the partial, release my flag
+    math.save(p.ws + (size_t)b * TILE_ELEMS);
+    gemm_consumer_sync<T>();
+    if (threadIdx.x == 0) {
+      __threadfence();
+      gemm_st_release_gpu(p.sem + b, 1u);
+    }
+  } else {  // owner: wait for every later contributor, then add their partials, then store
+    const int tile_end = (tile + 1) * kts;
+    int c_end = b + 1;  // contributors: the non-empty blocks in (b, c_end)
+    while (c_end < sk_grid && sb_gemm_sk_begin(sk_iters, sk_grid, c_end) < tile_end) ++c_end;
+    if (threadIdx.x == 0)
+      for (int c = b + 1; c < c_end; ++c)
+        if (sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) != sb_gemm_sk_begin(sk_iters, sk_grid, c))
+          gemm_sem_wait<Bounded>(p.sem + c, 1u);
+    gemm_consumer_sync<T>();  // every consumer thread is behind the acquires
+    for (int c = b + 1; c < c_end; ++c)
+      if (sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) != sb_gemm_sk_begin(sk_iters, sk_grid, c))
+        math.add_from(p.ws + (size_t)c * TILE_ELEMS);
+    math.store(p, m0, n0);
+  }
+}
+
+#endif  // SB_KERNELS_GEMM_SCHEDULERS_CUH
