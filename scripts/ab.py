@@ -7,7 +7,7 @@ power and temperature, with the same inputs.
     scripts/ab.py --base REV [--new REV] [--device N] [--dir DIR]
         [--threshold PCT] [--summary FILE] [--detail FILE]
         [--base-bin PATH] [--new-bin PATH] [--seed S] [--python PY]
-        [--repo DIR] [-- SWEEP_ARGS...]
+        [--first-server base|new] [--build-only] [--repo DIR] [-- SWEEP_ARGS...]
     make ab BASE=REV [NEW=REV] [DEVICE=N] [ABDIR=DIR] [THRESHOLD=PCT] [ARGS="..."]
 
 BASE is a git revision; NEW another one, or (left out) the working tree.
@@ -18,7 +18,9 @@ build/syncbench` in the repository. Build output: build/ab/<name>.build.log.
 Google Benchmark); the revision then only names the side.
 
 Both binaries run as servers (`syncbench --serve`, same --seed, same
---device); the points of both sweeps (`--benchmark_list_tests SWEEP_ARGS`)
+--device), each sets its worker up (`@start`: its CUDA context) before the
+first point, --first-server's side first (the order is recorded: a
+context's memory placement moves some rows, docs/REGRESSIONS.md); the points of both sweeps (`--benchmark_list_tests SWEEP_ARGS`)
 are walked in sweep order, point k run on BASE then NEW for even k and NEW
 then BASE for odd k. A point only one side has runs on that side only and
 is listed (DIR/ab.txt, stderr). A server that dies is restarted with
