@@ -11,6 +11,9 @@
 #     p  planted: new vs plant (one extra barrier per step in scan/pingpong),
 #        over the families that run in under a few minutes -> plant/
 #     d  one plain default sweep of new (the 1x of the A/B cost) -> sweep.csv
+#     x  the experimental build (make EXPERIMENTAL=1): its quick sweep of
+#        the families it changes, compute-sanitizer on them at a tiny size,
+#        then A/B new vs experimental over those families -> experimental/
 # Each step prints one summary line; the A/B steps' own exit status is
 # ab.py's (0 pass, 1 regression or broken rows, ...).
 set -u
@@ -48,6 +51,18 @@ fi
 step q && ab quick --base BASE --new NEW --base-bin "$C/base" --new-bin "$C/new" -- --quick
 step a && ab aa --base BASE --new NEW --base-bin "$C/base" --new-bin "$C/new"
 step p && ab plant --base NEW --new PLANT --base-bin "$C/new" --new-bin "$C/plant" -- --filter "$PLANT_FAMILIES"
+if step x; then
+  X=${EXPERIMENTAL_FAMILIES:-'^(reference|gemm|barrier_cluster|barrier_tma)/'}
+  t=$SECONDS; "$C/experimental" --quick --filter "$X" --out "$O/experimental_quick.csv" 2> "$O/experimental_quick.log"
+  echo "ab_proof: experimental quick: exit $? in $((SECONDS - t)) s"; tail -1 "$O/experimental_quick.log"
+  for tool in memcheck synccheck racecheck; do
+    t=$SECONDS
+    compute-sanitizer --tool $tool --error-exitcode 9 "$C/experimental" --quick --filter "$X" --no-fork \
+      --unpaired --warmup 0 --min-time 0.0005 --out "/tmp/x_$tool.csv" > "$O/experimental_$tool.log" 2>&1
+    echo "ab_proof: experimental $tool: exit $? in $((SECONDS - t)) s: $(grep -h 'ERROR SUMMARY\|RACECHECK SUMMARY' "$O/experimental_$tool.log" | tail -1)"
+  done
+  ab experimental --base NEW --new EXPERIMENTAL --base-bin "$C/new" --new-bin "$C/experimental" -- --filter "$X"
+fi
 if step d; then
   t=$SECONDS; "$C/new" --out "$O/sweep.csv" 2> "$O/sweep.log"
   echo "ab_proof: sweep: exit $? in $((SECONDS - t)) s"; tail -1 "$O/sweep.log"
