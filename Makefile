@@ -139,7 +139,7 @@ carry: $(BIN) $(PLAIN) $(PREDECESSORS) $(CANARY)
 # HEAD), NEW = this working tree, PLANT = NEW with PLANT_SLOWDOWN=1 (one
 # extra barrier per step in scan/pingpong), EXPERIMENTAL = NEW with the
 # variants awaiting their first GPU run, stripped and xz-compressed.
-carry-ab: $(BIN)
+carry-ab: $(BIN) $(CANARY)
 	$(MAKE) PLANT_SLOWDOWN=1 BUILD=build/plant build/plant/syncbench
 	$(MAKE) EXPERIMENTAL=1 build/experimental/syncbench
 	@rm -rf .carry_ab && mkdir -p .carry_ab/lib
@@ -147,7 +147,7 @@ carry-ab: $(BIN)
 	  set -- $$bins; strip -o .carry_ab/base $$1 && strip -o .carry_ab/new $$2
 	strip -o .carry_ab/plant build/plant/syncbench && strip -o .carry_ab/experimental build/experimental/syncbench
 	xz -T0 .carry_ab/base .carry_ab/new .carry_ab/plant .carry_ab/experimental
-	cp $(BUILD)/lib/* .carry_ab/lib/ && cp scripts/ab_proof.sh .carry_ab/ && du -sh .carry_ab
+	cp $(BUILD)/lib/* .carry_ab/lib/ && cp $(CANARY) scripts/ab_proof.sh .carry_ab/ && du -sh .carry_ab
 
 # make sanitize's racecheck calibration (scripts/sanitize.sh): stand-alone,
 # no watchdog, no Google Benchmark.

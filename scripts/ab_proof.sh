@@ -55,12 +55,12 @@ if step x; then
   X=${EXPERIMENTAL_FAMILIES:-'^(reference|gemm|barrier_cluster|barrier_tma)/'}
   t=$SECONDS; "$C/experimental" --quick --filter "$X" --out "$O/experimental_quick.csv" 2> "$O/experimental_quick.log"
   echo "ab_proof: experimental quick: exit $? in $((SECONDS - t)) s"; tail -1 "$O/experimental_quick.log"
-  for tool in memcheck synccheck racecheck; do
-    t=$SECONDS
-    compute-sanitizer --tool $tool --error-exitcode 9 "$C/experimental" --quick --filter "$X" --no-fork \
-      --unpaired --warmup 0 --min-time 0.0005 --out "/tmp/x_$tool.csv" > "$O/experimental_$tool.log" 2>&1
-    echo "ab_proof: experimental $tool: exit $? in $((SECONDS - t)) s: $(grep -h 'ERROR SUMMARY\|RACECHECK SUMMARY' "$O/experimental_$tool.log" | tail -1)"
-  done
+  # scripts/sanitize.sh's tiny sizes (GEMM 256 x 256 x 1024: every ring wraps)
+  t=$SECONDS
+  SANITIZE_FAMILIES="${EXPERIMENTAL_SANITIZE:-gemm barrier_cluster barrier_tma}" CANARY="$C/racecheck_canary" \
+    scripts/sanitize.sh "$C/experimental" 0 > "$O/experimental_sanitize.log" 2>&1
+  echo "ab_proof: experimental sanitize: exit $? in $((SECONDS - t)) s"
+  cp results/*/sanitize.md "$O/experimental_sanitize.md" 2>/dev/null; tail -3 "$O/experimental_sanitize.log"
   ab experimental --base NEW --new EXPERIMENTAL --base-bin "$C/new" --new-bin "$C/experimental" -- --filter "$X"
 fi
 if step d; then
