@@ -897,6 +897,189 @@ struct barrier_op_cluster_barrier : BarrierBase {
   }
 };
 
+#ifdef SB_EXPERIMENTAL
+// ---- not yet run on a GPU (make EXPERIMENTAL=1; docs/barrier.md,
+// "Awaiting their first GPU run") ----
+
+// dsmem_handoff (family barrier_cluster): flag_handoff's ping-pong, but
+// between the two CTAs of one cluster of 2 through distributed shared
+// memory instead of L2. Each CTA owns one mbarrier (count 1: the peer's one
+// arrival per phase) and one token word. Warp 0 of each CTA plays a side:
+//   rank 0: hand (remote arrive on rank 1's barrier); take (wait on its own)
+//   rank 1: take; hand
+// take: every lane of warp 0 waits on its own barrier with
+// try_wait.parity.acquire.cluster and flips the parity (one phase per trip);
+// hand: __syncwarp (every lane is past its wait, so no lane can still be
+// polling a phase the peer's next arrive would start over), then lane 0
+// alone (one elected thread of a converged warp) arrives on the peer's
+// barrier: mbarrier.arrive.release.cluster.shared::cluster via mapa.
+// Each loop trip is a round trip, two one-way hand-offs: the launch is one
+// cluster of 2 (SB_BARRIER_VF_PAIR | SB_BARRIER_VF_CLUSTER: two blocks,
+// padded to one per SM, no cooperative launch: a cluster is co-scheduled),
+// and derive halves it, as for flag_handoff.
+// Rules:
+//  - each CTA's thread 0 initializes its own barrier (and zeroes its token),
+//    then fence.mbarrier_init.release.cluster; then a cluster barrier
+//    (arrive.release + wait.acquire, every thread) before any remote arrive;
+//  - parity tracked per side, flipped after each wait;
+//  - a cluster barrier after the loop, before exit: no CTA exits while its
+//    peer may still arrive on its barrier or store into its token;
+//  - warp 0 converged around each hand; one thread arrives.
+// Validating twin: the hand-off carries data. Lane 0 of the sender stores
+// this trip's tag (barrier_tag(p, rank)) into the peer's token
+// (st.shared::cluster via mapa) before its release-arrive; lane 0 of the
+// receiver loads its own token after its acquire-wait, and the trip is
+// proven if it holds the peer's tag for p. One token per side suffices: a
+// side rewrites the peer's token only after taking the hand-off the peer
+// sent after reading it. The waits run under the watchdog, so a lost
+// arrive is a `deadlock` row. Both twins report, in `value`, how many
+// hand-offs each side took (the host wants iters), and each side's SM.
+struct barrier_op_dsmem_handoff : BarrierBase {
+  unsigned char *x;    // the exchange area (SB_BARRIER_PAIR_SMID)
+  uint32_t bar;        // my barrier (shared::cta)
+  uint32_t peer_bar;   // the peer's barrier (shared::cluster)
+  uint32_t token;      // my token word (shared::cta)
+  uint32_t peer_token; // the peer's token word (shared::cluster)
+  uint32_t rank, parity;
+  uint32_t send, got;  // validating: the tag to send this trip, the token received
+  uint32_t taken;      // hand-offs received
+  __host__ static size_t smem(const long long *) { return 0; }  // the launcher pads it
+  __device__ static BarrierRole role(int) {
+    BarrierRole r = barrier_role(SB_PART_WARP);  // warp 0 plays the side
+    r.report = threadIdx.x == 0;
+    return r;
+  }
+  __device__ static barrier_op_dsmem_handoff make(const BarrierParams &a, const BarrierRole &) {
+    __shared__ __align__(8) uint64_t bar;
+    __shared__ uint32_t token;
+    barrier_op_dsmem_handoff op{};
+    op.rank = sb_cluster_rank();
+    if (threadIdx.x == 0) {
+      sb_mbar_init(&bar, 1);     // one arrival per phase: the peer's
+      token = 0;                 // no tag is 0
+      sb_fence_mbarrier_init();  // the init, visible to the peer's remote arrive
+    }
+    op.x = a.out + sizeof(sb_barrier_head) + SB_BARRIER_MAX_BLOCKS * sizeof(sb_barrier_rec);
+    op.bar = sb_mbar_addr(&bar);
+    op.token = sb_mbar_addr(&token);
+    op.peer_bar = sb_mapa(op.bar, op.rank ^ 1u);
+    op.peer_token = sb_mapa(op.token, op.rank ^ 1u);
+    return op;
+  }
+  // Both barriers initialized before either side arrives on its peer's.
+  __device__ void before_start() const { sb_cluster_sync(); }
+  template <bool Validate>
+  __device__ void hand() const {
+    __syncwarp();
+    if (threadIdx.x == 0) {
+      if constexpr (Validate) sb_st_cluster_u32(peer_token, send);  // before the release
+      sb_mbar_arrive_remote(peer_bar);
+    }
+  }
+  template <bool Validate>
+  __device__ void take() {
+    unsigned long long wd_t0 = 0;
+    while (!sb_mbar_try_wait_cluster(bar, parity)) sb_wd_poll_failed<Validate>(&wd_t0, bar, parity);
+    parity ^= 1;
+    ++taken;
+    if constexpr (Validate) got = sb_lds_u32(token);  // after the acquire
+  }
+  template <bool Validate>
+  __device__ void sync() {
+    if (rank == 0) {
+      hand<Validate>();
+      take<Validate>();
+    } else {
+      take<Validate>();
+      hand<Validate>();
+    }
+  }
+  __device__ void publish(const BarrierSlotProof &, int p) { send = barrier_tag(p, (int)rank); }
+  __device__ unsigned proven(const BarrierSlotProof &, int p) const {
+    return got == barrier_tag(p, (int)(rank ^ 1u));
+  }
+  __device__ uint32_t value() const { return taken; }
+  // Which SM each side ran on (the host checks they differ), then nobody
+  // exits while the peer may still touch its barrier or token.
+  __device__ void after_finish() const {
+    if (threadIdx.x == 0) ((uint32_t *)x)[SB_BARRIER_PAIR_SMID + blockIdx.x] = barrier_smid();
+    sb_cluster_sync();
+  }
+};
+
+// tma_multicast_roundtrip (family barrier_tma): tma_roundtrip's copy as one
+// multicast to a cluster of 2. Per op, every thread of both CTAs first
+// passes a cluster barrier (arrive.release + wait.acquire): the copy about
+// to be issued overwrites the peer's buffer and starts the peer's barrier's
+// next phase, so the peer must be done with the last one (its wait, and in
+// the validating twin its reads and proxy fence). Then thread 0 of each CTA
+// arrives on its own barrier with expect_tx(bytes), and thread 0 of rank 0
+// issues one cp.async.bulk ... .multicast::cluster of `bytes` with ctaMask
+// 0b11: each CTA receives `bytes` and its barrier a complete_tx of `bytes`,
+// so each expect_tx counts what the multicast delivers to THAT CTA (not
+// 2 x bytes). The peer's expect_tx may come after the copy's complete_tx
+// reached its barrier: the phase's tx-count goes negative meanwhile, and the
+// phase cannot complete before the peer's arrival. Both thread 0s wait.
+// The price is one multicast round trip plus one cluster barrier (compare
+// tma_roundtrip + cluster_barrier at cluster 2). Rules as dsmem_handoff's:
+// own barrier, fence.mbarrier_init, a cluster barrier before the first copy
+// and before exit; the others take part in every cluster barrier, which
+// counts every thread of the cluster. Validating: each thread 0 checks the
+// first and last word of its copy against the half it expected, then
+// fence.proxy.async (its generic reads before the next copy's async writes,
+// which the next cluster barrier orders after them).
+struct barrier_op_tma_multicast_roundtrip : BarrierBase {
+  const uint32_t *src;
+  uint32_t bar, parity, bytes, rank;
+  uint32_t first0, first1, last0, last1;  // the halves' first and last words
+  __host__ static size_t smem(const long long *axis) { return (size_t)axis[SB_AXIS_BUFFER_BYTES]; }
+  __device__ static BarrierRole role(int) {
+    BarrierRole r = barrier_role(SB_PART_ALL);  // all: every thread is in the cluster barrier
+    r.report = threadIdx.x == 0;
+    return r;
+  }
+  __device__ static barrier_op_tma_multicast_roundtrip make(const BarrierParams &a,
+                                                            const BarrierRole &) {
+    __shared__ __align__(8) uint64_t bar;
+    barrier_op_tma_multicast_roundtrip op{};
+    if (threadIdx.x == 0) {
+      sb_mbar_init(&bar, 1);     // one arrival per phase (this CTA's thread 0) + the bytes
+      sb_fence_mbarrier_init();  // visible to the copy engine and to the peer's multicast
+      const int words = a.bytes / 4;
+      op.first0 = a.in[0], op.first1 = a.in[words];
+      op.last0 = a.in[words - 1], op.last1 = a.in[2 * words - 1];
+    }
+    op.src = a.in;
+    op.bar = sb_mbar_addr(&bar);
+    op.bytes = (uint32_t)a.bytes;
+    op.rank = sb_cluster_rank();
+    return op;
+  }
+  __device__ void before_start() const { sb_cluster_sync(); }
+  __device__ void after_finish() const { sb_cluster_sync(); }
+  template <bool Validate>
+  __device__ void sync() {
+    sb_cluster_sync();  // the peer is done with the last copy
+    if (threadIdx.x == 0) {
+      sb_mbar_arrive_expect_tx(bar, bytes);  // what the multicast delivers to this CTA
+      if (rank == 0)  // halves alternate, as tma_roundtrip's
+        sb_bulk_copy_g2s_multicast(barrier_dyn, src + parity * (bytes / 4), bytes, bar, 0x3);
+      barrier_spin_wait<Validate>(bar, parity);
+    }
+    parity ^= 1;
+  }
+  __device__ void publish(const BarrierSlotProof &, int) const {}
+  __device__ unsigned proven(const BarrierSlotProof &, int p) const {
+    if (threadIdx.x != 0) return 0;  // thread 0 alone waited, checks and reports
+    const uint32_t *dst = (const uint32_t *)barrier_dyn;
+    const bool odd = p & 1;
+    const unsigned ok = (dst[0] == (odd ? first1 : first0)) & (dst[bytes / 4 - 1] == (odd ? last1 : last0));
+    sb_fence_proxy_async_shared();  // those reads come before the next copy's writes
+    return ok;
+  }
+};
+#endif  // SB_EXPERIMENTAL
+
 // ---- pickers, launcher, tables ----
 
 template <class V>
@@ -931,6 +1114,14 @@ static cudaError_t barrier_launch(sb_launch *L) {
     s.one_per_sm = L->axis[SB_AXIS_CONTENTION] != SB_CONT_FULL;
     s.cooperative = (flags & (SB_BARRIER_VF_GRID | SB_BARRIER_VF_PAIR)) != 0;
     s.cluster = flags & SB_BARRIER_VF_CLUSTER ? (int)L->axis[SB_AXIS_CLUSTER] : 1;
+#ifdef SB_EXPERIMENTAL
+    // A pair that is one cluster (dsmem_handoff): the cluster launch
+    // co-schedules its two blocks, no cooperative launch. A cluster row of a
+    // family without the cluster axis (barrier_tma's
+    // tma_multicast_roundtrip): clusters of 2.
+    if (flags & SB_BARRIER_VF_PAIR && flags & SB_BARRIER_VF_CLUSTER) s.cooperative = false;
+    if (flags & SB_BARRIER_VF_CLUSTER && L->axis[SB_AXIS_CLUSTER] == SB_AXIS_UNSET) s.cluster = 2;
+#endif
     if (flags & SB_BARRIER_VF_PAIR) {  // the host's check keeps contention one_block_per_sm
       s.grid = 2;
       s.one_per_sm = true;
@@ -1128,6 +1319,11 @@ extern "C" const sb_variant_table sb_barrier_variants = {
 static const sb_variant barrier_tma_rows[] = {
     BARRIER_ROW(tma_roundtrip, 90, SB_BARRIER_VF_THREAD0,
                 "thread 0: arrive.expect_tx(bytes) + cp.async.bulk global->shared + try_wait.parity loop"),
+#ifdef SB_EXPERIMENTAL
+    BARRIER_ROW(tma_multicast_roundtrip, 90, SB_BARRIER_VF_CLUSTER | SB_BARRIER_VF_THREAD0,
+                "cluster of 2: barrier.cluster arrive+wait; each thread 0: arrive.expect_tx(bytes); rank 0: "
+                "one cp.async.bulk .multicast::cluster to both CTAs; both: try_wait.parity loop"),
+#endif
 };
 extern "C" const sb_variant_table sb_barrier_tma_variants = {
     barrier_tma_rows, sizeof barrier_tma_rows / sizeof barrier_tma_rows[0]};
@@ -1135,6 +1331,11 @@ extern "C" const sb_variant_table sb_barrier_tma_variants = {
 static const sb_variant barrier_cluster_rows[] = {
     BARRIER_ROW(cluster_barrier, 90, SB_BARRIER_VF_CLUSTER,
                 "barrier.cluster.arrive + barrier.cluster.wait back to back, every thread of the cluster"),
+#ifdef SB_EXPERIMENTAL
+    BARRIER_ROW(dsmem_handoff, 90, SB_BARRIER_VF_CLUSTER | SB_BARRIER_VF_PAIR | SB_BARRIER_VF_THREAD0,
+                "between the 2 CTAs of one cluster through DSMEM: ping-pong, remote "
+                "mbarrier.arrive.release.cluster (mapa) / try_wait.parity.acquire.cluster; per one-way hand-off"),
+#endif
 };
 extern "C" const sb_variant_table sb_barrier_cluster_variants = {
     barrier_cluster_rows, sizeof barrier_cluster_rows / sizeof barrier_cluster_rows[0]};

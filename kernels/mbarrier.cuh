@@ -342,4 +342,120 @@ __device__ __forceinline__ void sb_fence_mbarrier_init(void) {
 #endif
 }
 
+#ifdef SB_EXPERIMENTAL
+// ---- sm_90: cluster scope (distributed shared memory), not yet run on a GPU ----
+// For the barrier price list's dsmem_handoff and tma_multicast_roundtrip
+// rows (kernels/barrier.cu). Rules these helpers assume (PTX ISA,
+// "mbarrier", "Distributed shared memory"):
+//  - each CTA initializes its own barriers, then fence.mbarrier_init
+//    (sb_fence_mbarrier_init) and a cluster barrier (sb_cluster_sync)
+//    before any peer arrives on them or a multicast copy completes on them;
+//  - a CTA never exits while a peer may still arrive on its barriers or
+//    write its shared memory: a cluster barrier before exit;
+//  - addresses are 32-bit shared-window addresses: a CTA's own (shared::cta,
+//    from sb_mbar_addr) or a peer's (shared::cluster, from sb_mapa).
+
+// This CTA's rank in its cluster (%cluster_ctarank).
+__device__ __forceinline__ uint32_t sb_cluster_rank(void) {
+  uint32_t r = 0;
+#if __CUDA_ARCH__ >= 900
+  asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
+#else
+  __trap();
+#endif
+  return r;
+}
+
+// The shared::cluster address of the same variable (own address `addr`) in
+// the CTA of rank `rank`.
+__device__ __forceinline__ uint32_t sb_mapa(uint32_t addr, uint32_t rank) {
+  uint32_t d = 0;
+#if __CUDA_ARCH__ >= 900
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;" : "=r"(d) : "r"(addr), "r"(rank));
+#else
+  (void)addr, (void)rank;
+  __trap();
+#endif
+  return d;
+}
+
+// A plain (weak) store into a peer's shared memory; published by a later
+// release (sb_mbar_arrive_remote) of the same thread.
+__device__ __forceinline__ void sb_st_cluster_u32(uint32_t addr, uint32_t v) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("st.shared::cluster.u32 [%0], %1;" ::"r"(addr), "r"(v) : "memory");
+#else
+  (void)addr, (void)v;
+  __trap();
+#endif
+}
+
+// Arrive once on a peer's barrier (`bar`: a shared::cluster address from
+// sb_mapa), release at cluster scope: this thread's earlier writes (its
+// st.shared::cluster into the peer) are visible to a peer thread whose
+// acquire.cluster wait sees the phase end. A remote arrive returns no state.
+__device__ __forceinline__ void sb_mbar_arrive_remote(uint32_t bar) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(bar)
+               : "memory");
+#else
+  (void)bar;
+  __trap();
+#endif
+}
+
+// One wait attempt on this CTA's own barrier, acquire at cluster scope (it
+// pairs with a peer's sb_mbar_arrive_remote); no suspend hint, like
+// sb_mbar_probe.
+__device__ __forceinline__ bool sb_mbar_try_wait_cluster(uint32_t bar, uint32_t parity) {
+#if __CUDA_ARCH__ >= 900
+  uint32_t done;
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n\t"
+      "selp.u32 %0, 1, 0, p;\n\t}"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return done != 0;
+#else
+  (void)bar, (void)parity;
+  __trap();
+  return false;
+#endif
+}
+
+// Every (non-exited) thread of every CTA of the cluster: arrive with
+// release, wait with acquire. Not .aligned: callers may come out of a
+// branch one thread took.
+__device__ __forceinline__ void sb_cluster_sync(void) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+
+// Bulk copy global -> shared of `bytes`, multicast to every CTA of the
+// cluster whose bit is set in `cta_mask`: each receives the bytes at the
+// same CTA-relative offset as `dst_smem`, and each one's barrier at the
+// same offset as `bar` gets complete_tx of `bytes` (what landed in THAT
+// CTA), so every receiver's own expect_tx counts `bytes`, not bytes x CTAs.
+// `bytes` a multiple of 16, both addresses 16-byte aligned.
+__device__ __forceinline__ void sb_bulk_copy_g2s_multicast(void *dst_smem, const void *src_global,
+                                                           uint32_t bytes, uint32_t bar,
+                                                           uint16_t cta_mask) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster "
+      "[%0], [%1], %2, [%3], %4;" ::"r"(sb_smem_addr(dst_smem)),
+      "l"(src_global), "r"(bytes), "r"(bar), "h"(cta_mask)
+      : "memory");
+#else
+  (void)dst_smem, (void)src_global, (void)bytes, (void)bar, (void)cta_mask;
+  __trap();
+#endif
+}
+#endif  // SB_EXPERIMENTAL
+
 #endif
