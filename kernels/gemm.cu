@@ -34,6 +34,10 @@
 //                 commit_group / wait_group 0 before releasing the stage.
 //                 sm_90a.
 //   cublas        cublasGemmEx on the same buffers: the ceiling.
+// Experimental build only (make EXPERIMENTAL=1, not yet run on a GPU): the
+// wgmma consumers keep one batch in flight (wait_group 1, release the
+// previous stage), and ws_tma_wgmma_pingpong (two consumer warpgroups on
+// alternate tiles, in turns).
 //
 // The shared-memory layout (every variant): a stage is the A tile (BM rows
 // of 64 fp16 = 128 B) then the B tile (BN rows of 64 fp16), each row's 16-B
@@ -272,12 +276,18 @@ struct GemmStreamK {
       int m0, n0;
       gemm_tile_origin<T>(p, tile, &m0, &n0);
       math.zero();
+#ifdef SB_EXPERIMENTAL
+      sb_ring_state last;  // one wgmma batch in flight across the unit's k-tiles
+      gemm_consume_mma<T, S, Bounded>(ring, st, last, math, smem, k1 - k0);
+      gemm_consume_tail<T, S, Bounded>(ring, last, math, k1 - k0);
+#else
       for (int kt = k0; kt < k1; ++kt) {
         ring.wait(st);
         math.stage(smem + st.index * T::STAGE_BYTES);
         ring.release(st);
         st.template advance<S>();
       }
+#endif
       const long long t0 = Bounded ? clock64() : 0;
       gemm_sk_epilogue<T, Bounded>(p, math, m0, n0, tile, k0, k1, kts, sk_iters, sk_grid);
       gemm_prof_add<Bounded>(p, 0, t0);
@@ -289,9 +299,114 @@ struct GemmStreamK {
   }
 };
 
+#ifdef SB_EXPERIMENTAL
+// The family bit of the ping-pong row; bench/gemm.c defines the same bit
+// (both move to gemm_tiles.h's enum when the guard goes).
+#define SB_VF_GEMM_PINGPONG (SB_VF_FAMILY0 << 4)
+
+// Ping-pong (CUTLASS's KernelTmaWarpSpecializedPingpong): a persistent
+// block of one producer warp (ws_tma_wgmma's elected TMA thread, one ring)
+// and TWO consumer warpgroups that work on alternate output tiles: the
+// block's tiles are gemm_dp_tile(0, j), j = 0, 1, ... (stream-K's
+// data-parallel order, grouped rasterization), warpgroup g takes j = g,
+// g + 2, ..., and the producer fills the stages in j order, which is the
+// order the consumers take them.
+// Design, as CUTLASS's: the tile shape is per consumer warpgroup, so each
+// warpgroup computes a WHOLE BM x BN tile (MSUB = 2 m64 slices of 128 x
+// 128: 128 fp32 accumulators per thread, ws_tma_wgmma's count), not half
+// of a shared one (that is the cooperative scheme, which ws_tma_wgmma's
+// 128 x 256 tile already is). The 128 x 256 tile would take 256
+// accumulators per thread, so the variant is compiled for 128 x 128 only
+// (consumer_warps = 8: two warpgroups of 4).
+// The ordering: GemmOrderedSequence<2> (gemm_schedulers.cuh), sections
+// 0 = MMA issue and 1 = epilogue: warpgroup 0 issues its tile's wgmma
+// batches, hands the tensor cores on, drains its last batch (wait_group 0,
+// last release) and stores while warpgroup 1 issues, and so on. The order
+// barrier also keeps the parity waits exact: a warpgroup skips the other's
+// stages (gemm_ring_skip) and waits on `full` only after the other has
+// waited on every stage of the tile before, so it is never more than one
+// phase ahead of a barrier.
+// What differs from ws_tma_wgmma (128 x 128) besides the synchronization:
+// a persistent grid (SMs x 1, capped at the tile count: a block with one
+// tile leaves warpgroup 1 idle) instead of a block per tile; one block per
+// SM of 288 threads (__launch_bounds__(288, 1), up to 224 registers per
+// thread) sharing one ring, instead of two 160-thread blocks per SM with a
+// ring each; `empty` counts one warpgroup (128), not every consumer.
+// Shared memory per SM is comparable at equal total stages (ping-pong S
+// stages against 2 x S/2). No setmaxnreg and a producer warp, not
+// CUTLASS's producer warpgroup: ws_tma_wgmma's producer, unchanged.
+struct GemmWsTmaWgmmaPingpong {
+  static constexpr bool ws = true, twin = true, split = false, parallel = false;
+  static constexpr int groups = 2;  // consumer warpgroups, a tile each
+  template <class T, int S, bool Bounded>
+  __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    static_assert(T::WARPS == 4, "a consumer warpgroup owns a whole tile: 128 x 128 only");
+    __shared__ GemmRingBars<T, S> bars;
+    // full: the producer's arrive.expect_tx; empty: the warpgroup that read the stage.
+    if (threadIdx.x == 0) sb_ring<S, Bounded>::init(bars.full, bars.empty, 1, T::WARPS * 32);
+    __syncthreads();  // the inits are visible; no block barrier after this
+    const sb_ring<S, Bounded> ring(bars.full, bars.empty);
+    const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK;
+    const int mine = gemm_dp_count(0, tiles);
+    if (threadIdx.x >> 5 == groups * T::WARPS) {  // the producer: one elected thread, tiles in j order
+      if (threadIdx.x != groups * T::WARPS * 32) return;
+      sb_ring_state st;
+      for (int j = 0; j < mine; ++j) {
+        int m0, n0;
+        gemm_tile_origin<T>(p, gemm_dp_tile(0, j), &m0, &n0);
+        gemm_tma_produce_range<T, S, Bounded>(p, ring, st, smem, m0, n0, 0, kts);
+      }
+      ring.producer_tail(st);
+      return;
+    }
+    const int g = threadIdx.x >> 7;  // consumer warpgroup 0 or 1
+    GemmWarpgroupMma<T> math((threadIdx.x >> 5) & 3);  // rows of the whole tile: warpgroup-local index 0
+    if (g == 0) ring.grant_credits();  // the bootstrap credit: one warpgroup's arrivals per stage
+    const GemmOrderedSequence<2, 2> order{g};
+    sb_ring_state st;
+    if (g == 1) gemm_ring_skip<S>(st, kts);  // tile 0's stages are warpgroup 0's
+    for (int j = g; j < mine; j += groups) {
+      int m0, n0;
+      gemm_tile_origin<T>(p, gemm_dp_tile(0, j), &m0, &n0);
+      math.zero();
+      sb_ring_state last;
+      order.wait(0, j);  // my turn on the tensor cores
+      gemm_consume_mma<T, S, Bounded>(ring, st, last, math, smem, kts);
+      order.arrive(0, j + 1 < mine);  // every batch issued: the other warpgroup's turn
+      gemm_consume_tail<T, S, Bounded>(ring, last, math, kts);
+      order.wait(1, j);
+      const long long t0 = Bounded ? clock64() : 0;
+      math.store(p, m0, n0);
+      gemm_prof_add<Bounded>(p, 0, t0);  // thread 0: warpgroup 0's epilogues
+      order.arrive(1, j + 1 < mine);
+      gemm_ring_skip<S>(st, kts);  // tile j + 1's stages are the other warpgroup's
+    }
+#else
+    (void)p, (void)smem;
+    __trap();  // sm_90a only (wgmma): never launched elsewhere
+#endif
+  }
+};
+
+// Consumer warpgroups (or warp sets) per block: V::groups, else 1.
+template <class V, class = void>
+struct GemmGroups {
+  static constexpr int value = 1;
+};
+template <class V>
+struct GemmGroups<V, std::void_t<decltype(V::groups)>> {
+  static constexpr int value = V::groups;
+};
+#endif
+
 template <class V, class T>
 constexpr int gemm_threads() {
+#ifdef SB_EXPERIMENTAL
+  return T::WARPS * 32 * GemmGroups<V>::value + (V::ws ? 32 : 0);
+#else
   return T::WARPS * 32 + (V::ws ? 32 : 0);
+#endif
 }
 
 // Blocks per SM every variant of a tile is compiled for, so that they share
@@ -307,8 +422,18 @@ constexpr int gemm_min_blocks() {
 
 extern __shared__ uint8_t gemm_smem_raw[];
 
+#ifdef SB_EXPERIMENTAL
+// A block with two consumer warpgroups holds two tiles' accumulators: one per SM.
+template <class V, class T>
+constexpr int gemm_kernel_min_blocks() {
+  return GemmGroups<V>::value > 1 ? 1 : gemm_min_blocks<T>();
+}
+template <class V, class T, int S, bool Bounded>
+__global__ void __launch_bounds__(gemm_threads<V, T>(), gemm_kernel_min_blocks<V, T>()) gemm_kernel(const __grid_constant__ GemmParams p) {
+#else
 template <class V, class T, int S, bool Bounded>
 __global__ void __launch_bounds__(gemm_threads<V, T>(), gemm_min_blocks<T>()) gemm_kernel(const __grid_constant__ GemmParams p) {
+#endif
   // The stages start at the next 1024-B boundary (the launch asks for the slack).
   const uint32_t smem = (sb_smem_addr(gemm_smem_raw) + 1023u) & ~1023u;
   int m0, n0;
@@ -376,6 +501,29 @@ static int gemm_pick(const long long *axis, sb_kernels *k, char *why, size_t len
   snprintf(why, len, "tile=%lld has no compiled kernel", axis[SB_AXIS_TILE]);
   return -1;
 }
+
+#ifdef SB_EXPERIMENTAL
+// Ping-pong: 128 x 128 only, two consumer warpgroups (consumer_warps 8),
+// ws_tma_wgmma's stage list for the tile.
+static int gemm_pick_pingpong(const long long *axis, sb_kernels *k, char *why, size_t len) {
+  using V = GemmWsTmaWgmmaPingpong;
+  using T = Tile128x128;
+  if (axis[SB_AXIS_TILE] != 0) {
+    snprintf(why, len, "tile=%lld: a ping-pong warpgroup owns a whole tile; compiled for 128x128x64 only "
+             "(128x256 would take 256 fp32 accumulators per thread)", axis[SB_AXIS_TILE]);
+    return -1;
+  }
+  if (axis[SB_AXIS_WARPS] != V::groups * T::WARPS) {
+    snprintf(why, len, "consumer_warps=%lld has no compiled kernel (ping-pong: %d warpgroups of 4 = %d)",
+             axis[SB_AXIS_WARPS], V::groups, V::groups * T::WARPS);
+    return -1;
+  }
+  using List = typename GemmStages<V, T>::list;
+  if (sb_dispatch(axis[SB_AXIS_STAGES], List{}, [&](auto s) { *k = gemm_kernels<V, T, decltype(s)::value>(); }))
+    return 0;
+  return sb_no_instance<List>("stages", axis[SB_AXIS_STAGES], why, len);
+}
+#endif
 
 // ---- launchers ----
 
@@ -492,6 +640,13 @@ static cudaError_t gemm_launch(sb_launch *L) {
   sb_shape s;
   s.block = sb_gemm_tile_warps(tile) * 32 + (V::ws ? 32 : 0);
   s.grid = (long long)(p.m / bm) * (p.n / bn);
+#ifdef SB_EXPERIMENTAL
+  if constexpr (GemmGroups<V>::value > 1) {  // ping-pong: persistent, at most one block per tile
+    s.block = sb_gemm_tile_warps(tile) * 32 * GemmGroups<V>::value + 32;
+    s.work = s.grid;
+    s.grid = SB_GRID_PERSISTENT;
+  }
+#endif
   p.splits = 1;
   if constexpr (GemmIsSplit<V>::value) {
     cudaError_t e = gemm_split_setup<V>(L, &p, s.grid, &s);
@@ -587,6 +742,11 @@ static const sb_variant gemm_rows[] = {
     {"streamk", gemm_launch<GemmStreamK, true>, gemm_pick<GemmStreamK>, 90, SB_VF_GEMM_STREAMK,
      "persistent ws_tma_wgmma blocks, equal shares of all k-tiles (DP + SK hybrid); split tiles fixed up "
      "through per-block flags (st.release.gpu / ld.acquire.gpu) and fp32 partials; memset of the flags in the timed launch"},
+#ifdef SB_EXPERIMENTAL
+    {"ws_tma_wgmma_pingpong", gemm_launch<GemmWsTmaWgmmaPingpong, true>, gemm_pick_pingpong, 90, SB_VF_GEMM_PINGPONG,
+     "persistent ws_tma_wgmma blocks, 2 consumer warpgroups on alternate 128x128 tiles, one ring; "
+     "an ordered sequence of named barriers (bar.sync / bar.arrive) alternates their MMA and epilogue turns"},
+#endif
 #ifdef SB_BROKEN
     // The planted bug (make SB_BROKEN=1 only): splitk_serial whose slices
     // never release the semaphore; slice 1 waits forever -> `deadlock`.

@@ -124,6 +124,14 @@ __device__ __forceinline__ void gemm_wgmma_commit() {
 __device__ __forceinline__ void gemm_wgmma_wait0() {
   asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
 }
+#ifdef SB_EXPERIMENTAL
+// Waits until at most N of this warpgroup's committed wgmma groups are
+// still pending (N = 1: one batch stays in flight, CUTLASS's K_PIPE_MMAS).
+template <int N>
+__device__ __forceinline__ void gemm_wgmma_wait() {
+  asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+}
+#endif
 // Keeps the compiler from moving accumulator reads/writes across the
 // asynchronous wgmma window (CUTLASS's warpgroup_fence_operand).
 __device__ __forceinline__ void gemm_fence_operand(float &r) { asm volatile("" : "+f"(r)::"memory"); }
@@ -218,6 +226,41 @@ struct GemmWarpgroupMma {
     gemm_wgmma_wait0();  // the stage's reads are done before it is released
     fence_acc();
   }
+
+#ifdef SB_EXPERIMENTAL
+  // One batch in flight (CUTLASS's sm90 mainloop, K_PIPE_MMAS = 1): the
+  // k-loop (gemm_consume_mma, gemm_mainloop.cuh) issues stage k's batch,
+  // then wait<1>() (batch k - 1 is complete: its stage may be released)
+  // while batch k runs on; after the loop, wait<0>() and the last release.
+  // issue() is stage() without the wait; both fence the accumulators
+  // (warpgroup_fence_operand) around the asynchronous window, and
+  // wgmma.fence orders the registers' earlier ordinary writes (zero(), the
+  // fix-ups' adds) before the first wgmma that reads them.
+  static constexpr int IN_FLIGHT = 1;
+  __device__ __forceinline__ void issue(uint32_t stage_addr) {
+    const uint32_t a_s = stage_addr + (uint32_t)(wg * MSUB * 64 * 128), b_s = stage_addr + T::A_BYTES;
+    fence_acc();
+    gemm_wgmma_fence();
+#pragma unroll
+    for (int kk = 0; kk < T::BK / 16; ++kk)
+#pragma unroll
+      for (int s = 0; s < MSUB; ++s) {
+        const uint64_t da = gemm_wgmma_desc(a_s + s * 64 * 128 + kk * 32);
+        const uint64_t db = gemm_wgmma_desc(b_s + kk * 32);
+        if constexpr (T::BN == 128)
+          gemm_wgmma_m64n128k16(acc[s], da, db);
+        else
+          gemm_wgmma_m64n256k16(acc[s], da, db);
+      }
+    gemm_wgmma_commit();
+    fence_acc();
+  }
+  template <int N>
+  __device__ __forceinline__ void wait() {
+    gemm_wgmma_wait<N>();
+    fence_acc();
+  }
+#endif
 #endif
 
   // Fragment layout of wgmma D (m64nNk16, f32): warp w of the warpgroup has

@@ -12,6 +12,10 @@
 #include "gemm_params.cuh"
 #include "ring.cuh"
 
+#ifdef SB_EXPERIMENTAL
+#include <type_traits>
+#endif
+
 // ---- cp.async: the stage copy of the cp.async and ws_mbarrier variants ----
 
 // Copies k-tile k0 of the block's A rows (a_blk = A + m0 * K) and B columns
@@ -70,18 +74,98 @@ struct GemmRingBars {
   uint64_t full[S], empty[S];
 };
 
+#ifdef SB_EXPERIMENTAL
+// How many MMA batches a Math leaves in flight across the k-loop:
+// GemmWarpgroupMma::IN_FLIGHT (1), else 0 (mma.sync returns done).
+template <class Math, class = void>
+struct GemmInFlight {
+  static constexpr int value = 0;
+};
+template <class Math>
+struct GemmInFlight<Math, std::void_t<decltype(Math::IN_FLIGHT)>> {
+  static constexpr int value = Math::IN_FLIGHT;
+};
+// With one stage there is no previous stage to overlap with: the batch is
+// waited for (wait_group 0) before its only stage is released.
+template <class Math, int S>
+struct GemmOverlaps {
+  static constexpr bool value = GemmInFlight<Math>::value > 0 && S > 1;
+};
+
+// The consumer's k-loop over n k-tiles of the ring from `st`, in CUTLASS's
+// two halves (collective mma / mma_tail), so that the ping-pong variant can
+// hand the tensor cores on between them. gemm_consume_mma waits `full`,
+// issues, and releases every stage whose reads are over: with one batch in
+// flight (wgmma, S >= 2) that is the previous k-tile's stage, after
+// wait_group 1, and the last k-tile's stage stays in flight, unreleased, in
+// `last`; gemm_consume_tail waits for it (wait_group 0) and releases it.
+// Releases stay one per stage per consumer thread, in ring order, so the
+// producer's acquire and the parity bookkeeping are the ring's as before.
+// The waits are unconditional (wait_group 1 with one batch pending, or 0
+// with none, returns at once): a wait skipped on some path makes ptxas
+// insert its own before the accumulators' next use and serialize every
+// wgmma of the kernel (C7518, "compiler-inserted WG.DP in divergent path").
+template <class T, int S, bool Bounded, class Math>
+__device__ __forceinline__ void gemm_consume_mma(const sb_ring<S, Bounded> &ring, sb_ring_state &st,
+                                                 sb_ring_state &last, Math &math, uint32_t smem, int n) {
+  if constexpr (GemmOverlaps<Math, S>::value) {
+    for (int kt = 0; kt < n; ++kt) {
+      ring.wait(st);  // a different stage from last's: S >= 2
+      math.issue(smem + st.index * T::STAGE_BYTES);
+      math.template wait<1>();  // batch kt - 1 is complete: its stage's reads are over
+      if (kt > 0) ring.release(last);
+      last = st;
+      st.template advance<S>();
+    }
+  } else {
+    (void)last;
+    for (int kt = 0; kt < n; ++kt) {
+      ring.wait(st);
+      math.stage(smem + st.index * T::STAGE_BYTES);  // returns with its reads done
+      ring.release(st);
+      st.template advance<S>();
+    }
+  }
+}
+template <class T, int S, bool Bounded, class Math>
+__device__ __forceinline__ void gemm_consume_tail(const sb_ring<S, Bounded> &ring, const sb_ring_state &last,
+                                                  Math &math, int n) {
+  if constexpr (GemmOverlaps<Math, S>::value) {
+    math.template wait<0>();  // the last batch: accumulators final, its stage read
+    if (n > 0) ring.release(last);
+  } else {
+    (void)ring, (void)last, (void)math, (void)n;
+  }
+}
+
+// Moves a ring state n stages on without consuming them (the ping-pong
+// warpgroup skipping the other one's tile): index and parity as n advances.
+template <int S>
+__device__ __forceinline__ void gemm_ring_skip(sb_ring_state &st, int n) {
+  const int i = st.index + n;
+  st.phase ^= (uint32_t)(i / S) & 1u;
+  st.index = i % S;
+}
+#endif
+
 // The consumer side, shared by the ws variants: wait full, compute, release.
 template <class T, int S, bool Bounded, class Math>
 __device__ __forceinline__ void gemm_ws_consume(const sb_ring<S, Bounded> &ring, Math &math,
                                                 uint32_t smem, int tiles) {
   ring.grant_credits();  // every stage starts empty: one credit each
   sb_ring_state st;
+#ifdef SB_EXPERIMENTAL
+  sb_ring_state last;
+  gemm_consume_mma<T, S, Bounded>(ring, st, last, math, smem, tiles);
+  gemm_consume_tail<T, S, Bounded>(ring, last, math, tiles);
+#else
   for (int kt = 0; kt < tiles; ++kt) {
     ring.wait(st);  // acquire: the stage's bytes landed
     math.stage(smem + st.index * T::STAGE_BYTES);
     ring.release(st);  // my reads of the stage are done
     st.template advance<S>();
   }
+#endif
 }
 
 // The TMA producer: one elected thread; per stage one arrive.expect_tx of

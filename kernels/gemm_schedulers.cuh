@@ -177,4 +177,49 @@ __device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math
   }
 }
 
+#ifdef SB_EXPERIMENTAL
+// ---- persistent data-parallel tiles: stream-K's DP part, the ping-pong variant ----
+// Block b of a persistent grid takes whole tiles first + b, first + b +
+// grid, ... (each placed by gemm_tile_origin's grouped order): the order of
+// gemm_sk_units' data-parallel loop, with first = sk_tiles there and 0 here.
+__device__ __forceinline__ int gemm_dp_tile(int first, int j) {
+  return first + (int)blockIdx.x + j * (int)gridDim.x;
+}
+__device__ __forceinline__ int gemm_dp_count(int first, int tiles) {
+  const int t0 = first + (int)blockIdx.x, grid = (int)gridDim.x;
+  return t0 < tiles ? (tiles - t0 + grid - 1) / grid : 0;
+}
+
+// ---- ping-pong: two consumer warpgroups take turns ----
+// CUTLASS's OrderedSequenceBarrier<Depth, 2> (include/cutlass/pipeline/
+// sm90_pipeline.hpp) over named barriers Base .. Base + 2 Depth - 1 (0 is
+// __syncthreads, 1 gemm_consumer_sync). Each of Depth sections (the
+// ping-pong variant: 0 = issuing the tile's MMAs, 1 = its epilogue) is held
+// by one consumer warpgroup at a time, alternately, group 0 first: the
+// block's turn-th tile (turn = 0, 1, 2, ...; group turn % 2) enters section
+// d with bar.sync on barrier Base + 2 d + group and leaves it with
+// bar.arrive on Base + 2 d + (group ^ 1), both counted over the two
+// warpgroups (256 threads: 128 arrive, 128 sync).
+// A named barrier has no phase, so an arrival must never land on a barrier
+// whose previous arrival has not met its sync yet: the token makes it so
+// (group g arrives on its successor's barrier once per turn, and its next
+// arrival needs its own next turn, which needs the successor's sync
+// first). The first turn waits for nobody (turn 0) and the last hands on
+// to nobody (more = false): every arrive meets exactly one sync, and no
+// arrival is pending when the block exits.
+template <int Depth, int Base>
+struct GemmOrderedSequence {
+  static_assert(Base >= 2 && Base + 2 * Depth <= 16, "named barriers 2..15 (0, 1 are taken)");
+  static constexpr int THREADS = 2 * 128;
+  int group;
+  __device__ __forceinline__ void wait(int section, int turn) const {
+    if (turn > 0) asm volatile("bar.sync %0, %1;" ::"r"(Base + 2 * section + group), "n"(THREADS) : "memory");
+  }
+  __device__ __forceinline__ void arrive(int section, bool more) const {
+    if (more)
+      asm volatile("bar.arrive %0, %1;" ::"r"(Base + 2 * section + (group ^ 1)), "n"(THREADS) : "memory");
+  }
+};
+#endif
+
 #endif  // SB_KERNELS_GEMM_SCHEDULERS_CUH
