@@ -215,10 +215,20 @@ struct GemmSplitKSerialT {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#ifdef SB_EXPERIMENTAL
+    // (tile, slice) from a slice-major ticket: a slice waits only on a block
+    // that already holds a lower ticket (gemm_slice_ticket).
+    int tile, slice, kt0, kt1;
+    gemm_slice_ticket<T>(p, &tile, &slice, &kt0, &kt1);
+    gemm_tile_origin<T>(p, tile, &m0, &n0);
+    gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, kt0, kt1,
+                                                    GemmSerialEpi<T, Bounded, Release>{slice, tile});
+#else
     int slice, kt0, kt1;
     gemm_slice_range<T>(p, &slice, &kt0, &kt1);
     gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, kt0, kt1,
                                                     GemmSerialEpi<T, Bounded, Release>{slice});
+#endif
 #else
     (void)p, (void)smem, (void)m0, (void)n0;
     __trap();  // sm_90a only (wgmma): never launched elsewhere
@@ -251,6 +261,23 @@ struct GemmStreamK {
   __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     __shared__ GemmRingBars<T, S> bars;
+#ifdef SB_EXPERIMENTAL
+    // Block b is a ticket (gemm_schedulers.cuh: finishers wait only on lower
+    // tickets), taken under the barrier that publishes the ring's init.
+    __shared__ unsigned ticket;
+    if (threadIdx.x == 0) {
+      sb_ring<S, Bounded>::init(bars.full, bars.empty, 1, T::WARPS * 32);
+      ticket = atomicAdd(p.sem + gridDim.x, 1u);  // after the per-block flags
+    }
+    __syncthreads();  // the inits and the ticket are visible; no block barrier after this
+    const int b = (int)ticket;
+    const sb_ring<S, Bounded> ring(bars.full, bars.empty);
+    const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK, grid = gridDim.x;
+    const int sk_tiles = sb_gemm_sk_tiles(tiles, grid);
+    const int sk_iters = sk_tiles * kts, sk_grid = sb_gemm_sk_grid(tiles, grid);
+    const int it0 = sb_gemm_sk_begin(sk_iters, sk_grid, b);
+    const int it1 = sb_gemm_sk_begin(sk_iters, sk_grid, b + 1);
+#else
     if (threadIdx.x == 0) sb_ring<S, Bounded>::init(bars.full, bars.empty, 1, T::WARPS * 32);
     __syncthreads();  // the inits are visible; no block barrier after this
     const sb_ring<S, Bounded> ring(bars.full, bars.empty);
@@ -259,10 +286,15 @@ struct GemmStreamK {
     const int sk_iters = sk_tiles * kts, sk_grid = sb_gemm_sk_grid(tiles, grid);
     const int it0 = sb_gemm_sk_begin(sk_iters, sk_grid, blockIdx.x);
     const int it1 = sb_gemm_sk_begin(sk_iters, sk_grid, blockIdx.x + 1);
+#endif
     sb_ring_state st;
     if (threadIdx.x >> 5 == T::WARPS) {  // the producer: one elected thread, one ring over every unit
       if (threadIdx.x != T::WARPS * 32) return;
+#ifdef SB_EXPERIMENTAL
+      gemm_sk_units(b, tiles, kts, sk_tiles, it0, it1, [&](int tile, int k0, int k1) {
+#else
       gemm_sk_units(tiles, kts, sk_tiles, it0, it1, [&](int tile, int k0, int k1) {
+#endif
         int m0, n0;
         gemm_tile_origin<T>(p, tile, &m0, &n0);
         gemm_tma_produce_range<T, S, Bounded>(p, ring, st, smem, m0, n0, k0, k1);
@@ -272,7 +304,11 @@ struct GemmStreamK {
     }
     GemmWarpgroupMma<T> math(threadIdx.x >> 5);
     ring.grant_credits();
+#ifdef SB_EXPERIMENTAL
+    gemm_sk_units(b, tiles, kts, sk_tiles, it0, it1, [&](int tile, int k0, int k1) {
+#else
     gemm_sk_units(tiles, kts, sk_tiles, it0, it1, [&](int tile, int k0, int k1) {
+#endif
       int m0, n0;
       gemm_tile_origin<T>(p, tile, &m0, &n0);
       math.zero();
@@ -289,7 +325,11 @@ struct GemmStreamK {
       }
 #endif
       const long long t0 = Bounded ? clock64() : 0;
+#ifdef SB_EXPERIMENTAL
+      gemm_sk_epilogue<T, Bounded>(p, math, m0, n0, tile, k0, k1, kts, sk_iters, sk_grid, b);
+#else
       gemm_sk_epilogue<T, Bounded>(p, math, m0, n0, tile, k0, k1, kts, sk_iters, sk_grid);
+#endif
       gemm_prof_add<Bounded>(p, 0, t0);
     });
 #else
@@ -584,7 +624,12 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
   if constexpr (V::split) {
     p->splits = (int)L->axis[SB_AXIS_SPLITS];
     s->grid = tiles * p->splits;
+#ifdef SB_EXPERIMENTAL
+    // serial: + the ticket counter after the semaphores (gemm_slice_ticket), zeroed with them
+    const size_t sem_bytes = (size_t)(tiles + (V::parallel ? 0 : 1)) * sizeof(unsigned);
+#else
     const size_t sem_bytes = (size_t)tiles * sizeof(unsigned);
+#endif
     const size_t ws_bytes = V::parallel ? (size_t)p->m * p->n * p->splits * sizeof(float) : 0;
     if (L->query) {
       cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
@@ -602,6 +647,21 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
 // Stream-K: the persistent grid (SMs x blocks/SM, from the query); one
 // workspace slot and one flag per block; the flags zeroed by a
 // cudaMemsetAsync before the kernel in every launch (timed with it).
+#ifdef SB_EXPERIMENTAL
+// Experimental: one word more, the ticket counter after the flags
+// (GemmStreamK::run), zeroed with them.
+static cudaError_t gemm_streamk_setup(sb_launch *L, const GemmParams &p, int bm, int bn) {
+  const size_t sem_bytes = ((size_t)L->grid_blocks + 1) * sizeof(unsigned);
+  if (L->query) {
+    cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
+    if (e == cudaSuccess)
+      e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, (size_t)L->grid_blocks * bm * bn * sizeof(float));
+    return e;
+  }
+  (void)p;
+  return cudaMemsetAsync(gemm_sem, 0, sem_bytes, L->stream);
+}
+#else
 static cudaError_t gemm_streamk_setup(sb_launch *L, const GemmParams &p, int bm, int bn) {
   if (L->query) {
     cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, (size_t)L->grid_blocks * sizeof(unsigned));
@@ -612,6 +672,7 @@ static cudaError_t gemm_streamk_setup(sb_launch *L, const GemmParams &p, int bm,
   (void)p;
   return cudaMemsetAsync(gemm_sem, 0, (size_t)L->grid_blocks * sizeof(unsigned), L->stream);
 }
+#endif
 
 template <class V>
 struct GemmIsSplit {
@@ -733,6 +794,18 @@ static const sb_variant gemm_rows[] = {
      "elected thread: expect_tx + 2 TMA 2D boxes on full; mma.sync consumer warps arrive empty"},
     {"ws_tma_wgmma", gemm_launch<GemmWsTmaWgmma, true>, gemm_pick<GemmWsTmaWgmma>, 90, 0,
      "ws_tma with wgmma consumer warpgroups: fence, k16 x4, commit, wait 0, arrive empty"},
+#ifdef SB_EXPERIMENTAL
+    {"splitk_serial", gemm_launch<GemmSplitKSerial, true>, gemm_pick<GemmSplitKSerial>, 90, SB_VF_GEMM_SPLIT,
+     "ws_tma_wgmma over K/splits, (tile, slice) from a slice-major atomic ticket; slices add into C in order "
+     "behind a per-tile semaphore (ld.acquire.gpu spin, st.release.gpu); memset of the semaphores in the timed launch"},
+    {"splitk_parallel", gemm_launch<GemmSplitKParallel, true>, gemm_pick<GemmSplitKParallel>, 90, SB_VF_GEMM_SPLIT,
+     "ws_tma_wgmma over K/splits; fp32 partials to a workspace, atom.acq_rel.gpu arrival; the last slice "
+     "reduces in the same kernel; memset of the counters in the timed launch"},
+    {"streamk", gemm_launch<GemmStreamK, true>, gemm_pick<GemmStreamK>, 90, SB_VF_GEMM_STREAMK,
+     "persistent ws_tma_wgmma blocks (atomic tickets), equal shares of all k-tiles (DP + SK hybrid); split tiles "
+     "finished by the tile's last k-piece, which waits only on lower tickets' flags (st.release.gpu / "
+     "ld.acquire.gpu) and adds their fp32 partials; memset of the flags in the timed launch"},
+#else
     {"splitk_serial", gemm_launch<GemmSplitKSerial, true>, gemm_pick<GemmSplitKSerial>, 90, SB_VF_GEMM_SPLIT,
      "ws_tma_wgmma over K/splits; slices add into C in order behind a per-tile semaphore "
      "(ld.acquire.gpu spin, st.release.gpu); memset of the semaphores in the timed launch"},
@@ -742,6 +815,7 @@ static const sb_variant gemm_rows[] = {
     {"streamk", gemm_launch<GemmStreamK, true>, gemm_pick<GemmStreamK>, 90, SB_VF_GEMM_STREAMK,
      "persistent ws_tma_wgmma blocks, equal shares of all k-tiles (DP + SK hybrid); split tiles fixed up "
      "through per-block flags (st.release.gpu / ld.acquire.gpu) and fp32 partials; memset of the flags in the timed launch"},
+#endif
 #ifdef SB_EXPERIMENTAL
     {"ws_tma_wgmma_pingpong", gemm_launch<GemmWsTmaWgmmaPingpong, true>, gemm_pick_pingpong, 90, SB_VF_GEMM_PINGPONG,
      "persistent ws_tma_wgmma blocks, 2 consumer warpgroups on alternate 128x128 tiles, one ring; "

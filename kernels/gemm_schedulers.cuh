@@ -38,6 +38,9 @@ __device__ __forceinline__ void gemm_block_tile(const GemmParams &p, int *m0, in
 // block in launch order, which serial split-K's in-order wait relies on (a
 // waiting block's predecessors were dispatched before it). Slice s covers
 // k-tiles [s * KT / splits, (s + 1) * KT / splits).
+// Experimental build: serial split-K takes (tile, slice) from an atomic
+// ticket instead of blockIdx.x (gemm_slice_ticket), so it no longer relies
+// on dispatch order; parallel split-K never waits and keeps blockIdx.x.
 
 // The consumer threads' own barrier (named barrier 1): the producer warp
 // has left, so __syncthreads would wait for it forever.
@@ -54,6 +57,29 @@ __device__ __forceinline__ unsigned gemm_ld_acquire_gpu(const unsigned *a) {
 __device__ __forceinline__ void gemm_st_release_gpu(unsigned *a, unsigned v) {
   asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(a), "r"(v) : "memory");
 }
+#ifdef SB_EXPERIMENTAL
+// The arrival of parallel split-K: one RMW that releases this block's
+// partial and, for the last arrival, acquires every earlier one (each
+// earlier arrival is acq_rel too, so the chain of synchronizes-with runs
+// from the first arrival to the last without relying on release sequences).
+__device__ __forceinline__ unsigned gemm_atom_add_acq_rel_gpu(unsigned *a, unsigned v) {
+  unsigned old;
+  asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], %2;" : "=r"(old) : "l"(a), "r"(v) : "memory");
+  return old;
+}
+
+// Why no __threadfence() before a release that follows the consumers'
+// bar.sync (PTX ISA, "Memory Consistency Model"): a bar.sync synchronizes
+// with the bar.sync of every other thread on the barrier ("Synchronizes-
+// with"), so each consumer thread's earlier writes (its C stores, its
+// partial) precede thread 0's st.release.gpu / atom.acq_rel.gpu in base
+// causality order; a release pattern is cumulative over causality order,
+// so an ld.acquire.gpu (or an acquiring RMW) that observes it orders all of
+// those writes before the acquirer's later reads, and the acquirer's
+// bar.sync passes that on to its block. CUTLASS's GenericBarrier
+// (arrive_inc: named barrier, then thread 0's red.release.gpu) relies on
+// the same rule. The fence was a second, redundant MEMBAR.SC.GPU.
+#endif
 
 // Spins (one thread) until *sem == want, acquire at GPU scope. Bounded:
 // the validating launch's twin, under the deadlock watchdog (a semaphore
@@ -72,9 +98,16 @@ __device__ __forceinline__ void gemm_sem_wait(const unsigned *sem, unsigned want
 template <class T, bool Bounded, bool Release = true>
 struct GemmSerialEpi {
   int slice;
+#ifdef SB_EXPERIMENTAL
+  int tile;  // from the ticket (gemm_slice_ticket), not blockIdx.x
+#endif
   template <class Math>
   __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
+#ifdef SB_EXPERIMENTAL
+    unsigned *sem = p.sem + tile;
+#else
     unsigned *sem = p.sem + blockIdx.x % ((p.m / T::BM) * (p.n / T::BN));
+#endif
     if (threadIdx.x == 0) gemm_sem_wait<Bounded>(sem, (unsigned)slice);
     gemm_consumer_sync<T>();  // every consumer thread is behind the acquire
     if (slice == 0)
@@ -83,7 +116,12 @@ struct GemmSerialEpi {
       math.template store<true>(p, m0, n0);
     gemm_consumer_sync<T>();  // every thread's C writes are done
     if (Release && threadIdx.x == 0) {
+#ifdef SB_EXPERIMENTAL
+      // No fence: the release is cumulative over the barrier above (see
+      // gemm_atom_add_acq_rel_gpu's note).
+#else
       __threadfence();  // cumulative: the block's writes, seen through the barrier
+#endif
       gemm_st_release_gpu(sem, (unsigned)slice + 1);
     }
   }
@@ -104,9 +142,15 @@ struct GemmParallelEpi {
     math.save(p.ws + ((size_t)slice * tiles + tile) * TILE_ELEMS);
     gemm_consumer_sync<T>();  // every thread's partial is written
     if (threadIdx.x == 0) {
+#ifdef SB_EXPERIMENTAL
+      // One acq_rel RMW: releases the partial (cumulative over the barrier
+      // above) and, for the last arrival, acquires every other slice's.
+      last = gemm_atom_add_acq_rel_gpu(p.sem + tile, 1u) == (unsigned)p.splits - 1;
+#else
       __threadfence();  // release the block's partial before counting it
       last = atomicAdd(p.sem + tile, 1u) == (unsigned)p.splits - 1;
       if (last) __threadfence();  // acquire: every other slice's partial
+#endif
     }
     gemm_consumer_sync<T>();
     if (!last) return;
@@ -124,7 +168,106 @@ __device__ __forceinline__ void gemm_slice_range(const GemmParams &p, int *slice
   *kt1 = sb_gemm_slice_begin(kts, p.splits, *slice + 1);
 }
 
+#ifdef SB_EXPERIMENTAL
+// Serial split-K's schedule without the dispatch-order assumption (as
+// devscan's dev_next_tile): thread 0 takes a ticket from the counter after
+// the per-tile semaphores (p.sem[tiles], zeroed with them by the launch's
+// memset), and ticket t is tile t % tiles, slice t / tiles: the blockIdx.x
+// mapping of gemm_slice_range, so tiles, slices and k-ranges are today's.
+// The numbering is slice-major: every slice s of every tile is handed out
+// before any slice s + 1. The block that waits on slice s - 1 of its tile
+// (ticket t - tiles) waits on a ticket handed out before its own, hence on
+// a block that has started and is resident, and that block waits only on
+// a lower ticket still: by induction on the ticket every wait ends, in any
+// dispatch order and whatever the residency. Cost: one atomicAdd and one
+// __syncthreads at the block's start (the ticket reaches the producer and
+// the consumers before the ring's k-ranges are known).
+template <class T>
+__device__ __forceinline__ void gemm_slice_ticket(const GemmParams &p, int *tile, int *slice, int *kt0,
+                                                  int *kt1) {
+  __shared__ unsigned ticket;
+  const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK;
+  if (threadIdx.x == 0) ticket = atomicAdd(p.sem + tiles, 1u);
+  __syncthreads();  // the ticket is every thread's
+  const int t = (int)ticket;
+  *tile = t % tiles;
+  *slice = t / tiles;
+  *kt0 = sb_gemm_slice_begin(kts, p.splits, *slice);
+  *kt1 = sb_gemm_slice_begin(kts, p.splits, *slice + 1);
+}
+#endif
+
 // ---- stream-K: a persistent grid, equal shares of all MAC iterations ----
+#ifdef SB_EXPERIMENTAL
+// gemm_tiles.h has the schedule; block b's stream-K range is
+// [begin(b), begin(b + 1)), cut into pieces at tile boundaries. Who is b:
+// a ticket (GemmStreamK::run: thread 0's atomicAdd on p.sem[grid], after
+// the flags, zeroed with them), not blockIdx.x. The fix-up of a split tile is
+// CUTLASS 2.x's (gemm_universal_streamk.h): the piece that holds the tile's
+// END (k1 = kts, k0 > 0) finishes it, and the blocks before it in the
+// tile contribute; every block walks its pieces from the LAST to the first,
+// then its data-parallel tiles. So:
+// - a contributor piece (k1 < kts) can only be a block's last piece (every
+//   earlier one runs to a tile boundary), which it walks first, before any
+//   wait: partial to the block's workspace slot, release the block's flag;
+// - a finisher piece (k0 > 0) can only be a block's first piece, which it
+//   walks after its other stream-K pieces (CUTLASS's order: contributions
+//   published early, the wait late); its contributors are the non-empty
+//   blocks c < b whose range meets the tile: it waits only on LOWER tickets.
+// Why a ticket and not blockIdx.x (nor a cooperative launch): "lower index"
+// guarantees progress only if lower blocks run no later, and CUDA documents
+// no dispatch order. A ticket is taken by a block that is already running,
+// so a finisher waits on started (hence resident) blocks, whose
+// contributions need no wait at all: every wait ends, whatever the dispatch
+// order and whatever else shares the GPU. A cooperative launch would also
+// turn a grid that cannot be resident into a launch error, but it still
+// leans on "all resident" (as today's owners, which wait on higher
+// indices, do), and it costs what the timed rows would then measure: a
+// cooperative grid cannot start until the previous kernel's blocks have
+// drained. The ticket costs one atomicAdd, taken under the barrier that
+// publishes the ring's init (no extra barrier).
+template <class F>
+__device__ __forceinline__ void gemm_sk_units(int b, int tiles, int kts, int sk_tiles, int it0, int it1, F &&f) {
+  for (int it = it1; it > it0;) {  // the stream-K pieces, last first
+    const int tile = (it - 1) / kts, t0 = tile * kts;
+    const int k0 = (it0 > t0 ? it0 : t0) - t0, k1 = it - t0;
+    f(tile, k0, k1);
+    it -= k1 - k0;
+  }
+  for (int t = sk_tiles + b; t < tiles; t += (int)gridDim.x) f(t, 0, kts);
+}
+
+template <class T, bool Bounded, class Math>
+__device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math, int m0, int n0, int tile,
+                                                 int k0, int k1, int kts, int sk_iters, int sk_grid, int b) {
+  constexpr size_t TILE_ELEMS = (size_t)T::BM * T::BN;
+  if (k0 == 0 && k1 == kts) {  // a whole tile: no fix-up
+    math.store(p, m0, n0);
+  } else if (k1 != kts) {  // contributor (the block's first unit): publish the partial, release my flag
+    math.save(p.ws + (size_t)b * TILE_ELEMS);
+    gemm_consumer_sync<T>();
+    // No fence: the release is cumulative over the barrier above (see
+    // gemm_atom_add_acq_rel_gpu's note).
+    if (threadIdx.x == 0) gemm_st_release_gpu(p.sem + b, 1u);
+  } else {  // finisher: wait for every earlier contributor, add their partials, store
+    // Contributors: the non-empty blocks in [c_lo, b); c_lo is the last block
+    // whose range starts at or before the tile's start (block 0 starts at 0,
+    // and b's own range starts inside the tile, so b >= 1 and c_lo >= 0).
+    const int tile_begin = tile * kts;
+    int c_lo = b - 1;
+    while (sb_gemm_sk_begin(sk_iters, sk_grid, c_lo) > tile_begin) --c_lo;
+    if (threadIdx.x == 0)
+      for (int c = c_lo; c < b; ++c)
+        if (sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) != sb_gemm_sk_begin(sk_iters, sk_grid, c))
+          gemm_sem_wait<Bounded>(p.sem + c, 1u);
+    gemm_consumer_sync<T>();  // every consumer thread is behind the acquires
+    for (int c = c_lo; c < b; ++c)
+      if (sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) != sb_gemm_sk_begin(sk_iters, sk_grid, c))
+        math.add_from(p.ws + (size_t)c * TILE_ELEMS);
+    math.store(p, m0, n0);
+  }
+}
+#else
 // gemm_tiles.h has the schedule. Work units of block b, in order: the
 // pieces of its stream-K range [begin(b), begin(b + 1)) cut at tile
 // boundaries, then its data-parallel tiles. A piece that starts a tile
@@ -176,6 +319,7 @@ __device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math
     math.store(p, m0, n0);
   }
 }
+#endif
 
 #ifdef SB_EXPERIMENTAL
 // ---- persistent data-parallel tiles: stream-K's DP part, the ping-pong variant ----
