@@ -664,28 +664,42 @@ class Acceptance:
                 f"({self.base_commit}..{self.new_commit}): {reason}")
 
 
-def load_acceptances(path):
-    """Reads an acceptance CSV (columns by name, '#' lines are comments).
-    Raises sbcsv.CsvError naming file, line and column."""
+def _named_rows(path, columns, name, read_hint="", column_hint=""):
+    """[(line number, {column: stripped cell})] of a small CSV read by column
+    name ('#' lines are comments), the header holding every one of columns;
+    raises sbcsv.CsvError naming file and line. name says what the file is
+    ("acceptance file"), the hints what to do about it."""
     try:
         with open(path, newline="", encoding="utf-8") as f:
             lines = [(i, line) for i, line in enumerate(f, start=1)
                      if line.strip() and not line.lstrip().startswith("#")]
     except OSError as e:
-        raise sbcsv.CsvError(f"{path}: cannot read: {e.strerror or e}") from None
+        raise sbcsv.CsvError(f"{path}: cannot read{read_hint and ' the ' + name}: "
+                             f"{e.strerror or e}{read_hint}") from None
+    except UnicodeDecodeError:
+        raise sbcsv.CsvError(f"{path}:1: not a UTF-8 text file (the {name})") from None
     if not lines:
-        raise sbcsv.CsvError(f"{path}:1: empty acceptance file (no header)")
+        raise sbcsv.CsvError(f"{path}:1: empty {name} (no header)")
     records = list(csv.reader(line for _, line in lines))
     header = [c.strip() for c in records[0]]
-    missing = [c for c in ACCEPT_COLUMNS if c not in header]
+    missing = [c for c in columns if c not in header]
     if missing:
-        raise sbcsv.CsvError(f"{path}:{lines[0][0]}: missing column(s) {', '.join(missing)}")
-    out = []
+        raise sbcsv.CsvError(f"{path}:{lines[0][0]}: missing column(s) {', '.join(missing)}"
+                             f"{column_hint}")
+    rows = []
     for (number, _), record in zip(lines[1:], records[1:]):
         if len(record) != len(header):
             raise sbcsv.CsvError(f"{path}:{number}: {len(record)} fields, the header has "
                                  f"{len(header)}")
-        row = {c: v.strip() for c, v in zip(header, record)}
+        rows.append((number, {c: v.strip() for c, v in zip(header, record)}))
+    return rows
+
+
+def load_acceptances(path):
+    """Reads an acceptance CSV (columns by name, '#' lines are comments).
+    Raises sbcsv.CsvError naming file, line and column."""
+    out = []
+    for number, row in _named_rows(path, ACCEPT_COLUMNS, "acceptance file"):
         for column in ACCEPT_COLUMNS:
             if not row[column]:
                 raise sbcsv.CsvError(f"{path}:{number}: column '{column}': empty (an "
@@ -729,29 +743,11 @@ def load_chip_bound(path=CHIP_BOUND_FILE):
     """Reads results/chip_bound.csv (scripts/chip_bound.py writes it; '#'
     lines are comments). Raises sbcsv.CsvError naming file, line and column:
     the gate cannot tell which rows ride on the chip without it."""
-    try:
-        with open(path, newline="", encoding="utf-8") as f:
-            lines = [(i, line) for i, line in enumerate(f, start=1)
-                     if line.strip() and not line.lstrip().startswith("#")]
-    except OSError as e:
-        raise sbcsv.CsvError(f"{path}: cannot read the chip-bound table: {e.strerror or e} "
-                             f"(write it with: python3 scripts/chip_bound.py)") from None
-    except UnicodeDecodeError:
-        raise sbcsv.CsvError(f"{path}:1: not a UTF-8 text file (the chip-bound table)") from None
-    if not lines:
-        raise sbcsv.CsvError(f"{path}:1: empty chip-bound table (no header)")
-    records = list(csv.reader(line for _, line in lines))
-    header = [c.strip() for c in records[0]]
-    missing = [c for c in CHIP_BOUND_COLUMNS if c not in header]
-    if missing:
-        raise sbcsv.CsvError(f"{path}:{lines[0][0]}: missing column(s) {', '.join(missing)} "
-                             f"(a chip-bound table, scripts/chip_bound.py)")
+    rows = _named_rows(path, CHIP_BOUND_COLUMNS, "chip-bound table",
+                       read_hint=" (write it with: python3 scripts/chip_bound.py)",
+                       column_hint=" (a chip-bound table, scripts/chip_bound.py)")
     bound, measured, seen = {}, {}, {}
-    for (number, _), record in zip(lines[1:], records[1:]):
-        if len(record) != len(header):
-            raise sbcsv.CsvError(f"{path}:{number}: {len(record)} fields, the header has "
-                                 f"{len(header)}")
-        row = {c: v.strip() for c, v in zip(header, record)}
+    for number, row in rows:
         for column in ("gpu_name", "family", "variant"):
             if not row[column]:
                 raise sbcsv.CsvError(f"{path}:{number}: column '{column}': empty")
