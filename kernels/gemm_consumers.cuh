@@ -208,36 +208,14 @@ struct GemmWarpgroupMma {
   // acc += this warpgroup's rows of the stage's A tile x its B tile, and
   // wait for it: after this the stage may be released.
   __device__ __forceinline__ void stage(uint32_t stage_addr) {
-    const uint32_t a_s = stage_addr + (uint32_t)(wg * MSUB * 64 * 128), b_s = stage_addr + T::A_BYTES;
-    fence_acc();
-    gemm_wgmma_fence();  // accumulators written by ordinary code before: order them
-#pragma unroll
-    for (int kk = 0; kk < T::BK / 16; ++kk)
-#pragma unroll
-      for (int s = 0; s < MSUB; ++s) {
-        const uint64_t da = gemm_wgmma_desc(a_s + s * 64 * 128 + kk * 32);
-        const uint64_t db = gemm_wgmma_desc(b_s + kk * 32);
-        if constexpr (T::BN == 128)
-          gemm_wgmma_m64n128k16(acc[s], da, db);
-        else
-          gemm_wgmma_m64n256k16(acc[s], da, db);
-      }
-    gemm_wgmma_commit();
+    batch(stage_addr);
     gemm_wgmma_wait0();  // the stage's reads are done before it is released
     fence_acc();
   }
 
-#ifdef SB_EXPERIMENTAL
-  // One batch in flight (CUTLASS's sm90 mainloop, K_PIPE_MMAS = 1): the
-  // k-loop (gemm_consume_mma, gemm_mainloop.cuh) issues stage k's batch,
-  // then wait<1>() (batch k - 1 is complete: its stage may be released)
-  // while batch k runs on; after the loop, wait<0>() and the last release.
-  // issue() is stage() without the wait; both fence the accumulators
-  // (warpgroup_fence_operand) around the asynchronous window, and
-  // wgmma.fence orders the registers' earlier ordinary writes (zero(), the
-  // fix-ups' adds) before the first wgmma that reads them.
-  static constexpr int IN_FLIGHT = 1;
-  __device__ __forceinline__ void issue(uint32_t stage_addr) {
+  // The stage's wgmma batch, issued and committed: accumulators fenced,
+  // wgmma.fence (accumulators written by ordinary code before: order them).
+  __device__ __forceinline__ void batch(uint32_t stage_addr) {
     const uint32_t a_s = stage_addr + (uint32_t)(wg * MSUB * 64 * 128), b_s = stage_addr + T::A_BYTES;
     fence_acc();
     gemm_wgmma_fence();
@@ -253,6 +231,20 @@ struct GemmWarpgroupMma {
           gemm_wgmma_m64n256k16(acc[s], da, db);
       }
     gemm_wgmma_commit();
+  }
+
+#ifdef SB_EXPERIMENTAL
+  // One batch in flight (CUTLASS's sm90 mainloop, K_PIPE_MMAS = 1): the
+  // k-loop (gemm_consume_mma, gemm_mainloop.cuh) issues stage k's batch,
+  // then wait<1>() (batch k - 1 is complete: its stage may be released)
+  // while batch k runs on; after the loop, wait<0>() and the last release.
+  // issue() is stage() without the wait (both issue batch()); both fence the accumulators
+  // (warpgroup_fence_operand) around the asynchronous window, and
+  // wgmma.fence orders the registers' earlier ordinary writes (zero(), the
+  // fix-ups' adds) before the first wgmma that reads them.
+  static constexpr int IN_FLIGHT = 1;
+  __device__ __forceinline__ void issue(uint32_t stage_addr) {
+    batch(stage_addr);
     fence_acc();
   }
   template <int N>
