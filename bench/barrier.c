@@ -228,7 +228,6 @@ static int participants(const sb_point *p) {
  * the command line is kept, and barrier_check says why a point cannot run. */
 static int barrier_in_sweep(sb_point *p, unsigned long long user_axes) {
   const unsigned f = p->variant->flags;
-#ifdef SB_EXPERIMENTAL
   /* A pair that is one cluster (dsmem_handoff): cluster 2 only, one block
    * per SM, unless the command line asked (barrier_check then says why). */
   if ((f & SB_BARRIER_VF_PAIR) && (f & SB_BARRIER_VF_CLUSTER)) {
@@ -236,7 +235,6 @@ static int barrier_in_sweep(sb_point *p, unsigned long long user_axes) {
     if (!((user_axes >> SB_AXIS_CONTENTION) & 1)) p->axis[SB_AXIS_CONTENTION] = SB_CONT_ONE_BLOCK;
     return 1;
   }
-#endif
   if (!(f & SB_BARRIER_VF_DEVICE)) return 1;
   if (!((user_axes >> SB_AXIS_PARTICIPANTS) & 1) && participants(p) != SB_PART_ALL) return 0;
   if (!((user_axes >> SB_AXIS_BLOCK) & 1) && !sb_barrier_device_block(p->axis[SB_AXIS_BLOCK]))
@@ -253,13 +251,11 @@ static const char *barrier_check(const sb_point *p, const sb_device *d, char *bu
              p->variant->name);
     return buf;
   }
-#ifdef SB_EXPERIMENTAL
   if ((p->variant->flags & SB_BARRIER_VF_PAIR) && (p->variant->flags & SB_BARRIER_VF_CLUSTER) &&
       p->axis[SB_AXIS_CLUSTER] != 2) {
     snprintf(buf, len, "%s's pair is one cluster of 2 CTAs: cluster must be 2", p->variant->name);
     return buf;
   }
-#endif
   long long bytes = p->axis[SB_AXIS_BUFFER_BYTES];
   if (bytes != SB_AXIS_UNSET && (bytes % 16 != 0 || bytes > 64 * 1024)) {
     snprintf(buf, len, "a bulk copy moves a multiple of 16 bytes; this family sweeps up to 64 KB: %lld", bytes);

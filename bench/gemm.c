@@ -19,12 +19,6 @@
 
 extern const sb_variant_table sb_gemm_variants; /* kernels/gemm.cu */
 
-#ifdef SB_EXPERIMENTAL
-/* ws_tma_wgmma_pingpong's family bit; kernels/gemm.cu defines the same bit
- * (both move to gemm_tiles.h's enum when the guard goes). */
-#define SB_VF_GEMM_PINGPONG (SB_VF_FAMILY0 << 4)
-#endif
-
 /* ---- fp16 on the host ---- */
 
 /* Round to nearest, ties to even; overflow to infinity; NaN stays NaN. */
@@ -301,7 +295,6 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
     BROKEN(AXIS_BIT(M) | AXIS_BIT(K) | AXIS_BIT(TILE),
            "m=n=%lld, k=%lld: the kernels take whole %dx%dx%d tiles (no edge handling)", m, k, bm,
            bn, SB_GEMM_BK);
-#ifdef SB_EXPERIMENTAL
   /* Ping-pong: each of two consumer warpgroups owns a whole 128x128 tile. */
   if (f & SB_VF_GEMM_PINGPONG) {
     if (t != 0)
@@ -311,7 +304,6 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
       BROKEN(AXIS_BIT(WARPS) | AXIS_BIT(TILE), "consumer_warps=%lld: %s has two warpgroups of %d (%d)", w,
              p->variant->name, sb_gemm_tile_warps(t), 2 * sb_gemm_tile_warps(t));
   } else
-#endif
   if (w != sb_gemm_tile_warps(t))
     BROKEN(AXIS_BIT(WARPS) | AXIS_BIT(TILE),
            "consumer_warps=%lld: a %dx%d tile has %d (one 64x64 warp tile each, one warpgroup per 64 rows)",

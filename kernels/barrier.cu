@@ -897,9 +897,7 @@ struct barrier_op_cluster_barrier : BarrierBase {
   }
 };
 
-#ifdef SB_EXPERIMENTAL
-// ---- not yet run on a GPU (make EXPERIMENTAL=1; docs/barrier.md,
-// "Awaiting their first GPU run") ----
+// ---- cluster pipelines' prices: DSMEM hand-off, multicast round trip ----
 
 // dsmem_handoff (family barrier_cluster): flag_handoff's ping-pong, but
 // between the two CTAs of one cluster of 2 through distributed shared
@@ -1078,7 +1076,6 @@ struct barrier_op_tma_multicast_roundtrip : BarrierBase {
     return ok;
   }
 };
-#endif  // SB_EXPERIMENTAL
 
 // ---- pickers, launcher, tables ----
 
@@ -1114,14 +1111,12 @@ static cudaError_t barrier_launch(sb_launch *L) {
     s.one_per_sm = L->axis[SB_AXIS_CONTENTION] != SB_CONT_FULL;
     s.cooperative = (flags & (SB_BARRIER_VF_GRID | SB_BARRIER_VF_PAIR)) != 0;
     s.cluster = flags & SB_BARRIER_VF_CLUSTER ? (int)L->axis[SB_AXIS_CLUSTER] : 1;
-#ifdef SB_EXPERIMENTAL
     // A pair that is one cluster (dsmem_handoff): the cluster launch
     // co-schedules its two blocks, no cooperative launch. A cluster row of a
     // family without the cluster axis (barrier_tma's
     // tma_multicast_roundtrip): clusters of 2.
     if (flags & SB_BARRIER_VF_PAIR && flags & SB_BARRIER_VF_CLUSTER) s.cooperative = false;
     if (flags & SB_BARRIER_VF_CLUSTER && L->axis[SB_AXIS_CLUSTER] == SB_AXIS_UNSET) s.cluster = 2;
-#endif
     if (flags & SB_BARRIER_VF_PAIR) {  // the host's check keeps contention one_block_per_sm
       s.grid = 2;
       s.one_per_sm = true;
@@ -1319,11 +1314,9 @@ extern "C" const sb_variant_table sb_barrier_variants = {
 static const sb_variant barrier_tma_rows[] = {
     BARRIER_ROW(tma_roundtrip, 90, SB_BARRIER_VF_THREAD0,
                 "thread 0: arrive.expect_tx(bytes) + cp.async.bulk global->shared + try_wait.parity loop"),
-#ifdef SB_EXPERIMENTAL
     BARRIER_ROW(tma_multicast_roundtrip, 90, SB_BARRIER_VF_CLUSTER | SB_BARRIER_VF_THREAD0,
                 "cluster of 2: barrier.cluster arrive+wait; each thread 0: arrive.expect_tx(bytes); rank 0: "
                 "one cp.async.bulk .multicast::cluster to both CTAs; both: try_wait.parity loop"),
-#endif
 };
 extern "C" const sb_variant_table sb_barrier_tma_variants = {
     barrier_tma_rows, sizeof barrier_tma_rows / sizeof barrier_tma_rows[0]};
@@ -1331,11 +1324,9 @@ extern "C" const sb_variant_table sb_barrier_tma_variants = {
 static const sb_variant barrier_cluster_rows[] = {
     BARRIER_ROW(cluster_barrier, 90, SB_BARRIER_VF_CLUSTER,
                 "barrier.cluster.arrive + barrier.cluster.wait back to back, every thread of the cluster"),
-#ifdef SB_EXPERIMENTAL
     BARRIER_ROW(dsmem_handoff, 90, SB_BARRIER_VF_CLUSTER | SB_BARRIER_VF_PAIR | SB_BARRIER_VF_THREAD0,
                 "between the 2 CTAs of one cluster through DSMEM: ping-pong, remote "
                 "mbarrier.arrive.release.cluster (mapa) / try_wait.parity.acquire.cluster; per one-way hand-off"),
-#endif
 };
 extern "C" const sb_variant_table sb_barrier_cluster_variants = {
     barrier_cluster_rows, sizeof barrier_cluster_rows / sizeof barrier_cluster_rows[0]};

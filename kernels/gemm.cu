@@ -31,13 +31,13 @@
 //                 B tiles, 128-byte swizzle) that complete_tx on it. sm_90.
 //   ws_tma_wgmma  ws_tma with warpgroup consumers: wgmma.mma_async
 //                 m64nBNk16 from shared memory (both operands), fence /
-//                 commit_group / wait_group 0 before releasing the stage.
-//                 sm_90a.
+//                 commit_group, then wait_group 1: one batch stays in
+//                 flight and the PREVIOUS stage is released (CUTLASS's
+//                 K_PIPE_MMAS = 1). sm_90a.
+//   ws_tma_wgmma_pingpong  persistent; two consumer warpgroups on
+//                 alternate 128x128 tiles, taking turns on the tensor cores
+//                 and in the epilogue (ordered named barriers).
 //   cublas        cublasGemmEx on the same buffers: the ceiling.
-// Experimental build only (make EXPERIMENTAL=1, not yet run on a GPU): the
-// wgmma consumers keep one batch in flight (wait_group 1, release the
-// previous stage), and ws_tma_wgmma_pingpong (two consumer warpgroups on
-// alternate tiles, in turns).
 //
 // The shared-memory layout (every variant): a stage is the A tile (BM rows
 // of 64 fp16 = 128 B) then the B tile (BN rows of 64 fp16), each row's 16-B
@@ -215,7 +215,6 @@ struct GemmSplitKSerialT {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-#ifdef SB_EXPERIMENTAL
     // (tile, slice) from a slice-major ticket: a slice waits only on a block
     // that already holds a lower ticket (gemm_slice_ticket).
     int tile, slice, kt0, kt1;
@@ -223,12 +222,6 @@ struct GemmSplitKSerialT {
     gemm_tile_origin<T>(p, tile, &m0, &n0);
     gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, kt0, kt1,
                                                     GemmSerialEpi<T, Bounded, Release>{slice, tile});
-#else
-    int slice, kt0, kt1;
-    gemm_slice_range<T>(p, &slice, &kt0, &kt1);
-    gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, kt0, kt1,
-                                                    GemmSerialEpi<T, Bounded, Release>{slice});
-#endif
 #else
     (void)p, (void)smem, (void)m0, (void)n0;
     __trap();  // sm_90a only (wgmma): never launched elsewhere
@@ -261,7 +254,6 @@ struct GemmStreamK {
   __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     __shared__ GemmRingBars<T, S> bars;
-#ifdef SB_EXPERIMENTAL
     // Block b is a ticket (gemm_schedulers.cuh: finishers wait only on lower
     // tickets), taken under the barrier that publishes the ring's init.
     __shared__ unsigned ticket;
@@ -277,24 +269,10 @@ struct GemmStreamK {
     const int sk_iters = sk_tiles * kts, sk_grid = sb_gemm_sk_grid(tiles, grid);
     const int it0 = sb_gemm_sk_begin(sk_iters, sk_grid, b);
     const int it1 = sb_gemm_sk_begin(sk_iters, sk_grid, b + 1);
-#else
-    if (threadIdx.x == 0) sb_ring<S, Bounded>::init(bars.full, bars.empty, 1, T::WARPS * 32);
-    __syncthreads();  // the inits are visible; no block barrier after this
-    const sb_ring<S, Bounded> ring(bars.full, bars.empty);
-    const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK, grid = gridDim.x;
-    const int sk_tiles = sb_gemm_sk_tiles(tiles, grid);
-    const int sk_iters = sk_tiles * kts, sk_grid = sb_gemm_sk_grid(tiles, grid);
-    const int it0 = sb_gemm_sk_begin(sk_iters, sk_grid, blockIdx.x);
-    const int it1 = sb_gemm_sk_begin(sk_iters, sk_grid, blockIdx.x + 1);
-#endif
     sb_ring_state st;
     if (threadIdx.x >> 5 == T::WARPS) {  // the producer: one elected thread, one ring over every unit
       if (threadIdx.x != T::WARPS * 32) return;
-#ifdef SB_EXPERIMENTAL
       gemm_sk_units(b, tiles, kts, sk_tiles, it0, it1, [&](int tile, int k0, int k1) {
-#else
-      gemm_sk_units(tiles, kts, sk_tiles, it0, it1, [&](int tile, int k0, int k1) {
-#endif
         int m0, n0;
         gemm_tile_origin<T>(p, tile, &m0, &n0);
         gemm_tma_produce_range<T, S, Bounded>(p, ring, st, smem, m0, n0, k0, k1);
@@ -304,32 +282,15 @@ struct GemmStreamK {
     }
     GemmWarpgroupMma<T> math(threadIdx.x >> 5);
     ring.grant_credits();
-#ifdef SB_EXPERIMENTAL
     gemm_sk_units(b, tiles, kts, sk_tiles, it0, it1, [&](int tile, int k0, int k1) {
-#else
-    gemm_sk_units(tiles, kts, sk_tiles, it0, it1, [&](int tile, int k0, int k1) {
-#endif
       int m0, n0;
       gemm_tile_origin<T>(p, tile, &m0, &n0);
       math.zero();
-#ifdef SB_EXPERIMENTAL
       sb_ring_state last;  // one wgmma batch in flight across the unit's k-tiles
       gemm_consume_mma<T, S, Bounded>(ring, st, last, math, smem, k1 - k0);
       gemm_consume_tail<T, S, Bounded>(ring, last, math, k1 - k0);
-#else
-      for (int kt = k0; kt < k1; ++kt) {
-        ring.wait(st);
-        math.stage(smem + st.index * T::STAGE_BYTES);
-        ring.release(st);
-        st.template advance<S>();
-      }
-#endif
       const long long t0 = Bounded ? clock64() : 0;
-#ifdef SB_EXPERIMENTAL
       gemm_sk_epilogue<T, Bounded>(p, math, m0, n0, tile, k0, k1, kts, sk_iters, sk_grid, b);
-#else
-      gemm_sk_epilogue<T, Bounded>(p, math, m0, n0, tile, k0, k1, kts, sk_iters, sk_grid);
-#endif
       gemm_prof_add<Bounded>(p, 0, t0);
     });
 #else
@@ -339,10 +300,8 @@ struct GemmStreamK {
   }
 };
 
-#ifdef SB_EXPERIMENTAL
 // The family bit of the ping-pong row; bench/gemm.c defines the same bit
 // (both move to gemm_tiles.h's enum when the guard goes).
-#define SB_VF_GEMM_PINGPONG (SB_VF_FAMILY0 << 4)
 
 // Ping-pong (CUTLASS's KernelTmaWarpSpecializedPingpong): a persistent
 // block of one producer warp (ws_tma_wgmma's elected TMA thread, one ring)
@@ -438,15 +397,10 @@ template <class V>
 struct GemmGroups<V, std::void_t<decltype(V::groups)>> {
   static constexpr int value = V::groups;
 };
-#endif
 
 template <class V, class T>
 constexpr int gemm_threads() {
-#ifdef SB_EXPERIMENTAL
   return T::WARPS * 32 * GemmGroups<V>::value + (V::ws ? 32 : 0);
-#else
-  return T::WARPS * 32 + (V::ws ? 32 : 0);
-#endif
 }
 
 // Blocks per SM every variant of a tile is compiled for, so that they share
@@ -462,7 +416,6 @@ constexpr int gemm_min_blocks() {
 
 extern __shared__ uint8_t gemm_smem_raw[];
 
-#ifdef SB_EXPERIMENTAL
 // A block with two consumer warpgroups holds two tiles' accumulators: one per SM.
 template <class V, class T>
 constexpr int gemm_kernel_min_blocks() {
@@ -470,10 +423,6 @@ constexpr int gemm_kernel_min_blocks() {
 }
 template <class V, class T, int S, bool Bounded>
 __global__ void __launch_bounds__(gemm_threads<V, T>(), gemm_kernel_min_blocks<V, T>()) gemm_kernel(const __grid_constant__ GemmParams p) {
-#else
-template <class V, class T, int S, bool Bounded>
-__global__ void __launch_bounds__(gemm_threads<V, T>(), gemm_min_blocks<T>()) gemm_kernel(const __grid_constant__ GemmParams p) {
-#endif
   // The stages start at the next 1024-B boundary (the launch asks for the slack).
   const uint32_t smem = (sb_smem_addr(gemm_smem_raw) + 1023u) & ~1023u;
   int m0, n0;
@@ -542,7 +491,6 @@ static int gemm_pick(const long long *axis, sb_kernels *k, char *why, size_t len
   return -1;
 }
 
-#ifdef SB_EXPERIMENTAL
 // Ping-pong: 128 x 128 only, two consumer warpgroups (consumer_warps 8),
 // ws_tma_wgmma's stage list for the tile.
 static int gemm_pick_pingpong(const long long *axis, sb_kernels *k, char *why, size_t len) {
@@ -563,7 +511,6 @@ static int gemm_pick_pingpong(const long long *axis, sb_kernels *k, char *why, s
     return 0;
   return sb_no_instance<List>("stages", axis[SB_AXIS_STAGES], why, len);
 }
-#endif
 
 // ---- launchers ----
 
@@ -624,12 +571,8 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
   if constexpr (V::split) {
     p->splits = (int)L->axis[SB_AXIS_SPLITS];
     s->grid = tiles * p->splits;
-#ifdef SB_EXPERIMENTAL
     // serial: + the ticket counter after the semaphores (gemm_slice_ticket), zeroed with them
     const size_t sem_bytes = (size_t)(tiles + (V::parallel ? 0 : 1)) * sizeof(unsigned);
-#else
-    const size_t sem_bytes = (size_t)tiles * sizeof(unsigned);
-#endif
     const size_t ws_bytes = V::parallel ? (size_t)p->m * p->n * p->splits * sizeof(float) : 0;
     if (L->query) {
       cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
@@ -647,9 +590,8 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
 // Stream-K: the persistent grid (SMs x blocks/SM, from the query); one
 // workspace slot and one flag per block; the flags zeroed by a
 // cudaMemsetAsync before the kernel in every launch (timed with it).
-#ifdef SB_EXPERIMENTAL
-// Experimental: one word more, the ticket counter after the flags
-// (GemmStreamK::run), zeroed with them.
+// One word more: the ticket counter after the flags (GemmStreamK::run),
+// zeroed with them.
 static cudaError_t gemm_streamk_setup(sb_launch *L, const GemmParams &p, int bm, int bn) {
   const size_t sem_bytes = ((size_t)L->grid_blocks + 1) * sizeof(unsigned);
   if (L->query) {
@@ -661,18 +603,6 @@ static cudaError_t gemm_streamk_setup(sb_launch *L, const GemmParams &p, int bm,
   (void)p;
   return cudaMemsetAsync(gemm_sem, 0, sem_bytes, L->stream);
 }
-#else
-static cudaError_t gemm_streamk_setup(sb_launch *L, const GemmParams &p, int bm, int bn) {
-  if (L->query) {
-    cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, (size_t)L->grid_blocks * sizeof(unsigned));
-    if (e == cudaSuccess)
-      e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, (size_t)L->grid_blocks * bm * bn * sizeof(float));
-    return e;
-  }
-  (void)p;
-  return cudaMemsetAsync(gemm_sem, 0, (size_t)L->grid_blocks * sizeof(unsigned), L->stream);
-}
-#endif
 
 template <class V>
 struct GemmIsSplit {
@@ -701,13 +631,11 @@ static cudaError_t gemm_launch(sb_launch *L) {
   sb_shape s;
   s.block = sb_gemm_tile_warps(tile) * 32 + (V::ws ? 32 : 0);
   s.grid = (long long)(p.m / bm) * (p.n / bn);
-#ifdef SB_EXPERIMENTAL
   if constexpr (GemmGroups<V>::value > 1) {  // ping-pong: persistent, at most one block per tile
     s.block = sb_gemm_tile_warps(tile) * 32 * GemmGroups<V>::value + 32;
     s.work = s.grid;
     s.grid = SB_GRID_PERSISTENT;
   }
-#endif
   p.splits = 1;
   if constexpr (GemmIsSplit<V>::value) {
     cudaError_t e = gemm_split_setup<V>(L, &p, s.grid, &s);
@@ -793,8 +721,7 @@ static const sb_variant gemm_rows[] = {
     {"ws_tma", gemm_launch<GemmWsTma, true>, gemm_pick<GemmWsTma>, 90, 0,
      "elected thread: expect_tx + 2 TMA 2D boxes on full; mma.sync consumer warps arrive empty"},
     {"ws_tma_wgmma", gemm_launch<GemmWsTmaWgmma, true>, gemm_pick<GemmWsTmaWgmma>, 90, 0,
-     "ws_tma with wgmma consumer warpgroups: fence, k16 x4, commit, wait 0, arrive empty"},
-#ifdef SB_EXPERIMENTAL
+     "ws_tma with wgmma consumer warpgroups: fence, k16 x4, commit, wait_group 1, arrive empty of the previous stage"},
     {"splitk_serial", gemm_launch<GemmSplitKSerial, true>, gemm_pick<GemmSplitKSerial>, 90, SB_VF_GEMM_SPLIT,
      "ws_tma_wgmma over K/splits, (tile, slice) from a slice-major atomic ticket; slices add into C in order "
      "behind a per-tile semaphore (ld.acquire.gpu spin, st.release.gpu); memset of the semaphores in the timed launch"},
@@ -805,22 +732,9 @@ static const sb_variant gemm_rows[] = {
      "persistent ws_tma_wgmma blocks (atomic tickets), equal shares of all k-tiles (DP + SK hybrid); split tiles "
      "finished by the tile's last k-piece, which waits only on lower tickets' flags (st.release.gpu / "
      "ld.acquire.gpu) and adds their fp32 partials; memset of the flags in the timed launch"},
-#else
-    {"splitk_serial", gemm_launch<GemmSplitKSerial, true>, gemm_pick<GemmSplitKSerial>, 90, SB_VF_GEMM_SPLIT,
-     "ws_tma_wgmma over K/splits; slices add into C in order behind a per-tile semaphore "
-     "(ld.acquire.gpu spin, st.release.gpu); memset of the semaphores in the timed launch"},
-    {"splitk_parallel", gemm_launch<GemmSplitKParallel, true>, gemm_pick<GemmSplitKParallel>, 90, SB_VF_GEMM_SPLIT,
-     "ws_tma_wgmma over K/splits; fp32 partials to a workspace, fence + atomicAdd; the last slice "
-     "reduces in the same kernel; memset of the counters in the timed launch"},
-    {"streamk", gemm_launch<GemmStreamK, true>, gemm_pick<GemmStreamK>, 90, SB_VF_GEMM_STREAMK,
-     "persistent ws_tma_wgmma blocks, equal shares of all k-tiles (DP + SK hybrid); split tiles fixed up "
-     "through per-block flags (st.release.gpu / ld.acquire.gpu) and fp32 partials; memset of the flags in the timed launch"},
-#endif
-#ifdef SB_EXPERIMENTAL
     {"ws_tma_wgmma_pingpong", gemm_launch<GemmWsTmaWgmmaPingpong, true>, gemm_pick_pingpong, 90, SB_VF_GEMM_PINGPONG,
      "persistent ws_tma_wgmma blocks, 2 consumer warpgroups on alternate 128x128 tiles, one ring; "
      "an ordered sequence of named barriers (bar.sync / bar.arrive) alternates their MMA and epilogue turns"},
-#endif
 #ifdef SB_BROKEN
     // The planted bug (make SB_BROKEN=1 only): splitk_serial whose slices
     // never release the semaphore; slice 1 waits forever -> `deadlock`.

@@ -124,14 +124,12 @@ __device__ __forceinline__ void gemm_wgmma_commit() {
 __device__ __forceinline__ void gemm_wgmma_wait0() {
   asm volatile("wgmma.wait_group.sync.aligned 0;" ::: "memory");
 }
-#ifdef SB_EXPERIMENTAL
 // Waits until at most N of this warpgroup's committed wgmma groups are
 // still pending (N = 1: one batch stays in flight, CUTLASS's K_PIPE_MMAS).
 template <int N>
 __device__ __forceinline__ void gemm_wgmma_wait() {
   asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
 }
-#endif
 // Keeps the compiler from moving accumulator reads/writes across the
 // asynchronous wgmma window (CUTLASS's warpgroup_fence_operand).
 __device__ __forceinline__ void gemm_fence_operand(float &r) { asm volatile("" : "+f"(r)::"memory"); }
@@ -233,7 +231,6 @@ struct GemmWarpgroupMma {
     gemm_wgmma_commit();
   }
 
-#ifdef SB_EXPERIMENTAL
   // One batch in flight (CUTLASS's sm90 mainloop, K_PIPE_MMAS = 1): the
   // k-loop (gemm_consume_mma, gemm_mainloop.cuh) issues stage k's batch,
   // then wait<1>() (batch k - 1 is complete: its stage may be released)
@@ -252,7 +249,6 @@ struct GemmWarpgroupMma {
     gemm_wgmma_wait<N>();
     fence_acc();
   }
-#endif
 #endif
 
   // Fragment layout of wgmma D (m64nNk16, f32): warp w of the warpgroup has

@@ -12,9 +12,7 @@
 #include "gemm_params.cuh"
 #include "ring.cuh"
 
-#ifdef SB_EXPERIMENTAL
 #include <type_traits>
-#endif
 
 // ---- cp.async: the stage copy of the cp.async and ws_mbarrier variants ----
 
@@ -74,7 +72,6 @@ struct GemmRingBars {
   uint64_t full[S], empty[S];
 };
 
-#ifdef SB_EXPERIMENTAL
 // How many MMA batches a Math leaves in flight across the k-loop:
 // GemmWarpgroupMma::IN_FLIGHT (1), else 0 (mma.sync returns done).
 template <class Math, class = void>
@@ -146,7 +143,6 @@ __device__ __forceinline__ void gemm_ring_skip(sb_ring_state &st, int n) {
   st.phase ^= (uint32_t)(i / S) & 1u;
   st.index = i % S;
 }
-#endif
 
 // The consumer side, shared by the ws variants: wait full, compute, release.
 template <class T, int S, bool Bounded, class Math>
@@ -154,18 +150,9 @@ __device__ __forceinline__ void gemm_ws_consume(const sb_ring<S, Bounded> &ring,
                                                 uint32_t smem, int tiles) {
   ring.grant_credits();  // every stage starts empty: one credit each
   sb_ring_state st;
-#ifdef SB_EXPERIMENTAL
   sb_ring_state last;
   gemm_consume_mma<T, S, Bounded>(ring, st, last, math, smem, tiles);
   gemm_consume_tail<T, S, Bounded>(ring, last, math, tiles);
-#else
-  for (int kt = 0; kt < tiles; ++kt) {
-    ring.wait(st);  // acquire: the stage's bytes landed
-    math.stage(smem + st.index * T::STAGE_BYTES);
-    ring.release(st);  // my reads of the stage are done
-    st.template advance<S>();
-  }
-#endif
 }
 
 // The TMA producer: one elected thread; per stage one arrive.expect_tx of

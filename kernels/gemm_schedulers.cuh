@@ -33,14 +33,12 @@ __device__ __forceinline__ void gemm_block_tile(const GemmParams &p, int *m0, in
 }
 
 // ---- split-K: several blocks per output tile, each a slice of K ----
-// Block b of a split grid takes tile b % tiles (the grouped order above)
-// and K slice b / tiles: every slice-0 block comes before every slice-1
-// block in launch order, which serial split-K's in-order wait relies on (a
-// waiting block's predecessors were dispatched before it). Slice s covers
-// k-tiles [s * KT / splits, (s + 1) * KT / splits).
-// Experimental build: serial split-K takes (tile, slice) from an atomic
-// ticket instead of blockIdx.x (gemm_slice_ticket), so it no longer relies
-// on dispatch order; parallel split-K never waits and keeps blockIdx.x.
+// Parallel split-K: block b of a split grid takes tile b % tiles (the
+// grouped order above) and K slice b / tiles; it never waits, so blockIdx.x
+// will do. Serial split-K waits on the slice before it, so it takes (tile,
+// slice) from an atomic ticket instead (gemm_slice_ticket): no reliance on
+// the order in which blocks are dispatched. Slice s covers k-tiles
+// [s * KT / splits, (s + 1) * KT / splits).
 
 // The consumer threads' own barrier (named barrier 1): the producer warp
 // has left, so __syncthreads would wait for it forever.
@@ -57,7 +55,6 @@ __device__ __forceinline__ unsigned gemm_ld_acquire_gpu(const unsigned *a) {
 __device__ __forceinline__ void gemm_st_release_gpu(unsigned *a, unsigned v) {
   asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(a), "r"(v) : "memory");
 }
-#ifdef SB_EXPERIMENTAL
 // The arrival of parallel split-K: one RMW that releases this block's
 // partial and, for the last arrival, acquires every earlier one (each
 // earlier arrival is acq_rel too, so the chain of synchronizes-with runs
@@ -79,7 +76,6 @@ __device__ __forceinline__ unsigned gemm_atom_add_acq_rel_gpu(unsigned *a, unsig
 // bar.sync passes that on to its block. CUTLASS's GenericBarrier
 // (arrive_inc: named barrier, then thread 0's red.release.gpu) relies on
 // the same rule. The fence was a second, redundant MEMBAR.SC.GPU.
-#endif
 
 // Spins (one thread) until *sem == want, acquire at GPU scope. Bounded:
 // the validating launch's twin, under the deadlock watchdog (a semaphore
@@ -98,16 +94,10 @@ __device__ __forceinline__ void gemm_sem_wait(const unsigned *sem, unsigned want
 template <class T, bool Bounded, bool Release = true>
 struct GemmSerialEpi {
   int slice;
-#ifdef SB_EXPERIMENTAL
   int tile;  // from the ticket (gemm_slice_ticket), not blockIdx.x
-#endif
   template <class Math>
   __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
-#ifdef SB_EXPERIMENTAL
     unsigned *sem = p.sem + tile;
-#else
-    unsigned *sem = p.sem + blockIdx.x % ((p.m / T::BM) * (p.n / T::BN));
-#endif
     if (threadIdx.x == 0) gemm_sem_wait<Bounded>(sem, (unsigned)slice);
     gemm_consumer_sync<T>();  // every consumer thread is behind the acquire
     if (slice == 0)
@@ -116,12 +106,8 @@ struct GemmSerialEpi {
       math.template store<true>(p, m0, n0);
     gemm_consumer_sync<T>();  // every thread's C writes are done
     if (Release && threadIdx.x == 0) {
-#ifdef SB_EXPERIMENTAL
       // No fence: the release is cumulative over the barrier above (see
       // gemm_atom_add_acq_rel_gpu's note).
-#else
-      __threadfence();  // cumulative: the block's writes, seen through the barrier
-#endif
       gemm_st_release_gpu(sem, (unsigned)slice + 1);
     }
   }
@@ -142,15 +128,9 @@ struct GemmParallelEpi {
     math.save(p.ws + ((size_t)slice * tiles + tile) * TILE_ELEMS);
     gemm_consumer_sync<T>();  // every thread's partial is written
     if (threadIdx.x == 0) {
-#ifdef SB_EXPERIMENTAL
       // One acq_rel RMW: releases the partial (cumulative over the barrier
       // above) and, for the last arrival, acquires every other slice's.
       last = gemm_atom_add_acq_rel_gpu(p.sem + tile, 1u) == (unsigned)p.splits - 1;
-#else
-      __threadfence();  // release the block's partial before counting it
-      last = atomicAdd(p.sem + tile, 1u) == (unsigned)p.splits - 1;
-      if (last) __threadfence();  // acquire: every other slice's partial
-#endif
     }
     gemm_consumer_sync<T>();
     if (!last) return;
@@ -168,7 +148,6 @@ __device__ __forceinline__ void gemm_slice_range(const GemmParams &p, int *slice
   *kt1 = sb_gemm_slice_begin(kts, p.splits, *slice + 1);
 }
 
-#ifdef SB_EXPERIMENTAL
 // Serial split-K's schedule without the dispatch-order assumption (as
 // devscan's dev_next_tile): thread 0 takes a ticket from the counter after
 // the per-tile semaphores (p.sem[tiles], zeroed with them by the launch's
@@ -195,10 +174,8 @@ __device__ __forceinline__ void gemm_slice_ticket(const GemmParams &p, int *tile
   *kt0 = sb_gemm_slice_begin(kts, p.splits, *slice);
   *kt1 = sb_gemm_slice_begin(kts, p.splits, *slice + 1);
 }
-#endif
 
 // ---- stream-K: a persistent grid, equal shares of all MAC iterations ----
-#ifdef SB_EXPERIMENTAL
 // gemm_tiles.h has the schedule; block b's stream-K range is
 // [begin(b), begin(b + 1)), cut into pieces at tile boundaries. Who is b:
 // a ticket (GemmStreamK::run: thread 0's atomicAdd on p.sem[grid], after
@@ -267,61 +244,7 @@ __device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math
     math.store(p, m0, n0);
   }
 }
-#else
-// gemm_tiles.h has the schedule. Work units of block b, in order: the
-// pieces of its stream-K range [begin(b), begin(b + 1)) cut at tile
-// boundaries, then its data-parallel tiles. A piece that starts a tile
-// (k0 = 0) but does not finish it is the tile's owner: it is the block's
-// last stream-K piece, so the later blocks that hold the rest of the tile
-// did theirs first (a block's first piece is the only one that can start
-// mid-tile). Those contributors write their partial tile to the block's
-// workspace slot and release the block's flag; the owner acquires the flags
-// of blocks b+1.. whose range starts inside the tile, adds their partials
-// and stores C. Only owners wait, and only on first pieces, which never
-// wait: no cycle, given the persistent grid is resident at once.
-template <class F>
-__device__ __forceinline__ void gemm_sk_units(int tiles, int kts, int sk_tiles, int it0, int it1, F &&f) {
-  for (int it = it0; it < it1;) {
-    const int tile = it / kts, k0 = it % kts;
-    const int k1 = min(kts, k0 + (it1 - it));
-    f(tile, k0, k1);
-    it += k1 - k0;
-  }
-  for (int t = sk_tiles + (int)blockIdx.x; t < tiles; t += (int)gridDim.x) f(t, 0, kts);
-}
 
-template <class T, bool Bounded, class Math>
-__device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math, int m0, int n0, int tile,
-                                                 int k0, int k1, int kts, int sk_iters, int sk_grid) {
-  constexpr size_t TILE_ELEMS = (size_t)T::BM * T::BN;
-  const int b = blockIdx.x;
-  if (k0 == 0 && k1 == kts) {  // a whole tile: no fix-up
-    math.store(p, m0, n0);
-  } else if (k0 != 0) {  // contributor: publish the partial, release my flag
-    math.save(p.ws + (size_t)b * TILE_ELEMS);
-    gemm_consumer_sync<T>();
-    if (threadIdx.x == 0) {
-      __threadfence();
-      gemm_st_release_gpu(p.sem + b, 1u);
-    }
-  } else {  // owner: wait for every later contributor, then add their partials, then store
-    const int tile_end = (tile + 1) * kts;
-    int c_end = b + 1;  // contributors: the non-empty blocks in (b, c_end)
-    while (c_end < sk_grid && sb_gemm_sk_begin(sk_iters, sk_grid, c_end) < tile_end) ++c_end;
-    if (threadIdx.x == 0)
-      for (int c = b + 1; c < c_end; ++c)
-        if (sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) != sb_gemm_sk_begin(sk_iters, sk_grid, c))
-          gemm_sem_wait<Bounded>(p.sem + c, 1u);
-    gemm_consumer_sync<T>();  // every consumer thread is behind the acquires
-    for (int c = b + 1; c < c_end; ++c)
-      if (sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) != sb_gemm_sk_begin(sk_iters, sk_grid, c))
-        math.add_from(p.ws + (size_t)c * TILE_ELEMS);
-    math.store(p, m0, n0);
-  }
-}
-#endif
-
-#ifdef SB_EXPERIMENTAL
 // ---- persistent data-parallel tiles: stream-K's DP part, the ping-pong variant ----
 // Block b of a persistent grid takes whole tiles first + b, first + b +
 // grid, ... (each placed by gemm_tile_origin's grouped order): the order of
@@ -364,6 +287,5 @@ struct GemmOrderedSequence {
       asm volatile("bar.arrive %0, %1;" ::"r"(Base + 2 * section + (group ^ 1)), "n"(THREADS) : "memory");
   }
 };
-#endif
 
 #endif  // SB_KERNELS_GEMM_SCHEDULERS_CUH

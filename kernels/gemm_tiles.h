@@ -38,7 +38,8 @@ enum {
   SB_VF_GEMM_ONE_STAGE = SB_VF_FAMILY0,       /* single: stages = 1 */
   SB_VF_GEMM_TWO_STAGES = SB_VF_FAMILY0 << 1, /* swap: stages = 2 */
   SB_VF_GEMM_SPLIT = SB_VF_FAMILY0 << 2,      /* split-K: the splits axis */
-  SB_VF_GEMM_STREAMK = SB_VF_FAMILY0 << 3     /* stream-K: persistent, no splits axis */
+  SB_VF_GEMM_STREAMK = SB_VF_FAMILY0 << 3,    /* stream-K: persistent, no splits axis */
+  SB_VF_GEMM_PINGPONG = SB_VF_FAMILY0 << 4    /* two consumer warpgroups, a whole tile each */
 };
 
 #ifdef __CUDACC__

@@ -342,8 +342,7 @@ __device__ __forceinline__ void sb_fence_mbarrier_init(void) {
 #endif
 }
 
-#ifdef SB_EXPERIMENTAL
-// ---- sm_90: cluster scope (distributed shared memory), not yet run on a GPU ----
+// ---- sm_90: cluster scope (distributed shared memory) ----
 // For the barrier price list's dsmem_handoff and tma_multicast_roundtrip
 // rows (kernels/barrier.cu). Rules these helpers assume (PTX ISA,
 // "mbarrier", "Distributed shared memory"):
@@ -456,6 +455,5 @@ __device__ __forceinline__ void sb_bulk_copy_g2s_multicast(void *dst_smem, const
   __trap();
 #endif
 }
-#endif  // SB_EXPERIMENTAL
 
 #endif
