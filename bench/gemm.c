@@ -322,8 +322,8 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
            "%s: tiles x k-tiles = %lld exceeds %d (the schedule's 32-bit arithmetic)", p->variant->name,
            (m / bm) * (m / bn) * (k / SB_GEMM_BK), SB_GEMM_SK_MAX_ITERS);
   if (f & SB_VF_GEMM_SPLIT) {
-    const long long sp = p->axis[SB_AXIS_SPLITS];
-    if (sp == SB_AXIS_UNSET || sp < 1 || sp > k / SB_GEMM_BK)
+    const long long sp = p->axis[SB_AXIS_SPLITS]; /* auto: sb_gemm_auto_splits keeps the rule */
+    if (sp == SB_AXIS_UNSET || (sp != SB_AXIS_AUTO && (sp < 1 || sp > k / SB_GEMM_BK)))
       BROKEN(AXIS_BIT(SPLITS) | AXIS_BIT(K), "splits=%lld: each K slice needs at least one %d-wide k-tile (k=%lld)",
              sp, SB_GEMM_BK, k);
   }
@@ -471,13 +471,13 @@ const sb_family sb_family_gemm = {
     .variants = &sb_gemm_variants,
     .default_axes = {[SB_AXIS_M] = "512,1k,2k,4k,8k",
                      [SB_AXIS_K] = "1k,2k,4k,8k,16k,32k",
-                     [SB_AXIS_SPLITS] = "2,4,8",
+                     [SB_AXIS_SPLITS] = "auto,2,4,8",
                      [SB_AXIS_TILE] = "128x128x64,128x256x64",
                      [SB_AXIS_STAGES] = "1,2,3,4,5,6",
                      [SB_AXIS_WARPS] = "4,8"},
     .quick_axes = {[SB_AXIS_M] = "512,1k",
                    [SB_AXIS_K] = "1k,32k",
-                   [SB_AXIS_SPLITS] = "8",
+                   [SB_AXIS_SPLITS] = "auto",
                    [SB_AXIS_TILE] = "128x128x64,128x256x64",
                    [SB_AXIS_STAGES] = "1,2,4",
                    [SB_AXIS_WARPS] = "4,8"},

@@ -11,6 +11,13 @@ const sb_axis_info sb_axes[SB_NUM_AXES] = {
 #undef SB_AXIS_INFO
 };
 
+int sb_axis_takes_auto(int axis) { return axis == SB_AXIS_SPLITS; }
+
+/* Is [s, end) the word "auto"? */
+static int is_auto(const char *s, const char *end) {
+  return end - s == 4 && strncmp(s, "auto", 4) == 0;
+}
+
 int sb_axis_by_name(const char *name) {
   for (int a = 0; a < SB_NUM_AXES; ++a)
     if (strcmp(sb_axes[a].name, name) == 0) return a;
@@ -77,6 +84,10 @@ void sb_axis_value_str(int axis, long long v, char *buf, size_t len) {
     buf[0] = '\0';
     return;
   }
+  if (v == SB_AXIS_AUTO && sb_axis_takes_auto(axis)) {
+    snprintf(buf, len, "auto");
+    return;
+  }
   if (labels) {
     const char *p = labels;
     for (long long i = 0; i < v && *p; ++i) {
@@ -89,12 +100,14 @@ void sb_axis_value_str(int axis, long long v, char *buf, size_t len) {
   snprintf(buf, len, "%lld", v);
 }
 
-static int add_value(int axis, long long v, sb_axis_values *out, char *err,
+/* Appends v: a number within the axis bounds, or (automatic: the list
+ * said "auto") SB_AXIS_AUTO, which a typed number never gives. */
+static int add_value(int axis, long long v, int automatic, sb_axis_values *out, char *err,
                      size_t errlen) {
   const sb_axis_info *info = &sb_axes[axis];
-  if (v < info->min || v > info->max) {
-    snprintf(err, errlen, "%s=%lld is out of range [%lld, %lld]", info->name,
-             v, info->min, info->max);
+  if (!automatic && (v < info->min || v > info->max)) {
+    snprintf(err, errlen, "%s=%lld is out of range [%lld, %lld]%s", info->name,
+             v, info->min, info->max, sb_axis_takes_auto(axis) ? " (or auto)" : "");
     return -1;
   }
   for (int i = 0; i < out->count; ++i)
@@ -128,14 +141,24 @@ int sb_axis_parse(int axis, const char *text, sb_axis_values *out, char *err,
     const char *dots = NULL;
     for (const char *q = p; q + 1 < end; ++q)
       if (q[0] == '.' && q[1] == '.') { dots = q; break; }
-    if (sb_axes[axis].labels) {
+    if (is_auto(p, end)) {
+      if (!sb_axis_takes_auto(axis)) {
+        char which[128] = "";
+        for (int a = 0, w = 0; a < SB_NUM_AXES; ++a)
+          if (sb_axis_takes_auto(a) && w >= 0 && (size_t)w < sizeof which)
+            w += snprintf(which + w, sizeof which - (size_t)w, "%s%s", w ? ", " : "", sb_axes[a].name);
+        snprintf(err, errlen, "%s: 'auto' is not a value of this axis (only %s takes auto)", name, which);
+        return -1;
+      }
+      if (add_value(axis, SB_AXIS_AUTO, 1, out, err, errlen)) return -1;
+    } else if (sb_axes[axis].labels) {
       long long v = label_index(sb_axes[axis].labels, p, end);
       if (v < 0) {
         snprintf(err, errlen, "%s: '%.*s' is not one of %s", name, (int)(end - p), p,
                  sb_axes[axis].labels);
         return -1;
       }
-      if (add_value(axis, v, out, err, errlen)) return -1;
+      if (add_value(axis, v, 0, out, err, errlen)) return -1;
     } else if (dots) { /* lo..hi: every power of two from lo to hi */
       long long lo, hi;
       char why[160];
@@ -151,7 +174,7 @@ int sb_axis_parse(int axis, const char *text, sb_axis_values *out, char *err,
         return -1;
       }
       for (long long v = lo; v <= hi; v *= 2)
-        if (add_value(axis, v, out, err, errlen)) return -1;
+        if (add_value(axis, v, 0, out, err, errlen)) return -1;
     } else {
       long long v;
       char why[160];
@@ -159,7 +182,7 @@ int sb_axis_parse(int axis, const char *text, sb_axis_values *out, char *err,
         snprintf(err, errlen, "%s: %s", name, why);
         return -1;
       }
-      if (add_value(axis, v, out, err, errlen)) return -1;
+      if (add_value(axis, v, 0, out, err, errlen)) return -1;
     }
     if (!comma) break;
     p = comma + 1;

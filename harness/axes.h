@@ -30,7 +30,7 @@
   X(M, "m", "m", 1, 1LL << 20, NULL, "GEMM rows of A and C (N = M: columns of B and C)") \
   X(K, "k", "k", 1, 1LL << 20, NULL, "GEMM reduction length (columns of A, rows of B)") \
   X(TILE, "tile", "tile", 0, 1, "128x128x64|128x256x64", "GEMM block tile BMxBNxBK") \
-  X(SPLITS, "splits", "splits", 1, 256, NULL, "GEMM K slices per output tile (split-K)")
+  X(SPLITS, "splits", "splits", 1, 256, NULL, "GEMM K slices per output tile (split-K), or auto")
 
 enum sb_axis_id {
 #define SB_AXIS_ENUM(id, name, opt, lo, hi, labels, help) SB_AXIS_##id,
@@ -41,6 +41,14 @@ enum sb_axis_id {
 
 #define SB_AXIS_UNSET (-1LL)
 #define SB_AXIS_MAX_VALUES 64
+
+/* `auto`: a value the kernel's launcher resolves at launch, from the shape
+ * and the GPU (splits only: kernels/gemm_tiles.h's sb_gemm_auto_splits).
+ * Stored as SB_AXIS_AUTO, below the axis' bounds (a typed 0 stays an
+ * error); written and parsed as "auto", in point names and in the CSV. */
+#define SB_AXIS_AUTO 0LL
+/* 1 if the axis takes `auto`. */
+int sb_axis_takes_auto(int axis);
 
 typedef struct sb_axis_info {
   const char *name;   /* CSV column */
@@ -62,7 +70,8 @@ typedef struct sb_axis_values {
 int sb_axis_by_name(const char *name);
 
 /* Parses "128,256,1k,64M" (k/M/G are powers of 1024), a power-of-two
- * range "32..1024", or for a categorical axis "all,warp", into out, checking each value against the axis bounds.
+ * range "32..1024", or for a categorical axis "all,warp", into out, checking each value against the axis bounds;
+ * "auto" where the axis takes it ("auto,4,8"), an error elsewhere.
  * Returns 0, or -1 with a one-line reason in err. */
 int sb_axis_parse(int axis, const char *text, sb_axis_values *out, char *err,
                   size_t errlen);
@@ -70,8 +79,8 @@ int sb_axis_parse(int axis, const char *text, sb_axis_values *out, char *err,
 /* Writes "32,64,128" into buf. */
 void sb_axis_format(int axis, const sb_axis_values *vals, char *buf, size_t len);
 
-/* Writes one value of an axis ("256", or "warp" for a categorical axis).
- * SB_AXIS_UNSET gives "". */
+/* Writes one value of an axis ("256", "warp" for a categorical axis,
+ * "auto"). SB_AXIS_UNSET gives "". */
 void sb_axis_value_str(int axis, long long v, char *buf, size_t len);
 
 #endif

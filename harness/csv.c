@@ -26,6 +26,7 @@ void sb_row_init(sb_row *row, const sb_provenance *prov) {
   row->blocks_per_sm = -1;
   row->regs_per_thread = -1;
   row->smem_per_block = -1;
+  row->splits_used = -1;
   row->median_us = row->min_us = row->max_us = NAN;
   row->q1_us = row->q3_us = row->cv_pct = NAN;
   row->gbps = row->pct_of_copy = row->sm_clock_mhz = NAN;

@@ -33,8 +33,14 @@
  *    samples (over the same interleaved v c c v pairs); devscan's
  *    pct_of_cub stays the median of block ratios. Each reading is the one
  *    that moved least between two leases (docs/REGRESSIONS.md). Columns
- *    unchanged. */
-#define SB_CSV_SCHEMA_VERSION 6
+ *    unchanged.
+ * 7: the splits axis takes `auto` (the launcher picks the count from the
+ *    shape, the tile and the SM count: kernels/gemm_tiles.h's
+ *    sb_gemm_auto_splits); such a point's splits cell reads "auto". New:
+ *    splits_used, the split count the kernel ran with (explicit and auto
+ *    points alike; empty for variants without a splits axis and for rows
+ *    that never launched). */
+#define SB_CSV_SCHEMA_VERSION 7
 
 typedef enum sb_status {
   SB_OK = 0,       /* validated and timed */
@@ -86,6 +92,8 @@ typedef struct sb_row {
   int blocks_per_sm;           /* occupancy of the launched configuration */
   int regs_per_thread;         /* registers of the timed kernel */
   long long smem_per_block;    /* its shared memory per block (static + dynamic), bytes */
+  int splits_used;             /* split-K: K slices per tile the kernel ran with
+                                  (splits=auto resolved); -1: no splits axis */
   double sm_clock_mhz;         /* SM clock over the samples: the clock witness's
                                   readings weighted by the sample time each covers */
   double sm_clock_after_mhz;   /* SM clock measured right after the samples */
@@ -148,6 +156,7 @@ void sb_row_init(sb_row *row, const sb_provenance *prov);
   X("blocks_per_sm", INT, r->blocks_per_sm)                 \
   X("regs_per_thread", INT, r->regs_per_thread)             \
   X("smem_per_block", INT, r->smem_per_block)               \
+  X("splits_used", INT, r->splits_used)                     \
   X("gpu_name", STR, r->prov->gpu_name)                     \
   X("gpu_uuid", STR, r->prov->gpu_uuid)                     \
   X("cc", STR, r->prov->cc)                                 \

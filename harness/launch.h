@@ -104,6 +104,8 @@ struct sb_launch {
   int binary_version;        /* the SASS that runs, e.g. 90 */
   int raw_twin;              /* 1: `bounded` picks between two kernels, so the
                                 runner checks the timed kernel's output too */
+  int splits_used;           /* split-K: K slices per tile, splits=auto resolved
+                                (the row's splits_used); 0: no splits axis */
 };
 
 #ifdef __cplusplus

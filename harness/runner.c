@@ -266,6 +266,7 @@ static int configure(runner *r, const sb_point *p, sb_launch *L, sb_row *row) {
   }
   if (sb_built_below_need(p->variant, L, row)) return 0;
   row->blocks_per_sm = L->blocks_per_sm;
+  if (L->splits_used > 0) row->splits_used = L->splits_used;
   if (p->variant->pick) {
     row->regs_per_thread = L->regs_per_thread;
     row->smem_per_block = (long long)L->smem_bytes;

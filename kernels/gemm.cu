@@ -569,7 +569,20 @@ static cudaError_t gemm_grow(void **buf, size_t *cap, size_t bytes) {
 template <class V>
 static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles, sb_shape *s) {
   if constexpr (V::split) {
-    p->splits = (int)L->axis[SB_AXIS_SPLITS];
+    // The count: the axis, or for splits=auto the one policy
+    // (sb_gemm_auto_splits) on this device's SMs; resolved by the query,
+    // read back by every later launch, reported in the row (splits_used).
+    if (L->query) {
+      const long long want = L->axis[SB_AXIS_SPLITS];
+      int dev = 0, sms = 0;
+      cudaError_t e;
+      if (want == SB_AXIS_AUTO &&
+          ((e = cudaGetDevice(&dev)) != cudaSuccess ||
+           (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess))
+        return e;
+      L->splits_used = want == SB_AXIS_AUTO ? sb_gemm_auto_splits((int)tiles, p->k / SB_GEMM_BK, sms) : (int)want;
+    }
+    p->splits = L->splits_used;
     s->grid = tiles * p->splits;
     // serial: + the ticket counter after the semaphores (gemm_slice_ticket), zeroed with them
     const size_t sem_bytes = (size_t)(tiles + (V::parallel ? 0 : 1)) * sizeof(unsigned);

@@ -55,6 +55,26 @@ static inline SB_GEMM_HD int sb_gemm_slice_begin(int kts, int splits, int slice)
   return (int)((long long)slice * kts / splits);
 }
 
+/* splits=auto (SB_AXIS_AUTO on the splits axis): the split count the
+ * launcher runs for `tiles` output tiles of kts k-tiles each on sm_count
+ * SMs. The split variants run one block per SM, so fill about one wave:
+ * the largest power of two s with tiles * s <= sm_count; then cap it so
+ * that every slice keeps at least SB_GEMM_AUTO_MIN_SLICE_KTS k-tiles
+ * (s <= kts / 8: a shorter slice is mostly prologue and epilogue) and at
+ * SB_GEMM_AUTO_MAX_SPLITS; at least 1. E.g. on 132 SMs, 1024x1024x16384:
+ * 64 tiles of 128x128 -> 2, 32 of 128x256 -> 4; 512x512x32768 at 128x128:
+ * 16 tiles -> 8 (tests/test_gemm.c has more). A starting policy, to be
+ * tuned from GPU runs: the CSV's splits_used says what it chose. */
+#define SB_GEMM_AUTO_MIN_SLICE_KTS 8
+#define SB_GEMM_AUTO_MAX_SPLITS 32
+static inline SB_GEMM_HD int sb_gemm_auto_splits(int tiles, int kts, int sm_count) {
+  int cap = kts / SB_GEMM_AUTO_MIN_SLICE_KTS;
+  if (cap > SB_GEMM_AUTO_MAX_SPLITS) cap = SB_GEMM_AUTO_MAX_SPLITS;
+  int s = 1;
+  while (2 * s <= cap && (long long)tiles * (2 * s) <= sm_count) s *= 2;
+  return s;
+}
+
 /* Stream-K schedule over a persistent grid of `grid` blocks: the first
  * sk_tiles tiles (in the grouped tile order) are stream-K, their
  * sk_tiles * kts MAC iterations (k-tiles) split evenly over the first

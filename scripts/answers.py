@@ -400,7 +400,9 @@ def gemm_split_table(runs):
                     cells.append("-")
                     continue
                 text = f"{b['pct_of_cublas']:.1f}%"
-                if b.get("splits"):
+                if b.get("splits") == sbcsv.AUTO:  # schema 7: the launcher's pick
+                    text += f" (auto: {b.get('splits_used') or '?'} splits)"
+                elif b.get("splits"):
                     text += f" ({b['splits']} splits)"
                 if base:
                     text += f", {b['pct_of_cublas'] / base['pct_of_cublas']:.2f}x"

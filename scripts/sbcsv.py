@@ -22,8 +22,10 @@ import sbdeps  # noqa: F401  (a missing package: one line and exit 2, not a trac
 # takes the ceiling ratios as a median of v c c v block ratios and adds
 # ceiling_us (the paired ceiling's own median); schema 5 adds gemm's
 # epilogue_pct; schema 6 reads each family's paired ratio as its variant
-# table says (sbcompare.ratio_reading).
-SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6}
+# table says (sbcompare.ratio_reading); schema 7 lets the splits axis read
+# "auto" (the launcher picked the count: a point of its own, beside the
+# explicit counts) and adds splits_used, the count the kernel ran with.
+SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7}
 
 
 
@@ -39,8 +41,12 @@ REQUIRED = [
 INT_COLUMNS = {"schema_version", *AXES, "samples", "bytes_moved",
                "blocks_per_sm", "sm_count", "seed", "elems_per_thread",
                "consumer_warps", "cluster", "bytes_in_flight_per_sm",
-               "regs_per_thread", "smem_per_block", "m", "k", "splits",
-               "temp_c", "throttled"}
+               "regs_per_thread", "smem_per_block", "m", "k",
+               "temp_c", "throttled", "splits_used"}
+# Axes that take `auto` besides a number (schema 7): an int, or the string
+# "auto", a value of its own in a row's key.
+AUTO = "auto"
+INT_OR_AUTO_COLUMNS = {"splits"}
 FLOAT_COLUMNS = {"median_us", "min_us", "max_us", "q1_us", "q3_us", "cv_pct",
                  "gbps", "pct_of_copy", "sm_clock_mhz", "gflops",
                  "cycles_per_op", "ns_per_op", "pct_of_cublas",
@@ -80,6 +86,8 @@ def _convert(path, line, column, text):
     try:
         if column in INT_COLUMNS:
             return int(text)
+        if column in INT_OR_AUTO_COLUMNS:
+            return AUTO if text == AUTO else int(text)
         if column in FLOAT_COLUMNS:
             value = float(text)
             if math.isnan(value):

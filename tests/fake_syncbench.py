@@ -20,7 +20,7 @@ Behaviour by environment. Every FAKE_X is read as FAKE_X_<FAKE_SIDE> first
   FAKE_UUID         the GPU uuid (default GPU-fake-0000)
   FAKE_COMMIT       the commit in `ready` and the CSV (default fake-<side>)
   FAKE_DELAY        seconds each point takes (default 0)
-The CSV rows are schema 6, with the header of results/csv_header.csv; the
+The CSV rows are schema 7, with the header of results/csv_header.csv; the
 times are a function of the point name, times the slowdown, with a noise
 of +-0.2% drawn from (seed, side, name).
 """
@@ -86,7 +86,7 @@ def parse(argv):
 def row_for(name, status, median, seed, uuid, commit, header):
     parts = name.split("/")
     row = dict.fromkeys(header, "")
-    row.update(schema_version=6, family=parts[0], variant=parts[1], status=status,
+    row.update(schema_version=7, family=parts[0], variant=parts[1], status=status,
                gpu_name="NVIDIA H100 80GB HBM3", gpu_uuid=uuid, cc="9.0", sm_count=132,
                driver="580.00", cuda="13.0", commit=commit,
                run_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), seed=seed,

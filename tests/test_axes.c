@@ -98,3 +98,41 @@ SB_TEST(axis_names_and_options_unique) {
   CHECK_EQ_INT(sb_axis_by_name("iters"), SB_AXIS_ITERS);
   CHECK_EQ_INT(sb_axis_by_name("nope"), -1);
 }
+
+SB_TEST(axis_auto_only_on_splits_and_never_from_a_number) {
+  sb_axis_values v, w;
+  char err[256], buf[256];
+  CHECK(sb_axis_takes_auto(SB_AXIS_SPLITS));
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_SPLITS, "auto,4,8", &v, err, sizeof err), 0);
+  CHECK_EQ_INT(v.count, 3);
+  CHECK_EQ_INT(v.v[0], SB_AXIS_AUTO);
+  CHECK_EQ_INT(v.v[1], 4);
+  CHECK(SB_AXIS_AUTO < sb_axes[SB_AXIS_SPLITS].min); /* no explicit count means auto */
+  sb_axis_value_str(SB_AXIS_SPLITS, SB_AXIS_AUTO, buf, sizeof buf);
+  CHECK_STR(buf, "auto");
+  sb_axis_format(SB_AXIS_SPLITS, &v, buf, sizeof buf);
+  CHECK_STR(buf, "auto,4,8");
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_SPLITS, buf, &w, err, sizeof err), 0);
+  CHECK(w.count == 3 && w.v[0] == SB_AXIS_AUTO && w.v[2] == 8);
+  /* A typed 0 or -1 is still an error, and auto is listed once. */
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_SPLITS, "0", &v, err, sizeof err), -1);
+  CHECK_STR(err, "splits=0 is out of range [1, 256] (or auto)");
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_SPLITS, "-1", &v, err, sizeof err), -1);
+  CHECK_STR(err, "splits: '-1' is not a non-negative integer");
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_SPLITS, "auto,2,auto", &v, err, sizeof err), -1);
+  CHECK_STR(err, "splits=auto is listed twice");
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_SPLITS, "AUTO", &v, err, sizeof err), -1);
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_SPLITS, "auto..8", &v, err, sizeof err), -1);
+  /* Every other axis, numeric or categorical, refuses it by name. */
+  for (int a = 0; a < SB_NUM_AXES; ++a) {
+    if (a == SB_AXIS_SPLITS) continue;
+    CHECK(!sb_axis_takes_auto(a));
+    err[0] = '\0';
+    CHECK_EQ_INT(sb_axis_parse(a, sb_axes[a].labels ? "auto" : "4,auto", &v, err, sizeof err), -1);
+    CHECK(strncmp(err, sb_axes[a].name, strlen(sb_axes[a].name)) == 0);
+    CHECK(strstr(err, "'auto' is not a value of this axis (only splits takes auto)") != NULL);
+  }
+  /* An axis without auto writes 0 as a number (intensity's bound is 0). */
+  sb_axis_value_str(SB_AXIS_INTENSITY, 0, buf, sizeof buf);
+  CHECK_STR(buf, "0");
+}

@@ -71,7 +71,7 @@ def test_version_needs_no_gpu(syncbench, tmp_path):
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].startswith("syncbench ") and lines[1].startswith("commit ")
-    assert "csv schema 6" in lines and lines[3].startswith("cuda runtime ")
+    assert "csv schema 7" in lines and lines[3].startswith("cuda runtime ")
 
 
 def test_help(syncbench, tmp_path):
@@ -146,6 +146,20 @@ def test_list_tests_needs_no_gpu(syncbench, tmp_path):
     assert r3.returncode == 3, r3.stderr
 
 
+def test_splits_auto_is_a_point_of_its_own(syncbench, tmp_path):
+    r = run("--benchmark_list_tests", "--filter", "^gemm/splitk_parallel/", "--no-reference",
+            "--m", "1k", "--k", "16k", "--splits", "auto,4,8", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    names = r.stdout.splitlines()
+    splits = sorted(n.rsplit("/splits=", 1)[1] for n in names)
+    assert splits == ["4", "4", "8", "8", "auto", "auto"]  # x 2 tiles
+    # the default sweep has auto beside the explicit counts
+    r = run("--benchmark_list_tests", "--filter", "^gemm/splitk_", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert {n.rsplit("/splits=", 1)[1] for n in r.stdout.splitlines() if "/splits=" in n} == \
+        {"auto", "2", "4", "8"}
+
+
 @pytest.mark.parametrize("flags", [
     ["--benchmark_out=x.json"],
     ["--benchmark_out=res/{gpu}/x.json", "--benchmark_out_format=json"],
@@ -194,6 +208,11 @@ def test_benchmark_out_under_a_file_fails_before_the_gpu(syncbench, tmp_path):
     (["--n", "99999999999999999999999"], "n: '99999999999999999999999' is too large"),
     (["--block", "32..1T"], "unknown suffix 'T'"),
     (["--out", "."], "is a directory"),
+    # `auto` is a value of splits only; a typed 0 or -1 is no way to it
+    (["--splits", "0"], "splits=0 is out of range [1, 256] (or auto)"),
+    (["--splits", "-1"], "splits: '-1' is not a non-negative integer"),
+    (["--m", "auto"], "m: 'auto' is not a value of this axis (only splits takes auto)"),
+    (["--tile", "auto"], "tile: 'auto' is not a value of this axis"),
     # Google Benchmark's flags: a bad value names the flag and the value,
     # a flag that cannot work here says why.
     (["--benchmark_repetitions=abc"], "--benchmark_repetitions=abc: not a positive integer"),
@@ -225,6 +244,7 @@ def test_benchmark_out_under_a_file_fails_before_the_gpu(syncbench, tmp_path):
 ], ids=["unknown-option", "block-0", "block-abc", "block-empty", "iters-duplicate",
         "stages-unswept", "filter-nomatch", "filter-bad-regex", "device-negative",
         "n-unknown-suffix", "n-too-large", "range-unknown-suffix", "out-directory",
+        "splits-0", "splits-negative", "m-auto", "tile-auto",
         "repetitions-abc", "repetitions-0", "repetitions-no-value", "repetitions-twice",
         "min-time-abc", "min-time-iterations", "min-time-twice", "list-tests-maybe",
         "format-csv", "format-xml", "out-empty", "out-format-csv", "out-format-alone",

@@ -45,6 +45,25 @@ SB_TEST(cli_rejects_bad_input_with_one_line) {
   }
 }
 
+SB_TEST(cli_splits_take_auto_and_other_axes_refuse_it) {
+  char err[256];
+  sb_cli c;
+  char *ok[] = {"sb", "--splits", "auto,4,8", NULL};
+  CHECK_EQ_INT(parse(ok, &c, err), 0);
+  CHECK_EQ_INT(c.spec.override[SB_AXIS_SPLITS].count, 3);
+  CHECK_EQ_INT(c.spec.override[SB_AXIS_SPLITS].v[0], SB_AXIS_AUTO);
+  sb_cli_free(&c);
+  char *bad[][3] = {{"--splits", "0"}, {"--splits", "-1"}, {"--m", "auto"}, {"--tile", "auto"},
+                    {"--stages", "auto"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    char *argv[] = {"sb", bad[i][0], bad[i][1], NULL};
+    err[0] = '\0';
+    CHECK_EQ_INT(parse(argv, &c, err), -1);
+    CHECK(err[0] != '\0' && strchr(err, '\n') == NULL);
+    if (i >= 2) CHECK(strstr(err, "only splits takes auto") != NULL);
+  }
+}
+
 SB_TEST(cli_expands_gpu_placeholder) {
   char out[128];
   sb_expand_out_path("results/{gpu}/latest.csv", "h100-80gb-hbm3", out, sizeof out);

@@ -475,6 +475,23 @@ def test_extra_axes_are_part_of_the_key_and_the_table(tmp_path):
     assert rc == 0 and header_line.split()[2:6] == ["block_threads", "iters", "n", "participants"]
 
 
+def test_auto_splits_is_a_point_beside_the_explicit_counts(tmp_path):
+    # Schema 7: splits=auto and splits=8 are two points even where auto
+    # ran 8; an old file with only the counts gates against a new one with
+    # auto too (auto is a point the base lacks, not a duplicate of 8).
+    header, rows = read_records()
+    header = header + ["splits", "splits_used"]
+    new_rows = [dict(r, schema_version="7", splits=s, splits_used="8") for r in rows for s in ("auto", "8")]
+    new = write_records(tmp_path / "n.csv", header, new_rows)
+    cmp = comparison(new, new)
+    assert len(cmp.matches) == 2 * len(rows) and "splits" in cmp.axes()
+    old = write_records(tmp_path / "o.csv", header[:-1],
+                        [{k: v for k, v in dict(r, splits="8").items() if k != "splits_used"} for r in rows])
+    rc, out, err = run_compare("--gate", old, new)
+    assert rc == 0, err
+    assert f"{len(rows)} point(s) new or newly ok in new: not gated ({len(rows)} new" in out
+
+
 def test_plots_option_draws_one_plot_set(tmp_path):
     new = transformed(tmp_path, other_gpu)
     outdir = tmp_path / "plots"

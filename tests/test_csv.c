@@ -40,8 +40,8 @@ SB_TEST(csv_every_axis_has_its_column) {
                             /* schema 3 */
                             "sm_clock_after_mhz", "power_w", "temp_c", "throttle_reasons",
                             "throttled", "pct_of_cub", "pct_of_cublas", "m", "k", "tile",
-                            /* schema 4, 5 */
-                            "ceiling_us", "epilogue_pct"};
+                            /* schema 4, 5, 7 */
+                            "ceiling_us", "epilogue_pct", "splits", "splits_used"};
   for (size_t i = 0; i < sizeof required / sizeof required[0]; ++i)
     CHECK(column(required[i]) >= 0);
   for (int i = 0; i < sb_csv_num_columns(); ++i)
@@ -74,7 +74,7 @@ SB_TEST(csv_row_round_trips_with_quoting_and_empty_cells) {
   CHECK_STR(fields[column("min_us")], "");          /* NaN: empty */
   CHECK_STR(fields[column("samples")], "");         /* -1: empty */
   CHECK_STR(fields[column("gpu_name")], "NVIDIA Test, \"GPU\"");
-  CHECK_STR(fields[column("schema_version")], "6");
+  CHECK_STR(fields[column("schema_version")], "7");
   CHECK_STR(fields[column("epilogue_pct")], "");    /* not a gemm row: empty */
   CHECK_STR(fields[column("ceiling_us")], "");      /* no paired ceiling: empty */
   CHECK_STR(fields[column("power_w")], "");         /* no NVML: empty */
@@ -82,6 +82,36 @@ SB_TEST(csv_row_round_trips_with_quoting_and_empty_cells) {
   CHECK_STR(fields[column("throttle_reasons")], "");
   CHECK_STR(fields[column("throttled")], "");       /* not timed: empty */
   CHECK_STR(fields[column("regs_per_thread")], ""); /* -1: empty */
+  CHECK_STR(fields[column("splits")], "");          /* no splits axis */
+  CHECK_STR(fields[column("splits_used")], "");
+}
+
+/* Schema 7: a splits=auto point's splits cell reads "auto" and
+ * splits_used the count the kernel ran with; an explicit count has both. */
+SB_TEST(csv_auto_splits_cell_and_splits_used) {
+  sb_provenance prov = test_prov();
+  sb_row row;
+  sb_row_init(&row, &prov);
+  row.family = "gemm";
+  row.variant = "splitk_parallel";
+  row.axis[SB_AXIS_M] = 1024;
+  row.axis[SB_AXIS_K] = 16384;
+  row.axis[SB_AXIS_SPLITS] = SB_AXIS_AUTO;
+  row.splits_used = 4;
+  char buf[4096], *fields[128];
+  int n = write_and_split(&row, buf, sizeof buf, fields, 128);
+  CHECK_EQ_INT(n, sb_csv_num_columns());
+  if (n != sb_csv_num_columns()) return;
+  CHECK_STR(fields[column("splits")], "auto");
+  CHECK_STR(fields[column("splits_used")], "4");
+  row.axis[SB_AXIS_SPLITS] = 8;
+  row.splits_used = 8;
+  n = write_and_split(&row, buf, sizeof buf, fields, 128);
+  CHECK_EQ_INT(n, sb_csv_num_columns());
+  if (n != sb_csv_num_columns()) return;
+  CHECK_STR(fields[column("splits")], "8");
+  CHECK_STR(fields[column("splits_used")], "8");
+  CHECK(column("splits_used") > column("status")); /* a reading, not an axis (not in a point's key) */
 }
 
 SB_TEST(csv_header_matches_columns) {

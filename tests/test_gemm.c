@@ -265,7 +265,7 @@ SB_TEST(gemm_default_sweep_keeps_only_the_shapes_and_stages_each_variant_takes) 
   /* 5 shapes (+ 512x512x32768 for cublas, ws_tma_wgmma and the split
    * variants); tiles x stages: single 2 x 1, swap 2 x 1, the staged ones
    * 128x128 x 5 (2..6) + 128x256 x 3 (2..4: 227 KiB); the split variants:
-   * the 2 K-heavy shapes x 2 (tile, stages) x splits 2,4,8. */
+   * the 2 K-heavy shapes x 2 (tile, stages) x splits auto,2,4,8. */
   CHECK_EQ_INT(count_gemm(p, n, "cublas"), 6);
   CHECK_EQ_INT(count_gemm(p, n, "single"), 10);
   CHECK_EQ_INT(count_gemm(p, n, "swap"), 10);
@@ -273,8 +273,8 @@ SB_TEST(gemm_default_sweep_keeps_only_the_shapes_and_stages_each_variant_takes) 
   CHECK_EQ_INT(count_gemm(p, n, "ws_mbarrier"), 40);
   CHECK_EQ_INT(count_gemm(p, n, "ws_tma"), 40);
   CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma"), 48);
-  CHECK_EQ_INT(count_gemm(p, n, "splitk_serial"), 12);
-  CHECK_EQ_INT(count_gemm(p, n, "splitk_parallel"), 12);
+  CHECK_EQ_INT(count_gemm(p, n, "splitk_serial"), 16);
+  CHECK_EQ_INT(count_gemm(p, n, "splitk_parallel"), 16);
   CHECK_EQ_INT(count_gemm(p, n, "streamk"), 12); /* 6 shapes x 2 (tile, stages) */
   long first_gemm = -1, skipped = 0;
   for (long i = 0; i < n; ++i) {
@@ -394,6 +394,60 @@ SB_TEST(gemm_split_slices_cover_every_k_tile_once) {
   }
 }
 
+/* splits=auto's policy (gemm_tiles.h): the largest power of two that
+ * keeps tiles x splits within one wave of one block per SM, at least 8
+ * k-tiles per slice, at most 32, at least 1. */
+static int auto_splits(long long m, long long k, int tile, int sms) {
+  const int tiles = (int)((m / sb_gemm_tile_bm(tile)) * (m / sb_gemm_tile_bn(tile)));
+  return sb_gemm_auto_splits(tiles, (int)(k / SB_GEMM_BK), sms);
+}
+
+SB_TEST(gemm_auto_splits_fill_one_wave_within_the_slice_caps) {
+  /* H100 (132 SMs). 256x256x8192, 128x128: 4 tiles, a wave would take 32
+   * splits, but 128 k-tiles / 8 caps it at 16. */
+  CHECK_EQ_INT(auto_splits(256, 8192, 0, 132), 16);
+  CHECK_EQ_INT(auto_splits(256, 8192, 1, 132), 16); /* 2 tiles: 64 fit, 16 by the cap */
+  /* 1024x1024x16384: 64 tiles -> 2 (128 blocks), 32 tiles of 128x256 -> 4
+   * (128): the default sweep's best explicit counts on an H100 (docs/gemm.md). */
+  CHECK_EQ_INT(auto_splits(1024, 16384, 0, 132), 2);
+  CHECK_EQ_INT(auto_splits(1024, 16384, 1, 132), 4);
+  /* 512x512x32768: 16 tiles -> 8, 8 tiles -> 16. */
+  CHECK_EQ_INT(auto_splits(512, 32768, 0, 132), 8);
+  CHECK_EQ_INT(auto_splits(512, 32768, 1, 132), 16);
+  /* The 8-k-tile cap binds: 256x256x1024 (16 k-tiles) -> 2; under 16
+   * k-tiles no split at all. */
+  CHECK_EQ_INT(auto_splits(256, 1024, 0, 132), 2);
+  CHECK_EQ_INT(auto_splits(256, 960, 0, 132), 1);
+  CHECK_EQ_INT(auto_splits(128, 64, 0, 132), 1);
+  /* The cap of 32: one tile, 1024 k-tiles. */
+  CHECK_EQ_INT(auto_splits(128, 65536, 0, 132), 32);
+  /* A full wave of tiles or more: no split. */
+  CHECK_EQ_INT(auto_splits(2048, 2048, 0, 132), 1);   /* 256 tiles */
+  CHECK_EQ_INT(auto_splits(1024, 1024, 1, 132), 2);   /* 32 tiles, 16 k-tiles: the cap (2) */
+  CHECK_EQ_INT(auto_splits(1024, 4096, 1, 132), 4);   /* 32 tiles, 64 k-tiles */
+  CHECK_EQ_INT(sb_gemm_auto_splits(132, 1024, 132), 1);
+  CHECK_EQ_INT(sb_gemm_auto_splits(133, 1024, 132), 1);
+  CHECK_EQ_INT(sb_gemm_auto_splits(66, 1024, 132), 2);
+  /* A100 (108 SMs): 64 tiles no longer fit twice. */
+  CHECK_EQ_INT(auto_splits(1024, 16384, 0, 108), 1);
+  CHECK_EQ_INT(auto_splits(1024, 16384, 1, 108), 2);
+  CHECK_EQ_INT(auto_splits(256, 8192, 0, 108), 16);
+  CHECK_EQ_INT(auto_splits(512, 32768, 0, 108), 4);
+  /* Whatever the inputs: a power of two in [1, 32], within one wave
+   * (unless 1), every slice at least 8 k-tiles (unless 1), so always
+   * within gemm_reason's splits <= k / 64. */
+  const int sms_list[] = {1, 8, 108, 132, 144};
+  for (size_t a = 0; a < sizeof sms_list / sizeof sms_list[0]; ++a)
+    for (int tiles = 1; tiles <= 300; tiles += 7)
+      for (int kts = 1; kts <= 2048; kts = kts * 3 / 2 + 1) {
+        const int sms = sms_list[a], s = sb_gemm_auto_splits(tiles, kts, sms);
+        CHECK(s >= 1 && s <= SB_GEMM_AUTO_MAX_SPLITS && (s & (s - 1)) == 0 && s <= kts);
+        if (s > 1) CHECK((long long)tiles * s <= sms && kts / s >= SB_GEMM_AUTO_MIN_SLICE_KTS);
+        if (2 * s <= SB_GEMM_AUTO_MAX_SPLITS && 2 * s <= kts / SB_GEMM_AUTO_MIN_SLICE_KTS)
+          CHECK((long long)tiles * 2 * s > sms); /* the largest that fits */
+      }
+}
+
 SB_TEST(gemm_split_points_need_a_k_tile_per_slice_and_their_stages) {
   const sb_family *f = sb_find_family("gemm");
   if (!f) return;
@@ -415,6 +469,49 @@ SB_TEST(gemm_split_points_need_a_k_tile_per_slice_and_their_stages) {
   CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "splits=5") != NULL);
   q.axis[SB_AXIS_SPLITS] = 4, q.axis[SB_AXIS_STAGES] = 3; /* not compiled */
   CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "compiled with") != NULL);
+  /* auto: the policy keeps every slice a k-tile, at any K the tiles take. */
+  q.axis[SB_AXIS_STAGES] = sb_gemm_split_stages(0), q.axis[SB_AXIS_SPLITS] = SB_AXIS_AUTO;
+  CHECK(f->check(&q, &d, buf, sizeof buf) == NULL);
+  q.axis[SB_AXIS_K] = 64;
+  CHECK(f->check(&q, &d, buf, sizeof buf) == NULL);
+}
+
+/* splits=auto is its own point (the A/B protocol keys on names): beside
+ * explicit 8 in the sweep, named splits=auto, and the default sweep has it
+ * at both K-heavy shapes and both tiles. */
+SB_TEST(gemm_auto_splits_is_a_point_of_its_own) {
+  char err[256];
+  sb_cli c;
+  char *argv[] = {"syncbench", "--splits", "auto,8", "--m", "1k", "--k", "16k", "--filter",
+                  "^gemm/splitk_parallel/", NULL};
+  CHECK_EQ_INT(sb_cli_parse(9, argv, &c, err, sizeof err), 0);
+  sb_point *p;
+  long n = sb_sweep_build(&c.spec, &p, err, sizeof err);
+  CHECK_EQ_INT(count_gemm(p, n, "splitk_parallel"), 4); /* 2 tiles x (auto, 8) */
+  int autos = 0, eights = 0;
+  for (long i = 0; i < n; ++i) {
+    if (strcmp(p[i].family->name, "gemm")) continue;
+    char name[512];
+    sb_point_name(&p[i], name, sizeof name);
+    autos += strstr(name, "/splits=auto") != NULL;
+    eights += strstr(name, "/splits=8") != NULL;
+  }
+  CHECK_EQ_INT(autos, 2);
+  CHECK_EQ_INT(eights, 2);
+  free(p);
+  sb_cli_free(&c);
+  sb_sweep_spec spec = {0};
+  n = sb_sweep_build(&spec, &p, err, sizeof err);
+  autos = 0;
+  for (long i = 0; i < n; ++i)
+    autos += !strcmp(p[i].family->name, "gemm") && p[i].axis[SB_AXIS_SPLITS] == SB_AXIS_AUTO;
+  const sb_family *f = sb_find_family("gemm");
+  int split_variants = 0;
+  for (int v = 0; f && v < f->variants->count; ++v)
+    split_variants += (f->variants->rows[v].flags & (SB_VF_GEMM_SPLIT | SB_VF_TEST_ONLY)) == SB_VF_GEMM_SPLIT;
+  CHECK(split_variants >= 2);
+  CHECK_EQ_INT(autos, split_variants * 4); /* x 2 K-heavy shapes x 2 tiles */
+  free(p);
 }
 
 /* The stream-K schedule, simulated as the kernel walks it: every MAC

@@ -149,3 +149,51 @@ def test_every_status_the_writer_uses_reads(tmp_path):
         set_cell(recs, line, "status", status)
     rows = sbcsv.read(write(tmp_path, recs))
     assert sorted(r["status"] for r in rows) == sorted(sbcsv.STATUSES)
+
+
+def _gemm_split_rows(header, schema, cells):
+    """Records of split-K rows under `header`: one per (splits, splits_used)
+    cell pair, the rest of the row filled like the writer's."""
+    recs = [header]
+    for i, (splits, used) in enumerate(cells):
+        row = dict.fromkeys(header, "")
+        row.update(schema_version=str(schema), family="gemm", variant="splitk_parallel",
+                   stages="6", consumer_warps="4", n="1024", m="1024", k="16384",
+                   tile="128x128x64", splits=splits, status="ok", samples="100",
+                   median_us="50.0", min_us="49.0", max_us="51.0", q1_us="49.5", q3_us="50.5",
+                   gpu_name="NVIDIA H100 80GB HBM3", gpu_uuid="GPU-x", cc="9.0",
+                   sm_count="132", commit="c", run_utc="2026-01-01T00:00:00Z", seed=str(i + 1))
+        if "splits_used" in row:
+            row["splits_used"] = used
+        recs.append([row[c] for c in header])
+    return recs
+
+
+def test_schema_7_auto_splits_and_splits_used(tmp_path):
+    """Schema 7: `splits` is an int or "auto" (a point of its own, beside
+    the explicit counts), splits_used the count the kernel ran with."""
+    with open(sbcsv.HEADER_SNAPSHOT) as f:
+        header = f.readline().strip().split(",")
+    assert "splits_used" in header and header.index("splits_used") > header.index("status")
+    assert "splits_used" not in sbcsv.EXTRA_AXES  # a reading, not part of a point's key
+    rows = sbcsv.read(write(tmp_path, _gemm_split_rows(header, 7, [("auto", "4"), ("4", "4"), ("8", "8")])))
+    assert [(r["splits"], r["splits_used"]) for r in rows] == [("auto", 4), (4, 4), (8, 8)]
+    assert rows[0]["splits"] == sbcsv.AUTO
+    assert len({sbcsv.key(r) for r in rows}) == 3  # auto is not 4, though it ran 4
+    # a non-split row: both cells empty
+    recs = _gemm_split_rows(header, 7, [("", "")])
+    assert sbcsv.read(write(tmp_path, recs, "plain.csv"))[0]["splits_used"] is None
+    # anything else in splits is not a count
+    bad = write(tmp_path, set_cell(_gemm_split_rows(header, 7, [("auto", "2"), ("x", "")]), 3, "splits", "Auto"),
+                "bad.csv")
+    msg = error_of(bad)
+    assert msg.startswith(f"{bad}:3: column 'splits'") and "'Auto'" in msg
+
+
+def test_schema_6_split_rows_still_read(tmp_path):
+    """A schema-6 file: no splits_used column, explicit counts only."""
+    with open(sbcsv.HEADER_SNAPSHOT) as f:
+        header = [c for c in f.readline().strip().split(",") if c != "splits_used"]
+    rows = sbcsv.read(write(tmp_path, _gemm_split_rows(header, 6, [("2", ""), ("8", "")])))
+    assert [r["splits"] for r in rows] == [2, 8]
+    assert all(r.get("splits_used") is None for r in rows)

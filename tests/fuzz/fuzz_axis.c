@@ -1,8 +1,9 @@
 /* libFuzzer harness for the axis-list parser (harness/axes.c).
  * Input: byte 0 picks the axis, the rest is the list text.
  * Properties: no memory error or UB (ASan/UBSan); on success every value
- * is in the axis bounds and unique, and format -> parse gives the same
- * list back; on failure the message is a terminated, non-empty line. */
+ * is in the axis bounds (or `auto` where the axis takes it) and unique,
+ * and format -> parse gives the same list back; on failure the message
+ * is a terminated, non-empty line. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (sb_axis_parse(axis, text, &v, err, sizeof err) == 0) {
     if (v.count < 1 || v.count > SB_AXIS_MAX_VALUES) abort();
     for (int i = 0; i < v.count; ++i) {
-      if (v.v[i] < sb_axes[axis].min || v.v[i] > sb_axes[axis].max) abort();
+      const int automatic = v.v[i] == SB_AXIS_AUTO && sb_axis_takes_auto(axis);
+      if (!automatic && (v.v[i] < sb_axes[axis].min || v.v[i] > sb_axes[axis].max)) abort();
       for (int j = 0; j < i; ++j)
         if (v.v[i] == v.v[j]) abort();
     }
