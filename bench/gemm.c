@@ -468,6 +468,7 @@ const sb_family sb_family_gemm = {
     .name = "gemm",
     .summary = "C(fp32, row-major) = A(fp16, row-major) * B(fp16, column-major), N = M: "
                "how the K loop is staged and synchronized, against cuBLAS",
+    .flags = SB_FF_WORKSPACE_STATE, /* split-K/stream-K semaphores, tickets and partials */
     .variants = &sb_gemm_variants,
     .default_axes = {[SB_AXIS_M] = "512,1k,2k,4k,8k",
                      [SB_AXIS_K] = "1k,2k,4k,8k,16k,32k",

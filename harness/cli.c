@@ -106,6 +106,7 @@ static const struct { unsigned bit; const char *name; } variant_traits[] = {
 };
 static const struct { unsigned bit; const char *name; } family_traits[] = {
     {SB_FF_YARDSTICK, "yardstick"},
+    {SB_FF_WORKSPACE_STATE, "workspace_state"},
 };
 
 #define JOIN_TRAITS(out, len, table, flags)                                        \

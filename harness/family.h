@@ -32,8 +32,12 @@ typedef enum sb_ratio_reading {
 
 /* Family traits the engine and the scripts read instead of names. */
 enum sb_family_flag {
-  SB_FF_YARDSTICK = 1u << 0 /* the bandwidth yardstick (device-to-device copy):
-                               measured first, pct_of_copy of every later row */
+  SB_FF_YARDSTICK = 1u << 0, /* the bandwidth yardstick (device-to-device copy):
+                                measured first, pct_of_copy of every later row */
+  SB_FF_WORKSPACE_STATE = 1u << 1 /* launches leave flags, counters or partials in
+                                     a workspace that the next launch must reset:
+                                     the runner validates once more after timing,
+                                     on that dirty workspace (harness/runner.c) */
 };
 
 struct sb_family {

@@ -14,6 +14,15 @@ static inline uint64_t sb_splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
+/* The seed of a point's second input (the runner's validation on the dirty
+ * workspace): a function of the first, so a failure replays, and never
+ * equal to it, so the second input differs from the one the workspace saw.
+ * sb_splitmix64 is a bijection; on one of its rare fixed points, flip a bit. */
+static inline uint64_t sb_second_seed(uint64_t seed) {
+  const uint64_t second = sb_splitmix64(seed);
+  return second != seed ? second : seed ^ 1;
+}
+
 /* Uniform 32-bit words. */
 void sb_fill_u32(uint32_t *dst, size_t n, uint64_t seed);
 /* Uniform floats in [lo, hi). */

@@ -566,7 +566,9 @@ static cudaError_t gemm_grow(void **buf, size_t *cap, size_t bytes) {
 // Split variants: the grid is tiles x splits; the semaphores (counters) are
 // zeroed by a cudaMemsetAsync on the launch's stream before the kernel, in
 // every launch (so inside the timed region: the CSV's time includes it).
-template <class V>
+// ResetOnce (the SB_BROKEN build's planted bug only): zeroed in the first
+// launch after the point's query only, so every later launch sees stale counters.
+template <class V, bool ResetOnce = false>
 static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles, sb_shape *s) {
   if constexpr (V::split) {
     // The count: the axis, or for splits=auto the one policy
@@ -587,13 +589,19 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
     // serial: + the ticket counter after the semaphores (gemm_slice_ticket), zeroed with them
     const size_t sem_bytes = (size_t)(tiles + (V::parallel ? 0 : 1)) * sizeof(unsigned);
     const size_t ws_bytes = V::parallel ? (size_t)p->m * p->n * p->splits * sizeof(float) : 0;
+    [[maybe_unused]] static bool reset_done;  // ResetOnce: this point's first launch zeroed them
     if (L->query) {
+      if constexpr (ResetOnce) reset_done = false;
       cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
       if (e == cudaSuccess) e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, ws_bytes);
       return e;
     }
     p->sem = gemm_sem;
     p->ws = gemm_ws;
+    if constexpr (ResetOnce) {
+      if (reset_done) return cudaSuccess;
+      reset_done = true;
+    }
     return cudaMemsetAsync(gemm_sem, 0, sem_bytes, L->stream);
   }
   (void)L, (void)p, (void)tiles, (void)s;
@@ -626,7 +634,7 @@ struct GemmIsSplit {
   static constexpr bool value = get<V>(nullptr);
 };
 
-template <class V, bool Tma>
+template <class V, bool Tma, bool ResetOnce = false>
 static cudaError_t gemm_launch(sb_launch *L) {
   GemmParams p;
   memset(&p, 0, sizeof p);
@@ -651,7 +659,7 @@ static cudaError_t gemm_launch(sb_launch *L) {
   }
   p.splits = 1;
   if constexpr (GemmIsSplit<V>::value) {
-    cudaError_t e = gemm_split_setup<V>(L, &p, s.grid, &s);
+    cudaError_t e = gemm_split_setup<V, ResetOnce>(L, &p, s.grid, &s);
     if (e != cudaSuccess) return e;
   }
   if (!L->query && L->bounded) gemm_prof_armed = false;  // a new point: no stale profile
@@ -754,6 +762,14 @@ static const sb_variant gemm_rows[] = {
     {"splitk_serial_no_release", gemm_launch<GemmSplitKSerialT<false>, true>,
      gemm_pick<GemmSplitKSerialT<false>>, 90, SB_VF_GEMM_SPLIT | SB_VF_TEST_ONLY,
      "TEST ONLY: splitk_serial without the st.release.gpu: the next slice's wait never ends"},
+    // splitk_parallel whose arrival counters are zeroed in the first launch
+    // of a point only: validation passes, and so does the recheck of the
+    // timed output (same input: C still holds the first launch's answer);
+    // from the second launch no slice sees itself last and C is not written
+    // -> `wrong` in the runner's validation on the dirty workspace.
+    {"splitk_parallel_stale_counters", gemm_launch<GemmSplitKParallel, true, true>,
+     gemm_pick<GemmSplitKParallel>, 90, SB_VF_GEMM_SPLIT | SB_VF_TEST_ONLY,
+     "TEST ONLY: splitk_parallel with the counters' memset in its first launch only: later launches write no C"},
 #endif
 };
 extern "C" const sb_variant_table sb_gemm_variants = {gemm_rows, sizeof gemm_rows / sizeof gemm_rows[0]};

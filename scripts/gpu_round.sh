@@ -12,7 +12,8 @@
 #     s  compute-sanitizer over every family (scripts/sanitize.sh)    -> sanitize.md
 #     a  the sm_80 code path: the compute_80 PTX build's default sweep -> sm80-path.csv
 #     d  the default sweep (make bench's)                             -> latest.csv, pairs.jsonl
-#     b  the broken-variant proof (each bad point costs one row)      -> broken.csv
+#     b  the broken-variant proof (each bad point costs one row; the
+#        planted gemm/barrier rows each get their expected status)    -> broken.csv
 # Budget: q < 30 s, p < 1 min, s about 2 min, a and d < 10 min each: split
 # them over device calls (one call may run 10 minutes).
 set -u
@@ -61,8 +62,32 @@ if step d; then
   ran default $? $((SECONDS - t)); tail -3 "$O/latest.log"
 fi
 if step b; then
-  t=$SECONDS; "$C/broken/syncbench" --quick --filter '^(broken/|gemm/splitk_serial_no_release/|barrier/flag_handoff_lost_token/)' --out "$O/broken.csv" 2> "$O/broken.log"
+  t=$SECONDS; "$C/broken/syncbench" --quick --filter '^(broken/|gemm/splitk_serial_no_release/|gemm/splitk_parallel_stale_counters/|barrier/flag_handoff_lost_token/)' --out "$O/broken.csv" 2> "$O/broken.log"
   s=$?; ran broken "$([ $s = 1 ] && echo 0 || echo $s)" $((SECONDS - t))  # 1 expected: bad points
   grep -c ',deadlock,\|,wrong,\|,error,' "$O/broken.csv"
+  # The planted rows outside the broken family (its own: proof_reliability.sh
+  # step 1) must get their status, and the words that say which check caught them.
+  python3 - "$O/broken.csv" <<'EOF'
+import csv, sys
+want = {"gemm/splitk_serial_no_release": ("deadlock", "watchdog"),
+        "gemm/splitk_parallel_stale_counters": ("wrong", "second launch on the dirty workspace"),
+        "barrier/flag_handoff_lost_token": ("deadlock", "watchdog")}
+seen = dict.fromkeys(want, 0)
+bad = 0
+for r in csv.DictReader(open(sys.argv[1], newline="")):
+    name = r["family"] + "/" + r["variant"]
+    if name not in want or r["status"] in ("skipped", "unsupported"):
+        continue
+    status, words = want[name]
+    good = r["status"] == status and words in r["detail"]
+    seen[name] += good
+    bad += not good
+    print(f"  {'PASS' if good else 'FAIL'} {name}: {r['status']}: {r['detail'][:200]}")
+missing = [n for n, k in seen.items() if k == 0]
+for n in missing:
+    print(f"  FAIL {n}: no row with status {want[n][0]}")
+sys.exit(1 if bad or missing else 0)
+EOF
+  ran planted $? 0
 fi
 exit $rc

@@ -53,6 +53,9 @@ def test_list_csv_matches_the_text_list(syncbench, tmp_path):
     assert by_family == text
     ref = [row for row in rows if row["family"] == "reference"]
     assert ref and all(row["family_flags"] == "yardstick" for row in ref)
+    # validated once more on the workspace the timed launches left (harness/runner.c)
+    assert {r["family"] for r in rows if "workspace_state" in r["family_flags"].split(";")} == \
+        {"gemm", "devscan"}
     cublas = [row for row in rows if "ceiling" in row["flags"].split(";")]
     assert [(c["family"], c["variant"]) for c in cublas][:1] == [("gemm", "cublas")]
     assert all(c["ceiling_column"] == "pct_of_cublas" for c in rows if c["family"] == "gemm")

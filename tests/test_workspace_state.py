@@ -1,0 +1,130 @@
+"""The validation on the dirty workspace (harness/runner.c,
+revalidate_on_dirty_workspace) and its planted bug (kernels/gemm.cu,
+splitk_parallel_stale_counters: the split-K counters zeroed in a point's
+first launch only, SB_BROKEN build only). The GPU run is the proof
+(scripts/gpu_round.sh step b); this checks the wiring, and runs step b's
+expectations on made-up rows. The host side (seed, trait, verify) is
+tests/test_workspace_state.c."""
+import csv
+import os
+import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+STALE = "splitk_parallel_stale_counters"
+
+
+def read(path):
+    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+        return f.read()
+
+
+def _inside_sb_broken(src, needle):
+    """needle's first occurrence lies between an #ifdef SB_BROKEN and its #endif."""
+    before = src[:src.index(needle)]
+    return before.rfind("#ifdef SB_BROKEN") > before.rfind("#endif")
+
+
+def _function(src, signature):
+    body = src[src.index(signature):]
+    return body[:body.index("\n}\n")]
+
+
+def test_the_runner_validates_again_after_timing_and_derive():
+    src = read("harness/runner.c")
+    run_point = _function(src, "static int run_point(")
+    order = [run_point.index(s) for s in ("validate(", "time_point(", "recheck_timed(", "record_timing(",
+                                          "derive(", "revalidate_on_dirty_workspace(")]
+    assert order == sorted(order)
+    check = _function(src, "static int revalidate_on_dirty_workspace(")
+    assert "SB_FF_WORKSPACE_STATE" in check
+    assert "sb_second_seed(row->seed)" in check
+    # the same steps as the first validation (input, poison, bounded launch,
+    # verify), never timed, and a failure drops the timing
+    assert "validate(r, p, L, seed," in check
+    assert "gbs_run_one" not in check and "sb_timer" not in check
+    assert "second launch on the dirty workspace (seed %llu)" in check
+    assert "drop_timing(name, check.status, row)" in check
+    assert "gbs_discard_last(name)" in _function(src, "static void drop_timing(")
+    validate = _function(src, "static int validate(")
+    assert "cudaMemsetAsync(r->buf.d_out, 0xA5" in validate and "L->bounded = 1" in validate
+
+
+def test_stale_counters_is_a_test_only_row_of_the_broken_build():
+    src = read("kernels/gemm.cu")
+    row = src[src.index('{"' + STALE + '"'):]
+    row = row[:row.index("},")]
+    assert "gemm_launch<GemmSplitKParallel, true, true>" in row  # the healthy kernels, ResetOnce
+    assert "gemm_pick<GemmSplitKParallel>" in row
+    assert "SB_VF_TEST_ONLY" in row and "SB_VF_GEMM_SPLIT" in row
+    assert _inside_sb_broken(src, '{"' + STALE + '"')
+    # the bug: after the point's first launch the memset is skipped
+    setup = _function(src, "static cudaError_t gemm_split_setup(")
+    assert "if constexpr (ResetOnce) reset_done = false;" in setup  # re-armed by each query
+    skip = setup.index("if (reset_done) return cudaSuccess;")
+    assert skip < setup.index("return cudaMemsetAsync(gemm_sem")
+    assert STALE not in read("results/variants.csv")
+
+
+def test_gpu_round_step_b_runs_it_and_expects_wrong():
+    src = read("scripts/gpu_round.sh")
+    step_b = src[src.index("if step b; then"):]
+    assert "gemm/" + STALE + "/" in step_b
+    assert '"gemm/' + STALE + '": ("wrong", "second launch on the dirty workspace")' in step_b
+
+
+ROW = {"family": "", "variant": "", "status": "", "detail": ""}
+
+
+def _step_b(tmp_path, rows):
+    """scripts/gpu_round.sh STEPS=b with a fake broken binary that writes rows."""
+    carry = tmp_path / "carry"
+    (carry / "broken").mkdir(parents=True)
+    fixture = tmp_path / "rows.csv"
+    with open(fixture, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(ROW))
+        w.writeheader()
+        for family, variant, status, detail in rows:
+            w.writerow({"family": family, "variant": variant, "status": status, "detail": detail})
+    fake = carry / "broken" / "syncbench"
+    fake.write_text('#!/bin/sh\nwhile [ "$1" != --out ]; do shift; done\n'
+                    f'cp "{fixture}" "$2"\nexit 1\n')
+    fake.chmod(0o755)
+    env = dict(os.environ, STEPS="b", PATH=os.environ["PATH"])
+    return subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpu_round.sh"), str(carry),
+                           str(tmp_path / "out")], capture_output=True, text=True, env=env,
+                          cwd=ROOT, timeout=60)
+
+
+WATCHDOG = "watchdog: an mbarrier wait timed out after 1000 ms"
+DIRTY = "second launch on the dirty workspace (seed 123): 3 of 4096 sampled elements of C differ"
+GOOD = [("broken", "missing_barrier", "wrong", "differ"),
+        ("gemm", "splitk_serial_no_release", "deadlock", WATCHDOG),
+        ("gemm", STALE, "wrong", DIRTY),
+        ("gemm", STALE, "skipped", "consumer_warps=8: no"),
+        ("barrier", "flag_handoff_lost_token", "deadlock", WATCHDOG)]
+
+
+def test_step_b_passes_when_each_planted_row_gets_its_status(tmp_path):
+    r = _step_b(tmp_path, GOOD)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "PASS gemm/" + STALE + ": wrong" in r.stdout
+
+
+def test_step_b_fails_when_the_stale_counters_pass(tmp_path):
+    rows = [g if g[1] != STALE or g[2] == "skipped" else ("gemm", STALE, "ok", "") for g in GOOD]
+    r = _step_b(tmp_path, rows)
+    assert r.returncode != 0
+    assert "FAIL gemm/" + STALE + ": ok" in r.stdout
+
+
+def test_step_b_fails_when_caught_by_another_check(tmp_path):
+    # wrong, but from the first validation: the dirty-workspace check never ran
+    rows = [g if g[1] != STALE or g[2] == "skipped" else ("gemm", STALE, "wrong", "3 of 4096 differ")
+            for g in GOOD]
+    assert _step_b(tmp_path, rows).returncode != 0
+
+
+def test_step_b_fails_when_a_planted_row_is_missing(tmp_path):
+    r = _step_b(tmp_path, [g for g in GOOD if g[1] != STALE or g[2] == "skipped"])
+    assert r.returncode != 0
+    assert "FAIL gemm/" + STALE + ": no row with status wrong" in r.stdout
