@@ -813,9 +813,9 @@ __global__ void __launch_bounds__(SB_BARRIER_MAX_THREADS) barrier_boundary_kerne
 // with cp.async.bulk, completing on an mbarrier (expect_tx == bytes, one
 // arrival), and waits. Validating: it also checks the first and last word
 // against the half it asked for (a stale or partial copy would hold the
-// other half's words), then orders those generic-proxy reads before the next
-// copy's async-proxy writes (fence.proxy.async). The timed loop reads
-// nothing of the buffer, so it needs no proxy fence: copy, wait, copy.
+// other half's words), then fence.proxy.async: generic reads before the next
+// copy overwrites the buffer (docs/pipeline.md, "Proxy fences"). The timed
+// loop reads nothing of the buffer, so it needs no proxy fence: copy, wait, copy.
 struct barrier_op_tma_roundtrip : BarrierBase {
   const uint32_t *src;
   uint32_t bar, parity, bytes;
@@ -853,7 +853,7 @@ struct barrier_op_tma_roundtrip : BarrierBase {
     const uint32_t *dst = (const uint32_t *)barrier_dyn;
     const bool odd = p & 1;
     const unsigned ok = (dst[0] == (odd ? first1 : first0)) & (dst[bytes / 4 - 1] == (odd ? last1 : last0));
-    sb_fence_proxy_async_shared();  // those reads come before the next copy's writes
+    sb_fence_proxy_async_shared();  // generic reads, then a TMA overwrite: docs/pipeline.md, "Proxy fences"
     return ok;
   }
 };
@@ -1024,8 +1024,8 @@ struct barrier_op_dsmem_handoff : BarrierBase {
 // and before exit; the others take part in every cluster barrier, which
 // counts every thread of the cluster. Validating: each thread 0 checks the
 // first and last word of its copy against the half it expected, then
-// fence.proxy.async (its generic reads before the next copy's async writes,
-// which the next cluster barrier orders after them).
+// fence.proxy.async before the next cluster barrier and copy
+// (docs/pipeline.md, "Proxy fences").
 struct barrier_op_tma_multicast_roundtrip : BarrierBase {
   const uint32_t *src;
   uint32_t bar, parity, bytes, rank;
@@ -1072,7 +1072,7 @@ struct barrier_op_tma_multicast_roundtrip : BarrierBase {
     const uint32_t *dst = (const uint32_t *)barrier_dyn;
     const bool odd = p & 1;
     const unsigned ok = (dst[0] == (odd ? first1 : first0)) & (dst[bytes / 4 - 1] == (odd ? last1 : last0));
-    sb_fence_proxy_async_shared();  // those reads come before the next copy's writes
+    sb_fence_proxy_async_shared();  // generic reads, then a TMA overwrite: docs/pipeline.md, "Proxy fences"
     return ok;
   }
 };

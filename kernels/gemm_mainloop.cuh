@@ -88,6 +88,17 @@ template <class Math, int S>
 struct GemmOverlaps {
   static constexpr bool value = GemmInFlight<Math>::value > 0 && S > 1;
 };
+// Whether a Math reads the stages through the generic proxy (ldmatrix:
+// GemmWarpMma, and any other by default) or the async proxy (wgmma's
+// shared-memory descriptors: GemmWarpgroupMma). A TMA-filled stage read
+// through the generic proxy is released with release_generic
+// (docs/pipeline.md, "Proxy fences").
+template <class T>
+struct GemmWarpgroupMma;  // gemm_consumers.cuh
+template <class Math>
+struct GemmGenericReads : std::true_type {};
+template <class T>
+struct GemmGenericReads<GemmWarpgroupMma<T>> : std::false_type {};
 
 // The consumer's k-loop over n k-tiles of the ring from `st`, in CUTLASS's
 // two halves (collective mma / mma_tail), so that the ping-pong variant can
@@ -98,14 +109,16 @@ struct GemmOverlaps {
 // `last`; gemm_consume_tail waits for it (wait_group 0) and releases it.
 // Releases stay one per stage per consumer thread, in ring order, so the
 // producer's acquire and the parity bookkeeping are the ring's as before.
+// FenceReads: generic reads of TMA-filled stages (release_generic).
 // The waits are unconditional (wait_group 1 with one batch pending, or 0
 // with none, returns at once): a wait skipped on some path makes ptxas
 // insert its own before the accumulators' next use and serialize every
 // wgmma of the kernel (C7518, "compiler-inserted WG.DP in divergent path").
-template <class T, int S, bool Bounded, class Math>
+template <class T, int S, bool Bounded, bool FenceReads = false, class Math>
 __device__ __forceinline__ void gemm_consume_mma(const sb_ring<S, Bounded> &ring, sb_ring_state &st,
                                                  sb_ring_state &last, Math &math, uint32_t smem, int n) {
   if constexpr (GemmOverlaps<Math, S>::value) {
+    static_assert(!FenceReads, "the overlapped k-loop is wgmma's: async-proxy reads");
     for (int kt = 0; kt < n; ++kt) {
       ring.wait(st);  // a different stage from last's: S >= 2
       math.issue(smem + st.index * T::STAGE_BYTES);
@@ -119,7 +132,10 @@ __device__ __forceinline__ void gemm_consume_mma(const sb_ring<S, Bounded> &ring
     for (int kt = 0; kt < n; ++kt) {
       ring.wait(st);
       math.stage(smem + st.index * T::STAGE_BYTES);  // returns with its reads done
-      ring.release(st);
+      if constexpr (FenceReads)
+        ring.release_generic(st);
+      else
+        ring.release(st);
       st.template advance<S>();
     }
   }
@@ -145,13 +161,13 @@ __device__ __forceinline__ void gemm_ring_skip(sb_ring_state &st, int n) {
 }
 
 // The consumer side, shared by the ws variants: wait full, compute, release.
-template <class T, int S, bool Bounded, class Math>
+template <class T, int S, bool Bounded, bool FenceReads = false, class Math>
 __device__ __forceinline__ void gemm_ws_consume(const sb_ring<S, Bounded> &ring, Math &math,
                                                 uint32_t smem, int tiles) {
   ring.grant_credits();  // every stage starts empty: one credit each
   sb_ring_state st;
   sb_ring_state last;
-  gemm_consume_mma<T, S, Bounded>(ring, st, last, math, smem, tiles);
+  gemm_consume_mma<T, S, Bounded, FenceReads>(ring, st, last, math, smem, tiles);
   gemm_consume_tail<T, S, Bounded>(ring, last, math, tiles);
 }
 
@@ -202,11 +218,11 @@ __device__ __forceinline__ void gemm_ws_tma(const GemmParams &p, uint32_t smem, 
     if (threadIdx.x == T::WARPS * 32) gemm_tma_produce<T, S, Bounded>(p, ring, smem, m0, n0, kt0, kt1);
     return;
   }
-  // TMA writes the stages, ldmatrix or wgmma reads them; no generic-proxy
-  // write ever touches a stage, so no fence.proxy.async (the mbarrier
-  // phases order the copy engine's writes before the reads).
+  // TMA writes the stages; ldmatrix (generic proxy) reads are released with
+  // the proxy fence, wgmma (async proxy) reads without (docs/pipeline.md,
+  // "Proxy fences").
   Math math(warp);
-  gemm_ws_consume<T, S, Bounded>(ring, math, smem, kt1 - kt0);
+  gemm_ws_consume<T, S, Bounded, GemmGenericReads<Math>::value>(ring, math, smem, kt1 - kt0);
   const long long t0 = Bounded ? clock64() : 0;
   epi(p, math, m0, n0);
   gemm_prof_add<Bounded>(p, 0, t0);

@@ -326,7 +326,8 @@ __device__ __forceinline__ void sb_bulk_copy_g2s(void *dst_smem, const void *src
 
 // Orders this thread's earlier generic-proxy shared-memory accesses before
 // later async-proxy (TMA) accesses: needed before the copy engine
-// overwrites a buffer that threads just read or wrote with ordinary ops.
+// overwrites a buffer that threads just read or wrote with ordinary ops
+// (docs/pipeline.md, "Proxy fences").
 __device__ __forceinline__ void sb_fence_proxy_async_shared(void) {
 #if __CUDA_ARCH__ >= 900
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");

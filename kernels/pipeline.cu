@@ -24,7 +24,8 @@
 //                  thread issues a cp.async.bulk per tile that completes on
 //                  the stage's `full` mbarrier (commit_tx of exactly the
 //                  copy's bytes); consumers release through `empty` (W*32
-//                  arrivals) after fence.proxy.async. sm_90.
+//                  arrivals) after fence.proxy.async (docs/pipeline.md,
+//                  "Proxy fences"). sm_90.
 //   ws_tma_2d      ws_tma over a [rows][4096] matrix in 256-column boxes with
 //                  cp.async.bulk.tensor.2d and a __grid_constant__ CUtensorMap.
 //   reference      plain float4 grid-stride loop, no shared memory.
@@ -374,16 +375,13 @@ struct PlTmaRing {
     __syncthreads();
   }
 
-  // A consumer thread is done reading the stage: order its generic-proxy
-  // reads of the buffer before the copy engine's next (async-proxy) write
-  // into it, then arrive. Every consumer thread arrives, its warp converged
+  // A consumer thread is done reading the stage with generic loads, which
+  // the copy engine then overwrites: release_generic (docs/pipeline.md,
+  // "Proxy fences"). Every consumer thread arrives, its warp converged
   // (the hardware folds a converged warp's arrivals): one elected lane per
   // warp after __syncwarp would release only that lane's reads as far as
   // racecheck can tell, and it reports the copy engine's overwrite as a race.
-  __device__ __forceinline__ void release(const sb_ring_state &st) const {
-    sb_fence_proxy_async_shared();
-    ring.release(st);
-  }
+  __device__ __forceinline__ void release(const sb_ring_state &st) const { ring.release_generic(st); }
 };
 
 // The elected producer thread: for each of the block's tiles, acquire the

@@ -8,6 +8,9 @@
 //                           `bytes` complete the phase (TMA producers)
 //   consumer:  wait(st)     wait until stage st.index is full
 //              release(st)  arrive on empty: I am done reading it
+//              release_generic(st)  the same after generic-proxy reads
+//                           of a stage that TMA refills (docs/pipeline.md,
+//                           "Proxy fences")
 //
 // Both sides walk the same sb_ring_state (index, phase parity) and flip the
 // parity each time the index wraps: the phase waited on is tracked, never
@@ -86,6 +89,14 @@ struct sb_ring {
   }
   __device__ __forceinline__ void release(const sb_ring_state &st) const {
     sb_mbar_arrive(empty_bar(st.index));
+  }
+  // A consumer that read the stage through the generic proxy (ld.shared,
+  // ldmatrix), when the producer refills it through the async proxy (TMA):
+  // fence.proxy.async.shared::cta in every reading thread, then release.
+  // docs/pipeline.md, "Proxy fences".
+  __device__ __forceinline__ void release_generic(const sb_ring_state &st) const {
+    sb_fence_proxy_async_shared();
+    release(st);
   }
   // After the producer's last commit, with its state: waits for the
   // consumers' release of every stage.
