@@ -461,6 +461,22 @@ static int gemm_derive(const sb_point *p, const sb_device *d, const void *host_o
    * NaN, an empty cell, for the others). Read always: it is consumed. */
   const double epilogue = sb_gemm_epilogue_pct();
   if (!is_cublas(p)) row->epilogue_pct = epilogue;
+  if ((p->variant->flags & SB_VF_GEMM_STREAMK) && row->blocks_per_sm > 0) {
+    /* Which cut and which combining this row ran (the launcher's rule,
+     * gemm_tiles.h): the persistent grid is SMs x blocks/SM. */
+    const int t = (int)p->axis[SB_AXIS_TILE], grid = d->sm_count * row->blocks_per_sm;
+    const long long m = p->axis[SB_AXIS_M];
+    const int tiles = (int)((m / sb_gemm_tile_bm(t)) * (m / sb_gemm_tile_bn(t)));
+    const int kts = (int)(p->axis[SB_AXIS_K] / SB_GEMM_BK), sk = sb_gemm_sk_tiles(tiles, grid);
+    const int units = sb_gemm_sk_units_per_tile(tiles, kts, grid);
+    if (sk == 0)
+      snprintf(row->detail, sizeof row->detail, "stream-K: all %d tiles data-parallel (%d blocks)", tiles, grid);
+    else
+      snprintf(row->detail, sizeof row->detail,
+               "stream-K: %d of %d tiles split over %d blocks, up to %d per tile, combined by %s", sk, tiles,
+               sb_gemm_sk_grid(tiles, grid), units,
+               units > SB_GEMM_SK_FIXUP_MAX ? "the separate reduction kernel" : "the in-kernel fix-up");
+  }
   return 0;
 }
 

@@ -437,7 +437,11 @@ static int derive(runner *r, const sb_point *p, size_t out_bytes, const char *na
     drop_timing(name, SB_WRONG, row);
     return 0;
   }
-  if (row->detail[0] == '\0') snprintf(row->detail, sizeof row->detail, "%s", keep);
+  if (keep[0]) { /* the timing's notes first, then what derive added */
+    char both[2 * SB_DETAIL_LEN + 2];
+    snprintf(both, sizeof both, "%s%s%s", keep, row->detail[0] ? "; " : "", row->detail);
+    snprintf(row->detail, sizeof row->detail, "%.*s", (int)sizeof row->detail - 1, both);
+  }
   return 0;
 }
 

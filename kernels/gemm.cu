@@ -245,6 +245,35 @@ struct GemmSplitKParallel {
   }
 };
 
+// Split-K with a separate reduction (cuBLASLt's
+// CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE): every slice saves its fp32
+// partial and is done (no counter, no wait, no memset); a second kernel, a
+// PDL secondary, sums the slices (gemm_reduce_partials). Thread 0 lets it
+// be scheduled at once: its griddepcontrol.wait, not the trigger, orders it
+// after every slice.
+struct GemmSplitKReduce {
+  static constexpr bool ws = true, twin = true, split = true, parallel = true, reduce = true;
+  template <class T, int S, bool Bounded>
+  __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    if (threadIdx.x == 0) sb_pdl_launch_dependents();
+    int slice, kt0, kt1;
+    gemm_slice_range<T>(p, &slice, &kt0, &kt1);
+    gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, kt0, kt1, GemmSaveEpi<T>{slice});
+#else
+    (void)p, (void)smem, (void)m0, (void)n0;
+    __trap();  // sm_90a only (wgmma): never launched elsewhere
+#endif
+  }
+};
+
+// The separate reduction kernel of splitk_reduce and of streamk when many
+// blocks feed a tile (p.sk_reduce): gemm_schedulers.cuh.
+template <class T, bool StreamK>
+__global__ void __launch_bounds__(256) gemm_reduce_kernel(const __grid_constant__ GemmParams p) {
+  gemm_reduce_partials<T, StreamK>(p);
+}
+
 // Stream-K (the schedule and the fix-up: gemm_schedulers.cuh): one ring over
 // every work unit of the block; per unit the consumers zero, run its
 // k-tiles, then store, publish a partial or fix the tile up.
@@ -260,6 +289,7 @@ struct GemmStreamK {
     if (threadIdx.x == 0) {
       sb_ring<S, Bounded>::init(bars.full, bars.empty, 1, T::WARPS * 32);
       ticket = atomicAdd(p.sem + gridDim.x, 1u);  // after the per-block flags
+      if (p.sk_reduce) sb_pdl_launch_dependents();  // the separate reduction may be scheduled
     }
     __syncthreads();  // the inits and the ticket are visible; no block barrier after this
     const int b = (int)ticket;
@@ -299,9 +329,6 @@ struct GemmStreamK {
 #endif
   }
 };
-
-// The family bit of the ping-pong row; bench/gemm.c defines the same bit
-// (both move to gemm_tiles.h's enum when the guard goes).
 
 // Ping-pong (CUTLASS's KernelTmaWarpSpecializedPingpong): a persistent
 // block of one producer warp (ws_tma_wgmma's elected TMA thread, one ring)
@@ -459,6 +486,8 @@ struct GemmStages<GemmSplitKSerialT<R>, T> : GemmSplitStages<T> {};
 template <class T>
 struct GemmStages<GemmSplitKParallel, T> : GemmSplitStages<T> {};
 template <class T>
+struct GemmStages<GemmSplitKReduce, T> : GemmSplitStages<T> {};
+template <class T>
 struct GemmStages<GemmStreamK, T> : GemmSplitStages<T> {};
 
 template <class V, class T, int S>
@@ -563,6 +592,16 @@ static cudaError_t gemm_grow(void **buf, size_t *cap, size_t bytes) {
   return e;
 }
 
+// Variants whose partials a separate reduction kernel sums (V::reduce).
+template <class V, class = void>
+struct GemmReduces {
+  static constexpr bool value = false;
+};
+template <class V>
+struct GemmReduces<V, std::void_t<decltype(V::reduce)>> {
+  static constexpr bool value = V::reduce;
+};
+
 // Split variants: the grid is tiles x splits; the semaphores (counters) are
 // zeroed by a cudaMemsetAsync on the launch's stream before the kernel, in
 // every launch (so inside the timed region: the CSV's time includes it).
@@ -598,6 +637,7 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
     }
     p->sem = gemm_sem;
     p->ws = gemm_ws;
+    if constexpr (GemmReduces<V>::value) return cudaSuccess;  // no counter to zero
     if constexpr (ResetOnce) {
       if (reset_done) return cudaSuccess;
       reset_done = true;
@@ -608,8 +648,8 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
   return cudaSuccess;
 }
 
-// Stream-K: the persistent grid (SMs x blocks/SM, from the query); one
-// workspace slot and one flag per block; the flags zeroed by a
+// Stream-K: the persistent grid (SMs x blocks/SM, from the query); two
+// workspace slots (gemm_sk_slot) and one flag per block; the flags zeroed by a
 // cudaMemsetAsync before the kernel in every launch (timed with it).
 // One word more: the ticket counter after the flags (GemmStreamK::run),
 // zeroed with them.
@@ -618,7 +658,7 @@ static cudaError_t gemm_streamk_setup(sb_launch *L, const GemmParams &p, int bm,
   if (L->query) {
     cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
     if (e == cudaSuccess)
-      e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, (size_t)L->grid_blocks * bm * bn * sizeof(float));
+      e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, (size_t)2 * L->grid_blocks * bm * bn * sizeof(float));
     return e;
   }
   (void)p;
@@ -633,6 +673,29 @@ struct GemmIsSplit {
   static constexpr bool get(...) { return false; }
   static constexpr bool value = get<V>(nullptr);
 };
+
+// The separate reduction after the GEMM kernel, as its PDL secondary:
+// splitk_reduce always (every tile), streamk when many blocks feed a tile
+// (p.sk_reduce: its stream-K tiles). One thread per float4 of a tile.
+template <class T, bool StreamK>
+static cudaError_t gemm_reduce_launch_tile(sb_launch *L, GemmParams &p) {
+  const int tiles = (p.m / T::BM) * (p.n / T::BN);
+  const int n = StreamK ? sb_gemm_sk_tiles(tiles, p.sk_grid_blocks) : tiles;
+  void *args[] = {&p};
+  return sb_pdl_launch((const void *)gemm_reduce_kernel<T, StreamK>,
+                       (unsigned)n * (GemmWarpgroupMma<T>::TILE_V4 / 256), 256, L->stream, args);
+}
+template <class V>
+static cudaError_t gemm_reduce_launch(sb_launch *L, GemmParams &p, int tile) {
+  constexpr bool streamk = std::is_same<V, GemmStreamK>::value;
+  if constexpr (GemmReduces<V>::value || streamk) {
+    if (streamk && !p.sk_reduce) return cudaSuccess;
+    return tile == 1 ? gemm_reduce_launch_tile<Tile128x256, streamk>(L, p)
+                     : gemm_reduce_launch_tile<Tile128x128, streamk>(L, p);
+  }
+  (void)L, (void)p, (void)tile;
+  return cudaSuccess;
+}
 
 template <class V, bool Tma, bool ResetOnce = false>
 static cudaError_t gemm_launch(sb_launch *L) {
@@ -685,8 +748,12 @@ static cudaError_t gemm_launch(sb_launch *L) {
     if ((e = gemm_streamk_setup(L, p, bm, bn)) != cudaSuccess || L->query) return e;
     p.sem = gemm_sem;
     p.ws = gemm_ws;
+    p.sk_grid_blocks = (int)L->grid_blocks;
+    p.sk_reduce = sb_gemm_sk_separate((p.m / bm) * (p.n / bn), p.k / SB_GEMM_BK, p.sk_grid_blocks);
   }
-  return sb_launch_params(L, s, p);
+  cudaError_t e = sb_launch_params(L, s, p);
+  if (e != cudaSuccess || L->query) return e;
+  return gemm_reduce_launch<V>(L, p, tile);
 }
 
 extern "C" double sb_gemm_epilogue_pct(void) {
@@ -749,10 +816,14 @@ static const sb_variant gemm_rows[] = {
     {"splitk_parallel", gemm_launch<GemmSplitKParallel, true>, gemm_pick<GemmSplitKParallel>, 90, SB_VF_GEMM_SPLIT,
      "ws_tma_wgmma over K/splits; fp32 partials to a workspace, atom.acq_rel.gpu arrival; the last slice "
      "reduces in the same kernel; memset of the counters in the timed launch"},
+    {"splitk_reduce", gemm_launch<GemmSplitKReduce, true>, gemm_pick<GemmSplitKReduce>, 90, SB_VF_GEMM_SPLIT,
+     "ws_tma_wgmma over K/splits; fp32 partials to a workspace, no counter, no wait; a second kernel "
+     "(PDL secondary, griddepcontrol.wait) sums the slices, one thread per float4 (cuBLASLt's separate reduction)"},
     {"streamk", gemm_launch<GemmStreamK, true>, gemm_pick<GemmStreamK>, 90, SB_VF_GEMM_STREAMK,
      "persistent ws_tma_wgmma blocks (atomic tickets), equal shares of all k-tiles (DP + SK hybrid); split tiles "
      "finished by the tile's last k-piece, which waits only on lower tickets' flags (st.release.gpu / "
-     "ld.acquire.gpu) and adds their fp32 partials; memset of the flags in the timed launch"},
+     "ld.acquire.gpu) and adds their fp32 partials; with more than 4 blocks per tile, partials only, summed by "
+     "a separate reduction kernel (PDL secondary); memset of the flags in the timed launch"},
     {"ws_tma_wgmma_pingpong", gemm_launch<GemmWsTmaWgmmaPingpong, true>, gemm_pick_pingpong, 90, SB_VF_GEMM_PINGPONG,
      "persistent ws_tma_wgmma blocks, 2 consumer warpgroups on alternate 128x128 tiles, one ring; "
      "an ordered sequence of named barriers (bar.sync / bar.arrive) alternates their MMA and epilogue turns"},

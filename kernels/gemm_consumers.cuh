@@ -289,6 +289,16 @@ struct GemmWarpgroupMma {
         __stcg(w4 + (s * T::BN / 8 + j) * NT,
                make_float4(acc[s][4 * j], acc[s][4 * j + 1], acc[s][4 * j + 2], acc[s][4 * j + 3]));
   }
+  // Where float4 f of a saved partial tile sits in the tile (the separate
+  // reduction's map, gemm_reduce_partials): columns c, c + 1 of rows r and
+  // r + 8, the inverse of save()'s order.
+  static constexpr int TILE_V4 = NT * V4;
+  __device__ __forceinline__ static void saved_coord(int f, int *r, int *c) {
+    const int tx = f % NT, rest = f / NT, s = rest / (T::BN / 8), j = rest % (T::BN / 8);
+    const int t = tx & 127, w = t >> 5, g = (t & 31) >> 2, q = t & 3;
+    *r = ((tx >> 7) * MSUB + s) * 64 + w * 16 + g;
+    *c = j * 8 + 2 * q;
+  }
   __device__ __forceinline__ void add_from(const float *ws) {
     const float4 *w4 = reinterpret_cast<const float4 *>(ws) + threadIdx.x;
 #pragma unroll

@@ -23,7 +23,11 @@ struct alignas(128) GemmParams {
   int m, n, k;
   int splits;         // split variants: K slices per output tile (1 otherwise)
   unsigned *sem;      // split variants: one semaphore / arrival counter per tile
-  float *ws;          // splitk_parallel: fp32 partial tiles [splits][tiles][BM * BN]
+  float *ws;          // splitk_parallel, splitk_reduce: fp32 partial tiles [splits][tiles][BM * BN];
+                      // streamk: per block, [2 x grid][BM * BN] (sb_gemm_sk_slot)
+  int sk_grid_blocks; // streamk: its persistent grid (the separate reduction's schedule)
+  int sk_reduce;      // streamk: split tiles summed by the separate reduction kernel (1), or
+                      // finished in the kernel by their last k-piece (0): sb_gemm_sk_separate
   // The validating (bounded) twin of the ws_tma-based variants only, NULL
   // in every timed launch: [0] += SM cycles thread 0 spent in epilogues
   // (stores, and for the split variants the waits, workspace traffic and

@@ -9,8 +9,10 @@
 #ifndef SB_KERNELS_GEMM_SCHEDULERS_CUH
 #define SB_KERNELS_GEMM_SCHEDULERS_CUH
 
+#include "gemm_consumers.cuh"  // GemmWarpgroupMma: the partials' layout (save, saved_coord)
 #include "gemm_params.cuh"
 #include "mbarrier.cuh"  // sb_wd_poll_failed: the bounded twin's watchdog
+#include "pdl.cuh"       // the separate reduction kernel is a PDL secondary
 
 // ---- data-parallel: one block per output tile ----
 
@@ -140,6 +142,18 @@ struct GemmParallelEpi {
   }
 };
 
+// Separate reduction (splitk_reduce): every slice saves its fp32 partial at
+// [slice][tile] and is done; gemm_reduce_partials sums them in a second kernel.
+template <class T>
+struct GemmSaveEpi {
+  int slice;
+  template <class Math>
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int, int) const {
+    const int tiles = (p.m / T::BM) * (p.n / T::BN);
+    math.save(p.ws + ((size_t)slice * tiles + blockIdx.x % tiles) * ((size_t)T::BM * T::BN));
+  }
+};
+
 template <class T>
 __device__ __forceinline__ void gemm_slice_range(const GemmParams &p, int *slice, int *kt0, int *kt1) {
   const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK;
@@ -220,6 +234,8 @@ __device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math
   constexpr size_t TILE_ELEMS = (size_t)T::BM * T::BN;
   if (k0 == 0 && k1 == kts) {  // a whole tile: no fix-up
     math.store(p, m0, n0);
+  } else if (p.sk_reduce) {  // separate reduction: save the partial; the reduce kernel sums it
+    math.save(p.ws + (size_t)sb_gemm_sk_slot(b, k0 > 0) * TILE_ELEMS);
   } else if (k1 != kts) {  // contributor (the block's first unit): publish the partial, release my flag
     math.save(p.ws + (size_t)b * TILE_ELEMS);
     gemm_consumer_sync<T>();
@@ -287,5 +303,57 @@ struct GemmOrderedSequence {
       asm volatile("bar.arrive %0, %1;" ::"r"(Base + 2 * section + (group ^ 1)), "n"(THREADS) : "memory");
   }
 };
+
+// ---- the separate reduction: a second kernel sums the partial tiles ----
+// splitk_reduce (every tile: slices 0 .. splits - 1 at [slice][tile]) and
+// streamk with p.sk_reduce (its split tiles: the blocks whose range meets
+// the tile, at gemm_sk_slot). The GEMM kernel only saves partials (no flag,
+// no wait, no counter) and lets this kernel launch early
+// (griddepcontrol.launch_dependents); this kernel's griddepcontrol.wait is
+// the only synchronization: every block of the GEMM has completed and its
+// partials are visible (kernels/pdl.cuh). One thread per float4 of a tile in
+// save()'s order, the tile's contributors summed in block order (the same
+// order every launch: a deterministic sum), the result stored at the
+// fragment's place in C. Grid: tiles x (TILE_V4 / 256) blocks of 256.
+template <class T, bool StreamK>
+__device__ __forceinline__ void gemm_reduce_partials(const GemmParams &p) {
+  using Math = GemmWarpgroupMma<T>;
+  constexpr int CHUNKS = Math::TILE_V4 / 256;
+  const int tile = blockIdx.x / CHUNKS, f = (blockIdx.x % CHUNKS) * 256 + threadIdx.x;
+  const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK;
+  const long long t0 = clock64();
+  sb_pdl_wait();  // the GEMM grid is complete and its partials visible
+  const float4 *ws = reinterpret_cast<const float4 *>(p.ws) + f;
+  float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+  const auto add = [&](int slot) {
+    const float4 w = __ldcg(ws + (size_t)slot * Math::TILE_V4);
+    v.x += w.x, v.y += w.y, v.z += w.z, v.w += w.w;
+  };
+  if constexpr (StreamK) {
+    const int grid = p.sk_grid_blocks;  // the stream-K kernel's persistent grid
+    const int sk_tiles = sb_gemm_sk_tiles(tiles, grid), sk_grid = sb_gemm_sk_grid(tiles, grid);
+    const int sk_iters = sk_tiles * kts, lo = tile * kts, hi = lo + kts;
+    const int c = sb_gemm_sk_first_block(sk_iters, sk_grid, lo);
+    if (sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) >= hi) return;  // one block's whole tile: stored
+    for (int d = c; d < sk_grid && sb_gemm_sk_begin(sk_iters, sk_grid, d) < hi; ++d) {
+      const int b0 = sb_gemm_sk_begin(sk_iters, sk_grid, d);
+      if (sb_gemm_sk_begin(sk_iters, sk_grid, d + 1) > b0) add(sb_gemm_sk_slot(d, b0 > lo));
+    }
+  } else {
+    for (int s = 0; s < p.splits; ++s) add(s * tiles + tile);
+  }
+  int m0, n0, r, col;
+  gemm_tile_origin<T>(p, tile, &m0, &n0);
+  Math::saved_coord(f, &r, &col);
+  float *c0 = p.c + (size_t)(m0 + r) * p.n + n0 + col;
+  *reinterpret_cast<float2 *>(c0) = make_float2(v.x, v.y);
+  *reinterpret_cast<float2 *>(c0 + 8 * (size_t)p.n) = make_float2(v.z, v.w);
+  // the validating launch's profile: the reduction's cycles count as epilogue
+  if (p.prof && threadIdx.x == 0) {
+    const unsigned long long dt = (unsigned long long)(clock64() - t0);
+    atomicAdd(p.prof, dt);
+    atomicAdd(p.prof + 1, dt);
+  }
+}
 
 #endif  // SB_KERNELS_GEMM_SCHEDULERS_CUH

@@ -99,6 +99,35 @@ static inline SB_GEMM_HD int sb_gemm_sk_tiles(int tiles, int grid) {
 static inline SB_GEMM_HD int sb_gemm_sk_grid(int tiles, int grid) {
   return tiles < grid ? grid / tiles * tiles : grid;
 }
+/* Stream-K's combining: how many blocks feed the most-shared stream-K tile
+ * (1 when every tile is data-parallel). The in-kernel fix-up has the tile's
+ * last k-piece wait for the blocks before it and add their partials one
+ * after another, one block reading them all: fine for a few, not for the
+ * 33 blocks per tile that a 2 x 2-tile output gets on 132 SMs. Beyond
+ * SB_GEMM_SK_FIXUP_MAX feeding blocks every block only saves its partial
+ * and a separate reduction kernel (a PDL secondary, one thread per float4
+ * of a tile) sums each split tile: CUTLASS's separate reduction, cuBLASLt's
+ * CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE. */
+#define SB_GEMM_SK_FIXUP_MAX 4
+static inline SB_GEMM_HD int sb_gemm_sk_begin(int sk_iters, int sk_grid, int b);
+static inline int sb_gemm_sk_units_per_tile(int tiles, int kts, int grid) {
+  const int sk_tiles = sb_gemm_sk_tiles(tiles, grid), sk_grid = sb_gemm_sk_grid(tiles, grid);
+  const int sk_iters = sk_tiles * kts;
+  int most = sk_tiles ? 0 : 1, c = 0;
+  for (int t = 0; t < sk_tiles; ++t) {
+    const int lo = t * kts, hi = lo + kts;
+    while (c < sk_grid && sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) <= lo) ++c;
+    int n = 0;
+    for (int d = c; d < sk_grid && sb_gemm_sk_begin(sk_iters, sk_grid, d) < hi; ++d)
+      n += sb_gemm_sk_begin(sk_iters, sk_grid, d + 1) > sb_gemm_sk_begin(sk_iters, sk_grid, d);
+    if (n > most) most = n;
+  }
+  return most;
+}
+static inline int sb_gemm_sk_separate(int tiles, int kts, int grid) {
+  return sb_gemm_sk_units_per_tile(tiles, kts, grid) > SB_GEMM_SK_FIXUP_MAX;
+}
+
 /* 32-bit arithmetic (a 64-bit division in the kernel's fix-up costs
  * registers the accumulators need): b * sk_iters < 2^32 holds while
  * sk_iters <= SB_GEMM_SK_MAX_ITERS and grid <= 1024 (bench/gemm.c checks).
@@ -106,6 +135,21 @@ static inline SB_GEMM_HD int sb_gemm_sk_grid(int tiles, int grid) {
 #define SB_GEMM_SK_MAX_ITERS (1 << 22)
 static inline SB_GEMM_HD int sb_gemm_sk_begin(int sk_iters, int sk_grid, int b) {
   return b >= sk_grid ? sk_iters : (int)((unsigned)b * (unsigned)sk_iters / (unsigned)sk_grid);
+}
+
+/* The separate reduction's bookkeeping (kernels/gemm_schedulers.cuh), here
+ * so that tests/test_gemm.c checks it against the kernel's walk.
+ * Block b's piece of a split tile goes to workspace slot 2b when it starts
+ * inside the tile (its first piece), else 2b + 1 (its last piece, from the
+ * tile's start): a block's range meets at most two split tiles that way. */
+static inline SB_GEMM_HD int sb_gemm_sk_slot(int b, int starts_inside) { return 2 * b + (starts_inside ? 0 : 1); }
+/* The last block whose range starts at or before iteration lo (block 0
+ * starts at 0): the first block that feeds the tile starting at lo. */
+static inline SB_GEMM_HD int sb_gemm_sk_first_block(int sk_iters, int sk_grid, int lo) {
+  int c = (int)((long long)lo * sk_grid / sk_iters);
+  while (c + 1 < sk_grid && sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) <= lo) ++c;
+  while (c > 0 && sb_gemm_sk_begin(sk_iters, sk_grid, c) > lo) --c;
+  return c;
 }
 
 /* The stages the split-K and stream-K variants compile per tile (ws_tma_wgmma's best). */

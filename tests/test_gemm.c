@@ -527,6 +527,7 @@ static void check_streamk(int tiles, int kts, int grid) {
   int *done = calloc((size_t)tiles * kts, sizeof *done);
   int *owners = calloc((size_t)tiles, sizeof *owners), *parts = calloc((size_t)tiles, sizeof *parts);
   int *found = calloc((size_t)tiles, sizeof *found);
+  int *saved = calloc((size_t)tiles * 2 * grid, sizeof *saved); /* [tile][slot] */
   for (int b = 0; b < grid; ++b) {
     const int it0 = sb_gemm_sk_begin(sk_iters, sk_grid, b), it1 = sb_gemm_sk_begin(sk_iters, sk_grid, b + 1);
     int piece = 0, contributed = 0;
@@ -547,6 +548,13 @@ static void check_streamk(int tiles, int kts, int grid) {
       }
     }
     CHECK(contributed <= 1);
+    /* The separate reduction: each split piece's slot, seen from its tile. */
+    for (int it = it0; it < it1;) {
+      const int tile = (int)(it / kts), k0 = (int)(it % kts);
+      const int k1 = (int)(k0 + (it1 - it) < kts ? k0 + (it1 - it) : kts);
+      if (k0 != 0 || k1 != kts) saved[tile * 2 * grid + sb_gemm_sk_slot(b, k0 != 0)]++;
+      it += k1 - k0;
+    }
     for (int t = sk + b; t < tiles; t += grid)
       for (int k = 0; k < kts; ++k) done[(size_t)t * kts + k]++;
   }
@@ -557,7 +565,27 @@ static void check_streamk(int tiles, int kts, int grid) {
     CHECK(owners[t] == (parts[t] > 0)); /* a split tile has one owner; a whole one none */
     CHECK_EQ_INT(found[t], parts[t]);
   }
-  free(done), free(owners), free(parts), free(found);
+  /* The reduction kernel's enumeration of a tile (first block, slots) reads
+   * exactly the slots the blocks saved, and none for a whole tile; the
+   * blocks per tile it meets are sb_gemm_sk_units_per_tile's count. */
+  int most = sk ? 0 : 1;
+  for (int t = 0; t < sk; ++t) {
+    const int lo = t * kts, hi = lo + kts, c = sb_gemm_sk_first_block(sk_iters, sk_grid, lo);
+    CHECK(sb_gemm_sk_begin(sk_iters, sk_grid, c) <= lo && sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) > lo);
+    int *want = calloc((size_t)2 * grid, sizeof *want), n = 0;
+    if (sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) < hi)
+      for (int d = c; d < sk_grid && sb_gemm_sk_begin(sk_iters, sk_grid, d) < hi; ++d) {
+        const int b0 = sb_gemm_sk_begin(sk_iters, sk_grid, d);
+        if (sb_gemm_sk_begin(sk_iters, sk_grid, d + 1) > b0) want[sb_gemm_sk_slot(d, b0 > lo)]++, ++n;
+      }
+    else
+      n = 1;
+    for (int sl = 0; sl < 2 * grid; ++sl) CHECK_EQ_INT(want[sl], saved[t * 2 * grid + sl]);
+    if (n > most) most = n;
+    free(want);
+  }
+  CHECK_EQ_INT(sb_gemm_sk_units_per_tile(tiles, kts, grid), most);
+  free(done), free(owners), free(parts), free(found), free(saved);
 }
 
 SB_TEST(gemm_streamk_schedule_does_every_iteration_once_and_fixes_up_every_split_tile) {
@@ -575,4 +603,11 @@ SB_TEST(gemm_streamk_schedule_does_every_iteration_once_and_fixes_up_every_split
   CHECK_EQ_INT(sb_gemm_sk_tiles(512, 132), 0);  /* 4096^3, 128x256: the last wave 116/132 full: DP */
   CHECK_EQ_INT(sb_gemm_sk_tiles(4096, 132), 4 + 132); /* 8192^3, 128x128: 4 left over: DP + SK */
   CHECK_EQ_INT(sb_gemm_sk_grid(4096, 132), 132);
+  /* The combining: 2 x 2 tiles on 132 blocks are fed by 33 blocks each
+   * (separate reduction); 1024 x 16384 (64 tiles) by 2 (in-kernel fix-up). */
+  CHECK_EQ_INT(sb_gemm_sk_units_per_tile(4, 128, 132), 33);
+  CHECK(sb_gemm_sk_separate(4, 128, 132));
+  CHECK_EQ_INT(sb_gemm_sk_units_per_tile(64, 256, 132), 2);
+  CHECK(!sb_gemm_sk_separate(64, 256, 132));
+  CHECK_EQ_INT(sb_gemm_sk_units_per_tile(512, 64, 132), 1); /* all data-parallel */
 }
