@@ -372,6 +372,13 @@ int sb_gemm_in_sweep(sb_point *p, unsigned long long user_axes) {
     return 1;
   }
   p->axis[SB_AXIS_BUFFER_BYTES] = sb_gemm_stage_bytes((int)p->axis[SB_AXIS_TILE]);
+  /* Ping-pong's turns need stages to hand over: at 2 and 3 it measured
+   * 44-73% of cuBLAS where 4-6 took 86-94% (H100, first run, proofs/
+   * first_run_aee9a22); the default grid keeps 4-6 (the 5-minute budget),
+   * --stages asks for the others. */
+  if ((p->variant->flags & SB_VF_GEMM_PINGPONG) && !(user_axes & AXIS_BIT(STAGES)) &&
+      p->axis[SB_AXIS_STAGES] < 4)
+    return 0;
   char why[SB_DETAIL_LEN];
   int unasked;
   gemm_reason(p, 227 * 1024, why, sizeof why, user_axes, &unasked);
@@ -480,6 +487,13 @@ static int gemm_derive(const sb_point *p, const sb_device *d, const void *host_o
   return 0;
 }
 
+/* The variants whose launches leave semaphores, tickets or partials behind
+ * (the runner re-validates them on that dirty workspace): split-K and
+ * stream-K. The others hold nothing between launches. */
+static int gemm_keeps_state(const sb_point *p) {
+  return (p->variant->flags & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK)) != 0;
+}
+
 const sb_family sb_family_gemm = {
     .name = "gemm",
     .summary = "C(fp32, row-major) = A(fp16, row-major) * B(fp16, column-major), N = M: "
@@ -509,6 +523,7 @@ const sb_family sb_family_gemm = {
     .out_bytes = gemm_out_bytes,
     .flops = gemm_flops,
     .derive = gemm_derive,
+    .keeps_state = gemm_keeps_state,
     .make_input = gemm_make_input,
     .verify = gemm_verify,
 };

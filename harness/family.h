@@ -94,6 +94,11 @@ struct sb_family {
    * (pipeline's long FMA chains; the validating launch checked the same
    * protocol). 0: every raw twin's timed output is verified too. */
   int skip_timed_recheck;
+  /* SB_FF_WORKSPACE_STATE families whose variants differ: 1 when this
+   * point's launches keep state between launches (gemm: the split-K and
+   * stream-K variants, not the one-tile-per-block ones). NULL: every point
+   * of the family does. */
+  int (*keeps_state)(const sb_point *p);
   /* Fills the host input from seed (fresh for every point). */
   void (*make_input)(const sb_point *p, void *host_in, uint64_t seed);
   /* Compares the host output with the CPU reference computed from host_in.

@@ -456,7 +456,8 @@ static int derive(runner *r, const sb_point *p, size_t out_bytes, const char *na
 static int revalidate_on_dirty_workspace(runner *r, const sb_point *p, sb_launch *L,
                                          size_t in_bytes, size_t out_bytes, const char *name,
                                          sb_row *row) {
-  if (!(p->family->flags & SB_FF_WORKSPACE_STATE)) return 0;
+  if (!(p->family->flags & SB_FF_WORKSPACE_STATE) || (p->family->keeps_state && !p->family->keeps_state(p)))
+    return 0;
   const unsigned long long seed = sb_second_seed(row->seed);
   sb_row check; /* validate writes its seed, status and detail here, not over the timed row */
   sb_row_init(&check, row->prov);

@@ -85,7 +85,11 @@ static inline SB_GEMM_HD int sb_gemm_auto_splits(int tiles, int kts, int sm_coun
  *   tile count (sk_grid), so that every tile is split at the same k-tiles
  *   and the blocks running at once read the same k-slices of A and B (L2
  *   reuse; an uneven split lost it: 60 % of cuBLAS at 1024x1024x16384
- *   against split-K's 83-91 %, H100, commit 5007426).
+ *   against split-K's 83-91 %, H100, commit 5007426). But not when more
+ *   than half the blocks would hold a tile each (grid / 2 < tiles < grid:
+ *   the multiple is the tile count itself, nothing is split, and up to half
+ *   the SMs idle, e.g. 81 tiles of 1152^2 on 132): then all the blocks,
+ *   unevenly, 1-3 blocks a tile.
  * - Otherwise hybrid DP + SK: the last full wave plus the partial one are
  *   stream-K, unless the partial wave is at least half full: then the
  *   quantization costs less than the stream-K fix-up and its lost L2 reuse
@@ -97,7 +101,7 @@ static inline SB_GEMM_HD int sb_gemm_sk_tiles(int tiles, int grid) {
   return rem == 0 || 2 * rem >= grid ? 0 : rem + grid;
 }
 static inline SB_GEMM_HD int sb_gemm_sk_grid(int tiles, int grid) {
-  return tiles < grid ? grid / tiles * tiles : grid;
+  return tiles < grid && 2 * tiles <= grid ? grid / tiles * tiles : grid;
 }
 /* Stream-K's combining: how many blocks feed the most-shared stream-K tile
  * (1 when every tile is data-parallel). The in-kernel fix-up has the tile's

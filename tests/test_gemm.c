@@ -523,7 +523,8 @@ static void check_streamk(int tiles, int kts, int grid) {
   const int sk = sb_gemm_sk_tiles(tiles, grid);
   CHECK(sk >= 0 && sk <= tiles && (sk == 0 || (tiles - sk) % grid == 0)); /* DP-only may end in a partial wave */
   const int sk_iters = sk * kts, sk_grid = sb_gemm_sk_grid(tiles, grid);
-  CHECK(sk_grid >= 1 && sk_grid <= grid && (tiles >= grid || sk_grid % tiles == 0));
+  CHECK(sk_grid >= 1 && sk_grid <= grid && (tiles >= grid || sk_grid % tiles == 0 || sk_grid == grid));
+  CHECK(2 * tiles <= grid || sk_grid == grid); /* more than half the blocks hold a tile: all of them */
   int *done = calloc((size_t)tiles * kts, sizeof *done);
   int *owners = calloc((size_t)tiles, sizeof *owners), *parts = calloc((size_t)tiles, sizeof *parts);
   int *found = calloc((size_t)tiles, sizeof *found);
@@ -595,7 +596,7 @@ SB_TEST(gemm_streamk_schedule_does_every_iteration_once_and_fixes_up_every_split
   const int cases[][3] = {{64, 256, 132}, {32, 256, 132}, {1024, 64, 132}, {512, 64, 132},
                           {4096, 128, 132}, {2048, 128, 132}, {16, 512, 132}, {2, 16, 264},
                           {1, 1, 3}, {264, 7, 264}, {265, 7, 264}, {527, 3, 264}, {100, 3, 132},
-                          {50, 5, 132}, {140, 9, 132}};
+                          {50, 5, 132}, {140, 9, 132}, {81, 128, 132}, {81, 1024, 132}, {67, 7, 132}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) check_streamk(cases[i][0], cases[i][1], cases[i][2]);
   CHECK_EQ_INT(sb_gemm_sk_tiles(64, 132), 64);  /* fewer tiles than blocks: all stream-K, */
   CHECK_EQ_INT(sb_gemm_sk_grid(64, 132), 128);  /* over 2 blocks a tile */
@@ -610,4 +611,6 @@ SB_TEST(gemm_streamk_schedule_does_every_iteration_once_and_fixes_up_every_split
   CHECK_EQ_INT(sb_gemm_sk_units_per_tile(64, 256, 132), 2);
   CHECK(!sb_gemm_sk_separate(64, 256, 132));
   CHECK_EQ_INT(sb_gemm_sk_units_per_tile(512, 64, 132), 1); /* all data-parallel */
+  CHECK_EQ_INT(sb_gemm_sk_grid(81, 132), 132); /* 1152^2, 128x128: every SM, not 81 */
+  CHECK(sb_gemm_sk_units_per_tile(81, 128, 132) <= 3);
 }
