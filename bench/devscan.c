@@ -6,6 +6,7 @@
 
 #include "../harness/parallel.h"
 #include "../harness/random.h"
+#include "../kernels/devscan_flags.h"
 #include "families.h"
 #include "registry.h"
 
@@ -149,6 +150,12 @@ static int devscan_verify(const sb_point *p, const void *host_in, const void *ho
   return sb_devscan_check(host_in, host_out, (size_t)p->axis[SB_AXIS_N], detail, len);
 }
 
+/* The single-pass variants keep a tile counter and status words between
+ * launches (SB_VF_DEVSCAN_RESET); cub, three_kernel and grid_sync do not. */
+static int devscan_keeps_state(const sb_point *p) {
+  return (p->variant->flags & SB_VF_DEVSCAN_RESET) != 0;
+}
+
 const sb_family sb_family_devscan = {
     .name = "devscan",
     .summary = "inclusive scan of n u32 across the whole device: how tiles learn their prefix",
@@ -162,6 +169,7 @@ const sb_family sb_family_devscan = {
                      [SB_AXIS_ELEMS] = "8,16,24,32"},
     .quick_axes = {[SB_AXIS_N] = "1M", [SB_AXIS_BLOCK] = "128", [SB_AXIS_ELEMS] = "24"},
     .in_sweep = devscan_in_sweep,
+    .keeps_state = devscan_keeps_state,
     .check = devscan_check,
     .in_bytes = devscan_bytes,
     .out_bytes = devscan_bytes,

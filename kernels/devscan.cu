@@ -42,6 +42,7 @@
 #include "mbarrier.cuh"
 #include "pdl.cuh"
 #include "pdl.h"
+#include "devscan_flags.h"
 
 namespace cg = cooperative_groups;
 
@@ -690,13 +691,13 @@ static const sb_variant devscan_rows[] = {
      "reduce tiles | scan tile sums in 1 block | scan tiles + offset: 2 kernel boundaries"},
     {"grid_sync", dev_launch<DevGridSync>, dev_pick<DevGridSync>, 0, 0,
      "the same 3 phases in 1 cooperative resident grid: 2 grid.sync()"},
-    {"chained", dev_launch<DevChained>, dev_pick<DevChained>, 0, 0,
+    {"chained", dev_launch<DevChained>, dev_pick<DevChained>, 0, SB_VF_DEVSCAN_RESET,
      "memset; 1 pass, atomic tile ids; each tile waits for its predecessor's P flag"},
-    {"lookback", dev_launch<DevLookback>, dev_pick<DevLookback>, 0, 0,
+    {"lookback", dev_launch<DevLookback>, dev_pick<DevLookback>, 0, SB_VF_DEVSCAN_RESET,
      "memset; 1 pass, atomic tile ids; A then P flags (release), sleep, warp look-back 32 wide (acquire)"},
-    {"lookback_relaxed", dev_launch<DevLookbackRelaxed>, dev_pick<DevLookbackRelaxed>, 0, 0,
+    {"lookback_relaxed", dev_launch<DevLookbackRelaxed>, dev_pick<DevLookbackRelaxed>, 0, SB_VF_DEVSCAN_RESET,
      "lookback with relaxed flag stores and loads (the packed word needs no fence): the fences' price"},
-    {"cluster_lookback", dev_launch<DevClusterLookback>, dev_pick<DevClusterLookback>, 90, 0,
+    {"cluster_lookback", dev_launch<DevClusterLookback>, dev_pick<DevClusterLookback>, 90, SB_VF_DEVSCAN_RESET,
      "memset; clusters of 4 sum aggregates in DSMEM (2 cluster barriers), look back per cluster"},
     {"three_kernel_pdl", dev_launch<DevThreeKernelPdl>, dev_pick<DevThreeKernelPdl>, SB_PDL_MIN_CC,
      SB_VF_PDL,
@@ -705,19 +706,19 @@ static const sb_variant devscan_rows[] = {
     // The look-back ablation behind the choices above (make NVEXTRA=-DSB_DEVSCAN_TUNING;
     // results/h100-80gb-hbm3/proofs/devscan/): memory order x sleeps x tile ids x cache hints.
     {"lookback_nodelay", dev_launch<DevLookbackT<DevLookPolicy<false, 0, 0>>>,
-     dev_pick<DevLookbackT<DevLookPolicy<false, 0, 0>>>, 0, 0, "acq/rel, no sleeps"},
+     dev_pick<DevLookbackT<DevLookPolicy<false, 0, 0>>>, 0, SB_VF_DEVSCAN_RESET, "acq/rel, no sleeps"},
     {"lookback_rlx", dev_launch<DevLookbackT<DevLookPolicy<true, 0, 0>>>,
-     dev_pick<DevLookbackT<DevLookPolicy<true, 0, 0>>>, 0, 0, "relaxed, no sleeps"},
+     dev_pick<DevLookbackT<DevLookPolicy<true, 0, 0>>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, no sleeps"},
     {"lookback_rlx_dly2", dev_launch<DevLookbackT<DevLookPolicy<true, 500, 200>>>,
-     dev_pick<DevLookbackT<DevLookPolicy<true, 500, 200>>>, 0, 0, "relaxed, 500/200 ns sleeps"},
+     dev_pick<DevLookbackT<DevLookPolicy<true, 500, 200>>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, 500/200 ns sleeps"},
     {"lookback_rlx_poll", dev_launch<DevLookbackT<DevLookPolicy<true, 0, 300>>>,
-     dev_pick<DevLookbackT<DevLookPolicy<true, 0, 300>>>, 0, 0, "relaxed, 300 ns poll sleep only"},
+     dev_pick<DevLookbackT<DevLookPolicy<true, 0, 300>>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, 300 ns poll sleep only"},
     {"lookback_rlx_bid", dev_launch<DevLookbackT<DevLookPolicy<true, 0, 0>, false>>,
-     dev_pick<DevLookbackT<DevLookPolicy<true, 0, 0>, false>>, 0, 0, "relaxed, blockIdx tile ids"},
+     dev_pick<DevLookbackT<DevLookPolicy<true, 0, 0>, false>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, blockIdx tile ids"},
     {"lookback_rlx_cs", dev_launch<DevLookbackT<DevLookPolicy<true, 0, 0>, true, true>>,
-     dev_pick<DevLookbackT<DevLookPolicy<true, 0, 0>, true, true>>, 0, 0, "relaxed, ld/st.cs"},
+     dev_pick<DevLookbackT<DevLookPolicy<true, 0, 0>, true, true>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, ld/st.cs"},
     {"lookback_rlx_dly_bid", dev_launch<DevLookbackT<DevLookRelaxed, false>>,
-     dev_pick<DevLookbackT<DevLookRelaxed, false>>, 0, 0, "relaxed, sleeps, blockIdx ids: CUB's"},
+     dev_pick<DevLookbackT<DevLookRelaxed, false>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, sleeps, blockIdx ids: CUB's"},
     // Where kernel 2 of three_kernel_pdl triggers: after its last store
     // instead of at its start (kernel 3 then overlaps its exit, not its scan).
     {"three_kernel_pdl_late", dev_launch<DevThreeKernelPdlT<false>>,

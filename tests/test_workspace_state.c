@@ -4,6 +4,7 @@
  * fresh one. The launch itself needs a GPU (scripts/gpu_round.sh step b). */
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../bench/families.h"
 #include "../harness/family.h"
@@ -18,6 +19,31 @@ SB_TEST(workspace_state_is_set_for_exactly_gemm_and_devscan) {
       used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", used ? "," : "",
                                sb_families[i]->name);
   CHECK_STR(names, "gemm,devscan");
+}
+
+/* Which points of those families keep state: the variants that zero a
+ * workspace in every launch (split-K and stream-K semaphores, tickets and
+ * partials; devscan's tile counter and status words); the others would
+ * only pay for a second validation that cannot fail differently. */
+static int keeps(const char *family, const char *variant) {
+  const sb_family *f = sb_find_family(family);
+  for (int v = 0; f && v < f->variants->count; ++v)
+    if (!strcmp(f->variants->rows[v].name, variant)) {
+      sb_point p = {.family = f, .variant = &f->variants->rows[v]};
+      return f->keeps_state ? f->keeps_state(&p) : 1;
+    }
+  return -1; /* no such variant: the test names one that exists */
+}
+
+SB_TEST(workspace_state_is_checked_on_the_variants_that_keep_it) {
+  const char *gemm_yes[] = {"splitk_serial", "splitk_parallel", "splitk_reduce", "streamk"};
+  const char *gemm_no[] = {"cublas", "single", "ring", "ws_tma_wgmma", "ws_tma_wgmma_pingpong"};
+  const char *dev_yes[] = {"chained", "lookback", "lookback_relaxed", "cluster_lookback"};
+  const char *dev_no[] = {"cub", "three_kernel", "three_kernel_pdl", "grid_sync"};
+  for (size_t i = 0; i < 4; ++i) CHECK_EQ_INT(keeps("gemm", gemm_yes[i]), 1);
+  for (size_t i = 0; i < 5; ++i) CHECK_EQ_INT(keeps("gemm", gemm_no[i]), 0);
+  for (size_t i = 0; i < 4; ++i) CHECK_EQ_INT(keeps("devscan", dev_yes[i]), 1);
+  for (size_t i = 0; i < 4; ++i) CHECK_EQ_INT(keeps("devscan", dev_no[i]), 0);
 }
 
 SB_TEST(second_seed_is_deterministic_and_never_the_first) {

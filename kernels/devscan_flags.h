@@ -1,0 +1,15 @@
+/* The devscan family's own variant flag (from SB_VF_FAMILY0 up; SB_VF_PDL,
+ * kernels/pdl.h, takes SB_VF_FAMILY0 << 11), shared by its kernels
+ * (kernels/devscan.cu) and its host side (bench/devscan.c). */
+#ifndef SB_DEVSCAN_FLAGS_H
+#define SB_DEVSCAN_FLAGS_H
+
+#include "../harness/launch.h"
+
+/* The single-pass variants: a tile counter and status words in a workspace,
+ * zeroed by a memset inside every launch. The runner validates them once
+ * more on the workspace the timed launches left (SB_FF_WORKSPACE_STATE);
+ * cub, three_kernel(_pdl) and grid_sync keep nothing of ours between launches. */
+#define SB_VF_DEVSCAN_RESET SB_VF_FAMILY0
+
+#endif
