@@ -494,12 +494,20 @@ static int gemm_keeps_state(const sb_point *p) {
   return (p->variant->flags & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK)) != 0;
 }
 
+/* The kinds the scripts read from --list (scripts/answers.py's tables). */
+static const sb_trait_name gemm_traits[] = {
+    {SB_VF_GEMM_SPLIT, "split"},        /* split-K: the splits axis */
+    {SB_VF_GEMM_STREAMK, "streamk"},    /* stream-K: persistent, combines partial tiles */
+    {SB_VF_GEMM_PINGPONG, "pingpong"},  /* two consumer warpgroups take turns */
+    {0, NULL}};
+
 const sb_family sb_family_gemm = {
     .name = "gemm",
     .summary = "C(fp32, row-major) = A(fp16, row-major) * B(fp16, column-major), N = M: "
                "how the K loop is staged and synchronized, against cuBLAS",
     .flags = SB_FF_WORKSPACE_STATE, /* split-K/stream-K semaphores, tickets and partials */
     .variants = &sb_gemm_variants,
+    .variant_traits = gemm_traits,
     .default_axes = {[SB_AXIS_M] = "512,1k,2k,4k,8k",
                      [SB_AXIS_K] = "1k,2k,4k,8k,16k,32k",
                      [SB_AXIS_SPLITS] = "auto,2,4,8",

@@ -136,6 +136,11 @@ static void list_csv(FILE *f) {
       if (var->flags & SB_VF_TEST_ONLY) continue; /* only in the test build */
 #endif
       JOIN_TRAITS(vflags, sizeof vflags, variant_traits, var->flags);
+      for (const sb_trait_name *t = fam->variant_traits; t && t->name; ++t)
+        if (var->flags & t->bit) {
+          const size_t used = strlen(vflags);
+          snprintf(vflags + used, sizeof vflags - used, "%s%s", used ? ";" : "", t->name);
+        }
       const char *cells[] = {fam->name, fflags, fam->summary};
       for (int c = 0; c < 3; ++c) {
         sb_csv_write_field(f, cells[c]);

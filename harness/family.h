@@ -40,11 +40,22 @@ enum sb_family_flag {
                                      on that dirty workspace (harness/runner.c) */
 };
 
+/* A name for one of a family's own variant bits (SB_VF_FAMILY0 up), for
+ * --list's flags column: the scripts read a variant's kind from the table,
+ * not from its name. */
+typedef struct sb_trait_name {
+  unsigned bit;
+  const char *name;
+} sb_trait_name;
+
 struct sb_family {
   const char *name;
   const char *summary;
   unsigned flags; /* sb_family_flag bits */
   const sb_variant_table *variants; /* exported by kernels/<family>.cu */
+  /* Names of the family's own variant bits listed by --list (NULL-name
+   * terminated; NULL: none listed). */
+  const sb_trait_name *variant_traits;
   /* The CSV column of the paired ceiling (harness/paired.h) when the table
    * has a SB_VF_CEILING row: "pct_of_cublas" (gemm), "pct_of_cub"
    * (devscan); NULL otherwise. */

@@ -357,22 +357,21 @@ def gemm_section(runs):
 # ---- split-K / stream-K: what combining partial tiles buys at K-heavy shapes ----
 
 def gemm_split_variants():
-    """The gemm variants with a `splits` axis or persistent schedule: those
-    whose table summary names how K is cut (the variants after the
-    mainloop they run on, ws_tma_wgmma, in table order)."""
-    names = [v for v, _ in gemm_variants()]
-    base = GEMM_SPLIT_MAINLOOP
-    return names[names.index(base) + 1:] if base in names else []
+    """The gemm variants that combine partial tiles of one output: the
+    table's `split` (split-K) and `streamk` traits, in table order."""
+    return [v for v, _ in gemm_variants()
+            if sbvariants.has_flag("gemm", v, "split") or sbvariants.has_flag("gemm", v, "streamk")]
 
 
 def _split_mainloop():
     """The mainloop the split-K / stream-K variants share (docs/gemm.md),
     which they are read against shape by shape: the variant that the
-    table's last row (a combining variant) names in its summary."""
+    table's last split-K row names in its summary."""
     names = sbvariants.variants("gemm")
-    if not names:
+    split = [v for v in names if sbvariants.has_flag("gemm", v, "split")]
+    if not split:
         return None
-    last = names[-1]
+    last = split[-1]
     return next((t for t in re.findall(r"[A-Za-z0-9_]+", sbvariants.summary("gemm", last))
                  if t in names and t != last), None)
 
