@@ -73,6 +73,23 @@ static int cuda_failed(sb_row *row, const char *what, cudaError_t e) {
   return lost;
 }
 
+/* One point's state across the steps of run_point, and between the two
+ * parts of a point timed in halves (SB_PART_FIRST / SB_PART_SECOND,
+ * runner.h): it lives in the runner because the timer points at its
+ * launches, and part 2 carries on from it. */
+typedef struct point_state {
+  long waiting;        /* the point whose part 2 is due; -1: none */
+  const sb_point *p;
+  sb_launch L;
+  sb_point cp;         /* the paired ceiling's point and launch */
+  sb_launch PL;
+  int paired;          /* the timing so far was paired with the ceiling */
+  int flush;
+  size_t in_bytes, out_bytes;
+  char name[512];
+  sb_row row;          /* part 1's row so far: seed, configure's cells */
+} point_state;
+
 typedef struct runner {
   sb_device *dev;
   const sb_run_options *opt;
@@ -82,6 +99,7 @@ typedef struct runner {
   double copy_gbps;
   void *d_pair_out; /* the paired ceiling's own output (harness/paired.h) */
   size_t pair_out_cap;
+  point_state st;
 } runner;
 
 /* Sets up the paired ceiling for p's timing: the ceiling point, queried
@@ -319,14 +337,36 @@ static int validate(runner *r, const sb_point *p, sb_launch *L, unsigned long lo
   return NEXT;
 }
 
+/* Part 2 of a point paired in part 1: the ceiling's launch is still in
+ * the point's state; one warm-up of it, as setup_pair does, then its
+ * samples go on beside the variant's. If it fails now, the pairs of part
+ * 1 stay the point's pairs (complete_pairs). */
+static void resume_pair(runner *r, point_state *s) {
+  cudaError_t e = s->cp.variant->launch(&s->PL);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(r->stream);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    return;
+  }
+  r->timer.pair_fn = s->cp.variant->launch;
+  r->timer.pair_launch = &s->PL;
+}
+
 /* Warm up, then time through Google Benchmark; a variant with a raw twin
  * is timed with the raw wait (harness/launch.h). The timer's clock witness
  * and NVML readings measure the power state over the samples and re-take a
  * sample taken while throttled (harness/power.h); the paired ceiling's
  * samples interleave (harness/paired.h); the clock right after them is
- * kept beside. */
-static int time_point(runner *r, const sb_point *p, sb_launch *L, int flush, const char *name,
-                      sb_row *row, double *after_mhz) {
+ * kept beside. `share`: the part of the minimum time (1, or 0.5 for each
+ * part of a point timed in two; a minimum left to Google Benchmark's flag,
+ * min_time_s <= 0, is not split). `resume`: part 2, whose samples join
+ * part 1's in the same pool, as --benchmark_repetitions' do; the ceiling's
+ * pairs go on in the same v c / c v alternation. Google Benchmark's JSON
+ * keeps the last part's run (a point timed twice keeps its last timing). */
+static int time_point(runner *r, point_state *s, double share, int resume, sb_row *row,
+                      double *after_mhz) {
+  const sb_point *p = s->p;
+  sb_launch *L = &s->L;
   cudaError_t e;
   L->bounded = 0;
   for (int i = 0; i < r->opt->warmup; ++i)
@@ -334,16 +374,23 @@ static int time_point(runner *r, const sb_point *p, sb_launch *L, int flush, con
   if ((e = cudaStreamSynchronize(r->stream)) != cudaSuccess) return cuda_failed(row, "warm-up", e);
   r->timer.fn = p->variant->launch;
   r->timer.launch = L;
-  r->timer.flush_buf = flush ? r->buf.d_flush : NULL;
+  r->timer.flush_buf = s->flush ? r->buf.d_flush : NULL;
   r->timer.flush_bytes = r->buf.flush_bytes;
   char err[512] = "";
-  sb_timer_reset(&r->timer);
-  r->timer.throttle_mhz = SB_THROTTLE_FRACTION * r->dev->max_clock_mhz;
-  sb_point cp;
-  sb_launch PL;
-  setup_pair(r, p, &cp, &PL);
-  int rc = gbs_run_one(name, sb_timer_sample, &r->timer, paired_min_time(r), err, sizeof err);
-  r->timer.pair_fn = NULL; /* PL lives on this stack frame only */
+  if (!resume) {
+    sb_timer_reset(&r->timer);
+    r->timer.throttle_mhz = SB_THROTTLE_FRACTION * r->dev->max_clock_mhz;
+    setup_pair(r, p, &s->cp, &s->PL);
+    s->paired = r->timer.pair_fn != NULL;
+  } else {
+    sb_timer_resume(&r->timer);
+    r->timer.pair_fn = NULL;
+    if (s->paired) resume_pair(r, s);
+  }
+  double min_time = paired_min_time(r);
+  if (min_time > 0) min_time *= share;
+  int rc = gbs_run_one(s->name, sb_timer_sample, &r->timer, min_time, err, sizeof err);
+  r->timer.pair_fn = NULL; /* set again (resume_pair) for a part 2 */
   if (rc == 2) return -2; /* excluded by --benchmark_filter: no row */
   if (rc == 1) {
     if (sb_stop_requested) return -3;
@@ -469,29 +516,67 @@ static int revalidate_on_dirty_workspace(runner *r, const sb_point *p, sb_launch
   return rc;
 }
 
-/* One point: check, configure, validate, time, derive, and for a family
- * with workspace state validate again on the dirty workspace. Returns 0, or 1 if
- * the context is lost, -2 filtered out, -3 interrupted. */
-static int run_point(runner *r, const sb_point *p, unsigned long long seed, sb_row *row) {
+/* The checks and the launch configuration of p, its buffers, and what
+ * its timing needs (name, flush) in the runner's point state. */
+static int set_up_point(runner *r, const sb_point *p, sb_row *row) {
   const sb_family *f = p->family;
+  point_state *s = &r->st;
+  s->p = p;
   if (sb_point_precheck(p, r->dev, row)) return 0;
-  sb_launch L = {.axis = p->axis, .variant = p->variant, .stream = r->stream, .query = 1};
-  const size_t in_bytes = f->in_bytes(p), out_bytes = f->out_bytes(p);
+  s->L = (sb_launch){.axis = p->axis, .variant = p->variant, .stream = r->stream, .query = 1};
+  s->in_bytes = f->in_bytes(p);
+  s->out_bytes = f->out_bytes(p);
   int rc;
-  if ((rc = configure(r, p, &L, row)) != NEXT) return rc;
-  if ((rc = prepare_buffers(r, in_bytes, out_bytes, row)) != NEXT) return rc;
-  if ((rc = validate(r, p, &L, seed, in_bytes, out_bytes, row)) != NEXT) return rc;
+  if ((rc = configure(r, p, &s->L, row)) != NEXT) return rc;
+  if ((rc = prepare_buffers(r, s->in_bytes, s->out_bytes, row)) != NEXT) return rc;
   /* Flush L2 before each sample when the working set is within 4x of L2
    * and could otherwise be served partly from the cache. */
-  const int flush = in_bytes + out_bytes < 4 * r->dev->l2_bytes;
-  char name[512];
-  sb_point_name(p, name, sizeof name);
+  s->flush = s->in_bytes + s->out_bytes < 4 * r->dev->l2_bytes;
+  sb_point_name(p, s->name, sizeof s->name);
+  return NEXT;
+}
+
+/* run_point's answer for a part 1 that passed: the state waits for part 2. */
+#define PARTIAL (-4)
+
+/* One point: check, configure, validate, time, derive, and for a family
+ * with workspace state validate again on the dirty workspace. Or one part
+ * of it (SB_PART_*, runner.h): part 1 stops after the first half of the
+ * timing and keeps the point's state; part 2, on the same worker with
+ * nothing run in between, takes the second half into the same pool and
+ * goes on from there. Returns 0, or 1 if the context is lost, -2 filtered
+ * out, -3 interrupted, PARTIAL. */
+static int run_point(runner *r, const sb_point *p, long index, int part, unsigned long long seed,
+                     sb_row *row) {
+  point_state *s = &r->st;
+  const int resume = part == SB_PART_SECOND;
+  const long waiting = s->waiting;
+  s->waiting = -1;
   double after_mhz = NAN;
-  if ((rc = time_point(r, p, &L, flush, name, row, &after_mhz)) != NEXT) return rc;
-  if ((rc = recheck_timed(r, p, &L, out_bytes, name, row)) != NEXT) return rc;
-  record_timing(r, p, flush, after_mhz, name, row);
-  if ((rc = derive(r, p, out_bytes, name, row)) != 0 || row->status != SB_OK) return rc;
-  return revalidate_on_dirty_workspace(r, p, &L, in_bytes, out_bytes, name, row);
+  int rc;
+  if (resume && waiting != index) { /* this worker did not run its part 1 */
+    row->status = SB_ERROR;
+    row->seed = seed;
+    snprintf(row->detail, sizeof row->detail, "part 2/2 without its part 1/2 on this worker");
+    return 0;
+  }
+  if (resume) {
+    *row = s->row;
+  } else {
+    if ((rc = set_up_point(r, p, row)) != NEXT) return rc;
+    if ((rc = validate(r, p, &s->L, seed, s->in_bytes, s->out_bytes, row)) != NEXT) return rc;
+  }
+  const double share = part == SB_PART_WHOLE ? 1.0 : 0.5;
+  if ((rc = time_point(r, s, share, resume, row, &after_mhz)) != NEXT) return rc;
+  if (part == SB_PART_FIRST) {
+    s->row = *row;
+    s->waiting = index;
+    return PARTIAL;
+  }
+  if ((rc = recheck_timed(r, p, &s->L, s->out_bytes, s->name, row)) != NEXT) return rc;
+  record_timing(r, p, s->flush, after_mhz, s->name, row);
+  if ((rc = derive(r, p, s->out_bytes, s->name, row)) != 0 || row->status != SB_OK) return rc;
+  return revalidate_on_dirty_workspace(r, p, &s->L, s->in_bytes, s->out_bytes, s->name, row);
 }
 
 /* One line per finished point: [done/count  elapsed in  estimate left]. */
@@ -557,8 +642,11 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
   gbs_set_label(label);
   double t0 = now_s();
   int status = 0;
+  r.st.waiting = -1;
+  long parts = 0; /* part 1s that passed: no row, no progress line */
   for (long k = 0; !sb_stop_requested; ++k) {
-    const long i = o->next_point ? o->next_point(o->ctx) : k < count ? order[k] : -1;
+    int part = SB_PART_WHOLE;
+    const long i = o->next_point ? o->next_point(o->ctx, &part) : k < count ? order[k] : -1;
     if (i < 0) break;
     const sb_point *p = &points[i];
     sb_row row;
@@ -567,7 +655,12 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
     row.variant = p->variant->name;
     memcpy(row.axis, p->axis, sizeof row.axis);
     if (o->on_start) o->on_start(o->ctx, i);
-    int lost = run_point(&r, p, sb_splitmix64(o->seed + (unsigned long long)i), &row);
+    int lost = run_point(&r, p, i, part, sb_splitmix64(o->seed + (unsigned long long)i), &row);
+    if (lost == PARTIAL) {
+      if (o->on_partial) o->on_partial(o->ctx, i);
+      ++parts;
+      continue;
+    }
     if (lost == -2) { /* a served point is asked for by name: it gets a row */
       ++sum->filtered;
       if (!o->next_point) continue;
@@ -588,7 +681,7 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
     ++sum->by_status[row.status];
     char name[512];
     sb_point_name(p, name, sizeof name);
-    progress(o, o->progress_done + k + 1, t0, &row, name);
+    progress(o, o->progress_done + k + 1 - parts, t0, &row, name);
     if (lost == 1) {
       sum->context_lost = 1;
       break;

@@ -28,10 +28,25 @@ typedef struct sb_run_options {
   void (*on_start)(void *ctx, long index);
   int (*on_row)(void *ctx, long index, const sb_row *row, int context_lost);
   /* --serve: the index of the next point to run, asked for after each
-   * row, or -1 to stop; when set, order and count are not read. */
-  long (*next_point)(void *ctx);
+   * row (or part), or -1 to stop; when set, order and count are not read.
+   * *part says how to run it: SB_PART_WHOLE, or one half of its timing
+   * (SB_PART_FIRST, SB_PART_SECOND: see below). */
+  long (*next_point)(void *ctx, int *part);
+  /* --serve: part 1 of point `index` passed and its state waits in the
+   * runner for part 2 (no row yet). */
+  void (*on_partial)(void *ctx, long index);
   void *ctx;
 } sb_run_options;
+
+/* A served point may be run in two parts (scripts/ab.py's halves, taken
+ * in A B B A order so that both builds' samples of a point straddle the
+ * same moment of the GPU's power ramp). SB_PART_FIRST runs the checks,
+ * the validation and the first half of the timing (half the minimum
+ * time) and keeps the point's state (launch, buffers, input, samples,
+ * the paired ceiling's samples); SB_PART_SECOND takes the second half
+ * into the same pool and records the row as a whole point does. A point
+ * decided in part 1 (wrong, error, skipped...) gets its row there. */
+enum { SB_PART_WHOLE = 0, SB_PART_FIRST = 1, SB_PART_SECOND = 2 };
 
 typedef struct sb_run_summary {
   long by_status[SB_NUM_STATUS];

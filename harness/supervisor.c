@@ -137,8 +137,9 @@ int sb_probe_devices(int *ordinals, int n, sb_device *devs, char *err, size_t er
 /* ---- messages from a worker ---- */
 
 /* MSG_IDLE (--serve): the worker is set up (its CUDA context, stream and
- * buffers exist) and waits for a request. */
-enum { MSG_START = 1, MSG_ROW = 2, MSG_FATAL = 3, MSG_IDLE = 4 };
+ * buffers exist) and waits for a request. MSG_PARTIAL (--serve): part 1
+ * of a point passed; its state waits in the worker for part 2 (no row). */
+enum { MSG_START = 1, MSG_ROW = 2, MSG_FATAL = 3, MSG_IDLE = 4, MSG_PARTIAL = 5 };
 
 typedef struct msg_head {
   int32_t type, status, lost;
@@ -181,6 +182,8 @@ typedef struct worker {
   long rows_this_run;       /* rows from the current worker process */
   int cmd_fd;               /* --serve: write end of the worker's request pipe; -1 */
   int idle;                 /* --serve: the worker said it waits for a request */
+  int part;                 /* --serve: the part (SB_PART_*) of the request in hand */
+  int partial;              /* --serve: the request's part 1 passed (MSG_PARTIAL) */
   char prefix[32];
 } worker;
 
@@ -191,6 +194,8 @@ typedef struct parent {
   int nw;
   int last_status;          /* --serve: the last row's status, and median */
   double last_median_us;
+  long decided;             /* --serve: a point whose part 1 ended it (its row is */
+  int decided_status;       /* written): part 2 answers this, runs nothing; -1 */
 } parent;
 
 /* The worker process's side of the pipe. */
@@ -201,12 +206,25 @@ typedef struct child_ctx {
   sb_supervisor_result *res;
 } child_ctx;
 
+/* --serve: a request from the parent to its worker. */
+typedef struct request {
+  int64_t index;            /* point index */
+  int64_t part;             /* SB_PART_* (runner.h) */
+} request;
+
 /* --serve: the next requested point, or -1 at end of requests. */
-static long child_next_point(void *ctx) {
+static long child_next_point(void *ctx, int *part) {
   child_ctx *c = ctx;
-  int64_t index;
+  request q;
   if (send_msg(c->fd, MSG_IDLE, -1, 0, 0, 0, NAN, NULL, 0) != 0) return -1;
-  return read_all(c->cmd_fd, &index, sizeof index) == 0 ? (long)index : -1;
+  if (read_all(c->cmd_fd, &q, sizeof q) != 0) return -1;
+  *part = (int)q.part;
+  return (long)q.index;
+}
+
+static void child_on_partial(void *ctx, long index) {
+  child_ctx *c = ctx;
+  send_msg(c->fd, MSG_PARTIAL, index, 0, 0, 0, NAN, NULL, 0);
 }
 
 static void child_on_start(void *ctx, long index) {
@@ -241,6 +259,7 @@ static int worker_run(const sb_supervisor_options *o, worker *w, child_ctx *ctx)
   run.on_row = child_on_row;
   if (ctx->cmd_fd >= 0) {
     run.next_point = child_next_point;
+    run.on_partial = child_on_partial;
     run.progress_done = 0;
     run.progress_total = o->count;
   }
@@ -272,10 +291,10 @@ static int worker_run(const sb_supervisor_options *o, worker *w, child_ctx *ctx)
   return 0;
 }
 
-/* --serve: hands the worker the point it should run next. */
+/* --serve: hands the worker the point (and part) it should run next. */
 static int send_request(worker *w, long index) {
-  int64_t i = index;
-  return sb_write_all(w->cmd_fd, (const char *)&i, sizeof i);
+  request q = {index, w->part};
+  return sb_write_all(w->cmd_fd, (const char *)&q, sizeof q);
 }
 
 static int start_worker(parent *P, worker *w) {
@@ -349,8 +368,9 @@ static void handle_msg(parent *P, worker *w, const msg_head *h, const char *payl
   w->last_msg = now_s();
   if (h->type == MSG_START) {
     /* A point started after another without a row: that one was excluded
-     * by --benchmark_filter. */
-    if (w->inflight >= 0) advance_past(w, w->inflight);
+     * by --benchmark_filter (a part 2 starts the point its part 1 left in
+     * flight). */
+    if (w->inflight >= 0 && w->inflight != h->index) advance_past(w, w->inflight);
     w->inflight = h->index;
   } else if (h->type == MSG_ROW) {
     if (h->status < 0 || h->status >= SB_NUM_STATUS) return;
@@ -365,6 +385,11 @@ static void handle_msg(parent *P, worker *w, const msg_head *h, const char *payl
     ++w->rows_this_run;
   } else if (h->type == MSG_IDLE) {
     w->idle = 1;
+  } else if (h->type == MSG_PARTIAL) {
+    /* The point stays in flight: a worker that dies before its part 2
+     * costs it an `error` row, as a crash inside it does. */
+    w->partial = 1;
+    advance_past(w, h->index);
   } else if (h->type == MSG_FATAL) {
     fprintf(stderr, "%ssyncbench: %.*s\n", w->prefix, (int)h->len, payload);
     P->res->device_failed = 1;
@@ -596,14 +621,20 @@ static long find_point(const sb_supervisor_options *o, const char *name) {
   return -1;
 }
 
-/* --serve: runs point `index` on the one worker (started if none runs) and
- * waits until its row is written or the point is lost. Returns the row's
- * status, or -1 when no row came (the GPU could not be set up). */
-static int serve_point(parent *P, long index) {
+/* --serve: runs point `index` (or its `part`, SB_PART_*) on the one worker
+ * (started if none runs) and waits until its row is written or the point
+ * is lost. Returns the row's status, -3 when part 1 passed (no row yet),
+ * or -1 when no row came (the GPU could not be set up). */
+static int serve_point(parent *P, long index, int part) {
   worker *w = &P->w[0];
   w->order[0] = index;
   w->n = 1;
   w->next = 0;
+  w->part = part;
+  w->partial = 0;
+  /* Between a point's two parts the other build ran: that silence is not
+   * this worker's. */
+  w->last_msg = now_s();
   long rows = P->res->by_status[0];
   for (int s = 1; s < SB_NUM_STATUS; ++s) rows += P->res->by_status[s];
   if (w->fd < 0) {
@@ -623,7 +654,8 @@ static int serve_point(parent *P, long index) {
   }
   long after = 0;
   for (int s = 0; s < SB_NUM_STATUS; ++s) after += P->res->by_status[s];
-  return after > rows ? P->last_status : -1;
+  if (after > rows) return P->last_status;
+  return w->partial ? -3 : -1;
 }
 
 /* --serve's "@start": starts the worker (if none runs) and waits until it
@@ -661,13 +693,34 @@ static void run_serve(parent *P) {
       fflush(o->serve_out);
       continue;
     }
-    long index = find_point(o, line);
-    int st = index < 0 ? -2 : serve_point(P, index);
+    /* "@part 1/2 NAME", "@part 2/2 NAME": the point in two parts
+     * (runner.h's SB_PART_*), for scripts/ab.py's A B B A halves. */
+    int part = SB_PART_WHOLE;
+    const char *name = line;
+    if (strncmp(line, "@part 1/2 ", 10) == 0) part = SB_PART_FIRST, name = line + 10;
+    else if (strncmp(line, "@part 2/2 ", 10) == 0) part = SB_PART_SECOND, name = line + 10;
+    long index = find_point(o, name);
+    int st;
+    if (index < 0) {
+      st = -2;
+    } else if (part == SB_PART_SECOND && index == P->decided) {
+      st = P->decided_status; /* part 1 decided it and wrote its row */
+      P->last_median_us = NAN;
+    } else {
+      st = serve_point(P, index, part);
+    }
+    P->decided = -1;
+    if (part == SB_PART_FIRST && index >= 0 && st != -3) {
+      P->decided = index;
+      P->decided_status = st;
+    }
     if (sb_stop_requested && st < 0) break; /* interrupted mid-point: no answer */
-    if (st >= 0 && !isnan(P->last_median_us))
-      fprintf(o->serve_out, "%s %.4f %s\n", sb_status_names[st], P->last_median_us, line);
+    if (st == -3)
+      fprintf(o->serve_out, "partial - %s\n", name);
+    else if (st >= 0 && !isnan(P->last_median_us))
+      fprintf(o->serve_out, "%s %.4f %s\n", sb_status_names[st], P->last_median_us, name);
     else
-      fprintf(o->serve_out, "%s - %s\n", st >= 0 ? sb_status_names[st] : st == -2 ? "unknown" : "error", line);
+      fprintf(o->serve_out, "%s - %s\n", st >= 0 ? sb_status_names[st] : st == -2 ? "unknown" : "error", name);
     fflush(o->serve_out);
   }
   free(line);
@@ -677,6 +730,7 @@ static void run_serve(parent *P) {
     w->cmd_fd = -1;
   }
   w->next = w->n;
+  w->inflight = -1; /* a part 1 whose part 2 never came: no row */
   while (w->fd >= 0) {
     struct pollfd pfd = {.fd = w->fd, .events = POLLIN};
     int ready = poll(&pfd, 1, 500);
@@ -687,7 +741,7 @@ static void run_serve(parent *P) {
 
 int sb_supervise(const sb_supervisor_options *o, sb_supervisor_result *res) {
   memset(res, 0, sizeof *res);
-  parent P = {o, res, calloc((size_t)o->ndev, sizeof(worker)), o->ndev, 0, NAN};
+  parent P = {o, res, calloc((size_t)o->ndev, sizeof(worker)), o->ndev, 0, NAN, -1, -1};
   if (!P.w) return -1;
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   if (setup_workers(&P, page) != 0) return -1;

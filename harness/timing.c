@@ -80,6 +80,13 @@ double sb_timer_clock_mhz(const sb_timer *t) {
   return w > 0 ? sum / w : NAN;
 }
 
+void sb_timer_resume(sb_timer *t) {
+  close_window(t);
+  t->window_mhz = NAN;
+  t->window_flagged = 0;
+  t->nvml_last_s = -1;
+}
+
 static int witness_due(const sb_timer *t) {
   return t->witness &&
          (isnan(t->window_mhz) || t->since_witness_s >= SB_WITNESS_DUTY * SB_WITNESS_SPIN_NS * 1e-9);

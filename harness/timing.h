@@ -62,6 +62,11 @@ cudaError_t sb_timer_init(sb_timer *t, cudaStream_t stream);
 void sb_timer_destroy(sb_timer *t);
 /* Forgets the samples and power state of the last point. */
 void sb_timer_reset(sb_timer *t);
+/* Before more samples of the same point after a pause (the second part
+ * of a point timed in two parts, harness/runner.h): keeps the samples,
+ * pairs and power state, closes the clock reading's window and makes the
+ * next sample take a fresh witness (the GPU ran something else since). */
+void sb_timer_resume(sb_timer *t);
 /* The SM clock over the samples since the reset: witness readings weighted
  * by the sample time each covers (NaN without a reading). */
 double sb_timer_clock_mhz(const sb_timer *t);

@@ -7,7 +7,8 @@ power and temperature, with the same inputs.
     scripts/ab.py --base REV [--new REV] [--device N] [--dir DIR]
         [--threshold PCT] [--summary FILE] [--detail FILE]
         [--base-bin PATH] [--new-bin PATH] [--seed S] [--python PY]
-        [--first-server base|new] [--build-only] [--repo DIR] [-- SWEEP_ARGS...]
+        [--first-server base|new] [--halves | --no-halves] [--build-only] [--repo DIR]
+        [-- SWEEP_ARGS...]
     make ab BASE=REV [NEW=REV] [DEVICE=N] [ABDIR=DIR] [THRESHOLD=PCT] [ARGS="..."]
 
 BASE is a git revision; NEW another one, or (left out) the working tree.
@@ -21,9 +22,18 @@ Both binaries run as servers (`syncbench --serve`, same --seed, same
 --device), each sets its worker up (`@start`: its CUDA context) before the
 first point, --first-server's side first (the order is recorded: a
 context's memory placement moves some rows, docs/REGRESSIONS.md); the points of both sweeps (`--benchmark_list_tests SWEEP_ARGS`)
-are walked in sweep order, point k run on BASE then NEW for even k and NEW
-then BASE for odd k. A point only one side has runs on that side only and
-is listed (DIR/ab.txt, stderr). A server that dies is restarted with
+are walked in sweep order. With --halves (the default) each side's
+samples of a common point are taken in two halves (`@part 1/2 NAME`,
+`@part 2/2 NAME`: each half of --min-time, pooled into one row), in the
+order A1 B1 B2 A2 for even k and B1 A1 A2 B2 for odd k, so that both sides'
+samples straddle the same moment of the GPU's power-cap ramp (the side run
+second at a point used to run later in it, and slower: docs/REGRESSIONS.md,
+"A/B on one GPU"); a side whose part 1 ends the point (wrong, error...)
+is not asked its part 2. With --no-halves, or when a server does not
+speak `@part` (a build older than it: then noted), point k runs whole on
+BASE then NEW for even k and NEW then BASE for odd k. ab.txt records the
+protocol that ran. A point only one side has runs whole on that side only
+and is listed (DIR/ab.txt, stderr). A server that dies is restarted with
 --resume; its point is lost on that side and listed. Then
 `scripts/compare.py --gate DIR/a.csv DIR/b.csv` (with --interleaved when
 compare.py has it) writes the summary (default DIR/gate.md) and the detail
@@ -129,6 +139,10 @@ def parse_args(argv):
     ap.add_argument("--new-bin", metavar="PATH", help="a prebuilt NEW binary: do not build NEW")
     ap.add_argument("--first-server", choices=("base", "new"), default="base",
                     help="whose worker (CUDA context) starts first: the side asked first at the first common point (default base)")
+    ap.add_argument("--halves", action=argparse.BooleanOptionalAction, default=True,
+                    help="take each side's samples of a common point in two halves, A1 B1 B2 A2 "
+                         "(even points) / B1 A1 A2 B2 (odd); --no-halves: whole points, "
+                         "A B / B A (default: --halves)")
     ap.add_argument("--build-only", action="store_true",
                     help="build both sides, print their binaries (BASE then NEW) and exit 0: "
                          "how a GPU machine without Google Benchmark gets them (make carry-ab)")
@@ -421,10 +435,17 @@ def stop(side, how=signal.SIGINT, grace=10):
     return rc
 
 
-def ask(side, name):
-    """(status, median_us or None), or None when the server died."""
+def request_line(name, part):
+    """What a server is asked: the point whole (part None) or one half."""
+    return name if part is None else f"@part {part}/2 {name}"
+
+
+def ask(side, name, part=None):
+    """(status, median_us or None), or None when the server died. Part 1
+    of a point that goes on answers ("partial", None)."""
+    request = request_line(name, part)
     try:
-        side.proc.stdin.write(name + "\n")
+        side.proc.stdin.write(request + "\n")
         side.proc.stdin.flush()
         line = side.proc.stdout.readline()
     except (BrokenPipeError, OSError, ValueError):
@@ -433,9 +454,11 @@ def ask(side, name):
         return None
     parts = line.rstrip("\n").split(" ", 2)
     if len(parts) != 3 or parts[2] != name:
-        raise AbError(EXIT_BUILD, f"{side.name} answered '{line.strip()}' to '{name}' "
+        raise AbError(EXIT_BUILD, f"{side.name} answered '{line.strip()}' to '{request}' "
                                   f"(expected `<status> <median_us or -> {name}`)")
     status, median = parts[0], parts[1]
+    if status == "partial" and part == 1:
+        return status, None
     if status not in GOOD | BROKEN | {"unknown"}:
         raise AbError(EXIT_BUILD, f"{side.name} answered an unknown status '{status}' "
                                   f"for {name}")
@@ -461,18 +484,38 @@ def start_context(side):
                                   f"'{line.strip() or 'no answer'}' (log: {side.log})")
 
 
-def run_point(side, name, args, seed):
-    """Runs one point on one side; a dead server is restarted (--resume)
-    and the point counted lost there. Returns what to print for the side."""
+def speaks_parts(side):
+    """Whether the server knows `@part` (a build older than it answers
+    `unknown` with the whole line as the name). Runs nothing."""
+    probe = "@probe"
+    try:
+        side.proc.stdin.write(request_line(probe, 1) + "\n")
+        side.proc.stdin.flush()
+        line = side.proc.stdout.readline().strip()
+    except (BrokenPipeError, OSError, ValueError):
+        line = ""
+    if line == f"unknown - {probe}":
+        return True
+    if line == f"unknown - {request_line(probe, 1)}":
+        return False
+    raise AbError(EXIT_BUILD, f"{side.name} answered '{line or 'nothing'}' to "
+                              f"'{request_line(probe, 1)}' (log: {side.log})")
+
+
+def run_point(side, name, args, seed, part=None):
+    """Runs one point (or one part of it) on one side; a dead server is
+    restarted (--resume) and the point counted lost there. Returns what to
+    print for the side, or ("partial", None) after a part 1 that goes on."""
     t = time.monotonic()
-    reply = ask(side, name)
+    reply = ask(side, name, part)
     side.busy += time.monotonic() - t
     if reply is None:
         rc = stop(side, how=None, grace=30)
         side.deaths += 1
         side.deaths_in_a_row += 1
         side.lost.append(name)
-        note(f"the {side.name} server died at {name} (exit {rc}; its last words: "
+        at = name if part is None else f"part {part}/2 of {name}"
+        note(f"the {side.name} server died at {at} (exit {rc}; its last words: "
              f"{last_log_line(side)}); restarting it with --resume {side.csv}")
         if side.deaths_in_a_row >= MAX_DEATHS_IN_A_ROW:
             raise AbError(EXIT_BUILD, f"{side.name} cannot serve: its server died at "
@@ -509,6 +552,8 @@ class Run:
         self.common = 0
         self.done = 0
         self.contexts = []          # the order the CUDA contexts were created in
+        self.halves = args.halves   # the protocol: halves (A B B A) or whole points
+        self.protocol = None        # its line in ab.txt
         self.gate = None            # (exit status, command)
         self.summary = args.summary or os.path.join(args.dir, "gate.md")
         self.detail = args.detail or os.path.join(args.dir, "gate-detail.md")
@@ -531,6 +576,7 @@ class Run:
             start(side, args, self.seed)
             await_ready(side)
         self.create_contexts(first)
+        self.choose_protocol()
         if self.base.uuid != self.new.uuid:
             raise AbError(EXIT_USAGE, f"the servers run on different GPUs: BASE on "
                                       f"{self.base.uuid}, NEW on {self.new.uuid} (--device "
@@ -550,6 +596,36 @@ class Run:
         for side in order:
             start_context(side)
             self.contexts.append(side.label)
+
+    def choose_protocol(self):
+        """Halves when asked and both servers speak `@part`, else whole points."""
+        if not self.args.halves:
+            self.protocol = "whole points, A B (even k) / B A (odd k) (--no-halves)"
+            return
+        old = [side for side in self.sides if not speaks_parts(side)]
+        if old:
+            self.halves = False
+            self.protocol = (f"whole points, A B (even k) / B A (odd k): --halves asked, but "
+                             f"{' and '.join(s.name for s in old)} does not know `@part`")
+            note(f"{self.protocol}")
+            return
+        self.protocol = ("halves, A1 B1 B2 A2 (even k) / B1 A1 A2 B2 (odd k), each half of "
+                         "--min-time, pooled into one row (--halves)")
+
+    def run_common(self, first, second, name):
+        """Both sides of a common point: whole, first then second; or in
+        halves, first's part 1, second's part 1, second's part 2, first's
+        part 2. A side whose part 1 ended the point (or whose server died
+        there) is not asked its part 2."""
+        args, seed = self.args, self.seed
+        if not self.halves:
+            return {side.label: run_point(side, name, args, seed) for side in (first, second)}
+        replies = {}
+        for side, part in ((first, 1), (second, 1), (second, 2), (first, 2)):
+            if part == 2 and replies[side.label][0] != "partial":
+                continue
+            replies[side.label] = run_point(side, name, args, seed, part)
+        return replies
 
     def plan(self):
         base_set, new_set = set(self.base.points), set(self.new.points)
@@ -578,8 +654,7 @@ class Run:
             if name in base_set and name in new_set:
                 first, second = (self.base, self.new) if k % 2 == 0 else (self.new, self.base)
                 k += 1
-                for side in (first, second):
-                    replies[side.label] = run_point(side, name, args, seed)
+                replies = self.run_common(first, second, name)
             else:
                 side = self.base if name in base_set else self.new
                 replies[side.label] = run_point(side, name, args, seed)
@@ -655,6 +730,7 @@ class Run:
         lines += [f"GPU: {self.base.uuid or self.new.uuid or '-'} (device {args.device})",
                   f"seed: {self.seed}",
                   f"sweep arguments: {' '.join(args.sweep) or '(none)'}",
+                  f"protocol: {self.protocol or '-'}",
                   f"points: BASE {len(self.base.points)}, NEW {len(self.new.points)}, "
                   f"common {self.common}, run {self.done} of {len(self.order)}"]
 

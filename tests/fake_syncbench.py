@@ -15,11 +15,22 @@ Behaviour by environment. Every FAKE_X is read as FAKE_X_<FAKE_SIDE> first
   FAKE_CRASH_POINT  names (comma list) answered `error` (syncbench's supervisor
                     catches the crash; the server goes on)
   FAKE_DIE_AT       name: the server process exits abruptly (status 9) when asked it
+                    (whole, or its part 1)
+  FAKE_DIE_AT_PART2 name: the server process exits abruptly when asked its part 2
+  FAKE_DIE_BETWEEN  names (comma list): the worker dies between the point's two
+                    parts: part 2 answers `error` with an error row, as the
+                    supervisor's crash row
+  FAKE_NO_PARTS     set: `@part` is not understood (a build older than it):
+                    `unknown - <the whole line>`
   FAKE_NO_SERVE     set: --serve is an unknown option (exit 2), as in old builds
   FAKE_NO_GPU       set: exit 3 before `ready`, one line on stderr
   FAKE_UUID         the GPU uuid (default GPU-fake-0000)
   FAKE_COMMIT       the commit in `ready` and the CSV (default fake-<side>)
   FAKE_DELAY        seconds each point takes (default 0)
+Parts (`@part 1/2 NAME`, `@part 2/2 NAME`, syncbench --serve): part 1
+answers `partial - NAME` (or the point's final status when it fails: then
+its row is written, and its part 2 answers that status again without a
+row); part 2 writes the one row of the point. Traced as `part1`, `part2`.
 The CSV rows are schema 7, with the header of results/csv_header.csv; the
 times are a function of the point name, times the slowdown, with a noise
 of +-0.2% drawn from (seed, side, name).
@@ -135,9 +146,13 @@ def serve(opts):
             n, _, factor = item.rpartition(":")
             slow[n] = float(factor)
     crash, die_at = names("CRASH_POINT"), setting("DIE_AT")
+    die_at_part2, die_between = setting("DIE_AT_PART2"), names("DIE_BETWEEN")
+    no_parts = setting("NO_PARTS")
     delay = float(setting("DELAY", "0"))
     print(f"ready {uuid} {commit}", flush=True)
     failed = False
+    waiting = None                    # the point whose part 1 passed
+    decided = None                    # (name, status): a part 1 that ended its point
     for line in sys.stdin:
         name = line.strip()
         if not name:
@@ -146,15 +161,31 @@ def serve(opts):
             trace("start", os.path.basename(path))
             print("started", flush=True)
             continue
-        trace("run", name)
+        part = None
+        if name.startswith(("@part 1/2 ", "@part 2/2 ")) and not no_parts:
+            part, name = int(name[6]), name[10:]
+        trace("run" if part is None else f"part{part}", name)
+        was_waiting, was_decided = waiting, decided
+        waiting = decided = None
         if name not in known:
             print(f"unknown - {name}", flush=True)
             continue
-        if name == die_at:
+        if name == die_at and part != 2 or name == die_at_part2 and part == 2:
             print(f"fake: dying at {name}", file=sys.stderr, flush=True)
             os._exit(9)
-        time.sleep(delay)
+        if part == 2 and was_decided and was_decided[0] == name:
+            print(f"{was_decided[1]} - {name}", flush=True)
+            continue
+        time.sleep(delay / 2 if part else delay)
         status = "error" if name in crash else "ok"
+        if part == 1 and status == "ok":
+            waiting = name
+            print(f"partial - {name}", flush=True)
+            continue
+        if part == 1:
+            decided = (name, status)
+        if part == 2 and (was_waiting != name or name in die_between):
+            status = "error"
         median = None
         if status == "ok":
             base = 10 + (zlib.crc32(name.encode()) % 1000) / 10

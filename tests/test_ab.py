@@ -3,7 +3,10 @@ GPU, interleaved point by point, then gated. No GPU and no real build:
 tests/fake_syncbench.py speaks the worker protocol (--serve), per side
 (FAKE_SIDE and FAKE_<X>_<SIDE>), and logs every request with a global
 sequence number to FAKE_TRACE; the build path runs in a throwaway git
-repository whose Makefile's build/syncbench is the fake."""
+repository whose Makefile's build/syncbench is the fake. The tests written
+for whole points pass --no-halves (the old protocol, kept); the halves
+(the default: `@part 1/2`, `@part 2/2` in A1 B1 B2 A2 / B1 A1 A2 B2 order)
+have their own tests at the end."""
 import os
 import signal
 import subprocess
@@ -39,12 +42,14 @@ class Ab:
     """One ab.py run with fake binaries; per-side settings: a={...}, b={...}."""
 
     def __init__(self, tmp_path, a=None, b=None, args=(), sweep=("--quick",), env=None,
-                 prebuilt=True):
+                 prebuilt=True, halves=False):
         self.dir = tmp_path / "run"
         self.trace_path = tmp_path / "trace"
         self.env = dict(os.environ, FAKE_POINTS=" ".join(P), FAKE_TRACE=str(self.trace_path))
         self.env.update(env or {})
         cmd = [sys.executable, AB, "--dir", str(self.dir), *args]
+        if not halves:      # halves=True: ab.py's default, no flag
+            cmd.append("--no-halves")
         if prebuilt:
             cmd = cmd[:2] + ["--base", "v1"] + cmd[2:] + [
                 "--base-bin", wrapper(tmp_path / "base_bin", "A", **(a or {})),
@@ -66,6 +71,14 @@ class Ab:
 
     def runs(self, side):
         return [what for _, s, ev, what in self.trace("run") if s == side]
+
+    def parts(self, side=None):
+        """The part requests (side, part, name), in order, without the probe."""
+        return [(s, int(ev[4]), what) for _, s, ev, what in self.trace()
+                if ev in ("part1", "part2") and what != "@probe" and side in (None, s)]
+
+    def csv_lines(self, side):
+        return (self.dir / f"{side}.csv").read_text().splitlines()[1:]
 
     def csv_rows(self, side):
         lines = (self.dir / f"{side}.csv").read_text().splitlines()
@@ -362,3 +375,98 @@ def test_both_contexts_are_created_in_a_fixed_order_before_any_point(tmp_path, e
     assert f"CUDA contexts created in this order: {labels}" in ab.report()
     if "--first-server" in extra:   # the first point asks the first context's side first
         assert [e[1] for e in events if e[2] == "run"][:2] == ["B", "A"]
+
+
+# ---------------------------------------------------------------- halves (the default)
+
+def abba(k, name):
+    """The part requests of common point k: A1 B1 B2 A2, or B1 A1 A2 B2."""
+    first, second = ("A", "B") if k % 2 == 0 else ("B", "A")
+    return [(first, 1, name), (second, 1, name), (second, 2, name), (first, 2, name)]
+
+
+def test_halves_are_the_default_and_walk_a_b_b_a(tmp_path):
+    ab = Ab(tmp_path, halves=True).run()
+    assert ab.rc == 0, ab.err
+    assert ab.trace("run") == []                          # no whole point
+    assert ab.parts() == [p for k, name in enumerate(P) for p in abba(k, name)]
+    seqs = [e[0] for e in ab.trace() if e[2] in ("part1", "part2") and e[3] != "@probe"]
+    assert seqs == list(range(seqs[0], seqs[0] + 4 * len(P)))   # nothing in between
+    for side in "AB":   # each server runs nothing else between a point's two parts
+        assert ab.parts(side) == [(side, part, name) for name in P for part in (1, 2)]
+    for side in "ab":   # one row per point per side
+        assert len(ab.csv_lines(side)) == len(P)
+        assert {r["status"] for r in ab.csv_rows(side).values()} == {"ok"}
+    assert "protocol: halves, A1 B1 B2 A2 (even k) / B1 A1 A2 B2 (odd k)" in ab.report()
+    assert "compare: gate passed" in ab.err
+    assert ab.last_line().startswith("ab: passed: 6 points")
+
+
+def test_no_halves_keeps_whole_points_and_says_so(tmp_path):
+    ab = Ab(tmp_path).run()
+    assert ab.rc == 0, ab.err
+    assert ab.parts() == [] and [e for e in ab.trace() if e[3] == "@probe"] == []
+    assert ab.runs("A") == P and ab.runs("B") == P
+    assert "protocol: whole points, A B (even k) / B A (odd k) (--no-halves)" in ab.report()
+
+
+def test_halves_with_first_server_new_start_on_new(tmp_path):
+    ab = Ab(tmp_path, halves=True, args=["--first-server", "new"]).run()
+    assert ab.rc == 0, ab.err
+    assert ab.parts() == [p for k, name in enumerate(P) for p in abba(k + 1, name)]
+
+
+@pytest.mark.parametrize("side,other", [("a", "b"), ("b", "a")])
+def test_a_part_1_failure_ends_the_point_on_that_side(tmp_path, side, other):
+    ab = Ab(tmp_path, halves=True, **{side: {"CRASH_POINT": P[2]}}).run()
+    assert ab.rc == 1, ab.err
+    mine, theirs = side.upper(), other.upper()
+    want = [p for p in abba(2, P[2]) if p != (mine, 2, P[2])]   # never asked its part 2
+    assert [p for p in ab.parts() if p[2] == P[2]] == want
+    assert ab.csv_rows(side)[key(P[2])]["status"] == "error"
+    assert ab.csv_rows(other)[key(P[2])]["status"] == "ok"
+    assert len(ab.csv_lines(side)) == len(ab.csv_lines(other)) == len(P)
+    assert [p for p in ab.parts(mine) if p[2] != P[2]] == \
+        [(mine, part, n) for n in P if n != P[2] for part in (1, 2)]   # the server went on
+    role = "BASE (v1)" if side == "a" else "NEW (the working tree)"
+    assert f"ab: {role}: 1 point(s) not run cleanly: {P[2]} (error)" in ab.err
+
+
+def test_a_worker_dying_between_the_parts_costs_an_error_row(tmp_path):
+    ab = Ab(tmp_path, halves=True, b={"DIE_BETWEEN": P[1]}).run()
+    assert ab.rc == 1, ab.err
+    assert ab.parts() == [p for k, name in enumerate(P) for p in abba(k, name)]
+    assert ab.csv_rows("b")[key(P[1])]["status"] == "error"
+    assert ab.csv_rows("a")[key(P[1])]["status"] == "ok"
+    assert len(ab.csv_lines("a")) == len(ab.csv_lines("b")) == len(P)
+    assert f"ab: NEW (the working tree): 1 point(s) not run cleanly: {P[1]} (error)" in ab.err
+    assert [s for s in ab.trace("serve") if s[1] == "B"][1:] == []   # the server lived on
+
+
+@pytest.mark.parametrize("how,at", [("DIE_AT", "part 1/2"), ("DIE_AT_PART2", "part 2/2")])
+def test_a_server_dying_at_a_part_is_restarted_with_resume(tmp_path, how, at):
+    ab = Ab(tmp_path, halves=True, b={how: P[3]}).run()
+    assert ab.rc == 1, ab.err
+    serves = [s for s in ab.trace("serve") if s[1] == "B"]
+    assert len(serves) == 2 and f"resume={ab.dir / 'b.csv'}" in serves[1][3]
+    assert f"died at {at} of {P[3]}" in ab.err
+    # B1 A1 A2 B2 at k=3: B dies at its part 1 (A still runs both) or its part 2.
+    want = abba(3, P[3]) if how == "DIE_AT_PART2" else [p for p in abba(3, P[3]) if p != ("B", 2, P[3])]
+    assert [p for p in ab.parts() if p[2] == P[3]] == want
+    for k, name in enumerate(P):          # the other points, both halves on both sides
+        if name != P[3]:
+            assert [p for p in ab.parts() if p[2] == name] == abba(k, name)
+    rows = ab.csv_rows("b")
+    assert key(P[3]) not in rows and len(ab.csv_lines("b")) == len(P) - 1
+    assert len(ab.csv_lines("a")) == len(P)
+    assert "lost on NEW (server died; 1 death(s)): 1\n  " + P[3] in ab.report()
+
+
+def test_a_server_without_parts_falls_back_to_whole_points(tmp_path):
+    ab = Ab(tmp_path, halves=True, a={"NO_PARTS": 1}).run()
+    assert ab.rc == 0, ab.err
+    assert ab.parts() == []
+    assert ab.runs("A") == ["@part 1/2 @probe"] + P    # the probe: unknown to it, ran nothing
+    assert ab.runs("B") == P
+    assert "--halves asked, but BASE (v1) does not know `@part`" in ab.err
+    assert "protocol: whole points, A B (even k) / B A (odd k): --halves asked" in ab.report()

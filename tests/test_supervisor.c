@@ -3,6 +3,7 @@
  * the watchdog record, loses its context, hangs or is interrupted on
  * chosen points, and the CSV the parent writes is checked row by row. */
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <time.h>
 #include <stdlib.h>
@@ -12,7 +13,8 @@
 #include "../harness/sweep.h"
 #include "check.h"
 
-enum { FAKE_OK, FAKE_CRASH, FAKE_DEADLOCK, FAKE_LOST, FAKE_FILTERED, FAKE_INTERRUPT, FAKE_HANG };
+enum { FAKE_OK, FAKE_CRASH, FAKE_DEADLOCK, FAKE_LOST, FAKE_FILTERED, FAKE_INTERRUPT, FAKE_HANG,
+       FAKE_WRONG, FAKE_DIE_BETWEEN_PARTS };
 static int fake_mode[4096]; /* by point index; inherited by the workers */
 static int fake_setup_fails;  /* the worker ends before its first point */
 
@@ -20,9 +22,11 @@ static int fake_worker(const sb_supervisor_options *o, int dev, const long *orde
                        const sb_run_options *run, sb_watchdog_record *rec) {
   if (fake_setup_fails) return SB_WORKER_CONTEXT_LOST;
   memset(rec, 0, sizeof *rec); /* as sb_watchdog_map does in each worker */
+  long waiting = -1; /* the point whose part 1 passed (runner.c's point_state) */
   for (long k = 0;; ++k) {
     if (sb_stop_requested) return 130;
-    long i = run->next_point ? run->next_point(run->ctx) : k < n ? order[k] : -1;
+    int part = SB_PART_WHOLE;
+    long i = run->next_point ? run->next_point(run->ctx, &part) : k < n ? order[k] : -1;
     if (i < 0) break;
     const sb_point *p = &o->points[i];
     run->on_start(run->ctx, i);
@@ -34,7 +38,31 @@ static int fake_worker(const sb_supervisor_options *o, int dev, const long *orde
     row.status = SB_OK;
     row.median_us = 1.5;
     snprintf(row.detail, sizeof row.detail, "fake");
+    if (part == SB_PART_SECOND) { /* as runner.c: only after this worker's part 1 */
+      if (waiting == i) {
+        snprintf(row.detail, sizeof row.detail, "fake, in two parts");
+      } else {
+        row.status = SB_ERROR;
+        row.median_us = NAN;
+        snprintf(row.detail, sizeof row.detail, "part 2/2 without its part 1/2 on this worker");
+      }
+      waiting = -1;
+      if (run->on_row(run->ctx, i, &row, 0) != 0) return SB_WORKER_PIPE_FAILED;
+      continue;
+    }
+    waiting = -1;
+    if (part == SB_PART_FIRST && (fake_mode[i] == FAKE_OK || fake_mode[i] == FAKE_DIE_BETWEEN_PARTS)) {
+      waiting = i;
+      run->on_partial(run->ctx, i);
+      if (fake_mode[i] == FAKE_DIE_BETWEEN_PARTS) raise(SIGKILL);
+      continue;
+    }
     switch (fake_mode[i]) {
+      case FAKE_WRONG:
+        row.status = SB_WRONG;
+        row.median_us = NAN;
+        snprintf(row.detail, sizeof row.detail, "fake mismatch");
+        break;
       case FAKE_CRASH: raise(SIGKILL); break;
       case FAKE_DEADLOCK:
         rec->bar = 0x400;
@@ -349,6 +377,78 @@ SB_TEST(supervisor_serve_runs_the_named_points_in_order) {
   CHECK_STR(st, "ok");
   CHECK_EQ_INT(find_row(&f, 0, 2, st, detail), 1);
   CHECK_STR(st, "deadlock");
+  unlink(f.path);
+  free(f.points);
+}
+
+/* --serve's parts (scripts/ab.py --halves): "@part 1/2 NAME" answers
+ * "partial" and keeps the point in the worker; "@part 2/2 NAME" finishes
+ * it, one row. A part 1 that decides the point (wrong) answers its status
+ * and part 2 repeats it without running; a worker that dies between the
+ * parts costs that point an error row, and a fresh worker takes the next
+ * request; a part 2 whose part 1 this worker did not run is an error. */
+SB_TEST(supervisor_serve_runs_a_point_in_two_parts) {
+  fixture f;
+  setup(&f);
+  CHECK(f.count >= 6);
+  fake_mode[1] = FAKE_WRONG;
+  fake_mode[2] = FAKE_DIE_BETWEEN_PARTS;
+  char n1[512], n2[512], n3[512], n4[512];
+  sb_point_name(&f.points[1], n1, sizeof n1);
+  sb_point_name(&f.points[2], n2, sizeof n2);
+  sb_point_name(&f.points[3], n3, sizeof n3);
+  sb_point_name(&f.points[4], n4, sizeof n4);
+  FILE *in = tmpfile(), *out = tmpfile();
+  CHECK(in && out);
+  fprintf(in, "@start\n@part 1/2 %s\n@part 2/2 %s\n@part 1/2 %s\n@part 2/2 %s\n@part 1/2 %s\n@part 2/2 %s\n"
+              "@part 1/2 %s\n@part 2/2 %s\n@part 2/2 %s\n%s\n@part 1/2 scan/nope/n=1\n",
+          n3, n3, n1, n1, n2, n2, n4, n4, n3, n4);
+  rewind(in);
+  sb_supervisor_result res;
+  FILE *said = tmpfile();
+  fflush(stderr);
+  int saved_stderr = dup(2);
+  dup2(fileno(said), 2);
+  int rc = supervise_io(&f, 1, NULL, 0, in, out, &res);
+  fflush(stderr);
+  dup2(saved_stderr, 2);
+  close(saved_stderr);
+  fclose(said);
+  CHECK_EQ_INT(rc, 0);
+  fake_mode[1] = fake_mode[2] = FAKE_OK;
+  rewind(out);
+  char line[1024], want[1100];
+  const char *expect[] = {"partial - ", "ok 1.5000 ", "wrong - ", "wrong - ", "partial - ", "error - ",
+                          "partial - ", "ok 1.5000 ", "error - ", "ok 1.5000 ", "unknown - "};
+  const char *names[] = {n3, n3, n1, n1, n2, n2, n4, n4, n3, n4, "scan/nope/n=1"};
+  CHECK(fgets(line, sizeof line, out) != NULL);
+  CHECK_STR(line, "ready GPU-fake-0 \n");
+  CHECK(fgets(line, sizeof line, out) != NULL);
+  CHECK_STR(line, "started\n");
+  for (int k = 0; k < 11; ++k) {
+    CHECK(fgets(line, sizeof line, out) != NULL);
+    snprintf(want, sizeof want, "%s%s\n", expect[k], names[k]);
+    CHECK_STR(line, want);
+  }
+  CHECK(fgets(line, sizeof line, out) == NULL);
+  fclose(in);
+  fclose(out);
+  CHECK_EQ_INT(file_rows(&f), 6);
+  CHECK_EQ_INT(res.by_status[SB_OK], 3);
+  CHECK_EQ_INT(res.by_status[SB_WRONG], 1);
+  CHECK_EQ_INT(res.by_status[SB_ERROR], 2);
+  CHECK_EQ_INT(res.restarts, 1); /* the request after the death between parts */
+  char st[64], detail[512];
+  CHECK_EQ_INT(find_row(&f, 0, 1, st, detail), 1); /* part 2 of a decided point: no row */
+  CHECK_STR(st, "wrong");
+  CHECK_EQ_INT(find_row(&f, 0, 2, st, detail), 1);
+  CHECK_STR(st, "error");
+  CHECK(strstr(detail, "signal 9") != NULL);
+  CHECK_EQ_INT(find_row(&f, 0, 4, st, detail), 2);
+  CHECK_STR(st, "ok");
+  CHECK_EQ_INT(find_row(&f, 0, 3, st, detail), 2); /* the last: part 2 without part 1 */
+  CHECK_STR(st, "error");
+  CHECK(strstr(detail, "without its part 1/2") != NULL);
   unlink(f.path);
   free(f.points);
 }
