@@ -327,6 +327,26 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
       BROKEN(AXIS_BIT(SPLITS) | AXIS_BIT(K), "splits=%lld: each K slice needs at least one %d-wide k-tile (k=%lld)",
              sp, SB_GEMM_BK, k);
   }
+  /* Multicast: a cluster of 2 tiles along its shape, so the grid (the tile
+   * count) is whole clusters: an even tile count along that direction. */
+  if (f & SB_VF_GEMM_MULTICAST) {
+    const long long cs = p->axis[SB_AXIS_CLUSTER_SHAPE];
+    if (cs != SB_GEMM_CLUSTER_2X1 && cs != SB_GEMM_CLUSTER_1X2) {
+      BROKEN(AXIS_BIT(CLUSTER_SHAPE), "%s needs cluster_shape 2x1 or 1x2", p->variant->name);
+    } else {
+      const long long along = cs == SB_GEMM_CLUSTER_2X1 ? m / bm : m / bn;
+      if (along % 2)
+        BROKEN(AXIS_BIT(M) | AXIS_BIT(TILE) | AXIS_BIT(CLUSTER_SHAPE),
+               "cluster_shape=%s: m=n=%lld is %lld %s of a %dx%d tile, odd: clusters of 2 %s need an even count",
+               cs == SB_GEMM_CLUSTER_2X1 ? "2x1" : "1x2", m, along,
+               cs == SB_GEMM_CLUSTER_2X1 ? "tile rows" : "tile columns", bm, bn,
+               cs == SB_GEMM_CLUSTER_2X1 ? "(vertically adjacent tiles)" : "(horizontally adjacent tiles)");
+    }
+    if (!sb_gemm_multicast_stages_ok(t, s))
+      BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE),
+             "%s is compiled where ws_tma_wgmma is best only: stages %s for a %dx%d tile", p->variant->name,
+             t == 1 ? "3-4" : "4-6", bm, bn);
+  }
   if ((size_t)smem > smem_limit)
     BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE),
            "stages x stage bytes = %lld x %lld (+ %d alignment) exceeds the %zu B of shared memory a block may use",
@@ -361,6 +381,8 @@ int sb_gemm_in_sweep(sb_point *p, unsigned long long user_axes) {
   const long long m = p->axis[SB_AXIS_M], k = p->axis[SB_AXIS_K];
   if (!(user_axes & (AXIS_BIT(M) | AXIS_BIT(K))) && !default_shape(p, m, k)) return 0;
   p->axis[SB_AXIS_N] = m; /* square C: N = M, derived, so the CSV's n is filled */
+  if (!(p->variant->flags & SB_VF_GEMM_MULTICAST))
+    p->axis[SB_AXIS_CLUSTER_SHAPE] = SB_AXIS_UNSET; /* only the multicast variant has clusters */
   if (!(p->variant->flags & SB_VF_GEMM_SPLIT)) {
     p->axis[SB_AXIS_SPLITS] = SB_AXIS_UNSET; /* one point per shape, not per splits value */
   } else if (!(user_axes & (AXIS_BIT(M) | AXIS_BIT(K))) && m == k) {
@@ -474,13 +496,15 @@ const sb_family sb_family_gemm = {
                      [SB_AXIS_SPLITS] = "2,4,8",
                      [SB_AXIS_TILE] = "128x128x64,128x256x64",
                      [SB_AXIS_STAGES] = "1,2,3,4,5,6",
-                     [SB_AXIS_WARPS] = "4,8"},
+                     [SB_AXIS_WARPS] = "4,8",
+                     [SB_AXIS_CLUSTER_SHAPE] = "2x1,1x2"},
     .quick_axes = {[SB_AXIS_M] = "512,1k",
                    [SB_AXIS_K] = "1k,32k",
                    [SB_AXIS_SPLITS] = "8",
                    [SB_AXIS_TILE] = "128x128x64,128x256x64",
                    [SB_AXIS_STAGES] = "1,2,4",
-                   [SB_AXIS_WARPS] = "4,8"},
+                   [SB_AXIS_WARPS] = "4,8",
+                   [SB_AXIS_CLUSTER_SHAPE] = "2x1,1x2"},
     .ceiling_column = "pct_of_cublas",
     /* Under the power cap the block median follows how far into the cap's
      * ramp a point was sampled; the fastest samples moved least between

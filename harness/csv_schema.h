@@ -33,8 +33,10 @@
  *    samples (over the same interleaved v c c v pairs); devscan's
  *    pct_of_cub stays the median of block ratios. Each reading is the one
  *    that moved least between two leases (docs/REGRESSIONS.md). Columns
- *    unchanged. */
-#define SB_CSV_SCHEMA_VERSION 6
+ *    unchanged.
+ * 7: the axis cluster_shape (gemm/ws_tma_wgmma_multicast: 2x1 or 1x2,
+ *    empty elsewhere), after splits. */
+#define SB_CSV_SCHEMA_VERSION 7
 
 typedef enum sb_status {
   SB_OK = 0,       /* validated and timed */
@@ -125,6 +127,7 @@ void sb_row_init(sb_row *row, const sb_provenance *prov);
   X("k", AXIS, SB_AXIS_K)                                   \
   X("tile", AXIS, SB_AXIS_TILE)                             \
   X("splits", AXIS, SB_AXIS_SPLITS)                         \
+  X("cluster_shape", AXIS, SB_AXIS_CLUSTER_SHAPE)           \
   X("status", STR, sb_status_names[r->status])              \
   X("detail", STR, r->detail)                               \
   X("samples", INT, r->samples)                             \

@@ -22,8 +22,9 @@ import sbdeps  # noqa: F401  (a missing package: one line and exit 2, not a trac
 # takes the ceiling ratios as a median of v c c v block ratios and adds
 # ceiling_us (the paired ceiling's own median); schema 5 adds gemm's
 # epilogue_pct; schema 6 reads each family's paired ratio as its variant
-# table says (sbcompare.ratio_reading).
-SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6}
+# table says (sbcompare.ratio_reading); schema 7 adds the axis cluster_shape
+# (gemm/ws_tma_wgmma_multicast).
+SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7}
 
 
 

@@ -86,7 +86,7 @@ def parse(argv):
 def row_for(name, status, median, seed, uuid, commit, header):
     parts = name.split("/")
     row = dict.fromkeys(header, "")
-    row.update(schema_version=6, family=parts[0], variant=parts[1], status=status,
+    row.update(schema_version=7, family=parts[0], variant=parts[1], status=status,
                gpu_name="NVIDIA H100 80GB HBM3", gpu_uuid=uuid, cc="9.0", sm_count=132,
                driver="580.00", cuda="13.0", commit=commit,
                run_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), seed=seed,
