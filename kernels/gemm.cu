@@ -454,7 +454,7 @@ struct GemmRingNoRemoteArrive : sb_cluster_ring<Stages, Bounded, CTAs> {
       : sb_cluster_ring<Stages, Bounded, CTAs>(full, empty), rank(sb_cluster_rank()) {}
   __device__ __forceinline__ void release(const sb_ring_state &st) const {
     __syncwarp();
-    if (this->lane == rank) sb_mbar_arrive_remote(this->empty_c + 8u * (uint32_t)st.index);
+    if (this->lane == rank) sb_mbar_arrive_cluster(this->empty_c + 8u * (uint32_t)st.index);
   }
 };
 template <int CM, int CN>
@@ -837,7 +837,7 @@ static const sb_variant gemm_rows[] = {
      gemm_pick_multicast<GemmWsTmaWgmmaMulticast>, 90, SB_VF_GEMM_MULTICAST,
      "ws_tma_wgmma in clusters of 2 adjacent tiles (cluster_shape 2x1: B shared, 1x2: A shared): each CTA "
      "multicasts half the shared box to both (expect_tx = own box + 2 halves); consumer warps arrive on both "
-     "CTAs' empty (mapa, release.cluster); cluster barrier after init and before exit"},
+     "CTAs' empty (mapa, mbarrier.arrive.shared::cluster); cluster barrier after init and before exit"},
     {"ws_tma_wgmma", gemm_launch<GemmWsTmaWgmma, true>, gemm_pick<GemmWsTmaWgmma>, 90, 0,
      "ws_tma with wgmma consumer warpgroups: fence, k16 x4, commit, wait_group 1, arrive empty of the previous stage"},
     {"splitk_serial", gemm_launch<GemmSplitKSerial, true>, gemm_pick<GemmSplitKSerial>, 90, SB_VF_GEMM_SPLIT,

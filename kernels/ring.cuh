@@ -104,7 +104,8 @@ struct sb_ring {
 // stage i until the consumers of EVERY CTA are done with it. Each CTA's
 // `empty` then counts the consumer warps of all CTAs: a consumer warp's
 // release is one arrival on every CTA's empty[i] (lane j arrives on rank
-// j's, through mapa: one instruction, CTAs lanes), after a __syncwarp,
+// j's, through mapa, mbarrier.arrive.shared::cluster: one instruction,
+// CTAs lanes), after a __syncwarp,
 // once the whole warp's reads of the stage are over. Init count:
 // consumer warps x CTAs. acquire / commit_tx / wait / producer_tail and
 // the parity bookkeeping are sb_ring's; only the consumer's arrivals
@@ -126,11 +127,13 @@ struct sb_cluster_ring : sb_ring<Stages, Bounded> {
     empty_c = lane < (uint32_t)CTAs ? sb_mapa(this->empty_a, lane) : 0u;
   }
 
-  // One arrival of this warp on empty[s] of every CTA; release at cluster
-  // scope (the peer's producer overwrites this CTA's stage after its wait).
+  // One arrival of this warp on empty[s] of every CTA (the peer's producer
+  // overwrites this CTA's stage after its wait). The arrival publishes no
+  // data, only that the reads are over: CTA-scope semantics, as CUTLASS's
+  // (sb_mbar_arrive_cluster; release.cluster's fences cost ~1 us a k-tile).
   __device__ __forceinline__ void arrive_all(int s) const {
     __syncwarp();  // every lane's reads of the stage are over
-    if (lane < (uint32_t)CTAs) sb_mbar_arrive_remote(empty_c + 8u * (uint32_t)s);
+    if (lane < (uint32_t)CTAs) sb_mbar_arrive_cluster(empty_c + 8u * (uint32_t)s);
   }
   // As sb_ring's, per consumer warp instead of per consumer thread.
   __device__ __forceinline__ void grant_credits() const {

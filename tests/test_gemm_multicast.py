@@ -64,7 +64,9 @@ def test_the_cluster_rules_are_in_the_kernel():
     ring = read("kernels/ring.cuh")
     cring = ring[ring.index("struct sb_cluster_ring"):]
     assert "fence_mbarrier_init" in ring[:ring.index("struct sb_cluster_ring")]
-    assert "__syncwarp();" in cring and "sb_mbar_arrive_remote(" in cring
+    assert "__syncwarp();" in cring and "sb_mbar_arrive_cluster(" in cring
+    # CTA-scope semantics: release.cluster put MEMBAR.ALL.GPU in every release
+    assert "sb_mbar_arrive_remote(" not in cring
     # the bounded twin bounds the new waits: the producer's acquire and the
     # consumers' wait are sb_ring's (sb_mbar_wait_parity_stage<Bounded>)
     main = read("kernels/gemm_mainloop.cuh")
