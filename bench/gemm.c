@@ -327,6 +327,26 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
       BROKEN(AXIS_BIT(SPLITS) | AXIS_BIT(K), "splits=%lld: each K slice needs at least one %d-wide k-tile (k=%lld)",
              sp, SB_GEMM_BK, k);
   }
+  /* Multicast: a cluster of 2 tiles along its shape, so the grid (the tile
+   * count) is whole clusters: an even tile count along that direction. */
+  if (f & SB_VF_GEMM_MULTICAST) {
+    const long long cs = p->axis[SB_AXIS_CLUSTER_SHAPE];
+    if (cs != SB_GEMM_CLUSTER_2X1 && cs != SB_GEMM_CLUSTER_1X2) {
+      BROKEN(AXIS_BIT(CLUSTER_SHAPE), "%s needs cluster_shape 2x1 or 1x2", p->variant->name);
+    } else {
+      const long long along = cs == SB_GEMM_CLUSTER_2X1 ? m / bm : m / bn;
+      if (along % 2)
+        BROKEN(AXIS_BIT(M) | AXIS_BIT(TILE) | AXIS_BIT(CLUSTER_SHAPE),
+               "cluster_shape=%s: m=n=%lld is %lld %s of a %dx%d tile, odd: clusters of 2 %s need an even count",
+               cs == SB_GEMM_CLUSTER_2X1 ? "2x1" : "1x2", m, along,
+               cs == SB_GEMM_CLUSTER_2X1 ? "tile rows" : "tile columns", bm, bn,
+               cs == SB_GEMM_CLUSTER_2X1 ? "(vertically adjacent tiles)" : "(horizontally adjacent tiles)");
+    }
+    if (!sb_gemm_multicast_stages_ok(t, s))
+      BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE),
+             "%s is compiled where ws_tma_wgmma is best only: stages %s for a %dx%d tile", p->variant->name,
+             t == 1 ? "3-4" : "4-6", bm, bn);
+  }
   if ((size_t)smem > smem_limit)
     BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE),
            "stages x stage bytes = %lld x %lld (+ %d alignment) exceeds the %zu B of shared memory a block may use",
@@ -339,13 +359,20 @@ static const char *gemm_check(const sb_point *p, const sb_device *d, char *buf, 
   return gemm_reason(p, d->smem_per_block_optin, buf, len, 0, NULL);
 }
 
-/* Is (m, k) a shape of the default grid? The squares, K-heavy 1024 x 16384
- * for every variant, and 512 x 512 x 32768 (M*N smaller still) only for
- * cuBLAS, ws_tma_wgmma and the split-K / stream-K variants, whose
- * question it is (split-K only at the K-heavy ones; stream-K at all). */
+/* Is (m, k) a shape of the default grid? The squares up to 4096 and
+ * K-heavy 1024 x 16384 for every variant; 8192^3 and 512 x 512 x 32768
+ * (M*N smaller still) only for cuBLAS, ws_tma_wgmma and the variants built
+ * on its mainloop, whose question they are (split-K only at the K-heavy
+ * shapes; stream-K at all). The mma.sync variants answer the staging
+ * question up to 4096^3 (52-65% of cuBLAS at 8192^3 as at 4096^3, H100,
+ * 4152772): their 26 points at 8192^3 were 5% of the 5-minute sweep. */
 static int default_shape(const sb_point *p, long long m, long long k) {
-  if (m == k || (m == 1024 && k == 16384)) return 1;
   const unsigned f = p->variant->flags;
+  const int wgmma_question =
+      is_cublas(p) || (f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK | SB_VF_GEMM_PINGPONG | SB_VF_GEMM_MULTICAST)) ||
+      !strcmp(p->variant->name, "ws_tma_wgmma");
+  if ((m == k && m < 8192) || (m == 1024 && k == 16384)) return 1;
+  if (m == 8192 && k == 8192) return wgmma_question;
   const int split_question = is_cublas(p) || (f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK)) ||
                              !strcmp(p->variant->name, "ws_tma_wgmma");
   return m == 512 && k == 32768 && split_question;
@@ -361,6 +388,8 @@ int sb_gemm_in_sweep(sb_point *p, unsigned long long user_axes) {
   const long long m = p->axis[SB_AXIS_M], k = p->axis[SB_AXIS_K];
   if (!(user_axes & (AXIS_BIT(M) | AXIS_BIT(K))) && !default_shape(p, m, k)) return 0;
   p->axis[SB_AXIS_N] = m; /* square C: N = M, derived, so the CSV's n is filled */
+  if (!(p->variant->flags & SB_VF_GEMM_MULTICAST))
+    p->axis[SB_AXIS_CLUSTER_SHAPE] = SB_AXIS_UNSET; /* only the multicast variant has clusters */
   if (!(p->variant->flags & SB_VF_GEMM_SPLIT)) {
     p->axis[SB_AXIS_SPLITS] = SB_AXIS_UNSET; /* one point per shape, not per splits value */
   } else if (!(user_axes & (AXIS_BIT(M) | AXIS_BIT(K))) && m == k) {
@@ -378,6 +407,12 @@ int sb_gemm_in_sweep(sb_point *p, unsigned long long user_axes) {
    * --stages asks for the others. */
   if ((p->variant->flags & SB_VF_GEMM_PINGPONG) && !(user_axes & AXIS_BIT(STAGES)) &&
       p->axis[SB_AXIS_STAGES] < 4)
+    return 0;
+  /* Multicast: 3-4 stages of 128x256 (ws_tma_wgmma's best there) and 4 of
+   * 128x128 (the others compiled, --stages asks for them): 30 points, the
+   * 5-minute budget. */
+  if ((p->variant->flags & SB_VF_GEMM_MULTICAST) && !(user_axes & AXIS_BIT(STAGES)) &&
+      p->axis[SB_AXIS_TILE] == 0 && p->axis[SB_AXIS_STAGES] != 4)
     return 0;
   char why[SB_DETAIL_LEN];
   int unasked;
@@ -497,8 +532,9 @@ static int gemm_keeps_state(const sb_point *p) {
 /* The kinds the scripts read from --list (scripts/answers.py's tables). */
 static const sb_trait_name gemm_traits[] = {
     {SB_VF_GEMM_SPLIT, "split"},        /* split-K: the splits axis */
-    {SB_VF_GEMM_STREAMK, "streamk"},    /* stream-K: persistent, combines partial tiles */
+    {SB_VF_GEMM_STREAMK, "stream_k"},   /* stream-K: persistent, combines partial tiles */
     {SB_VF_GEMM_PINGPONG, "pingpong"},  /* two consumer warpgroups take turns */
+    {SB_VF_GEMM_MULTICAST, "multicast"},/* clusters of 2: the shared operand multicast */
     {0, NULL}};
 
 const sb_family sb_family_gemm = {
@@ -513,13 +549,15 @@ const sb_family sb_family_gemm = {
                      [SB_AXIS_SPLITS] = "auto,2,4,8",
                      [SB_AXIS_TILE] = "128x128x64,128x256x64",
                      [SB_AXIS_STAGES] = "1,2,3,4,5,6",
-                     [SB_AXIS_WARPS] = "4,8"},
+                     [SB_AXIS_WARPS] = "4,8",
+                     [SB_AXIS_CLUSTER_SHAPE] = "2x1,1x2"},
     .quick_axes = {[SB_AXIS_M] = "512,1k",
                    [SB_AXIS_K] = "1k,32k",
                    [SB_AXIS_SPLITS] = "auto",
                    [SB_AXIS_TILE] = "128x128x64,128x256x64",
                    [SB_AXIS_STAGES] = "1,2,4",
-                   [SB_AXIS_WARPS] = "4,8"},
+                   [SB_AXIS_WARPS] = "4,8",
+                   [SB_AXIS_CLUSTER_SHAPE] = "2x1,1x2"},
     .ceiling_column = "pct_of_cublas",
     /* Under the power cap the block median follows how far into the cap's
      * ramp a point was sampled; the fastest samples moved least between

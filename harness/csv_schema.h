@@ -39,7 +39,9 @@
  *    sb_gemm_auto_splits); such a point's splits cell reads "auto". New:
  *    splits_used, the split count the kernel ran with (explicit and auto
  *    points alike; empty for variants without a splits axis and for rows
- *    that never launched). */
+ *    that never launched).
+ *    And the axis cluster_shape (gemm/ws_tma_wgmma_multicast: 2x1 or 1x2,
+ *    empty elsewhere), after splits. */
 #define SB_CSV_SCHEMA_VERSION 7
 
 typedef enum sb_status {
@@ -133,6 +135,7 @@ void sb_row_init(sb_row *row, const sb_provenance *prov);
   X("k", AXIS, SB_AXIS_K)                                   \
   X("tile", AXIS, SB_AXIS_TILE)                             \
   X("splits", AXIS, SB_AXIS_SPLITS)                         \
+  X("cluster_shape", AXIS, SB_AXIS_CLUSTER_SHAPE)           \
   X("status", STR, sb_status_names[r->status])              \
   X("detail", STR, r->detail)                               \
   X("samples", INT, r->samples)                             \

@@ -270,9 +270,12 @@ static int configure(runner *r, const sb_point *p, sb_launch *L, sb_row *row) {
   }
   if (e == cudaErrorInvalidConfiguration || (e == cudaSuccess && L->blocks_per_sm == 0)) {
     row->status = SB_SKIPPED;
-    snprintf(row->detail, sizeof row->detail,
-             "cannot launch: %d threads with %zu B shared memory per block fit 0 times on an SM (limit %zu B)",
-             L->block_threads, L->smem_bytes, d->smem_per_block_optin);
+    if (L->skip[0]) /* the launcher's own reason (e.g. no cluster fits) */
+      snprintf(row->detail, sizeof row->detail, "%s", L->skip);
+    else
+      snprintf(row->detail, sizeof row->detail,
+               "cannot launch: %d threads with %zu B shared memory per block fit 0 times on an SM (limit %zu B)",
+               L->block_threads, L->smem_bytes, d->smem_per_block_optin);
     cudaGetLastError();
     return 0;
   }

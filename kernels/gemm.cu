@@ -415,6 +415,79 @@ struct GemmWsTmaWgmmaPingpong {
   }
 };
 
+// ws_tma_wgmma_multicast: ws_tma_wgmma in clusters of 2 CTAs on adjacent
+// tiles that share one operand (CM x CN = 2x1: B; 1x2: A), each CTA's
+// producer multicasting half of the shared box to both (CUTLASS's
+// PipelineTmaAsync with a cluster shape). The boxes, the byte count and
+// the rules: gemm_mainloop.cuh (GemmMulticastBoxes); the tile order:
+// gemm_schedulers.cuh (gemm_cluster_tile: the grouped order at cluster
+// granularity); the cross-CTA release: ring.cuh (sb_cluster_ring).
+// Everything else is ws_tma_wgmma's: the tile, the stages, one wgmma batch
+// in flight (gemm_consume_mma: the release of the previous stage, now on
+// both CTAs' empty), the epilogue, the occupancy.
+template <int CM, int CN, template <int, bool, int> class Ring = sb_cluster_ring>
+struct GemmWsTmaWgmmaMulticastT {
+  static constexpr bool ws = true, twin = true, split = false, parallel = false;
+  static constexpr int cluster_m = CM, cluster_n = CN;
+  template <class T, int S, bool Bounded>
+  __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    using R = Ring<S, Bounded, GemmMulticastBoxes<T, CM, CN>::CTAS>;
+    using X = GemmMulticastBoxes<T, CM, CN>;
+    __shared__ GemmRingBars<T, S> bars;
+    // full: my producer's arrive.expect_tx (+ the bytes of both producers);
+    // empty: one arrival per consumer warp of both CTAs.
+    if (threadIdx.x == 0) R::init(bars.full, bars.empty, 1, T::WARPS * X::CTAS);
+    sb_cluster_sync();  // both CTAs' inits visible cluster-wide (and block-wide) before any remote use
+    const R ring(bars.full, bars.empty);
+    const uint32_t rank = sb_cluster_rank();
+    int m0, n0;
+    gemm_cluster_tile<T, CM, CN>(p, (int)(blockIdx.x >> 1), rank, &m0, &n0);
+    const int warp = threadIdx.x >> 5, kts = p.k / T::BK;
+    if (warp == T::WARPS) {  // the producer warp: one elected thread; all 32 lanes stay for the exit barrier
+      if (threadIdx.x == T::WARPS * 32)
+        gemm_tma_produce_multicast<T, S, Bounded, CM, CN>(p, ring, smem, m0, n0, rank, kts);
+      __syncwarp();
+    } else {
+      GemmWarpgroupMma<T> math(warp);
+      ring.grant_credits();  // one credit per stage per consumer warp, on both CTAs' empty
+      sb_ring_state st, last;
+      gemm_consume_mma<T, S, Bounded>(ring, st, last, math, smem, kts);
+      gemm_consume_tail<T, S, Bounded>(ring, last, math, kts);
+      const long long t0 = Bounded ? clock64() : 0;
+      math.store(p, m0, n0);
+      gemm_prof_add<Bounded>(p, 0, t0);
+    }
+    sb_cluster_sync();  // every thread of both CTAs: no CTA leaves while its peer may still use its smem
+#else
+    (void)p, (void)smem;
+    __trap();  // sm_90a only (wgmma, clusters): never launched elsewhere
+#endif
+  }
+};
+template <int CM, int CN>
+using GemmWsTmaWgmmaMulticast = GemmWsTmaWgmmaMulticastT<CM, CN>;
+
+#ifdef SB_BROKEN
+// The planted bug (make SB_BROKEN=1 only): a consumer warp's release
+// arrives on its own CTA's empty only, never on the peer's (the bootstrap
+// credits still reach both). Each empty barrier then gets half its
+// arrivals: after the first S k-tiles both producers wait forever, and the
+// bounded twin's watchdog makes the point a `deadlock` row.
+template <int Stages, bool Bounded, int CTAs>
+struct GemmRingNoRemoteArrive : sb_cluster_ring<Stages, Bounded, CTAs> {
+  uint32_t rank;
+  __device__ __forceinline__ GemmRingNoRemoteArrive(uint64_t *full, uint64_t *empty)
+      : sb_cluster_ring<Stages, Bounded, CTAs>(full, empty), rank(sb_cluster_rank()) {}
+  __device__ __forceinline__ void release(const sb_ring_state &st) const {
+    __syncwarp();
+    if (this->lane == rank) sb_mbar_arrive_cluster(this->empty_c + 8u * (uint32_t)st.index);
+  }
+};
+template <int CM, int CN>
+using GemmWsTmaWgmmaMulticastNoRemote = GemmWsTmaWgmmaMulticastT<CM, CN, GemmRingNoRemoteArrive>;
+#endif
+
 // Consumer warpgroups (or warp sets) per block: V::groups, else 1.
 template <class V, class = void>
 struct GemmGroups {
@@ -489,6 +562,11 @@ template <class T>
 struct GemmStages<GemmSplitKReduce, T> : GemmSplitStages<T> {};
 template <class T>
 struct GemmStages<GemmStreamK, T> : GemmSplitStages<T> {};
+// Multicast: ws_tma_wgmma's best stages per tile (sb_gemm_multicast_stages_ok).
+template <int CM, int CN, template <int, bool, int> class R, class T>
+struct GemmStages<GemmWsTmaWgmmaMulticastT<CM, CN, R>, T> {
+  using list = std::conditional_t<T::BN == 256, sb_values<3, 4>, sb_values<4, 5, 6>>;
+};
 
 template <class V, class T, int S>
 static sb_kernels gemm_kernels() {
@@ -539,6 +617,17 @@ static int gemm_pick_pingpong(const long long *axis, sb_kernels *k, char *why, s
   if (sb_dispatch(axis[SB_AXIS_STAGES], List{}, [&](auto s) { *k = gemm_kernels<V, T, decltype(s)::value>(); }))
     return 0;
   return sb_no_instance<List>("stages", axis[SB_AXIS_STAGES], why, len);
+}
+
+// Multicast: the cluster_shape axis picks the instantiation (2x1 or 1x2).
+template <template <int, int> class V>
+static int gemm_pick_multicast(const long long *axis, sb_kernels *k, char *why, size_t len) {
+  switch (axis[SB_AXIS_CLUSTER_SHAPE]) {
+    case SB_GEMM_CLUSTER_2X1: return gemm_pick<V<2, 1>>(axis, k, why, len);
+    case SB_GEMM_CLUSTER_1X2: return gemm_pick<V<1, 2>>(axis, k, why, len);
+  }
+  snprintf(why, len, "cluster_shape=%lld has no compiled kernel (compiled: 2x1, 1x2)", axis[SB_AXIS_CLUSTER_SHAPE]);
+  return -1;
 }
 
 // ---- launchers ----
@@ -697,6 +786,16 @@ static cudaError_t gemm_reduce_launch(sb_launch *L, GemmParams &p, int tile) {
   return cudaSuccess;
 }
 
+// Cluster shape of a variant: V::cluster_m x V::cluster_n, else 1 x 1.
+template <class V, class = void>
+struct GemmClusterShape {
+  static constexpr int m = 1, n = 1;
+};
+template <class V>
+struct GemmClusterShape<V, std::void_t<decltype(V::cluster_m)>> {
+  static constexpr int m = V::cluster_m, n = V::cluster_n;
+};
+
 template <class V, bool Tma, bool ResetOnce = false>
 static cudaError_t gemm_launch(sb_launch *L) {
   GemmParams p;
@@ -708,11 +807,15 @@ static cudaError_t gemm_launch(sb_launch *L) {
   p.c = (float *)L->out;
   const int tile = (int)L->axis[SB_AXIS_TILE];
   const int bm = sb_gemm_tile_bm(tile), bn = sb_gemm_tile_bn(tile);
+  // Multicast clusters load half of the shared operand's box per CTA:
+  // 2x1, B boxes of bn / 2 rows; 1x2, A boxes of bm / 2 rows.
+  constexpr int CM = GemmClusterShape<V>::m, CN = GemmClusterShape<V>::n;
   if (Tma && !L->query) {
-    cudaError_t e = gemm_tensor_maps(&p, bm, bn);
+    cudaError_t e = gemm_tensor_maps(&p, bm / CN, bn / CM);
     if (e != cudaSuccess) return e;
   }
   sb_shape s;
+  s.cluster = CM * CN;  // the grid (the tile count) is a multiple of it: gemm_reason's rule
   s.block = sb_gemm_tile_warps(tile) * 32 + (V::ws ? 32 : 0);
   s.grid = (long long)(p.m / bm) * (p.n / bn);
   if constexpr (GemmGroups<V>::value > 1) {  // ping-pong: persistent, at most one block per tile
@@ -754,6 +857,14 @@ static cudaError_t gemm_launch(sb_launch *L) {
   cudaError_t e = sb_launch_params(L, s, p);
   if (e != cudaSuccess || L->query) return e;
   return gemm_reduce_launch<V>(L, p, tile);
+}
+
+// Multicast: the cluster_shape axis picks the instantiation; an unset or
+// unknown value reaches the picker, which makes it a skipped row.
+template <template <int, int> class V>
+static cudaError_t gemm_launch_multicast(sb_launch *L) {
+  return L->axis[SB_AXIS_CLUSTER_SHAPE] == SB_GEMM_CLUSTER_1X2 ? gemm_launch<V<1, 2>, true>(L)
+                                                               : gemm_launch<V<2, 1>, true>(L);
 }
 
 extern "C" double sb_gemm_epilogue_pct(void) {
@@ -808,6 +919,13 @@ static const sb_variant gemm_rows[] = {
      "producer warp cp.async + arrive.noinc on full; consumer warps wait full, mma, arrive empty"},
     {"ws_tma", gemm_launch<GemmWsTma, true>, gemm_pick<GemmWsTma>, 90, 0,
      "elected thread: expect_tx + 2 TMA 2D boxes on full; mma.sync consumer warps arrive empty"},
+    // Before ws_tma_wgmma, whose mainloop it shares: the rows after
+    // ws_tma_wgmma are the ones that cut K or persist (scripts/answers.py).
+    {"ws_tma_wgmma_multicast", gemm_launch_multicast<GemmWsTmaWgmmaMulticast>,
+     gemm_pick_multicast<GemmWsTmaWgmmaMulticast>, 90, SB_VF_GEMM_MULTICAST,
+     "ws_tma_wgmma in clusters of 2 adjacent tiles (cluster_shape 2x1: B shared, 1x2: A shared): each CTA "
+     "multicasts half the shared box to both (expect_tx = own box + 2 halves); consumer warps arrive on both "
+     "CTAs' empty (mapa, mbarrier.arrive.shared::cluster); cluster barrier after init and before exit"},
     {"ws_tma_wgmma", gemm_launch<GemmWsTmaWgmma, true>, gemm_pick<GemmWsTmaWgmma>, 90, 0,
      "ws_tma with wgmma consumer warpgroups: fence, k16 x4, commit, wait_group 1, arrive empty of the previous stage"},
     {"splitk_serial", gemm_launch<GemmSplitKSerial, true>, gemm_pick<GemmSplitKSerial>, 90, SB_VF_GEMM_SPLIT,
@@ -828,6 +946,12 @@ static const sb_variant gemm_rows[] = {
      "persistent ws_tma_wgmma blocks, 2 consumer warpgroups on alternate 128x128 tiles, one ring; "
      "an ordered sequence of named barriers (bar.sync / bar.arrive) alternates their MMA and epilogue turns"},
 #ifdef SB_BROKEN
+    // The planted bug: ws_tma_wgmma_multicast without the remote arrive;
+    // both producers wait forever on their empty barrier -> `deadlock`.
+    {"ws_tma_wgmma_multicast_no_remote_arrive", gemm_launch_multicast<GemmWsTmaWgmmaMulticastNoRemote>,
+     gemm_pick_multicast<GemmWsTmaWgmmaMulticastNoRemote>, 90, SB_VF_GEMM_MULTICAST | SB_VF_TEST_ONLY,
+     "TEST ONLY: ws_tma_wgmma_multicast whose consumers release only their own CTA's empty: the producers' "
+     "acquire never ends"},
     // The planted bug (make SB_BROKEN=1 only): splitk_serial whose slices
     // never release the semaphore; slice 1 waits forever -> `deadlock`.
     {"splitk_serial_no_release", gemm_launch<GemmSplitKSerialT<false>, true>,

@@ -61,6 +61,24 @@ __device__ __forceinline__ void gemm_tma_load_2d(uint32_t dst, const CUtensorMap
 #endif
 }
 
+// The same box, multicast: written at offset `dst` of the shared memory of
+// every CTA of the cluster in `mask`, and complete_tx of the box's bytes on
+// the barrier at offset `bar` of each of them. dst and bar: this CTA's own
+// shared addresses.
+__device__ __forceinline__ void gemm_tma_load_2d_multicast(uint32_t dst, const CUtensorMap *map, int k0,
+                                                           int r0, uint32_t bar, uint16_t mask) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+      " [%0], [%1, {%2, %3}], [%4], %5;" ::"r"(dst),
+      "l"((unsigned long long)map), "r"(k0), "r"(r0), "r"(bar), "h"(mask)
+      : "memory");
+#else
+  (void)dst, (void)map, (void)k0, (void)r0, (void)bar, (void)mask;
+  __trap();
+#endif
+}
+
 // ---- the warp-specialized ring ----
 
 // The warp-specialized variants: consumer warps 0..WARPS-1 (whole
@@ -114,8 +132,10 @@ struct GemmGenericReads<GemmWarpgroupMma<T>> : std::false_type {};
 // with none, returns at once): a wait skipped on some path makes ptxas
 // insert its own before the accumulators' next use and serialize every
 // wgmma of the kernel (C7518, "compiler-inserted WG.DP in divergent path").
-template <class T, int S, bool Bounded, bool FenceReads = false, class Math>
-__device__ __forceinline__ void gemm_consume_mma(const sb_ring<S, Bounded> &ring, sb_ring_state &st,
+// Ring: sb_ring, or the multicast variant's sb_cluster_ring (its release
+// arrives on every CTA's `empty`).
+template <class T, int S, bool Bounded, bool FenceReads = false, class Math, class Ring = sb_ring<S, Bounded>>
+__device__ __forceinline__ void gemm_consume_mma(const Ring &ring, sb_ring_state &st,
                                                  sb_ring_state &last, Math &math, uint32_t smem, int n) {
   if constexpr (GemmOverlaps<Math, S>::value) {
     static_assert(!FenceReads, "the overlapped k-loop is wgmma's: async-proxy reads");
@@ -140,8 +160,8 @@ __device__ __forceinline__ void gemm_consume_mma(const sb_ring<S, Bounded> &ring
     }
   }
 }
-template <class T, int S, bool Bounded, class Math>
-__device__ __forceinline__ void gemm_consume_tail(const sb_ring<S, Bounded> &ring, const sb_ring_state &last,
+template <class T, int S, bool Bounded, class Math, class Ring = sb_ring<S, Bounded>>
+__device__ __forceinline__ void gemm_consume_tail(const Ring &ring, const sb_ring_state &last,
                                                   Math &math, int n) {
   if constexpr (GemmOverlaps<Math, S>::value) {
     math.template wait<0>();  // the last batch: accumulators final, its stage read
@@ -226,6 +246,69 @@ __device__ __forceinline__ void gemm_ws_tma(const GemmParams &p, uint32_t smem, 
   const long long t0 = Bounded ? clock64() : 0;
   epi(p, math, m0, n0);
   gemm_prof_add<Bounded>(p, 0, t0);
+}
+
+// ---- ws_tma_wgmma_multicast: a cluster of 2 shares one operand ----
+//
+// ws_tma_wgmma (gemm_ws_tma with wgmma warpgroups) in clusters of 2 CTAs on
+// adjacent tiles (gemm_cluster_tile): 2x1 (CM = 2) share the B tile, 1x2
+// (CN = 2) the A tile. Per stage each CTA's producer loads its own unshared
+// box (the launcher's map: BM or BN rows) and HALF of the shared box (the
+// other map: BN / 2 or BM / 2 rows, whole 8-row swizzle atoms), multicast
+// to both CTAs at offset (rank x half) of the operand's tile, so each
+// stage of each CTA receives its own box, its half and the peer's half:
+// STAGE_BYTES, what its producer's expect_tx counts (the peer's half may
+// complete_tx before that expect_tx: the phase still waits for the
+// producer's arrival). What the multicast adds (CUTLASS's PipelineTmaAsync
+// with a cluster shape), over ws_tma_wgmma:
+//  - `empty` of each CTA counts the consumer warps of both CTAs
+//    (sb_cluster_ring: each warp's release arrives on both CTAs' empty,
+//    lane r on rank r's): the stage is refilled by both producers, so
+//    neither may refill it before both CTAs' consumers are done;
+//  - each CTA inits its ring (ending in fence.mbarrier_init.release.cluster),
+//    then a cluster barrier, before any remote arrive or multicast;
+//  - a cluster barrier before exit, by every thread of both CTAs (the
+//    producer warp too): no CTA leaves while its peer may still arrive on
+//    its barriers or multicast into its shared memory.
+// The body: GemmWsTmaWgmmaMulticastT (kernels/gemm.cu). Ring: sb_cluster_ring,
+// or the broken build's ring without the remote arrive.
+template <class T, int CM, int CN>
+struct GemmMulticastBoxes {
+  static_assert(CM * CN == 2, "clusters of 2: 2x1 or 1x2");
+  static constexpr int CTAS = 2;
+  static constexpr uint16_t MASK = 0x3;  // both CTAs of the cluster
+  // The shared operand (B for 2x1, A for 1x2): its rows split in two halves.
+  static constexpr int SHARED_ROWS = CM == 2 ? T::BN : T::BM, HALF_ROWS = SHARED_ROWS / 2;
+  static constexpr int HALF_BYTES = HALF_ROWS * T::BK * 2;
+  static constexpr int OWN_BYTES = CM == 2 ? T::A_BYTES : T::B_BYTES;
+  // The box rows of the launcher's two maps (map_a, map_b).
+  static constexpr int BOX_A = CN == 2 ? T::BM / 2 : T::BM, BOX_B = CM == 2 ? T::BN / 2 : T::BN;
+  static_assert(HALF_ROWS % 8 == 0 && HALF_BYTES % 1024 == 0,
+                "a half box is whole 8-row swizzle atoms at a 1024-B boundary");
+  static_assert(OWN_BYTES + 2 * HALF_BYTES == T::STAGE_BYTES, "expect_tx: own box + both halves");
+};
+
+template <class T, int S, bool Bounded, int CM, int CN, class Ring>
+__device__ __forceinline__ void gemm_tma_produce_multicast(const GemmParams &p, const Ring &ring, uint32_t smem,
+                                                           int m0, int n0, uint32_t rank, int kts) {
+  using X = GemmMulticastBoxes<T, CM, CN>;
+  sb_ring_state st;
+  for (int kt = 0; kt < kts; ++kt) {
+    ring.acquire(st);  // both CTAs' consumers released this stage
+    const uint32_t stage = smem + st.index * T::STAGE_BYTES, bar = ring.full_bar(st.index);
+    ring.commit_tx(st, (uint32_t)T::STAGE_BYTES);  // what lands in THIS CTA: own box + my half + peer's half
+    if constexpr (CM == 2) {  // B shared: my A box, half r of B (rows n0 + r BN/2) to both
+      gemm_tma_load_2d(stage, &p.map_a, kt * T::BK, m0, bar);
+      gemm_tma_load_2d_multicast(stage + T::A_BYTES + rank * X::HALF_BYTES, &p.map_b, kt * T::BK,
+                                 n0 + (int)rank * X::HALF_ROWS, bar, X::MASK);
+    } else {  // A shared: half r of A (rows m0 + r BM/2) to both, my B box
+      gemm_tma_load_2d_multicast(stage + rank * X::HALF_BYTES, &p.map_a, kt * T::BK,
+                                 m0 + (int)rank * X::HALF_ROWS, bar, X::MASK);
+      gemm_tma_load_2d(stage + T::A_BYTES, &p.map_b, kt * T::BK, n0, bar);
+    }
+    st.template advance<S>();
+  }
+  ring.producer_tail(st);  // both CTAs' consumers released every stage I filled
 }
 
 #endif  // SB_KERNELS_GEMM_MAINLOOP_CUH

@@ -39,8 +39,22 @@ enum {
   SB_VF_GEMM_TWO_STAGES = SB_VF_FAMILY0 << 1, /* swap: stages = 2 */
   SB_VF_GEMM_SPLIT = SB_VF_FAMILY0 << 2,      /* split-K: the splits axis */
   SB_VF_GEMM_STREAMK = SB_VF_FAMILY0 << 3,    /* stream-K: persistent, no splits axis */
-  SB_VF_GEMM_PINGPONG = SB_VF_FAMILY0 << 4    /* two consumer warpgroups, a whole tile each */
+  SB_VF_GEMM_PINGPONG = SB_VF_FAMILY0 << 4,   /* two consumer warpgroups, a whole tile each */
+  SB_VF_GEMM_MULTICAST = SB_VF_FAMILY0 << 5   /* clusters of 2 tiles: the cluster_shape axis */
 };
+
+/* The cluster_shape axis (ws_tma_wgmma_multicast): 2x1, two vertically
+ * adjacent tiles (same columns: B multicast); 1x2, two horizontally
+ * adjacent tiles (same rows: A multicast). */
+enum { SB_GEMM_CLUSTER_2X1 = 0, SB_GEMM_CLUSTER_1X2 = 1 };
+static inline int sb_gemm_cluster_m(int shape) { return shape == SB_GEMM_CLUSTER_2X1 ? 2 : 1; }
+static inline int sb_gemm_cluster_n(int shape) { return shape == SB_GEMM_CLUSTER_1X2 ? 2 : 1; }
+/* The stages ws_tma_wgmma_multicast compiles per tile: where ws_tma_wgmma
+ * is best (3-4 of 128x256x64, 4-6 of 128x128x64), so that the comparison
+ * is one of synchronization at the mainloop's best settings. */
+static inline int sb_gemm_multicast_stages_ok(int tile, long long stages) {
+  return tile == 1 ? stages >= 3 && stages <= 4 : stages >= 4 && stages <= 6;
+}
 
 #ifdef __CUDACC__
 #define SB_GEMM_HD __host__ __device__

@@ -112,11 +112,20 @@ static inline cudaError_t sb_launch_query(sb_launch *L, const sb_shape &s) {
       e = cudaOccupancyMaxActiveClusters(&clusters, k.raw, &cfg);
       if (e == cudaSuccess) per_sm = clusters * s.cluster / (sms > 0 ? sms : 1);
       if (e == cudaSuccess && per_sm == 0 && clusters > 0) per_sm = 1;
+      if (e == cudaSuccess && clusters == 0)  // the launch would fail: say why (the runner's skipped row)
+        snprintf(L->skip, sizeof L->skip,
+                 "cannot launch: no cluster of %d blocks (%d threads, %zu B shared memory each) fits on "
+                 "the GPU at once (cudaOccupancyMaxActiveClusters = 0)",
+                 s.cluster, s.block, L->smem_bytes);
       if (e == cudaSuccess && clusters > 0) {
         long long grid = s.grid == SB_GRID_PERSISTENT ? (long long)clusters * s.cluster : s.grid;
         if (s.grid == SB_GRID_PERSISTENT && s.work > 0 && s.work < grid) grid = s.work;
         grid = grid / s.cluster * s.cluster;
-        if (grid > (long long)clusters * s.cluster) grid = (long long)clusters * s.cluster;
+        // A persistent grid is what is resident at once; a grid of work
+        // (one block per tile) runs in waves of clusters, so it is not capped.
+        if (s.grid == SB_GRID_PERSISTENT && grid > (long long)clusters * s.cluster)
+          grid = (long long)clusters * s.cluster;
+        if (grid > 0x7fffffffLL) grid = 0;
         L->grid_blocks = (int)grid;
       }
     } else {

@@ -109,4 +109,49 @@ struct sb_ring {
   }
 };
 
+// The ring of a cluster whose CTAs fill each other's stages (multicast
+// TMA, CUTLASS's PipelineTmaAsync with a cluster shape): a stage of CTA r
+// is written by the producers of all CTAs CTAs, so no producer may refill
+// stage i until the consumers of EVERY CTA are done with it. Each CTA's
+// `empty` then counts the consumer warps of all CTAs: a consumer warp's
+// release is one arrival on every CTA's empty[i] (lane j arrives on rank
+// j's, through mapa, mbarrier.arrive.shared::cluster: one instruction,
+// CTAs lanes), after a __syncwarp,
+// once the whole warp's reads of the stage are over. Init count:
+// consumer warps x CTAs. acquire / commit_tx / wait / producer_tail and
+// the parity bookkeeping are sb_ring's; only the consumer's arrivals
+// (release, grant_credits) differ.
+//
+// Rules (kernels/mbarrier.cuh, cluster scope): every CTA initializes its
+// own ring (init, which ends in fence.mbarrier_init.release.cluster), then
+// a cluster barrier, before any remote arrive or multicast; and a cluster
+// barrier before any CTA exits.
+template <int Stages, bool Bounded, int CTAs>
+struct sb_cluster_ring : sb_ring<Stages, Bounded> {
+  static_assert(CTAs >= 2 && CTAs <= 32, "one lane per CTA of the cluster");
+  using base = sb_ring<Stages, Bounded>;
+  uint32_t empty_c;  // lanes < CTAs: empty[0] of rank `lane` (shared::cluster); others unused
+  uint32_t lane;
+
+  __device__ __forceinline__ sb_cluster_ring(uint64_t *full, uint64_t *empty)
+      : base(full, empty), lane(threadIdx.x & 31) {
+    empty_c = lane < (uint32_t)CTAs ? sb_mapa(this->empty_a, lane) : 0u;
+  }
+
+  // One arrival of this warp on empty[s] of every CTA (the peer's producer
+  // overwrites this CTA's stage after its wait). The arrival publishes no
+  // data, only that the reads are over: CTA-scope semantics, as CUTLASS's
+  // (sb_mbar_arrive_cluster; release.cluster's fences cost ~1 us a k-tile).
+  __device__ __forceinline__ void arrive_all(int s) const {
+    __syncwarp();  // every lane's reads of the stage are over
+    if (lane < (uint32_t)CTAs) sb_mbar_arrive_cluster(empty_c + 8u * (uint32_t)s);
+  }
+  // As sb_ring's, per consumer warp instead of per consumer thread.
+  __device__ __forceinline__ void grant_credits() const {
+#pragma unroll
+    for (int s = 0; s < Stages; ++s) arrive_all(s);
+  }
+  __device__ __forceinline__ void release(const sb_ring_state &st) const { arrive_all(st.index); }
+};
+
 #endif

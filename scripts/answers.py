@@ -358,9 +358,9 @@ def gemm_section(runs):
 
 def gemm_split_variants():
     """The gemm variants that combine partial tiles of one output: the
-    table's `split` (split-K) and `streamk` traits, in table order."""
+    table's `split` (split-K) and `stream_k` traits, in table order."""
     return [v for v, _ in gemm_variants()
-            if sbvariants.has_flag("gemm", v, "split") or sbvariants.has_flag("gemm", v, "streamk")]
+            if sbvariants.has_flag("gemm", v, "split") or sbvariants.has_flag("gemm", v, "stream_k")]
 
 
 def _split_mainloop():

@@ -24,7 +24,8 @@ import sbdeps  # noqa: F401  (a missing package: one line and exit 2, not a trac
 # epilogue_pct; schema 6 reads each family's paired ratio as its variant
 # table says (sbcompare.ratio_reading); schema 7 lets the splits axis read
 # "auto" (the launcher picked the count: a point of its own, beside the
-# explicit counts) and adds splits_used, the count the kernel ran with.
+# explicit counts) and adds splits_used, the count the kernel ran with; and the axis
+# cluster_shape (gemm/ws_tma_wgmma_multicast).
 SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7}
 
 

@@ -165,3 +165,49 @@ SB_TEST(multistage_uncompiled_shape_is_skipped_with_the_reason) {
   CHECK_EQ_INT(k.smem, (3 * 1024 * 8 + 2 + 2 + 3) * 4); /* A, P, Q; P's 2 + 2 and Q's 3 zero pads */
   CHECK(k.bounded != k.raw);
 }
+
+/* gemm/ws_tma_wgmma_multicast: every point of its default and quick grid
+ * has a twin (bounded + raw) for its tile, stages and cluster shape, the
+ * two shapes different kernels; outside them the picker says why. */
+typedef struct multicast_seen {
+  long points;
+  const void *raw[2]; /* one kernel of each cluster shape, to compare */
+} multicast_seen;
+
+static void expect_multicast(const sb_point *p, int quick, int rc, const sb_kernels *k,
+                             const char *why, void *ctx) {
+  (void)quick, (void)why;
+  multicast_seen *s = ctx;
+  if (strcmp(p->variant->name, "ws_tma_wgmma_multicast")) return;
+  ++s->points;
+  CHECK_EQ_INT(rc, 0);
+  CHECK(k->raw != NULL && k->bounded != NULL && k->bounded != k->raw);
+  const long long cs = p->axis[SB_AXIS_CLUSTER_SHAPE];
+  CHECK(cs == 0 || cs == 1);
+  if ((cs == 0 || cs == 1) && p->axis[SB_AXIS_TILE] == 0 && p->axis[SB_AXIS_STAGES] == 4)
+    s->raw[cs] = k->raw;
+}
+
+SB_TEST(gemm_multicast_sweep_points_have_compiled_kernels) {
+  CHECK(sb_find_family("gemm") != NULL);
+  multicast_seen s = {0, {NULL, NULL}};
+  sb_for_each_swept_kernel("gemm", expect_multicast, &s);
+  CHECK_EQ_INT(s.points, 30 + 4); /* default (tests/test_gemm.c) + quick: 1024^3 x 2 tiles x 2 shapes at stages 4 */
+  CHECK(s.raw[0] != NULL && s.raw[1] != NULL && s.raw[0] != s.raw[1]);
+
+  const sb_family *f = sb_find_family("gemm");
+  sb_point p = point_of(f, "ws_tma_wgmma_multicast");
+  CHECK(p.variant != NULL);
+  if (!p.variant) return;
+  sb_kernels k;
+  char why[SB_SKIP_LEN] = "";
+  p.axis[SB_AXIS_TILE] = 0, p.axis[SB_AXIS_WARPS] = 4, p.axis[SB_AXIS_STAGES] = 4;
+  CHECK_EQ_INT(p.variant->pick(p.axis, &k, why, sizeof why), -1); /* no cluster shape */
+  CHECK(strstr(why, "cluster_shape=-1 has no compiled kernel") != NULL);
+  p.axis[SB_AXIS_CLUSTER_SHAPE] = 1, p.axis[SB_AXIS_STAGES] = 3;
+  CHECK_EQ_INT(p.variant->pick(p.axis, &k, why, sizeof why), -1);
+  CHECK(strstr(why, "stages=3 has no compiled kernel (compiled: 4,5,6)") != NULL);
+  p.axis[SB_AXIS_TILE] = 1, p.axis[SB_AXIS_WARPS] = 8;
+  CHECK_EQ_INT(p.variant->pick(p.axis, &k, why, sizeof why), 0);
+  CHECK_EQ_INT(k.smem, 3 * 49152 + 1024);
+}

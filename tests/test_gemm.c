@@ -262,20 +262,23 @@ SB_TEST(gemm_default_sweep_keeps_only_the_shapes_and_stages_each_variant_takes) 
   char err[256];
   long n = sb_sweep_build(&spec, &p, err, sizeof err);
   CHECK(n > 0);
-  /* 5 shapes (+ 512x512x32768 for cublas, ws_tma_wgmma and the split
+  /* 5 shapes (8192^3 only for the wgmma variants; + 512x512x32768 for cublas, ws_tma_wgmma and the split
    * variants); tiles x stages: single 2 x 1, swap 2 x 1, the staged ones
    * 128x128 x 5 (2..6) + 128x256 x 3 (2..4: 227 KiB); the split variants:
    * the 2 K-heavy shapes x 2 (tile, stages) x splits auto,2,4,8. */
   CHECK_EQ_INT(count_gemm(p, n, "cublas"), 6);
-  CHECK_EQ_INT(count_gemm(p, n, "single"), 10);
-  CHECK_EQ_INT(count_gemm(p, n, "swap"), 10);
-  CHECK_EQ_INT(count_gemm(p, n, "ring"), 40);
-  CHECK_EQ_INT(count_gemm(p, n, "ws_mbarrier"), 40);
-  CHECK_EQ_INT(count_gemm(p, n, "ws_tma"), 40);
+  CHECK_EQ_INT(count_gemm(p, n, "single"), 8);
+  CHECK_EQ_INT(count_gemm(p, n, "swap"), 8);
+  CHECK_EQ_INT(count_gemm(p, n, "ring"), 32);
+  CHECK_EQ_INT(count_gemm(p, n, "ws_mbarrier"), 32);
+  CHECK_EQ_INT(count_gemm(p, n, "ws_tma"), 32);
   CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma"), 48);
   CHECK_EQ_INT(count_gemm(p, n, "splitk_serial"), 16);
   CHECK_EQ_INT(count_gemm(p, n, "splitk_parallel"), 16);
   CHECK_EQ_INT(count_gemm(p, n, "streamk"), 12); /* 6 shapes x 2 (tile, stages) */
+  /* Multicast: ws_tma_wgmma's best stages only (128x256 3-4, 128x128 4),
+   * both cluster shapes, at the 4 squares and 1024x16384: 5 x 3 x 2. */
+  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_multicast"), 30);
   long first_gemm = -1, skipped = 0;
   for (long i = 0; i < n; ++i) {
     if (strcmp(p[i].family->name, "gemm")) continue;
@@ -287,6 +290,12 @@ SB_TEST(gemm_default_sweep_keeps_only_the_shapes_and_stages_each_variant_takes) 
     if (split) CHECK(m != k);
     if (p[i].variant->flags & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK))
       CHECK(p[i].axis[SB_AXIS_STAGES] == sb_gemm_split_stages((int)p[i].axis[SB_AXIS_TILE]));
+    const int multicast = (p[i].variant->flags & SB_VF_GEMM_MULTICAST) != 0;
+    CHECK(multicast == (p[i].axis[SB_AXIS_CLUSTER_SHAPE] != SB_AXIS_UNSET)); /* the only clustered variant */
+    if (multicast) {
+      CHECK(m == k || (m == 1024 && k == 16384));
+      CHECK(sb_gemm_multicast_stages_ok((int)p[i].axis[SB_AXIS_TILE], p[i].axis[SB_AXIS_STAGES]));
+    }
     if (!strcmp(p[i].variant->name, "cublas")) {
       CHECK(p[i].axis[SB_AXIS_STAGES] == SB_AXIS_UNSET && p[i].axis[SB_AXIS_TILE] == SB_AXIS_UNSET);
       CHECK(i - first_gemm < 6); /* every cublas row before every kernel row */
@@ -333,7 +342,7 @@ SB_TEST(gemm_user_given_combinations_get_rows_with_reasons) {
   char *argv2[] = {"syncbench", "--stages", "3", "--filter", "^gemm/single/", NULL};
   CHECK_EQ_INT(sb_cli_parse(5, argv2, &c, err, sizeof err), 0);
   n = sb_sweep_build(&c.spec, &p, err, sizeof err);
-  CHECK_EQ_INT(count_gemm(p, n, "single"), 10);
+  CHECK_EQ_INT(count_gemm(p, n, "single"), 8); /* 4 squares x 2 tiles: 8192^3 is the wgmma variants' */
   sb_device d;
   memset(&d, 0, sizeof d);
   d.cc_major = 9;
@@ -364,6 +373,85 @@ SB_TEST(gemm_user_given_combinations_get_rows_with_reasons) {
   CHECK(f->check(&q, &d, buf, sizeof buf) == NULL);
   q.axis[SB_AXIS_WARPS] = 4;
   CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "consumer_warps") != NULL);
+}
+
+/* ws_tma_wgmma_multicast's host rules: clusters of 2 tiles along the
+ * cluster shape (an odd tile count there is a skipped row that says so),
+ * only its compiled stages, a cluster shape given, and sm_80 unsupported. */
+SB_TEST(gemm_multicast_points_need_whole_clusters_and_sm90) {
+  const sb_family *f = sb_find_family("gemm");
+  if (!f) return;
+  sb_device d;
+  memset(&d, 0, sizeof d);
+  d.cc_major = 9;
+  d.max_threads_per_block = 1024;
+  d.smem_per_block_optin = 227 * 1024;
+  sb_point q = {f, gemm_variant(f, "ws_tma_wgmma_multicast"), {0}};
+  CHECK(q.variant != NULL);
+  if (!q.variant) return;
+  CHECK(q.variant->min_cc == 90 && (q.variant->flags & SB_VF_GEMM_MULTICAST));
+  for (int a = 0; a < SB_NUM_AXES; ++a) q.axis[a] = SB_AXIS_UNSET;
+  char buf[SB_DETAIL_LEN];
+  /* 128x128, m = 1024: 8 x 8 tiles, even both ways. */
+  q.axis[SB_AXIS_M] = 1024, q.axis[SB_AXIS_K] = 1024, q.axis[SB_AXIS_TILE] = 0;
+  q.axis[SB_AXIS_STAGES] = 4, q.axis[SB_AXIS_WARPS] = 4;
+  q.axis[SB_AXIS_CLUSTER_SHAPE] = SB_GEMM_CLUSTER_2X1;
+  CHECK(f->check(&q, &d, buf, sizeof buf) == NULL);
+  q.axis[SB_AXIS_CLUSTER_SHAPE] = SB_GEMM_CLUSTER_1X2;
+  CHECK(f->check(&q, &d, buf, sizeof buf) == NULL);
+  /* m = 384: 3 x 3 tiles of 128x128: odd both ways. */
+  q.axis[SB_AXIS_M] = 384;
+  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "cluster_shape=1x2") != NULL &&
+        strstr(buf, "3 tile columns") != NULL);
+  q.axis[SB_AXIS_CLUSTER_SHAPE] = SB_GEMM_CLUSTER_2X1;
+  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "cluster_shape=2x1") != NULL &&
+        strstr(buf, "3 tile rows") != NULL);
+  /* 128x256, m = 768: 6 tile rows (2x1 fine), 3 tile columns (1x2 odd). */
+  q.axis[SB_AXIS_M] = 768, q.axis[SB_AXIS_TILE] = 1, q.axis[SB_AXIS_WARPS] = 8;
+  CHECK(f->check(&q, &d, buf, sizeof buf) == NULL);
+  q.axis[SB_AXIS_CLUSTER_SHAPE] = SB_GEMM_CLUSTER_1X2;
+  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "odd") != NULL);
+  /* stages outside the compiled list; no cluster shape. */
+  q.axis[SB_AXIS_M] = 1024, q.axis[SB_AXIS_STAGES] = 2;
+  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "stages 3-4") != NULL);
+  q.axis[SB_AXIS_TILE] = 0, q.axis[SB_AXIS_WARPS] = 4, q.axis[SB_AXIS_STAGES] = 3;
+  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "stages 4-6") != NULL);
+  q.axis[SB_AXIS_STAGES] = 6, q.axis[SB_AXIS_CLUSTER_SHAPE] = SB_AXIS_UNSET;
+  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "cluster_shape") != NULL);
+  /* sm_80: unsupported before any rule or launch. */
+  q.axis[SB_AXIS_CLUSTER_SHAPE] = SB_GEMM_CLUSTER_2X1;
+  sb_device a100 = d;
+  a100.cc_major = 8;
+  sb_row row;
+  sb_provenance prov;
+  memset(&prov, 0, sizeof prov);
+  sb_row_init(&row, &prov);
+  CHECK_EQ_INT(sb_point_precheck(&q, &a100, &row), 1);
+  CHECK_EQ_INT(row.status, SB_UNSUPPORTED);
+  sb_row_init(&row, &prov);
+  CHECK_EQ_INT(sb_point_precheck(&q, &d, &row), 0);
+
+  /* Asked for: an odd shape is a skipped row with the reason, not dropped. */
+  char err[256];
+  char *argv[] = {"syncbench", "--m", "384", "--k", "1024", "--cluster-shape", "2x1,1x2",
+                  "--filter", "^gemm/ws_tma_wgmma_multicast/", NULL};
+  sb_cli c;
+  CHECK_EQ_INT(sb_cli_parse(9, argv, &c, err, sizeof err), 0);
+  sb_point *p;
+  long n = sb_sweep_build(&c.spec, &p, err, sizeof err);
+  long odd = 0;
+  for (long i = 0; i < n; ++i) {
+    if (strcmp(p[i].family->name, "gemm")) continue;
+    sb_row_init(&row, &prov);
+    CHECK_EQ_INT(sb_point_precheck(&p[i], &d, &row), 1);
+    CHECK_EQ_INT(row.status, SB_SKIPPED);
+    odd += strstr(row.detail, "odd") != NULL || strstr(row.detail, "whole") != NULL;
+  }
+  /* 384 = 3 x 128: 128x128 at its default stage (4) x 2 shapes (2); 128x256 at 3-4 x 2 shapes is kept as skipped; 128x256 does not divide 384 (whole tiles). */
+  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_multicast"), 6);
+  CHECK_EQ_INT(odd, 6);
+  free(p);
+  sb_cli_free(&c);
 }
 
 /* The split-K schedule: every k-tile of every tile in exactly one slice,

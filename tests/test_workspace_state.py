@@ -101,6 +101,7 @@ GOOD = [("broken", "missing_barrier", "wrong", "differ"),
         ("gemm", "splitk_serial_no_release", "deadlock", WATCHDOG),
         ("gemm", STALE, "wrong", DIRTY),
         ("gemm", STALE, "skipped", "consumer_warps=8: no"),
+        ("gemm", "ws_tma_wgmma_multicast_no_remote_arrive", "deadlock", WATCHDOG),
         ("barrier", "flag_handoff_lost_token", "deadlock", WATCHDOG)]
 
 

@@ -1,0 +1,77 @@
+"""gemm/ws_tma_wgmma_multicast's wiring, which no GPU checks here (the GPU
+run is the proof; this checks what the code says): the planted bug
+ws_tma_wgmma_multicast_no_remote_arrive is a test-only row of the broken
+build only, whose consumers skip the remote arrive (the peer's producer
+then waits forever: a `deadlock` row under the watchdog), and
+scripts/gpu_round.sh step b runs it with the other planted bugs; the
+protocol's rules are where the issue puts them."""
+import os
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def read(path):
+    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+        return f.read()
+
+
+def _inside_sb_broken(src, needle):
+    """needle's first occurrence lies between an #ifdef SB_BROKEN and its #endif."""
+    i = src.index(needle)
+    before = src[:i]
+    return before.rfind("#ifdef SB_BROKEN") > before.rfind("#endif")
+
+
+def test_no_remote_arrive_is_a_test_only_row_of_the_broken_build():
+    src = read("kernels/gemm.cu")
+    row = src[src.index('{"ws_tma_wgmma_multicast_no_remote_arrive"'):]
+    row = row[:row.index("},")]
+    assert "SB_VF_TEST_ONLY" in row and "SB_VF_GEMM_MULTICAST" in row and ", 90," in row
+    assert _inside_sb_broken(src, '{"ws_tma_wgmma_multicast_no_remote_arrive"')
+    assert _inside_sb_broken(src, "struct GemmRingNoRemoteArrive")
+    # the bug: a release that arrives on its own CTA's barrier only
+    bug = src[src.index("struct GemmRingNoRemoteArrive"):]
+    bug = bug[:bug.index("};")]
+    assert "this->lane == rank" in bug
+
+
+def test_the_default_table_lists_the_variant_but_not_the_bug():
+    variants = read("results/variants.csv")
+    assert "ws_tma_wgmma_multicast_no_remote_arrive" not in variants
+    assert "\ngemm,ws_tma_wgmma_multicast," in variants or ",ws_tma_wgmma_multicast," in variants
+
+
+def test_gpu_round_step_b_runs_it_with_the_other_planted_bugs():
+    step_b = read("scripts/gpu_round.sh")
+    step_b = step_b[step_b.index("if step b; then"):]
+    assert "gemm/ws_tma_wgmma_multicast_no_remote_arrive/" in step_b
+    assert "gemm/splitk_serial_no_release/" in step_b
+
+
+def test_the_cluster_rules_are_in_the_kernel():
+    src = read("kernels/gemm.cu")
+    body = src[src.index("struct GemmWsTmaWgmmaMulticastT"):]
+    body = body[:body.index("\n};")]
+    # init, then a cluster barrier before any remote use; a cluster barrier
+    # before exit that the producer warp reaches too (no early return)
+    init = body.index("R::init(")
+    first_sync = body.index("sb_cluster_sync()")
+    assert init < first_sync < body.index("gemm_tma_produce_multicast")
+    assert body.rindex("sb_cluster_sync()") > body.index("math.store(")
+    assert "return;" not in body[:body.rindex("sb_cluster_sync()")]
+    # empty counts both CTAs' consumer warps
+    assert "T::WARPS * X::CTAS" in body
+    ring = read("kernels/ring.cuh")
+    cring = ring[ring.index("struct sb_cluster_ring"):]
+    assert "fence_mbarrier_init" in ring[:ring.index("struct sb_cluster_ring")]
+    assert "__syncwarp();" in cring and "sb_mbar_arrive_cluster(" in cring
+    # CTA-scope semantics: release.cluster put MEMBAR.ALL.GPU in every release
+    assert "sb_mbar_arrive_remote(" not in cring
+    # the bounded twin bounds the new waits: the producer's acquire and the
+    # consumers' wait are sb_ring's (sb_mbar_wait_parity_stage<Bounded>)
+    main = read("kernels/gemm_mainloop.cuh")
+    prod = main[main.index("void gemm_tma_produce_multicast("):]
+    prod = prod[:prod.index("\n}\n")]
+    assert "ring.acquire(st)" in prod and "ring.producer_tail(st)" in prod
+    assert "ring.commit_tx(st, (uint32_t)T::STAGE_BYTES)" in prod
+    assert ".multicast::cluster" in main
