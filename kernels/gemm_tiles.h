@@ -99,11 +99,13 @@ static inline SB_GEMM_HD int sb_gemm_auto_splits(int tiles, int kts, int sm_coun
  *   tile count (sk_grid), so that every tile is split at the same k-tiles
  *   and the blocks running at once read the same k-slices of A and B (L2
  *   reuse; an uneven split lost it: 60 % of cuBLAS at 1024x1024x16384
- *   against split-K's 83-91 %, H100, commit 5007426). But not when more
- *   than half the blocks would hold a tile each (grid / 2 < tiles < grid:
- *   the multiple is the tile count itself, nothing is split, and up to half
- *   the SMs idle, e.g. 81 tiles of 1152^2 on 132): then all the blocks,
- *   unevenly, 1-3 blocks a tile.
+ *   against split-K's 83-91 %, H100, commit 5007426). Also when more than
+ *   half the blocks would hold a tile each (grid / 2 < tiles < grid): the
+ *   multiple is then the tile count, nothing is split and up to half the
+ *   SMs idle (81 tiles of 1152^2 on 132), yet spreading the tiles over
+ *   every block, 1-3 a tile, measured worse: 1152^2 x 8k-64k 58-71 % of
+ *   cuBLAS against 77-84 %, 2048^2 (128 tiles of 128x256) 85.5 against
+ *   88.7 (H100, commits 2f31c13 and 4152772, proofs/offsweep_*).
  * - Otherwise hybrid DP + SK: the last full wave plus the partial one are
  *   stream-K, unless the partial wave is at least half full: then the
  *   quantization costs less than the stream-K fix-up and its lost L2 reuse
@@ -115,7 +117,7 @@ static inline SB_GEMM_HD int sb_gemm_sk_tiles(int tiles, int grid) {
   return rem == 0 || 2 * rem >= grid ? 0 : rem + grid;
 }
 static inline SB_GEMM_HD int sb_gemm_sk_grid(int tiles, int grid) {
-  return tiles < grid && 2 * tiles <= grid ? grid / tiles * tiles : grid;
+  return tiles < grid ? grid / tiles * tiles : grid;
 }
 /* Stream-K's combining: how many blocks feed the most-shared stream-K tile
  * (1 when every tile is data-parallel). The in-kernel fix-up has the tile's

@@ -22,14 +22,15 @@ Both binaries run as servers (`syncbench --serve`, same --seed, same
 --device), each sets its worker up (`@start`: its CUDA context) before the
 first point, --first-server's side first (the order is recorded: a
 context's memory placement moves some rows, docs/REGRESSIONS.md); the points of both sweeps (`--benchmark_list_tests SWEEP_ARGS`)
-are walked in sweep order. With --halves (the default) each side's
+are walked in sweep order. With --halves (not the default: it measured
+worse, docs/REGRESSIONS.md) each side's
 samples of a common point are taken in two halves (`@part 1/2 NAME`,
 `@part 2/2 NAME`: each half of --min-time, pooled into one row), in the
 order A1 B1 B2 A2 for even k and B1 A1 A2 B2 for odd k, so that both sides'
 samples straddle the same moment of the GPU's power-cap ramp (the side run
 second at a point used to run later in it, and slower: docs/REGRESSIONS.md,
 "A/B on one GPU"); a side whose part 1 ends the point (wrong, error...)
-is not asked its part 2. With --no-halves, or when a server does not
+is not asked its part 2. By default (--no-halves), or when a server does not
 speak `@part` (a build older than it: then noted), point k runs whole on
 BASE then NEW for even k and NEW then BASE for odd k. ab.txt records the
 protocol that ran. A point only one side has runs whole on that side only
@@ -139,10 +140,10 @@ def parse_args(argv):
     ap.add_argument("--new-bin", metavar="PATH", help="a prebuilt NEW binary: do not build NEW")
     ap.add_argument("--first-server", choices=("base", "new"), default="base",
                     help="whose worker (CUDA context) starts first: the side asked first at the first common point (default base)")
-    ap.add_argument("--halves", action=argparse.BooleanOptionalAction, default=True,
+    ap.add_argument("--halves", action=argparse.BooleanOptionalAction, default=False,
                     help="take each side's samples of a common point in two halves, A1 B1 B2 A2 "
-                         "(even points) / B1 A1 A2 B2 (odd); --no-halves: whole points, "
-                         "A B / B A (default: --halves)")
+                         "(even points) / B1 A1 A2 B2 (odd); --no-halves (the default): whole "
+                         "points, A B / B A. Halves measured worse on an H100 (docs/REGRESSIONS.md)")
     ap.add_argument("--build-only", action="store_true",
                     help="build both sides, print their binaries (BASE then NEW) and exit 0: "
                          "how a GPU machine without Google Benchmark gets them (make carry-ab)")

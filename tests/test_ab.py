@@ -4,9 +4,9 @@ tests/fake_syncbench.py speaks the worker protocol (--serve), per side
 (FAKE_SIDE and FAKE_<X>_<SIDE>), and logs every request with a global
 sequence number to FAKE_TRACE; the build path runs in a throwaway git
 repository whose Makefile's build/syncbench is the fake. The tests written
-for whole points pass --no-halves (the old protocol, kept); the halves
-(the default: `@part 1/2`, `@part 2/2` in A1 B1 B2 A2 / B1 A1 A2 B2 order)
-have their own tests at the end."""
+for whole points pass --no-halves (the default protocol); the halves
+(--halves: `@part 1/2`, `@part 2/2` in A1 B1 B2 A2 / B1 A1 A2 B2 order,
+measured worse on an H100) have their own tests at the end."""
 import os
 import signal
 import subprocess
@@ -48,8 +48,7 @@ class Ab:
         self.env = dict(os.environ, FAKE_POINTS=" ".join(P), FAKE_TRACE=str(self.trace_path))
         self.env.update(env or {})
         cmd = [sys.executable, AB, "--dir", str(self.dir), *args]
-        if not halves:      # halves=True: ab.py's default, no flag
-            cmd.append("--no-halves")
+        cmd.append("--halves" if halves else "--no-halves")
         if prebuilt:
             cmd = cmd[:2] + ["--base", "v1"] + cmd[2:] + [
                 "--base-bin", wrapper(tmp_path / "base_bin", "A", **(a or {})),
