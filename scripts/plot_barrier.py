@@ -17,7 +17,8 @@ plot(rows, outdir) takes rows from sbcsv.read (typed dicts) and writes:
                              side, participants=all, both contentions
   barrier_tma_latency.png    bulk-copy round trip (cycles and ns) vs bytes
   barrier_cluster.png        barrier.cluster cycles per op vs block_threads,
-                             one line per cluster size
+                             one line per cluster size (and the other
+                             variants, the DSMEM hand-off, by name)
 
 Variants, their order and groups come from the table (sbvariants: table
 order, summaries), so a new barrier row is drawn with no edit here.
@@ -259,13 +260,18 @@ def plot(rows, outdir):
         _save(fig, outdir, "barrier_tma_latency.png", written)
 
     cl = _ok(rows, "barrier_cluster")
+    # One line per variant and cluster size: the table's first variant (the
+    # cluster barrier) by its size alone, the others (the DSMEM hand-off)
+    # by name too, so that no line mixes two variants.
+    first = next((v for v in sbvariants.variants("barrier_cluster") if any(r["variant"] == v for r in cl)), None)
     if cl:
         fig, axes = plt.subplots(1, len(CONTENTIONS), figsize=(12, 5), squeeze=False,
                                  layout="constrained")
         for j, cont in enumerate(CONTENTIONS):
             ax = axes[0][j]
             _lines(ax, [r for r in cl if r["contention"] == cont], "block_threads",
-                   lambda r: r["cluster"], label=lambda c: f"cluster={c}")
+                   lambda r: (r["variant"] != first, r["variant"], r["cluster"]),
+                   label=lambda k: f"cluster={k[2]}" if not k[0] else f"{k[1]} (cluster={k[2]})")
             ax.set_ylabel("cycles per op")
             ax.set_title(cont, fontsize=9)
             _block_axis(ax, cl)

@@ -167,10 +167,25 @@ def k_ratio_points(rows, gpu, variant):
     return sorted(best_at.items())
 
 
+def offsweep_rows(rows, outdir):
+    """The off-sweep proof of the same run's commit, when it is committed
+    beside the plots (results/<gpu>/proofs/offsweep_<commit>/gemm.csv: the
+    shapes outside the default sweep, issue 29), else []."""
+    commits = {str(r.get("commit") or "")[:7] for r in rows} - {""}
+    found = []
+    for c in sorted(commits):
+        path = os.path.join(outdir, os.pardir, "proofs", f"offsweep_{c}", "gemm.csv")
+        if os.path.exists(path):
+            found += [r for r in sbcsv.read(path) if r.get("family") == "gemm"]
+    return found
+
+
 def plot_k_ratio(rows, outdir):
     """% of cuBLAS against K/(M*N): where split-K and stream-K should win
-    (a long K on a small C) is to the right. One line per variant."""
-    ok = _ok(rows)
+    (a long K on a small C) is to the right. One line per variant; with the
+    off-sweep proof shapes of the same commit when they are committed."""
+    extra = offsweep_rows(rows, outdir)
+    ok = _ok(list(rows) + extra)
     gpus = _gpus(ok)
     fig, ax = plt.subplots(figsize=(8, 6), layout="constrained")
     drawn = False
@@ -190,7 +205,8 @@ def plot_k_ratio(rows, outdir):
     ax.set_xlabel("K / (M*N)  (N = M)")
     ax.set_ylabel("% of cuBLAS (best tile and stages)")
     ax.axhline(100, color="black", lw=1)
-    ax.set_title(f"gemm: % of cuBLAS against the K-to-output ratio\n{' vs '.join(gpus)}")
+    proofs = " + off-sweep proof shapes" if extra else ""
+    ax.set_title(f"gemm: % of cuBLAS against the K-to-output ratio{proofs}\n{' vs '.join(gpus)}")
     ax.grid(True, alpha=0.3)
     sbplot.legend_outside(fig, [ax], ncol=2)  # never over the lines
     return _save(fig, outdir, "gemm_pct_vs_k_ratio.png")

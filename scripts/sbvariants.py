@@ -154,6 +154,8 @@ def color(fam_name, name, cmap="tab10"):
     import matplotlib
     names = variants(fam_name)
     i = names.index(name) if name in names else len(names) + sum(map(ord, name))
+    if len(names) > 10 and cmap == "tab10":
+        cmap = "tab20"  # more variants than tab10 has colours: no two alike
     colors = matplotlib.colormaps[cmap].colors
     return matplotlib.colors.to_hex(colors[i % len(colors)])
 

@@ -265,7 +265,8 @@ def test_the_same_data_on_one_chip_is_gated_and_fails(tmp_path):
     assert rc == 1, err
     assert out.splitlines()[0].startswith("## syncbench gate: FAIL (18 regression(s)")
     assert out.splitlines()[0].endswith("; one chip")
-    assert "both runs on one chip (GPU-e3894778): every point gated" in out
+    uuid = sbcsv.read(LATEST)[0]["gpu_uuid"][:12]
+    assert f"both runs on one chip ({uuid}): every point gated" in out
 
 
 def test_a_real_slowdown_elsewhere_is_still_caught_across_chips(tmp_path):

@@ -771,7 +771,8 @@ def test_family_and_variant_filters():
     rc, out, _ = run_compare(*CROSS, "--variant", "scan/mbarrier", "--variant", "ws_tma*")
     rows = [r[:3] for r in summary_rows(out)]
     assert rc == 0 and sorted((f, v) for f, v, _ in rows if v != "(all)") == [
-        ("gemm", "ws_tma"), ("gemm", "ws_tma_wgmma"), ("pipeline", "ws_tma"), ("pipeline", "ws_tma_2d"), ("pipeline_intensity", "ws_tma"),
+        ("gemm", "ws_tma"), ("gemm", "ws_tma_wgmma"), ("gemm", "ws_tma_wgmma_multicast"),
+        ("gemm", "ws_tma_wgmma_pingpong"), ("pipeline", "ws_tma"), ("pipeline", "ws_tma_2d"), ("pipeline_intensity", "ws_tma"),
         ("pipeline_intensity", "ws_tma_2d"), ("scan", "mbarrier")]
     assert "24 points ok on both sides" in run_compare(*CROSS, "--variant", "scan/mbarrier")[1]
     rc, _, err = run_compare(*CROSS, "--family", "nosuch")
