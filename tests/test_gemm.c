@@ -11,6 +11,7 @@
 #include "../harness/cli.h"
 #include "../harness/random.h"
 #include "../harness/runner.h"
+#include "swept.h"
 #include "../harness/sweep.h"
 #include "../kernels/gemm_tiles.h"
 #include "check.h"
@@ -252,11 +253,7 @@ SB_TEST(gemm_default_sweep_keeps_only_the_shapes_and_stages_each_variant_takes) 
   CHECK(f != NULL);
   if (!f) return;
   CHECK_STR(f->variants->rows[0].name, "cublas"); /* measured first at every shape */
-  sb_device d;
-  memset(&d, 0, sizeof d);
-  d.cc_major = 9;
-  d.max_threads_per_block = 1024;
-  d.smem_per_block_optin = 227 * 1024;
+  const sb_device d = sb_test_hopper(); /* the H100's limits */
   sb_sweep_spec spec = {0};
   sb_point *p;
   char err[256];
@@ -343,11 +340,7 @@ SB_TEST(gemm_user_given_combinations_get_rows_with_reasons) {
   CHECK_EQ_INT(sb_cli_parse(5, argv2, &c, err, sizeof err), 0);
   n = sb_sweep_build(&c.spec, &p, err, sizeof err);
   CHECK_EQ_INT(count_gemm(p, n, "single"), 8); /* 4 squares x 2 tiles: 8192^3 is the wgmma variants' */
-  sb_device d;
-  memset(&d, 0, sizeof d);
-  d.cc_major = 9;
-  d.max_threads_per_block = 1024;
-  d.smem_per_block_optin = 227 * 1024;
+  const sb_device d = sb_test_hopper(); /* the H100's limits */
   for (long i = 0; i < n; ++i) {
     if (strcmp(p[i].family->name, "gemm")) continue;
     sb_row row;
@@ -381,11 +374,7 @@ SB_TEST(gemm_user_given_combinations_get_rows_with_reasons) {
 SB_TEST(gemm_multicast_points_need_whole_clusters_and_sm90) {
   const sb_family *f = sb_find_family("gemm");
   if (!f) return;
-  sb_device d;
-  memset(&d, 0, sizeof d);
-  d.cc_major = 9;
-  d.max_threads_per_block = 1024;
-  d.smem_per_block_optin = 227 * 1024;
+  const sb_device d = sb_test_hopper(); /* the H100's limits */
   sb_point q = {f, gemm_variant(f, "ws_tma_wgmma_multicast"), {0}};
   CHECK(q.variant != NULL);
   if (!q.variant) return;
@@ -539,11 +528,7 @@ SB_TEST(gemm_auto_splits_fill_one_wave_within_the_slice_caps) {
 SB_TEST(gemm_split_points_need_a_k_tile_per_slice_and_their_stages) {
   const sb_family *f = sb_find_family("gemm");
   if (!f) return;
-  sb_device d;
-  memset(&d, 0, sizeof d);
-  d.cc_major = 9;
-  d.max_threads_per_block = 1024;
-  d.smem_per_block_optin = 227 * 1024;
+  const sb_device d = sb_test_hopper(); /* the H100's limits */
   sb_point q = {f, gemm_variant(f, "splitk_serial"), {0}};
   CHECK(q.variant != NULL);
   if (!q.variant) return;

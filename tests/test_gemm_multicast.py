@@ -5,21 +5,7 @@ build only, whose consumers skip the remote arrive (the peer's producer
 then waits forever: a `deadlock` row under the watchdog), and
 scripts/gpu_round.sh step b runs it with the other planted bugs; the
 protocol's rules are where the issue puts them."""
-import os
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def read(path):
-    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
-        return f.read()
-
-
-def _inside_sb_broken(src, needle):
-    """needle's first occurrence lies between an #ifdef SB_BROKEN and its #endif."""
-    i = src.index(needle)
-    before = src[:i]
-    return before.rfind("#ifdef SB_BROKEN") > before.rfind("#endif")
+from test_barrier_broken import _inside_sb_broken, read  # noqa: E402  (one reader of the sources)
 
 
 def test_no_remote_arrive_is_a_test_only_row_of_the_broken_build():
