@@ -104,8 +104,9 @@ static inline SB_GEMM_HD int sb_gemm_auto_splits(int tiles, int kts, int sm_coun
  *   multiple is then the tile count, nothing is split and up to half the
  *   SMs idle (81 tiles of 1152^2 on 132), yet spreading the tiles over
  *   every block, 1-3 a tile, measured worse: 1152^2 x 8k-64k 58-71 % of
- *   cuBLAS against 77-84 %, 2048^2 (128 tiles of 128x256) 85.5 against
- *   88.7 (H100, commits 2f31c13 and 4152772, proofs/offsweep_*).
+ *   cuBLAS against 77-84 % (proofs/offsweep_2f31c13 and _4152772), 2048^2
+ *   (128 tiles of 128x256) 77.8-78.1 % against 88.7 % (the committed
+ *   2f31c13 pair against proofs/round_4152772/latest.csv; H100).
  * - Otherwise hybrid DP + SK: the last full wave plus the partial one are
  *   stream-K, unless the partial wave is at least half full: then the
  *   quantization costs less than the stream-K fix-up and its lost L2 reuse
