@@ -53,8 +53,11 @@ struct sb_supervisor_options {
   /* --serve (one GPU, isolated): instead of the sweep, the points named on
    * serve_in, one name a line, in the order asked; after "ready <gpu_uuid>
    * <commit>", one line on serve_out per name: "<status> <median_us|->
-   * <name>" once its row is in the CSV, or "unknown - <name>". A fault
-   * costs that point only; a fresh worker takes the next request. */
+   * <name>" once its row is in the CSV, or "unknown - <name>". "@part 1/2
+   * <name>" runs the point's checks and half its samples and answers
+   * "partial - <name>"; "@part 2/2 <name>" takes the other half into the
+   * same pool and writes the row (scripts/ab.py --halves). A fault costs
+   * that point only; a fresh worker takes the next request. */
   FILE *serve_in, *serve_out;
   /* Tests only: runs in the worker process instead of opening the GPU,
    * with run's on_start/on_row wired to the pipe, and the watchdog record
