@@ -379,18 +379,33 @@ def _split_mainloop():
 GEMM_SPLIT_MAINLOOP = _split_mainloop()
 
 
+def offsweep_rows(run):
+    """The run's off-sweep proof of the same commit
+    (results/<gpu>/proofs/offsweep_<commit>/gemm.csv: shapes outside the
+    default sweep, issue 29), or []."""
+    where = os.path.dirname(run.path if os.path.isabs(run.path) else os.path.join(ROOT, run.path))
+    path = os.path.join(where, "proofs", f"offsweep_{run.commit[:7]}", "gemm.csv")
+    return sbcsv.read(path) if os.path.exists(path) else []
+
+
 def gemm_split_table(runs):
     """Per shape and GPU: the mainloop's best % of cuBLAS, and each
-    combining variant's best with its gain over the mainloop."""
+    combining variant's best with its gain over the mainloop; then a line
+    per shape of each run's off-sweep proof of the same commit."""
     split = gemm_split_variants()
     head = ["M x N x K", "K / (M N)"]
     for run in runs:
         head += [f"{run.label}: `{GEMM_SPLIT_MAINLOOP}`",
                  *(f"{run.label}: `{v}`" for v in split)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    for m, k in gemm_shapes(runs):
-        cells = [fmt_shape(m, k), f"{int(k) / (int(m) * int(m)):.3g}"]
-        for run in runs:
+    proofs = [Run(run.path, offsweep_rows(run), run.label, run.commit, run.run_utc) for run in runs]
+    default = gemm_shapes(runs)
+    extra = [s for s in gemm_shapes(proofs) if s not in default]
+    for m, k in default + extra:
+        proof = (m, k) not in default
+        cells = [fmt_shape(m, k) + (" (off-sweep proof)" if proof else ""),
+                 f"{int(k) / (int(m) * int(m)):.3g}"]
+        for run in (proofs if proof else runs):
             base = gemm_best(run.rows, m, k, GEMM_SPLIT_MAINLOOP)
             cells.append(f"{base['pct_of_cublas']:.1f}%" if base else "-")
             for v in split:
@@ -420,7 +435,9 @@ def gemm_split_section(runs):
         "Split-K and stream-K (blocks combining partial tiles of one output, on "
         f"`{GEMM_SPLIT_MAINLOOP}`'s mainloop): each variant's best % of cuBLAS per shape, "
         f"best over tiles and splits, and its speedup over the best `{GEMM_SPLIT_MAINLOOP}` "
-        "row of the same run (>1.00x: the combining pays).",
+        "row of the same run (>1.00x: the combining pays). Lines marked (off-sweep proof) are "
+        "the shapes of `results/<gpu>/proofs/offsweep_<commit>/gemm.csv` of the same commit "
+        "(splits=auto), outside the default sweep.",
         "",
         *gemm_split_table(runs),
     ]

@@ -220,6 +220,27 @@ def test_split_section_reads_each_combining_variant_against_the_mainloop(tmp_pat
     assert "| 1024 x 1024 x 16384 | 0.0156 | 50.0% | 80.0%, 1.60x |" in text
 
 
+def test_split_section_adds_the_off_sweep_proof_of_the_same_commit(tmp_path):
+    """results/<gpu>/proofs/offsweep_<commit>/gemm.csv beside the run: its
+    shapes become marked lines; another commit's proof is not read."""
+    t = "128x128x64"
+    split = answers.gemm_split_variants()
+    rows = [("cublas", 1024, 16384, "", "", "ok", 500000, 100.0),
+            (split[0], 1024, 16384, t, 6, "ok", 400000, 80.0)]
+    path = gemm_csv(tmp_path, rows)
+    proof = tmp_path / "proofs" / "offsweep_synthet"
+    proof.mkdir(parents=True)
+    (proof / "gemm.csv").write_text(open(gemm_csv(proof, [
+        ("cublas", 256, 8192, "", "", "ok", 100000, 100.0),
+        (answers.GEMM_SPLIT_MAINLOOP, 256, 8192, t, 4, "ok", 20000, 20.0),
+        (split[0], 256, 8192, t, 6, "ok", 90000, 90.0)])).read())
+    text = "\n".join(answers.gemm_split_section([answers.load(path)]))
+    assert "| 256 x 256 x 8192 (off-sweep proof) | 0.125 | 20.0% | 90.0%, 4.50x |" in text
+    assert "| 1024 x 1024 x 16384 | 0.0156 |" in text
+    proof.rename(tmp_path / "proofs" / "offsweep_0000000")  # another commit: not read
+    assert "(off-sweep proof) |" not in "\n".join(answers.gemm_split_section([answers.load(path)]))
+
+
 def devscan_csv(tmp_path, rows):
     """rows: (variant, n, block, elems, status, gbps, pct_of_copy, pct_of_cub),
     in the binary's own columns (results/csv_header.csv)."""
