@@ -251,8 +251,11 @@ struct GemmSplitKParallel {
 // PDL secondary, sums the slices (gemm_reduce_partials). Thread 0 lets it
 // be scheduled at once: its griddepcontrol.wait, not the trigger, orders it
 // after every slice.
-struct GemmSplitKReduce {
-  static constexpr bool ws = true, twin = true, split = true, parallel = true, reduce = true;
+// DropLast: the SB_BROKEN build's planted bug (its reduction leaves out a slice).
+template <bool DropLast>
+struct GemmSplitKReduceT {
+  static constexpr bool ws = true, twin = true, split = true, parallel = true, reduce = true,
+                        drop_last = DropLast;
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -267,11 +270,13 @@ struct GemmSplitKReduce {
   }
 };
 
+using GemmSplitKReduce = GemmSplitKReduceT<false>;
+
 // The separate reduction kernel of splitk_reduce and of streamk when many
 // blocks feed a tile (p.sk_reduce): gemm_schedulers.cuh.
-template <class T, bool StreamK>
+template <class T, bool StreamK, bool DropLast = false>
 __global__ void __launch_bounds__(256) gemm_reduce_kernel(const __grid_constant__ GemmParams p) {
-  gemm_reduce_partials<T, StreamK>(p);
+  gemm_reduce_partials<T, StreamK, DropLast>(p);
 }
 
 // Stream-K (the schedule and the fix-up: gemm_schedulers.cuh): one ring over
@@ -558,8 +563,8 @@ template <bool R, class T>
 struct GemmStages<GemmSplitKSerialT<R>, T> : GemmSplitStages<T> {};
 template <class T>
 struct GemmStages<GemmSplitKParallel, T> : GemmSplitStages<T> {};
-template <class T>
-struct GemmStages<GemmSplitKReduce, T> : GemmSplitStages<T> {};
+template <bool D, class T>
+struct GemmStages<GemmSplitKReduceT<D>, T> : GemmSplitStages<T> {};
 template <class T>
 struct GemmStages<GemmStreamK, T> : GemmSplitStages<T> {};
 // Multicast: ws_tma_wgmma's best stages per tile (sb_gemm_multicast_stages_ok).
@@ -691,6 +696,16 @@ struct GemmReduces<V, std::void_t<decltype(V::reduce)>> {
   static constexpr bool value = V::reduce;
 };
 
+// The broken build's splitk_reduce whose reduction drops a slice (V::drop_last).
+template <class V, class = void>
+struct GemmReduceDrops {
+  static constexpr bool value = false;
+};
+template <class V>
+struct GemmReduceDrops<V, std::void_t<decltype(V::drop_last)>> {
+  static constexpr bool value = V::drop_last;
+};
+
 // Split variants: the grid is tiles x splits; the semaphores (counters) are
 // zeroed by a cudaMemsetAsync on the launch's stream before the kernel, in
 // every launch (so inside the timed region: the CSV's time includes it).
@@ -766,12 +781,12 @@ struct GemmIsSplit {
 // The separate reduction after the GEMM kernel, as its PDL secondary:
 // splitk_reduce always (every tile), streamk when many blocks feed a tile
 // (p.sk_reduce: its stream-K tiles). One thread per float4 of a tile.
-template <class T, bool StreamK>
+template <class T, bool StreamK, bool DropLast = false>
 static cudaError_t gemm_reduce_launch_tile(sb_launch *L, GemmParams &p) {
   const int tiles = (p.m / T::BM) * (p.n / T::BN);
   const int n = StreamK ? sb_gemm_sk_tiles(tiles, p.sk_grid_blocks) : tiles;
   void *args[] = {&p};
-  return sb_pdl_launch((const void *)gemm_reduce_kernel<T, StreamK>,
+  return sb_pdl_launch((const void *)gemm_reduce_kernel<T, StreamK, DropLast>,
                        (unsigned)n * (GemmWarpgroupMma<T>::TILE_V4 / 256), 256, L->stream, args);
 }
 template <class V>
@@ -779,8 +794,9 @@ static cudaError_t gemm_reduce_launch(sb_launch *L, GemmParams &p, int tile) {
   constexpr bool streamk = std::is_same<V, GemmStreamK>::value;
   if constexpr (GemmReduces<V>::value || streamk) {
     if (streamk && !p.sk_reduce) return cudaSuccess;
-    return tile == 1 ? gemm_reduce_launch_tile<Tile128x256, streamk>(L, p)
-                     : gemm_reduce_launch_tile<Tile128x128, streamk>(L, p);
+    constexpr bool drop = GemmReduceDrops<V>::value;
+    return tile == 1 ? gemm_reduce_launch_tile<Tile128x256, streamk, drop>(L, p)
+                     : gemm_reduce_launch_tile<Tile128x128, streamk, drop>(L, p);
   }
   (void)L, (void)p, (void)tile;
   return cudaSuccess;
@@ -952,6 +968,11 @@ static const sb_variant gemm_rows[] = {
      gemm_pick_multicast<GemmWsTmaWgmmaMulticastNoRemote>, 90, SB_VF_GEMM_MULTICAST | SB_VF_TEST_ONLY,
      "TEST ONLY: ws_tma_wgmma_multicast whose consumers release only their own CTA's empty: the producers' "
      "acquire never ends"},
+    // The planted bug of the separate reduction: the reduction kernel leaves
+    // out the last slice; every point is `wrong` at its validation.
+    {"splitk_reduce_drops_a_slice", gemm_launch<GemmSplitKReduceT<true>, true>,
+     gemm_pick<GemmSplitKReduceT<true>>, 90, SB_VF_GEMM_SPLIT | SB_VF_TEST_ONLY,
+     "TEST ONLY: splitk_reduce whose reduction kernel sums splits - 1 slices: C is wrong"},
     // The planted bug (make SB_BROKEN=1 only): splitk_serial whose slices
     // never release the semaphore; slice 1 waits forever -> `deadlock`.
     {"splitk_serial_no_release", gemm_launch<GemmSplitKSerialT<false>, true>,

@@ -338,7 +338,9 @@ struct GemmOrderedSequence {
 // save()'s order, the tile's contributors summed in block order (the same
 // order every launch: a deterministic sum), the result stored at the
 // fragment's place in C. Grid: tiles x (TILE_V4 / 256) blocks of 256.
-template <class T, bool StreamK>
+// DropLast: the broken build's planted bug (splitk_reduce_drops_a_slice):
+// the last slice is left out of the sum, so C is wrong at every point.
+template <class T, bool StreamK, bool DropLast = false>
 __device__ __forceinline__ void gemm_reduce_partials(const GemmParams &p) {
   using Math = GemmWarpgroupMma<T>;
   constexpr int CHUNKS = Math::TILE_V4 / 256;
@@ -366,7 +368,7 @@ __device__ __forceinline__ void gemm_reduce_partials(const GemmParams &p) {
     // unrolled: the loads of 8 slices in flight at once, not one L2 round
     // trip per slice (the sum stays in slice order)
 #pragma unroll 8
-    for (int s = 0; s < p.splits; ++s) add(s * tiles + tile);
+    for (int s = 0; s < p.splits - (DropLast ? 1 : 0); ++s) add(s * tiles + tile);
   }
   int m0, n0, r, col;
   gemm_tile_origin<T>(p, tile, &m0, &n0);
