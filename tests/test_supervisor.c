@@ -319,6 +319,39 @@ SB_TEST(supervisor_devices_all_means_every_gpu_in_order) {
   CHECK(out[0] == 1 && out[1] == 0);
 }
 
+/* --serve over in/out with the supervisor's lines about faults kept off
+ * the test's stderr. Returns supervise_io's status. */
+static int serve_quietly(fixture *f, FILE *in, FILE *out, sb_supervisor_result *res) {
+  FILE *said = tmpfile();
+  fflush(stderr);
+  int saved_stderr = dup(2);
+  dup2(fileno(said), 2);
+  int rc = supervise_io(f, 1, NULL, 0, in, out, res);
+  fflush(stderr);
+  dup2(saved_stderr, 2);
+  close(saved_stderr);
+  fclose(said);
+  return rc;
+}
+
+/* What a --serve run printed: "ready" (the fake device has no commit),
+ * "started" (@start: the worker set up, nothing ran), then one answer per
+ * request, expect[k] followed by names[k], and nothing more. */
+static void check_serve_answers(FILE *out, const char *expect[], const char *names[], int n) {
+  char line[1024], want[1100];
+  rewind(out);
+  CHECK(fgets(line, sizeof line, out) != NULL);
+  CHECK_STR(line, "ready GPU-fake-0 \n");
+  CHECK(fgets(line, sizeof line, out) != NULL);
+  CHECK_STR(line, "started\n");
+  for (int k = 0; k < n; ++k) {
+    CHECK(fgets(line, sizeof line, out) != NULL);
+    snprintf(want, sizeof want, "%s%s\n", expect[k], names[k]);
+    CHECK_STR(line, want);
+  }
+  CHECK(fgets(line, sizeof line, out) == NULL);
+}
+
 /* --serve (scripts/ab.py's worker): "@start" sets the worker up first; then
  * only the points asked for, in the order asked, one answer line each; a crash or deadlock costs that request only
  * and a fresh worker takes the next one. */
@@ -338,31 +371,11 @@ SB_TEST(supervisor_serve_runs_the_named_points_in_order) {
   fprintf(in, "@start\n%s\n%s\nscan/nope/n=1\n\n%s\n%s\n%s\n", n3, n1, n2, n4, n1);
   rewind(in);
   sb_supervisor_result res;
-  FILE *said = tmpfile(); /* the supervisor's lines about the faults */
-  fflush(stderr);
-  int saved_stderr = dup(2);
-  dup2(fileno(said), 2);
-  int rc = supervise_io(&f, 1, NULL, 0, in, out, &res);
-  fflush(stderr);
-  dup2(saved_stderr, 2);
-  close(saved_stderr);
-  fclose(said);
-  CHECK_EQ_INT(rc, 0);
+  CHECK_EQ_INT(serve_quietly(&f, in, out, &res), 0);
   fake_mode[1] = fake_mode[2] = FAKE_OK;
-  rewind(out);
-  char line[1024], want[1100];
   const char *expect[] = {"ok 1.5000 ", "error - ", "unknown - ", "deadlock - ", "ok 1.5000 ", "error - "};
   const char *names[] = {n3, n1, "scan/nope/n=1", n2, n4, n1};
-  CHECK(fgets(line, sizeof line, out) != NULL);
-  CHECK_STR(line, "ready GPU-fake-0 \n"); /* the fake device has no commit */
-  CHECK(fgets(line, sizeof line, out) != NULL);
-  CHECK_STR(line, "started\n"); /* @start: the worker is set up, nothing ran */
-  for (int k = 0; k < 6; ++k) {
-    CHECK(fgets(line, sizeof line, out) != NULL);
-    snprintf(want, sizeof want, "%s%s\n", expect[k], names[k]);
-    CHECK_STR(line, want);
-  }
-  CHECK(fgets(line, sizeof line, out) == NULL);
+  check_serve_answers(out, expect, names, 6);
   fclose(in);
   fclose(out);
   CHECK_EQ_INT(file_rows(&f), 5);
@@ -405,32 +418,12 @@ SB_TEST(supervisor_serve_runs_a_point_in_two_parts) {
           n3, n3, n1, n1, n2, n2, n4, n4, n3, n4);
   rewind(in);
   sb_supervisor_result res;
-  FILE *said = tmpfile();
-  fflush(stderr);
-  int saved_stderr = dup(2);
-  dup2(fileno(said), 2);
-  int rc = supervise_io(&f, 1, NULL, 0, in, out, &res);
-  fflush(stderr);
-  dup2(saved_stderr, 2);
-  close(saved_stderr);
-  fclose(said);
-  CHECK_EQ_INT(rc, 0);
+  CHECK_EQ_INT(serve_quietly(&f, in, out, &res), 0);
   fake_mode[1] = fake_mode[2] = FAKE_OK;
-  rewind(out);
-  char line[1024], want[1100];
   const char *expect[] = {"partial - ", "ok 1.5000 ", "wrong - ", "wrong - ", "partial - ", "error - ",
                           "partial - ", "ok 1.5000 ", "error - ", "ok 1.5000 ", "unknown - "};
   const char *names[] = {n3, n3, n1, n1, n2, n2, n4, n4, n3, n4, "scan/nope/n=1"};
-  CHECK(fgets(line, sizeof line, out) != NULL);
-  CHECK_STR(line, "ready GPU-fake-0 \n");
-  CHECK(fgets(line, sizeof line, out) != NULL);
-  CHECK_STR(line, "started\n");
-  for (int k = 0; k < 11; ++k) {
-    CHECK(fgets(line, sizeof line, out) != NULL);
-    snprintf(want, sizeof want, "%s%s\n", expect[k], names[k]);
-    CHECK_STR(line, want);
-  }
-  CHECK(fgets(line, sizeof line, out) == NULL);
+  check_serve_answers(out, expect, names, 11);
   fclose(in);
   fclose(out);
   CHECK_EQ_INT(file_rows(&f), 6);
