@@ -816,10 +816,36 @@ __global__ void __launch_bounds__(SB_BARRIER_MAX_THREADS) barrier_boundary_kerne
 // other half's words), then fence.proxy.async: generic reads before the next
 // copy overwrites the buffer (docs/pipeline.md, "Proxy fences"). The timed
 // loop reads nothing of the buffer, so it needs no proxy fence: copy, wait, copy.
-struct barrier_op_tma_roundtrip : BarrierBase {
+// The two TMA round trips' copy: `bytes` from alternating halves of the
+// input, and the validating twin's check of what landed (the halves' first
+// and last words, scalars: no stack), then fence.proxy.async: generic reads
+// before the next copy overwrites the buffer (docs/pipeline.md, "Proxy fences").
+struct BarrierCopyHalves {
   const uint32_t *src;
-  uint32_t bar, parity, bytes;
-  uint32_t first0, first1, last0, last1;  // the halves' first and last words (scalars: no stack)
+  uint32_t bytes;
+  uint32_t first0, first1, last0, last1;
+  __device__ void init(const BarrierParams &a) {  // thread 0's words; every thread's src, bytes
+    if (threadIdx.x == 0) {
+      const int words = a.bytes / 4;
+      first0 = a.in[0], first1 = a.in[words];
+      last0 = a.in[words - 1], last1 = a.in[2 * words - 1];
+    }
+    src = a.in;
+    bytes = (uint32_t)a.bytes;
+  }
+  __device__ const uint32_t *half(uint32_t parity) const { return src + parity * (bytes / 4); }
+  __device__ unsigned check(int p) const {
+    const uint32_t *dst = (const uint32_t *)barrier_dyn;
+    const bool odd = p & 1;
+    const unsigned ok = (dst[0] == (odd ? first1 : first0)) & (dst[bytes / 4 - 1] == (odd ? last1 : last0));
+    sb_fence_proxy_async_shared();  // generic reads, then a TMA overwrite: docs/pipeline.md, "Proxy fences"
+    return ok;
+  }
+};
+
+struct barrier_op_tma_roundtrip : BarrierBase {
+  BarrierCopyHalves copy;
+  uint32_t bar, parity;
   __host__ static size_t smem(const long long *axis) { return (size_t)axis[SB_AXIS_BUFFER_BYTES]; }
   __device__ static BarrierRole role(int) {
     BarrierRole r = barrier_role(SB_PART_ALL);
@@ -832,30 +858,20 @@ struct barrier_op_tma_roundtrip : BarrierBase {
     if (threadIdx.x == 0) {
       sb_mbar_init(&bar, 1);
       sb_fence_mbarrier_init();  // the copy engine's complete_tx is the first async-proxy use
-      const int words = a.bytes / 4;
-      op.first0 = a.in[0], op.first1 = a.in[words];
-      op.last0 = a.in[words - 1], op.last1 = a.in[2 * words - 1];
     }
-    op.src = a.in;
+    op.copy.init(a);
     op.bar = sb_mbar_addr(&bar);
-    op.bytes = (uint32_t)a.bytes;
     return op;
   }
   template <bool Validate>
   __device__ void sync() {
-    sb_mbar_arrive_expect_tx(bar, bytes);
-    sb_bulk_copy_g2s(barrier_dyn, src + parity * (bytes / 4), bytes, bar);  // halves alternate
+    sb_mbar_arrive_expect_tx(bar, copy.bytes);
+    sb_bulk_copy_g2s(barrier_dyn, copy.half(parity), copy.bytes, bar);  // halves alternate
     barrier_spin_wait<Validate>(bar, parity);
     parity ^= 1;
   }
   __device__ void publish(const BarrierSlotProof &, int) const {}
-  __device__ unsigned proven(const BarrierSlotProof &, int p) const {
-    const uint32_t *dst = (const uint32_t *)barrier_dyn;
-    const bool odd = p & 1;
-    const unsigned ok = (dst[0] == (odd ? first1 : first0)) & (dst[bytes / 4 - 1] == (odd ? last1 : last0));
-    sb_fence_proxy_async_shared();  // generic reads, then a TMA overwrite: docs/pipeline.md, "Proxy fences"
-    return ok;
-  }
+  __device__ unsigned proven(const BarrierSlotProof &, int p) const { return copy.check(p); }
 };
 
 // ---- family `barrier_cluster`: barrier.cluster.arrive + wait ----
@@ -1027,9 +1043,8 @@ struct barrier_op_dsmem_handoff : BarrierBase {
 // fence.proxy.async before the next cluster barrier and copy
 // (docs/pipeline.md, "Proxy fences").
 struct barrier_op_tma_multicast_roundtrip : BarrierBase {
-  const uint32_t *src;
-  uint32_t bar, parity, bytes, rank;
-  uint32_t first0, first1, last0, last1;  // the halves' first and last words
+  BarrierCopyHalves copy;
+  uint32_t bar, parity, rank;
   __host__ static size_t smem(const long long *axis) { return (size_t)axis[SB_AXIS_BUFFER_BYTES]; }
   __device__ static BarrierRole role(int) {
     BarrierRole r = barrier_role(SB_PART_ALL);  // all: every thread is in the cluster barrier
@@ -1043,13 +1058,9 @@ struct barrier_op_tma_multicast_roundtrip : BarrierBase {
     if (threadIdx.x == 0) {
       sb_mbar_init(&bar, 1);     // one arrival per phase (this CTA's thread 0) + the bytes
       sb_fence_mbarrier_init();  // visible to the copy engine and to the peer's multicast
-      const int words = a.bytes / 4;
-      op.first0 = a.in[0], op.first1 = a.in[words];
-      op.last0 = a.in[words - 1], op.last1 = a.in[2 * words - 1];
     }
-    op.src = a.in;
+    op.copy.init(a);
     op.bar = sb_mbar_addr(&bar);
-    op.bytes = (uint32_t)a.bytes;
     op.rank = sb_cluster_rank();
     return op;
   }
@@ -1059,9 +1070,9 @@ struct barrier_op_tma_multicast_roundtrip : BarrierBase {
   __device__ void sync() {
     sb_cluster_sync();  // the peer is done with the last copy
     if (threadIdx.x == 0) {
-      sb_mbar_arrive_expect_tx(bar, bytes);  // what the multicast delivers to this CTA
+      sb_mbar_arrive_expect_tx(bar, copy.bytes);  // what the multicast delivers to this CTA
       if (rank == 0)  // halves alternate, as tma_roundtrip's
-        sb_bulk_copy_g2s_multicast(barrier_dyn, src + parity * (bytes / 4), bytes, bar, 0x3);
+        sb_bulk_copy_g2s_multicast(barrier_dyn, copy.half(parity), copy.bytes, bar, 0x3);
       barrier_spin_wait<Validate>(bar, parity);
     }
     parity ^= 1;
@@ -1069,11 +1080,7 @@ struct barrier_op_tma_multicast_roundtrip : BarrierBase {
   __device__ void publish(const BarrierSlotProof &, int) const {}
   __device__ unsigned proven(const BarrierSlotProof &, int p) const {
     if (threadIdx.x != 0) return 0;  // thread 0 alone waited, checks and reports
-    const uint32_t *dst = (const uint32_t *)barrier_dyn;
-    const bool odd = p & 1;
-    const unsigned ok = (dst[0] == (odd ? first1 : first0)) & (dst[bytes / 4 - 1] == (odd ? last1 : last0));
-    sb_fence_proxy_async_shared();  // generic reads, then a TMA overwrite: docs/pipeline.md, "Proxy fences"
-    return ok;
+    return copy.check(p);
   }
 };
 

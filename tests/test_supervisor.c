@@ -361,20 +361,17 @@ SB_TEST(supervisor_serve_runs_the_named_points_in_order) {
   CHECK(f.count >= 6);
   fake_mode[1] = FAKE_CRASH;
   fake_mode[2] = FAKE_DEADLOCK;
-  char n1[512], n2[512], n3[512], n4[512];
-  sb_point_name(&f.points[1], n1, sizeof n1);
-  sb_point_name(&f.points[2], n2, sizeof n2);
-  sb_point_name(&f.points[3], n3, sizeof n3);
-  sb_point_name(&f.points[4], n4, sizeof n4);
+  char n[5][512]; /* n[i]: point i's name, the protocol's key */
+  for (int i = 1; i <= 4; ++i) sb_point_name(&f.points[i], n[i], sizeof n[i]);
   FILE *in = tmpfile(), *out = tmpfile();
   CHECK(in && out);
-  fprintf(in, "@start\n%s\n%s\nscan/nope/n=1\n\n%s\n%s\n%s\n", n3, n1, n2, n4, n1);
+  fprintf(in, "@start\n%s\n%s\nscan/nope/n=1\n\n%s\n%s\n%s\n", n[3], n[1], n[2], n[4], n[1]);
   rewind(in);
   sb_supervisor_result res;
   CHECK_EQ_INT(serve_quietly(&f, in, out, &res), 0);
   fake_mode[1] = fake_mode[2] = FAKE_OK;
   const char *expect[] = {"ok 1.5000 ", "error - ", "unknown - ", "deadlock - ", "ok 1.5000 ", "error - "};
-  const char *names[] = {n3, n1, "scan/nope/n=1", n2, n4, n1};
+  const char *names[] = {n[3], n[1], "scan/nope/n=1", n[2], n[4], n[1]};
   check_serve_answers(out, expect, names, 6);
   fclose(in);
   fclose(out);
@@ -406,23 +403,20 @@ SB_TEST(supervisor_serve_runs_a_point_in_two_parts) {
   CHECK(f.count >= 6);
   fake_mode[1] = FAKE_WRONG;
   fake_mode[2] = FAKE_DIE_BETWEEN_PARTS;
-  char n1[512], n2[512], n3[512], n4[512];
-  sb_point_name(&f.points[1], n1, sizeof n1);
-  sb_point_name(&f.points[2], n2, sizeof n2);
-  sb_point_name(&f.points[3], n3, sizeof n3);
-  sb_point_name(&f.points[4], n4, sizeof n4);
+  char n[5][512]; /* n[i]: point i's name, the protocol's key */
+  for (int i = 1; i <= 4; ++i) sb_point_name(&f.points[i], n[i], sizeof n[i]);
   FILE *in = tmpfile(), *out = tmpfile();
   CHECK(in && out);
   fprintf(in, "@start\n@part 1/2 %s\n@part 2/2 %s\n@part 1/2 %s\n@part 2/2 %s\n@part 1/2 %s\n@part 2/2 %s\n"
               "@part 1/2 %s\n@part 2/2 %s\n@part 2/2 %s\n%s\n@part 1/2 scan/nope/n=1\n",
-          n3, n3, n1, n1, n2, n2, n4, n4, n3, n4);
+          n[3], n[3], n[1], n[1], n[2], n[2], n[4], n[4], n[3], n[4]);
   rewind(in);
   sb_supervisor_result res;
   CHECK_EQ_INT(serve_quietly(&f, in, out, &res), 0);
   fake_mode[1] = fake_mode[2] = FAKE_OK;
   const char *expect[] = {"partial - ", "ok 1.5000 ", "wrong - ", "wrong - ", "partial - ", "error - ",
                           "partial - ", "ok 1.5000 ", "error - ", "ok 1.5000 ", "unknown - "};
-  const char *names[] = {n3, n3, n1, n1, n2, n2, n4, n4, n3, n4, "scan/nope/n=1"};
+  const char *names[] = {n[3], n[3], n[1], n[1], n[2], n[2], n[4], n[4], n[3], n[4], "scan/nope/n=1"};
   check_serve_answers(out, expect, names, 11);
   fclose(in);
   fclose(out);
