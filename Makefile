@@ -315,7 +315,7 @@ gate: $(PY_DEP)
 .PHONY: ab
 ab: $(PY_DEP)
 	@test -n "$(BASE)" || { echo "usage: make ab BASE=rev [NEW=rev] [DEVICE=0] [ABDIR=build/ab/run] [THRESHOLD=5] [ARGS=\"sweep args\"]"; exit 2; }
-	@scripts/ab.py --base $(BASE) $(if $(NEW),--new $(NEW)) --device $(DEVICE) --dir $(or $(ABDIR),build/ab/run) $(if $(THRESHOLD),--threshold $(THRESHOLD)) --python $(PY) -- $(ARGS)
+	@scripts/ab.py --base $(BASE) $(if $(NEW),--new $(NEW)) --device $(DEVICE) --dir $(or $(ABDIR),build/ab/run) $(if $(THRESHOLD),--threshold $(THRESHOLD)) $(if $(RETAKE),--retake $(RETAKE)) --python $(PY) -- $(ARGS)
 
 # The GPU-less CI check: every committed results/<gpu>/latest.csv against its
 # baseline.csv (the previous blessed run), with the known changes of

@@ -7,9 +7,9 @@ power and temperature, with the same inputs.
     scripts/ab.py --base REV [--new REV] [--device N] [--dir DIR]
         [--threshold PCT] [--summary FILE] [--detail FILE]
         [--base-bin PATH] [--new-bin PATH] [--seed S] [--python PY]
-        [--first-server base|new] [--halves | --no-halves] [--build-only] [--repo DIR]
-        [-- SWEEP_ARGS...]
-    make ab BASE=REV [NEW=REV] [DEVICE=N] [ABDIR=DIR] [THRESHOLD=PCT] [ARGS="..."]
+        [--first-server base|new] [--halves | --no-halves] [--retake PCT]
+        [--build-only] [--repo DIR] [-- SWEEP_ARGS...]
+    make ab BASE=REV [NEW=REV] [DEVICE=N] [ABDIR=DIR] [THRESHOLD=PCT] [RETAKE=PCT] [ARGS="..."]
 
 BASE is a git revision; NEW another one, or (left out) the working tree.
 A revision is built from `git archive` in build/ab/<sha12>/src (built once:
@@ -35,17 +35,35 @@ speak `@part` (a build older than it: then noted), point k runs whole on
 BASE then NEW for even k and NEW then BASE for odd k. ab.txt records the
 protocol that ran. A point only one side has runs whole on that side only
 and is listed (DIR/ab.txt, stderr). A server that dies is restarted with
---resume; its point is lost on that side and listed. Then
-`scripts/compare.py --gate DIR/a.csv DIR/b.csv` (with --interleaved when
+--resume; its point is lost on that side and listed.
+
+Retakes (whole points only; --retake PCT, default 2.5, 0 turns them off):
+a common point ok on both sides whose gated figure (the one compare.py
+--gate --interleaved reads: sbcompare.match_of) moved by PCT% or more,
+B against A, runs again whole on both sides in the swapped order. Each side
+keeps the take in which it ran first at the point (the first side's take
+1, the second side's retake): both kept takes ran in the same position, so
+the order effect (the side run second sat later in the power-cap ramp,
+docs/REGRESSIONS.md) cancels, and which take was faster never decides. A
+retake that is not ok is kept whatever its position (a broken row is never
+hidden; a server that dies in it loses the point there, as ever). At most
+max(10, 5% of the common points) retakes a run; past that, none (noted).
+After a complete walk DIR/a.takes.csv and DIR/b.takes.csv keep every take
+as the servers wrote them, and a.csv and b.csv are rewritten to one row per
+point, the rest byte for byte (an interrupted run leaves them raw).
+
+Then `scripts/compare.py --gate DIR/a.csv DIR/b.csv` (with --interleaved when
 compare.py has it) writes the summary (default DIR/gate.md) and the detail
 (DIR/gate-detail.md). DIR (default build/ab/run) also keeps a.csv, b.csv,
-the servers' stderr (a.log, b.log) and ab.txt: both builds, the GPU, the
-seed, the point counts, the one-sided and lost points, the wall times.
+the takes, the servers' stderr (a.log, b.log) and ab.txt: both builds, the
+GPU, the seed, the point counts, the one-sided and lost points, the
+retakes, the wall times.
 
 Exit status:
   0    the gate passes, every point of both sides ran
   1    a regression, a wrong/error/deadlock row on either side, a point lost
-       to a server that died, or a gate that could not compare the CSVs
+       to a server that died, a gate that could not compare the CSVs, or
+       CSVs that could not be rewritten to their kept takes
   2    bad usage: arguments, a revision that does not exist, --new REV with
        uncommitted changes (they would be left out), sweep arguments a side
        refuses, the two servers on different GPUs
@@ -54,18 +72,24 @@ Exit status:
        after the run and the gate, and only when nothing above is 1
   5    a side does not build, or cannot serve (a build older than A/B
        support: `--serve` unknown)
-  130  interrupted (SIGINT/SIGTERM): both servers stopped, CSVs kept
+  130  interrupted (SIGINT/SIGTERM): both servers stopped, CSVs kept as the
+       servers wrote them (a retaken point's both takes in them)
 Every failure is one line on stderr starting `ab: `.
 """
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+
+import sbcompare
+import sbcsv
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_NO_GPU, EXIT_LISTS, EXIT_BUILD = 0, 1, 2, 3, 4, 5
@@ -76,6 +100,12 @@ BROKEN = {"wrong", "error", "deadlock"}
 # A side whose server dies this many points in a row is given up.
 MAX_DEATHS_IN_A_ROW = 3
 LIST_SHOWN = 5
+# Retakes: the default threshold (--retake, percent), and the cap: at most
+# max(RETAKE_CAP_MIN, RETAKE_CAP_SHARE of the common points) a run, so that a
+# real change moving many points does not double the run's time.
+RETAKE_PCT = 2.5
+RETAKE_CAP_MIN = 10
+RETAKE_CAP_SHARE = 0.05
 # Options of syncbench that ab.py gives the servers itself, never SWEEP_ARGS.
 RESERVED = {"--out", "--resume", "--serve", "--seed", "--device", "--devices",
             "--benchmark_list_tests", "--benchmark_out", "--benchmark_format", "--no-fork"}
@@ -144,6 +174,12 @@ def parse_args(argv):
                     help="take each side's samples of a common point in two halves, A1 B1 B2 A2 "
                          "(even points) / B1 A1 A2 B2 (odd); --no-halves (the default): whole "
                          "points, A B / B A. Halves measured worse on an H100 (docs/REGRESSIONS.md)")
+    ap.add_argument("--retake", metavar="PCT", type=float, default=RETAKE_PCT,
+                    help=f"whole points: a common point whose gated figure moved by PCT%% or more "
+                         f"runs again on both sides in the swapped order, each side keeping its "
+                         f"take in first position; at most max({RETAKE_CAP_MIN}, "
+                         f"{RETAKE_CAP_SHARE * 100:g}%% of the common points) a run; 0: never "
+                         f"(default {RETAKE_PCT:g}; not with --halves)")
     ap.add_argument("--build-only", action="store_true",
                     help="build both sides, print their binaries (BASE then NEW) and exit 0: "
                          "how a GPU machine without Google Benchmark gets them (make carry-ab)")
@@ -170,6 +206,8 @@ def parse_args(argv):
             raise ValueError
     except ValueError:
         ap.error(f"--threshold {args.threshold}: a percentage between 0 and 1000")
+    if not 0 <= args.retake < 1000:
+        ap.error(f"--retake {args.retake:g}: a percentage between 0 and 1000 (0: no retakes)")
     return args
 
 
@@ -208,6 +246,7 @@ class Side:
         self.proc = None
         self.uuid = self.commit = None
         self.csv = self.log = None
+        self.dropped = []           # (start, end): CSV bytes of the takes not kept
         self.lost = []              # points lost to a server death
         self.bad = []               # (status, name): wrong/error/deadlock/unknown
         self.deaths = 0
@@ -538,6 +577,97 @@ def fmt_reply(label, reply):
     return f"{label} {status}"
 
 
+# ------------------------------------------------------------ retakes
+
+class Take:
+    """One whole run of a point on one side: the server's reply and the
+    bytes [start, end) of the side's CSV it wrote (its row; none when the
+    server died, or answered `error` without a row)."""
+
+    def __init__(self, reply, start, end):
+        self.reply, self.start, self.end = reply, start, end
+
+    @property
+    def ok(self):
+        return self.reply[0] == "ok"
+
+
+def csv_size(side):
+    try:
+        return os.path.getsize(side.csv)
+    except OSError:
+        return 0
+
+
+def take_rows(side, take):
+    """The rows a take wrote, read and checked as the gate reads a CSV
+    (sbcsv, and an ok row's times): the file's header line, then the
+    take's bytes. None if unreadable."""
+    try:
+        with open(side.csv, "rb") as f:
+            header = f.readline()
+            f.seek(take.start)
+            body = f.read(take.end - take.start)
+        with tempfile.NamedTemporaryFile("wb", suffix=".csv") as tmp:
+            tmp.write(header + body)
+            tmp.flush()
+            rows = sbcsv.read(tmp.name)
+        sbcompare.check_ok_timings(side.csv, rows)
+        return rows
+    except (OSError, sbcsv.CsvError):
+        return None
+
+
+def fmt_move(ratio):
+    """A gated figure's ratio (B / A) as a change, or '-' without one."""
+    return "-" if ratio is None else f"{(ratio - 1) * 100:+.1f}%"
+
+
+def without_ranges(data, ranges):
+    """data less the (disjoint) byte ranges [start, end)."""
+    out, at = [], 0
+    for start, end in sorted(ranges):
+        out.append(data[at:start])
+        at = max(at, end)
+    out.append(data[at:])
+    return b"".join(out)
+
+
+def write_atomically(path, data):
+    tmp = path + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+def gated(m):
+    """A match's gated ratio (B / A), or None without a match."""
+    return None if m is None else m.gated
+
+
+def takes_path(side):
+    """DIR/a.takes.csv beside DIR/a.csv: every take, as the server wrote it."""
+    return os.path.splitext(side.csv)[0] + ".takes.csv"
+
+
+class Retake:
+    """A retaken point: the gated figure's ratio (B / A) of the first
+    takes, of the retakes and of the kept takes (None where a side's take
+    is not ok); broken: the retakes not ok ("A wrong")."""
+
+    def __init__(self, name, figure, first, again, kept, broken):
+        self.name, self.figure = name, figure
+        self.first, self.again, self.kept, self.broken = first, again, kept, broken
+
+    @property
+    def again_text(self):
+        return " ".join(self.broken) if self.broken else fmt_move(self.again)
+
+    def line(self):
+        return (f"{self.name}: first take {fmt_move(self.first)}, retake {self.again_text}, "
+                f"kept {fmt_move(self.kept)} ({self.figure})")
+
+
 # ------------------------------------------------------------ the run
 
 class Run:
@@ -556,6 +686,13 @@ class Run:
         self.halves = args.halves   # the protocol: halves (A B B A) or whole points
         self.protocol = None        # its line in ab.txt
         self.gate = None            # (exit status, command)
+        self.threshold = float(args.threshold.rstrip("%")) / 100
+        self.retake_cap = 0
+        self.retakes_begun = 0      # the retakes asked for, finished or not
+        self.retaken = []           # Retake: the points run again in swapped order
+        self.over_cap = []          # points past --retake once the cap was reached
+        self.context_table = None   # the gate's context-bound variants: never retaken
+        self.rewritten = False      # a.csv, b.csv cut to their kept takes
         self.summary = args.summary or os.path.join(args.dir, "gate.md")
         self.detail = args.detail or os.path.join(args.dir, "gate-detail.md")
 
@@ -569,7 +706,7 @@ class Run:
         for side in self.sides:
             side.csv = os.path.join(args.dir, f"{side.label.lower()}.csv")
             side.log = os.path.join(args.dir, f"{side.label.lower()}.log")
-            for path in (side.csv, side.log):
+            for path in (side.csv, side.log, takes_path(side)):
                 if os.path.exists(path):
                     os.remove(path)
         first = self.sides if args.first_server == "base" else self.sides[::-1]
@@ -614,25 +751,124 @@ class Run:
                          "--min-time, pooled into one row (--halves)")
 
     def run_common(self, first, second, name):
-        """Both sides of a common point: whole, first then second; or in
-        halves, first's part 1, second's part 1, second's part 2, first's
-        part 2. A side whose part 1 ended the point (or whose server died
-        there) is not asked its part 2."""
+        """Both sides of a common point: whole, first then second (then,
+        when it moved by --retake or more, again whole, second then first);
+        or in halves, first's part 1, second's part 1, second's part 2,
+        first's part 2. A side whose part 1 ended the point (or whose server
+        died there) is not asked its part 2. Returns the replies of the
+        first take, and what to add to the progress line."""
         args, seed = self.args, self.seed
         if not self.halves:
-            return {side.label: run_point(side, name, args, seed) for side in (first, second)}
+            takes = {side.label: self.take(side, name) for side in (first, second)}
+            replies = {label: t.reply for label, t in takes.items()}
+            m = self.match(takes)
+            if not self.wants_retake(m, name):
+                return replies, ""
+            self.retakes_begun += 1
+            again = {side.label: self.take(side, name) for side in (second, first)}
+            kept = self.keep(first, second, takes, again)
+            broken = [fmt_reply(label, again[label].reply) for label in "AB"
+                      if not again[label].ok]
+            r = Retake(name, m.figure, m.gated, gated(self.match(again)),
+                       gated(self.match(kept)), broken)
+            self.retaken.append(r)
+            return replies, (f"  retake: {fmt_move(r.first)} -> {r.again_text}, "
+                             f"kept {fmt_move(r.kept)}")
         replies = {}
         for side, part in ((first, 1), (second, 1), (second, 2), (first, 2)):
             if part == 2 and replies[side.label][0] != "partial":
                 continue
             replies[side.label] = run_point(side, name, args, seed, part)
-        return replies
+        return replies, ""
+
+    @property
+    def retakes_on(self):
+        return not self.halves and self.args.retake > 0
+
+    def take(self, side, name):
+        """One whole run of the point on one side, with the CSV bytes it
+        wrote: the server writes its row (write(2), harness/supervisor.c's
+        write_row_line) before it answers; a restart with --resume has cut
+        a row the dead server left half written."""
+        start = csv_size(side)
+        reply = run_point(side, name, self.args, self.seed)
+        return Take(reply, start, csv_size(side))
+
+    def match(self, takes):
+        """The gate's view of an A and a B take, both ok: sbcompare.match_of
+        on their rows as compare.py --gate --interleaved makes it (figure,
+        ratio, gated or not); None when a take is not ok or unreadable."""
+        if not all(t.ok for t in takes.values()):
+            return None
+        a, b = take_rows(self.base, takes["A"]), take_rows(self.new, takes["B"])
+        if not (a and b and len(a) == len(b) == 1):
+            return None
+        return sbcompare.match_of(a[0], b[0], self.threshold, chip_table=self.context_table,
+                                  interleaved=True)
+
+    def wants_retake(self, m, name):
+        """A point the gate gates whose figure moved by --retake or more,
+        while the cap allows."""
+        if not self.retakes_on or m is None or m.gated_out:
+            return False
+        if abs(m.gated - 1) < self.args.retake / 100:
+            return False
+        if self.retakes_begun < self.retake_cap:
+            return True
+        if not self.over_cap:
+            note(f"the retake cap is reached ({self.retake_cap} points): from {name} on, points "
+                 f"that moved {self.args.retake:g}% or more are not retaken (listed in "
+                 f"{os.path.join(self.args.dir, 'ab.txt')})")
+        self.over_cap.append(name)
+        return False
+
+    def keep(self, first, second, takes, again):
+        """Each side keeps the take in which it ran first at the point (the
+        first side its take 1, the second side its retake): both kept takes
+        sat at the same place in the power-cap ramp, whichever was faster.
+        A retake that is not ok is kept wherever it ran: a broken row is
+        never hidden, and a lost one costs the point there, as ever."""
+        kept = {}
+        for side in (first, second):
+            one, two = takes[side.label], again[side.label]
+            keep_one = side is first and two.ok
+            kept[side.label], dropped = (one, two) if keep_one else (two, one)
+            side.dropped.append((dropped.start, dropped.end))
+        return kept
+
+    def keep_takes(self):
+        """After a complete walk: DIR/<x>.takes.csv keeps every take as the
+        server wrote it, and <x>.csv one row per point (the takes not kept
+        cut out; the header and every other row byte for byte, in order),
+        or compare.py would refuse a retaken point's two rows."""
+        for side in self.sides:
+            if not (side.csv and os.path.exists(side.csv)):
+                continue
+            try:
+                with open(side.csv, "rb") as f:
+                    raw = f.read()
+                write_atomically(takes_path(side), raw)
+                write_atomically(side.csv, without_ranges(raw, side.dropped))
+            except OSError as e:
+                raise AbError(EXIT_FAIL, f"cannot write {e.filename or side.csv}: "
+                                         f"{e.strerror or e} ({side.csv} holds every take)") \
+                    from None
+        self.rewritten = True
+
+    def load_context_table(self):
+        """compare.py --interleaved's context-bound variants: listed, not
+        gated, so never worth a retake."""
+        try:
+            self.context_table = sbcompare.load_chip_bound(sbcompare.CONTEXT_BOUND_FILE)
+        except sbcsv.CsvError as e:
+            note(f"{e}: retakes consider every variant")
 
     def plan(self):
         base_set, new_set = set(self.base.points), set(self.new.points)
         self.only_base = [n for n in self.base.points if n not in new_set]
         self.only_new = [n for n in self.new.points if n not in base_set]
         self.common = len(base_set & new_set)
+        self.retake_cap = max(RETAKE_CAP_MIN, math.ceil(RETAKE_CAP_SHARE * self.common))
         self.order = walk_order(self.base.points, self.new.points)
         if self.only_base:
             note(f"{len(self.only_base)} point(s) only in BASE (coverage lost; run on BASE "
@@ -650,12 +886,14 @@ class Run:
         # Index among common points: even A then B, odd B then A; the
         # first server asked is the one whose worker (CUDA context) starts first.
         k = 0 if args.first_server == "base" else 1
+        if self.retakes_on:
+            self.load_context_table()
         for i, name in enumerate(self.order, start=1):
-            replies = {}
+            replies, retake = {}, ""
             if name in base_set and name in new_set:
                 first, second = (self.base, self.new) if k % 2 == 0 else (self.new, self.base)
                 k += 1
-                replies = self.run_common(first, second, name)
+                replies, retake = self.run_common(first, second, name)
             else:
                 side = self.base if name in base_set else self.new
                 replies[side.label] = run_point(side, name, args, seed)
@@ -666,9 +904,13 @@ class Run:
             ra, rb = replies.get("A"), replies.get("B")
             if ra and rb and ra[0] == rb[0] == "ok" and ra[1] and rb[1]:
                 delta = f"  {(rb[1] / ra[1] - 1) * 100:+.1f}%"
-            print(f"[{i}/{total} {mmss(time.monotonic() - self.t_walk)}] {name}  {a}  {b}{delta}",
-                  file=sys.stderr, flush=True)
+            print(f"[{i}/{total} {mmss(time.monotonic() - self.t_walk)}] {name}  {a}  {b}{delta}"
+                  f"{retake}", file=sys.stderr, flush=True)
         self.t_walk_end = time.monotonic()
+        if self.retakes_on:
+            note(f"retaken {len(self.retaken)} of {self.common} common point(s) (--retake "
+                 f"{self.args.retake:g}%, cap {self.retake_cap})"
+                 + (f"; {len(self.over_cap)} more past the cap" if self.over_cap else ""))
 
     def finish_servers(self):
         for side in self.sides:
@@ -717,6 +959,35 @@ class Run:
                                 f"({os.path.join(self.args.dir, 'ab.txt')} lists them)"]
         return EXIT_OK, []
 
+    def retake_lines(self):
+        """ab.txt: the retake rule, and each retaken point's moves."""
+        if self.halves:
+            return ["retakes: none with halves"]
+        if not self.retakes_on:
+            return ["retakes: off (--retake 0)"]
+        lines = [f"retakes: a common point whose gated figure moved {self.args.retake:g}% or "
+                 f"more (B vs A) ran again whole in the swapped order, each side keeping its "
+                 f"take in first position; cap {self.retake_cap} retakes",
+                 f"retaken: {len(self.retaken)} (the gated figure, B vs A: first take, retake, "
+                 f"kept)"]
+        lines += [f"  {r.line()}" for r in self.retaken]
+        if self.over_cap:
+            lines.append(f"not retaken, past the cap: {len(self.over_cap)}")
+            lines += [f"  {n}" for n in self.over_cap]
+        return lines
+
+    def takes_lines(self):
+        """ab.txt: where every take is, once the CSVs were cut to one row a
+        point, or that they were not."""
+        a, b = self.base, self.new
+        if self.rewritten:
+            return [f"takes: every take in {takes_path(a)} and {takes_path(b)}; {a.csv} and "
+                    f"{b.csv} keep one row per point"]
+        if self.retakes_begun:
+            return [f"takes: {a.csv} and {b.csv} as the servers wrote them (the walk did not "
+                    f"complete): a retaken point's both takes are in them"]
+        return []
+
     def report(self, status, why=None):
         """DIR/ab.txt: what ran, on what, what went missing, how long."""
         args = self.args
@@ -732,6 +1003,7 @@ class Run:
                   f"seed: {self.seed}",
                   f"sweep arguments: {' '.join(args.sweep) or '(none)'}",
                   f"protocol: {self.protocol or '-'}",
+                  *self.retake_lines(),
                   f"points: BASE {len(self.base.points)}, NEW {len(self.new.points)}, "
                   f"common {self.common}, run {self.done} of {len(self.order)}"]
 
@@ -745,6 +1017,7 @@ class Run:
             listing(f"lost on {side.role} (server died; {side.deaths} death(s))", side.lost)
         for side in self.sides:
             listing(f"not run cleanly on {side.role}", [f"{n} ({s})" for s, n in side.bad])
+        lines += self.takes_lines()
         if self.gate:
             lines.append(f"gate: exit {self.gate[0]}: {' '.join(self.gate[1])}")
         lines.append(f"CUDA contexts created in this order: {', '.join(self.contexts) or '-'}")
@@ -795,6 +1068,7 @@ def main(argv=None):
         run.start_servers()
         run.walk()
         run.finish_servers()
+        run.keep_takes()
         run.run_gate()
         status, failures = run.verdict()
         for line in failures:
@@ -819,7 +1093,10 @@ def main(argv=None):
         if started:
             run.report(EXIT_INTERRUPTED, "interrupted")
         kept = " ".join(s.csv for s in run.sides if s.csv and os.path.exists(s.csv))
-        note("interrupted" + (f"; the rows so far: {kept}" if kept else ""))
+        retaken = (f" ({run.retakes_begun} retaken point(s): every take in them)"
+                   if run.retakes_begun else "")
+        raw = "" if run.rewritten else f", as the servers wrote them{retaken}"
+        note("interrupted" + (f"; the rows so far{raw}: {kept}" if kept else ""))
         return EXIT_INTERRUPTED
 
 

@@ -27,6 +27,11 @@ Behaviour by environment. Every FAKE_X is read as FAKE_X_<FAKE_SIDE> first
   FAKE_UUID         the GPU uuid (default GPU-fake-0000)
   FAKE_COMMIT       the commit in `ready` and the CSV (default fake-<side>)
   FAKE_DELAY        seconds each point takes (default 0)
+  FAKE_TAKES        JSON (or @FILE): {name: [take 1, take 2, ...]}, what this server
+                    answers the n-th time it is asked the point (whole, or its part 1;
+                    counted per server process; past the list, its last take): a
+                    median in us, or {"median": us, "min": us, "status": s}, each
+                    optional (status `die`: the server exits abruptly, as FAKE_DIE_AT)
 Parts (`@part 1/2 NAME`, `@part 2/2 NAME`, syncbench --serve): part 1
 answers `partial - NAME` (or the point's final status when it fails: then
 its row is written, and its part 2 answers that status again without a
@@ -37,6 +42,7 @@ of +-0.2% drawn from (seed, side, name).
 """
 import csv
 import fcntl
+import json
 import os
 import random
 import signal
@@ -81,6 +87,21 @@ def names(key):
     return {n for n in (setting(key) or "").replace(",", " ").split() if n}
 
 
+def scripted_takes():
+    spec = setting("TAKES") or "{}"
+    if spec.startswith("@"):
+        with open(spec[1:], encoding="utf-8") as f:
+            spec = f.read()
+    return {name: [t if isinstance(t, dict) else {"median": t} for t in takes]
+            for name, takes in json.loads(spec).items()}
+
+
+def take_spec(takes, name, n):
+    """What the n-th take (1-based) of name is scripted to be, or {}."""
+    script = takes.get(name)
+    return script[min(n, len(script)) - 1] if script else {}
+
+
 def parse(argv):
     opts = {"sweep": []}
     it = iter(argv)
@@ -94,7 +115,7 @@ def parse(argv):
     return opts
 
 
-def row_for(name, status, median, seed, uuid, commit, header):
+def row_for(name, status, median, seed, uuid, commit, header, fastest=None):
     parts = name.split("/")
     row = dict.fromkeys(header, "")
     row.update(schema_version=7, family=parts[0], variant=parts[1], status=status,
@@ -107,7 +128,8 @@ def row_for(name, status, median, seed, uuid, commit, header):
         if key in row:
             row[key] = value
     if status == "ok":
-        row.update(samples=100, median_us=f"{median:.4f}", min_us=f"{median * 0.99:.4f}",
+        fastest = median * 0.99 if fastest is None else fastest
+        row.update(samples=100, median_us=f"{median:.4f}", min_us=f"{fastest:.4f}",
                    max_us=f"{median * 1.02:.4f}", q1_us=f"{median * 0.995:.4f}",
                    q3_us=f"{median * 1.005:.4f}", cv_pct="0.50", sm_clock_mhz="1980.00",
                    sm_clock_after_mhz="1980.00")
@@ -149,6 +171,7 @@ def serve(opts):
     die_at_part2, die_between = setting("DIE_AT_PART2"), names("DIE_BETWEEN")
     no_parts = setting("NO_PARTS")
     delay = float(setting("DELAY", "0"))
+    takes, asked = scripted_takes(), {}
     print(f"ready {uuid} {commit}", flush=True)
     failed = False
     waiting = None                    # the point whose part 1 passed
@@ -170,14 +193,18 @@ def serve(opts):
         if name not in known:
             print(f"unknown - {name}", flush=True)
             continue
-        if name == die_at and part != 2 or name == die_at_part2 and part == 2:
+        if part != 2:
+            asked[name] = asked.get(name, 0) + 1
+        spec = take_spec(takes, name, asked.get(name, 1))
+        if (name == die_at and part != 2 or name == die_at_part2 and part == 2
+                or spec.get("status") == "die"):
             print(f"fake: dying at {name}", file=sys.stderr, flush=True)
             os._exit(9)
         if part == 2 and was_decided and was_decided[0] == name:
             print(f"{was_decided[1]} - {name}", flush=True)
             continue
         time.sleep(delay / 2 if part else delay)
-        status = "error" if name in crash else "ok"
+        status = spec.get("status") or ("error" if name in crash else "ok")
         if part == 1 and status == "ok":
             waiting = name
             print(f"partial - {name}", flush=True)
@@ -190,11 +217,11 @@ def serve(opts):
         if status == "ok":
             base = 10 + (zlib.crc32(name.encode()) % 1000) / 10
             noise = random.Random(f"{seed}/{SIDE}/{name}").uniform(-0.002, 0.002)
-            median = base * (1 + noise) * slow.get(name, 1.0)
+            median = spec.get("median") or base * (1 + noise) * slow.get(name, 1.0)
         failed |= status != "ok"
         with open(path, "a", newline="", encoding="utf-8") as f:
             csv.DictWriter(f, fieldnames=header, lineterminator="\n").writerow(
-                row_for(name, status, median, seed, uuid, commit, header))
+                row_for(name, status, median, seed, uuid, commit, header, spec.get("min")))
         print(f"{status} {'-' if median is None else f'{median:.4f}'} {name}", flush=True)
     return 1 if failed else 0
 

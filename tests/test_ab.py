@@ -6,7 +6,11 @@ sequence number to FAKE_TRACE; the build path runs in a throwaway git
 repository whose Makefile's build/syncbench is the fake. The tests written
 for whole points pass --no-halves (the default protocol); the halves
 (--halves: `@part 1/2`, `@part 2/2` in A1 B1 B2 A2 / B1 A1 A2 B2 order,
-measured worse on an H100) have their own tests at the end."""
+measured worse on an H100) have their own tests, then the retakes (a point
+whose gated figure moved by --retake or more runs again in swapped order;
+FAKE_TAKES scripts each take's figures and status)."""
+import csv
+import json
 import os
 import signal
 import subprocess
@@ -469,3 +473,195 @@ def test_a_server_without_parts_falls_back_to_whole_points(tmp_path):
     assert ab.runs("B") == P
     assert "--halves asked, but BASE (v1) does not know `@part`" in ab.err
     assert "protocol: whole points, A B (even k) / B A (odd k): --halves asked" in ab.report()
+
+
+# ---------------------------------------------------------------- retakes (whole points)
+
+# Two gemm points (gated on each side's fastest sample, min_us, in an A/B
+# run) and two scan points (gated on the median): G[0] is common point 0
+# (A then B), G[1] point 1 (B then A).
+G = ["gemm/ring/stages=3/m=2048/k=2048", "gemm/swap/stages=2/m=2048/k=2048"]
+RETAKE_POINTS = G + P[:2]
+
+
+def takes(**points):
+    """FAKE_TAKES: {name: [take, ...]}, each take its fastest sample (min_us)
+    at a median of 103 us, or a status."""
+    return json.dumps({name: [{"status": t} if isinstance(t, str) else {"median": 103, "min": t}
+                              for t in script] for name, script in points.items()})
+
+
+# First takes 3.6% (G[0]) and 3.2% (G[1]) apart on the fastest sample, the
+# medians equal; the retakes closer. G[1]'s A takes: 95 then 97, and A runs
+# second there, so A keeps its slower take (the retake, its first position).
+MOVED_A = {"TAKES": takes(**{G[0]: [98, 98.5], G[1]: [95, 97]})}
+MOVED_B = {"TAKES": takes(**{G[0]: [101.5, 99], G[1]: [98, 98.2]})}
+
+
+def retake_run(tmp_path, a=MOVED_A, b=MOVED_B, points=RETAKE_POINTS, **kw):
+    env = {"FAKE_POINTS": " ".join(points)}
+    return Ab(tmp_path, a=a, b=b, env=env, **kw).run()
+
+
+def sides_asked(ab, name):
+    """The sides asked for name, whole, in order, and whether back to back."""
+    runs = [(seq, side) for seq, side, _, what in ab.trace("run") if what == name]
+    seqs = [seq for seq, _ in runs]
+    return [side for _, side in runs], seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+
+
+def rows_by_variant(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    by = {}
+    for row in rows:
+        by.setdefault(row["variant"], []).append(row)
+    return by
+
+
+def fastest(ab, side, variant, csv_name="{}.csv"):
+    return [r["min_us"] for r in rows_by_variant(ab.dir / csv_name.format(side))[variant]]
+
+
+def test_a_point_that_moved_is_retaken_in_swapped_order_keeping_first_position(tmp_path):
+    ab = retake_run(tmp_path)
+    assert ab.rc == 0, ab.err
+    assert sides_asked(ab, G[0]) == (["A", "B", "B", "A"], True)
+    assert sides_asked(ab, G[1]) == (["B", "A", "A", "B"], True)
+    for name in P[:2]:                                   # no move: once a side
+        assert sorted(sides_asked(ab, name)[0]) == ["A", "B"]
+    # Kept: each side's take in first position, faster or not (A's 97 at G[1]).
+    assert fastest(ab, "a", "ring") == ["98.0000"] and fastest(ab, "b", "ring") == ["99.0000"]
+    assert fastest(ab, "a", "swap") == ["97.0000"] and fastest(ab, "b", "swap") == ["98.0000"]
+    progress = [line for line in ab.err.splitlines() if f"] {G[0]} " in line]
+    assert len(progress) == 1 and progress[0].endswith("retake: +3.6% -> +0.5%, kept +1.0%")
+    report = ab.report()
+    assert "retakes: a common point whose gated figure moved 2.5% or more" in report
+    assert "cap 10 retakes" in report and "retaken: 2 (" in report
+    assert f"  {G[0]}: first take +3.6%, retake +0.5%, kept +1.0% (fastest)" in report
+    assert f"  {G[1]}: first take +3.2%, retake +1.2%, kept +1.0% (fastest)" in report
+    assert "ab: retaken 2 of 4 common point(s) (--retake 2.5%, cap 10)" in ab.err
+    assert "compare: gate passed" in ab.err
+    assert "interleaved" in (ab.dir / "gate.md").read_text()
+
+
+def test_a_point_under_the_threshold_is_not_retaken(tmp_path):
+    # The gate's figure decides: gemm's fastest sample 2.4% apart (its median
+    # 10%), scan's median 1% apart (its fastest sample 10%): no retake.
+    a = {"TAKES": json.dumps({G[0]: [{"median": 100, "min": 98}],
+                              P[0]: [{"median": 50, "min": 45}]})}
+    b = {"TAKES": json.dumps({G[0]: [{"median": 110, "min": 100.352}],
+                              P[0]: [{"median": 50.5, "min": 49.5}]})}
+    ab = retake_run(tmp_path, a=a, b=b)
+    assert ab.rc == 0, ab.err
+    for name in RETAKE_POINTS:
+        assert sorted(sides_asked(ab, name)[0]) == ["A", "B"]
+    assert "retaken: 0 (" in ab.report() and "retake:" not in ab.err
+
+
+def test_retake_0_retakes_nothing(tmp_path):
+    ab = retake_run(tmp_path, args=["--retake", "0"])
+    assert ab.rc == 0, ab.err
+    assert sides_asked(ab, G[0])[0] == ["A", "B"] and sides_asked(ab, G[1])[0] == ["B", "A"]
+    assert fastest(ab, "b", "ring") == ["101.5000"]
+    assert "retakes: off (--retake 0)" in ab.report() and "retake:" not in ab.err
+    assert "ab: retaken" not in ab.err
+    for side in "ab":                                    # nothing cut: the takes are the CSV
+        assert (ab.dir / f"{side}.takes.csv").read_bytes() == (ab.dir / f"{side}.csv").read_bytes()
+
+
+def test_retakes_stop_at_the_cap(tmp_path):
+    points = [f"scan/pingpong/block_threads=256/iters={i}/n=1048576" for i in range(1, 13)]
+    b = {"SLOW": ",".join(f"{n}:1.1" for n in points)}   # every point 10% slower on B
+    ab = retake_run(tmp_path, a={}, b=b, points=points)
+    assert ab.rc == 1, ab.err                           # a real regression: the gate fails
+    for name in points[:10]:
+        assert len(sides_asked(ab, name)[0]) == 4
+    for name in points[10:]:
+        assert len(sides_asked(ab, name)[0]) == 2
+    cap_notes = [line for line in ab.err.splitlines() if "retake cap is reached" in line]
+    assert cap_notes == [f"ab: the retake cap is reached (10 points): from {points[10]} on, "
+                         f"points that moved 2.5% or more are not retaken (listed in "
+                         f"{ab.dir / 'ab.txt'})"]
+    report = ab.report()
+    assert "retaken: 10 (" in report
+    assert f"not retaken, past the cap: 2\n  {points[10]}\n  {points[11]}\n" in report
+    assert len(ab.csv_lines("a")) == len(ab.csv_lines("b")) == len(points)
+    assert len((ab.dir / "b.takes.csv").read_text().splitlines()) == 1 + len(points) + 10
+
+
+@pytest.mark.parametrize("side,status", [("A", "wrong"), ("B", "deadlock")])
+def test_a_broken_retake_keeps_its_broken_row(tmp_path, side, status):
+    # G[0]: A ran first, B second; A's retake (second position) or B's
+    # (first) is not ok: that row stands, whatever its position.
+    scripts = {"A": [98, status if side == "A" else 98.5],
+               "B": [101.5, status if side == "B" else 99]}
+    ab = retake_run(tmp_path, a={"TAKES": takes(**{G[0]: scripts["A"]})},
+                    b={"TAKES": takes(**{G[0]: scripts["B"]})})
+    assert ab.rc == 1, ab.err
+    assert sides_asked(ab, G[0])[0] == ["A", "B", "B", "A"]
+    mine, other = side.lower(), "b" if side == "A" else "a"
+    assert [r["status"] for r in rows_by_variant(ab.dir / f"{mine}.csv")["ring"]] == [status]
+    assert fastest(ab, other, "ring") == (["99.0000"] if other == "b" else ["98.0000"])
+    role = "BASE (v1)" if side == "A" else "NEW (the working tree)"
+    assert f"ab: {role}: 1 point(s) not run cleanly: {G[0]} ({status})" in ab.err
+    assert f"  {G[0]}: first take +3.6%, retake {side} {status}, kept - (fastest)" in ab.report()
+    assert (ab.dir / f"{mine}.takes.csv").read_text().count(",ring,") == 2
+
+
+def test_a_server_dying_in_a_retake_loses_the_point_there(tmp_path):
+    ab = retake_run(tmp_path, b={"TAKES": takes(**{G[0]: [101.5, "die"]})})
+    assert ab.rc == 1, ab.err
+    assert "ring" not in rows_by_variant(ab.dir / "b.csv")   # its first take dropped too
+    assert fastest(ab, "a", "ring") == ["98.0000"]
+    assert f"lost on NEW (server died; 1 death(s)): 1\n  {G[0]}" in ab.report()
+    assert [s[3].split()[1].split("=")[0] for s in ab.trace("serve") if s[1] == "B"] == \
+        ["out", "resume"]
+    for name in RETAKE_POINTS[1:]:                       # the rest ran on the restarted server
+        assert "B" in sides_asked(ab, name)[0]
+
+
+def test_the_csvs_keep_one_row_a_point_and_the_takes_every_take(tmp_path):
+    ab = retake_run(tmp_path)
+    assert ab.rc == 0, ab.err
+    header = open(os.path.join(ROOT, "results", "csv_header.csv"), encoding="utf-8").readline()
+    for side in "ab":
+        kept = (ab.dir / f"{side}.csv").read_text().splitlines(keepends=True)
+        every = (ab.dir / f"{side}.takes.csv").read_text().splitlines(keepends=True)
+        assert kept[0] == every[0] == header
+        assert len(kept) == 1 + len(RETAKE_POINTS)
+        assert len(every) == 1 + len(RETAKE_POINTS) + 2       # both takes of G[0] and G[1]
+        assert [line for line in every if line in kept] == kept   # the rest, in order
+        assert sorted(rows_by_variant(ab.dir / f"{side}.csv")) == ["pingpong", "ring", "swap"]
+    assert fastest(ab, "a", "ring", "{}.takes.csv") == ["98.0000", "98.5000"]
+    assert fastest(ab, "b", "swap", "{}.takes.csv") == ["98.0000", "98.2000"]
+    assert f"takes: every take in {ab.dir / 'a.takes.csv'} and {ab.dir / 'b.takes.csv'}" \
+        in ab.report()
+
+
+def test_halves_do_not_retake(tmp_path):
+    ab = retake_run(tmp_path, halves=True)
+    assert ab.rc == 0, ab.err
+    assert [p for p in ab.parts() if p[2] == G[0]] == abba(0, G[0])
+    assert [p for p in ab.parts() if p[2] == G[1]] == abba(1, G[1])
+    assert fastest(ab, "b", "ring") == ["101.5000"]
+    assert "retakes: none with halves" in ab.report() and "retake:" not in ab.err
+
+
+def test_interrupt_during_a_retake_leaves_the_csvs_as_written(tmp_path):
+    ab = Ab(tmp_path, a=MOVED_A, b=MOVED_B,
+            env={"FAKE_POINTS": " ".join(RETAKE_POINTS), "FAKE_DELAY": "0.4"})
+    p = subprocess.Popen(ab.cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=ab.env, cwd=ROOT)
+    deadline = time.monotonic() + 20
+    while len(ab.trace("run")) < 4 and time.monotonic() < deadline:   # A's retake begun
+        time.sleep(0.05)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    assert p.returncode == 130, err
+    assert err.strip().splitlines()[-1].startswith(
+        "ab: interrupted; the rows so far, as the servers wrote them (1 retaken point(s): "
+        "every take in them)")
+    assert fastest(ab, "b", "ring") == ["101.5000", "99.0000"]   # both of B's takes, raw
+    assert not (ab.dir / "b.takes.csv").exists()
+    assert "(the walk did not complete)" in ab.report()
