@@ -430,9 +430,16 @@ struct GemmWsTmaWgmmaPingpong {
 // Everything else is ws_tma_wgmma's: the tile, the stages, one wgmma batch
 // in flight (gemm_consume_mma: the release of the previous stage, now on
 // both CTAs' empty), the epilogue, the occupancy.
-template <int CM, int CN, template <int, bool, int> class Ring = sb_cluster_ring>
+// Persistent (ws_tma_wgmma_multicast_persistent, the configuration cuBLAS
+// runs at 4096^3 on an H100: results/h100-80gb-hbm3/proofs/round_075319f):
+// one cluster per pair of SMs that fit at once, cluster c taking cluster
+// tiles c, c + clusters, ...; both CTAs walk the same tiles, so they stay
+// in step on each other's empty barriers. The ring's state runs on across
+// tiles (parity tracked, no re-init), and the producer fills the next
+// tile's stages while the consumers store the last one.
+template <int CM, int CN, template <int, bool, int> class Ring = sb_cluster_ring, bool Persistent = false>
 struct GemmWsTmaWgmmaMulticastT {
-  static constexpr bool ws = true, twin = true, split = false, parallel = false;
+  static constexpr bool ws = true, twin = true, split = false, parallel = false, persistent = Persistent;
   static constexpr int cluster_m = CM, cluster_n = CN;
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
@@ -446,22 +453,41 @@ struct GemmWsTmaWgmmaMulticastT {
     sb_cluster_sync();  // both CTAs' inits visible cluster-wide (and block-wide) before any remote use
     const R ring(bars.full, bars.empty);
     const uint32_t rank = sb_cluster_rank();
+    // Cluster tiles: this cluster's one (a grid of work), or every
+    // (gridDim.x / 2)-th from this cluster's on (persistent).
     int m0, n0;
-    gemm_cluster_tile<T, CM, CN>(p, (int)(blockIdx.x >> 1), rank, &m0, &n0);
+    if (!Persistent) gemm_cluster_tile<T, CM, CN>(p, (int)(blockIdx.x >> 1), rank, &m0, &n0);
+    auto each_tile = [&](auto &&body) {
+      if constexpr (Persistent) {
+        const int cluster_tiles = (p.m / (T::BM * CM)) * (p.n / (T::BN * CN)), clusters = (int)(gridDim.x >> 1);
+        for (int c = (int)(blockIdx.x >> 1); c < cluster_tiles; c += clusters) {
+          gemm_cluster_tile<T, CM, CN>(p, c, rank, &m0, &n0);
+          body(m0, n0);
+        }
+      } else {
+        body(m0, n0);
+      }
+    };
     const int warp = threadIdx.x >> 5, kts = p.k / T::BK;
+    sb_ring_state st;
     if (warp == T::WARPS) {  // the producer warp: one elected thread; all 32 lanes stay for the exit barrier
-      if (threadIdx.x == T::WARPS * 32)
-        gemm_tma_produce_multicast<T, S, Bounded, CM, CN>(p, ring, smem, m0, n0, rank, kts);
+      if (threadIdx.x == T::WARPS * 32) {
+        each_tile([&](int tm, int tn) { gemm_tma_produce_multicast<T, S, Bounded, CM, CN>(p, ring, st, smem, tm, tn, rank, kts); });
+        ring.producer_tail(st);  // both CTAs' consumers released every stage I filled
+      }
       __syncwarp();
     } else {
       GemmWarpgroupMma<T> math(warp);
       ring.grant_credits();  // one credit per stage per consumer warp, on both CTAs' empty
-      sb_ring_state st, last;
-      gemm_consume_mma<T, S, Bounded>(ring, st, last, math, smem, kts);
-      gemm_consume_tail<T, S, Bounded>(ring, last, math, kts);
-      const long long t0 = Bounded ? clock64() : 0;
-      math.store(p, m0, n0);
-      gemm_prof_add<Bounded>(p, 0, t0);
+      each_tile([&](int tm, int tn) {
+        if (Persistent) math.zero();
+        sb_ring_state last;
+        gemm_consume_mma<T, S, Bounded>(ring, st, last, math, smem, kts);
+        gemm_consume_tail<T, S, Bounded>(ring, last, math, kts);
+        const long long t0 = Bounded ? clock64() : 0;
+        math.store(p, tm, tn);
+        gemm_prof_add<Bounded>(p, 0, t0);
+      });
     }
     sb_cluster_sync();  // every thread of both CTAs: no CTA leaves while its peer may still use its smem
 #else
@@ -472,6 +498,8 @@ struct GemmWsTmaWgmmaMulticastT {
 };
 template <int CM, int CN>
 using GemmWsTmaWgmmaMulticast = GemmWsTmaWgmmaMulticastT<CM, CN>;
+template <int CM, int CN>
+using GemmWsTmaWgmmaMulticastPersistent = GemmWsTmaWgmmaMulticastT<CM, CN, sb_cluster_ring, true>;
 
 #ifdef SB_BROKEN
 // The planted bug (make SB_BROKEN=1 only): a consumer warp's release
@@ -802,6 +830,16 @@ static cudaError_t gemm_reduce_launch(sb_launch *L, GemmParams &p, int tile) {
   return cudaSuccess;
 }
 
+// A persistent grid of work-taking blocks: V::persistent, else false.
+template <class V, class = void>
+struct GemmPersistent {
+  static constexpr bool value = false;
+};
+template <class V>
+struct GemmPersistent<V, std::void_t<decltype(V::persistent)>> {
+  static constexpr bool value = V::persistent;
+};
+
 // Cluster shape of a variant: V::cluster_m x V::cluster_n, else 1 x 1.
 template <class V, class = void>
 struct GemmClusterShape {
@@ -834,7 +872,7 @@ static cudaError_t gemm_launch(sb_launch *L) {
   s.cluster = CM * CN;  // the grid (the tile count) is a multiple of it: gemm_reason's rule
   s.block = sb_gemm_tile_warps(tile) * 32 + (V::ws ? 32 : 0);
   s.grid = (long long)(p.m / bm) * (p.n / bn);
-  if constexpr (GemmGroups<V>::value > 1) {  // ping-pong: persistent, at most one block per tile
+  if constexpr (GemmGroups<V>::value > 1 || GemmPersistent<V>::value) {  // persistent, at most one block per tile
     s.block = sb_gemm_tile_warps(tile) * 32 * GemmGroups<V>::value + 32;
     s.work = s.grid;
     s.grid = SB_GRID_PERSISTENT;
@@ -935,13 +973,17 @@ static const sb_variant gemm_rows[] = {
      "producer warp cp.async + arrive.noinc on full; consumer warps wait full, mma, arrive empty"},
     {"ws_tma", gemm_launch<GemmWsTma, true>, gemm_pick<GemmWsTma>, 90, 0,
      "elected thread: expect_tx + 2 TMA 2D boxes on full; mma.sync consumer warps arrive empty"},
-    // Before ws_tma_wgmma, whose mainloop it shares: the rows after
-    // ws_tma_wgmma are the ones that cut K or persist (scripts/answers.py).
+    // Before ws_tma_wgmma, whose mainloop they share: the rows after
+    // ws_tma_wgmma are the ones that cut K, and ping-pong (scripts/answers.py).
     {"ws_tma_wgmma_multicast", gemm_launch_multicast<GemmWsTmaWgmmaMulticast>,
      gemm_pick_multicast<GemmWsTmaWgmmaMulticast>, 90, SB_VF_GEMM_MULTICAST,
      "ws_tma_wgmma in clusters of 2 adjacent tiles (cluster_shape 2x1: B shared, 1x2: A shared): each CTA "
      "multicasts half the shared box to both (expect_tx = own box + 2 halves); consumer warps arrive on both "
      "CTAs' empty (mapa, mbarrier.arrive.shared::cluster); cluster barrier after init and before exit"},
+    {"ws_tma_wgmma_multicast_persistent", gemm_launch_multicast<GemmWsTmaWgmmaMulticastPersistent>,
+     gemm_pick_multicast<GemmWsTmaWgmmaMulticastPersistent>, 90, SB_VF_GEMM_MULTICAST,
+     "ws_tma_wgmma_multicast on a persistent grid (as many clusters as fit at once, cluster tiles c, c + clusters, "
+     "...): the ring's parity runs on across tiles and the producer fills the next tile's stages during the epilogue"},
     {"ws_tma_wgmma", gemm_launch<GemmWsTmaWgmma, true>, gemm_pick<GemmWsTmaWgmma>, 90, 0,
      "ws_tma with wgmma consumer warpgroups: fence, k16 x4, commit, wait_group 1, arrive empty of the previous stage"},
     {"splitk_serial", gemm_launch<GemmSplitKSerial, true>, gemm_pick<GemmSplitKSerial>, 90, SB_VF_GEMM_SPLIT,

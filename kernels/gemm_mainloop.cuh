@@ -288,11 +288,12 @@ struct GemmMulticastBoxes {
   static_assert(OWN_BYTES + 2 * HALF_BYTES == T::STAGE_BYTES, "expect_tx: own box + both halves");
 };
 
+// One cluster tile's kts stages, from ring state st on (a persistent
+// producer carries st from tile to tile; the caller ends with producer_tail).
 template <class T, int S, bool Bounded, int CM, int CN, class Ring>
-__device__ __forceinline__ void gemm_tma_produce_multicast(const GemmParams &p, const Ring &ring, uint32_t smem,
-                                                           int m0, int n0, uint32_t rank, int kts) {
+__device__ __forceinline__ void gemm_tma_produce_multicast(const GemmParams &p, const Ring &ring, sb_ring_state &st,
+                                                           uint32_t smem, int m0, int n0, uint32_t rank, int kts) {
   using X = GemmMulticastBoxes<T, CM, CN>;
-  sb_ring_state st;
   for (int kt = 0; kt < kts; ++kt) {
     ring.acquire(st);  // both CTAs' consumers released this stage
     const uint32_t stage = smem + st.index * T::STAGE_BYTES, bar = ring.full_bar(st.index);
@@ -308,7 +309,6 @@ __device__ __forceinline__ void gemm_tma_produce_multicast(const GemmParams &p, 
     }
     st.template advance<S>();
   }
-  ring.producer_tail(st);  // both CTAs' consumers released every stage I filled
 }
 
 #endif  // SB_KERNELS_GEMM_MAINLOOP_CUH

@@ -58,6 +58,31 @@ def test_the_cluster_rules_are_in_the_kernel():
     main = read("kernels/gemm_mainloop.cuh")
     prod = main[main.index("void gemm_tma_produce_multicast("):]
     prod = prod[:prod.index("\n}\n")]
-    assert "ring.acquire(st)" in prod and "ring.producer_tail(st)" in prod
+    assert "ring.acquire(st)" in prod and "sb_ring_state &st" in prod  # the caller's state
+    # the producer's tail comes once, after its last tile (a persistent
+    # producer carries st from tile to tile)
+    assert body.index("gemm_tma_produce_multicast") < body.index("ring.producer_tail(st)")
     assert "ring.commit_tx(st, (uint32_t)T::STAGE_BYTES)" in prod
     assert ".multicast::cluster" in main
+
+
+def test_the_persistent_variant_keeps_one_ring_across_tiles():
+    """ws_tma_wgmma_multicast_persistent: the ring is initialized once and its
+    state (index, parity) declared once, before the tile loop; both CTAs of a
+    cluster walk the same cluster tiles (cluster = blockIdx.x / 2, stride =
+    clusters), so they stay in step on each other's empty barriers; the
+    accumulators are zeroed per tile; the launch is a persistent grid."""
+    src = read("kernels/gemm.cu")
+    body = src[src.index("struct GemmWsTmaWgmmaMulticastT"):]
+    body = body[:body.index("\n};")]
+    assert body.count("R::init(") == 1 and body.count("sb_ring_state st;") == 1
+    walk = body[body.index("auto each_tile = "):body.index("\n    };\n")]
+    assert "for (int c = (int)(blockIdx.x >> 1); c < cluster_tiles; c += clusters)" in walk
+    assert "sb_ring_state" not in walk and "init(" not in walk
+    first_use = body.index("each_tile([&]")
+    assert body.index("sb_ring_state st;") < first_use and body.index("R::init(") < first_use
+    assert "clusters = (int)(gridDim.x >> 1)" in body
+    assert "if (Persistent) math.zero();" in body
+    assert "GemmWsTmaWgmmaMulticastT<CM, CN, sb_cluster_ring, true>" in src
+    launch = src[src.index("static cudaError_t gemm_launch(sb_launch *L)"):]
+    assert "GemmPersistent<V>::value" in launch and "s.grid = SB_GRID_PERSISTENT;" in launch
