@@ -285,7 +285,8 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
   const int bm = sb_gemm_tile_bm(t), bn = sb_gemm_tile_bn(t);
   const long long s = p->axis[SB_AXIS_STAGES], w = p->axis[SB_AXIS_WARPS];
   const unsigned f = p->variant->flags;
-  const long long smem = s * sb_gemm_stage_bytes(t) + SB_GEMM_ALIGN_SLACK;
+  const long long staging = (f & SB_VF_GEMM_TMA_STORE) ? sb_gemm_store_staging_bytes(t) * ((f & SB_VF_GEMM_PINGPONG) ? 2 : 1) : 0;
+  const long long smem = s * sb_gemm_stage_bytes(t) + staging + SB_GEMM_ALIGN_SLACK;
 #define BROKEN(axes, ...)                                          \
   do {                                                             \
     if (unasked && !((axes) & user_axes)) *unasked = 1;            \
@@ -349,8 +350,8 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
   }
   if ((size_t)smem > smem_limit)
     BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE),
-           "stages x stage bytes = %lld x %lld (+ %d alignment) exceeds the %zu B of shared memory a block may use",
-           s, sb_gemm_stage_bytes(t), SB_GEMM_ALIGN_SLACK, smem_limit);
+           "stages x stage bytes = %lld x %lld (+ %lld C staging + %d alignment) exceeds the %zu B of shared memory "
+           "a block may use", s, sb_gemm_stage_bytes(t), staging, SB_GEMM_ALIGN_SLACK, smem_limit);
 #undef BROKEN
   return first;
 }
@@ -403,21 +404,20 @@ int sb_gemm_in_sweep(sb_point *p, unsigned long long user_axes) {
   p->axis[SB_AXIS_BUFFER_BYTES] = sb_gemm_stage_bytes((int)p->axis[SB_AXIS_TILE]);
   /* Ping-pong's turns need stages to hand over: at 2 and 3 it measured
    * 44-73% of cuBLAS where 4-6 took 86-94% (H100, first run, proofs/
-   * first_run_aee9a22); the default grid keeps 4-6 (the 5-minute budget),
-   * --stages asks for the others. */
+   * first_run_aee9a22), and 4 stayed 1-6 points under 5-6 at every square
+   * (proofs/persistent_multicast_f8b7c70); the default grid keeps 5-6 (the
+   * 5-minute budget), --stages asks for the others. */
   if ((p->variant->flags & SB_VF_GEMM_PINGPONG) && !(user_axes & AXIS_BIT(STAGES)) &&
-      p->axis[SB_AXIS_STAGES] < 4)
+      p->axis[SB_AXIS_STAGES] < 5)
     return 0;
-  /* Multicast: 4 stages (ws_tma_wgmma's best at 128x256; 3 stages measured
-   * 2-6 points lower at every square, proofs/persistent_multicast_f8b7c70),
-   * of both tiles; the persistent one 128x256 only (its 128x128 ran 78-85 %
-   * of cuBLAS at 4096^3 and 8192^3 against 93-100 %). The others are
-   * compiled (--stages, --tile ask for them): the 5-minute budget. */
-  if ((p->variant->flags & SB_VF_GEMM_MULTICAST) && !(user_axes & AXIS_BIT(STAGES)) &&
-      p->axis[SB_AXIS_STAGES] != 4)
-    return 0;
-  if ((p->variant->flags & SB_VF_GEMM_MULTICAST) && !(user_axes & AXIS_BIT(TILE)) &&
-      p->axis[SB_AXIS_TILE] == 0 && strstr(p->variant->name, "persistent"))
+  /* Multicast: 4 stages of 128x256 (ws_tma_wgmma's best there; 3 stages
+   * measured 2-6 points lower at every square, and 128x128 at 4 stages
+   * 65-85 % of cuBLAS against 93-100 % from 2048^3 up, H100, proofs/
+   * persistent_multicast_f8b7c70). The others are compiled (--stages,
+   * --tile ask for them): the 5-minute budget. */
+  if ((p->variant->flags & SB_VF_GEMM_MULTICAST) &&
+      ((!(user_axes & AXIS_BIT(STAGES)) && p->axis[SB_AXIS_STAGES] != 4) ||
+       (!(user_axes & AXIS_BIT(TILE)) && p->axis[SB_AXIS_TILE] == 0)))
     return 0;
   char why[SB_DETAIL_LEN];
   int unasked;
@@ -540,6 +540,8 @@ static const sb_trait_name gemm_traits[] = {
     {SB_VF_GEMM_STREAMK, "stream_k"},   /* stream-K: persistent, combines partial tiles */
     {SB_VF_GEMM_PINGPONG, "pingpong"},  /* two consumer warpgroups take turns */
     {SB_VF_GEMM_MULTICAST, "multicast"},/* clusters of 2: the shared operand multicast */
+    {SB_VF_GEMM_PERSISTENT, "persistent"},/* a persistent grid walks the tiles */
+    {SB_VF_GEMM_TMA_STORE, "tma_store"},/* C through shared memory and TMA stores */
     {0, NULL}};
 
 const sb_family sb_family_gemm = {

@@ -366,8 +366,13 @@ struct GemmStreamK {
 // Shared memory per SM is comparable at equal total stages (ping-pong S
 // stages against 2 x S/2). No setmaxnreg and a producer warp, not
 // CUTLASS's producer warpgroup: ws_tma_wgmma's producer, unchanged.
-struct GemmWsTmaWgmmaPingpong {
-  static constexpr bool ws = true, twin = true, split = false, parallel = false;
+// TmaStore (ws_tma_wgmma_pingpong_tma_store): the epilogue section stores
+// through the async proxy (GemmWarpgroupMma::store_tma, staging after the
+// stages, two buffers per consumer warp of both warpgroups), so a
+// warpgroup's turn in it ends once its pieces are staged and handed to TMA.
+template <bool TmaStore = false>
+struct GemmWsTmaWgmmaPingpongT {
+  static constexpr bool ws = true, twin = true, split = false, parallel = false, tma_store = TmaStore;
   static constexpr int groups = 2;  // consumer warpgroups, a tile each
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
@@ -397,6 +402,7 @@ struct GemmWsTmaWgmmaPingpong {
     const GemmOrderedSequence<2, 2> order{g};
     sb_ring_state st;
     if (g == 1) gemm_ring_skip<S>(st, kts);  // tile 0's stages are warpgroup 0's
+    unsigned piece = 0;  // TmaStore: this warp's staged pieces so far
     for (int j = g; j < mine; j += groups) {
       int m0, n0;
       gemm_tile_origin<T>(p, gemm_dp_tile(0, j), &m0, &n0);
@@ -408,17 +414,24 @@ struct GemmWsTmaWgmmaPingpong {
       gemm_consume_tail<T, S, Bounded>(ring, last, math, kts);
       order.wait(1, j);
       const long long t0 = Bounded ? clock64() : 0;
-      math.store(p, m0, n0);
+      if constexpr (TmaStore)
+        math.store_tma(p, m0, n0, smem + S * T::STAGE_BYTES, piece);
+      else
+        math.store(p, m0, n0);
       gemm_prof_add<Bounded>(p, 0, t0);  // thread 0: warpgroup 0's epilogues
       order.arrive(1, j + 1 < mine);
       gemm_ring_skip<S>(st, kts);  // tile j + 1's stages are the other warpgroup's
     }
+    if constexpr (TmaStore) math.store_tma_drain();
 #else
     (void)p, (void)smem;
     __trap();  // sm_90a only (wgmma): never launched elsewhere
 #endif
   }
 };
+
+using GemmWsTmaWgmmaPingpong = GemmWsTmaWgmmaPingpongT<false>;
+using GemmWsTmaWgmmaPingpongTmaStore = GemmWsTmaWgmmaPingpongT<true>;
 
 // ws_tma_wgmma_multicast: ws_tma_wgmma in clusters of 2 CTAs on adjacent
 // tiles that share one operand (CM x CN = 2x1: B; 1x2: A), each CTA's
@@ -437,9 +450,11 @@ struct GemmWsTmaWgmmaPingpong {
 // in step on each other's empty barriers. The ring's state runs on across
 // tiles (parity tracked, no re-init), and the producer fills the next
 // tile's stages while the consumers store the last one.
-template <int CM, int CN, template <int, bool, int> class Ring = sb_cluster_ring, bool Persistent = false>
+template <int CM, int CN, template <int, bool, int> class Ring = sb_cluster_ring, bool Persistent = false,
+          bool TmaStore = false>
 struct GemmWsTmaWgmmaMulticastT {
   static constexpr bool ws = true, twin = true, split = false, parallel = false, persistent = Persistent;
+  static constexpr bool tma_store = TmaStore;
   static constexpr int cluster_m = CM, cluster_n = CN;
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
@@ -479,15 +494,20 @@ struct GemmWsTmaWgmmaMulticastT {
     } else {
       GemmWarpgroupMma<T> math(warp);
       ring.grant_credits();  // one credit per stage per consumer warp, on both CTAs' empty
+      unsigned piece = 0;    // TmaStore: this warp's staged pieces so far
       each_tile([&](int tm, int tn) {
         if (Persistent) math.zero();
         sb_ring_state last;
         gemm_consume_mma<T, S, Bounded>(ring, st, last, math, smem, kts);
         gemm_consume_tail<T, S, Bounded>(ring, last, math, kts);
         const long long t0 = Bounded ? clock64() : 0;
-        math.store(p, tm, tn);
+        if constexpr (TmaStore)
+          math.store_tma(p, tm, tn, smem + S * T::STAGE_BYTES, piece);
+        else
+          math.store(p, tm, tn);
         gemm_prof_add<Bounded>(p, 0, t0);
       });
+      if constexpr (TmaStore) math.store_tma_drain();
     }
     sb_cluster_sync();  // every thread of both CTAs: no CTA leaves while its peer may still use its smem
 #else
@@ -500,6 +520,8 @@ template <int CM, int CN>
 using GemmWsTmaWgmmaMulticast = GemmWsTmaWgmmaMulticastT<CM, CN>;
 template <int CM, int CN>
 using GemmWsTmaWgmmaMulticastPersistent = GemmWsTmaWgmmaMulticastT<CM, CN, sb_cluster_ring, true>;
+template <int CM, int CN>
+using GemmWsTmaWgmmaMulticastPersistentTmaStore = GemmWsTmaWgmmaMulticastT<CM, CN, sb_cluster_ring, true, true>;
 
 #ifdef SB_BROKEN
 // The planted bug (make SB_BROKEN=1 only): a consumer warp's release
@@ -596,16 +618,26 @@ struct GemmStages<GemmSplitKReduceT<D>, T> : GemmSplitStages<T> {};
 template <class T>
 struct GemmStages<GemmStreamK, T> : GemmSplitStages<T> {};
 // Multicast: ws_tma_wgmma's best stages per tile (sb_gemm_multicast_stages_ok).
-template <int CM, int CN, template <int, bool, int> class R, class T>
-struct GemmStages<GemmWsTmaWgmmaMulticastT<CM, CN, R>, T> {
+template <int CM, int CN, template <int, bool, int> class R, bool P, bool TS, class T>
+struct GemmStages<GemmWsTmaWgmmaMulticastT<CM, CN, R, P, TS>, T> {
   using list = std::conditional_t<T::BN == 256, sb_values<3, 4>, sb_values<4, 5, 6>>;
+};
+
+// The TMA-store epilogue's staging after the stages: V::tma_store, else none.
+template <class V, class T, class = void>
+struct GemmStoreBytes {
+  static constexpr int value = 0;
+};
+template <class V, class T>
+struct GemmStoreBytes<V, T, std::void_t<decltype(V::tma_store)>> {
+  static constexpr int value = V::tma_store ? GemmWarpgroupMma<T>::STORE_BYTES * GemmGroups<V>::value : 0;
 };
 
 template <class V, class T, int S>
 static sb_kernels gemm_kernels() {
   return sb_twin_kernels<V::twin>(
       [](auto bounded) { return gemm_kernel<V, T, S, decltype(bounded)::value>; },
-      (size_t)S * T::STAGE_BYTES + SB_GEMM_ALIGN_SLACK);
+      (size_t)S * T::STAGE_BYTES + GemmStoreBytes<V, T>::value + SB_GEMM_ALIGN_SLACK);
 }
 
 template <class V, class T>
@@ -633,8 +665,8 @@ static int gemm_pick(const long long *axis, sb_kernels *k, char *why, size_t len
 
 // Ping-pong: 128 x 128 only, two consumer warpgroups (consumer_warps 8),
 // ws_tma_wgmma's stage list for the tile.
+template <class V>
 static int gemm_pick_pingpong(const long long *axis, sb_kernels *k, char *why, size_t len) {
-  using V = GemmWsTmaWgmmaPingpong;
   using T = Tile128x128;
   if (axis[SB_AXIS_TILE] != 0) {
     snprintf(why, len, "tile=%lld: a ping-pong warpgroup owns a whole tile; compiled for 128x128x64 only "
@@ -690,6 +722,24 @@ static cudaError_t gemm_tensor_maps(GemmParams *p, int bm, int bn) {
   last = *p;
   last_bm = bm;
   last_bn = bn;
+  return cudaSuccess;
+}
+
+// C's map for the TMA-store epilogue ([M][N] fp32, boxes of 32 columns x
+// 16 rows: one consumer warp's piece, 128-byte rows, 128B swizzle), cached
+// as the operands' maps are.
+static cudaError_t gemm_tensor_map_c(GemmParams *p) {
+  static CUtensorMap map;
+  static const float *c;
+  static int m, n;
+  if (c != p->c || m != p->m || n != p->n) {
+    cudaError_t e = sb_encode_tensor_map_2d(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, p->c, (unsigned long long)p->n,
+                                            (unsigned long long)p->m, (unsigned long long)p->n * 4, 32, 16,
+                                            CU_TENSOR_MAP_SWIZZLE_128B);
+    if (e != cudaSuccess) return e;
+    c = p->c, m = p->m, n = p->n;
+  }
+  p->map_c = map;
   return cudaSuccess;
 }
 
@@ -830,6 +880,16 @@ static cudaError_t gemm_reduce_launch(sb_launch *L, GemmParams &p, int tile) {
   return cudaSuccess;
 }
 
+// The TMA-store epilogue: V::tma_store, else false.
+template <class V, class = void>
+struct GemmTmaStore {
+  static constexpr bool value = false;
+};
+template <class V>
+struct GemmTmaStore<V, std::void_t<decltype(V::tma_store)>> {
+  static constexpr bool value = V::tma_store;
+};
+
 // A persistent grid of work-taking blocks: V::persistent, else false.
 template <class V, class = void>
 struct GemmPersistent {
@@ -866,6 +926,7 @@ static cudaError_t gemm_launch(sb_launch *L) {
   constexpr int CM = GemmClusterShape<V>::m, CN = GemmClusterShape<V>::n;
   if (Tma && !L->query) {
     cudaError_t e = gemm_tensor_maps(&p, bm / CN, bn / CM);
+    if (e == cudaSuccess && GemmTmaStore<V>::value) e = gemm_tensor_map_c(&p);
     if (e != cudaSuccess) return e;
   }
   sb_shape s;
@@ -981,9 +1042,15 @@ static const sb_variant gemm_rows[] = {
      "multicasts half the shared box to both (expect_tx = own box + 2 halves); consumer warps arrive on both "
      "CTAs' empty (mapa, mbarrier.arrive.shared::cluster); cluster barrier after init and before exit"},
     {"ws_tma_wgmma_multicast_persistent", gemm_launch_multicast<GemmWsTmaWgmmaMulticastPersistent>,
-     gemm_pick_multicast<GemmWsTmaWgmmaMulticastPersistent>, 90, SB_VF_GEMM_MULTICAST,
+     gemm_pick_multicast<GemmWsTmaWgmmaMulticastPersistent>, 90, SB_VF_GEMM_MULTICAST | SB_VF_GEMM_PERSISTENT,
      "ws_tma_wgmma_multicast on a persistent grid (as many clusters as fit at once, cluster tiles c, c + clusters, "
      "...): the ring's parity runs on across tiles and the producer fills the next tile's stages during the epilogue"},
+    {"ws_tma_wgmma_multicast_persistent_tma_store", gemm_launch_multicast<GemmWsTmaWgmmaMulticastPersistentTmaStore>,
+     gemm_pick_multicast<GemmWsTmaWgmmaMulticastPersistentTmaStore>, 90,
+     SB_VF_GEMM_MULTICAST | SB_VF_GEMM_PERSISTENT | SB_VF_GEMM_TMA_STORE,
+     "ws_tma_wgmma_multicast_persistent storing C through the async proxy: each consumer warp stages 16x32 pieces "
+     "in 2 buffers (fence.proxy.async.shared::cta, __syncwarp), lane 0 cp.async.bulk.tensor stores them "
+     "(bulk_group; wait_group.read 1 before a buffer is rewritten, wait_group 0 before exit)"},
     {"ws_tma_wgmma", gemm_launch<GemmWsTmaWgmma, true>, gemm_pick<GemmWsTmaWgmma>, 90, 0,
      "ws_tma with wgmma consumer warpgroups: fence, k16 x4, commit, wait_group 1, arrive empty of the previous stage"},
     {"splitk_serial", gemm_launch<GemmSplitKSerial, true>, gemm_pick<GemmSplitKSerial>, 90, SB_VF_GEMM_SPLIT,
@@ -1000,9 +1067,14 @@ static const sb_variant gemm_rows[] = {
      "finished by the tile's last k-piece, which waits only on lower tickets' flags (st.release.gpu / "
      "ld.acquire.gpu) and adds their fp32 partials; with more than 4 blocks per tile, partials only, summed by "
      "a separate reduction kernel (PDL secondary); memset of the flags in the timed launch"},
-    {"ws_tma_wgmma_pingpong", gemm_launch<GemmWsTmaWgmmaPingpong, true>, gemm_pick_pingpong, 90, SB_VF_GEMM_PINGPONG,
+    {"ws_tma_wgmma_pingpong", gemm_launch<GemmWsTmaWgmmaPingpong, true>, gemm_pick_pingpong<GemmWsTmaWgmmaPingpong>,
+     90, SB_VF_GEMM_PINGPONG,
      "persistent ws_tma_wgmma blocks, 2 consumer warpgroups on alternate 128x128 tiles, one ring; "
      "an ordered sequence of named barriers (bar.sync / bar.arrive) alternates their MMA and epilogue turns"},
+    {"ws_tma_wgmma_pingpong_tma_store", gemm_launch<GemmWsTmaWgmmaPingpongTmaStore, true>,
+     gemm_pick_pingpong<GemmWsTmaWgmmaPingpongTmaStore>, 90, SB_VF_GEMM_PINGPONG | SB_VF_GEMM_TMA_STORE,
+     "ws_tma_wgmma_pingpong whose epilogue turn stores C through the async proxy (as "
+     "ws_tma_wgmma_multicast_persistent_tma_store): staged 16x32 pieces, cp.async.bulk.tensor stores, bulk_group waits"},
 #ifdef SB_BROKEN
     // The planted bug: ws_tma_wgmma_multicast without the remote arrive;
     // both producers wait forever on their empty barrier -> `deadlock`.

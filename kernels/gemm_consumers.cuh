@@ -277,6 +277,63 @@ struct GemmWarpgroupMma {
       }
   }
 
+  // store_tma's staging: two 16 x 32 fp32 pieces per consumer warp.
+  static constexpr int STORE_PIECE_BYTES = 16 * 32 * 4;
+  static constexpr int STORE_BYTES = T::WARPS * 2 * STORE_PIECE_BYTES;
+
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  // The epilogue through the async proxy (CUTLASS's TMA-store epilogue):
+  // each consumer warp stages its rows of C in pieces of 16 rows x 32
+  // columns (2 KiB, the 128-byte swizzle TMA reads: chunk c of row r at
+  // c ^ (r & 7)) in two buffers of its own, and its lane 0 stores each
+  // piece with one cp.async.bulk.tensor (p.map_c) and goes on: the global
+  // writes drain while the warp stages the next piece and the warpgroups
+  // start the next tile's MMA, where st.global from registers stalls the
+  // warp once the memory system backs up (all SMs store at once).
+  // The rules: the staging threads' generic writes are ordered before the
+  // async proxy's reads by fence.proxy.async.shared::cta in every writer,
+  // then __syncwarp, then lane 0's copy; a buffer is written again only
+  // after lane 0's cp.async.bulk.wait_group.read 1 (the copy that read it,
+  // two pieces back, has finished reading) and __syncwarp; before the
+  // block exits, lane 0's wait_group 0 (every store complete).
+  // `piece` counts this warp's pieces across tiles: its buffer is piece & 1.
+  __device__ __forceinline__ void store_tma(const GemmParams &p, int m0, int n0, uint32_t staging,
+                                            unsigned &piece) const {
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, w = warp & 3, g = lane >> 2, q = lane & 3;
+    const uint32_t mine = staging + (uint32_t)(warp * 2 * STORE_PIECE_BYTES);
+#pragma unroll
+    for (int s = 0; s < MSUB; ++s)
+#pragma unroll
+      for (int ch = 0; ch < T::BN / 32; ++ch, ++piece) {
+        const uint32_t buf = mine + (piece & 1u) * STORE_PIECE_BYTES;
+        if (lane == 0) asm volatile("cp.async.bulk.wait_group.read 1;" ::: "memory");
+        __syncwarp();  // the buffer's last copy has read it: every lane may write
+#pragma unroll
+        for (int jj = 0; jj < 4; ++jj) {
+          const int j = 4 * ch + jj;
+          const uint32_t at = (uint32_t)(((2 * jj + (q >> 1)) ^ g) << 4) + (uint32_t)((q & 1) * 8);
+          asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(buf + g * 128 + at), "f"(acc[s][4 * j]),
+                       "f"(acc[s][4 * j + 1]) : "memory");
+          asm volatile("st.shared.v2.f32 [%0], {%1, %2};" ::"r"(buf + (g + 8) * 128 + at), "f"(acc[s][4 * j + 2]),
+                       "f"(acc[s][4 * j + 3]) : "memory");
+        }
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");  // my writes, before the async proxy reads
+        __syncwarp();
+        if (lane == 0) {
+          const int row = m0 + (wg * MSUB + s) * 64 + w * 16, col = n0 + ch * 32;
+          asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%1, %2}], [%3];" ::"l"(
+                           (unsigned long long)&p.map_c),
+                       "r"(col), "r"(row), "r"(buf) : "memory");
+          asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+        }
+      }
+  }
+  // Before the block exits: every store of this warp has completed.
+  __device__ __forceinline__ static void store_tma_drain() {
+    if ((threadIdx.x & 31) == 0) asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+  }
+#endif
+
   // A partial tile in a workspace, in fragment order: float4 j of consumer
   // thread t at [j * NT + t] (every warp writes 512 contiguous bytes).
   static constexpr int NT = T::WARPS * 32, V4 = MSUB * T::BN / 8;

@@ -33,6 +33,10 @@ struct alignas(128) GemmParams {
   // (stores, and for the split variants the waits, workspace traffic and
   // adds that combine partial tiles), [1] += its cycles in the whole block.
   unsigned long long *prof;
+  // C as [M][N] fp32, boxes of 32 x 16, 128B swizzle: the TMA-store
+  // epilogue (GemmWarpgroupMma::store_tma) only. Last, so that the fields
+  // before it keep their offsets (and every other kernel its code).
+  CUtensorMap map_c;
 };
 
 // Thread 0's cycles since t0 into prof[slot]: the bounded twin's epilogue

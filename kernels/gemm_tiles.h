@@ -40,8 +40,15 @@ enum {
   SB_VF_GEMM_SPLIT = SB_VF_FAMILY0 << 2,      /* split-K: the splits axis */
   SB_VF_GEMM_STREAMK = SB_VF_FAMILY0 << 3,    /* stream-K: persistent, no splits axis */
   SB_VF_GEMM_PINGPONG = SB_VF_FAMILY0 << 4,   /* two consumer warpgroups, a whole tile each */
-  SB_VF_GEMM_MULTICAST = SB_VF_FAMILY0 << 5   /* clusters of 2 tiles: the cluster_shape axis */
+  SB_VF_GEMM_MULTICAST = SB_VF_FAMILY0 << 5,  /* clusters of 2 tiles: the cluster_shape axis */
+  SB_VF_GEMM_PERSISTENT = SB_VF_FAMILY0 << 6, /* a persistent grid (tiles in a loop), not a block per tile */
+  SB_VF_GEMM_TMA_STORE = SB_VF_FAMILY0 << 7   /* C stored through smem by TMA: its staging after the stages */
 };
+/* The TMA-store epilogue's staging (GemmWarpgroupMma::store_tma): two
+ * pieces of 16 x 32 fp32 per consumer warp. */
+static inline long long sb_gemm_store_staging_bytes(int tile) {
+  return (long long)(sb_gemm_tile_bm(tile) / 64) * (sb_gemm_tile_bn(tile) / 64) * 2 * 16 * 32 * 4;
+}
 
 /* The cluster_shape axis (ws_tma_wgmma_multicast): 2x1, two vertically
  * adjacent tiles (same columns: B multicast); 1x2, two horizontally
