@@ -78,22 +78,86 @@ static inline SB_GEMM_HD int sb_gemm_slice_begin(int kts, int splits, int slice)
 
 /* splits=auto (SB_AXIS_AUTO on the splits axis): the split count the
  * launcher runs for `tiles` output tiles of kts k-tiles each on sm_count
- * SMs. The split variants run one block per SM, so fill about one wave:
- * the largest power of two s with tiles * s <= sm_count; then cap it so
- * that every slice keeps at least SB_GEMM_AUTO_MIN_SLICE_KTS k-tiles
- * (s <= kts / 8: a shorter slice is mostly prologue and epilogue) and at
- * SB_GEMM_AUTO_MAX_SPLITS; at least 1. E.g. on 132 SMs, 1024x1024x16384:
- * 64 tiles of 128x128 -> 2, 32 of 128x256 -> 4; 512x512x32768 at 128x128:
- * 16 tiles -> 8 (tests/test_gemm.c has more). A starting policy, to be
- * tuned from GPU runs: the CSV's splits_used says what it chose. */
+ * SMs (splitk_serial, splitk_parallel, splitk_reduce). The split variants
+ * run one block per (tile, slice), one block per SM, so s slices run in
+ * waves(s) = ceil(tiles s / SMs) waves of ceil(kts / s) k-tiles. A cost
+ * model, in k-tiles of one block's mainloop, picks the s in [1, cap] with
+ * the lowest estimate (ties: the smaller s):
+ *
+ *   T(s) = waves(s) ceil(kts / s) max(1, conc(s) / (MEM sqrt(tiles)))
+ *        + RED tiles s / SMs
+ *
+ * - Memory: conc(s) = min(tiles s, SMs) blocks run at once, each streaming
+ *   its tile's rows of A and columns of B. The blocks of one K slice share
+ *   them over a sqrt(tiles) x sqrt(tiles) grid of tiles, so the distinct
+ *   traffic is conc / sqrt(tiles) blocks' worth; past MEM blocks' worth,
+ *   memory sets the pace and more slices stop shortening the mainloop
+ *   (1 tile: past 48 slices; 4 tiles: past 24; 16 tiles: past 12).
+ * - Combining: every block writes an fp32 partial tile that is read back
+ *   (the reduction kernel, the last slice or the next one); a wave's worth
+ *   (SMs partial tiles) costs RED k-tiles.
+ * - cap = min(kts / SB_GEMM_AUTO_MIN_SLICE_KTS, SB_GEMM_AUTO_MAX_SPLITS):
+ *   no slice under 8 k-tiles, at most 32 slices (no measured shape ran
+ *   best with shorter slices or more of them).
+ * No fixed cost per wave (prologue, pipeline fill): the data does not
+ * call for one (4 to 32 k-tiles of it change one measured choice, 1152^2 x
+ * 8192: 1 instead of 3, 80.4-80.5 % of cuBLAS against 81.4 %).
+ *
+ * MEM and RED are fitted by scripts/fit_auto_splits.py, which
+ * tests/test_splits_auto.py reruns, to the H100's (132 SMs) splitk_reduce
+ * rows, % of cuBLAS: results/h100-80gb-hbm3/proofs/round_075319f/splits.csv
+ * (commit 075319f: m = n = 128, 256, 1152, k = 8k-64k, splits 2-64),
+ * proofs/offsweep_4152772/gemm.csv (commit 4152772: m = n = 128-1152,
+ * splits 2-32 and auto, both tiles), proofs/offsweep_2f31c13/gemm.csv and
+ * latest.csv / baseline.csv (commit 2f31c13). Every choice there runs
+ * within 3 points of the best measured count, or was not measured
+ * (docs/gemm.md has the table). As rates: 48 blocks x 32 KiB a k-tile
+ * at ~0.3 us a k-tile is ~5 TB/s (HBM plus L2 hits); 132 partials (8.6 MB
+ * written and read) in 32 k-tiles, ~10 us.
+ * On 132 SMs: 1152^2 (81 tiles of 128x128) -> 3 (243 blocks: two nearly
+ * full waves; 96.5 % of cuBLAS at k = 64k, where 1 ran 78-79 %);
+ * 1024x1024x16384: 64 tiles -> 2, 32 tiles of 128x256 -> 4; 512x512x32768:
+ * 16 tiles -> 8, 8 tiles of 128x256 -> 16 (tests/test_gemm.c has more).
+ * Integer arithmetic (the square root in 1/1024 steps), so host, device
+ * and the fit's Python agree exactly. */
 #define SB_GEMM_AUTO_MIN_SLICE_KTS 8
 #define SB_GEMM_AUTO_MAX_SPLITS 32
+#define SB_GEMM_AUTO_MEM_BLOCKS 48 /* MEM */
+#define SB_GEMM_AUTO_RED_KTS 32    /* RED */
+static inline SB_GEMM_HD unsigned long long sb_gemm_isqrt(unsigned long long x) {
+  unsigned long long r = 0, bit = 1ULL << 62;
+  while (bit > x) bit >>= 2;
+  for (; bit; bit >>= 2) {
+    if (x >= r + bit) {
+      x -= r + bit;
+      r = (r >> 1) + bit;
+    } else {
+      r >>= 1;
+    }
+  }
+  return r;
+}
+/* T(s) of the comment above, times 1024 x sm_count (an integer). */
+static inline SB_GEMM_HD unsigned long long sb_gemm_auto_cost(int tiles, int kts, int sm_count, int s) {
+  const unsigned long long blocks = (unsigned long long)tiles * (unsigned long long)s;
+  const unsigned long long sms = (unsigned long long)sm_count, mem = SB_GEMM_AUTO_MEM_BLOCKS;
+  const unsigned long long conc = blocks < sms ? blocks : sms, waves = (blocks + sms - 1) / sms;
+  const unsigned long long slice = ((unsigned long long)kts + (unsigned long long)s - 1) / (unsigned long long)s;
+  unsigned long long pace = sb_gemm_isqrt((conc * conc << 20) / (mem * mem * (unsigned long long)tiles));
+  if (pace < 1024) pace = 1024; /* 1024 = the tensor cores' pace */
+  return waves * slice * pace * sms + (unsigned long long)SB_GEMM_AUTO_RED_KTS * 1024 * blocks;
+}
 static inline SB_GEMM_HD int sb_gemm_auto_splits(int tiles, int kts, int sm_count) {
+  if (tiles < 1 || kts < 1 || sm_count < 1) return 1;
   int cap = kts / SB_GEMM_AUTO_MIN_SLICE_KTS;
   if (cap > SB_GEMM_AUTO_MAX_SPLITS) cap = SB_GEMM_AUTO_MAX_SPLITS;
-  int s = 1;
-  while (2 * s <= cap && (long long)tiles * (2 * s) <= sm_count) s *= 2;
-  return s;
+  int best = 1;
+  unsigned long long best_cost = sb_gemm_auto_cost(tiles, kts, sm_count, 1);
+  for (int s = 2; s <= cap; ++s) {
+    const unsigned long long c = sb_gemm_auto_cost(tiles, kts, sm_count, s);
+    if (c < best_cost) best = s, best_cost = c;
+  }
+  return best;
 }
 
 /* Stream-K schedule over a persistent grid of `grid` blocks: the first

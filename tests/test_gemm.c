@@ -471,57 +471,95 @@ SB_TEST(gemm_split_slices_cover_every_k_tile_once) {
   }
 }
 
-/* splits=auto's policy (gemm_tiles.h): the largest power of two that
- * keeps tiles x splits within one wave of one block per SM, at least 8
- * k-tiles per slice, at most 32, at least 1. */
+/* splits=auto's cost model (gemm_tiles.h; scripts/fit_auto_splits.py fits
+ * its constants, tests/test_splits_auto.py checks it against the H100
+ * data): exact counts at named shapes, and what holds at any input. */
 static int auto_splits(long long m, long long k, int tile, int sms) {
   const int tiles = (int)((m / sb_gemm_tile_bm(tile)) * (m / sb_gemm_tile_bn(tile)));
   return sb_gemm_auto_splits(tiles, (int)(k / SB_GEMM_BK), sms);
 }
 
-SB_TEST(gemm_auto_splits_fill_one_wave_within_the_slice_caps) {
-  /* H100 (132 SMs). 256x256x8192, 128x128: 4 tiles, a wave would take 32
-   * splits, but 128 k-tiles / 8 caps it at 16. */
-  CHECK_EQ_INT(auto_splits(256, 8192, 0, 132), 16);
-  CHECK_EQ_INT(auto_splits(256, 8192, 1, 132), 16); /* 2 tiles: 64 fit, 16 by the cap */
-  /* 1024x1024x16384: 64 tiles -> 2 (128 blocks), 32 tiles of 128x256 -> 4
-   * (128): the default sweep's best explicit counts on an H100 (docs/gemm.md). */
+SB_TEST(gemm_auto_splits_at_named_shapes) {
+  /* H100 (132 SMs). 1152^2, 81 tiles of 128x128: 3 slices (243 blocks, two
+   * nearly full waves) at every K the data has; 2 walks as far as 1 (two
+   * waves of half slices), 4 takes three waves. */
+  for (long long k = 8192; k <= 65536; k *= 2) CHECK_EQ_INT(auto_splits(1152, k, 0, 132), 3);
+  /* The default sweep's K-heavy shapes keep their measured counts:
+   * 1024x1024x16384, 64 tiles -> 2, 32 tiles of 128x256 -> 4;
+   * 512x512x32768, 16 tiles -> 8, 8 tiles of 128x256 -> 16. */
   CHECK_EQ_INT(auto_splits(1024, 16384, 0, 132), 2);
   CHECK_EQ_INT(auto_splits(1024, 16384, 1, 132), 4);
-  /* 512x512x32768: 16 tiles -> 8, 8 tiles -> 16. */
   CHECK_EQ_INT(auto_splits(512, 32768, 0, 132), 8);
   CHECK_EQ_INT(auto_splits(512, 32768, 1, 132), 16);
-  /* The 8-k-tile cap binds: 256x256x1024 (16 k-tiles) -> 2; under 16
-   * k-tiles no split at all. */
+  /* One tile: the slice caps bind (8k: 128 k-tiles / 8 = 16; then 32). */
+  CHECK_EQ_INT(auto_splits(128, 8192, 0, 132), 16);
+  CHECK_EQ_INT(auto_splits(128, 16384, 0, 132), 32);
+  CHECK_EQ_INT(auto_splits(128, 65536, 0, 132), 32);
+  /* Four tiles: 13 at 8k (the partials of 16 cost more than its shorter
+   * slices save), 24 at 64k; two of 128x256 at 8k: 16 (the cap). */
+  CHECK_EQ_INT(auto_splits(256, 8192, 0, 132), 13);
+  CHECK_EQ_INT(auto_splits(256, 65536, 0, 132), 24);
+  CHECK_EQ_INT(auto_splits(256, 8192, 1, 132), 16);
+  /* 9 tiles: 8 at 8k, 14 (126 blocks) at 64k; 25 tiles: 4 at 8k, 5 (125
+   * blocks) at 64k. */
+  CHECK_EQ_INT(auto_splits(384, 8192, 0, 132), 8);
+  CHECK_EQ_INT(auto_splits(384, 65536, 0, 132), 14);
+  CHECK_EQ_INT(auto_splits(640, 8192, 0, 132), 4);
+  CHECK_EQ_INT(auto_splits(640, 65536, 0, 132), 5);
+  /* Short K: at least 8 k-tiles a slice; under 16 k-tiles no split. */
   CHECK_EQ_INT(auto_splits(256, 1024, 0, 132), 2);
   CHECK_EQ_INT(auto_splits(256, 960, 0, 132), 1);
   CHECK_EQ_INT(auto_splits(128, 64, 0, 132), 1);
-  /* The cap of 32: one tile, 1024 k-tiles. */
-  CHECK_EQ_INT(auto_splits(128, 65536, 0, 132), 32);
-  /* A full wave of tiles or more: no split. */
-  CHECK_EQ_INT(auto_splits(2048, 2048, 0, 132), 1);   /* 256 tiles */
-  CHECK_EQ_INT(auto_splits(1024, 1024, 1, 132), 2);   /* 32 tiles, 16 k-tiles: the cap (2) */
-  CHECK_EQ_INT(auto_splits(1024, 4096, 1, 132), 4);   /* 32 tiles, 64 k-tiles */
+  CHECK_EQ_INT(auto_splits(1024, 4096, 1, 132), 3); /* 32 tiles, 64 k-tiles: 96 blocks */
+  /* Whole waves of tiles: no split; one tile past a wave: 6 slices (798
+   * blocks) against two waves of which the second runs one block. */
+  CHECK_EQ_INT(auto_splits(2048, 2048, 0, 132), 1); /* 256 tiles */
   CHECK_EQ_INT(sb_gemm_auto_splits(132, 1024, 132), 1);
-  CHECK_EQ_INT(sb_gemm_auto_splits(133, 1024, 132), 1);
+  CHECK_EQ_INT(sb_gemm_auto_splits(264, 1024, 132), 1);
+  CHECK_EQ_INT(sb_gemm_auto_splits(133, 1024, 132), 6);
   CHECK_EQ_INT(sb_gemm_auto_splits(66, 1024, 132), 2);
-  /* A100 (108 SMs): 64 tiles no longer fit twice. */
-  CHECK_EQ_INT(auto_splits(1024, 16384, 0, 108), 1);
-  CHECK_EQ_INT(auto_splits(1024, 16384, 1, 108), 2);
-  CHECK_EQ_INT(auto_splits(256, 8192, 0, 108), 16);
-  CHECK_EQ_INT(auto_splits(512, 32768, 0, 108), 4);
-  /* Whatever the inputs: a power of two in [1, 32], within one wave
-   * (unless 1), every slice at least 8 k-tiles (unless 1), so always
-   * within gemm_reason's splits <= k / 64. */
-  const int sms_list[] = {1, 8, 108, 132, 144};
+  /* A100 (108 SMs): 64 tiles -> 3 (192 blocks, 1.8 waves: 1152^2's case on
+   * an H100), 32 of 128x256 -> 3. */
+  CHECK_EQ_INT(auto_splits(1024, 16384, 0, 108), 3);
+  CHECK_EQ_INT(auto_splits(1024, 16384, 1, 108), 3);
+  CHECK_EQ_INT(auto_splits(512, 32768, 0, 108), 6);
+  CHECK_EQ_INT(auto_splits(256, 8192, 0, 108), 10);
+  CHECK_EQ_INT(auto_splits(1152, 65536, 0, 108), 4);
+  /* 78 SMs: 64 tiles would take two waves with 2 -> 1. */
+  CHECK_EQ_INT(auto_splits(1024, 16384, 0, 78), 1);
+  CHECK_EQ_INT(auto_splits(512, 32768, 0, 78), 4);
+  CHECK_EQ_INT(auto_splits(1152, 65536, 0, 78), 5);
+  /* Degenerate inputs. */
+  CHECK_EQ_INT(sb_gemm_auto_splits(0, 1024, 132), 1);
+  CHECK_EQ_INT(sb_gemm_auto_splits(4, 0, 132), 1);
+  CHECK_EQ_INT(sb_gemm_auto_splits(4, 1024, 0), 1);
+}
+
+SB_TEST(gemm_auto_splits_are_the_model_argmin_within_the_caps) {
+  /* Whatever the inputs: s in [1, cap] (so within gemm_reason's
+   * splits <= k / 64); the lowest estimate, the smallest s of a tie; one
+   * SM, or whole waves of tiles, never split; and a split always shortens
+   * what each SM walks: waves(s) ceil(kts / s) < waves(1) kts (its
+   * partials cost something, so only a shorter walk pays for them). */
+  const int sms_list[] = {1, 8, 78, 108, 132, 144};
   for (size_t a = 0; a < sizeof sms_list / sizeof sms_list[0]; ++a)
     for (int tiles = 1; tiles <= 300; tiles += 7)
-      for (int kts = 1; kts <= 2048; kts = kts * 3 / 2 + 1) {
+      for (int kts = 1; kts <= 4096; kts = kts * 3 / 2 + 1) {
         const int sms = sms_list[a], s = sb_gemm_auto_splits(tiles, kts, sms);
-        CHECK(s >= 1 && s <= SB_GEMM_AUTO_MAX_SPLITS && (s & (s - 1)) == 0 && s <= kts);
-        if (s > 1) CHECK((long long)tiles * s <= sms && kts / s >= SB_GEMM_AUTO_MIN_SLICE_KTS);
-        if (2 * s <= SB_GEMM_AUTO_MAX_SPLITS && 2 * s <= kts / SB_GEMM_AUTO_MIN_SLICE_KTS)
-          CHECK((long long)tiles * 2 * s > sms); /* the largest that fits */
+        int cap = kts / SB_GEMM_AUTO_MIN_SLICE_KTS;
+        if (cap > SB_GEMM_AUTO_MAX_SPLITS) cap = SB_GEMM_AUTO_MAX_SPLITS;
+        if (cap < 1) cap = 1;
+        CHECK(s >= 1 && s <= cap && s <= kts);
+        const unsigned long long c = sb_gemm_auto_cost(tiles, kts, sms, s);
+        for (int t = 1; t <= cap; ++t) {
+          const unsigned long long ct = sb_gemm_auto_cost(tiles, kts, sms, t);
+          CHECK(t < s ? ct > c : ct >= c);
+        }
+        if (sms == 1 || tiles % sms == 0) CHECK_EQ_INT(s, 1);
+        if (s > 1) {
+          const long long waves1 = (tiles + sms - 1) / sms, waves = ((long long)tiles * s + sms - 1) / sms;
+          CHECK(waves * ((kts + s - 1) / s) < waves1 * kts);
+        }
       }
 }
 
