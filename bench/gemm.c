@@ -404,11 +404,10 @@ int sb_gemm_in_sweep(sb_point *p, unsigned long long user_axes) {
   p->axis[SB_AXIS_BUFFER_BYTES] = sb_gemm_stage_bytes((int)p->axis[SB_AXIS_TILE]);
   /* Ping-pong's turns need stages to hand over: at 2 and 3 it measured
    * 44-73% of cuBLAS where 4-6 took 86-94% (H100, first run, proofs/
-   * first_run_aee9a22), and 4 stayed 1-6 points under 5-6 at every square
-   * (proofs/persistent_multicast_f8b7c70); the default grid keeps 5-6 (the
-   * 5-minute budget), --stages asks for the others. */
+   * first_run_aee9a22); the default grid keeps 4-6 (the 5-minute budget;
+   * 4 is --quick's), --stages asks for the others. */
   if ((p->variant->flags & SB_VF_GEMM_PINGPONG) && !(user_axes & AXIS_BIT(STAGES)) &&
-      p->axis[SB_AXIS_STAGES] < 5)
+      p->axis[SB_AXIS_STAGES] < 4)
     return 0;
   /* Multicast: 4 stages of 128x256 (ws_tma_wgmma's best there; 3 stages
    * measured 2-6 points lower at every square, and 128x128 at 4 stages
@@ -418,6 +417,12 @@ int sb_gemm_in_sweep(sb_point *p, unsigned long long user_axes) {
   if ((p->variant->flags & SB_VF_GEMM_MULTICAST) &&
       ((!(user_axes & AXIS_BIT(STAGES)) && p->axis[SB_AXIS_STAGES] != 4) ||
        (!(user_axes & AXIS_BIT(TILE)) && p->axis[SB_AXIS_TILE] == 0)))
+    return 0;
+  /* A persistent grid has something to persist over from 2048^3 on; at
+   * 1024 x 1024 (32 cluster tiles of 128x256 on 66 clusters: one or none
+   * each, the non-persistent kernel's work) it keeps the square (--quick's
+   * shape) and leaves out 1024 x 16384. */
+  if ((p->variant->flags & SB_VF_GEMM_PERSISTENT) && !(user_axes & (AXIS_BIT(M) | AXIS_BIT(K))) && m != k)
     return 0;
   char why[SB_DETAIL_LEN];
   int unasked;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../kernels/gemm_tiles.h"
 #include "../kernels/pipeline_tiles.h"
 #include "check.h"
 #include "swept.h"
@@ -178,13 +179,14 @@ static void expect_multicast(const sb_point *p, int quick, int rc, const sb_kern
                              const char *why, void *ctx) {
   (void)quick, (void)why;
   multicast_seen *s = ctx;
-  if (strcmp(p->variant->name, "ws_tma_wgmma_multicast")) return;
+  if (!(p->variant->flags & SB_VF_GEMM_MULTICAST)) return;
   ++s->points;
   CHECK_EQ_INT(rc, 0);
   CHECK(k->raw != NULL && k->bounded != NULL && k->bounded != k->raw);
   const long long cs = p->axis[SB_AXIS_CLUSTER_SHAPE];
   CHECK(cs == 0 || cs == 1);
-  if ((cs == 0 || cs == 1) && p->axis[SB_AXIS_TILE] == 0 && p->axis[SB_AXIS_STAGES] == 4)
+  if ((cs == 0 || cs == 1) && p->axis[SB_AXIS_TILE] == 1 && p->axis[SB_AXIS_STAGES] == 4 &&
+      !strcmp(p->variant->name, "ws_tma_wgmma_multicast"))
     s->raw[cs] = k->raw;
 }
 
@@ -192,7 +194,8 @@ SB_TEST(gemm_multicast_sweep_points_have_compiled_kernels) {
   CHECK(sb_find_family("gemm") != NULL);
   multicast_seen s = {0, {NULL, NULL}};
   sb_for_each_swept_kernel("gemm", expect_multicast, &s);
-  CHECK_EQ_INT(s.points, 30 + 4); /* default (tests/test_gemm.c) + quick: 1024^3 x 2 tiles x 2 shapes at stages 4 */
+  /* default (tests/test_gemm.c: 10 + 8 + 8) + quick (1024^3, 128x256 at 4 stages, 2 shapes: 2 per variant) */
+  CHECK_EQ_INT(s.points, 10 + 8 + 8 + 3 * 2);
   CHECK(s.raw[0] != NULL && s.raw[1] != NULL && s.raw[0] != s.raw[1]);
 
   const sb_family *f = sb_find_family("gemm");

@@ -273,9 +273,14 @@ SB_TEST(gemm_default_sweep_keeps_only_the_shapes_and_stages_each_variant_takes) 
   CHECK_EQ_INT(count_gemm(p, n, "splitk_serial"), 16);
   CHECK_EQ_INT(count_gemm(p, n, "splitk_parallel"), 16);
   CHECK_EQ_INT(count_gemm(p, n, "streamk"), 12); /* 6 shapes x 2 (tile, stages) */
-  /* Multicast: ws_tma_wgmma's best stages only (128x256 3-4, 128x128 4),
-   * both cluster shapes, at the 4 squares and 1024x16384: 5 x 3 x 2. */
-  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_multicast"), 30);
+  /* Multicast: ws_tma_wgmma's best tile and stages only (128x256, 4), both
+   * cluster shapes, at the 4 squares and 1024x16384: 5 x 2; the persistent
+   * ones at the squares: 4 x 2. Ping-pong (128x128): 4-6 stages x 5 shapes. */
+  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_multicast"), 10);
+  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_multicast_persistent"), 8);
+  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_multicast_persistent_tma_store"), 8);
+  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_pingpong"), 15);
+  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_pingpong_tma_store"), 15);
   long first_gemm = -1, skipped = 0;
   for (long i = 0; i < n; ++i) {
     if (strcmp(p[i].family->name, "gemm")) continue;
@@ -423,9 +428,9 @@ SB_TEST(gemm_multicast_points_need_whole_clusters_and_sm90) {
   /* Asked for: an odd shape is a skipped row with the reason, not dropped. */
   char err[256];
   char *argv[] = {"syncbench", "--m", "384", "--k", "1024", "--cluster-shape", "2x1,1x2",
-                  "--filter", "^gemm/ws_tma_wgmma_multicast/", NULL};
+                  "--tile", "128x128x64,128x256x64", "--filter", "^gemm/ws_tma_wgmma_multicast/", NULL};
   sb_cli c;
-  CHECK_EQ_INT(sb_cli_parse(9, argv, &c, err, sizeof err), 0);
+  CHECK_EQ_INT(sb_cli_parse(11, argv, &c, err, sizeof err), 0);
   sb_point *p;
   long n = sb_sweep_build(&c.spec, &p, err, sizeof err);
   long odd = 0;
@@ -436,8 +441,10 @@ SB_TEST(gemm_multicast_points_need_whole_clusters_and_sm90) {
     CHECK_EQ_INT(row.status, SB_SKIPPED);
     odd += strstr(row.detail, "odd") != NULL || strstr(row.detail, "whole") != NULL;
   }
-  /* 384 = 3 x 128: 128x128 at its default stage (4) x 2 shapes (2); 128x256 at 3-4 x 2 shapes is kept as skipped; 128x256 does not divide 384 (whole tiles). */
-  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_multicast"), 6);
+  /* 384 = 3 x 128: both tiles (given) at the default stage (4) x 2 shapes x consumer_warps 4, 8 (the warps
+   * rule reads the tile, which is given: its mismatches stay as skipped rows too); 128x128 is odd both ways,
+   * 128x256 does not divide 384 (whole tiles): 6 of the 8 rows say so first. */
+  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_multicast"), 8);
   CHECK_EQ_INT(odd, 6);
   free(p);
   sb_cli_free(&c);
