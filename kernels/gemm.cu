@@ -543,15 +543,24 @@ template <int CM, int CN>
 using GemmWsTmaWgmmaMulticastNoRemote = GemmWsTmaWgmmaMulticastT<CM, CN, GemmRingNoRemoteArrive>;
 #endif
 
-// Consumer warpgroups (or warp sets) per block: V::groups, else 1.
-template <class V, class = void>
-struct GemmGroups {
-  static constexpr int value = 1;
-};
-template <class V>
-struct GemmGroups<V, std::void_t<decltype(V::groups)>> {
-  static constexpr int value = V::groups;
-};
+// A variant's optional traits: Name<V>::value is V::member where the
+// variant declares it, else the default.
+#define GEMM_OPTIONAL_TRAIT(Name, member, type, fallback)                   \
+  template <class V, class = void>                                         \
+  struct Name {                                                            \
+    static constexpr type value = fallback;                                \
+  };                                                                       \
+  template <class V>                                                       \
+  struct Name<V, std::void_t<decltype(V::member)>> {                       \
+    static constexpr type value = V::member;                               \
+  };
+GEMM_OPTIONAL_TRAIT(GemmGroups, groups, int, 1)              // consumer warpgroups (or warp sets) per block
+GEMM_OPTIONAL_TRAIT(GemmIsSplit, split, bool, false)         // split-K: a grid of tiles x splits
+GEMM_OPTIONAL_TRAIT(GemmReduces, reduce, bool, false)        // partials summed by a separate reduction kernel
+GEMM_OPTIONAL_TRAIT(GemmReduceDrops, drop_last, bool, false) // the broken build's reduction that drops a slice
+GEMM_OPTIONAL_TRAIT(GemmPersistent, persistent, bool, false) // a persistent grid walks the tiles
+GEMM_OPTIONAL_TRAIT(GemmTmaStore, tma_store, bool, false)    // C stored through shared memory by TMA
+#undef GEMM_OPTIONAL_TRAIT
 
 template <class V, class T>
 constexpr int gemm_threads() {
@@ -623,21 +632,17 @@ struct GemmStages<GemmWsTmaWgmmaMulticastT<CM, CN, R, P, TS>, T> {
   using list = std::conditional_t<T::BN == 256, sb_values<3, 4>, sb_values<4, 5, 6>>;
 };
 
-// The TMA-store epilogue's staging after the stages: V::tma_store, else none.
-template <class V, class T, class = void>
-struct GemmStoreBytes {
-  static constexpr int value = 0;
-};
+// The TMA-store epilogue's staging after the stages (every consumer warp's two pieces).
 template <class V, class T>
-struct GemmStoreBytes<V, T, std::void_t<decltype(V::tma_store)>> {
-  static constexpr int value = V::tma_store ? GemmWarpgroupMma<T>::STORE_BYTES * GemmGroups<V>::value : 0;
-};
+constexpr int gemm_store_bytes() {
+  return GemmTmaStore<V>::value ? GemmWarpgroupMma<T>::STORE_BYTES * GemmGroups<V>::value : 0;
+}
 
 template <class V, class T, int S>
 static sb_kernels gemm_kernels() {
   return sb_twin_kernels<V::twin>(
       [](auto bounded) { return gemm_kernel<V, T, S, decltype(bounded)::value>; },
-      (size_t)S * T::STAGE_BYTES + GemmStoreBytes<V, T>::value + SB_GEMM_ALIGN_SLACK);
+      (size_t)S * T::STAGE_BYTES + gemm_store_bytes<V, T>() + SB_GEMM_ALIGN_SLACK);
 }
 
 template <class V, class T>
@@ -764,26 +769,6 @@ static cudaError_t gemm_grow(void **buf, size_t *cap, size_t bytes) {
   return e;
 }
 
-// Variants whose partials a separate reduction kernel sums (V::reduce).
-template <class V, class = void>
-struct GemmReduces {
-  static constexpr bool value = false;
-};
-template <class V>
-struct GemmReduces<V, std::void_t<decltype(V::reduce)>> {
-  static constexpr bool value = V::reduce;
-};
-
-// The broken build's splitk_reduce whose reduction drops a slice (V::drop_last).
-template <class V, class = void>
-struct GemmReduceDrops {
-  static constexpr bool value = false;
-};
-template <class V>
-struct GemmReduceDrops<V, std::void_t<decltype(V::drop_last)>> {
-  static constexpr bool value = V::drop_last;
-};
-
 // Split variants: the grid is tiles x splits; the semaphores (counters) are
 // zeroed by a cudaMemsetAsync on the launch's stream before the kernel, in
 // every launch (so inside the timed region: the CSV's time includes it).
@@ -847,15 +832,6 @@ static cudaError_t gemm_streamk_setup(sb_launch *L, const GemmParams &p, int bm,
   return cudaMemsetAsync(gemm_sem, 0, sem_bytes, L->stream);
 }
 
-template <class V>
-struct GemmIsSplit {
-  template <class U>
-  static constexpr bool get(decltype(U::split) *) { return U::split; }
-  template <class U>
-  static constexpr bool get(...) { return false; }
-  static constexpr bool value = get<V>(nullptr);
-};
-
 // The separate reduction after the GEMM kernel, as its PDL secondary:
 // splitk_reduce always (every tile), streamk when many blocks feed a tile
 // (p.sk_reduce: its stream-K tiles). One thread per float4 of a tile.
@@ -879,26 +855,6 @@ static cudaError_t gemm_reduce_launch(sb_launch *L, GemmParams &p, int tile) {
   (void)L, (void)p, (void)tile;
   return cudaSuccess;
 }
-
-// The TMA-store epilogue: V::tma_store, else false.
-template <class V, class = void>
-struct GemmTmaStore {
-  static constexpr bool value = false;
-};
-template <class V>
-struct GemmTmaStore<V, std::void_t<decltype(V::tma_store)>> {
-  static constexpr bool value = V::tma_store;
-};
-
-// A persistent grid of work-taking blocks: V::persistent, else false.
-template <class V, class = void>
-struct GemmPersistent {
-  static constexpr bool value = false;
-};
-template <class V>
-struct GemmPersistent<V, std::void_t<decltype(V::persistent)>> {
-  static constexpr bool value = V::persistent;
-};
 
 // Cluster shape of a variant: V::cluster_m x V::cluster_n, else 1 x 1.
 template <class V, class = void>

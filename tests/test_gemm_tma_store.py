@@ -52,7 +52,7 @@ def test_every_store_completes_before_the_block_exits():
 
 def test_the_staging_size_agrees_between_kernel_and_host():
     """Two 16 x 32 fp32 pieces per consumer warp: GemmWarpgroupMma's
-    STORE_BYTES (times the warpgroups of ping-pong, GemmStoreBytes) and
+    STORE_BYTES (times the warpgroups of ping-pong, gemm_store_bytes) and
     gemm_tiles.h's sb_gemm_store_staging_bytes (times 2 for ping-pong in
     bench/gemm.c's check)."""
     cons = read("kernels/gemm_consumers.cuh")
@@ -67,7 +67,7 @@ def test_the_staging_size_agrees_between_kernel_and_host():
     assert "WARPS = (BM / 64) * WARPS_N" in params and "WARPS_N = BN / 64" in params
     gemm = read("kernels/gemm.cu")
     assert "GemmWarpgroupMma<T>::STORE_BYTES * GemmGroups<V>::value" in gemm
-    assert "S * T::STAGE_BYTES + GemmStoreBytes<V, T>::value + SB_GEMM_ALIGN_SLACK" in gemm
+    assert "S * T::STAGE_BYTES + gemm_store_bytes<V, T>() + SB_GEMM_ALIGN_SLACK" in gemm
     bench = read("bench/gemm.c")
     assert re.search(r"sb_gemm_store_staging_bytes\(t\) \* \(\(f & SB_VF_GEMM_PINGPONG\) \? 2 : 1\)", bench)
 
