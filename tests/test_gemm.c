@@ -376,6 +376,43 @@ SB_TEST(gemm_user_given_combinations_get_rows_with_reasons) {
 /* ws_tma_wgmma_multicast's host rules: clusters of 2 tiles along the
  * cluster shape (an odd tile count there is a skipped row that says so),
  * only its compiled stages, a cluster shape given, and sm_80 unsupported. */
+/* The TMA-store variants ask for their C staging after the stages (two
+ * 2 KiB pieces per consumer warp: 32 KiB at 128x256, 32 KiB for ping-pong's
+ * 8 warps at 128x128), and the host's shared-memory check counts it: with
+ * 200 KiB a block, the persistent multicast at 128x256 x 4 stages (192 KiB
+ * + 1 KiB) fits, its TMA-store twin (225 KiB) is a skipped row that names
+ * the staging. */
+SB_TEST(gemm_tma_store_staging_counts_in_the_shared_memory_check) {
+  const sb_family *f = sb_find_family("gemm");
+  if (!f) return;
+  CHECK_EQ_INT(sb_gemm_store_staging_bytes(0), 4 * 2 * 2048);
+  CHECK_EQ_INT(sb_gemm_store_staging_bytes(1), 8 * 2 * 2048);
+  sb_device d = sb_test_hopper();
+  char buf[SB_DETAIL_LEN];
+  sb_point q = {f, gemm_variant(f, "ws_tma_wgmma_multicast_persistent"), {0}};
+  sb_point t = {f, gemm_variant(f, "ws_tma_wgmma_multicast_persistent_tma_store"), {0}};
+  sb_point pp = {f, gemm_variant(f, "ws_tma_wgmma_pingpong_tma_store"), {0}};
+  CHECK(q.variant != NULL && t.variant != NULL && pp.variant != NULL);
+  if (!q.variant || !t.variant || !pp.variant) return;
+  CHECK((t.variant->flags & SB_VF_GEMM_TMA_STORE) && !(q.variant->flags & SB_VF_GEMM_TMA_STORE));
+  for (int a = 0; a < SB_NUM_AXES; ++a) q.axis[a] = t.axis[a] = pp.axis[a] = SB_AXIS_UNSET;
+  q.axis[SB_AXIS_M] = q.axis[SB_AXIS_K] = 4096, q.axis[SB_AXIS_TILE] = 1, q.axis[SB_AXIS_WARPS] = 8;
+  q.axis[SB_AXIS_STAGES] = 4, q.axis[SB_AXIS_CLUSTER_SHAPE] = SB_GEMM_CLUSTER_2X1;
+  memcpy(t.axis, q.axis, sizeof t.axis);
+  CHECK(f->check(&q, &d, buf, sizeof buf) == NULL);
+  CHECK(f->check(&t, &d, buf, sizeof buf) == NULL); /* 4 x 48 KiB + 32 KiB + 1 KiB <= 227 KiB */
+  d.smem_per_block_optin = 200 * 1024;
+  CHECK(f->check(&q, &d, buf, sizeof buf) == NULL);
+  CHECK(f->check(&t, &d, buf, sizeof buf) != NULL && strstr(buf, "+ 32768 C staging") != NULL);
+  /* ping-pong: two warpgroups' warps stage, 6 x 32 KiB + 32 KiB + 1 KiB */
+  pp.axis[SB_AXIS_M] = pp.axis[SB_AXIS_K] = 4096, pp.axis[SB_AXIS_TILE] = 0, pp.axis[SB_AXIS_WARPS] = 8;
+  pp.axis[SB_AXIS_STAGES] = 6;
+  d.smem_per_block_optin = 227 * 1024;
+  CHECK(f->check(&pp, &d, buf, sizeof buf) == NULL);
+  d.smem_per_block_optin = 6 * 32768 + 16384 + 1024; /* room for one warpgroup's staging only */
+  CHECK(f->check(&pp, &d, buf, sizeof buf) != NULL && strstr(buf, "+ 32768 C staging") != NULL);
+}
+
 SB_TEST(gemm_multicast_points_need_whole_clusters_and_sm90) {
   const sb_family *f = sb_find_family("gemm");
   if (!f) return;
