@@ -521,8 +521,9 @@ static int gemm_derive(const sb_point *p, const sb_device *d, const void *host_o
     const int tiles = (int)((m / sb_gemm_tile_bm(t)) * (m / sb_gemm_tile_bn(t)));
     const int kts = (int)(p->axis[SB_AXIS_K] / SB_GEMM_BK), sk = sb_gemm_sk_tiles(tiles, grid);
     const int units = sb_gemm_sk_units_per_tile(tiles, kts, grid);
-    if (sk == 0)
-      snprintf(row->detail, sizeof row->detail, "stream-K: all %d tiles data-parallel (%d blocks)", tiles, grid);
+    if (sb_gemm_sk_data_parallel(tiles, kts, grid))
+      snprintf(row->detail, sizeof row->detail,
+               "stream-K: nothing to split on %d blocks: all %d tiles data-parallel, a block per tile", grid, tiles);
     else
       snprintf(row->detail, sizeof row->detail,
                "stream-K: %d of %d tiles split over %d blocks, up to %d per tile, combined by %s", sk, tiles,

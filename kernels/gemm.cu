@@ -820,11 +820,13 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
 // cudaMemsetAsync before the kernel in every launch (timed with it).
 // One word more: the ticket counter after the flags (GemmStreamK::run),
 // zeroed with them.
-static cudaError_t gemm_streamk_setup(sb_launch *L, const GemmParams &p, int bm, int bn) {
+// A data-parallel launch (sb_gemm_sk_data_parallel: a block per tile) has
+// its flags and counter but no partials.
+static cudaError_t gemm_streamk_setup(sb_launch *L, const GemmParams &p, int bm, int bn, bool data_parallel) {
   const size_t sem_bytes = ((size_t)L->grid_blocks + 1) * sizeof(unsigned);
   if (L->query) {
     cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
-    if (e == cudaSuccess)
+    if (e == cudaSuccess && !data_parallel)
       e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, (size_t)2 * L->grid_blocks * bm * bn * sizeof(float));
     return e;
   }
@@ -918,8 +920,15 @@ static cudaError_t gemm_launch(sb_launch *L) {
     p.sem = gemm_sem;  // the query allocates them; a launch after it reads them
     p.ws = gemm_ws;
     cudaError_t e = cudaSuccess;
-    if (L->query && (e = sb_launch_params(L, s, p)) != cudaSuccess) return e;
-    if ((e = gemm_streamk_setup(L, p, bm, bn)) != cudaSuccess || L->query) return e;
+    const int tiles = (p.m / bm) * (p.n / bn);
+    bool data_parallel = false;
+    if (L->query) {
+      if ((e = sb_launch_params(L, s, p)) != cudaSuccess) return e;
+      // Nothing to split on the persistent grid: a block per tile instead.
+      data_parallel = L->grid_blocks > 0 && sb_gemm_sk_data_parallel(tiles, p.k / SB_GEMM_BK, (int)L->grid_blocks);
+      if (data_parallel) L->grid_blocks = tiles;
+    }
+    if ((e = gemm_streamk_setup(L, p, bm, bn, data_parallel)) != cudaSuccess || L->query) return e;
     p.sem = gemm_sem;
     p.ws = gemm_ws;
     p.sk_grid_blocks = (int)L->grid_blocks;
@@ -1019,7 +1028,8 @@ static const sb_variant gemm_rows[] = {
      "ws_tma_wgmma over K/splits; fp32 partials to a workspace, no counter, no wait; a second kernel "
      "(PDL secondary, griddepcontrol.wait) sums the slices, one thread per float4 (cuBLASLt's separate reduction)"},
     {"streamk", gemm_launch<GemmStreamK, true>, gemm_pick<GemmStreamK>, 90, SB_VF_GEMM_STREAMK,
-     "persistent ws_tma_wgmma blocks (atomic tickets), equal shares of all k-tiles (DP + SK hybrid); split tiles "
+     "persistent ws_tma_wgmma blocks (atomic tickets), equal shares of all k-tiles (DP + SK hybrid; a block per tile "
+     "where no tile is split); split tiles "
      "finished by the tile's last k-piece, which waits only on lower tickets' flags (st.release.gpu / "
      "ld.acquire.gpu) and adds their fp32 partials; with more than 4 blocks per tile, partials only, summed by "
      "a separate reduction kernel (PDL secondary); memset of the flags in the timed launch"},

@@ -219,6 +219,17 @@ static inline int sb_gemm_sk_units_per_tile(int tiles, int kts, int grid) {
 static inline int sb_gemm_sk_separate(int tiles, int kts, int grid) {
   return sb_gemm_sk_units_per_tile(tiles, kts, grid) > SB_GEMM_SK_FIXUP_MAX;
 }
+/* Nothing to split on a persistent grid of `grid` blocks: one block feeds
+ * every tile (all data-parallel, or as many tiles as blocks or more than
+ * half as many). Stream-K then launches the data-parallel kernel it is
+ * there, a block per tile (a grid of `tiles`, whose schedule is all
+ * data-parallel again), not a persistent grid: at the squares the
+ * persistent one took fewer cycles than ws_tma_wgmma at locked clocks yet
+ * ran 4-6 points behind it in the sweep, under the power cap (H100,
+ * a973f88; docs/gemm.md, "Off the default sweep"). */
+static inline int sb_gemm_sk_data_parallel(int tiles, int kts, int grid) {
+  return sb_gemm_sk_units_per_tile(tiles, kts, grid) == 1;
+}
 
 /* 32-bit arithmetic (a 64-bit division in the kernel's fix-up costs
  * registers the accumulators need): b * sk_iters < 2^32 holds while

@@ -767,4 +767,16 @@ SB_TEST(gemm_streamk_schedule_does_every_iteration_once_and_fixes_up_every_split
   CHECK_EQ_INT(sb_gemm_sk_units_per_tile(512, 64, 132), 1); /* all data-parallel */
   CHECK_EQ_INT(sb_gemm_sk_grid(81, 132), 81); /* 1152^2, 128x128: a tile a block (spreading measured worse) */
   CHECK_EQ_INT(sb_gemm_sk_units_per_tile(81, 128, 132), 1);
+  /* Nothing split: the launcher runs a block per tile (a grid of tiles,
+   * whose own schedule is all data-parallel again) instead of the
+   * persistent grid: 4096^3 and 2048^3 at 128x256, 1152^2 at 128x128, and
+   * 8192^3 at 128x256 (2048 tiles, 68 left over: DP); not where a tile is
+   * cut: 1024 x 16384 (64 tiles, 2 blocks each), 8192^3 at 128x128 (DP +
+   * SK), a 2 x 2-tile output. */
+  CHECK(sb_gemm_sk_data_parallel(512, 64, 132) && sb_gemm_sk_data_parallel(128, 32, 132));
+  CHECK(sb_gemm_sk_data_parallel(81, 128, 132) && sb_gemm_sk_data_parallel(2048, 128, 132));
+  CHECK(!sb_gemm_sk_data_parallel(64, 256, 132) && !sb_gemm_sk_data_parallel(4096, 128, 132));
+  CHECK(!sb_gemm_sk_data_parallel(4, 128, 132));
+  for (int tiles = 1; tiles <= 600; ++tiles) /* the launched grid of tiles schedules all of them data-parallel */
+    if (sb_gemm_sk_data_parallel(tiles, 64, 132)) CHECK_EQ_INT(sb_gemm_sk_tiles(tiles, tiles), 0);
 }
