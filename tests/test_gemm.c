@@ -777,6 +777,12 @@ SB_TEST(gemm_streamk_schedule_does_every_iteration_once_and_fixes_up_every_split
   CHECK(sb_gemm_sk_data_parallel(81, 128, 132) && sb_gemm_sk_data_parallel(2048, 128, 132));
   CHECK(!sb_gemm_sk_data_parallel(64, 256, 132) && !sb_gemm_sk_data_parallel(4096, 128, 132));
   CHECK(!sb_gemm_sk_data_parallel(4, 128, 132));
+  /* fewer tiles than blocks, but one slice a tile is splits=auto's answer:
+   * 1024^3 (64 tiles of 128x128, 16 k-tiles each) runs data-parallel; 512 x
+   * 512 x 32768 (16 tiles, auto 8) and 1024 x 16384 (auto 2) are cut */
+  CHECK_EQ_INT(sb_gemm_sk_units_per_tile(64, 16, 132), 2);
+  CHECK(sb_gemm_auto_splits(64, 16, 132) == 1 && sb_gemm_sk_data_parallel(64, 16, 132));
+  CHECK(!sb_gemm_sk_data_parallel(16, 512, 132) && !sb_gemm_sk_data_parallel(64, 256, 132));
   for (int tiles = 1; tiles <= 600; ++tiles) /* the launched grid of tiles schedules all of them data-parallel */
     if (sb_gemm_sk_data_parallel(tiles, 64, 132)) CHECK_EQ_INT(sb_gemm_sk_tiles(tiles, tiles), 0);
 }
