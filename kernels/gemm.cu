@@ -293,7 +293,10 @@ struct GemmStreamK {
     __shared__ unsigned ticket;
     if (threadIdx.x == 0) {
       sb_ring<S, Bounded>::init(bars.full, bars.empty, 1, T::WARPS * 32);
-      ticket = atomicAdd(p.sem + gridDim.x, 1u);  // after the per-block flags
+      // after the per-block flags; a data-parallel grid (no tile split: the
+      // launch of sb_gemm_sk_data_parallel) waits on no one and takes none
+      ticket = sb_gemm_sk_tiles((p.m / T::BM) * (p.n / T::BN), (int)gridDim.x) ? atomicAdd(p.sem + gridDim.x, 1u)
+                                                                                : blockIdx.x;
       if (p.sk_reduce) sb_pdl_launch_dependents();  // the separate reduction may be scheduled
     }
     __syncthreads();  // the inits and the ticket are visible; no block barrier after this
@@ -830,7 +833,8 @@ static cudaError_t gemm_streamk_setup(sb_launch *L, const GemmParams &p, int bm,
       e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, (size_t)2 * L->grid_blocks * bm * bn * sizeof(float));
     return e;
   }
-  (void)p;
+  // A data-parallel grid reads no flag and takes no ticket (GemmStreamK::run): nothing to zero.
+  if (!sb_gemm_sk_tiles((p.m / bm) * (p.n / bn), (int)L->grid_blocks)) return cudaSuccess;
   return cudaMemsetAsync(gemm_sem, 0, sem_bytes, L->stream);
 }
 
@@ -1032,7 +1036,7 @@ static const sb_variant gemm_rows[] = {
      "where no tile is split); split tiles "
      "finished by the tile's last k-piece, which waits only on lower tickets' flags (st.release.gpu / "
      "ld.acquire.gpu) and adds their fp32 partials; with more than 4 blocks per tile, partials only, summed by "
-     "a separate reduction kernel (PDL secondary); memset of the flags in the timed launch"},
+     "a separate reduction kernel (PDL secondary); memset of the flags in the timed launch (none where nothing is split)"},
     {"ws_tma_wgmma_pingpong", gemm_launch<GemmWsTmaWgmmaPingpong, true>, gemm_pick_pingpong<GemmWsTmaWgmmaPingpong>,
      90, SB_VF_GEMM_PINGPONG,
      "persistent ws_tma_wgmma blocks, 2 consumer warpgroups on alternate 128x128 tiles, one ring; "
