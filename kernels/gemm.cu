@@ -822,9 +822,9 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
 // workspace slots (gemm_sk_slot) and one flag per block; the flags zeroed by a
 // cudaMemsetAsync before the kernel in every launch (timed with it).
 // One word more: the ticket counter after the flags (GemmStreamK::run),
-// zeroed with them.
-// A data-parallel launch (sb_gemm_sk_data_parallel: a block per tile) has
-// its flags and counter but no partials.
+// zeroed with them. A data-parallel launch (sb_gemm_sk_data_parallel: a
+// block per tile) takes no ticket and reads no flag: no partials, and no
+// memset.
 static cudaError_t gemm_streamk_setup(sb_launch *L, const GemmParams &p, int bm, int bn, bool data_parallel) {
   const size_t sem_bytes = ((size_t)L->grid_blocks + 1) * sizeof(unsigned);
   if (L->query) {

@@ -226,11 +226,11 @@ static inline int sb_gemm_sk_separate(int tiles, int kts, int grid) {
  * data-parallel again), not a persistent grid: at the squares the
  * persistent one took fewer cycles than ws_tma_wgmma at locked clocks yet
  * ran 4-6 points behind it in the sweep, under the power cap (H100,
- * a973f88; docs/gemm.md, "Off the default sweep"). */
-/* Also where fewer tiles than blocks would be cut but splits=auto's cost
- * model (sb_gemm_auto_splits, above) says one slice a tile is best: at
- * 1024^3 the 2-way cut of 16 k-tiles ran 61.9 % of cuBLAS against
- * ws_tma_wgmma's 79.1 % (H100, ba6bb64). */
+ * a973f88; docs/gemm.md, "Off the default sweep"). Also where fewer tiles
+ * than blocks would be cut but splits=auto's cost model
+ * (sb_gemm_auto_splits, above) says one slice a tile is best: at 1024^3
+ * the 2-way cut of 16 k-tiles ran 61.9 % of cuBLAS against ws_tma_wgmma's
+ * 79.1 % (H100, ba6bb64). */
 static inline int sb_gemm_sk_data_parallel(int tiles, int kts, int grid) {
   return sb_gemm_sk_units_per_tile(tiles, kts, grid) == 1 ||
          (tiles < grid && sb_gemm_auto_splits(tiles, kts, grid) == 1);
