@@ -513,6 +513,17 @@ static int gemm_derive(const sb_point *p, const sb_device *d, const void *host_o
    * NaN, an empty cell, for the others). Read always: it is consumed. */
   const double epilogue = sb_gemm_epilogue_pct();
   if (!is_cublas(p)) row->epilogue_pct = epilogue;
+  if ((p->variant->flags & SB_VF_GEMM_DSMEM) && row->splits_used > 0) {
+    /* The cut this row ran (sb_gemm_cluster_ctas): clusters, and what meets in memory. */
+    const int c = sb_gemm_cluster_ctas(row->splits_used), g = row->splits_used / c;
+    if (g > 1)
+      snprintf(row->detail, sizeof row->detail,
+               "%d slices a tile: %d clusters of %d, summed in shared memory, then through the workspace",
+               row->splits_used, g, c);
+    else
+      snprintf(row->detail, sizeof row->detail, "%d slices a tile: one cluster of %d, summed in shared memory",
+               row->splits_used, c);
+  }
   if ((p->variant->flags & SB_VF_GEMM_STREAMK) && row->blocks_per_sm > 0) {
     /* Which cut and which combining this row ran (the launcher's rule,
      * gemm_tiles.h): the persistent grid is SMs x blocks/SM. */
@@ -523,7 +534,8 @@ static int gemm_derive(const sb_point *p, const sb_device *d, const void *host_o
     const int units = sb_gemm_sk_units_per_tile(tiles, kts, grid);
     if (sb_gemm_sk_data_parallel(tiles, kts, grid))
       snprintf(row->detail, sizeof row->detail,
-               "stream-K: nothing to split on %d blocks: all %d tiles data-parallel, a block per tile", grid, tiles);
+               "stream-K: nothing to split on %d blocks: all %d tiles data-parallel, ws_tma_wgmma's kernel, a block per tile",
+               grid, tiles);
     else
       snprintf(row->detail, sizeof row->detail,
                "stream-K: %d of %d tiles split over %d blocks, up to %d per tile, combined by %s", sk, tiles,
@@ -548,6 +560,7 @@ static const sb_trait_name gemm_traits[] = {
     {SB_VF_GEMM_MULTICAST, "multicast"},/* clusters of 2: the shared operand multicast */
     {SB_VF_GEMM_PERSISTENT, "persistent"},/* a persistent grid walks the tiles */
     {SB_VF_GEMM_TMA_STORE, "tma_store"},/* C through shared memory and TMA stores */
+    {SB_VF_GEMM_DSMEM, "dsmem"},        /* split-K clusters: partials summed in distributed shared memory */
     {0, NULL}};
 
 const sb_family sb_family_gemm = {

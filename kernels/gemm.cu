@@ -272,6 +272,35 @@ struct GemmSplitKReduceT {
 
 using GemmSplitKReduce = GemmSplitKReduceT<false>;
 
+// Split-K in clusters (gemm_schedulers.cuh, GemmClusterEpi): the C slices
+// of a cluster sum their partials through distributed shared memory, each
+// CTA a C-th of the tile; G = splits / C clusters a tile meet in the
+// workspace, the last of them (per piece) storing C. Cluster q, rank r:
+// tile q % tiles, slice (q / tiles) C + r (1-D clusters of consecutive
+// blocks: q = blockIdx.x / C). No block waits on another cluster.
+// Reset: false in the broken build's planted bug (GemmClusterEpi).
+template <bool Reset>
+struct GemmSplitKClusterT {
+  static constexpr bool ws = true, twin = true, split = true, parallel = true, cluster_split = true;
+  template <class T, int S, bool Bounded>
+  __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    static_assert(S * T::STAGE_BYTES >= T::BM * T::BN * 4, "the fp32 partial fits in the stages");
+    const int ctas = (int)sb_cluster_size(), tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK;
+    const int q = (int)blockIdx.x / ctas, tile = q % tiles, group = q / tiles;
+    const int slice = group * ctas + (int)sb_cluster_rank();
+    gemm_tile_origin<T>(p, tile, &m0, &n0);
+    gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(
+        p, smem, m0, n0, sb_gemm_slice_begin(kts, p.splits, slice), sb_gemm_slice_begin(kts, p.splits, slice + 1),
+        GemmClusterEpi<T, Reset>{smem, tile, group, p.splits / ctas});
+#else
+    (void)p, (void)smem, (void)m0, (void)n0;
+    __trap();  // sm_90a only (wgmma, clusters): never launched elsewhere
+#endif
+  }
+};
+using GemmSplitKCluster = GemmSplitKClusterT<true>;
+
 // The separate reduction kernel of splitk_reduce and of streamk when many
 // blocks feed a tile (p.sk_reduce): gemm_schedulers.cuh.
 template <class T, bool StreamK, bool DropLast = false>
@@ -293,8 +322,9 @@ struct GemmStreamK {
     __shared__ unsigned ticket;
     if (threadIdx.x == 0) {
       sb_ring<S, Bounded>::init(bars.full, bars.empty, 1, T::WARPS * 32);
-      // after the per-block flags; a data-parallel grid (no tile split: the
-      // launch of sb_gemm_sk_data_parallel) waits on no one and takes none
+      // after the per-block flags; a data-parallel grid (no tile split)
+      // waits on no one and takes none (sb_gemm_sk_data_parallel's launch
+      // runs ws_tma_wgmma's kernel instead: this path is its fallback)
       ticket = sb_gemm_sk_tiles((p.m / T::BM) * (p.n / T::BN), (int)gridDim.x) ? atomicAdd(p.sem + gridDim.x, 1u)
                                                                                 : blockIdx.x;
       if (p.sk_reduce) sb_pdl_launch_dependents();  // the separate reduction may be scheduled
@@ -563,6 +593,7 @@ GEMM_OPTIONAL_TRAIT(GemmReduces, reduce, bool, false)        // partials summed 
 GEMM_OPTIONAL_TRAIT(GemmReduceDrops, drop_last, bool, false) // the broken build's reduction that drops a slice
 GEMM_OPTIONAL_TRAIT(GemmPersistent, persistent, bool, false) // a persistent grid walks the tiles
 GEMM_OPTIONAL_TRAIT(GemmTmaStore, tma_store, bool, false)    // C stored through shared memory by TMA
+GEMM_OPTIONAL_TRAIT(GemmClusterSplit, cluster_split, bool, false) // split-K slices in clusters (DSMEM sums)
 #undef GEMM_OPTIONAL_TRAIT
 
 template <class V, class T>
@@ -629,6 +660,8 @@ template <bool D, class T>
 struct GemmStages<GemmSplitKReduceT<D>, T> : GemmSplitStages<T> {};
 template <class T>
 struct GemmStages<GemmStreamK, T> : GemmSplitStages<T> {};
+template <bool R, class T>
+struct GemmStages<GemmSplitKClusterT<R>, T> : GemmSplitStages<T> {};
 // Multicast: ws_tma_wgmma's best stages per tile (sb_gemm_multicast_stages_ok).
 template <int CM, int CN, template <int, bool, int> class R, bool P, bool TS, class T>
 struct GemmStages<GemmWsTmaWgmmaMulticastT<CM, CN, R, P, TS>, T> {
@@ -791,23 +824,31 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
           ((e = cudaGetDevice(&dev)) != cudaSuccess ||
            (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess))
         return e;
-      L->splits_used = want == SB_AXIS_AUTO ? sb_gemm_auto_splits((int)tiles, p->k / SB_GEMM_BK, sms) : (int)want;
+      const int kts = p->k / SB_GEMM_BK;
+      L->splits_used = want != SB_AXIS_AUTO            ? (int)want
+                       : GemmClusterSplit<V>::value ? sb_gemm_cluster_auto_splits((int)tiles, kts, sms)
+                                                    : sb_gemm_auto_splits((int)tiles, kts, sms);
     }
     p->splits = L->splits_used;
     s->grid = tiles * p->splits;
-    // serial: + the ticket counter after the semaphores (gemm_slice_ticket), zeroed with them
-    const size_t sem_bytes = (size_t)(tiles + (V::parallel ? 0 : 1)) * sizeof(unsigned);
+    if constexpr (GemmClusterSplit<V>::value) s->cluster = sb_gemm_cluster_ctas(p->splits);
+    // serial: + the ticket counter after the semaphores (gemm_slice_ticket), zeroed with them;
+    // cluster: a counter per (tile, rank), at most tiles x splits
+    const size_t sem_bytes =
+        (size_t)(GemmClusterSplit<V>::value ? tiles * p->splits : tiles + (V::parallel ? 0 : 1)) * sizeof(unsigned);
     const size_t ws_bytes = V::parallel ? (size_t)p->m * p->n * p->splits * sizeof(float) : 0;
     [[maybe_unused]] static bool reset_done;  // ResetOnce: this point's first launch zeroed them
     if (L->query) {
       if constexpr (ResetOnce) reset_done = false;
       cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
       if (e == cudaSuccess) e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, ws_bytes);
+      // cluster: zeroed once here; each launch's last arrivals set them back (GemmClusterEpi)
+      if (e == cudaSuccess && GemmClusterSplit<V>::value) e = cudaMemsetAsync(gemm_sem, 0, sem_bytes, L->stream);
       return e;
     }
     p->sem = gemm_sem;
     p->ws = gemm_ws;
-    if constexpr (GemmReduces<V>::value) return cudaSuccess;  // no counter to zero
+    if constexpr (GemmReduces<V>::value || GemmClusterSplit<V>::value) return cudaSuccess;  // no counter to zero
     if constexpr (ResetOnce) {
       if (reset_done) return cudaSuccess;
       reset_done = true;
@@ -822,9 +863,9 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
 // workspace slots (gemm_sk_slot) and one flag per block; the flags zeroed by a
 // cudaMemsetAsync before the kernel in every launch (timed with it).
 // One word more: the ticket counter after the flags (GemmStreamK::run),
-// zeroed with them. A data-parallel launch (sb_gemm_sk_data_parallel: a
-// block per tile) takes no ticket and reads no flag: no partials, and no
-// memset.
+// zeroed with them. A data-parallel launch (sb_gemm_sk_data_parallel:
+// ws_tma_wgmma's kernel, a block per tile) takes no ticket and reads no
+// flag: no partials, and no memset.
 static cudaError_t gemm_streamk_setup(sb_launch *L, const GemmParams &p, int bm, int bn, bool data_parallel) {
   const size_t sem_bytes = ((size_t)L->grid_blocks + 1) * sizeof(unsigned);
   if (L->query) {
@@ -928,9 +969,20 @@ static cudaError_t gemm_launch(sb_launch *L) {
     bool data_parallel = false;
     if (L->query) {
       if ((e = sb_launch_params(L, s, p)) != cudaSuccess) return e;
-      // Nothing to split on the persistent grid: a block per tile instead.
+      // Nothing to split on the persistent grid: the data-parallel kernel,
+      // ws_tma_wgmma's own (same tile and stages), a block per tile.
       data_parallel = L->grid_blocks > 0 && sb_gemm_sk_data_parallel(tiles, p.k / SB_GEMM_BK, (int)L->grid_blocks);
-      if (data_parallel) L->grid_blocks = tiles;
+      if (data_parallel) {
+        sb_variant dp = *L->variant;
+        dp.pick = gemm_pick<GemmWsTmaWgmma>;
+        const sb_variant *self = L->variant;
+        sb_shape grid = s;
+        grid.grid = tiles;
+        L->variant = &dp;
+        e = sb_launch_query(L, grid);
+        L->variant = self;
+        if (e != cudaSuccess) return e;
+      }
     }
     if ((e = gemm_streamk_setup(L, p, bm, bn, data_parallel)) != cudaSuccess || L->query) return e;
     p.sem = gemm_sem;
@@ -1031,9 +1083,14 @@ static const sb_variant gemm_rows[] = {
     {"splitk_reduce", gemm_launch<GemmSplitKReduce, true>, gemm_pick<GemmSplitKReduce>, 90, SB_VF_GEMM_SPLIT,
      "ws_tma_wgmma over K/splits; fp32 partials to a workspace, no counter, no wait; a second kernel "
      "(PDL secondary, griddepcontrol.wait) sums the slices, one thread per float4 (cuBLASLt's separate reduction)"},
+    {"splitk_cluster", gemm_launch<GemmSplitKCluster, true>, gemm_pick<GemmSplitKCluster>, 90,
+     SB_VF_GEMM_SPLIT | SB_VF_GEMM_DSMEM,
+     "ws_tma_wgmma over K/splits, the slices of a tile in clusters of up to 8 CTAs: partials stored to shared "
+     "memory, cluster barrier, each of the C CTAs sums a C-th of the tile over the cluster (ld.shared::cluster); clusters "
+     "of one tile meet in a workspace (atom.acq_rel.gpu per piece, the last sums; counters set back by it, no memset)"},
     {"streamk", gemm_launch<GemmStreamK, true>, gemm_pick<GemmStreamK>, 90, SB_VF_GEMM_STREAMK,
      "persistent ws_tma_wgmma blocks (atomic tickets), equal shares of all k-tiles (DP + SK hybrid; a block per tile "
-     "where no tile is split); split tiles "
+     "where no tile is split: ws_tma_wgmma's kernel); split tiles "
      "finished by the tile's last k-piece, which waits only on lower tickets' flags (st.release.gpu / "
      "ld.acquire.gpu) and adds their fp32 partials; with more than 4 blocks per tile, partials only, summed by "
      "a separate reduction kernel (PDL secondary); memset of the flags in the timed launch (none where nothing is split)"},
@@ -1062,6 +1119,12 @@ static const sb_variant gemm_rows[] = {
     {"splitk_serial_no_release", gemm_launch<GemmSplitKSerialT<false>, true>,
      gemm_pick<GemmSplitKSerialT<false>>, 90, SB_VF_GEMM_SPLIT | SB_VF_TEST_ONLY,
      "TEST ONLY: splitk_serial without the st.release.gpu: the next slice's wait never ends"},
+    // splitk_cluster whose last arrivals never set the counters back: the
+    // first launch is right; from the second no cluster sees itself last
+    // and C is not written -> `wrong` on the dirty workspace (splits > 8).
+    {"splitk_cluster_no_reset", gemm_launch<GemmSplitKClusterT<false>, true>,
+     gemm_pick<GemmSplitKClusterT<false>>, 90, SB_VF_GEMM_SPLIT | SB_VF_GEMM_DSMEM | SB_VF_TEST_ONLY,
+     "TEST ONLY: splitk_cluster whose counters are not set back: later launches with 2+ clusters a tile write no C"},
     // splitk_parallel whose arrival counters are zeroed in the first launch
     // of a point only: validation passes, and so does the recheck of the
     // timed output (same input: C still holds the first launch's answer);

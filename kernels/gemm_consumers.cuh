@@ -356,6 +356,28 @@ struct GemmWarpgroupMma {
     *r = ((tx >> 7) * MSUB + s) * 64 + w * 16 + g;
     *c = j * 8 + 2 * q;
   }
+  // The same partial in this CTA's shared memory at `base` (the stages,
+  // once the K loop is over): splitk_cluster's combining through
+  // distributed shared memory (gemm_schedulers.cuh, GemmClusterEpi).
+  __device__ __forceinline__ void save_shared(uint32_t base) const {
+    const uint32_t at = base + threadIdx.x * 16u;
+#pragma unroll
+    for (int s = 0; s < MSUB; ++s)
+#pragma unroll
+      for (int j = 0; j < T::BN / 8; ++j)
+        asm volatile("st.shared.v4.f32 [%0], {%1, %2, %3, %4};" ::"r"(at + (uint32_t)((s * T::BN / 8 + j) * NT * 16)),
+                     "f"(acc[s][4 * j]), "f"(acc[s][4 * j + 1]), "f"(acc[s][4 * j + 2]), "f"(acc[s][4 * j + 3])
+                     : "memory");
+  }
+  // Float4 f of a saved partial (summed), stored at its place in C: the
+  // tile at (m0, n0).
+  __device__ __forceinline__ static void store_saved(const GemmParams &p, int m0, int n0, int f, float4 v) {
+    int r, col;
+    saved_coord(f, &r, &col);
+    float *c0 = p.c + (size_t)(m0 + r) * p.n + n0 + col;
+    *reinterpret_cast<float2 *>(c0) = make_float2(v.x, v.y);
+    *reinterpret_cast<float2 *>(c0 + 8 * (size_t)p.n) = make_float2(v.z, v.w);
+  }
   __device__ __forceinline__ void add_from(const float *ws) {
     const float4 *w4 = reinterpret_cast<const float4 *>(ws) + threadIdx.x;
 #pragma unroll

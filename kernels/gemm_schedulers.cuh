@@ -212,6 +212,89 @@ __device__ __forceinline__ void gemm_slice_ticket(const GemmParams &p, int *tile
   *kt1 = sb_gemm_slice_begin(kts, p.splits, *slice + 1);
 }
 
+// ---- split-K in clusters: partial tiles combined in distributed shared memory ----
+// splitk_cluster: a grid of tiles x splits blocks in clusters of C =
+// sb_gemm_cluster_ctas(splits) consecutive blocks (at most 8, the portable
+// size); cluster q takes tile q % tiles and group g = q / tiles of the
+// tile's G = splits / C groups, and its rank r takes K slice g C + r.
+// After the K loop:
+//  1. each consumer thread stores its accumulators, in save()'s fragment
+//     order, into its CTA's stages: the consumers' barrier first, so that
+//     every warpgroup's last wgmma has read its stage (all k-tiles were
+//     consumed: no copy is in flight);
+//  2. a cluster barrier (arrive.release, wait.acquire): every CTA's partial
+//     is visible to the cluster;
+//  3. rank r sums float4s [r TILE_V4 / C, (r + 1) TILE_V4 / C) of the tile
+//     over the C CTAs' shared memory (ld.shared::cluster, in rank order),
+//     then arrives on the cluster barrier again (its reads of the peers are
+//     over) and waits on it only before exit: no CTA's shared memory goes
+//     away while a peer still reads it;
+//  4. G = 1: rank r stores its piece of C. G > 1: it saves the piece to the
+//     workspace at [tile][g] and counts itself on counter (tile, r) with one
+//     atom.acq_rel.gpu (gemm_atom_add_acq_rel_gpu's note); the last of the
+//     G to arrive sums the G pieces (group order: a deterministic sum),
+//     stores C and sets the counter back to 0 for the next launch (every
+//     arrival of this launch is in; the stream orders the next launch after
+//     this one). The query zeroes the counters once (gemm_split_setup): no
+//     memset in the timed launch.
+// No block waits on another cluster: nothing rests on dispatch order, and
+// the C CTAs of a cluster are co-scheduled by the hardware.
+// Reset = false: the broken build's planted bug (counters never set back:
+// from the second launch on no group sees itself last, and C is not written).
+template <class T, bool Reset = true>
+struct GemmClusterEpi {
+  uint32_t smem;  // the stages: this CTA's partial goes there
+  int tile, group, groups;
+  template <class Math>
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
+#if __CUDA_ARCH__ >= 900
+    const int ctas = (int)sb_cluster_size(), rank = (int)sb_cluster_rank();
+    const int per = Math::TILE_V4 / ctas, f0 = rank * per;
+    gemm_consumer_sync<T>();  // every warpgroup's last wgmma has read its stage
+    math.save_shared(smem);
+    sb_cluster_sync();  // every CTA's partial is in its shared memory and visible
+    float4 *mine = reinterpret_cast<float4 *>(p.ws) + ((size_t)tile * groups + group) * Math::TILE_V4;
+    for (int f = f0 + (int)threadIdx.x; f < f0 + per; f += Math::NT) {
+      float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+      for (int c = 0; c < ctas; ++c) {
+        const float4 w = sb_ld_cluster_v4f(sb_mapa(smem + (uint32_t)f * 16u, (uint32_t)c));
+        v.x += w.x, v.y += w.y, v.z += w.z, v.w += w.w;
+      }
+      if (groups == 1)
+        Math::store_saved(p, m0, n0, f, v);
+      else
+        __stcg(mine + f, v);
+    }
+    sb_cluster_arrive();  // my reads of the peers' shared memory are over
+    if (groups > 1) {
+      __shared__ int last;
+      gemm_consumer_sync<T>();  // every thread's piece is written
+      if (threadIdx.x == 0) {
+        unsigned *counter = p.sem + (size_t)tile * ctas + rank;
+        last = gemm_atom_add_acq_rel_gpu(counter, 1u) == (unsigned)groups - 1;
+        if (Reset && last) *counter = 0u;  // for the next launch: nobody else counts on it in this one
+      }
+      gemm_consumer_sync<T>();  // every thread is behind the acquire
+      if (last) {
+        const float4 *first = reinterpret_cast<const float4 *>(p.ws) + (size_t)tile * groups * Math::TILE_V4;
+        for (int f = f0 + (int)threadIdx.x; f < f0 + per; f += Math::NT) {
+          float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+          for (int g = 0; g < groups; ++g) {
+            const float4 w = __ldcg(first + (size_t)g * Math::TILE_V4 + f);
+            v.x += w.x, v.y += w.y, v.z += w.z, v.w += w.w;
+          }
+          Math::store_saved(p, m0, n0, f, v);
+        }
+      }
+    }
+    sb_cluster_wait();  // no CTA leaves while a peer may read its shared memory
+#else
+    (void)p, (void)math, (void)m0, (void)n0;
+    __trap();
+#endif
+  }
+};
+
 // ---- stream-K: a persistent grid, equal shares of all MAC iterations ----
 // gemm_tiles.h has the schedule; block b's stream-K range is
 // [begin(b), begin(b + 1)), cut into pieces at tile boundaries. Who is b:
@@ -370,12 +453,9 @@ __device__ __forceinline__ void gemm_reduce_partials(const GemmParams &p) {
 #pragma unroll 8
     for (int s = 0; s < p.splits - (DropLast ? 1 : 0); ++s) add(s * tiles + tile);
   }
-  int m0, n0, r, col;
+  int m0, n0;
   gemm_tile_origin<T>(p, tile, &m0, &n0);
-  Math::saved_coord(f, &r, &col);
-  float *c0 = p.c + (size_t)(m0 + r) * p.n + n0 + col;
-  *reinterpret_cast<float2 *>(c0) = make_float2(v.x, v.y);
-  *reinterpret_cast<float2 *>(c0 + 8 * (size_t)p.n) = make_float2(v.z, v.w);
+  Math::store_saved(p, m0, n0, f, v);
   // the validating launch's profile: the reduction's cycles count as epilogue
   if (p.prof && threadIdx.x == 0) {
     const unsigned long long dt = (unsigned long long)(clock64() - t0);

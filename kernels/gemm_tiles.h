@@ -42,7 +42,8 @@ enum {
   SB_VF_GEMM_PINGPONG = SB_VF_FAMILY0 << 4,   /* two consumer warpgroups, a whole tile each */
   SB_VF_GEMM_MULTICAST = SB_VF_FAMILY0 << 5,  /* clusters of 2 tiles: the cluster_shape axis */
   SB_VF_GEMM_PERSISTENT = SB_VF_FAMILY0 << 6, /* a persistent grid (tiles in a loop), not a block per tile */
-  SB_VF_GEMM_TMA_STORE = SB_VF_FAMILY0 << 7   /* C stored through smem by TMA: its staging after the stages */
+  SB_VF_GEMM_TMA_STORE = SB_VF_FAMILY0 << 7,  /* C stored through smem by TMA: its staging after the stages */
+  SB_VF_GEMM_DSMEM = SB_VF_FAMILY0 << 8       /* split-K slices in clusters, partials summed in distributed smem */
 };
 /* The TMA-store epilogue's staging (GemmWarpgroupMma::store_tma): two
  * pieces of 16 x 32 fp32 per consumer warp. */
@@ -137,27 +138,74 @@ static inline SB_GEMM_HD unsigned long long sb_gemm_isqrt(unsigned long long x) 
   }
   return r;
 }
-/* T(s) of the comment above, times 1024 x sm_count (an integer). */
-static inline SB_GEMM_HD unsigned long long sb_gemm_auto_cost(int tiles, int kts, int sm_count, int s) {
+/* T(s) of the comment above, times 1024 x sm_count (an integer): the
+ * mainloop's walk, then the combining of `partials` fp32 tiles. */
+static inline SB_GEMM_HD unsigned long long sb_gemm_auto_walk(int tiles, int kts, int sm_count, int s) {
   const unsigned long long blocks = (unsigned long long)tiles * (unsigned long long)s;
   const unsigned long long sms = (unsigned long long)sm_count, mem = SB_GEMM_AUTO_MEM_BLOCKS;
   const unsigned long long conc = blocks < sms ? blocks : sms, waves = (blocks + sms - 1) / sms;
   const unsigned long long slice = ((unsigned long long)kts + (unsigned long long)s - 1) / (unsigned long long)s;
   unsigned long long pace = sb_gemm_isqrt((conc * conc << 20) / (mem * mem * (unsigned long long)tiles));
   if (pace < 1024) pace = 1024; /* 1024 = the tensor cores' pace */
-  return waves * slice * pace * sms + (unsigned long long)SB_GEMM_AUTO_RED_KTS * 1024 * blocks;
+  return waves * slice * pace * sms;
 }
-static inline SB_GEMM_HD int sb_gemm_auto_splits(int tiles, int kts, int sm_count) {
+static inline SB_GEMM_HD unsigned long long sb_gemm_auto_combine(unsigned long long partials) {
+  return (unsigned long long)SB_GEMM_AUTO_RED_KTS * 1024 * partials;
+}
+static inline SB_GEMM_HD unsigned long long sb_gemm_auto_cost(int tiles, int kts, int sm_count, int s) {
+  return sb_gemm_auto_walk(tiles, kts, sm_count, s) +
+         sb_gemm_auto_combine((unsigned long long)tiles * (unsigned long long)s);
+}
+/* The model's argmin over s in [1, min(kts / SB_GEMM_AUTO_MIN_SLICE_KTS,
+ * max_splits)], the smaller s of a tie: sb_gemm_auto_cost, or with
+ * cluster != 0 splitk_cluster's (sb_gemm_cluster_auto_cost, below). */
+static inline SB_GEMM_HD unsigned long long sb_gemm_cluster_auto_cost(int tiles, int kts, int sm_count, int s);
+static inline SB_GEMM_HD int sb_gemm_argmin_splits(int tiles, int kts, int sm_count, int max_splits, int cluster) {
   if (tiles < 1 || kts < 1 || sm_count < 1) return 1;
   int cap = kts / SB_GEMM_AUTO_MIN_SLICE_KTS;
-  if (cap > SB_GEMM_AUTO_MAX_SPLITS) cap = SB_GEMM_AUTO_MAX_SPLITS;
+  if (cap > max_splits) cap = max_splits;
   int best = 1;
-  unsigned long long best_cost = sb_gemm_auto_cost(tiles, kts, sm_count, 1);
-  for (int s = 2; s <= cap; ++s) {
-    const unsigned long long c = sb_gemm_auto_cost(tiles, kts, sm_count, s);
-    if (c < best_cost) best = s, best_cost = c;
+  unsigned long long best_cost = 0;
+  for (int s = 1; s <= cap || s == 1; ++s) {
+    const unsigned long long c = cluster ? sb_gemm_cluster_auto_cost(tiles, kts, sm_count, s)
+                                         : sb_gemm_auto_cost(tiles, kts, sm_count, s);
+    if (s == 1 || c < best_cost) best = s, best_cost = c;
   }
   return best;
+}
+static inline SB_GEMM_HD int sb_gemm_auto_splits(int tiles, int kts, int sm_count) {
+  return sb_gemm_argmin_splits(tiles, kts, sm_count, SB_GEMM_AUTO_MAX_SPLITS, 0);
+}
+
+/* splitk_cluster (kernels/gemm_schedulers.cuh, GemmClusterEpi): the blocks
+ * of one tile's K slices in clusters of C CTAs that sum their partials in
+ * distributed shared memory; C = the largest power of two up to 8 (the
+ * portable cluster size) that divides splits, so a tile has splits / C
+ * clusters (groups), whose sums meet in the workspace. */
+#define SB_GEMM_CLUSTER_MAX_CTAS 8
+static inline SB_GEMM_HD int sb_gemm_cluster_ctas(int splits) {
+  int c = 1;
+  while (c < SB_GEMM_CLUSTER_MAX_CTAS && splits % (2 * c) == 0) c *= 2;
+  return c;
+}
+/* splitk_cluster's splits=auto: sb_gemm_auto_cost's model (the waves, the
+ * memory pace) with its combining term counting only the partials that
+ * go through memory: one per cluster beyond a tile's first (groups =
+ * splits / C > 1), none where one cluster holds the whole tile; and the
+ * SMs counted in whole clusters of 8 (a GPC holds two: 132 SMs run 16 such
+ * clusters at once, not 16.5), so that a wave of clusters is one wave.
+ * cap = kts / SB_GEMM_AUTO_MIN_SLICE_KTS, at most 128 slices. Ties: the
+ * smaller count. */
+#define SB_GEMM_CLUSTER_AUTO_MAX_SPLITS 128
+static inline SB_GEMM_HD unsigned long long sb_gemm_cluster_auto_cost(int tiles, int kts, int sm_count, int s) {
+  const int sms = sm_count >= SB_GEMM_CLUSTER_MAX_CTAS ? sm_count / SB_GEMM_CLUSTER_MAX_CTAS * SB_GEMM_CLUSTER_MAX_CTAS
+                                                       : sm_count;
+  const int groups = s / sb_gemm_cluster_ctas(s);
+  return sb_gemm_auto_walk(tiles, kts, sms, s) +
+         sb_gemm_auto_combine(groups > 1 ? (unsigned long long)tiles * (unsigned long long)groups : 0);
+}
+static inline SB_GEMM_HD int sb_gemm_cluster_auto_splits(int tiles, int kts, int sm_count) {
+  return sb_gemm_argmin_splits(tiles, kts, sm_count, SB_GEMM_CLUSTER_AUTO_MAX_SPLITS, 1);
 }
 
 /* Stream-K schedule over a persistent grid of `grid` blocks: the first
@@ -222,8 +270,10 @@ static inline int sb_gemm_sk_separate(int tiles, int kts, int grid) {
 /* Nothing to split on a persistent grid of `grid` blocks: one block feeds
  * every tile (all data-parallel, or as many tiles as blocks or more than
  * half as many). Stream-K then launches the data-parallel kernel it is
- * there, a block per tile (a grid of `tiles`, whose schedule is all
- * data-parallel again), not a persistent grid: at the squares the
+ * there, ws_tma_wgmma's own (same tile and stages), a block per tile, not
+ * its persistent grid: at 1912426 its own kernel on a block-per-tile grid
+ * still ran 0.5 us behind ws_tma_wgmma at 1024^3 and 2048^3 (76.8 and 91.8
+ * % of cuBLAS against 79.9 and 93.5 %, H100). At the squares the
  * persistent one took fewer cycles than ws_tma_wgmma at locked clocks yet
  * ran 4-6 points behind it in the sweep, under the power cap (H100,
  * a973f88; docs/gemm.md, "Off the default sweep"). Also where fewer tiles

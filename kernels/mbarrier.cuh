@@ -366,6 +366,17 @@ __device__ __forceinline__ uint32_t sb_cluster_rank(void) {
   return r;
 }
 
+// CTAs in this CTA's cluster (%cluster_nctarank; 1 without a cluster launch).
+__device__ __forceinline__ uint32_t sb_cluster_size(void) {
+  uint32_t n = 1;
+#if __CUDA_ARCH__ >= 900
+  asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
+#else
+  __trap();
+#endif
+  return n;
+}
+
 // The shared::cluster address of the same variable (own address `addr`) in
 // the CTA of rank `rank`.
 __device__ __forceinline__ uint32_t sb_mapa(uint32_t addr, uint32_t rank) {
@@ -388,6 +399,23 @@ __device__ __forceinline__ void sb_st_cluster_u32(uint32_t addr, uint32_t v) {
   (void)addr, (void)v;
   __trap();
 #endif
+}
+
+// A weak 16-byte load from a peer's (or this CTA's) shared memory at a
+// shared::cluster address (sb_mapa); ordered after the peer's writes by a
+// cluster barrier between them (sb_cluster_arrive / sb_cluster_wait).
+__device__ __forceinline__ float4 sb_ld_cluster_v4f(uint32_t addr) {
+  float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+#if __CUDA_ARCH__ >= 900
+  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
+               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+               : "r"(addr)
+               : "memory");
+#else
+  (void)addr;
+  __trap();
+#endif
+  return v;
 }
 
 // Arrive once on a peer's barrier (`bar`: a shared::cluster address from
@@ -449,6 +477,24 @@ __device__ __forceinline__ bool sb_mbar_try_wait_cluster(uint32_t bar, uint32_t 
 __device__ __forceinline__ void sb_cluster_sync(void) {
 #if __CUDA_ARCH__ >= 900
   asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+
+// sb_cluster_sync in two halves, for work between them: arrive (release:
+// this thread's earlier writes and reads are ordered before the peers'
+// matching wait), later wait (acquire). One arrive, then one wait, per phase.
+__device__ __forceinline__ void sb_cluster_arrive(void) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+__device__ __forceinline__ void sb_cluster_wait(void) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.wait.acquire;" ::: "memory");
 #else
   __trap();
 #endif

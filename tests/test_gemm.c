@@ -607,6 +607,43 @@ SB_TEST(gemm_auto_splits_are_the_model_argmin_within_the_caps) {
       }
 }
 
+/* splitk_cluster's cut (gemm_tiles.h): C CTAs a cluster, the largest power
+ * of two up to 8 dividing splits; its own splits=auto. */
+SB_TEST(gemm_cluster_split_cut_and_its_auto) {
+  const int ctas[][2] = {{1, 1}, {2, 2}, {3, 1}, {4, 4}, {6, 2}, {8, 8}, {12, 4}, {16, 8}, {24, 8}, {40, 8}, {128, 8}};
+  for (size_t i = 0; i < sizeof ctas / sizeof ctas[0]; ++i) CHECK_EQ_INT(sb_gemm_cluster_ctas(ctas[i][0]), ctas[i][1]);
+  for (int s = 1; s <= 256; ++s) {
+    const int c = sb_gemm_cluster_ctas(s);
+    CHECK(c >= 1 && c <= SB_GEMM_CLUSTER_MAX_CTAS && (c & (c - 1)) == 0 && s % c == 0);
+    CHECK(c == SB_GEMM_CLUSTER_MAX_CTAS || (s / c) % 2 == 1); /* no larger cluster would divide it */
+  }
+  /* One tile of 128 x 128 (m = n = 128): whole clusters of 8, more with K. */
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1, 8192 / 64, 132), 16);
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1, 16384 / 64, 132), 32);
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1, 65536 / 64, 132), 64);
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(4, 8192 / 64, 132), 16); /* 256^2 */
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(64, 16384 / 64, 132), 2); /* 1024 x 1024 x 16384 */
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(16, 32768 / 64, 132), 8); /* 512 x 512 x 32768 */
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1024, 4096 / 64, 132), 1); /* 4096^3: nothing to cut */
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(0, 128, 132), 1);
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1, 0, 132), 1);
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1, 128, 0), 1);
+  /* The model's argmin within the cap, the smallest count of a tie. */
+  for (int tiles = 1; tiles <= 200; tiles += 11)
+    for (int kts = 1; kts <= 2048; kts = kts * 3 / 2 + 1) {
+      const int s = sb_gemm_cluster_auto_splits(tiles, kts, 132);
+      int cap = kts / SB_GEMM_AUTO_MIN_SLICE_KTS;
+      if (cap > SB_GEMM_CLUSTER_AUTO_MAX_SPLITS) cap = SB_GEMM_CLUSTER_AUTO_MAX_SPLITS;
+      if (cap < 1) cap = 1;
+      CHECK(s >= 1 && s <= cap && s <= kts);
+      const unsigned long long c = sb_gemm_cluster_auto_cost(tiles, kts, 132, s);
+      for (int t = 1; t <= cap; ++t) {
+        const unsigned long long ct = sb_gemm_cluster_auto_cost(tiles, kts, 132, t);
+        CHECK(t < s ? ct > c : ct >= c);
+      }
+    }
+}
+
 SB_TEST(gemm_split_points_need_a_k_tile_per_slice_and_their_stages) {
   const sb_family *f = sb_find_family("gemm");
   if (!f) return;

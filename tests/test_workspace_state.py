@@ -11,6 +11,7 @@ import subprocess
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STALE = "splitk_parallel_stale_counters"
+CLUSTER = "splitk_cluster_no_reset"  # wrong only with 2+ clusters a tile (splits > 8)
 
 
 def read(path):
@@ -72,6 +73,26 @@ def test_gpu_round_step_b_runs_it_and_expects_wrong():
     assert '"gemm/' + STALE + '": ("wrong", "second launch on the dirty workspace")' in step_b
 
 
+def test_gpu_round_step_b_runs_the_cluster_counters_where_they_exist():
+    # --quick's auto counts never put two clusters on a tile: a run of its own, splits > 8
+    step_b = read("scripts/gpu_round.sh")
+    step_b = step_b[step_b.index("if step b; then"):]
+    quick = step_b[:step_b.index("\n")] + step_b[step_b.index("--quick"):step_b.index("--out")]
+    assert CLUSTER not in quick
+    run = step_b[step_b.index("'^gemm/" + CLUSTER + "/'"):]
+    run = run[:run.index("--resume")]
+    splits = [int(s) for s in run.split("--splits ")[1].split()[0].split(",")]
+    assert splits and min(splits) > 8
+    assert '"gemm/' + CLUSTER + '": ("wrong", "second launch on the dirty workspace")' in step_b
+
+
+def test_step_b_fails_when_the_cluster_counters_pass(tmp_path):
+    rows = [g if g[1] != CLUSTER else ("gemm", CLUSTER, "ok", "") for g in GOOD]
+    r = _step_b(tmp_path, rows)
+    assert r.returncode != 0
+    assert "FAIL gemm/" + CLUSTER + ": ok" in r.stdout
+
+
 ROW = {"family": "", "variant": "", "status": "", "detail": ""}
 
 
@@ -86,8 +107,10 @@ def _step_b(tmp_path, rows):
         for family, variant, status, detail in rows:
             w.writerow({"family": family, "variant": variant, "status": status, "detail": detail})
     fake = carry / "broken" / "syncbench"
-    fake.write_text('#!/bin/sh\nwhile [ "$1" != --out ]; do shift; done\n'
-                    f'cp "{fixture}" "$2"\nexit 1\n')
+    # --out FILE: the fixture's rows; --resume FILE (the second run, at
+    # splits > 8): they are already there
+    fake.write_text('#!/bin/sh\nwhile [ $# -gt 0 ] && [ "$1" != --out ] && [ "$1" != --resume ]; do shift; done\n'
+                    f'[ "$1" = --out ] && cp "{fixture}" "$2"\nexit 1\n')
     fake.chmod(0o755)
     env = dict(os.environ, STEPS="b", PATH=os.environ["PATH"])
     return subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpu_round.sh"), str(carry),
@@ -104,6 +127,7 @@ GOOD = [("broken", "missing_barrier", "wrong", "differ"),
         ("gemm", "ws_tma_wgmma_multicast_no_remote_arrive", "deadlock", WATCHDOG),
         ("gemm", "splitk_reduce_drops_a_slice", "wrong",
          "12 of 4096 sampled elements of C differ from the double reference by more than the tolerance"),
+        ("gemm", CLUSTER, "wrong", DIRTY),
         ("barrier", "flag_handoff_lost_token", "deadlock", WATCHDOG)]
 
 
