@@ -225,10 +225,11 @@ __device__ __forceinline__ void gemm_slice_ticket(const GemmParams &p, int *tile
 //  2. a cluster barrier (arrive.release, wait.acquire): every CTA's partial
 //     is visible to the cluster;
 //  3. rank r sums float4s [r TILE_V4 / C, (r + 1) TILE_V4 / C) of the tile
-//     over the C CTAs' shared memory (ld.shared::cluster, in rank order),
-//     then arrives on the cluster barrier again (its reads of the peers are
-//     over) and waits on it only before exit: no CTA's shared memory goes
-//     away while a peer still reads it;
+//     over the C CTAs' shared memory (loads through mapa'd generic
+//     addresses, in rank order), stores the sums (step 4), then arrives on
+//     the cluster barrier again (relaxed: its reads of the peers are over)
+//     and waits on it only before exit: no CTA's shared memory goes away
+//     while a peer still reads it;
 //  4. G = 1: rank r stores its piece of C. G > 1: it saves the piece to the
 //     workspace at [tile][g] and counts itself on counter (tile, r) with one
 //     atom.acq_rel.gpu (gemm_atom_add_acq_rel_gpu's note); the last of the
@@ -245,27 +246,58 @@ template <class T, bool Reset = true>
 struct GemmClusterEpi {
   uint32_t smem;  // the stages: this CTA's partial goes there
   int tile, group, groups;
+
+  // Step 3 for clusters of C: this thread's N float4s of the piece, every
+  // peer's load issued before any sum is used (plain loads through generic
+  // cluster addresses, so they are in flight together: one
+  // ld.shared::cluster after another, each waited on, took ~8 us at 16
+  // slices, H100 4ef999d), then the stores, then a relaxed arrive: the
+  // stores used every loaded value, so no read of a peer is still in
+  // flight (a release arrive would add a MEMBAR.ALL.GPU).
+  template <int C, class Math>
+  __device__ __forceinline__ void sum_cluster(const GemmParams &p, int m0, int n0, int f0, float4 *piece) const {
+    constexpr int N = Math::TILE_V4 / C / Math::NT;
+    static_assert(N * C * Math::NT == Math::TILE_V4, "whole float4s per thread");
+    const float4 *own = reinterpret_cast<const float4 *>(__cvta_shared_to_generic(smem));
+    const float4 *peer[C];
+#pragma unroll
+    for (int c = 0; c < C; ++c) peer[c] = reinterpret_cast<const float4 *>(sb_cluster_peer(own, (uint32_t)c));
+    float4 v[N];
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      v[i] = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll
+      for (int c = 0; c < C; ++c) {  // rank order: a deterministic sum
+        const float4 w = peer[c][f0 + i * Math::NT];
+        v[i].x += w.x, v[i].y += w.y, v[i].z += w.z, v[i].w += w.w;
+      }
+    }
+#pragma unroll
+    for (int i = 0; i < N; ++i) {
+      if (groups == 1)
+        Math::store_saved(p, m0, n0, f0 + i * Math::NT, v[i]);
+      else
+        __stcg(piece + f0 + i * Math::NT, v[i]);
+    }
+    sb_cluster_arrive_relaxed();  // my reads of the peers' shared memory are over
+  }
+
   template <class Math>
   __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
 #if __CUDA_ARCH__ >= 900
     const int ctas = (int)sb_cluster_size(), rank = (int)sb_cluster_rank();
-    const int per = Math::TILE_V4 / ctas, f0 = rank * per;
+    const int per = Math::TILE_V4 / ctas, f0 = rank * per + (int)threadIdx.x;
     gemm_consumer_sync<T>();  // every warpgroup's last wgmma has read its stage
     math.save_shared(smem);
     sb_cluster_sync();  // every CTA's partial is in its shared memory and visible
-    float4 *mine = reinterpret_cast<float4 *>(p.ws) + ((size_t)tile * groups + group) * Math::TILE_V4;
-    for (int f = f0 + (int)threadIdx.x; f < f0 + per; f += Math::NT) {
-      float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-      for (int c = 0; c < ctas; ++c) {
-        const float4 w = sb_ld_cluster_v4f(sb_mapa(smem + (uint32_t)f * 16u, (uint32_t)c));
-        v.x += w.x, v.y += w.y, v.z += w.z, v.w += w.w;
-      }
-      if (groups == 1)
-        Math::store_saved(p, m0, n0, f, v);
-      else
-        __stcg(mine + f, v);
+    float4 *pieces = reinterpret_cast<float4 *>(p.ws) + (size_t)tile * groups * Math::TILE_V4;
+    float4 *mine = pieces + (size_t)group * Math::TILE_V4;
+    switch (ctas) {
+      case 8: sum_cluster<8, Math>(p, m0, n0, f0, mine); break;
+      case 4: sum_cluster<4, Math>(p, m0, n0, f0, mine); break;
+      case 2: sum_cluster<2, Math>(p, m0, n0, f0, mine); break;
+      default: sum_cluster<1, Math>(p, m0, n0, f0, mine); break;
     }
-    sb_cluster_arrive();  // my reads of the peers' shared memory are over
     if (groups > 1) {
       __shared__ int last;
       gemm_consumer_sync<T>();  // every thread's piece is written
@@ -275,17 +307,16 @@ struct GemmClusterEpi {
         if (Reset && last) *counter = 0u;  // for the next launch: nobody else counts on it in this one
       }
       gemm_consumer_sync<T>();  // every thread is behind the acquire
-      if (last) {
-        const float4 *first = reinterpret_cast<const float4 *>(p.ws) + (size_t)tile * groups * Math::TILE_V4;
-        for (int f = f0 + (int)threadIdx.x; f < f0 + per; f += Math::NT) {
+      if (last)
+        for (int f = f0; f < f0 - (int)threadIdx.x + per; f += Math::NT) {
           float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-          for (int g = 0; g < groups; ++g) {
-            const float4 w = __ldcg(first + (size_t)g * Math::TILE_V4 + f);
+#pragma unroll 8
+          for (int g = 0; g < groups; ++g) {  // group order: a deterministic sum
+            const float4 w = __ldcg(pieces + (size_t)g * Math::TILE_V4 + f);
             v.x += w.x, v.y += w.y, v.z += w.z, v.w += w.w;
           }
           Math::store_saved(p, m0, n0, f, v);
         }
-      }
     }
     sb_cluster_wait();  // no CTA leaves while a peer may read its shared memory
 #else

@@ -401,21 +401,20 @@ __device__ __forceinline__ void sb_st_cluster_u32(uint32_t addr, uint32_t v) {
 #endif
 }
 
-// A weak 16-byte load from a peer's (or this CTA's) shared memory at a
-// shared::cluster address (sb_mapa); ordered after the peer's writes by a
-// cluster barrier between them (sb_cluster_arrive / sb_cluster_wait).
-__device__ __forceinline__ float4 sb_ld_cluster_v4f(uint32_t addr) {
-  float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+// The generic address of the same shared variable (own generic address
+// `p`) in the CTA of rank `rank` (mapa on a generic address): plain C++
+// loads through it read the peer's shared memory (distributed shared
+// memory), and the compiler may batch them as it does any other loads.
+// Ordered after the peer's writes by a cluster barrier between them.
+__device__ __forceinline__ const void *sb_cluster_peer(const void *p, uint32_t rank) {
+  unsigned long long d = 0;
 #if __CUDA_ARCH__ >= 900
-  asm volatile("ld.shared::cluster.v4.f32 {%0, %1, %2, %3}, [%4];"
-               : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
-               : "r"(addr)
-               : "memory");
+  asm("mapa.u64 %0, %1, %2;" : "=l"(d) : "l"(p), "r"(rank));
 #else
-  (void)addr;
+  (void)p, (void)rank;
   __trap();
 #endif
-  return v;
+  return reinterpret_cast<const void *>(d);
 }
 
 // Arrive once on a peer's barrier (`bar`: a shared::cluster address from
@@ -488,6 +487,17 @@ __device__ __forceinline__ void sb_cluster_sync(void) {
 __device__ __forceinline__ void sb_cluster_arrive(void) {
 #if __CUDA_ARCH__ >= 900
   asm volatile("barrier.cluster.arrive.release;" ::: "memory");
+#else
+  __trap();
+#endif
+}
+// Relaxed: orders nothing. For an arrival that only says "I am done with
+// your shared memory" once the values read are in registers (a later
+// instruction used them): a .release arrive is MEMBAR.ALL.GPU first on
+// sm_90, as every cluster-scope release is (sb_mbar_arrive_cluster's note).
+__device__ __forceinline__ void sb_cluster_arrive_relaxed(void) {
+#if __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.relaxed;" ::: "memory");
 #else
   __trap();
 #endif
