@@ -272,6 +272,29 @@ struct GemmSplitKReduceT {
 
 using GemmSplitKReduce = GemmSplitKReduceT<false>;
 
+// Split-K on a cooperative grid (gemm_schedulers.cuh, GemmCoopEpi): every
+// slice of a tile waits for the others, then sums its piece of the tile.
+// Arrive: false in the broken build's planted bug (GemmCoopEpi).
+template <bool Arrive>
+struct GemmSplitKCoopT {
+  static constexpr bool ws = true, twin = true, split = true, parallel = true, cooperative = true;
+  template <class T, int S, bool Bounded>
+  __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    int slice, kt0, kt1;
+    gemm_slice_range<T>(p, &slice, &kt0, &kt1);
+    const int tile = (int)blockIdx.x % ((p.m / T::BM) * (p.n / T::BN));
+    gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, kt0, kt1,
+                                                    GemmCoopEpi<T, Bounded, Arrive>{slice, tile});
+#else
+    (void)p, (void)smem, (void)m0, (void)n0;
+    __trap();  // sm_90a only (wgmma): never launched elsewhere
+#endif
+  }
+};
+
+using GemmSplitKCoop = GemmSplitKCoopT<true>;
+
 // Split-K in clusters (gemm_schedulers.cuh, GemmClusterEpi): the C slices
 // of a cluster sum their partials through distributed shared memory, each
 // CTA a C-th of the tile; G = splits / C clusters a tile meet in the
@@ -594,6 +617,7 @@ GEMM_OPTIONAL_TRAIT(GemmReduceDrops, drop_last, bool, false) // the broken build
 GEMM_OPTIONAL_TRAIT(GemmPersistent, persistent, bool, false) // a persistent grid walks the tiles
 GEMM_OPTIONAL_TRAIT(GemmTmaStore, tma_store, bool, false)    // C stored through shared memory by TMA
 GEMM_OPTIONAL_TRAIT(GemmClusterSplit, cluster_split, bool, false) // split-K slices in clusters (DSMEM sums)
+GEMM_OPTIONAL_TRAIT(GemmCooperative, cooperative, bool, false) // a cooperative grid: every block resident
 #undef GEMM_OPTIONAL_TRAIT
 
 template <class V, class T>
@@ -662,6 +686,8 @@ template <class T>
 struct GemmStages<GemmStreamK, T> : GemmSplitStages<T> {};
 template <bool R, class T>
 struct GemmStages<GemmSplitKClusterT<R>, T> : GemmSplitStages<T> {};
+template <bool A, class T>
+struct GemmStages<GemmSplitKCoopT<A>, T> : GemmSplitStages<T> {};
 // Multicast: ws_tma_wgmma's best stages per tile (sb_gemm_multicast_stages_ok).
 template <int CM, int CN, template <int, bool, int> class R, bool P, bool TS, class T>
 struct GemmStages<GemmWsTmaWgmmaMulticastT<CM, CN, R, P, TS>, T> {
@@ -827,11 +853,14 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
       const int kts = p->k / SB_GEMM_BK;
       L->splits_used = want != SB_AXIS_AUTO            ? (int)want
                        : GemmClusterSplit<V>::value ? sb_gemm_cluster_auto_splits((int)tiles, kts, sms)
+                       : GemmCooperative<V>::value  ? sb_gemm_coop_auto_splits((int)tiles, kts, sms)
                                                     : sb_gemm_auto_splits((int)tiles, kts, sms);
     }
     p->splits = L->splits_used;
     s->grid = tiles * p->splits;
     if constexpr (GemmClusterSplit<V>::value) s->cluster = sb_gemm_cluster_ctas(p->splits);
+    if constexpr (GemmCooperative<V>::value) s->cooperative = true;
+    [[maybe_unused]] static unsigned epoch;  // cooperative: launches since the point's query
     // serial: + the ticket counter after the semaphores (gemm_slice_ticket), zeroed with them;
     // cluster: a counter per (tile, rank), at most tiles x splits
     const size_t sem_bytes =
@@ -842,13 +871,18 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
       if constexpr (ResetOnce) reset_done = false;
       cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
       if (e == cudaSuccess) e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, ws_bytes);
-      // cluster: zeroed once here; each launch's last arrivals set them back (GemmClusterEpi)
-      if (e == cudaSuccess && GemmClusterSplit<V>::value) e = cudaMemsetAsync(gemm_sem, 0, sem_bytes, L->stream);
+      // cluster: zeroed once here; each launch's last arrivals set them back (GemmClusterEpi);
+      // cooperative: zeroed here with the launch numbering (GemmCoopEpi)
+      if (e == cudaSuccess && (GemmClusterSplit<V>::value || GemmCooperative<V>::value))
+        e = cudaMemsetAsync(gemm_sem, 0, sem_bytes, L->stream);
+      if constexpr (GemmCooperative<V>::value) epoch = 0;
       return e;
     }
     p->sem = gemm_sem;
     p->ws = gemm_ws;
-    if constexpr (GemmReduces<V>::value || GemmClusterSplit<V>::value) return cudaSuccess;  // no counter to zero
+    if constexpr (GemmCooperative<V>::value) p->epoch = ++epoch;
+    if constexpr (GemmReduces<V>::value || GemmClusterSplit<V>::value || GemmCooperative<V>::value)
+      return cudaSuccess;  // no counter to zero
     if constexpr (ResetOnce) {
       if (reset_done) return cudaSuccess;
       reset_done = true;
@@ -991,6 +1025,17 @@ static cudaError_t gemm_launch(sb_launch *L) {
     p.sk_reduce = sb_gemm_sk_separate((p.m / bm) * (p.n / bn), p.k / SB_GEMM_BK, p.sk_grid_blocks);
   }
   cudaError_t e = sb_launch_params(L, s, p);
+  if constexpr (GemmCooperative<V>::value) {  // every block resident at once, or a skipped row (not a launch error)
+    int dev = 0, sms = 0;
+    if (e == cudaSuccess && L->query && !L->skip[0] && L->blocks_per_sm > 0 &&
+        (e = cudaGetDevice(&dev)) == cudaSuccess &&
+        (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) == cudaSuccess &&
+        (long long)L->grid_blocks > (long long)L->blocks_per_sm * sms)
+      snprintf(L->skip, sizeof L->skip,
+               "cannot launch cooperatively: %d tiles x %d splits = %d blocks, but %d SMs x %d blocks/SM are resident "
+               "at once (fewer splits, or splits=auto)",
+               (int)(L->grid_blocks / p.splits), p.splits, L->grid_blocks, sms, L->blocks_per_sm);
+  }
   if (e != cudaSuccess || L->query) return e;
   return gemm_reduce_launch<V>(L, p, tile);
 }
@@ -1083,6 +1128,10 @@ static const sb_variant gemm_rows[] = {
     {"splitk_reduce", gemm_launch<GemmSplitKReduce, true>, gemm_pick<GemmSplitKReduce>, 90, SB_VF_GEMM_SPLIT,
      "ws_tma_wgmma over K/splits; fp32 partials to a workspace, no counter, no wait; a second kernel "
      "(PDL secondary, griddepcontrol.wait) sums the slices, one thread per float4 (cuBLASLt's separate reduction)"},
+    {"splitk_cooperative", gemm_launch<GemmSplitKCoop, true>, gemm_pick<GemmSplitKCoop>, 90, SB_VF_GEMM_SPLIT,
+     "ws_tma_wgmma over K/splits on a cooperative grid (every block resident): fp32 partials to a workspace, "
+     "atom.acq_rel.gpu arrival, each slice spins (ld.acquire.gpu) until all slices of its tile arrived, then sums "
+     "its 1/splits of the tile over every slice; the counter counts launches, no memset"},
     {"splitk_cluster", gemm_launch<GemmSplitKCluster, true>, gemm_pick<GemmSplitKCluster>, 90,
      SB_VF_GEMM_SPLIT | SB_VF_GEMM_DSMEM,
      "ws_tma_wgmma over K/splits, the slices of a tile in clusters of up to 8 CTAs: partials stored to shared "
@@ -1119,6 +1168,11 @@ static const sb_variant gemm_rows[] = {
     {"splitk_serial_no_release", gemm_launch<GemmSplitKSerialT<false>, true>,
      gemm_pick<GemmSplitKSerialT<false>>, 90, SB_VF_GEMM_SPLIT | SB_VF_TEST_ONLY,
      "TEST ONLY: splitk_serial without the st.release.gpu: the next slice's wait never ends"},
+    // splitk_cooperative whose last slice never counts itself in: every
+    // slice of the tile spins forever -> `deadlock` (the bounded twin's watchdog).
+    {"splitk_cooperative_missing_arrival", gemm_launch<GemmSplitKCoopT<false>, true>,
+     gemm_pick<GemmSplitKCoopT<false>>, 90, SB_VF_GEMM_SPLIT | SB_VF_TEST_ONLY,
+     "TEST ONLY: splitk_cooperative whose last slice does not count itself in: the tile's wait never ends"},
     // splitk_cluster whose last arrivals never set the counters back: the
     // first launch is right; from the second no cluster sees itself last
     // and C is not written -> `wrong` on the dirty workspace (splits > 8).

@@ -37,6 +37,10 @@ struct alignas(128) GemmParams {
   // epilogue (GemmWarpgroupMma::store_tma) only. Last, so that the fields
   // before it keep their offsets (and every other kernel its code).
   CUtensorMap map_c;
+  // splitk_cooperative: this launch's number since the point's query (1,
+  // 2, ...): its blocks wait until the tile's arrival counter, which only
+  // grows, reads epoch x splits (GemmCoopEpi). After map_c, as map_c is.
+  unsigned epoch;
 };
 
 // Thread 0's cycles since t0 into prof[slot]: the bounded twin's epilogue

@@ -212,6 +212,57 @@ __device__ __forceinline__ void gemm_slice_ticket(const GemmParams &p, int *tile
   *kt1 = sb_gemm_slice_begin(kts, p.splits, *slice + 1);
 }
 
+// ---- split-K on a cooperative grid: every slice sums a piece of the tile ----
+// splitk_cooperative: the grid (tiles x splits, block b: tile b % tiles,
+// slice b / tiles) is launched cooperatively, so every block is resident
+// at once (a grid that cannot be is a skipped row, never a hang) and a
+// block may wait for the other slices of its tile. After the K loop each
+// slice saves its fp32 partial at [slice][tile] (st.cg), the consumers'
+// barrier, then thread 0 counts the slice in (atom.acq_rel.gpu: releases
+// the partial, cumulative over the barrier) and spins (ld.acquire.gpu;
+// bounded in the twin: a missing slice is a `deadlock` row) until the
+// tile's counter reads epoch x splits: every slice of this launch has
+// arrived, and their partials are visible. Then slice s sums float4s
+// [s TILE_V4 / splits, (s + 1) TILE_V4 / splits) of the tile over every
+// slice (slice order: deterministic) and stores them: the reduction is
+// spread over all the tile's blocks, with no second kernel and no memset
+// (the counter only grows; the query zeroes it and the launch numbering).
+// Spreading it over the GPU's SMs is the point: splitk_cluster's slices
+// share one GPC, splitk_reduce's second kernel is a kernel boundary.
+// Arrive = false: the broken build's planted bug (the last slice never
+// counts itself in: every slice of the tile waits forever -> `deadlock`).
+template <class T, bool Bounded, bool Arrive = true>
+struct GemmCoopEpi {
+  int slice, tile;
+  template <class Math>
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
+    const int tiles = (p.m / T::BM) * (p.n / T::BN);
+    const float4 *first = reinterpret_cast<const float4 *>(p.ws) + (size_t)tile * Math::TILE_V4;
+    math.save(p.ws + ((size_t)slice * tiles + tile) * ((size_t)T::BM * T::BN));
+    gemm_consumer_sync<T>();  // every thread's partial is written
+    if (threadIdx.x == 0) {
+      unsigned *counter = p.sem + tile;
+      const unsigned want = p.epoch * (unsigned)p.splits;
+      unsigned long long t0 = 0;
+      const bool count = Arrive || slice != p.splits - 1;
+      for (unsigned v = count ? gemm_atom_add_acq_rel_gpu(counter, 1u) + 1u : gemm_ld_acquire_gpu(counter);
+           (int)(v - want) < 0; v = gemm_ld_acquire_gpu(counter))
+        sb_wd_poll_failed<Bounded>(&t0, (uint32_t)(uintptr_t)counter, want);
+    }
+    gemm_consumer_sync<T>();  // every thread is behind the acquire
+    const int f1 = sb_gemm_slice_begin(Math::TILE_V4, p.splits, slice + 1);
+    for (int f = sb_gemm_slice_begin(Math::TILE_V4, p.splits, slice) + (int)threadIdx.x; f < f1; f += Math::NT) {
+      float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+#pragma unroll 8
+      for (int s = 0; s < p.splits; ++s) {
+        const float4 w = __ldcg(first + (size_t)s * tiles * Math::TILE_V4 + f);
+        v.x += w.x, v.y += w.y, v.z += w.z, v.w += w.w;
+      }
+      Math::store_saved(p, m0, n0, f, v);
+    }
+  }
+};
+
 // ---- split-K in clusters: partial tiles combined in distributed shared memory ----
 // splitk_cluster: a grid of tiles x splits blocks in clusters of C =
 // sb_gemm_cluster_ctas(splits) consecutive blocks (at most 8, the portable

@@ -157,24 +157,39 @@ static inline SB_GEMM_HD unsigned long long sb_gemm_auto_cost(int tiles, int kts
          sb_gemm_auto_combine((unsigned long long)tiles * (unsigned long long)s);
 }
 /* The model's argmin over s in [1, min(kts / SB_GEMM_AUTO_MIN_SLICE_KTS,
- * max_splits)], the smaller s of a tie: sb_gemm_auto_cost, or with
- * cluster != 0 splitk_cluster's (sb_gemm_cluster_auto_cost, below). */
+ * max_splits)], the smaller s of a tie, for one of the combining schemes:
+ * SB_GEMM_COMBINE_MEMORY, a partial tile through memory per block
+ * (sb_gemm_auto_cost); SB_GEMM_COMBINE_CLUSTER, splitk_cluster's
+ * (sb_gemm_cluster_auto_cost, below); SB_GEMM_COMBINE_COOPERATIVE,
+ * splitk_cooperative's: every block of a tile reads 1/s of every partial,
+ * one partial's worth a block whatever s, so the combining term does not
+ * grow with s, and s stops at one wave (a cooperative grid is resident:
+ * tiles x s <= SMs, one block per SM at the split stages). */
+enum { SB_GEMM_COMBINE_MEMORY, SB_GEMM_COMBINE_CLUSTER, SB_GEMM_COMBINE_COOPERATIVE };
 static inline SB_GEMM_HD unsigned long long sb_gemm_cluster_auto_cost(int tiles, int kts, int sm_count, int s);
-static inline SB_GEMM_HD int sb_gemm_argmin_splits(int tiles, int kts, int sm_count, int max_splits, int cluster) {
+static inline SB_GEMM_HD int sb_gemm_argmin_splits(int tiles, int kts, int sm_count, int max_splits, int combine) {
   if (tiles < 1 || kts < 1 || sm_count < 1) return 1;
   int cap = kts / SB_GEMM_AUTO_MIN_SLICE_KTS;
   if (cap > max_splits) cap = max_splits;
+  if (combine == SB_GEMM_COMBINE_COOPERATIVE && cap > sm_count / tiles) cap = sm_count / tiles;
   int best = 1;
   unsigned long long best_cost = 0;
   for (int s = 1; s <= cap || s == 1; ++s) {
-    const unsigned long long c = cluster ? sb_gemm_cluster_auto_cost(tiles, kts, sm_count, s)
-                                         : sb_gemm_auto_cost(tiles, kts, sm_count, s);
+    const unsigned long long c = combine == SB_GEMM_COMBINE_CLUSTER ? sb_gemm_cluster_auto_cost(tiles, kts, sm_count, s)
+                                 : combine == SB_GEMM_COMBINE_COOPERATIVE
+                                     ? sb_gemm_auto_walk(tiles, kts, sm_count, s) + sb_gemm_auto_combine((unsigned long long)tiles)
+                                     : sb_gemm_auto_cost(tiles, kts, sm_count, s);
     if (s == 1 || c < best_cost) best = s, best_cost = c;
   }
   return best;
 }
 static inline SB_GEMM_HD int sb_gemm_auto_splits(int tiles, int kts, int sm_count) {
-  return sb_gemm_argmin_splits(tiles, kts, sm_count, SB_GEMM_AUTO_MAX_SPLITS, 0);
+  return sb_gemm_argmin_splits(tiles, kts, sm_count, SB_GEMM_AUTO_MAX_SPLITS, SB_GEMM_COMBINE_MEMORY);
+}
+/* splitk_cooperative's splits=auto (above): at most 128 slices. */
+#define SB_GEMM_COOP_AUTO_MAX_SPLITS 128
+static inline SB_GEMM_HD int sb_gemm_coop_auto_splits(int tiles, int kts, int sm_count) {
+  return sb_gemm_argmin_splits(tiles, kts, sm_count, SB_GEMM_COOP_AUTO_MAX_SPLITS, SB_GEMM_COMBINE_COOPERATIVE);
 }
 
 /* splitk_cluster (kernels/gemm_schedulers.cuh, GemmClusterEpi): the blocks
@@ -205,7 +220,7 @@ static inline SB_GEMM_HD unsigned long long sb_gemm_cluster_auto_cost(int tiles,
          sb_gemm_auto_combine(groups > 1 ? (unsigned long long)tiles * (unsigned long long)groups : 0);
 }
 static inline SB_GEMM_HD int sb_gemm_cluster_auto_splits(int tiles, int kts, int sm_count) {
-  return sb_gemm_argmin_splits(tiles, kts, sm_count, SB_GEMM_CLUSTER_AUTO_MAX_SPLITS, 1);
+  return sb_gemm_argmin_splits(tiles, kts, sm_count, SB_GEMM_CLUSTER_AUTO_MAX_SPLITS, SB_GEMM_COMBINE_CLUSTER);
 }
 
 /* Stream-K schedule over a persistent grid of `grid` blocks: the first

@@ -644,6 +644,28 @@ SB_TEST(gemm_cluster_split_cut_and_its_auto) {
     }
 }
 
+/* splitk_cooperative's splits=auto (gemm_tiles.h): one wave (its grid is
+ * resident: tiles x s <= SMs), the walk's argmin, its combining a
+ * constant. */
+SB_TEST(gemm_cooperative_auto_splits_stay_in_one_wave) {
+  CHECK_EQ_INT(sb_gemm_coop_auto_splits(1, 8192 / 64, 132), 16);
+  CHECK_EQ_INT(sb_gemm_coop_auto_splits(1, 65536 / 64, 132), 64);
+  CHECK_EQ_INT(sb_gemm_coop_auto_splits(4, 8192 / 64, 132), 16);
+  CHECK_EQ_INT(sb_gemm_coop_auto_splits(4, 16384 / 64, 132), 32);
+  CHECK_EQ_INT(sb_gemm_coop_auto_splits(81, 65536 / 64, 132), 1); /* 1152^2: 2 slices would not be resident */
+  CHECK_EQ_INT(sb_gemm_coop_auto_splits(64, 16384 / 64, 132), 2);
+  CHECK_EQ_INT(sb_gemm_coop_auto_splits(0, 128, 132), 1);
+  for (int tiles = 1; tiles <= 300; tiles += 13)
+    for (int kts = 1; kts <= 4096; kts = kts * 3 / 2 + 1) {
+      const int s = sb_gemm_coop_auto_splits(tiles, kts, 132);
+      CHECK(s >= 1 && s <= kts && s <= SB_GEMM_COOP_AUTO_MAX_SPLITS);
+      CHECK(s == 1 || tiles * s <= 132);
+      CHECK(s == 1 || s <= kts / SB_GEMM_AUTO_MIN_SLICE_KTS);
+      /* the walk never gets longer with a chosen split */
+      CHECK(sb_gemm_auto_walk(tiles, kts, 132, s) <= sb_gemm_auto_walk(tiles, kts, 132, 1));
+    }
+}
+
 SB_TEST(gemm_split_points_need_a_k_tile_per_slice_and_their_stages) {
   const sb_family *f = sb_find_family("gemm");
   if (!f) return;

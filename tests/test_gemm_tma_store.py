@@ -83,4 +83,8 @@ def test_c_map_matches_the_piece():
     params = read("kernels/gemm_params.cuh")
     struct = params[params.index("struct alignas(128) GemmParams"):]
     struct = struct[:struct.index("\n};")]
-    assert struct.rstrip().endswith("CUtensorMap map_c;")
+    # appended after prof; only later appends (splitk_cooperative's epoch) follow it
+    fields = [l.strip() for l in struct.splitlines() if l.strip() and not l.strip().startswith("//")]
+    at = fields.index("CUtensorMap map_c;")
+    assert fields[at - 1] == "unsigned long long *prof;"
+    assert fields[at + 1:] == ["unsigned epoch;"]

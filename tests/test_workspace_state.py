@@ -128,6 +128,7 @@ GOOD = [("broken", "missing_barrier", "wrong", "differ"),
         ("gemm", "splitk_reduce_drops_a_slice", "wrong",
          "12 of 4096 sampled elements of C differ from the double reference by more than the tolerance"),
         ("gemm", CLUSTER, "wrong", DIRTY),
+        ("gemm", "splitk_cooperative_missing_arrival", "deadlock", WATCHDOG),
         ("barrier", "flag_handoff_lost_token", "deadlock", WATCHDOG)]
 
 
