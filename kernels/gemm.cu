@@ -327,7 +327,7 @@ using GemmSplitKCluster = GemmSplitKClusterT<true>;
 // The separate reduction kernel of splitk_reduce and of streamk when many
 // blocks feed a tile (p.sk_reduce): gemm_schedulers.cuh.
 template <class T, bool StreamK, bool DropLast = false>
-__global__ void __launch_bounds__(256) gemm_reduce_kernel(const __grid_constant__ GemmParams p) {
+__global__ void __launch_bounds__(SB_GEMM_REDUCE_THREADS) gemm_reduce_kernel(const __grid_constant__ GemmParams p) {
   gemm_reduce_partials<T, StreamK, DropLast>(p);
 }
 
@@ -859,7 +859,11 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
     p->splits = L->splits_used;
     s->grid = tiles * p->splits;
     if constexpr (GemmClusterSplit<V>::value) s->cluster = sb_gemm_cluster_ctas(p->splits);
+// A diagnostic switch (-D at build time): the same kernel launched without
+// the cooperative attribute measured the same times (H100, 69bb694).
+#ifndef SB_GEMM_COOP_PLAIN_LAUNCH
     if constexpr (GemmCooperative<V>::value) s->cooperative = true;
+#endif
     [[maybe_unused]] static unsigned epoch;  // cooperative: launches since the point's query
     // serial: + the ticket counter after the semaphores (gemm_slice_ticket), zeroed with them;
     // cluster: a counter per (tile, rank), at most tiles x splits
@@ -922,7 +926,8 @@ static cudaError_t gemm_reduce_launch_tile(sb_launch *L, GemmParams &p) {
   const int n = StreamK ? sb_gemm_sk_tiles(tiles, p.sk_grid_blocks) : tiles;
   void *args[] = {&p};
   return sb_pdl_launch((const void *)gemm_reduce_kernel<T, StreamK, DropLast>,
-                       (unsigned)n * (GemmWarpgroupMma<T>::TILE_V4 / 256), 256, L->stream, args);
+                       (unsigned)n * (GemmWarpgroupMma<T>::TILE_V4 / SB_GEMM_REDUCE_THREADS), SB_GEMM_REDUCE_THREADS,
+                       L->stream, args);
 }
 template <class V>
 static cudaError_t gemm_reduce_launch(sb_launch *L, GemmParams &p, int tile) {

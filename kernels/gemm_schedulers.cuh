@@ -493,6 +493,17 @@ struct GemmOrderedSequence {
 };
 
 // ---- the separate reduction: a second kernel sums the partial tiles ----
+// Its block size and how many slices' loads one thread keeps in flight.
+// Diagnostic switches (-D at build time): 64 or 128 threads a block and
+// 16 loads in flight measured within 0.3 us of the defaults at 128^2 and
+// 256^2 x 8k-64k (H100, 69bb694; docs/gemm.md, "Three ways to combine").
+#ifndef SB_GEMM_REDUCE_THREADS
+#define SB_GEMM_REDUCE_THREADS 256
+#endif
+#ifndef SB_GEMM_REDUCE_UNROLL
+#define SB_GEMM_REDUCE_UNROLL 8
+#endif
+constexpr int gemm_reduce_unroll = SB_GEMM_REDUCE_UNROLL;  // #pragma unroll takes a constant, not a macro
 // splitk_reduce (every tile: slices 0 .. splits - 1 at [slice][tile]) and
 // streamk with p.sk_reduce (its split tiles: the blocks whose range meets
 // the tile, at gemm_sk_slot). The GEMM kernel only saves partials (no flag,
@@ -508,8 +519,8 @@ struct GemmOrderedSequence {
 template <class T, bool StreamK, bool DropLast = false>
 __device__ __forceinline__ void gemm_reduce_partials(const GemmParams &p) {
   using Math = GemmWarpgroupMma<T>;
-  constexpr int CHUNKS = Math::TILE_V4 / 256;
-  const int tile = blockIdx.x / CHUNKS, f = (blockIdx.x % CHUNKS) * 256 + threadIdx.x;
+  constexpr int CHUNKS = Math::TILE_V4 / SB_GEMM_REDUCE_THREADS;
+  const int tile = blockIdx.x / CHUNKS, f = (blockIdx.x % CHUNKS) * SB_GEMM_REDUCE_THREADS + threadIdx.x;
   const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK;
   sb_pdl_wait();  // the GEMM grid is complete and its partials visible
   const long long t0 = clock64();  // after the wait: the profile counts the sum, not the GEMM it waited for
@@ -532,7 +543,7 @@ __device__ __forceinline__ void gemm_reduce_partials(const GemmParams &p) {
   } else {
     // unrolled: the loads of 8 slices in flight at once, not one L2 round
     // trip per slice (the sum stays in slice order)
-#pragma unroll 8
+#pragma unroll gemm_reduce_unroll
     for (int s = 0; s < p.splits - (DropLast ? 1 : 0); ++s) add(s * tiles + tile);
   }
   int m0, n0;
