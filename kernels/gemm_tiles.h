@@ -159,14 +159,12 @@ static inline SB_GEMM_HD unsigned long long sb_gemm_auto_cost(int tiles, int kts
 /* The model's argmin over s in [1, min(kts / SB_GEMM_AUTO_MIN_SLICE_KTS,
  * max_splits)], the smaller s of a tie, for one of the combining schemes:
  * SB_GEMM_COMBINE_MEMORY, a partial tile through memory per block
- * (sb_gemm_auto_cost); SB_GEMM_COMBINE_CLUSTER, splitk_cluster's
- * (sb_gemm_cluster_auto_cost, below); SB_GEMM_COMBINE_COOPERATIVE,
- * splitk_cooperative's: every block of a tile reads 1/s of every partial,
- * one partial's worth a block whatever s, so the combining term does not
- * grow with s, and s stops at one wave (a cooperative grid is resident:
- * tiles x s <= SMs, one block per SM at the split stages). */
-enum { SB_GEMM_COMBINE_MEMORY, SB_GEMM_COMBINE_CLUSTER, SB_GEMM_COMBINE_COOPERATIVE };
-static inline SB_GEMM_HD unsigned long long sb_gemm_cluster_auto_cost(int tiles, int kts, int sm_count, int s);
+ * (sb_gemm_auto_cost); SB_GEMM_COMBINE_COOPERATIVE, splitk_cooperative's:
+ * every block of a tile reads 1/s of every partial, one partial's worth a
+ * block whatever s, so the combining term does not grow with s, and s
+ * stops at one wave (a cooperative grid is resident: tiles x s <= SMs, one
+ * block per SM at the split stages). */
+enum { SB_GEMM_COMBINE_MEMORY, SB_GEMM_COMBINE_COOPERATIVE };
 static inline SB_GEMM_HD int sb_gemm_argmin_splits(int tiles, int kts, int sm_count, int max_splits, int combine) {
   if (tiles < 1 || kts < 1 || sm_count < 1) return 1;
   int cap = kts / SB_GEMM_AUTO_MIN_SLICE_KTS;
@@ -175,10 +173,10 @@ static inline SB_GEMM_HD int sb_gemm_argmin_splits(int tiles, int kts, int sm_co
   int best = 1;
   unsigned long long best_cost = 0;
   for (int s = 1; s <= cap || s == 1; ++s) {
-    const unsigned long long c = combine == SB_GEMM_COMBINE_CLUSTER ? sb_gemm_cluster_auto_cost(tiles, kts, sm_count, s)
-                                 : combine == SB_GEMM_COMBINE_COOPERATIVE
-                                     ? sb_gemm_auto_walk(tiles, kts, sm_count, s) + sb_gemm_auto_combine((unsigned long long)tiles)
-                                     : sb_gemm_auto_cost(tiles, kts, sm_count, s);
+    const unsigned long long c =
+        combine == SB_GEMM_COMBINE_COOPERATIVE
+            ? sb_gemm_auto_walk(tiles, kts, sm_count, s) + sb_gemm_auto_combine((unsigned long long)tiles)
+            : sb_gemm_auto_cost(tiles, kts, sm_count, s);
     if (s == 1 || c < best_cost) best = s, best_cost = c;
   }
   return best;
@@ -203,24 +201,20 @@ static inline SB_GEMM_HD int sb_gemm_cluster_ctas(int splits) {
   while (c < SB_GEMM_CLUSTER_MAX_CTAS && splits % (2 * c) == 0) c *= 2;
   return c;
 }
-/* splitk_cluster's splits=auto: sb_gemm_auto_cost's model (the waves, the
- * memory pace) with its combining term counting only the partials that
- * go through memory: one per cluster beyond a tile's first (groups =
- * splits / C > 1), none where one cluster holds the whole tile; and the
- * SMs counted in whole clusters of 8 (a GPC holds two: 132 SMs run 16 such
- * clusters at once, not 16.5), so that a wave of clusters is one wave.
- * cap = kts / SB_GEMM_AUTO_MIN_SLICE_KTS, at most 128 slices. Ties: the
- * smaller count. */
-#define SB_GEMM_CLUSTER_AUTO_MAX_SPLITS 128
-static inline SB_GEMM_HD unsigned long long sb_gemm_cluster_auto_cost(int tiles, int kts, int sm_count, int s) {
-  const int sms = sm_count >= SB_GEMM_CLUSTER_MAX_CTAS ? sm_count / SB_GEMM_CLUSTER_MAX_CTAS * SB_GEMM_CLUSTER_MAX_CTAS
-                                                       : sm_count;
-  const int groups = s / sb_gemm_cluster_ctas(s);
-  return sb_gemm_auto_walk(tiles, kts, sms, s) +
-         sb_gemm_auto_combine(groups > 1 ? (unsigned long long)tiles * (unsigned long long)groups : 0);
-}
+/* splitk_cluster's splits=auto: sb_gemm_auto_splits's count rounded down
+ * to a power of two (whole clusters, one a tile up to 8 slices). Its own
+ * cost model (the combining term for the partials that leave a cluster
+ * only) chose more slices, and lost: the slices of a cluster share one
+ * GPC's path to L2, so a cluster of 8 streams A and B through one GPC
+ * where 8 blocks of splitk_reduce spread over the GPU. Measured (H100,
+ * 7bc533a, proofs/cluster_7bc533a/probe.csv; % of cuBLAS): 384^2 x 64k 8
+ * slices 83.3 against the model's 40 at 65.4, 640^2 x 64k 4 at 66.3
+ * against 24 at 51.8, 256^2 x 8k 8 at 77.1 against 16 at 70.6. */
 static inline SB_GEMM_HD int sb_gemm_cluster_auto_splits(int tiles, int kts, int sm_count) {
-  return sb_gemm_argmin_splits(tiles, kts, sm_count, SB_GEMM_CLUSTER_AUTO_MAX_SPLITS, SB_GEMM_COMBINE_CLUSTER);
+  const int s = sb_gemm_auto_splits(tiles, kts, sm_count);
+  int p = 1;
+  while (2 * p <= s) p *= 2;
+  return p;
 }
 
 /* Stream-K schedule over a persistent grid of `grid` blocks: the first

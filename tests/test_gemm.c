@@ -617,36 +617,21 @@ SB_TEST(gemm_cluster_split_cut_and_its_auto) {
     CHECK(c >= 1 && c <= SB_GEMM_CLUSTER_MAX_CTAS && (c & (c - 1)) == 0 && s % c == 0);
     CHECK(c == SB_GEMM_CLUSTER_MAX_CTAS || (s / c) % 2 == 1); /* no larger cluster would divide it */
   }
-  /* One tile of 128 x 128 (m = n = 128): whole clusters of 8, more with K. */
+  /* splits=auto: the memory model's count rounded down to a power of two. */
   CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1, 8192 / 64, 132), 16);
-  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1, 16384 / 64, 132), 32);
-  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1, 65536 / 64, 132), 64);
-  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(4, 8192 / 64, 132), 16); /* 256^2 */
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1, 65536 / 64, 132), 32);
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(4, 8192 / 64, 132), 8);   /* the model's 13 */
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(9, 65536 / 64, 132), 8);  /* 384^2: 14 */
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(81, 8192 / 64, 132), 2);  /* 1152^2: 3 */
   CHECK_EQ_INT(sb_gemm_cluster_auto_splits(64, 16384 / 64, 132), 2); /* 1024 x 1024 x 16384 */
-  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(16, 32768 / 64, 132), 8); /* 512 x 512 x 32768 */
-  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1024, 4096 / 64, 132), 1); /* 4096^3: nothing to cut */
-  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(0, 128, 132), 1);
-  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1, 0, 132), 1);
-  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1, 128, 0), 1);
-  /* The model's argmin within the cap, the smallest count of a tie. */
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1024, 4096 / 64, 132), 1);
   for (int tiles = 1; tiles <= 200; tiles += 11)
     for (int kts = 1; kts <= 2048; kts = kts * 3 / 2 + 1) {
-      const int s = sb_gemm_cluster_auto_splits(tiles, kts, 132);
-      int cap = kts / SB_GEMM_AUTO_MIN_SLICE_KTS;
-      if (cap > SB_GEMM_CLUSTER_AUTO_MAX_SPLITS) cap = SB_GEMM_CLUSTER_AUTO_MAX_SPLITS;
-      if (cap < 1) cap = 1;
-      CHECK(s >= 1 && s <= cap && s <= kts);
-      const unsigned long long c = sb_gemm_cluster_auto_cost(tiles, kts, 132, s);
-      for (int t = 1; t <= cap; ++t) {
-        const unsigned long long ct = sb_gemm_cluster_auto_cost(tiles, kts, 132, t);
-        CHECK(t < s ? ct > c : ct >= c);
-      }
+      const int s = sb_gemm_cluster_auto_splits(tiles, kts, 132), m = sb_gemm_auto_splits(tiles, kts, 132);
+      CHECK(s >= 1 && (s & (s - 1)) == 0 && s <= m && 2 * s > m);
     }
 }
 
-/* splitk_cooperative's splits=auto (gemm_tiles.h): one wave (its grid is
- * resident: tiles x s <= SMs), the walk's argmin, its combining a
- * constant. */
 SB_TEST(gemm_cooperative_auto_splits_stay_in_one_wave) {
   CHECK_EQ_INT(sb_gemm_coop_auto_splits(1, 8192 / 64, 132), 16);
   CHECK_EQ_INT(sb_gemm_coop_auto_splits(1, 65536 / 64, 132), 64);
