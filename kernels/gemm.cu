@@ -1133,7 +1133,8 @@ static const sb_variant gemm_rows[] = {
     {"splitk_reduce", gemm_launch<GemmSplitKReduce, true>, gemm_pick<GemmSplitKReduce>, 90, SB_VF_GEMM_SPLIT,
      "ws_tma_wgmma over K/splits; fp32 partials to a workspace, no counter, no wait; a second kernel "
      "(PDL secondary, griddepcontrol.wait) sums the slices, one thread per float4 (cuBLASLt's separate reduction)"},
-    {"splitk_cooperative", gemm_launch<GemmSplitKCoop, true>, gemm_pick<GemmSplitKCoop>, 90, SB_VF_GEMM_SPLIT,
+    {"splitk_cooperative", gemm_launch<GemmSplitKCoop, true>, gemm_pick<GemmSplitKCoop>, 90,
+     SB_VF_GEMM_SPLIT | SB_VF_GEMM_COOPERATIVE,
      "ws_tma_wgmma over K/splits on a cooperative grid (every block resident): fp32 partials to a workspace, "
      "atom.acq_rel.gpu arrival, each slice spins (ld.acquire.gpu) until all slices of its tile arrived, then sums "
      "its 1/splits of the tile over every slice; the counter counts launches, no memset"},
@@ -1176,7 +1177,7 @@ static const sb_variant gemm_rows[] = {
     // splitk_cooperative whose last slice never counts itself in: every
     // slice of the tile spins forever -> `deadlock` (the bounded twin's watchdog).
     {"splitk_cooperative_missing_arrival", gemm_launch<GemmSplitKCoopT<false>, true>,
-     gemm_pick<GemmSplitKCoopT<false>>, 90, SB_VF_GEMM_SPLIT | SB_VF_TEST_ONLY,
+     gemm_pick<GemmSplitKCoopT<false>>, 90, SB_VF_GEMM_SPLIT | SB_VF_GEMM_COOPERATIVE | SB_VF_TEST_ONLY,
      "TEST ONLY: splitk_cooperative whose last slice does not count itself in: the tile's wait never ends"},
     // splitk_cluster whose last arrivals never set the counters back: the
     // first launch is right; from the second no cluster sees itself last

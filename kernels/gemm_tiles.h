@@ -43,7 +43,8 @@ enum {
   SB_VF_GEMM_MULTICAST = SB_VF_FAMILY0 << 5,  /* clusters of 2 tiles: the cluster_shape axis */
   SB_VF_GEMM_PERSISTENT = SB_VF_FAMILY0 << 6, /* a persistent grid (tiles in a loop), not a block per tile */
   SB_VF_GEMM_TMA_STORE = SB_VF_FAMILY0 << 7,  /* C stored through smem by TMA: its staging after the stages */
-  SB_VF_GEMM_DSMEM = SB_VF_FAMILY0 << 8       /* split-K slices in clusters, partials summed in distributed smem */
+  SB_VF_GEMM_DSMEM = SB_VF_FAMILY0 << 8,      /* split-K slices in clusters, partials summed in distributed smem */
+  SB_VF_GEMM_COOPERATIVE = SB_VF_FAMILY0 << 9 /* a cooperative grid: the tile's slices wait for each other */
 };
 /* The TMA-store epilogue's staging (GemmWarpgroupMma::store_tma): two
  * pieces of 16 x 32 fp32 per consumer warp. */
