@@ -227,8 +227,10 @@ __device__ __forceinline__ void gemm_slice_ticket(const GemmParams &p, int *tile
 // slice (slice order: deterministic) and stores them: the reduction is
 // spread over all the tile's blocks, with no second kernel and no memset
 // (the counter only grows; the query zeroes it and the launch numbering).
-// Spreading it over the GPU's SMs is the point: splitk_cluster's slices
-// share one GPC, splitk_reduce's second kernel is a kernel boundary.
+// The question it answers: does a reduction spread over the tile's own
+// blocks (no second kernel, no kernel boundary) beat splitk_reduce's? On
+// an H100 it did not: 4-6 us slower at 128^2 and 256^2 x 8k-64k, the same
+// with the cooperative attribute off (proofs/cooperative_69bb694).
 // Arrive = false: the broken build's planted bug (the last slice never
 // counts itself in: every slice of the tile waits forever -> `deadlock`).
 template <class T, bool Bounded, bool Arrive = true>
@@ -300,11 +302,12 @@ struct GemmClusterEpi {
 
   // Step 3 for clusters of C: this thread's N float4s of the piece, every
   // peer's load issued before any sum is used (plain loads through generic
-  // cluster addresses, so they are in flight together: one
-  // ld.shared::cluster after another, each waited on, took ~8 us at 16
-  // slices, H100 4ef999d), then the stores, then a relaxed arrive: the
-  // stores used every loaded value, so no read of a peer is still in
-  // flight (a release arrive would add a MEMBAR.ALL.GPU).
+  // cluster addresses, which the compiler batches: 32 in flight a thread
+  // at C = 8, where one volatile ld.shared::cluster after another was
+  // waited on each; that first version, 4ef999d, measured within a point
+  // of this one, H100), then the stores, then a relaxed arrive: the stores
+  // used every loaded value, so no read of a peer is still in flight (a
+  // release arrive would add a MEMBAR.ALL.GPU).
   template <int C, class Math>
   __device__ __forceinline__ void sum_cluster(const GemmParams &p, int m0, int n0, int f0, float4 *piece) const {
     constexpr int N = Math::TILE_V4 / C / Math::NT;

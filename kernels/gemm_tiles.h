@@ -205,9 +205,11 @@ static inline SB_GEMM_HD int sb_gemm_cluster_ctas(int splits) {
 /* splitk_cluster's splits=auto: sb_gemm_auto_splits's count rounded down
  * to a power of two (whole clusters, one a tile up to 8 slices). Its own
  * cost model (the combining term for the partials that leave a cluster
- * only) chose more slices, and lost: the slices of a cluster share one
- * GPC's path to L2, so a cluster of 8 streams A and B through one GPC
- * where 8 blocks of splitk_reduce spread over the GPU. Measured (H100,
+ * only) chose more slices, and lost. A likely reason, not profiled: the
+ * CTAs of a cluster share one GPC, so a cluster of 8 streams A and B
+ * through one GPC's path to L2 where 8 blocks of splitk_reduce spread over
+ * the GPU (under ncu its kernel took 15.7 us at 128^2 x 8k, 16 slices,
+ * where splitk_reduce's GEMM kernel took 9.9). Measured (H100,
  * 7bc533a, proofs/cluster_7bc533a/probe.csv; % of cuBLAS): 384^2 x 64k 8
  * slices 83.3 against the model's 40 at 65.4, 640^2 x 64k 4 at 66.3
  * against 24 at 51.8, 256^2 x 8k 8 at 77.1 against 16 at 70.6. */
