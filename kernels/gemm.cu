@@ -1141,7 +1141,8 @@ static const sb_variant gemm_rows[] = {
     {"splitk_cluster", gemm_launch<GemmSplitKCluster, true>, gemm_pick<GemmSplitKCluster>, 90,
      SB_VF_GEMM_SPLIT | SB_VF_GEMM_DSMEM,
      "ws_tma_wgmma over K/splits, the slices of a tile in clusters of up to 8 CTAs: partials stored to shared "
-     "memory, cluster barrier, each of the C CTAs sums a C-th of the tile over the cluster (ld.shared::cluster); clusters "
+     "memory, cluster barrier, each of the C CTAs sums a C-th of the tile over the cluster (loads through mapa'd "
+     "generic addresses); clusters "
      "of one tile meet in a workspace (atom.acq_rel.gpu per piece, the last sums; counters set back by it, no memset)"},
     {"streamk", gemm_launch<GemmStreamK, true>, gemm_pick<GemmStreamK>, 90, SB_VF_GEMM_STREAMK,
      "persistent ws_tma_wgmma blocks (atomic tickets), equal shares of all k-tiles (DP + SK hybrid; a block per tile "
