@@ -632,6 +632,42 @@ SB_TEST(gemm_cluster_split_cut_and_its_auto) {
     }
 }
 
+/* The cut a splitk_cluster row ran is in its detail (gemm_derive, from
+ * splits_used: no GPU needed, the epilogue profile is not armed). */
+SB_TEST(gemm_cluster_rows_say_their_cut) {
+  const sb_family *f = sb_find_family("gemm");
+  CHECK(f != NULL);
+  if (!f) return;
+  const sb_device d = sb_test_hopper();
+  sb_point p = {f, gemm_variant(f, "splitk_cluster"), {0}};
+  CHECK(p.variant && (p.variant->flags & SB_VF_GEMM_DSMEM));
+  if (!p.variant) return;
+  p.axis[SB_AXIS_M] = p.axis[SB_AXIS_N] = 128;
+  p.axis[SB_AXIS_K] = 8192;
+  p.axis[SB_AXIS_TILE] = 0;
+  p.axis[SB_AXIS_STAGES] = 6;
+  const int splits[] = {8, 16, 24, 12, 3};
+  const char *want[] = {"8 slices a tile: one cluster of 8, summed in shared memory",
+                        "16 slices a tile: 2 clusters of 8, summed in shared memory, then through the workspace",
+                        "24 slices a tile: 3 clusters of 8", "12 slices a tile: 3 clusters of 4",
+                        "3 slices a tile: 3 clusters of 1"};
+  for (int i = 0; i < 5; ++i) {
+    sb_row r;
+    sb_row_init(&r, &d.prov);
+    r.splits_used = splits[i];
+    CHECK_EQ_INT(f->derive(&p, &d, NULL, &r), 0);
+    CHECK(strstr(r.detail, want[i]) == r.detail);
+  }
+  /* splitk_reduce's rows carry no such line */
+  sb_point q = {f, gemm_variant(f, "splitk_reduce"), {0}};
+  memcpy(q.axis, p.axis, sizeof q.axis);
+  sb_row r;
+  sb_row_init(&r, &d.prov);
+  r.splits_used = 16;
+  CHECK_EQ_INT(f->derive(&q, &d, NULL, &r), 0);
+  CHECK(strstr(r.detail, "clusters") == NULL);
+}
+
 SB_TEST(gemm_cooperative_auto_splits_stay_in_one_wave) {
   CHECK_EQ_INT(sb_gemm_coop_auto_splits(1, 8192 / 64, 132), 16);
   CHECK_EQ_INT(sb_gemm_coop_auto_splits(1, 65536 / 64, 132), 64);
