@@ -658,9 +658,11 @@ __global__ void __launch_bounds__(gemm_threads<V, T>(), gemm_kernel_min_blocks<V
 
 // Stages compiled per variant and tile (what 227 KiB of shared memory
 // holds: 6 x 32 KiB stages of 128 x 128 x 64, 4 x 48 KiB of 128 x 256 x 64).
+// 64 x 128 (ws_tma_wgmma, the reference of the split variants there): their 6 only.
 template <class V, class T>
 struct GemmStages {
-  using list = std::conditional_t<T::BN == 256, sb_values<2, 3, 4>, sb_values<2, 3, 4, 5, 6>>;
+  using list = std::conditional_t<T::BM == 64, sb_values<SB_GEMM_SPLIT_STAGES_128>,
+                                  std::conditional_t<T::BN == 256, sb_values<2, 3, 4>, sb_values<2, 3, 4, 5, 6>>>;
 };
 template <class T>
 struct GemmStages<GemmSingle, T> {
@@ -720,11 +722,24 @@ static int gemm_pick_tile(const long long *axis, sb_kernels *k, char *why, size_
   return sb_no_instance<List>("stages", axis[SB_AXIS_STAGES], why, len);
 }
 
+// The variants compiled for the 64 x 128 tile (one wgmma warpgroup): the
+// ones that cut K, and ws_tma_wgmma, their mainloop uncut (bench/gemm.c's
+// gemm_reason has the same rule).
+template <class V>
+constexpr bool gemm_takes_64x128() {
+  return GemmIsSplit<V>::value || std::is_same<V, GemmStreamK>::value || std::is_same<V, GemmWsTmaWgmma>::value;
+}
+
 template <class V>
 static int gemm_pick(const long long *axis, sb_kernels *k, char *why, size_t len) {
   switch (axis[SB_AXIS_TILE]) {
-    case 0: return gemm_pick_tile<V, Tile128x128>(axis, k, why, len);
-    case 1: return gemm_pick_tile<V, Tile128x256>(axis, k, why, len);
+    case SB_GEMM_TILE_128X128: return gemm_pick_tile<V, Tile128x128>(axis, k, why, len);
+    case SB_GEMM_TILE_128X256: return gemm_pick_tile<V, Tile128x256>(axis, k, why, len);
+    case SB_GEMM_TILE_64X128:
+      if constexpr (gemm_takes_64x128<V>()) return gemm_pick_tile<V, Tile64x128>(axis, k, why, len);
+      snprintf(why, len, "tile=64x128x64 has no compiled kernel for this variant (one wgmma warpgroup: "
+               "ws_tma_wgmma and the variants that cut K only)");
+      return -1;
   }
   snprintf(why, len, "tile=%lld has no compiled kernel", axis[SB_AXIS_TILE]);
   return -1;
@@ -935,8 +950,9 @@ static cudaError_t gemm_reduce_launch(sb_launch *L, GemmParams &p, int tile) {
   if constexpr (GemmReduces<V>::value || streamk) {
     if (streamk && !p.sk_reduce) return cudaSuccess;
     constexpr bool drop = GemmReduceDrops<V>::value;
-    return tile == 1 ? gemm_reduce_launch_tile<Tile128x256, streamk, drop>(L, p)
-                     : gemm_reduce_launch_tile<Tile128x128, streamk, drop>(L, p);
+    return tile == SB_GEMM_TILE_128X256 ? gemm_reduce_launch_tile<Tile128x256, streamk, drop>(L, p)
+           : tile == SB_GEMM_TILE_64X128 ? gemm_reduce_launch_tile<Tile64x128, streamk, drop>(L, p)
+                                         : gemm_reduce_launch_tile<Tile128x128, streamk, drop>(L, p);
   }
   (void)L, (void)p, (void)tile;
   return cudaSuccess;

@@ -30,6 +30,7 @@ __device__ __forceinline__ void gemm_mma_16816(float (&d)[4], const uint32_t (&a
 
 template <class T>
 struct GemmWarpMma {
+  static_assert(!T::WGMMA_ONLY, "mma.sync: a 64 x 64 piece per warp, every warp of the tile's count");
   float acc[4][8][4];  // [m16 tile][n8 tile][fragment]: 128 fp32 per thread
   int wm, wn, lane;
 

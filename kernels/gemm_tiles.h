@@ -10,23 +10,32 @@
  * wgmma all read, so every variant uses the one shared-memory layout. Every
  * consumer warp owns a 64 x 64 piece of C (mma.sync), every consumer
  * warpgroup 64 rows (wgmma): 4 consumer warps for 128 x 128, 8 for
- * 128 x 256. */
+ * 128 x 256. 64 x 128 has two 64 x 64 pieces, fewer than a warpgroup's 4
+ * warps: one warpgroup of wgmma (m64n128) computes it, and only the wgmma
+ * variants that cut K (and ws_tma_wgmma, their reference) compile it: the
+ * tile for outputs of one or two 128 x 128 tiles (issue 29). */
 #ifndef SB_GEMM_TILES_H
 #define SB_GEMM_TILES_H
 
 #include "../harness/launch.h"
 
 #define SB_GEMM_BK 64
-#define SB_GEMM_NUM_TILES 2
+#define SB_GEMM_NUM_TILES 3
 #define SB_GEMM_MAX_STAGES 6
 /* Dynamic shared memory beyond the stages: slack to align them to 1024 B
  * (the 128-byte swizzle repeats every 8 rows = 1024 B). */
 #define SB_GEMM_ALIGN_SLACK 1024
 
-static inline int sb_gemm_tile_bm(int tile) { return tile == 1 ? 128 : 128; }
-static inline int sb_gemm_tile_bn(int tile) { return tile == 1 ? 256 : 128; }
+/* The tile axis: 0 = 128x128x64, 1 = 128x256x64, 2 = 64x128x64. */
+enum { SB_GEMM_TILE_128X128 = 0, SB_GEMM_TILE_128X256 = 1, SB_GEMM_TILE_64X128 = 2 };
+static inline int sb_gemm_tile_bm(int tile) { return tile == SB_GEMM_TILE_64X128 ? 64 : 128; }
+static inline int sb_gemm_tile_bn(int tile) { return tile == SB_GEMM_TILE_128X256 ? 256 : 128; }
+/* Fewer 64 x 64 pieces than a warpgroup has warps: wgmma only. */
+static inline int sb_gemm_tile_wgmma_only(int tile) {
+  return (sb_gemm_tile_bm(tile) / 64) * (sb_gemm_tile_bn(tile) / 64) < 4;
+}
 static inline int sb_gemm_tile_warps(int tile) {
-  return (sb_gemm_tile_bm(tile) / 64) * (sb_gemm_tile_bn(tile) / 64);
+  return sb_gemm_tile_wgmma_only(tile) ? 4 : (sb_gemm_tile_bm(tile) / 64) * (sb_gemm_tile_bn(tile) / 64);
 }
 /* One stage: the A tile and the B tile, fp16. */
 static inline long long sb_gemm_stage_bytes(int tile) {
@@ -49,7 +58,7 @@ enum {
 /* The TMA-store epilogue's staging (GemmWarpgroupMma::store_tma): two
  * pieces of 16 x 32 fp32 per consumer warp. */
 static inline long long sb_gemm_store_staging_bytes(int tile) {
-  return (long long)(sb_gemm_tile_bm(tile) / 64) * (sb_gemm_tile_bn(tile) / 64) * 2 * 16 * 32 * 4;
+  return (long long)sb_gemm_tile_warps(tile) * 2 * 16 * 32 * 4;
 }
 
 /* The cluster_shape axis (ws_tma_wgmma_multicast): 2x1, two vertically
@@ -322,11 +331,12 @@ static inline SB_GEMM_HD int sb_gemm_sk_first_block(int sk_iters, int sk_grid, i
   return c;
 }
 
-/* The stages the split-K and stream-K variants compile per tile (ws_tma_wgmma's best). */
+/* The stages the split-K and stream-K variants compile per tile (ws_tma_wgmma's
+ * best; 64 x 128: the same 6, the only stages any variant compiles for it). */
 #define SB_GEMM_SPLIT_STAGES_128 6
 #define SB_GEMM_SPLIT_STAGES_256 4
 static inline int sb_gemm_split_stages(int tile) {
-  return tile == 1 ? SB_GEMM_SPLIT_STAGES_256 : SB_GEMM_SPLIT_STAGES_128;
+  return tile == SB_GEMM_TILE_128X256 ? SB_GEMM_SPLIT_STAGES_256 : SB_GEMM_SPLIT_STAGES_128;
 }
 
 #endif

@@ -61,10 +61,12 @@ def test_the_staging_size_agrees_between_kernel_and_host():
     tiles = read("kernels/gemm_tiles.h")
     fn = tiles[tiles.index("sb_gemm_store_staging_bytes(int tile)"):]
     fn = fn[:fn.index("}")]
-    # warps of a tile: (BM / 64) * (BN / 64), as GemmTile::WARPS
-    assert "(sb_gemm_tile_bm(tile) / 64) * (sb_gemm_tile_bn(tile) / 64) * 2 * 16 * 32 * 4" in fn
+    # the tile's consumer warps (sb_gemm_tile_warps, GemmTile::WARPS)
+    assert "sb_gemm_tile_warps(tile) * 2 * 16 * 32 * 4" in fn
     params = read("kernels/gemm_params.cuh")
-    assert "WARPS = (BM / 64) * WARPS_N" in params and "WARPS_N = BN / 64" in params
+    assert "WARPS = WGMMA_ONLY ? 4 : (BM / 64) * WARPS_N" in params and "WARPS_N = BN / 64" in params
+    assert "WGMMA_ONLY = (BM / 64) * WARPS_N < 4" in params
+    assert "sb_gemm_tile_wgmma_only(tile) ? 4 : (sb_gemm_tile_bm(tile) / 64) * (sb_gemm_tile_bn(tile) / 64)" in tiles
     gemm = read("kernels/gemm.cu")
     assert "GemmWarpgroupMma<T>::STORE_BYTES * GemmGroups<V>::value" in gemm
     assert "S * T::STAGE_BYTES + gemm_store_bytes<V, T>() + SB_GEMM_ALIGN_SLACK" in gemm
