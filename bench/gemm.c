@@ -591,7 +591,7 @@ const sb_family sb_family_gemm = {
                      [SB_AXIS_K] = "1k,2k,4k,8k,16k,32k",
                      [SB_AXIS_SPLITS] = "auto,2,4,8",
                      [SB_AXIS_TILE] = "128x128x64,128x256x64",
-                     [SB_AXIS_STAGES] = "1,2,3,4,5,6",
+                     [SB_AXIS_STAGES] = "1,2,3,4,5,6,8", /* 8: the 64x128 tile's (--tile asks for it) */
                      [SB_AXIS_WARPS] = "4,8",
                      [SB_AXIS_CLUSTER_SHAPE] = "2x1,1x2"},
     .quick_axes = {[SB_AXIS_M] = "512,1k",

@@ -658,10 +658,10 @@ __global__ void __launch_bounds__(gemm_threads<V, T>(), gemm_kernel_min_blocks<V
 
 // Stages compiled per variant and tile (what 227 KiB of shared memory
 // holds: 6 x 32 KiB stages of 128 x 128 x 64, 4 x 48 KiB of 128 x 256 x 64).
-// 64 x 128 (ws_tma_wgmma, the reference of the split variants there): their 6 only.
+// 64 x 128 (ws_tma_wgmma, the reference of the split variants there): their 8 only.
 template <class V, class T>
 struct GemmStages {
-  using list = std::conditional_t<T::BM == 64, sb_values<SB_GEMM_SPLIT_STAGES_128>,
+  using list = std::conditional_t<T::BM == 64, sb_values<SB_GEMM_SPLIT_STAGES_64>,
                                   std::conditional_t<T::BN == 256, sb_values<2, 3, 4>, sb_values<2, 3, 4, 5, 6>>>;
 };
 template <class T>
@@ -676,7 +676,9 @@ struct GemmStages<GemmSwap, T> {
 // to keep the build and the sweep small.
 template <class T>
 struct GemmSplitStages {
-  using list = std::conditional_t<T::BN == 256, sb_values<SB_GEMM_SPLIT_STAGES_256>, sb_values<SB_GEMM_SPLIT_STAGES_128>>;
+  using list = std::conditional_t<T::BN == 256, sb_values<SB_GEMM_SPLIT_STAGES_256>,
+                                  std::conditional_t<T::BM == 64, sb_values<SB_GEMM_SPLIT_STAGES_64>,
+                                                     sb_values<SB_GEMM_SPLIT_STAGES_128>>>;
 };
 template <bool R, class T>
 struct GemmStages<GemmSplitKSerialT<R>, T> : GemmSplitStages<T> {};

@@ -332,11 +332,21 @@ static inline SB_GEMM_HD int sb_gemm_sk_first_block(int sk_iters, int sk_grid, i
 }
 
 /* The stages the split-K and stream-K variants compile per tile (ws_tma_wgmma's
- * best; 64 x 128: the same 6, the only stages any variant compiles for it). */
+ * best). 64 x 128: 8, the only stages any variant compiles for it: the
+ * bytes in flight of 6 stages of 128 x 128 (192 KiB). Against 6 stages, in
+ * one lease (H100, 4ffa7c2, proofs/tile64_4ffa7c2): +1 to +8 points of
+ * cuBLAS at 128^2 x 16k-64k, where a block streams 16-32 k-tiles; within
+ * 1 point at 8k; at 256^2 mostly +1 to +4, but splitk_reduce at 16 slices
+ * -2 to -5 at 16k-32k. */
 #define SB_GEMM_SPLIT_STAGES_128 6
 #define SB_GEMM_SPLIT_STAGES_256 4
+#ifndef SB_GEMM_SPLIT_STAGES_64
+#define SB_GEMM_SPLIT_STAGES_64 8
+#endif
 static inline int sb_gemm_split_stages(int tile) {
-  return tile == SB_GEMM_TILE_128X256 ? SB_GEMM_SPLIT_STAGES_256 : SB_GEMM_SPLIT_STAGES_128;
+  return tile == SB_GEMM_TILE_128X256 ? SB_GEMM_SPLIT_STAGES_256
+         : tile == SB_GEMM_TILE_64X128 ? SB_GEMM_SPLIT_STAGES_64
+                                       : SB_GEMM_SPLIT_STAGES_128;
 }
 
 #endif

@@ -415,7 +415,7 @@ SB_TEST(gemm_tma_store_staging_counts_in_the_shared_memory_check) {
 
 /* The 64x128x64 tile (issue 29): one wgmma warpgroup (4 consumer warps,
  * not the 2 its 64x64 pieces would give mma.sync), compiled for
- * ws_tma_wgmma and the variants that cut K, at their 6 stages only. The
+ * ws_tma_wgmma and the variants that cut K, at their 8 stages only. The
  * host's rules and the pickers agree: a variant the rules pass has a twin
  * with the tile's shared memory; one they refuse gets no kernel, and why. */
 SB_TEST(gemm_64x128_tile_is_wgmma_only_and_its_rules_match_the_pickers) {
@@ -426,7 +426,7 @@ SB_TEST(gemm_64x128_tile_is_wgmma_only_and_its_rules_match_the_pickers) {
   CHECK_EQ_INT(sb_gemm_tile_warps(SB_GEMM_TILE_64X128), 4);
   CHECK(sb_gemm_tile_wgmma_only(SB_GEMM_TILE_64X128) && !sb_gemm_tile_wgmma_only(0) && !sb_gemm_tile_wgmma_only(1));
   CHECK_EQ_INT(sb_gemm_stage_bytes(SB_GEMM_TILE_64X128), (64 + 128) * 64 * 2);
-  CHECK_EQ_INT(sb_gemm_split_stages(SB_GEMM_TILE_64X128), 6);
+  CHECK_EQ_INT(sb_gemm_split_stages(SB_GEMM_TILE_64X128), 8);
   sb_axis_values vals;
   char err[256];
   CHECK_EQ_INT(sb_axis_parse(SB_AXIS_TILE, "64x128x64,128x128x64", &vals, err, sizeof err), 0);
@@ -446,7 +446,7 @@ SB_TEST(gemm_64x128_tile_is_wgmma_only_and_its_rules_match_the_pickers) {
     for (int a = 0; a < SB_NUM_AXES; ++a) q.axis[a] = SB_AXIS_UNSET;
     q.axis[SB_AXIS_M] = 256, q.axis[SB_AXIS_K] = 8192, q.axis[SB_AXIS_TILE] = SB_GEMM_TILE_64X128;
     q.axis[SB_AXIS_WARPS] = (fl & SB_VF_GEMM_PINGPONG) ? 8 : 4;
-    q.axis[SB_AXIS_STAGES] = (fl & SB_VF_GEMM_ONE_STAGE) ? 1 : (fl & SB_VF_GEMM_TWO_STAGES) ? 2 : 6;
+    q.axis[SB_AXIS_STAGES] = (fl & SB_VF_GEMM_ONE_STAGE) ? 1 : (fl & SB_VF_GEMM_TWO_STAGES) ? 2 : 8;
     if (fl & SB_VF_GEMM_SPLIT) q.axis[SB_AXIS_SPLITS] = SB_AXIS_AUTO;
     if (fl & SB_VF_GEMM_MULTICAST) q.axis[SB_AXIS_CLUSTER_SHAPE] = SB_GEMM_CLUSTER_2X1;
     const char *reason = f->check(&q, &d, buf, sizeof buf);
@@ -458,7 +458,7 @@ SB_TEST(gemm_64x128_tile_is_wgmma_only_and_its_rules_match_the_pickers) {
       CHECK(reason == NULL);
       CHECK_EQ_INT(rc, 0);
       CHECK(k.raw != NULL && k.bounded != NULL && k.bounded != k.raw);
-      CHECK_EQ_INT(k.smem, 6 * 24576 + 1024);
+      CHECK_EQ_INT(k.smem, 8 * 24576 + 1024); /* 8 stages of (64 + 128) x 64 fp16 */
     } else {
       CHECK(reason != NULL && (strstr(reason, "compiled for ws_tma_wgmma and the variants that cut K only") ||
                                (fl & SB_VF_GEMM_PINGPONG)));
@@ -466,17 +466,17 @@ SB_TEST(gemm_64x128_tile_is_wgmma_only_and_its_rules_match_the_pickers) {
       CHECK(why[0] != 0);
     }
   }
-  /* ws_tma_wgmma: 6 stages and one warpgroup only, both sides. */
+  /* ws_tma_wgmma: 8 stages and one warpgroup only, both sides. */
   sb_point q = {f, gemm_variant(f, "ws_tma_wgmma"), {0}};
   if (!q.variant) return;
   for (int a = 0; a < SB_NUM_AXES; ++a) q.axis[a] = SB_AXIS_UNSET;
   q.axis[SB_AXIS_M] = 128, q.axis[SB_AXIS_K] = 8192, q.axis[SB_AXIS_TILE] = SB_GEMM_TILE_64X128;
   q.axis[SB_AXIS_WARPS] = 4, q.axis[SB_AXIS_STAGES] = 4;
   sb_kernels k;
-  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "compiled with 6 stages for a 64x128 tile only"));
+  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "compiled with 8 stages for a 64x128 tile only"));
   CHECK_EQ_INT(q.variant->pick(q.axis, &k, why, sizeof why), -1);
-  CHECK(strstr(why, "stages=4 has no compiled kernel (compiled: 6)") != NULL);
-  q.axis[SB_AXIS_STAGES] = 6, q.axis[SB_AXIS_WARPS] = 8;
+  CHECK(strstr(why, "stages=4 has no compiled kernel (compiled: 8)") != NULL);
+  q.axis[SB_AXIS_STAGES] = 8, q.axis[SB_AXIS_WARPS] = 8;
   CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "a 64x128 tile has 4 (one wgmma warpgroup)"));
   CHECK_EQ_INT(q.variant->pick(q.axis, &k, why, sizeof why), -1);
   /* m = 192: 3 tile rows of 64, 1.5 tile columns of 128: not whole tiles. */
