@@ -129,6 +129,10 @@ static inline SB_GEMM_HD int sb_gemm_slice_begin(int kts, int splits, int slice)
  * full waves; 96.5 % of cuBLAS at k = 64k, where 1 ran 78-79 %);
  * 1024x1024x16384: 64 tiles -> 2, 32 tiles of 128x256 -> 4; 512x512x32768:
  * 16 tiles -> 8, 8 tiles of 128x256 -> 16 (tests/test_gemm.c has more).
+ * The 64x128 tile takes the same model, its tiles counted, not refitted:
+ * within 3 points of the best measured count at 7 of 8 shapes of m = 128,
+ * 256 x 8k-64k, but 26 slices at 128^2 x 16k where 16 ran 4.4 points
+ * better (H100, edbf733, proofs/round_edbf733/splits64.csv; docs/gemm.md).
  * Integer arithmetic (the square root in 1/1024 steps), so host, device
  * and the fit's Python agree exactly. */
 #define SB_GEMM_AUTO_MIN_SLICE_KTS 8
