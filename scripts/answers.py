@@ -425,6 +425,42 @@ def gemm_split_table(runs):
     return lines
 
 
+OFFSWEEP_BAR = 85.0  # issue 29: the best combining variant at every off-sweep shape
+
+
+def offsweep_proof_table(main, other=None):
+    """docs/gemm.md's off-sweep table from off-sweep proofs (offsweep_<commit>/
+    gemm.csv rows): per shape of `main`, cuBLAS's median, the best combining
+    variant over every tile (bold under OFFSWEEP_BAR) with its splits_used,
+    the best at 128x128 alone, and `other`'s best (another GPU's proof)."""
+    split = gemm_split_variants()
+
+    def best(rows, m, k, tile=None):
+        cands = [r for v in split for r in [gemm_best([x for x in rows if tile is None or x.get("tile") == tile],
+                                                     m, k, v)] if r]
+        return max(cands, key=lambda r: r["pct_of_cublas"], default=None)
+
+    def cell(r):
+        if r is None:
+            return "-"
+        tile = str(r["tile"]).rsplit("x", 1)[0]
+        return f"`{r['variant']}` {tile}: {r['pct_of_cublas']:.1f}% ({r.get('splits_used') or '-'})"
+
+    other_gpu = next((r["gpu_name"] for r in other or [] if r.get("gpu_name")), "other GPU").removeprefix("NVIDIA ")
+    lines = ["| m = n | k | cuBLAS median | best combining variant, tile: % of cuBLAS (splits_used) "
+             f"| best at 128x128 | {other_gpu}: best combining variant |", "|---|---|---|---|---|---|"]
+    for m, k in gemm_shapes([Run("", main, "", "", "")]):
+        cub = gemm_cublas(main, m, k)
+        b, b128 = best(main, m, k), best(main, m, k, "128x128x64")
+        text = cell(b)
+        if b is not None and b["pct_of_cublas"] < OFFSWEEP_BAR:
+            text = f"**{text}**"
+        lines.append(f"| {m} | {k} | {cub['median_us']:.2f} us | {text} | "
+                     f"{b128['pct_of_cublas']:.1f}% | {cell(best(other, m, k)) if other else '-'} |"
+                     if cub and b128 else f"| {m} | {k} | - | {text} | - | - |")
+    return lines
+
+
 def gemm_split_section(runs):
     if not gemm_split_variants() or not any(
             gemm_best(run.rows, m, k, v) for run in runs for m, k in gemm_shapes(runs)
@@ -736,8 +772,14 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("csv", nargs="*", default=DEFAULT_CSVS)
     ap.add_argument("--write", metavar="README", help="replace the block in this file")
+    ap.add_argument("--offsweep", nargs="+", metavar="PROOF_CSV",
+                    help="print docs/gemm.md's off-sweep table of this proof (a second: another GPU's)")
     args = ap.parse_args(argv)
     try:
+        if args.offsweep:
+            rows = [sbcsv.read(p) for p in args.offsweep[:2]]
+            sys.stdout.write("\n".join(offsweep_proof_table(*rows)) + "\n")
+            return 0
         out = block([load(p) for p in args.csv])
         if args.write:
             with open(args.write, encoding="utf-8") as f:

@@ -290,3 +290,40 @@ def test_the_answers_say_how_each_ceiling_ratio_is_read():
     readme = " ".join(open(os.path.join(ROOT, "README.md"), encoding="utf-8").read().split())
     assert "the ratio of the two sides' fastest samples" in readme
     assert "the median of the v c c v block ratios" in readme
+
+
+OFFSWEEP = [os.path.join(ROOT, "results", g, "proofs", "offsweep_edbf733", "gemm.csv")
+            for g in ("h100-80gb-hbm3", "h200")]
+
+
+def test_docs_carry_the_off_sweep_table_of_the_committed_proofs(capsys):
+    """docs/gemm.md's table at edbf733 is what `answers.py --offsweep` prints
+    for the committed H100 and H200 proofs, and the H100 column has no bold
+    cell: every off-sweep shape at 85% of cuBLAS or more (issue 29)."""
+    table = answers.offsweep_proof_table(*(answers.sbcsv.read(p) for p in OFFSWEEP))
+    with open(os.path.join(ROOT, "docs", "gemm.md"), encoding="utf-8") as f:
+        assert "\n".join(table) + "\n" in f.read()
+    assert len(table) == 2 + 20 and "| H200: best combining variant |" in table[0]
+    assert all(line.split(" | ")[3][:2] != "**" for line in table[2:])
+    assert answers.main(["--offsweep", *OFFSWEEP]) == 0
+    assert capsys.readouterr().out == "\n".join(table) + "\n"
+    assert answers.main(["--offsweep", os.path.join(ROOT, "no_such.csv")]) == 2
+
+
+def test_off_sweep_table_bolds_a_shape_under_the_bar():
+    """A shape whose best combining variant is under 85% of cuBLAS is bold;
+    the 128x128 column reads that tile only; a second proof fills the last
+    column."""
+    split = answers.gemm_split_variants()
+
+    def row(variant, tile, pct, splits=""):
+        return {"family": "gemm", "variant": variant, "status": "ok", "m": 128, "k": 8192, "tile": tile,
+                "pct_of_cublas": pct, "splits_used": splits, "median_us": 10.0, "gflops": 1.0,
+                "gpu_name": "NVIDIA Synthetic"}
+    main = [row("cublas", "", 100.0), row(split[0], "64x128x64", 84.9, 16), row(split[1], "128x128x64", 70.0, 8)]
+    lines = answers.offsweep_proof_table(main, [row("cublas", "", 100.0), row(split[1], "64x128x64", 91.0, 8)])
+    assert lines[2] == (f"| 128 | 8192 | 10.00 us | **`{split[0]}` 64x128: 84.9% (16)** | 70.0% | "
+                        f"`{split[1]}` 64x128: 91.0% (8) |")
+    assert "| Synthetic: best combining variant |" in lines[0]
+    main[1]["pct_of_cublas"] = 85.0
+    assert "| `" + split[0] + "` 64x128: 85.0% (16) |" in answers.offsweep_proof_table(main)[2]
