@@ -310,22 +310,19 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
            "consumer_warps=%lld: a %dx%d tile has %d (%s)", w, bm, bn, sb_gemm_tile_warps(t),
            sb_gemm_tile_wgmma_only(t) ? "one wgmma warpgroup" : "one 64x64 warp tile each, one warpgroup per 64 rows");
   /* 64 x 128: one wgmma warpgroup (m64); compiled for ws_tma_wgmma and the
-   * variants that cut K (kernels/gemm.cu's gemm_takes_64x128), at their 6 stages. */
-  const int takes_narrow = (f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK)) || !strcmp(p->variant->name, "ws_tma_wgmma");
+   * variants that cut K (kernels/gemm.cu's gemm_takes_64x128), at their stages. */
+  const int cuts_k = (f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK)) != 0;
+  const int takes_narrow = cuts_k || !strcmp(p->variant->name, "ws_tma_wgmma");
   if (sb_gemm_tile_wgmma_only(t) && !takes_narrow)
     BROKEN(AXIS_BIT(TILE), "%s: a %dx%d tile is one wgmma warpgroup, compiled for ws_tma_wgmma and the variants "
            "that cut K only", p->variant->name, bm, bn);
-  if (sb_gemm_tile_wgmma_only(t) && takes_narrow && !(f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK)) &&
-      s != sb_gemm_split_stages(t))
-    BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE), "%s is compiled with %d stages for a %dx%d tile only",
-           p->variant->name, sb_gemm_split_stages(t), bm, bn);
   if ((f & SB_VF_GEMM_ONE_STAGE) && s != 1)
     BROKEN(AXIS_BIT(STAGES), "%s has one buffer per operand: stages=1 only", p->variant->name);
   if ((f & SB_VF_GEMM_TWO_STAGES) && s != 2)
     BROKEN(AXIS_BIT(STAGES), "%s swaps two buffers: stages=2 only", p->variant->name);
   if (!(f & (SB_VF_GEMM_ONE_STAGE | SB_VF_GEMM_TWO_STAGES)) && s < 2)
     BROKEN(AXIS_BIT(STAGES), "%s overlaps loads with math: stages >= 2", p->variant->name);
-  if ((f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK)) && s != sb_gemm_split_stages(t))
+  if ((cuts_k || (takes_narrow && sb_gemm_tile_wgmma_only(t))) && s != sb_gemm_split_stages(t))
     BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE), "%s is compiled with %d stages for a %dx%d tile only",
            p->variant->name, sb_gemm_split_stages(t), bm, bn);
   if ((f & SB_VF_GEMM_STREAMK) && (m / bm) * (m / bn) * (k / SB_GEMM_BK) > SB_GEMM_SK_MAX_ITERS)
