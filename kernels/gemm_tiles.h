@@ -21,7 +21,7 @@
 
 #define SB_GEMM_BK 64
 #define SB_GEMM_NUM_TILES 3
-#define SB_GEMM_MAX_STAGES 6
+#define SB_GEMM_MAX_STAGES 8 /* the 64x128 tile's; 6 for 128x128, 4 for 128x256 */
 /* Dynamic shared memory beyond the stages: slack to align them to 1024 B
  * (the 128-byte swizzle repeats every 8 rows = 1024 B). */
 #define SB_GEMM_ALIGN_SLACK 1024
@@ -344,6 +344,8 @@ static inline SB_GEMM_HD int sb_gemm_sk_first_block(int sk_iters, int sk_grid, i
  * -2 to -5 at 16k-32k. */
 #define SB_GEMM_SPLIT_STAGES_128 6
 #define SB_GEMM_SPLIT_STAGES_256 4
+/* A diagnostic switch (-D at build time, in NVEXTRA and CFLAGS both, so that
+ * host rules and kernels agree): the comparison above was this at 6. */
 #ifndef SB_GEMM_SPLIT_STAGES_64
 #define SB_GEMM_SPLIT_STAGES_64 8
 #endif
