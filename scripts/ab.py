@@ -691,7 +691,7 @@ class Run:
         self.retakes_begun = 0      # the retakes asked for, finished or not
         self.retaken = []           # Retake: the points run again in swapped order
         self.over_cap = []          # points past --retake once the cap was reached
-        self.context_table = None   # the gate's context-bound variants: never retaken
+        self.bands = None           # the gate's band table (unjudged points: never retaken)
         self.rewritten = False      # a.csv, b.csv cut to their kept takes
         self.summary = args.summary or os.path.join(args.dir, "gate.md")
         self.detail = args.detail or os.path.join(args.dir, "gate-detail.md")
@@ -803,8 +803,8 @@ class Run:
         a, b = take_rows(self.base, takes["A"]), take_rows(self.new, takes["B"])
         if not (a and b and len(a) == len(b) == 1):
             return None
-        return sbcompare.match_of(a[0], b[0], self.threshold, chip_table=self.context_table,
-                                  interleaved=True)
+        return sbcompare.match_of(a[0], b[0], self.threshold, bands=self.bands,
+                                  pairing="ab", interleaved=True)
 
     def wants_retake(self, m, name):
         """A point the gate gates whose figure moved by --retake or more,
@@ -855,11 +855,11 @@ class Run:
                     from None
         self.rewritten = True
 
-    def load_context_table(self):
-        """compare.py --interleaved's context-bound variants: listed, not
-        gated, so never worth a retake."""
+    def load_bands(self):
+        """compare.py's band table: a point of a variant without A/A data is
+        unjudged, so never worth a retake."""
         try:
-            self.context_table = sbcompare.load_chip_bound(sbcompare.CONTEXT_BOUND_FILE)
+            self.bands = sbcompare.load_bands(sbcompare.BANDS_FILE)
         except sbcsv.CsvError as e:
             note(f"{e}: retakes consider every variant")
 
@@ -887,7 +887,7 @@ class Run:
         # first server asked is the one whose worker (CUDA context) starts first.
         k = 0 if args.first_server == "base" else 1
         if self.retakes_on:
-            self.load_context_table()
+            self.load_bands()
         for i, name in enumerate(self.order, start=1):
             replies, retake = {}, ""
             if name in base_set and name in new_set:

@@ -37,7 +37,7 @@ def moves(values):
 def figures(base_path, new_path, plant=None):
     """The lines this script prints for one pair of CSVs."""
     base, new = sbcompare.load_run(base_path), sbcompare.load_run(new_path)
-    cmp = sbcompare.compare(base, new, interleaved=True)
+    cmp = sbcompare.compare(base, new, bands=sbcompare.load_bands(), interleaved=True)
     regressions = [m for m in cmp.matches if m.verdict == "slower"]
     gated = [m for m in cmp.matches if not m.gated_out]
     own = [abs(m.gated - 1) * 100 for m in gated if m.figure == "fastest"]
@@ -45,7 +45,7 @@ def figures(base_path, new_path, plant=None):
               if m.figure == "fastest" and m.base.get(m.column) and m.new.get(m.column)]
     other = [abs(m.gated - 1) * 100 for m in gated if m.figure != "fastest"]
     lines = [f"{new_path}: {len(regressions)} regression(s), {len(cmp.broken)} broken, "
-             f"{len(cmp.matches)} points ({len(cmp.lease_bound)} lease-bound)",
+             f"{len(cmp.matches)} points ({len(cmp.unjudged)} unjudged)",
              f"  gemm, own fastest sample (gated): {moves(own)}",
              f"  gemm, paired ceiling ratio (not gated in A/B): {moves(paired)}",
              f"  every other gated point: {moves(other)}"]

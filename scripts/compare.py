@@ -6,7 +6,7 @@ gates regressions in CI.
         [--family F] [--variant V] [--summary-only | --details | --details-file FILE]
     python scripts/compare.py --gate BASE.csv NEW.csv [--threshold 5] [--summary FILE]
         [--detail FILE] [--detail-url URL] [--summary-only] [--accept results/accepted.csv]
-        [--chip-bound results/chip_bound.csv] [--interleaved]
+        [--bands results/bands.csv] [--fail-unjudged] [--interleaved]
 
 Points are joined on family, variant and every axis. The output starts with
 one row per variant: the geometric mean of the time ratios new/base and how
@@ -25,14 +25,15 @@ acceptance of --accept FILE covers it (each applied acceptance is printed,
 and one line counts the entries that matched nothing). Rows of a family
 with a ceiling column (gemm, devscan) are gated on the paired ceiling ratio
 or on cycles, and reported as "power state differs" (not gated) when their
-SM clocks moved by more than 5%. When the two runs come from two chips of
-one GPU model (their gpu_uuid differs), the variants that --chip-bound FILE
-(default results/chip_bound.csv, written by scripts/chip_bound.py from the
-committed cross-chip A/A pairs) marks chip-bound for that model are listed
-as "chip differs", not gated; on one chip every point is gated.
+SM clocks moved by more than 5%. Every variant is judged against its own
+noise band (--bands FILE, default results/bands.csv, written by
+scripts/bands.py from the committed A/A runs) for the pairing of the two
+runs: A/B interleaved on one GPU, two runs on one chip, or two chips. A
+variant with no A/A data anywhere (a new one) is listed as unjudged and
+counted; --fail-unjudged makes such points fail the gate.
 --interleaved: the two CSVs come from an A/B run (scripts/ab.py) that ran
 both builds interleaved point by point on one GPU; their gpu_uuid must
-agree (else exit 2), and everything is gated.
+agree (else exit 2), and the A/B bands apply.
 
 The short Markdown summary (the PR comment: verdict, counts, every failing
 point, the largest moves; under 60,000 characters whatever the number of
@@ -96,17 +97,16 @@ def parse_args(argv):
                              "the gate's full Markdown report)")
     ap.add_argument("--accept", metavar="FILE",
                     help="acceptance CSV (results/accepted.csv): known changes, listed, not counted")
-    ap.add_argument("--chip-bound", metavar="FILE", default=sbcompare.CHIP_BOUND_FILE,
-                    help="which variants ride on the chip, per GPU model (default "
-                         "results/chip_bound.csv, from scripts/chip_bound.py): between two "
-                         "chips their points are listed as chip differs, not gated")
-    ap.add_argument("--context-bound", metavar="FILE", default=sbcompare.CONTEXT_BOUND_FILE,
-                    help="with --interleaved: which variants ride on the CUDA context's "
-                         "placement (default results/context_bound.csv, from "
-                         "scripts/chip_bound.py): listed as context differs, not gated")
+    ap.add_argument("--bands", metavar="FILE", default=sbcompare.BANDS_FILE,
+                    help="each variant's noise band per GPU model and pairing (default "
+                         "results/bands.csv, from scripts/bands.py): rule A's threshold and "
+                         "rule B's shift of its points")
+    ap.add_argument("--fail-unjudged", action="store_true",
+                    help="with --gate: a point of a variant with no A/A data fails the gate "
+                         "(default: listed and counted as unjudged)")
     ap.add_argument("--interleaved", action="store_true",
                     help="the two CSVs come from an A/B run interleaved point by point on one "
-                         "GPU (scripts/ab.py): their gpu_uuid must agree; every point is gated")
+                         "GPU (scripts/ab.py): their gpu_uuid must agree; the A/B bands apply")
     args = ap.parse_args(argv)
     args.family = split_list(args.family)
     args.variant = split_list(args.variant)
@@ -114,8 +114,9 @@ def parse_args(argv):
         ap.error("give at least two CSV files")
     if args.gate and len(args.csv) != 2:
         ap.error("--gate compares exactly two CSV files: BASE NEW")
-    if (args.summary or args.allow_missing or args.detail_url) and not args.gate:
-        ap.error("--summary, --detail-url and --allow-missing go with --gate")
+    if (args.summary or args.allow_missing or args.detail_url or args.fail_unjudged) \
+            and not args.gate:
+        ap.error("--summary, --detail-url, --allow-missing and --fail-unjudged go with --gate")
     return args
 
 
@@ -173,6 +174,7 @@ def write_text(path, text):
 
 def run_gate(cmp, args, acceptances):
     check_gate_input(cmp)
+    cmp.fail_unjudged = args.fail_unjudged
     unmatched = sbcompare.unmatched_acceptances(cmp, acceptances)
     detail_name = os.path.basename(args.details_file) if args.details_file else None
     summary = sbcompare.render_gate_summary(cmp, args.allow_missing, detail_name,
@@ -197,7 +199,7 @@ def run_gate(cmp, args, acceptances):
           f"regression(s), {len(cmp.failing_broken)} broken, {len(cmp.missing)} missing "
           f"({'not counted' if args.allow_missing else 'counted'}), {len(cmp.accepted)} "
           f"accepted, {len(cmp.power_state_differs)} power state differs, "
-          f"{len(cmp.lease_bound)} lease-bound, {len(cmp.chip_differs)} {sbcompare.differs_word(cmp)} "
+          f"{len(cmp.unjudged)} unjudged ({'counted' if args.fail_unjudged else 'not counted'}) "
           f"({sbcompare.chips_word(cmp)}), over "
           f"{len(cmp.matches)} points ({cmp.new.path})", file=sys.stderr)
     return EXIT_REGRESSION if failures else EXIT_OK
@@ -225,9 +227,8 @@ def main(argv=None):
                 raise UsageError("--interleaved compares exactly two CSV files: the two sides "
                                  "of one A/B run")
             check_interleaved(runs)
-        chip_table = sbcompare.load_chip_bound(args.context_bound if args.interleaved
-                                               else args.chip_bound)
-        comparisons = [sbcompare.compare(runs[0], r, threshold, chip_table, args.interleaved)
+        bands = sbcompare.load_bands(args.bands)
+        comparisons = [sbcompare.compare(runs[0], r, threshold, bands, args.interleaved)
                        for r in runs[1:]]
         acceptances = sbcompare.load_acceptances(args.accept) if args.accept else []
         for cmp in comparisons:

@@ -125,14 +125,14 @@ def load_runs(paths):
     return by_gpu
 
 
-def steps(series, threshold, acceptances=(), chip_table=None):
-    """Every variant's Step between consecutive runs of one GPU; chip_table
-    (results/chip_bound.csv): between two chips, its variants are not gated,
-    as the gate does."""
+def steps(series, threshold, acceptances=(), bands=None):
+    """Every variant's Step between consecutive runs of one GPU; bands
+    (results/bands.csv): each variant judged by its band for the pair's
+    pairing, as the gate does."""
     out = []
     for i in range(1, len(series)):
         cmp = sbcompare.compare(series[i - 1].as_run(), series[i].as_run(), threshold,
-                                chip_table)
+                                bands)
         cmp.accept(acceptances)
         groups = {}
         for m in cmp.matches:
@@ -147,11 +147,11 @@ def steps(series, threshold, acceptances=(), chip_table=None):
     return out
 
 
-def plot(slug, series, threshold, outdir, acceptances=(), chip_table=None):
+def plot(slug, series, threshold, outdir, acceptances=(), bands=None):
     """results/<slug>/plots/history.png (under outdir); returns its path."""
     import sbplot
     plt = sbplot.plt
-    found = steps(series, threshold, acceptances, chip_table)
+    found = steps(series, threshold, acceptances, bands)
     families = list(dict.fromkeys(s.family for s in found))
     cols = min(3, max(1, len(families)))
     rows = max(1, math.ceil(len(families) / cols))
@@ -207,16 +207,16 @@ def main(argv=None):
     ap.add_argument("--accept", metavar="FILE", default=os.path.join(ROOT, "results", "accepted.csv"),
                     help="acceptances (default results/accepted.csv; '' for none): flagged "
                          "points they cover are drawn as accepted")
-    ap.add_argument("--chip-bound", metavar="FILE", default=sbcompare.CHIP_BOUND_FILE,
-                    help="which variants are not gated between two chips (default "
-                         "results/chip_bound.csv), as the gate reads it")
+    ap.add_argument("--bands", metavar="FILE", default=sbcompare.BANDS_FILE,
+                    help="each variant's noise band (default results/bands.csv), as the "
+                         "gate reads it")
     args = ap.parse_args(argv)
     paths = ([] if args.no_committed else committed_sources(args.results)) + expand(args.sources)
     try:
         by_gpu = load_runs(paths)
         acceptances = (sbcompare.load_acceptances(args.accept)
                        if args.accept and os.path.exists(args.accept) else [])
-        chip_table = sbcompare.load_chip_bound(args.chip_bound)
+        bands = sbcompare.load_bands(args.bands)
     except sbcsv.CsvError as e:
         print(f"history.py: {e}", file=sys.stderr)
         return 2
@@ -226,7 +226,7 @@ def main(argv=None):
             print(f"history.py: {slug}: one run only ({series[0].paths[0]}): nothing to plot")
             continue
         print(plot(slug, series, args.threshold / 100, args.outdir or args.results, acceptances,
-                   chip_table))
+                   bands))
         written += 1
     if not written:
         print("history.py: no GPU has two runs: give more CSVs or directories", file=sys.stderr)

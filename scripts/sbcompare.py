@@ -35,20 +35,28 @@ follow the GPU's power state, so the rules above do not read their time:
     pass nor a regression, and left out of rule B; except a paired ratio
     read from the fastest samples on both sides (CLOCK_FREE_READINGS),
     which moved no more at such points than at the others.
-Every other row is gated on its time, except the rows of a variant flagged
-lease_bound in its table (a price the machine sets: the host's launch rate,
-which SMs a pair lands on): listed with their moves, never gated.
+Every other row is gated on its time.
 
-Across chips. When the two runs of a point come from two chips of one GPU
-model (their gpu_uuid cells differ), the points of a variant that
-results/chip_bound.csv marks chip-bound for that model ("rides on the
-chip": it moved together beyond rule B's VARIANT_SHIFT in several
-recorded cross-chip A/A pairs; scripts/chip_bound.py computes the file from
-the committed runs, docs/REGRESSIONS.md gives the rule) are "chip differs":
-listed with their moves, neither a pass nor a regression, left out of rule
-B. On one chip (same gpu_uuid, or an A/B run interleaved on one GPU) every
-point is gated, chip-bound ones included. A model without cross-chip data
-has no chip-bound variant: every point is gated.
+Bands: every variant judged against its own measured noise. Rule A's
+threshold and rule B's shift are not one number for all: results/bands.csv
+(scripts/bands.py writes it from the committed A/A runs, never by hand)
+gives each variant, per GPU model and per pairing, the band its points
+moved within when nothing changed, times a margin:
+  - the pairing is what the two runs of a point are: "ab" (the two sides of
+    an A/B run, interleaved on one GPU, each its own CUDA context),
+    "same_chip" (two runs on one gpu_uuid) or "chip" (two chips of one
+    model: two leases, two machines; a run naming no gpu_uuid counts as
+    this, the widest);
+  - rule A flags a point beyond max(threshold, point band), rule B a
+    variant whose shift (the Hodges-Lehmann estimate: the median of the
+    Walsh averages of its log ratios) is beyond max(VARIANT_SHIFT, shift
+    band), Wilcoxon p < VARIANT_ALPHA, and each flagged point beyond it;
+  - a variant without data in its pairing takes the widest band measured
+    for it in another pairing of its model, then on another model
+    (Band.source says which); one with no A/A data anywhere (a new
+    variant) is "unjudged": listed and counted, never a silent pass.
+Without a band table (bands=None: scripts/bands.py measuring the moves,
+cross-GPU mode) every point is judged by threshold and VARIANT_SHIFT.
 
 A/B (interleaved). When the two runs are the two sides of one A/B run
 (scripts/ab.py: both builds on one GPU, interleaved point by point), the
@@ -101,18 +109,18 @@ OK = "ok"
 # them besides times: name -> True when higher is better.
 NORMALIZED = {"pct_of_copy": True, "cycles_per_op": False}
 TIMES = ("median_us", "q1_us", "q3_us")
-# Which variants ride on the chip, per GPU model: computed from the
-# committed cross-chip A/A pairs by scripts/chip_bound.py (never edited by
-# hand; its --check says whether it is current).
-CHIP_BOUND_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                               "results", "chip_bound.csv")
-# Which variants ride on the CUDA context's placement (A/B runs: each side is
-# its own context on one GPU): the same columns, computed by
-# scripts/chip_bound.py from the committed A/A-by-A/B proofs.
-CONTEXT_BOUND_FILE = os.path.join(os.path.dirname(CHIP_BOUND_FILE), "context_bound.csv")
-CHIP_BOUND_COLUMNS = ["gpu_name", "family", "variant", "pairs", "moved_pairs", "points",
-                      "median_move_pct", "worst_move_pct", "worst_shift_pct", "chip_bound",
-                      "shift_pct", "min_pairs"]
+# Each variant's noise band per GPU model and pairing: written from the
+# committed A/A runs by scripts/bands.py (never edited by hand; its --check
+# says whether it is current).
+BANDS_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                          "results", "bands.csv")
+BAND_COLUMNS = ["gpu_name", "pairing", "family", "variant", "pairs", "points",
+                "median_move_pct", "worst_move_pct", "worst_shift_pct", "margin",
+                "point_band_pct", "shift_band_pct"]
+# The pairings a band is measured for, narrowest first (Band: the fallback
+# takes the widest of the others).
+PAIRINGS = ("ab", "same_chip", "chip")
+PAIRING_WORDS = {"ab": "A/B on one GPU", "same_chip": "one chip", "chip": "two chips"}
 
 
 # ---------------------------------------------------------------- loading
@@ -363,15 +371,28 @@ def smallest_flagged_scale(base, new, threshold, figure="time", column=None):
                base["q3_us"] * cb / (new["q1_us"] * cn))
 
 
+def shift_estimate(log_ratios):
+    """The Hodges-Lehmann estimate of a variant's shift: the median of the
+    Walsh averages (d_i + d_j) / 2, i <= j, of its log ratios. It is what the
+    Wilcoxon signed-rank test tests, and a few noisy points do not move it
+    as they move a mean."""
+    d = sorted(log_ratios)
+    if not d:
+        return 0.0
+    walsh = [(d[i] + d[j]) / 2 for i in range(len(d)) for j in range(i, len(d))]
+    return statistics.median(walsh)
+
+
 def variant_shift(log_ratios, shift=VARIANT_SHIFT, alpha=VARIANT_ALPHA):
     """+1 when a variant's points got slower together (rule B), -1 when
-    faster together, 0 otherwise. log_ratios: log(new/base) per point."""
+    faster together, 0 otherwise. log_ratios: log(new/base) per point;
+    shift: the variant's band (its estimate must be beyond it)."""
     if len(log_ratios) < VARIANT_MIN_POINTS:
         return 0
-    mean = sum(log_ratios) / len(log_ratios)
-    if abs(mean) <= math.log1p(shift):
+    estimate = shift_estimate(log_ratios)
+    if abs(estimate) <= math.log1p(shift):
         return 0
-    direction = 1 if mean > 0 else -1
+    direction = 1 if estimate > 0 else -1
     moved = [d for d in log_ratios if d != 0]
     if len(moved) < VARIANT_MIN_POINTS:
         return 0
@@ -383,14 +404,16 @@ def variant_shift(log_ratios, shift=VARIANT_SHIFT, alpha=VARIANT_ALPHA):
     return direction if p < alpha else 0
 
 
-def apply_variant_rule(matches, shift=VARIANT_SHIFT):
-    """Rule B over matches, on each point's gated figure (verdicts set in
-    place); points whose power state differs take no part."""
+def apply_variant_rule(matches):
+    """Rule B over matches, on each point's gated figure, each variant
+    against its own shift band (verdicts set in place); points not judged
+    (power state differs, unjudged) take no part."""
     groups = {}
     for m in matches:
         if not m.gated_out:
             groups.setdefault(by_variant(m), []).append(m)
     for group in groups.values():
+        shift = group[0].shift_threshold
         direction = variant_shift([math.log(m.gated) for m in group], shift)
         for m in group:
             if m.verdict:
@@ -411,6 +434,17 @@ def geomean(values):
 # -------------------------------------------------------- comparison
 
 @dataclass
+class Band:
+    """What one variant's points are judged by in one pairing: rule A's
+    point band and rule B's shift band (fractions, before the floors of
+    threshold and VARIANT_SHIFT), and where they were measured."""
+    point: float
+    shift: float
+    source: str  # e.g. "NVIDIA H100 80GB HBM3, two chips, 6 A/A pairs"
+    pairing: str = ""  # the pairing whose data it is (PAIRINGS)
+
+
+@dataclass
 class Match:
     """One point ok on both sides."""
     base: dict
@@ -420,14 +454,24 @@ class Match:
     figure: str = "time"  # what it is gated on: FIGURES
     column: str | None = None  # the family's ceiling column, if it has one
     power_state: bool = False  # SM clocks differ beyond POWER_STATE_LIMIT: not gated
-    lease_bound: bool = False  # a lease_bound variant (its table's flag): not gated
-    chip_bound: bool = False  # a chip-bound variant, runs on two chips: not gated
+    band: Band | None = None  # the variant's band; None with a table: unjudged
+    unjudged: bool = False  # no A/A data for its variant anywhere: listed, counted
+    threshold: float = DEFAULT_THRESHOLD  # the gate's floor for rule A
 
     @property
     def gated_out(self):
-        """Listed, never a verdict: power state differs, lease-bound or
-        chip differs."""
-        return self.power_state or self.lease_bound or self.chip_bound
+        """Listed, never a verdict: power state differs, or no A/A data."""
+        return self.power_state or self.unjudged
+
+    @property
+    def point_threshold(self):
+        """Rule A's threshold for this point: the gate's, or its band's."""
+        return max(self.threshold, self.band.point if self.band else 0.0)
+
+    @property
+    def shift_threshold(self):
+        """Rule B's shift for this point's variant."""
+        return max(VARIANT_SHIFT, self.band.shift if self.band else 0.0)
 
     @property
     def ratio(self):
@@ -470,8 +514,9 @@ class Comparison:
     only_new: list = field(default_factory=list)
     accepted: dict = field(default_factory=dict)     # point key -> Acceptance
     acceptances: list = field(default_factory=list)  # those for this pair of runs
-    chip_table: "ChipBound | None" = None  # results/chip_bound.csv, if loaded
+    bands: "Bands | None" = None  # results/bands.csv, if loaded
     interleaved: bool = False  # an A/B run: both sides interleaved on one GPU
+    fail_unjudged: bool = False  # unjudged points count as gate failures
 
     @property
     def cross_gpu(self):
@@ -503,16 +548,17 @@ class Comparison:
         return [m for m in self.matches if m.power_state]
 
     @property
-    def lease_bound(self):
-        """Points of lease_bound variants: listed, not gated."""
-        return [m for m in self.matches if m.lease_bound and not m.power_state]
+    def unjudged(self):
+        """Points of variants with no A/A data anywhere (a new variant):
+        listed and counted, not judged."""
+        return [m for m in self.matches if m.unjudged and not m.power_state]
 
     @property
-    def chip_differs(self):
-        """Points of chip-bound variants measured on two chips: listed, not
-        gated."""
-        return [m for m in self.matches
-                if m.chip_bound and not m.power_state and not m.lease_bound]
+    def pairing(self):
+        """The pairing the bands are read for (PAIRINGS)."""
+        if self.interleaved:
+            return "ab"
+        return "same_chip" if self.chips == "one" else "chip"
 
     @property
     def chips(self):
@@ -553,7 +599,8 @@ class Comparison:
 
     def gate_failures(self, allow_missing=False):
         return (len(self.regressions) + len(self.failing_broken)
-                + (0 if allow_missing else len(self.missing)))
+                + (0 if allow_missing else len(self.missing))
+                + (len(self.unjudged) if self.fail_unjudged else 0))
 
     def accept(self, acceptances):
         """Marks the slower, broken and missing points that an acceptance
@@ -579,45 +626,44 @@ def two_chips(b, n):
     return bool(ub and un and ub != un)
 
 
-def match_of(b, n, threshold, cross_gpu=False, chip_table=None, interleaved=False):
-    """One point ok on both sides, with its figure and rule-A verdict.
-    chip_table (ChipBound): marks the point chip differs when its rows ran
-    on two chips of one model and the table marks its variant chip-bound.
-    interleaved: an A/B run (gated_figure)."""
+def match_of(b, n, threshold, cross_gpu=False, bands=None, pairing="chip", interleaved=False):
+    """One point ok on both sides, with its figure, its band and its rule-A
+    verdict. bands (Bands): the variant's band for pairing; None judges it by
+    threshold alone (as across GPU models). interleaved: an A/B run
+    (gated_figure)."""
     figure, column = gated_figure(b, n, interleaved)
-    m = Match(b, n, "", figure=figure, column=column)
+    m = Match(b, n, "", figure=figure, column=column, threshold=threshold)
     clock = m.clock_ratio
     clock_free = figure == "fastest" or (figure == "paired"
                                          and ratio_reading(b) in CLOCK_FREE_READINGS)
     m.power_state = bool(column and not cross_gpu and clock and not clock_free
                          and abs(clock - 1) > POWER_STATE_LIMIT)
-    m.lease_bound = sbvariants.has_flag(b["family"], b["variant"], "lease_bound")
-    # Across chips the chip table; in an A/B run (one chip, two contexts) the
-    # context table takes its place (compare.py --interleaved loads it).
-    m.chip_bound = bool(chip_table is not None and not cross_gpu
-                        and (interleaved or two_chips(b, n))
-                        and chip_table.bound(b["gpu_name"], b["family"], b["variant"]))
+    if bands is not None and not cross_gpu:
+        m.band = bands.band(b["gpu_name"], pairing, b["family"], b["variant"])
+        m.unjudged = m.band is None
     if not m.gated_out:
-        m.verdict = ("slower" if match_slower(m, threshold) else
-                     "faster" if match_faster(m, threshold) else "")
+        m.verdict = ("slower" if match_slower(m, m.point_threshold) else
+                     "faster" if match_faster(m, m.point_threshold) else "")
         m.why = "point" if m.verdict else ""
     return m
 
 
-def compare(base, new, threshold=DEFAULT_THRESHOLD, chip_table=None, interleaved=False):
-    """Joins two runs on family, variant and every axis. chip_table
-    (load_chip_bound): which variants are not gated between two chips;
-    None gates every point as on one chip. interleaved: the two sides
-    ran interleaved point by point on one GPU (an A/B run; the summary
-    says so)."""
-    out = Comparison(base=base, new=new, threshold=threshold, chip_table=chip_table,
+def compare(base, new, threshold=DEFAULT_THRESHOLD, bands=None, interleaved=False):
+    """Joins two runs on family, variant and every axis. bands (load_bands):
+    each variant's noise band for this pair's pairing; None judges every
+    point by threshold and VARIANT_SHIFT. interleaved: the two sides ran
+    interleaved point by point on one GPU (an A/B run; the summary says
+    so)."""
+    out = Comparison(base=base, new=new, threshold=threshold, bands=bands,
                      interleaved=interleaved)
+    pairing = out.pairing
     for k, b in base.by_key.items():
         n = new.by_key.get(k)
         if n is None:
             out.only_base.append(b)
         elif b["status"] == OK and n["status"] == OK:
-            out.matches.append(match_of(b, n, threshold, out.cross_gpu, chip_table, interleaved))
+            out.matches.append(match_of(b, n, threshold, out.cross_gpu, bands, pairing,
+                                        interleaved))
         elif b["status"] == OK:
             out.broken.append((b, n))
         elif n["status"] == OK:
@@ -708,27 +754,41 @@ def load_acceptances(path):
     return out
 
 
-# ---------------------------------------------------------- the chip
+# ---------------------------------------------------------- the bands
 
 @dataclass
-class ChipBound:
-    """results/chip_bound.csv: per GPU model, the variants whose figure
-    rides on the chip (chip_bound 1) among those measured across chips."""
+class Bands:
+    """results/bands.csv: per GPU model, pairing and variant, the band its
+    committed A/A runs moved within (Band)."""
     path: str
-    bound_variants: dict  # gpu_name -> {(family, variant)} with chip_bound 1
-    measured: dict        # gpu_name -> cross-chip A/A pairs behind its rows
+    rows: dict  # (gpu_name, pairing, family, variant) -> Band
+    pairs: dict  # (gpu_name, pairing) -> the A/A pairs behind its rows
 
-    def bound(self, gpu_name, family, variant):
-        return (family, variant) in self.bound_variants.get(gpu_name, ())
+    def own(self, gpu_name, pairing, family, variant):
+        return self.rows.get((gpu_name, pairing, family, variant))
 
-    def has_data(self, gpu_name):
-        return bool(self.measured.get(gpu_name))
+    def band(self, gpu_name, pairing, family, variant):
+        """The variant's band for this pairing; without data there, the
+        widest of its other pairings on this model, then of any pairing on
+        another model (the source says which); None: no A/A data anywhere."""
+        own = self.own(gpu_name, pairing, family, variant)
+        if own:
+            return own
+        for same_model in (True, False):
+            others = [b for (g, _, f, v), b in self.rows.items()
+                      if (f, v) == (family, variant) and (g == gpu_name) == same_model]
+            if others:
+                widest = max(others, key=lambda b: (b.point, b.shift))
+                return Band(widest.point, widest.shift,
+                            f"{widest.source}, for want of {PAIRING_WORDS[pairing]} data"
+                            + ("" if same_model else f" on {gpu_name}"), widest.pairing)
+        return None
 
-    def variants_of(self, gpu_name):
-        return sorted(self.bound_variants.get(gpu_name, ()))
+    def has_data(self, gpu_name, pairing):
+        return bool(self.pairs.get((gpu_name, pairing)))
 
 
-def _chip_number(path, number, column, text, kind):
+def _band_number(path, number, column, text, kind):
     try:
         value = kind(text)
     except ValueError:
@@ -739,38 +799,41 @@ def _chip_number(path, number, column, text, kind):
     return value
 
 
-def load_chip_bound(path=CHIP_BOUND_FILE):
-    """Reads results/chip_bound.csv (scripts/chip_bound.py writes it; '#'
-    lines are comments). Raises sbcsv.CsvError naming file, line and column:
-    the gate cannot tell which rows ride on the chip without it."""
-    rows = _named_rows(path, CHIP_BOUND_COLUMNS, "chip-bound table",
-                       read_hint=" (write it with: python3 scripts/chip_bound.py)",
-                       column_hint=" (a chip-bound table, scripts/chip_bound.py)")
-    bound, measured, seen = {}, {}, {}
+def load_bands(path=BANDS_FILE):
+    """Reads results/bands.csv (scripts/bands.py writes it; '#' lines are
+    comments). Raises sbcsv.CsvError naming file, line and column: the gate
+    cannot judge a variant without its band."""
+    rows = _named_rows(path, BAND_COLUMNS, "band table",
+                       read_hint=" (write it with: python3 scripts/bands.py)",
+                       column_hint=" (a band table, scripts/bands.py)")
+    bands, pairs, seen = {}, {}, {}
     for number, row in rows:
         for column in ("gpu_name", "family", "variant"):
             if not row[column]:
                 raise sbcsv.CsvError(f"{path}:{number}: column '{column}': empty")
-        if row["chip_bound"] not in ("0", "1"):
-            raise sbcsv.CsvError(f"{path}:{number}: column 'chip_bound': '{row['chip_bound']}', "
-                                 f"expected 0 or 1")
-        pairs = _chip_number(path, number, "pairs", row["pairs"], int)
-        for column in ("moved_pairs", "points", "min_pairs"):
-            _chip_number(path, number, column, row[column], int)
-        for column in ("median_move_pct", "worst_move_pct", "worst_shift_pct", "shift_pct"):
-            _chip_number(path, number, column, row[column], float)
-        if pairs < 1:
-            raise sbcsv.CsvError(f"{path}:{number}: column 'pairs': 0 (a row needs a "
-                                 f"cross-chip A/A pair)")
-        k = (row["gpu_name"], row["family"], row["variant"])
+        if row["pairing"] not in PAIRINGS:
+            raise sbcsv.CsvError(f"{path}:{number}: column 'pairing': '{row['pairing']}', "
+                                 f"expected one of {', '.join(PAIRINGS)}")
+        n = _band_number(path, number, "pairs", row["pairs"], int)
+        if n < 1:
+            raise sbcsv.CsvError(f"{path}:{number}: column 'pairs': 0 (a row needs an A/A pair)")
+        _band_number(path, number, "points", row["points"], int)
+        for column in ("median_move_pct", "worst_move_pct", "worst_shift_pct", "margin"):
+            _band_number(path, number, column, row[column], float)
+        point = _band_number(path, number, "point_band_pct", row["point_band_pct"], float)
+        shift = _band_number(path, number, "shift_band_pct", row["shift_band_pct"], float)
+        k = (row["gpu_name"], row["pairing"], row["family"], row["variant"])
         if k in seen:
             raise sbcsv.CsvError(f"{path}:{number}: column 'variant': {row['family']}/"
-                                 f"{row['variant']} for {row['gpu_name']} again (line {seen[k]})")
+                                 f"{row['variant']} for {row['gpu_name']}, {row['pairing']} "
+                                 f"again (line {seen[k]})")
         seen[k] = number
-        measured[row["gpu_name"]] = max(measured.get(row["gpu_name"], 0), pairs)
-        if row["chip_bound"] == "1":
-            bound.setdefault(row["gpu_name"], set()).add((row["family"], row["variant"]))
-    return ChipBound(path=path, bound_variants=bound, measured=measured)
+        bands[k] = Band(point / 100, shift / 100,
+                        f"{row['gpu_name']}, {PAIRING_WORDS[row['pairing']]}, {n} A/A pair(s)",
+                        row["pairing"])
+        g = (row["gpu_name"], row["pairing"])
+        pairs[g] = max(pairs.get(g, 0), n)
+    return Bands(path=path, rows=bands, pairs=pairs)
 
 
 def geomeans(matches, group, value=lambda m: m.ratio):
@@ -881,10 +944,8 @@ def verdict_cell(cmp, m):
     differs for a point not gated."""
     if m.power_state:
         return "power state differs"
-    if m.lease_bound:
-        return "lease-bound (not gated)"
-    if m.chip_bound:
-        return f"{differs_word(cmp)} (not gated)"
+    if m.unjudged:
+        return "unjudged (no A/A data)"
     if not m.verdict:
         return ""
     word = m.verdict.upper() if m.verdict == "slower" else m.verdict
@@ -905,6 +966,13 @@ def figure_cell(m):
     return m.figure
 
 
+def band_cell(m):
+    """The band the point was judged by: rule A's threshold / rule B's shift."""
+    if m.unjudged:
+        return "none (no A/A data)"
+    return f"A {m.point_threshold * 100:.1f}% / B {m.shift_threshold * 100:.1f}%"
+
+
 def matches_table(cmp, matches, markdown, order="csv", compact=False):
     """One row per matched point; change is the gated figure's change
     (above 0 is slower). order: 'csv' (the sweep's) or as given. compact:
@@ -912,7 +980,7 @@ def matches_table(cmp, matches, markdown, order="csv", compact=False):
     axes = axes_in_use([m.base for m in matches]) if compact else cmp.axes()
     normalized = cmp.normalized_columns() if cmp.cross_gpu else []
     headers = ["family", "variant", *axes, "base us", "new us", "base IQR us",
-               "new IQR us", "time ratio", "gated on", "change", "verdict"]
+               "new IQR us", "time ratio", "gated on", "change", "band", "verdict"]
     for c in normalized:
         headers += [f"base {c}", f"new {c}", f"{c} ratio"]
     rows = []
@@ -923,7 +991,8 @@ def matches_table(cmp, matches, markdown, order="csv", compact=False):
             fmt_us(m.base["median_us"]), fmt_us(m.new["median_us"]),
             f"{fmt_us(m.base['q1_us'])}-{fmt_us(m.base['q3_us'])}",
             f"{fmt_us(m.new['q1_us'])}-{fmt_us(m.new['q3_us'])}",
-            fmt_ratio(m.ratio), figure_cell(m), fmt_change(m.gated), verdict_cell(cmp, m)]
+            fmt_ratio(m.ratio), figure_cell(m), fmt_change(m.gated), band_cell(m),
+            verdict_cell(cmp, m)]
         for c in normalized:
             cells += [fmt_figure(m.base.get(c)), fmt_figure(m.new.get(c)), fmt_ratio(m.figure_ratio(c))]
         rows.append(cells)
@@ -998,12 +1067,19 @@ def warnings(cmp):
 
 def rule_text(cmp, markdown=False):
     b = "**" if markdown else ""
-    return (f"rule: a point is slower beyond noise when {b}(A){b} its median is more than "
-            f"{cmp.threshold * 100:g}% slower and the IQRs do not overlap (new q1 > base q3), "
-            f"or {b}(B){b} its variant's geometric mean moved by more than "
-            f"{VARIANT_SHIFT * 100:g}% (Wilcoxon signed-rank, p < {VARIANT_ALPHA:g}, "
-            f"{VARIANT_MIN_POINTS}+ points) and the point itself by more than "
-            f"{VARIANT_SHIFT * 100:g}%" + ("; rule B is off across GPU models" if cmp.cross_gpu else "")
+    banded = cmp.bands is not None and not cmp.cross_gpu
+    a_limit = (f"its variant's point band (at least {cmp.threshold * 100:g}%)" if banded
+               else f"{cmp.threshold * 100:g}%")
+    b_limit = (f"its shift band (at least {VARIANT_SHIFT * 100:g}%)" if banded
+               else f"{VARIANT_SHIFT * 100:g}%")
+    return (f"rule: a point is slower beyond noise when {b}(A){b} its median is slower by more "
+            f"than {a_limit} and the IQRs do not overlap (new q1 > base q3), "
+            f"or {b}(B){b} its variant's shift (Hodges-Lehmann estimate of the log ratios) "
+            f"is beyond {b_limit} (Wilcoxon signed-rank, p < {VARIANT_ALPHA:g}, "
+            f"{VARIANT_MIN_POINTS}+ points) and the point itself moved by more than it"
+            + ("; rule B is off across GPU models" if cmp.cross_gpu else "")
+            + (f"; bands: {shown_path(cmp.bands.path)}, measured from committed A/A runs"
+               if banded else "")
             + f". Families with a ceiling column are gated on the paired ratio (schema 3+, read "
             f"the same way on both sides) or "
             f"on cycles (time x sm_clock_mhz), and not gated where the SM clock moved by more "
@@ -1124,10 +1200,8 @@ def gate_counts(cmp, allow_missing=False):
         parts.append(f"{len(cmp.missing)} missing point(s)")
     if cmp.power_state_differs:
         parts.append(f"{len(cmp.power_state_differs)} power state differs")
-    if cmp.lease_bound:
-        parts.append(f"{len(cmp.lease_bound)} lease-bound")
-    if cmp.chip_differs:
-        parts.append(f"{len(cmp.chip_differs)} {differs_word(cmp)}")
+    if cmp.unjudged:
+        parts.append(f"{len(cmp.unjudged)} unjudged (no A/A data)")
     if cmp.accepted:
         parts.append(f"{len(cmp.accepted)} accepted")
     return parts
@@ -1165,53 +1239,34 @@ def chips_word(cmp):
     return {"one": "one chip", "two": "two chips", "unknown": "chips unknown"}[cmp.chips]
 
 
-def differs_word(cmp):
-    """What a point of a bound variant is called: chip differs (two chips) or
-    context differs (an A/B run's two contexts)."""
-    return "context differs" if cmp.interleaved else "chip differs"
-
-
-def differs_heading(cmp):
-    if cmp.interleaved:
-        return "### Context differs: context-bound variants in an A/B run (not gated)"
-    return "### Chip differs: chip-bound variants on two chips (not gated)"
-
-
-def chips_line(cmp):
-    """Whether the runs are on one chip or two, and what that does to the
-    gate: across chips, the chip-bound variants of results/chip_bound.csv
-    are listed as chip differs, not gated."""
+def bands_line(cmp):
+    """Which bands judged the points: the pairing, the table, how many
+    variants fell back to another pairing's band, and the unjudged ones."""
     if cmp.cross_gpu:
         return None
-    if cmp.interleaved:
-        table = cmp.chip_table
-        names = [f"{f}/{v}" for f, v in table.variants_of(cmp.new.gpu_name)] if table else []
-        return (f"the two sides ran interleaved point by point on one GPU (A/B, "
-                f"{_uuids(cmp.new)}): every point gated, chip-bound variants included"
-                + (f", except {len(cmp.chip_differs)} point(s) of the context-bound "
-                   f"variant(s) {', '.join(names)} ({shown_path(table.path)}: they moved "
-                   f"between the two contexts of committed A/A runs), listed as context "
-                   f"differs" if names else ""))
-    if cmp.chips == "one":
-        return (f"both runs on one chip ({_uuids(cmp.new)}): every point gated, "
-                f"chip-bound variants included")
-    if cmp.chips == "unknown":
-        return "a run names no gpu_uuid: chips unknown, every point gated as on one chip"
-    where = f"two chips of one GPU model ({_uuids(cmp.base)} -> {_uuids(cmp.new)})"
-    table, gpu = cmp.chip_table, cmp.new.gpu_name
-    path = shown_path(table.path) if table else None
-    if table is None:
-        return f"{where}: no chip-bound table given, every point gated"
-    if not table.has_data(gpu):
-        return (f"{where}; {path} has no cross-chip A/A data for {gpu}: nothing is "
-                f"chip-bound, every point gated")
-    names = [f"{f}/{v}" for f, v in table.variants_of(gpu)]
-    if not names:
-        return (f"{where}: no variant of {gpu} is chip-bound in {path} "
-                f"({table.measured[gpu]} cross-chip A/A pair(s)), every point gated")
-    return (f"{where}: {len(cmp.chip_differs)} point(s) of the chip-bound variant(s) "
-            f"{', '.join(names)} ({path}, from {table.measured[gpu]} cross-chip A/A "
-            f"pair(s)) listed as chip differs, not gated; every other point gated")
+    where = {"ab": f"the two sides ran interleaved point by point on one GPU (A/B, "
+                   f"{_uuids(cmp.new)})",
+             "same_chip": f"both runs on one chip ({_uuids(cmp.new)})",
+             "chip": (f"two chips of one GPU model ({_uuids(cmp.base)} -> {_uuids(cmp.new)})"
+                      if cmp.chips == "two" else "a run names no gpu_uuid: read as two chips")
+             }[cmp.pairing]
+    if cmp.bands is None:
+        return (f"{where}: no band table given, every point judged by the threshold "
+                f"({cmp.threshold * 100:g}%) and rule B's {VARIANT_SHIFT * 100:g}%")
+    judged = {by_variant(m): m.band for m in cmp.matches if m.band}
+    borrowed = sorted(f"{f}/{v}" for (f, v), b in judged.items() if b.pairing != cmp.pairing
+                      or b.source.split(",")[0] != cmp.new.gpu_name)
+    text = (f"{where}: every variant judged by its own {PAIRING_WORDS[cmp.pairing]} band "
+            f"({shown_path(cmp.bands.path)}, from committed A/A runs)")
+    if borrowed:
+        text += (f"; {len(borrowed)} variant(s) without such data judged by their widest "
+                 f"band measured elsewhere ({', '.join(borrowed[:8])}"
+                 f"{', ...' if len(borrowed) > 8 else ''})")
+    if cmp.unjudged:
+        names = sorted({"/".join(by_variant(m)) for m in cmp.unjudged})
+        text += (f"; {len(cmp.unjudged)} point(s) of {len(names)} variant(s) with no A/A data "
+                 f"anywhere listed as unjudged ({', '.join(names)})")
+    return text
 
 
 def figures_line(cmp):
@@ -1221,14 +1276,8 @@ def figures_line(cmp):
     if cmp.power_state_differs:
         text += (f"; {len(cmp.power_state_differs)} not gated: SM clock moved by more than "
                  f"{POWER_STATE_LIMIT * 100:g}% (power state differs)")
-    if cmp.lease_bound:
-        text += (f"; {len(cmp.lease_bound)} not gated: lease-bound prices (host launch rate, "
-                 f"SM placement)")
-    if cmp.chip_differs:
-        text += (f"; {len(cmp.chip_differs)} not gated: context differs (context-bound "
-                 f"variants, A/B)" if cmp.interleaved else
-                 f"; {len(cmp.chip_differs)} not gated: chip differs (chip-bound variants, "
-                 f"two chips)")
+    if cmp.unjudged:
+        text += f"; {len(cmp.unjudged)} unjudged: no A/A data for their variant"
     return text
 
 
@@ -1268,7 +1317,7 @@ def _summary_parts(cmp, allow_missing, detail_name, detail_url, unmatched, liste
     out = [gate_title(cmp, allow_missing), "",
            f"- base: `{cmp.base.path}` ({cmp.base.gpu_name}, commit `{cmp.base.provenance('commit')}`)",
            f"- new: `{cmp.new.path}` ({cmp.new.gpu_name}, commit `{cmp.new.provenance('commit')}`)",
-           *([f"- Chips: {chips_line(cmp)}."] if chips_line(cmp) else []),
+           *([f"- Bands: {bands_line(cmp)}."] if bands_line(cmp) else []),
            f"- {figures_line(cmp)}."]
     if detail_name or detail_url:
         name = f"`{detail_name}`" if detail_name else "the detail file"
@@ -1300,11 +1349,8 @@ def _summary_parts(cmp, allow_missing, detail_name, detail_url, unmatched, liste
     section(f"### Power state differs: SM clock moved by more than {POWER_STATE_LIMIT * 100:g}% "
             f"(not gated)", cmp.power_state_differs,
             lambda ms: matches_table(cmp, ms, True, compact=True))
-    section("### Lease-bound prices (not gated: the machine sets them)",
-            sorted(cmp.lease_bound, key=lambda m: -abs(math.log(m.gated))),
-            lambda ms: matches_table(cmp, ms, True, order="given", compact=True))
-    section(differs_heading(cmp),
-            sorted(cmp.chip_differs, key=lambda m: -abs(math.log(m.gated))),
+    section("### Unjudged: no A/A data for the variant yet (scripts/bands.py)",
+            sorted(cmp.unjudged, key=lambda m: -abs(math.log(m.gated))),
             lambda ms: matches_table(cmp, ms, True, order="given", compact=True))
     if cmp.accepted:
         lines = acceptance_lines(cmp, reason_chars=200)
@@ -1345,7 +1391,7 @@ def render_gate_detail(cmp, allow_missing=False, unmatched=()):
     """The full Markdown report of the gate: the summary's sections whole,
     then the per-variant table and every point."""
     out = [gate_title(cmp, allow_missing), "", *header_block(cmp, True), "",
-           *([f"- Chips: {chips_line(cmp)}."] if chips_line(cmp) else []),
+           *([f"- Bands: {bands_line(cmp)}."] if bands_line(cmp) else []),
            f"- {figures_line(cmp)}.", f"- {counts_line(cmp)}.", ""]
     if cmp.regressions:
         out += ["### Regressions", "", matches_table(cmp, cmp.regressions, True), ""]
@@ -1357,12 +1403,9 @@ def render_gate_detail(cmp, allow_missing=False, unmatched=()):
     if cmp.power_state_differs:
         out += ["### Power state differs (not gated)", "",
                 matches_table(cmp, cmp.power_state_differs, True), ""]
-    if cmp.lease_bound:
-        out += ["### Lease-bound prices (not gated)", "",
-                matches_table(cmp, cmp.lease_bound, True), ""]
-    if cmp.chip_differs:
-        out += [differs_heading(cmp), "",
-                matches_table(cmp, cmp.chip_differs, True), ""]
+    if cmp.unjudged:
+        out += ["### Unjudged: no A/A data for the variant yet", "",
+                matches_table(cmp, cmp.unjudged, True), ""]
     if cmp.accepted:
         out += [f"### Accepted changes ({len(cmp.accepted)} point(s), not counted)", "",
                 *(f"- {line}" for line in acceptance_lines(cmp)), ""]
@@ -1376,7 +1419,7 @@ def render_gate_detail(cmp, allow_missing=False, unmatched=()):
 def render_gate_brief(cmp, allow_missing=False, unmatched=(), max_lines=BRIEF_LINES):
     """--gate --summary-only: plain text, at most max_lines lines."""
     def point(m):
-        return f"  {describe_point(m.base)}: {fmt_change(m.gated)} ({m.figure})"
+        return f"  {describe_point(m.base)}: {fmt_change(m.gated)} ({m.figure}; {band_cell(m)})"
 
     def row(b, n):
         r = b or n
@@ -1385,7 +1428,7 @@ def render_gate_brief(cmp, allow_missing=False, unmatched=(), max_lines=BRIEF_LI
     head = [gate_title(cmp, allow_missing).removeprefix("## "),
             f"base: {cmp.base.path} ({cmp.base.gpu_name}, commit {cmp.base.provenance('commit')})",
             f"new:  {cmp.new.path} ({cmp.new.gpu_name}, commit {cmp.new.provenance('commit')})",
-            *([f"chips: {chips_line(cmp)}"] if chips_line(cmp) else []),
+            *([f"bands: {bands_line(cmp)}"] if bands_line(cmp) else []),
             figures_line(cmp)]
     line = unmatched_line(unmatched)
     tail = [line] if line else []
@@ -1397,8 +1440,7 @@ def render_gate_brief(cmp, allow_missing=False, unmatched=(), max_lines=BRIEF_LI
                 ("broken", [row(b, n) for b, n in cmp.failing_broken]),
                 ("missing", [row(r, None) for r in cmp.missing]),
                 ("power state differs", [point(m) for m in cmp.power_state_differs]),
-                ("lease-bound, not gated", [point(m) for m in cmp.lease_bound]),
-                (f"{differs_word(cmp)}, not gated", [point(m) for m in cmp.chip_differs])]
+                ("unjudged, no A/A data", [point(m) for m in cmp.unjudged])]
     for listed in (10, 6, 4, 2, 1, 0):
         body = []
         for name, items in sections:
@@ -1420,7 +1462,7 @@ def sensitivity_table(cmp, markdown=False):
         groups.setdefault(by_variant(m), []).append(m)
     rows = []
     for (family, variant), matches in groups.items():
-        scales = [smallest_flagged_scale(m.base, m.new, cmp.threshold, m.figure, m.column)
+        scales = [smallest_flagged_scale(m.base, m.new, m.point_threshold, m.figure, m.column)
                   for m in matches]
         figures = "+".join(dict.fromkeys(m.figure for m in matches))
         rows.append([family, variant, len(matches), figures,

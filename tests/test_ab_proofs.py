@@ -24,13 +24,10 @@ PLANTS = [lease for lease in LEASES if os.path.exists(os.path.join(lease, "plant
 
 
 def gate(lease, kind, interleaved=True):
-    """As compare.py --gate [--interleaved] reads the run (the context
-    table in A/B, the chip table otherwise)."""
+    """As compare.py --gate [--interleaved] reads the run, with the bands."""
     base = sbcompare.load_run(os.path.join(lease, f"{kind}_a.csv"))
     new = sbcompare.load_run(os.path.join(lease, f"{kind}_b.csv"))
-    table = sbcompare.load_chip_bound(sbcompare.CONTEXT_BOUND_FILE if interleaved
-                                      else sbcompare.CHIP_BOUND_FILE)
-    return sbcompare.compare(base, new, chip_table=table, interleaved=interleaved)
+    return sbcompare.compare(base, new, bands=sbcompare.load_bands(), interleaved=interleaved)
 
 
 def test_there_are_proofs_of_three_leases():
@@ -48,11 +45,8 @@ def test_an_aa_run_by_ab_flags_nothing(lease, kind):
     assert len(cmp.matches) > MIN_POINTS[kind]
     assert [sbcompare.describe_point(m.base) for m in cmp.matches if m.verdict] == []
     assert cmp.broken == [] and cmp.only_base == [] and cmp.only_new == []
-    # what is listed, not gated: lease-bound prices and the context-bound
-    # variants of results/context_bound.csv (barrier/grid_sync on the H100,
-    # and since a973f88 gemm/splitk_serial and gemm/streamk)
-    table = sbcompare.load_chip_bound(sbcompare.CONTEXT_BOUND_FILE)
-    assert all(table.bound(m.base["gpu_name"], *sbcompare.by_variant(m)) for m in cmp.chip_differs)
+    # every point judged: no variant of a committed A/A run lacks its A/B band
+    assert cmp.unjudged == [] and all(m.band for m in cmp.matches)
     # one GPU: the same chip on both sides of every point
     assert all(not sbcompare.two_chips(m.base, m.new) for m in cmp.matches)
 
@@ -79,15 +73,17 @@ def test_the_ceiling_is_what_moves_between_two_contexts():
     assert {m.figure for m in own.matches if m.column} <= {"fastest", "time"}
 
 
-def test_grid_sync_is_context_bound_because_ab_runs_flagged_it():
-    # Without the context table, barrier/grid_sync (a cooperative grid
-    # barrier whose memory the driver places per context) is flagged in
-    # A/A runs: 5.7% faster on the second context of lease 3.
+def test_grid_sync_is_judged_by_its_wide_ab_band():
+    # Without bands, barrier/grid_sync (a cooperative grid barrier whose
+    # memory the driver places per context) is flagged in A/A runs: 5.7%
+    # faster on the second context of lease 3. With them it is judged by its
+    # own A/B band, wider than scan/pingpong's, and nothing is flagged.
     lease = next(p for p in LEASES if p.endswith("lease3"))
     base = sbcompare.load_run(os.path.join(lease, "aa_a.csv"))
     new = sbcompare.load_run(os.path.join(lease, "aa_b.csv"))
     bare = sbcompare.compare(base, new, interleaved=True)
-    assert {sbcompare.by_variant(m) for m in bare.matches if m.verdict} == {("barrier", "grid_sync")}
-    table = sbcompare.load_chip_bound(sbcompare.CONTEXT_BOUND_FILE)
-    assert table.bound(base.gpu_name, "barrier", "grid_sync")
-    assert not table.bound(base.gpu_name, "scan", "pingpong")
+    assert ("barrier", "grid_sync") in {sbcompare.by_variant(m) for m in bare.matches if m.verdict}
+    assert [m for m in gate(lease, "aa").matches if m.verdict] == []
+    table = sbcompare.load_bands()
+    assert (table.own(base.gpu_name, "ab", "barrier", "grid_sync").point
+            > table.own(base.gpu_name, "ab", "scan", "pingpong").point)

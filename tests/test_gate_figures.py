@@ -110,35 +110,34 @@ def test_three_percent_slower_gemm_variant_against_the_other_lease(tmp_path, bas
     """Issue 19's planted slowdown on the committed cross-lease pair itself
     (baseline from one lease, latest from another): each GEMM variant made
     3% slower in latest. The gate flags exactly the points whose own A/A
-    move leaves them more than rule B's VARIANT_SHIFT slower (a point that
-    the lease change had made 1.5% faster is the one it can miss), nothing
-    outside the variant, and at most a few points in all. Variants that
-    results/chip_bound.csv lists as riding on the chip are not gated
-    between two chips (they are gated in A/B on one GPU), so they are left
-    out here."""
+    move leaves them more than its variant's rule-B shift band slower (a
+    point that the lease change had made 1.5% faster is the one it can
+    miss), nothing outside the variant, and at most a few points in all.
+    Every variant is gated, each by its own two-chip band
+    (results/bands.csv)."""
     base = run(base_path)
-    aa = sbcompare.compare(base, run(latest_path), chip_table=sbcompare.load_chip_bound())
-    assert aa.gate_failures() == 0 and aa.power_state_differs == []
+    bands = sbcompare.load_bands()
+    aa = sbcompare.compare(base, run(latest_path), bands=bands)
+    assert aa.gate_failures() == 0 and aa.power_state_differs == [] and aa.unjudged == []
     figure = {sbcsv.key(m.base): m.gated for m in aa.matches}
-    chip_bound = {m.base["variant"] for m in aa.chip_differs if m.base["family"] == GEMM}
+    shift = {sbcsv.key(m.base): m.shift_threshold for m in aa.matches}
     header, rows = records(latest_path)
     planted_points = missed = 0
-    for variant in (v for v in GEMM_VARIANTS if v not in chip_bound):
+    for variant in GEMM_VARIANTS:
         pick = lambda r: (r["family"], r["variant"]) == (GEMM, variant) and r["status"] == "ok"  # noqa: E731
         want = keys(r for r in base.rows if pick(r))
         if not want:
             continue
         planted = [slower(r, 1.03) if pick(r) else r for r in rows]
-        # with the chip table, as the gate between two chips reads it (compare.py):
-        # the chip-bound rows (cuBLAS's own) are not gated across the two leases
+        # with the bands, as the gate between two chips reads it (compare.py)
         cmp = sbcompare.compare(base, run(write(tmp_path / "new.csv", header, planted)),
-                                chip_table=sbcompare.load_chip_bound())
+                                bands=bands)
         got = keys(m.base for m in cmp.regressions)
         assert all(m.figure == "paired" for m in cmp.regressions), variant
         if len(want) < sbcompare.VARIANT_MIN_POINTS:  # rule B needs that many; 3% is under rule A's bar
             assert got == set(), variant
             continue
-        assert got == {k for k in want if figure[k] * 1.03 > 1 + sbcompare.VARIANT_SHIFT}, variant
+        assert got == {k for k in want if figure[k] * 1.03 > 1 + shift[k]}, variant
         planted_points += len(want)
         missed += len(want - got)
     # "a few": the committed H100 pair at 2f31c13 misses 7 of 121 (5.8%),
@@ -299,7 +298,7 @@ def test_comment_where_every_point_regressed_fits(tmp_path):
     rc, _, err = gate(LATEST, new, "--summary", summary, "--detail", detail)
     assert rc == 1, err
     text = summary.read_text()
-    n_regressed = len(sbcompare.compare(run(LATEST), run(new)).regressions)
+    n_regressed = len(sbcompare.compare(run(LATEST), run(new), bands=sbcompare.load_bands()).regressions)
     assert n_regressed > 1000
     assert len(text) < 60000
     assert text.startswith(f"## syncbench gate: FAIL ({n_regressed} regression(s)")

@@ -106,16 +106,16 @@ def test_the_committed_series_includes_the_earlier_runs_in_order():
         assert runs[-1].commit == latest[0]["commit"] == runs[-2].commit
 
 
-def test_between_two_chips_the_chip_bound_variants_are_not_flagged():
-    # The history reads steps as the gate does: with results/chip_bound.csv,
-    # the H100's cluster barrier (it rides on the chip) is never flagged
-    # between two leases; without the table some step flags it.
+def test_between_two_chips_each_variant_is_judged_by_its_band():
+    # The history reads steps as the gate does: with results/bands.csv the
+    # H100's cluster barrier (it moves 1.4% between chips, median) is judged
+    # by its own two-chip band and never flagged between the committed
+    # leases; without bands (5% and rule B's 1.5% for all) some step flags it.
     import sbcompare
     runs = history.load_runs(history.committed_sources(os.path.join(ROOT, "results")))
     h100 = runs["h100-80gb-hbm3"]
-    table = sbcompare.load_chip_bound()
     cluster = lambda steps: [s for s in steps if s.variant == "cluster_barrier"]  # noqa: E731
     bare = cluster(history.steps(h100, 0.05))
     assert any(s.flagged for s in bare)
-    with_table = cluster(history.steps(h100, 0.05, chip_table=table))
-    assert with_table and not any(s.flagged for s in with_table)
+    with_bands = cluster(history.steps(h100, 0.05, bands=sbcompare.load_bands()))
+    assert with_bands and not any(s.flagged for s in with_bands)

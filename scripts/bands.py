@@ -1,0 +1,275 @@
+#!/usr/bin/env python3
+"""Each variant's noise band: results/bands.csv, computed from the committed
+A/A runs (the gate reads it; docs/REGRESSIONS.md, "Bands").
+
+    python3 scripts/bands.py            # (re)write results/bands.csv
+    python3 scripts/bands.py --check    # exit 1 when the file is not current
+
+The data. An A/A pair is two runs of the same kernels that the gate would
+compare, of one GPU model. Three pairings, as the gate tells them apart:
+  ab         the two sides of a committed A/A-by-A/B run
+             (results/<gpu>/proofs/ab_*/<lease>/<run>_{a,b}.csv): one
+             chip, two CUDA contexts, interleaved point by point;
+  same_chip  two runs of one clean commit on one gpu_uuid, started apart;
+  chip       two runs of one clean commit on two chips of the model (two
+             leases, two machines).
+The runs of the last two are each GPU directory's baseline.csv, latest.csv,
+history/*.csv and the BASE side of each A/A-by-A/B proof (aa_a.csv: one
+default sweep per lease). Each pair is compared by scripts/sbcompare.py
+exactly as the gate compares two runs of that pairing (its matching, its
+gated figure: time, cycles, the paired ceiling ratio or the fastest
+sample), with no band table, so a move is what the gate would see. Points
+whose power state differs (not gated) are left out.
+
+The band, per (model, pairing, variant), from its moves over every pair (a
+move: how far the gated figure went either way, exp(|log ratio|) - 1, so
+that 2x slower and 2x faster are both 100%, as rules A and B read them):
+  point_band_pct = margin x the worst point move   (rule A's threshold,
+                   floored at the gate's threshold, 5% by default);
+  shift_band_pct = margin x the worst shift of one pair, the Hodges-Lehmann
+                   estimate of its log ratios (rule B's, floored at
+                   VARIANT_SHIFT, 1.5%).
+margin is MARGIN, or LITTLE_DATA_MARGIN for a variant with fewer than
+MIN_POINTS point moves or fewer than MIN_PAIRS pairs in that pairing: a
+worst case seen few times is a low estimate of the next one.
+
+No variant is left out and none is exempt: a noisy variant gets a wide
+band, never "not gated". The gate takes a variant with no row for its
+pairing at its widest band elsewhere, and lists one with no row at all (a
+new variant) as unjudged.
+
+Exit status: 0 written (or --check: current), 1 --check: the file is not
+what the data gives (or missing), 2 unusable input (one line).
+"""
+from __future__ import annotations
+
+import argparse
+import glob
+import io
+import itertools
+import math
+import os
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import sbdeps  # noqa: E402,F401  (a missing package: one line, exit 2)
+import sbcompare  # noqa: E402
+import sbcsv  # noqa: E402
+import sbvariants  # noqa: E402
+
+ROOT = os.path.dirname(HERE)
+RESULTS = os.path.join(ROOT, "results")
+# The margin over the worst A/A move: the next A/A pair is another draw from
+# the same noise, and its worst point lands above the worst of a few pairs.
+MARGIN = 1.5
+LITTLE_DATA_MARGIN = 2.0
+MIN_POINTS = 20
+MIN_PAIRS = 2
+EXIT_OK, EXIT_STALE, EXIT_UNUSABLE = 0, 1, 2
+
+
+def rel(path):
+    """A path as the file records it: relative to the repository."""
+    path = os.path.abspath(path)
+    return os.path.relpath(path, ROOT) if path.startswith(ROOT + os.sep) else path
+
+
+def gpu_runs(gpu_dir):
+    """The committed separate runs of one GPU directory: baseline, latest,
+    history, and the BASE side of each committed A/A-by-A/B proof."""
+    paths = [os.path.join(gpu_dir, f) for f in ("baseline.csv", "latest.csv")]
+    paths = [p for p in paths if os.path.exists(p)]
+    paths += sorted(glob.glob(os.path.join(gpu_dir, "history", "*.csv")))
+    paths += sorted(glob.glob(os.path.join(gpu_dir, "proofs", "ab_*", "*", "aa_a.csv")))
+    return [sbcompare.load_run(p) for p in paths]
+
+
+def run_pairs(runs):
+    """{"same_chip": [(base, new)], "chip": [...]}: every two runs of one
+    clean commit and one GPU model, the earlier as base, by whether they ran
+    on one chip or two; a run on several chips, or a second copy of one run
+    (same chip and start), takes no part."""
+    groups, seen = {}, set()
+    for run in runs:
+        commit, chips = run.provenance("commit"), run.gpu_uuids()
+        if commit == "?" or commit.endswith("-dirty") or len(chips) != 1:
+            continue
+        ident = (run.gpu_name, *chips, run.provenance("run_utc"))
+        if ident in seen:
+            continue
+        seen.add(ident)
+        groups.setdefault((run.gpu_name, commit), []).append(run)
+    pairs = {"same_chip": [], "chip": []}
+    for (_, _), members in sorted(groups.items()):
+        members.sort(key=lambda r: (r.provenance("run_utc"), r.path))
+        for a, b in itertools.combinations(members, 2):
+            pairs["same_chip" if a.gpu_uuids() == b.gpu_uuids() else "chip"].append((a, b))
+    return pairs
+
+
+def ab_pairs(gpu_dir):
+    """[(a, b)]: the two sides of each committed A/A-by-A/B run of one GPU
+    directory (proofs/ab_*/<lease>/<run>_{a,b}.csv: aa, quick, aa_gemm, ...;
+    not the planted runs, plant_*, which are A/B, not A/A)."""
+    pairs = []
+    for a in sorted(glob.glob(os.path.join(gpu_dir, "proofs", "ab_*", "*", "*_a.csv"))):
+        b = a[:-len("_a.csv")] + "_b.csv"
+        if not os.path.basename(a).startswith("plant") and os.path.exists(b):
+            pairs.append((sbcompare.load_run(a), sbcompare.load_run(b)))
+    return pairs
+
+
+def pair_moves(base, new, interleaved=False):
+    """{(family, variant): [gated figure per point]} of one pair, as the gate
+    sees it with no band table (interleaved: as it reads an A/B run); points
+    whose power state differs left out."""
+    cmp = sbcompare.compare(base, new, interleaved=interleaved)
+    out = {}
+    for m in cmp.matches:
+        if not m.power_state:
+            out.setdefault(sbcompare.by_variant(m), []).append(m.gated)
+    return out
+
+
+def variant_order(key):
+    family, variant = key
+    fams = list(sbvariants.catalog())
+    names = sbvariants.variants(family)
+    return (fams.index(family) if family in fams else len(fams), family,
+            names.index(variant) if variant in names else len(names), variant)
+
+
+def band_row(gpu, pairing, family, variant, pairs, moves, shift):
+    """One row of the table from a variant's moves (|figure - 1| per point)
+    and its worst shift over pairs (|HL estimate|, as a ratio - 1)."""
+    little = len(moves) < MIN_POINTS or pairs < MIN_PAIRS
+    margin = LITTLE_DATA_MARGIN if little else MARGIN
+    return {"gpu_name": gpu, "pairing": pairing, "family": family, "variant": variant,
+            "pairs": pairs, "points": len(moves),
+            "median_move_pct": f"{statistics.median(moves) * 100:.2f}",
+            "worst_move_pct": f"{max(moves) * 100:.2f}",
+            "worst_shift_pct": f"{shift * 100:.2f}", "margin": f"{margin:g}",
+            "point_band_pct": f"{margin * max(moves) * 100:.2f}",
+            "shift_band_pct": f"{margin * shift * 100:.2f}"}
+
+
+def table_rows(pairs, pairing):
+    """One row per (model, variant) measured in some pair of this pairing."""
+    stats = {}
+    for base, new in pairs:
+        for k, gated in pair_moves(base, new, interleaved=pairing == "ab").items():
+            s = stats.setdefault((base.gpu_name, *k), {"pairs": 0, "moves": [], "shift": 0.0})
+            s["pairs"] += 1
+            s["moves"] += [math.expm1(abs(math.log(g))) for g in gated]
+            hl = math.expm1(abs(sbcompare.shift_estimate([math.log(g) for g in gated])))
+            s["shift"] = max(s["shift"], hl)
+    return [band_row(gpu, pairing, family, variant, s["pairs"], s["moves"], s["shift"])
+            for (gpu, family, variant), s in sorted(
+                stats.items(), key=lambda kv: (kv[0][0], variant_order(kv[0][1:])))]
+
+
+def describe_pair(base, new):
+    return (f"{base.provenance('commit')[:7]} {sbcompare.short_uuid(*base.gpu_uuids())} "
+            f"({rel(base.path)}) -> {sbcompare.short_uuid(*new.gpu_uuids())} ({rel(new.path)})")
+
+
+def render(pairs_by_gpu):
+    """The file's text: comments (rule, pairs), header, rows.
+    pairs_by_gpu: [(gpu_dir, {pairing: [(base, new)]})]."""
+    out = io.StringIO()
+    out.write("# Each variant's noise band per GPU model and pairing: written by\n"
+              "# scripts/bands.py from the committed A/A runs; do not edit,\n"
+              "# `python3 scripts/bands.py --check` says whether it is current.\n"
+              f"# point_band_pct = margin x worst_move_pct (rule A, floored at the gate's "
+              f"threshold);\n# shift_band_pct = margin x worst_shift_pct (rule B, floored at "
+              f"{sbcompare.VARIANT_SHIFT * 100:g}%); margin {MARGIN:g}, or "
+              f"{LITTLE_DATA_MARGIN:g} under {MIN_POINTS} points or {MIN_PAIRS} pairs.\n")
+    for gpu_dir, pairs in pairs_by_gpu:
+        for pairing in sbcompare.PAIRINGS:
+            if not pairs[pairing]:
+                out.write(f"# {rel(gpu_dir)}: {pairing}: no A/A pair\n")
+            for base, new in pairs[pairing]:
+                out.write(f"# {rel(gpu_dir)}: {pairing}: {describe_pair(base, new)}\n")
+    out.write(",".join(sbcompare.BAND_COLUMNS) + "\n")
+    for pairing in sbcompare.PAIRINGS:
+        for row in table_rows([p for _, ps in pairs_by_gpu for p in ps[pairing]], pairing):
+            cells = [str(row[c]) for c in sbcompare.BAND_COLUMNS]
+            out.write(",".join(f'"{c}"' if "," in c or '"' in c else c for c in cells) + "\n")
+    return out.getvalue()
+
+
+def gpu_dirs(results):
+    return sorted(d for d in glob.glob(os.path.join(results, "*"))
+                  if os.path.isdir(d) and (os.path.exists(os.path.join(d, "baseline.csv"))
+                                           or glob.glob(os.path.join(d, "history", "*.csv"))))
+
+
+def compute(results):
+    """(the file's text, one summary line per GPU directory and pairing)."""
+    pairs_by_gpu, lines = [], []
+    for d in gpu_dirs(results):
+        pairs = run_pairs(gpu_runs(d))
+        pairs["ab"] = ab_pairs(d)
+        pairs_by_gpu.append((d, pairs))
+        lines.append(f"{rel(d)}: " + ", ".join(f"{len(pairs[p])} {p} pair(s)"
+                                               for p in sbcompare.PAIRINGS))
+    return render(pairs_by_gpu), lines
+
+
+def parse_args(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--check", action="store_true",
+                    help="do not write: exit 1 when FILE is not what the committed data gives")
+    ap.add_argument("--file", metavar="FILE", default=sbcompare.BANDS_FILE,
+                    help="the table to write or check (default results/bands.csv)")
+    ap.add_argument("--results", metavar="DIR", default=RESULTS,
+                    help="where the runs are: DIR/<gpu>/{baseline,latest,history/*,proofs/ab_*}"
+                         " (default results/)")
+    return ap.parse_args(argv)
+
+
+def check(path, text):
+    """EXIT_OK when path holds text, else one line and EXIT_STALE."""
+    try:
+        with open(path, encoding="utf-8", newline="") as f:
+            current = f.read()
+    except (OSError, UnicodeDecodeError) as e:
+        print(f"bands: {path}: cannot read ({getattr(e, 'strerror', None) or e}): "
+              f"run python3 scripts/bands.py", file=sys.stderr)
+        return EXIT_STALE
+    if current != text:
+        have, want = current.splitlines(), text.splitlines()
+        line = next((i for i, (a, b) in enumerate(zip(have, want), 1) if a != b),
+                    min(len(have), len(want)) + 1)
+        print(f"bands: {path}:{line}: not what the committed runs give; "
+              f"run python3 scripts/bands.py", file=sys.stderr)
+        return EXIT_STALE
+    print(f"bands: {path} is current")
+    return EXIT_OK
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    try:
+        text, lines = compute(args.results)
+    except sbcsv.CsvError as e:
+        print(f"bands: {e}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    if args.check:
+        return check(args.file, text)
+    try:
+        with open(args.file, "w", encoding="utf-8", newline="") as f:
+            f.write(text)
+    except OSError as e:
+        print(f"bands: {args.file}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    for line in lines:
+        print(f"bands: {line}")
+    print(f"bands: wrote {args.file}")
+    return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,387 @@
+"""No variant is exempt from the gate (issue 36): results/bands.csv gives
+each variant, per GPU model and pairing (A/B, one chip, two chips), the band
+its committed A/A runs moved within (scripts/bands.py computes it); rule A
+and rule B judge each point by its variant's band; a variant with no A/A
+data anywhere is listed as unjudged, never passed in silence.
+
+Every "other run" here is a committed CSV transformed in code (times scaled,
+gpu_uuid changed, rows dropped), so each test plants one known difference."""
+import csv
+import glob
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import bands  # noqa: E402
+import sbcompare  # noqa: E402
+import sbcsv  # noqa: E402
+from test_compare import (read_records, run_compare, scale_times,  # noqa: E402
+                          write_records)
+
+BANDS = os.path.join(ROOT, "scripts", "bands.py")
+TABLE = sbcompare.BANDS_FILE
+ACCEPTED = os.path.join(ROOT, "results", "accepted.csv")
+H100 = os.path.join(ROOT, "results", "h100-80gb-hbm3")
+LATEST = os.path.join(H100, "latest.csv")
+BASELINE = os.path.join(H100, "baseline.csv")
+GPUS = sorted(d for d in os.listdir(os.path.join(ROOT, "results"))
+              if os.path.exists(os.path.join(ROOT, "results", d, "baseline.csv")))
+OTHER_CHIP = "GPU-0c0ffee0-1234-5678-9abc-def012345678"
+# The newest committed A/A-by-A/B run of the H100 (the ab pairing's data).
+AB_RUNS = sorted(glob.glob(os.path.join(H100, "proofs", "ab_*", "*", "aa_a.csv")),
+                 key=lambda p: sbcsv.read(p)[0]["run_utc"])
+AB_A = AB_RUNS[-1]
+AB_B = AB_A[:-len("_a.csv")] + "_b.csv"
+
+
+def variant_of(row):
+    return (row["family"], row["variant"])
+
+
+def planted(tmp_path, name, src=LATEST, uuid=None, factors=(), points=(), keep=None,
+            rename=None):
+    """src with each (family, variant) of factors scaled by its factor and
+    each point of points (its line in src: sbcsv.read's _line) by its factor
+    (ok rows), gpu_uuid replaced when given, only the rows keep() likes,
+    variants renamed by rename."""
+    header, rows = read_records(src)
+    factors, points = dict(factors), dict(points)
+    out = []
+    for line, r in enumerate(rows, start=2):
+        r = dict(r)
+        if keep and not keep(r):
+            continue
+        if r["status"] == "ok":
+            if variant_of(r) in factors:
+                r = scale_times(r, factors[variant_of(r)])
+            if line in points:
+                r = scale_times(r, points[line])
+        if uuid:
+            r["gpu_uuid"] = uuid
+        if rename and variant_of(r) in rename:
+            r["variant"] = rename[variant_of(r)]
+        out.append(r)
+    return write_records(tmp_path / name, header, out)
+
+
+def table_rows(path=TABLE):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
+def gate(base, new, interleaved=False, table=TABLE):
+    return sbcompare.compare(sbcompare.load_run(base), sbcompare.load_run(new),
+                             bands=sbcompare.load_bands(table), interleaved=interleaved)
+
+
+def variants_with(path, at_least=1):
+    counts = {}
+    for r in sbcsv.read(path):
+        if r["status"] == "ok":
+            counts[variant_of(r)] = counts.get(variant_of(r), 0) + 1
+    return [k for k, n in counts.items() if n >= at_least]
+
+
+# ------------------------------------------------------------ the table
+
+def test_check_says_the_committed_table_is_current():
+    p = subprocess.run([sys.executable, BANDS, "--check"], capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert "is current" in p.stdout
+
+
+def test_check_fails_on_a_modified_copy(tmp_path):
+    copy = tmp_path / "bands.csv"
+    text = open(TABLE, encoding="utf-8").read()
+    row = next(li for li in text.splitlines() if ",ab,gemm,splitk_serial," in li)
+    copy.write_text(text.replace(row, row.rsplit(",", 2)[0] + ",99.00,99.00"))
+    p = subprocess.run([sys.executable, BANDS, "--check", "--file", str(copy)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 1 and len(p.stderr.splitlines()) == 1, p.stderr
+    assert "not what the committed runs give" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_every_band_is_its_margin_times_its_worst_move():
+    rows = table_rows()
+    assert rows
+    for r in rows:
+        margin = float(r["margin"])
+        little = int(r["points"]) < bands.MIN_POINTS or int(r["pairs"]) < bands.MIN_PAIRS
+        assert margin == (bands.LITTLE_DATA_MARGIN if little else bands.MARGIN), r
+        assert float(r["point_band_pct"]) == pytest.approx(margin * float(r["worst_move_pct"]),
+                                                           abs=0.011), r
+        assert float(r["shift_band_pct"]) == pytest.approx(margin * float(r["worst_shift_pct"]),
+                                                           abs=0.011), r
+        assert r["pairing"] in sbcompare.PAIRINGS
+
+
+def test_the_script_on_fixtures(tmp_path):
+    """A results/ tree of three runs: baseline and latest on two chips (one
+    commit), and an A/A-by-A/B pair: the chip band and the ab band of a
+    variant are margin x its worst move there; a pairing with no data says
+    so."""
+    gpu = tmp_path / "h100-80gb-hbm3"
+    (gpu / "proofs" / "ab_x" / "lease1").mkdir(parents=True)
+    keep = lambda r: r["family"] == "scan"  # noqa: E731
+    rows = [r for r in sbcsv.read(LATEST) if keep(r) and r["status"] == "ok"]
+    first = rows[0]["_line"]
+    shutil.copy(planted(tmp_path, "base.csv", keep=keep), gpu / "baseline.csv")
+    shutil.copy(planted(tmp_path, "chip.csv", keep=keep, uuid=OTHER_CHIP,
+                        points={first: 1.04}), gpu / "latest.csv")
+    shutil.copy(planted(tmp_path, "a.csv", keep=keep), gpu / "proofs/ab_x/lease1/aa_a.csv")
+    shutil.copy(planted(tmp_path, "b.csv", keep=keep, factors={variant_of(rows[0]): 1.02}),
+                gpu / "proofs/ab_x/lease1/aa_b.csv")
+    out = tmp_path / "bands.csv"
+    p = subprocess.run([sys.executable, BANDS, "--results", str(tmp_path), "--file", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    assert "1 ab pair(s), 0 same_chip pair(s), 1 chip pair(s)" in p.stdout
+    text = out.read_text()
+    assert "# h100-80gb-hbm3: same_chip: no A/A pair" in text or "same_chip: no A/A pair" in text
+    got = {(r["pairing"], r["family"], r["variant"]): r for r in table_rows(out)}
+    assert {k[0] for k in got} == {"ab", "chip"}
+    chip = got[("chip", *variant_of(rows[0]))]
+    assert float(chip["worst_move_pct"]) == pytest.approx(4.0, abs=0.01)
+    assert chip["margin"] == "2"  # one pair: little data
+    assert float(chip["point_band_pct"]) == pytest.approx(8.0, abs=0.02)
+    ab = got[("ab", *variant_of(rows[0]))]
+    assert float(ab["worst_shift_pct"]) == pytest.approx(2.0, abs=0.01)
+    assert float(ab["shift_band_pct"]) == pytest.approx(4.0, abs=0.02)
+    untouched = [k for k in got if k[2] != rows[0]["variant"]]
+    assert untouched and all(float(got[k]["worst_move_pct"]) == 0 for k in untouched)
+    # --check against the data it was written from
+    p = subprocess.run([sys.executable, BANDS, "--results", str(tmp_path), "--file", str(out),
+                        "--check"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+
+
+# ------------------------------------------------------------ nothing exempt
+
+@pytest.mark.parametrize("gpu", GPUS)
+def test_every_committed_variant_has_its_own_two_chip_band(gpu):
+    """The committed pair is two chips: every variant of latest.csv has a
+    band of its own for that pairing, so none is unjudged or borrowed."""
+    name = sbcsv.read(os.path.join(ROOT, "results", gpu, "latest.csv"))[0]["gpu_name"]
+    table = sbcompare.load_bands()
+    for family, variant in variants_with(os.path.join(ROOT, "results", gpu, "latest.csv")):
+        assert table.own(name, "chip", family, variant), (gpu, family, variant)
+
+
+@pytest.mark.parametrize("gpu", GPUS)
+def test_the_committed_pairs_pass_and_judge_every_point(gpu):
+    base = os.path.join(ROOT, "results", gpu, "baseline.csv")
+    new = os.path.join(ROOT, "results", gpu, "latest.csv")
+    rc, out, err = run_compare("--gate", base, new, "--accept", ACCEPTED, "--summary", os.devnull)
+    assert rc == 0, err
+    assert "gate passed: 0 regression(s), 0 broken, 0 missing (counted)" in err, err
+    assert "0 unjudged" in err
+    assert all(word not in out for word in ("chip differs", "context differs", "lease-bound"))
+    cmp = gate(base, new)
+    assert cmp.unjudged == [] and all(m.band for m in cmp.matches)
+
+
+def test_a_uniform_3pct_on_any_one_gemm_variant_across_chips_is_caught(tmp_path):
+    """The committed H100 pair (two chips) with one GEMM variant 3% slower:
+    the gate fails on that variant's points and no other's."""
+    tried = 0
+    for family, variant in variants_with(LATEST, sbcompare.VARIANT_MIN_POINTS):
+        if family != "gemm":
+            continue
+        new = planted(tmp_path, "new.csv", factors={(family, variant): 1.03})
+        cmp = gate(BASELINE, new)
+        flagged = {variant_of(m.base) for m in cmp.regressions}
+        assert flagged == {(family, variant)}, (variant, flagged)
+        tried += 1
+    assert tried >= 10
+
+
+def test_a_wide_band_still_fails_at_2x(tmp_path):
+    """The widest two-chip point band of the H100 (a host launch-rate price)
+    still flags a point made 2x slower across chips."""
+    table = sbcompare.load_bands()
+    name = sbcsv.read(LATEST)[0]["gpu_name"]
+    present = set(variants_with(LATEST))
+    widest = max((k for k in table.rows if k[0] == name and k[1] == "chip" and k[2:] in present),
+                 key=lambda k: table.rows[k].point)
+    row = next(r for r in sbcsv.read(LATEST) if variant_of(r) == widest[2:] and r["status"] == "ok")
+    new = planted(tmp_path, "new.csv", uuid=OTHER_CHIP, points={row["_line"]: 2.0})
+    cmp = gate(LATEST, new)
+    assert [sbcsv.key(m.base) for m in cmp.regressions] == [sbcsv.key(row)], widest
+
+
+def test_a_new_variant_is_listed_as_unjudged_and_exit_status_says_so(tmp_path):
+    """A variant with no A/A data anywhere: its points are unjudged, listed
+    and counted; the gate passes (0) unless --fail-unjudged (1)."""
+    rename = {("scan", "warp_shuffle"): "warp_shuffle_v2"}
+    base = planted(tmp_path, "base.csv", rename=rename)
+    new = planted(tmp_path, "new.csv", rename=rename, factors={("scan", "warp_shuffle"): 2.0})
+    n = sum(1 for r in sbcsv.read(base) if r["variant"] == "warp_shuffle_v2" and r["status"] == "ok")
+    rc, out, err = run_compare("--gate", base, new)
+    assert rc == 0, err
+    assert f"{n} unjudged (no A/A data)" in out.splitlines()[0]
+    assert "### Unjudged: no A/A data for the variant yet" in out and "scan/warp_shuffle_v2" in out
+    rc, out, err = run_compare("--gate", base, new, "--fail-unjudged")
+    assert rc == 1 and "FAIL" in out.splitlines()[0], err
+
+
+def test_a_variant_without_data_in_its_pairing_borrows_its_widest_band(tmp_path):
+    """On one chip (no same_chip data) each variant takes its widest band of
+    the other pairings, and the summary names how many did."""
+    new = planted(tmp_path, "new.csv")
+    cmp = gate(LATEST, new)
+    assert cmp.pairing == "same_chip" and cmp.unjudged == []
+    table = sbcompare.load_bands()
+    for m in cmp.matches[:50]:
+        others = [b for (g, p, f, v), b in table.rows.items()
+                  if (g, f, v) == (m.base["gpu_name"], *variant_of(m.base))]
+        assert m.band.point == max(b.point for b in others)
+    assert "judged by their widest band measured elsewhere" in sbcompare.bands_line(cmp)
+
+
+# ------------------------------------------------------------ A/B
+
+def ab_variants(at_least=1):
+    return variants_with(AB_A, at_least)
+
+
+def test_on_the_committed_ab_pair_a_uniform_3pct_on_any_one_variant_fails(tmp_path):
+    """The newest committed A/A-by-A/B pair of the H100: every variant of 5+
+    points made 3% slower fails the gate on its own points only, except the
+    variants whose measured A/B shift band is beyond 3% (BEYOND_3PCT: the
+    host launch-rate prices; docs/REGRESSIONS.md gives their bands)."""
+    table = sbcompare.load_bands()
+    name = sbcsv.read(AB_A)[0]["gpu_name"]
+    beyond = {k for k in ab_variants(sbcompare.VARIANT_MIN_POINTS)
+              if table.band(name, "ab", *k).shift >= 0.025}
+    assert beyond <= BEYOND_3PCT, beyond - BEYOND_3PCT
+    tried = 0
+    for k in ab_variants(sbcompare.VARIANT_MIN_POINTS):
+        if k in beyond:
+            continue
+        cmp = gate(AB_A, planted(tmp_path, "b.csv", src=AB_B, factors={k: 1.03}), interleaved=True)
+        assert cmp.gate_failures() > 0 and {variant_of(m.base) for m in cmp.regressions} == {k}, k
+        tried += 1
+    assert tried >= 60
+
+
+def test_on_the_committed_ab_pair_15pct_at_any_one_point_fails(tmp_path):
+    """One point of each variant (its first), 15% slower: flagged, except in
+    the variants whose A/B point band is beyond 15% (BEYOND_15PCT)."""
+    table = sbcompare.load_bands()
+    rows = [r for r in sbcsv.read(AB_B) if r["status"] == "ok"]
+    firsts = {}
+    for r in rows:
+        firsts.setdefault(variant_of(r), r)
+    name = rows[0]["gpu_name"]
+    beyond = {k for k in firsts if table.band(name, "ab", *k).point >= 0.14}
+    assert beyond <= BEYOND_15PCT, beyond - BEYOND_15PCT
+    points = {r["_line"]: 1.15 for k, r in firsts.items() if k not in beyond}
+    cmp = gate(AB_A, planted(tmp_path, "b.csv", src=AB_B, points=points), interleaved=True)
+    flagged = {sbcsv.key(m.base) for m in cmp.regressions}
+    assert flagged == {sbcsv.key(r) for k, r in firsts.items() if k not in beyond}
+
+
+def test_on_the_committed_ab_pair_a_2x_point_of_the_noisiest_variant_fails(tmp_path):
+    table = sbcompare.load_bands()
+    rows = [r for r in sbcsv.read(AB_B) if r["status"] == "ok"]
+    name = rows[0]["gpu_name"]
+    noisiest = max({variant_of(r) for r in rows}, key=lambda k: table.band(name, "ab", *k).point)
+    row = next(r for r in rows if variant_of(r) == noisiest)
+    cmp = gate(AB_A, planted(tmp_path, "b.csv", src=AB_B, points={row["_line"]: 2.0}),
+               interleaved=True)
+    assert [sbcsv.key(m.base) for m in cmp.regressions] == [sbcsv.key(row)], noisiest
+
+
+# The variants whose measured A/B band is beyond the issue's bars (a uniform
+# 3% caught by rule B, 15% at one point by rule A): the host's launch rate
+# and the SM pair of a hand-off, prices the machine sets. A variant that
+# joins these sets fails the tests above until its noise is explained.
+BEYOND_3PCT = {("barrier", "kernel_boundary_stream"), ("barrier", "kernel_boundary_pdl"),
+               ("barrier", "flag_handoff"), ("barrier", "flag_handoff_relaxed")}
+BEYOND_15PCT = {("barrier", "kernel_boundary_stream"), ("barrier", "kernel_boundary_pdl"),
+                ("barrier", "flag_handoff"), ("barrier", "flag_handoff_relaxed")}
+
+
+# ------------------------------------------------------------ a bad table
+
+def bad_tables(tmp_path):
+    header = ",".join(sbcompare.BAND_COLUMNS)
+    row = "NVIDIA H100 80GB HBM3,chip,scan,pingpong,6,144,0.66,1.54,0.75,1.5,2.31,1.13"
+    return {
+        "missing": (tmp_path / "absent.csv", None, "cannot read the band table"),
+        "empty": (tmp_path / "empty.csv", "", "empty band table"),
+        "no_column": (tmp_path / "cols.csv", header.replace(",point_band_pct", "") + "\n",
+                      "missing column(s) point_band_pct"),
+        "pairing": (tmp_path / "pairing.csv", f"{header}\n{row.replace(',chip,', ',lease,')}\n",
+                    "column 'pairing': 'lease', expected one of ab, same_chip, chip"),
+        "number": (tmp_path / "num.csv", f"{header}\n{row.replace(',6,144,', ',six,144,')}\n",
+                   "column 'pairs': 'six' is not an integer"),
+        "negative": (tmp_path / "neg.csv", f"{header}\n{row.replace(',2.31,', ',-2.31,')}\n",
+                     "column 'point_band_pct': '-2.31' is negative"),
+        "fields": (tmp_path / "fields.csv", f"{header}\n{row},extra\n", "fields, the header has"),
+        "duplicate": (tmp_path / "dup.csv", f"{header}\n{row}\n{row}\n", "again (line"),
+    }
+
+
+@pytest.mark.parametrize("case", ["missing", "empty", "no_column", "pairing", "number",
+                                  "negative", "fields", "duplicate"])
+def test_a_malformed_band_table_exits_2_with_one_line(tmp_path, case):
+    path, text, message = bad_tables(tmp_path)[case]
+    if text is not None:
+        path.write_text(text)
+    rc, out, err = run_compare("--gate", LATEST, LATEST, "--bands", path)
+    assert rc == 2 and out == "", err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert err.startswith(f"compare: {path}") and message in err, err
+
+
+def test_the_bands_option_is_used_not_the_default(tmp_path):
+    """--bands FILE replaces results/bands.csv: a table whose only row gives
+    scan/pingpong a 50% band lets a 20% slowdown of one point pass, and the
+    other variants (no data in that table) are unjudged."""
+    header = ",".join(sbcompare.BAND_COLUMNS)
+    name = sbcsv.read(LATEST)[0]["gpu_name"]
+    wide = tmp_path / "wide.csv"
+    wide.write_text(f"{header}\n{name},chip,scan,pingpong,6,144,0.66,33.3,0.75,1.5,50.0,1.13\n")
+    row = next(r for r in sbcsv.read(LATEST) if variant_of(r) == ("scan", "pingpong"))
+    new = planted(tmp_path, "new.csv", uuid=OTHER_CHIP, points={row["_line"]: 1.2})
+    cmp = gate(LATEST, new, table=str(wide))
+    assert cmp.regressions == [] and len(cmp.unjudged) == len(cmp.matches) - sum(
+        1 for m in cmp.matches if variant_of(m.base) == ("scan", "pingpong"))
+    assert run_compare("--gate", LATEST, new)[0] == 1
+    assert run_compare("--gate", LATEST, new, "--bands", wide)[0] == 0
+
+
+def test_interleaved_with_two_chips_is_an_error(tmp_path):
+    new = planted(tmp_path, "new.csv", uuid=OTHER_CHIP)
+    rc, out, err = run_compare("--gate", "--interleaved", LATEST, new)
+    assert rc == 2 and out == ""
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
+    assert "column 'gpu_uuid'" in err and "--interleaved" in err and OTHER_CHIP in err
+
+
+def test_the_failing_point_shows_its_band(tmp_path):
+    row = next(r for r in sbcsv.read(LATEST) if variant_of(r) == ("scan", "pingpong")
+               and r["status"] == "ok")
+    new = planted(tmp_path, "new.csv", uuid=OTHER_CHIP, points={row["_line"]: 1.3})
+    rc, out, err = run_compare("--gate", LATEST, new)
+    assert rc == 1, err
+    band = sbcompare.load_bands().band(row["gpu_name"], "chip", "scan", "pingpong")
+    shown = f"A {max(band.point, 0.05) * 100:.1f}% / B {max(band.shift, 0.015) * 100:.1f}%"
+    regressions = out.split("### Regressions", 1)[1].split("###", 1)[0]
+    assert shown in regressions and "| band |" in regressions
+    rc, out, err = run_compare("--gate", LATEST, new, "--summary-only")
+    assert shown in out
+
+
+def test_shift_estimate_is_robust_to_a_few_outliers():
+    d = [0.0] * 40 + [math.log(3.0)] * 2
+    assert abs(sbcompare.shift_estimate(d)) < 0.01
+    assert sbcompare.shift_estimate([math.log(1.03)] * 10) == pytest.approx(math.log(1.03))
