@@ -2,7 +2,7 @@
 """The figures of an A/A or planted A/B run (docs/REGRESSIONS.md, "A/B on one
 GPU"), from the two CSVs scripts/ab.py wrote, as the gate reads them:
 
-    python3 scripts/ab_figures.py A.csv B.csv [--plant FAMILY/VARIANT]
+    python3 scripts/ab_figures.py A.csv B.csv [--plant FAMILY/VARIANT] [--variants RE]
 
 Per run: the gate's verdict with --interleaved; GEMM's gated figure (the
 variant's own fastest sample) and, beside it, the paired ceiling ratio the
@@ -10,7 +10,10 @@ gate reads between leases: median and worst move, points over 3%; every
 other gated point's move (lease-bound ones left out). With --plant: how many
 points of the planted variant moved 3% or more and how many of those the
 gate flagged, and which points of other variants it flagged (none is the
-pass). Exit status 0, or 2 for unusable input (one line).
+pass). With --variants RE: one line per variant whose family/variant
+matches RE: its points' moves of the gated figure and its shift (the
+Hodges-Lehmann estimate rule B reads). Exit status 0, or 2 for unusable
+input (one line).
 """
 from __future__ import annotations
 
@@ -60,14 +63,39 @@ def figures(base_path, new_path, plant=None):
     return lines
 
 
+def variant_lines(base_path, new_path, pattern):
+    """Per variant matching pattern: median and worst |move| of the gated
+    figure, and its shift, as the gate reads an A/B run (no bands)."""
+    import math
+    import re
+    cmp = sbcompare.compare(sbcompare.load_run(base_path), sbcompare.load_run(new_path),
+                            interleaved=True)
+    groups = {}
+    for m in cmp.matches:
+        name = "/".join(sbcompare.by_variant(m))
+        if re.search(pattern, name) and not m.power_state:
+            groups.setdefault(name, []).append(m.gated)
+    lines = []
+    for name, gated in groups.items():
+        shift = math.expm1(sbcompare.shift_estimate([math.log(g) for g in gated])) * 100
+        lines.append(f"  {name}: {len(gated)} points, "
+                     f"{moves([math.expm1(abs(math.log(g))) * 100 for g in gated])}, "
+                     f"shift {shift:+.2f}%")
+    return lines
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("base")
     ap.add_argument("new")
     ap.add_argument("--plant", metavar="FAMILY/VARIANT", help="the planted variant")
+    ap.add_argument("--variants", metavar="RE",
+                    help="also one line per variant whose family/variant matches RE")
     args = ap.parse_args(argv)
     try:
         for line in figures(args.base, args.new, args.plant):
+            print(line)
+        for line in variant_lines(args.base, args.new, args.variants) if args.variants else ():
             print(line)
     except sbcsv.CsvError as e:
         print(f"ab_figures.py: {e}", file=sys.stderr)

@@ -7,7 +7,7 @@
 #     s  the context order: barrier/grid_sync A/A, each side's context
 #        created first                                  -> order_*.out
 #     q  A/A by A/B, the quick sweep                   -> quick/ (a.csv, b.csv, ab.txt)
-#     a  A/A by A/B, the default sweep                 -> aa/
+#     a  A/A by A/B, the default sweep (AA_FILTER: its --filter)  -> aa/
 #     p  planted: new vs plant (one extra barrier per step in scan/pingpong),
 #        over the families that run in under a few minutes -> plant/
 #     d  one plain default sweep of new (the 1x of the A/B cost) -> sweep.csv
@@ -49,7 +49,7 @@ if step s; then
   done
 fi
 step q && ab quick --base BASE --new NEW --base-bin "$C/base" --new-bin "$C/new" -- --quick
-step a && ab aa --base BASE --new NEW --base-bin "$C/base" --new-bin "$C/new"
+step a && ab aa --base BASE --new NEW --base-bin "$C/base" --new-bin "$C/new" ${AA_FILTER:+-- --filter "$AA_FILTER"}
 step p && ab plant --base NEW --new PLANT --base-bin "$C/new" --new-bin "$C/plant" -- --filter "$PLANT_FAMILIES"
 if step x; then
   X=${EXPERIMENTAL_FAMILIES:-'^(reference|gemm|barrier_cluster|barrier_tma)/'}
