@@ -348,8 +348,9 @@ struct GemmStreamK {
       // after the per-block flags; a data-parallel grid (no tile split)
       // waits on no one and takes none (sb_gemm_sk_data_parallel's launch
       // runs ws_tma_wgmma's kernel instead: this path is its fallback)
-      ticket = sb_gemm_sk_tiles((p.m / T::BM) * (p.n / T::BN), (int)gridDim.x) ? atomicAdd(p.sem + gridDim.x, 1u)
-                                                                                : blockIdx.x;
+      ticket = sb_gemm_sk_tiles((p.m / T::BM) * (p.n / T::BN), (int)gridDim.x)
+                   ? gemm_epoch_ticket(p, p.sem + gridDim.x, gridDim.x)
+                   : blockIdx.x;
       if (p.sk_reduce) sb_pdl_launch_dependents();  // the separate reduction may be scheduled
     }
     __syncthreads();  // the inits and the ticket are visible; no block barrier after this
@@ -830,6 +831,8 @@ static cudaError_t gemm_tensor_map_c(GemmParams *p) {
 // The split variants' device memory, grown as points need it, allocated by
 // the query (outside every timed launch) and kept for the process: one
 // semaphore / arrival counter per tile, and splitk_parallel's partial tiles.
+// The counters are zeroed by the query too, and numbered by launch after
+// it (gemm_number_launch).
 static unsigned *gemm_sem;
 static float *gemm_ws;
 static size_t gemm_sem_cap, gemm_ws_cap;
@@ -848,12 +851,29 @@ static cudaError_t gemm_grow(void **buf, size_t *cap, size_t bytes) {
   return e;
 }
 
-// Split variants: the grid is tiles x splits; the semaphores (counters) are
-// zeroed by a cudaMemsetAsync on the launch's stream before the kernel, in
-// every launch (so inside the timed region: the CSV's time includes it).
-// ResetOnce (the SB_BROKEN build's planted bug only): zeroed in the first
-// launch after the point's query only, so every later launch sees stale counters.
-template <class V, bool ResetOnce = false>
+// Launch numbering (gemm_schedulers.cuh, gemm_epoch_begin): the query
+// zeroes the point's counters, semaphores, flags and ticket counter (the
+// first sem_bytes of gemm_sem) and the numbering, outside every timed
+// launch; every later launch of the point, validating or timed, takes the
+// next number (GemmParams::epoch) and no memset. StaleEpoch (the SB_BROKEN
+// build's planted bug only): every launch is numbered 1, so from the
+// second launch on the counters already hold what launch 1 left.
+static unsigned gemm_epoch;  // launches since the point's query
+template <bool StaleEpoch = false>
+static cudaError_t gemm_number_launch(sb_launch *L, GemmParams *p, size_t sem_bytes) {
+  if (L->query) {
+    gemm_epoch = 0;
+    return cudaMemsetAsync(gemm_sem, 0, sem_bytes, L->stream);
+  }
+  p->epoch = StaleEpoch ? 1u : ++gemm_epoch;
+  return cudaSuccess;
+}
+
+// Split variants: the grid is tiles x splits; the counters numbered by
+// launch (gemm_number_launch), but splitk_cluster's, which its last
+// arrivals set back (its query zeroes them all the same), and
+// splitk_reduce's, which it has none of.
+template <class V, bool StaleEpoch = false>
 static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles, sb_shape *s) {
   if constexpr (V::split) {
     // The count: the axis, or for splits=auto the one policy
@@ -881,57 +901,40 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
 #ifndef SB_GEMM_COOP_PLAIN_LAUNCH
     if constexpr (GemmCooperative<V>::value) s->cooperative = true;
 #endif
-    [[maybe_unused]] static unsigned epoch;  // cooperative: launches since the point's query
-    // serial: + the ticket counter after the semaphores (gemm_slice_ticket), zeroed with them;
+    // serial: + the ticket counter after the semaphores (gemm_slice_ticket);
     // cluster: a counter per (tile, rank), at most tiles x splits
     const size_t sem_bytes =
         (size_t)(GemmClusterSplit<V>::value ? tiles * p->splits : tiles + (V::parallel ? 0 : 1)) * sizeof(unsigned);
     const size_t ws_bytes = V::parallel ? (size_t)p->m * p->n * p->splits * sizeof(float) : 0;
-    [[maybe_unused]] static bool reset_done;  // ResetOnce: this point's first launch zeroed them
     if (L->query) {
-      if constexpr (ResetOnce) reset_done = false;
       cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
       if (e == cudaSuccess) e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, ws_bytes);
-      // cluster: zeroed once here; each launch's last arrivals set them back (GemmClusterEpi);
-      // cooperative: zeroed here with the launch numbering (GemmCoopEpi)
-      if (e == cudaSuccess && (GemmClusterSplit<V>::value || GemmCooperative<V>::value))
-        e = cudaMemsetAsync(gemm_sem, 0, sem_bytes, L->stream);
-      if constexpr (GemmCooperative<V>::value) epoch = 0;
-      return e;
+      if (e != cudaSuccess || GemmReduces<V>::value) return e;
     }
     p->sem = gemm_sem;
     p->ws = gemm_ws;
-    if constexpr (GemmCooperative<V>::value) p->epoch = ++epoch;
-    if constexpr (GemmReduces<V>::value || GemmClusterSplit<V>::value || GemmCooperative<V>::value)
-      return cudaSuccess;  // no counter to zero
-    if constexpr (ResetOnce) {
-      if (reset_done) return cudaSuccess;
-      reset_done = true;
-    }
-    return cudaMemsetAsync(gemm_sem, 0, sem_bytes, L->stream);
+    return gemm_number_launch<StaleEpoch>(L, p, sem_bytes);
   }
   (void)L, (void)p, (void)tiles, (void)s;
   return cudaSuccess;
 }
 
 // Stream-K: the persistent grid (SMs x blocks/SM, from the query); two
-// workspace slots (gemm_sk_slot) and one flag per block; the flags zeroed by a
-// cudaMemsetAsync before the kernel in every launch (timed with it).
-// One word more: the ticket counter after the flags (GemmStreamK::run),
-// zeroed with them. A data-parallel launch (sb_gemm_sk_data_parallel:
-// ws_tma_wgmma's kernel, a block per tile) takes no ticket and reads no
-// flag: no partials, and no memset.
-static cudaError_t gemm_streamk_setup(sb_launch *L, const GemmParams &p, int bm, int bn, bool data_parallel) {
+// workspace slots (gemm_sk_slot) and one flag per block, then the ticket
+// counter (GemmStreamK::run): zeroed by the query, numbered by launch
+// (gemm_number_launch: a flag set in this launch reads its number, grid
+// tickets a launch). A data-parallel launch (sb_gemm_sk_data_parallel:
+// ws_tma_wgmma's kernel, a block per tile; or no tile split on the grid)
+// takes no ticket and reads no flag.
+static cudaError_t gemm_streamk_setup(sb_launch *L, GemmParams *p, int bm, int bn, bool data_parallel) {
   const size_t sem_bytes = ((size_t)L->grid_blocks + 1) * sizeof(unsigned);
   if (L->query) {
     cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
     if (e == cudaSuccess && !data_parallel)
       e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, (size_t)2 * L->grid_blocks * bm * bn * sizeof(float));
-    return e;
+    if (e != cudaSuccess) return e;
   }
-  // A data-parallel grid reads no flag and takes no ticket (GemmStreamK::run): nothing to zero.
-  if (!sb_gemm_sk_tiles((p.m / bm) * (p.n / bn), (int)L->grid_blocks)) return cudaSuccess;
-  return cudaMemsetAsync(gemm_sem, 0, sem_bytes, L->stream);
+  return gemm_number_launch(L, p, sem_bytes);
 }
 
 // The separate reduction after the GEMM kernel, as its PDL secondary:
@@ -970,7 +973,7 @@ struct GemmClusterShape<V, std::void_t<decltype(V::cluster_m)>> {
   static constexpr int m = V::cluster_m, n = V::cluster_n;
 };
 
-template <class V, bool Tma, bool ResetOnce = false>
+template <class V, bool Tma, bool StaleEpoch = false>
 static cudaError_t gemm_launch(sb_launch *L) {
   GemmParams p;
   memset(&p, 0, sizeof p);
@@ -1000,7 +1003,7 @@ static cudaError_t gemm_launch(sb_launch *L) {
   }
   p.splits = 1;
   if constexpr (GemmIsSplit<V>::value) {
-    cudaError_t e = gemm_split_setup<V, ResetOnce>(L, &p, s.grid, &s);
+    cudaError_t e = gemm_split_setup<V, StaleEpoch>(L, &p, s.grid, &s);
     if (e != cudaSuccess) return e;
   }
   if (!L->query && L->bounded) gemm_prof_armed = false;  // a new point: no stale profile
@@ -1041,7 +1044,7 @@ static cudaError_t gemm_launch(sb_launch *L) {
         if (e != cudaSuccess) return e;
       }
     }
-    if ((e = gemm_streamk_setup(L, p, bm, bn, data_parallel)) != cudaSuccess || L->query) return e;
+    if ((e = gemm_streamk_setup(L, &p, bm, bn, data_parallel)) != cudaSuccess || L->query) return e;
     p.sem = gemm_sem;
     p.ws = gemm_ws;
     p.sk_grid_blocks = (int)L->grid_blocks;
@@ -1144,10 +1147,10 @@ static const sb_variant gemm_rows[] = {
      "ws_tma with wgmma consumer warpgroups: fence, k16 x4, commit, wait_group 1, arrive empty of the previous stage"},
     {"splitk_serial", gemm_launch<GemmSplitKSerial, true>, gemm_pick<GemmSplitKSerial>, 90, SB_VF_GEMM_SPLIT,
      "ws_tma_wgmma over K/splits, (tile, slice) from a slice-major atomic ticket; slices add into C in order "
-     "behind a per-tile semaphore (ld.acquire.gpu spin, st.release.gpu); memset of the semaphores in the timed launch"},
+     "behind a per-tile semaphore (ld.acquire.gpu spin, st.release.gpu); semaphores and ticket count launches, no memset"},
     {"splitk_parallel", gemm_launch<GemmSplitKParallel, true>, gemm_pick<GemmSplitKParallel>, 90, SB_VF_GEMM_SPLIT,
      "ws_tma_wgmma over K/splits; fp32 partials to a workspace, atom.acq_rel.gpu arrival; the last slice "
-     "reduces in the same kernel; memset of the counters in the timed launch"},
+     "reduces in the same kernel; the counters count launches, no memset"},
     {"splitk_reduce", gemm_launch<GemmSplitKReduce, true>, gemm_pick<GemmSplitKReduce>, 90, SB_VF_GEMM_SPLIT,
      "ws_tma_wgmma over K/splits; fp32 partials to a workspace, no counter, no wait; a second kernel "
      "(PDL secondary, griddepcontrol.wait) sums the slices, one thread per float4 (cuBLASLt's separate reduction)"},
@@ -1167,7 +1170,7 @@ static const sb_variant gemm_rows[] = {
      "where no tile is split: ws_tma_wgmma's kernel); split tiles "
      "finished by the tile's last k-piece, which waits only on lower tickets' flags (st.release.gpu / "
      "ld.acquire.gpu) and adds their fp32 partials; with more than 4 blocks per tile, partials only, summed by "
-     "a separate reduction kernel (PDL secondary); memset of the flags in the timed launch (none where nothing is split)"},
+     "a separate reduction kernel (PDL secondary); flags hold the launch's number, tickets count launches, no memset"},
     {"ws_tma_wgmma_pingpong", gemm_launch<GemmWsTmaWgmmaPingpong, true>, gemm_pick_pingpong<GemmWsTmaWgmmaPingpong>,
      90, SB_VF_GEMM_PINGPONG,
      "persistent ws_tma_wgmma blocks, 2 consumer warpgroups on alternate 128x128 tiles, one ring; "
@@ -1204,14 +1207,15 @@ static const sb_variant gemm_rows[] = {
     {"splitk_cluster_no_reset", gemm_launch<GemmSplitKClusterT<false>, true>,
      gemm_pick<GemmSplitKClusterT<false>>, 90, SB_VF_GEMM_SPLIT | SB_VF_GEMM_DSMEM | SB_VF_TEST_ONLY,
      "TEST ONLY: splitk_cluster whose counters are not set back: later launches with 2+ clusters a tile write no C"},
-    // splitk_parallel whose arrival counters are zeroed in the first launch
-    // of a point only: validation passes, and so does the recheck of the
-    // timed output (same input: C still holds the first launch's answer);
-    // from the second launch no slice sees itself last and C is not written
+    // splitk_parallel whose launches are all numbered 1 (StaleEpoch: the
+    // launch numbering not advanced): validation passes, and so does the
+    // recheck of the timed output (same input: C still holds the first
+    // launch's answer); from the second launch the counters start where
+    // launch 1 left them, no slice sees itself last and C is not written
     // -> `wrong` in the runner's validation on the dirty workspace.
     {"splitk_parallel_stale_counters", gemm_launch<GemmSplitKParallel, true, true>,
      gemm_pick<GemmSplitKParallel>, 90, SB_VF_GEMM_SPLIT | SB_VF_TEST_ONLY,
-     "TEST ONLY: splitk_parallel with the counters' memset in its first launch only: later launches write no C"},
+     "TEST ONLY: splitk_parallel whose launch number is never advanced: later launches see stale counters, write no C"},
 #endif
 };
 extern "C" const sb_variant_table sb_gemm_variants = {gemm_rows, sizeof gemm_rows / sizeof gemm_rows[0]};

@@ -22,7 +22,7 @@ struct alignas(128) GemmParams {
   float *c;
   int m, n, k;
   int splits;         // split variants: K slices per output tile (1 otherwise)
-  unsigned *sem;      // split variants: one semaphore / arrival counter per tile
+  unsigned *sem;      // split variants, streamk: semaphores / arrival counters / flags, numbered by launch (epoch)
   float *ws;          // splitk_parallel, splitk_reduce: fp32 partial tiles [splits][tiles][BM * BN];
                       // streamk: per block, [2 x grid][BM * BN] (sb_gemm_sk_slot)
   int sk_grid_blocks; // streamk: its persistent grid (the separate reduction's schedule)
@@ -37,9 +37,10 @@ struct alignas(128) GemmParams {
   // epilogue (GemmWarpgroupMma::store_tma) only. Last, so that the fields
   // before it keep their offsets (and every other kernel its code).
   CUtensorMap map_c;
-  // splitk_cooperative: this launch's number since the point's query (1,
-  // 2, ...): its blocks wait until the tile's arrival counter, which only
-  // grows, reads epoch x splits (GemmCoopEpi). After map_c, as map_c is.
+  // This launch's number since the point's query (1, 2, ...), which zeroed
+  // sem: the combining counters only grow, a counter of n arrivals a launch
+  // from (epoch - 1) n to epoch x n (gemm_schedulers.cuh, launch
+  // numbering). After map_c, as map_c is.
   unsigned epoch;
 };
 

@@ -6,6 +6,8 @@
 // counter), stream-K (a persistent grid, equal shares of all k-tiles, fixed
 // up through per-block flags). The mainloop does not know them: the split
 // variants hand gemm_ws_tma a K range and an epilogue (gemm_mainloop.cuh).
+// Their counters, semaphores, flags and tickets are zeroed once, by the
+// point's query, and numbered by launch (below): no memset in a timed launch.
 #ifndef SB_KERNELS_GEMM_SCHEDULERS_CUH
 #define SB_KERNELS_GEMM_SCHEDULERS_CUH
 
@@ -112,10 +114,38 @@ __device__ __forceinline__ void gemm_sem_wait(const unsigned *sem, unsigned want
     sb_wd_poll_failed<Bounded>(&t0, (uint32_t)(uintptr_t)sem, want);
 }
 
-// Serial: slice s waits until the tile's semaphore reads s, adds its
-// partial tile into C (slice 0 stores), then releases s + 1. Release
-// (Release = false: the planted bug of the broken build, which never
-// releases: the next slice's wait is caught by the watchdog).
+// ---- launch numbering: every combining word zeroed once, by the query ----
+// The semaphores, arrival counters, flags and ticket counters of
+// splitk_serial, splitk_parallel, splitk_cooperative and streamk are zeroed
+// by the point's query (gemm.cu, gemm_number_launch: not timed) and never
+// again: launch e since the query (p.epoch = 1, 2, ...) finds a word that
+// takes n arrivals (or tickets, or releases) a launch at (e - 1) n and
+// leaves it at e n; a flag written once a launch reads e once it is set in
+// this launch (earlier launches left e - 1 or less). The stream orders
+// launch e after every access of launch e - 1. Each test is an equality
+// or a difference mod 2^32, so (e - 1) n may wrap; e itself would take 2^32
+// launches of one point. (splitk_cluster's last arrivals set its counters
+// back instead: GemmClusterEpi.)
+__device__ __forceinline__ unsigned gemm_epoch_begin(unsigned epoch, unsigned per_launch) {
+  return (epoch - 1u) * per_launch;
+}
+__device__ __forceinline__ unsigned gemm_epoch_end(unsigned epoch, unsigned per_launch) {
+  return epoch * per_launch;
+}
+// This launch's ticket 0, 1, ..., per_launch - 1 (a dynamic block id) from
+// a counter that hands out per_launch a launch, one per block (relaxed:
+// the ticket orders nothing itself; the waits on lower tickets acquire).
+__device__ __forceinline__ unsigned gemm_epoch_ticket(const GemmParams &p, unsigned *counter,
+                                                      unsigned per_launch) {
+  return atomicAdd(counter, 1u) - gemm_epoch_begin(p.epoch, per_launch);
+}
+
+// Serial: slice s waits until the tile's semaphore reads base + s (base =
+// (epoch - 1) splits: the launch numbering), adds its partial tile into C
+// (slice 0 stores), then releases base + s + 1; the last slice leaves it
+// at epoch x splits, the next launch's base. Release = false: the planted
+// bug of the broken build, which never releases: the next slice's wait is
+// caught by the watchdog.
 template <class T, bool Bounded, bool Release = true>
 struct GemmSerialEpi {
   int slice;
@@ -123,7 +153,8 @@ struct GemmSerialEpi {
   template <class Math>
   __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
     unsigned *sem = p.sem + tile;
-    if (threadIdx.x == 0) gemm_sem_wait<Bounded>(sem, (unsigned)slice);
+    const unsigned mine = gemm_epoch_begin(p.epoch, (unsigned)p.splits) + (unsigned)slice;
+    if (threadIdx.x == 0) gemm_sem_wait<Bounded>(sem, mine);
     gemm_consumer_sync<T>();  // every consumer thread is behind the acquire
     if (slice == 0)
       math.store(p, m0, n0);
@@ -133,14 +164,14 @@ struct GemmSerialEpi {
     if (Release && threadIdx.x == 0) {
       // No fence: the release is cumulative over the barrier above (see
       // gemm_atom_add_acq_rel_gpu's note).
-      gemm_st_release_gpu(sem, (unsigned)slice + 1);
+      gemm_st_release_gpu(sem, mine + 1u);
     }
   }
 };
 
 // Parallel: every slice writes its fp32 partial tile to the workspace,
-// then counts itself in (fence, atomicAdd); the last to arrive (reads
-// splits - 1) fences again (acquire) and reduces the other slices'
+// then counts itself in (one atom.acq_rel.gpu); the last to arrive (reads
+// epoch x splits - 1: the launch numbering) reduces the other slices'
 // partials into its registers, then stores C. No block ever waits.
 template <class T>
 struct GemmParallelEpi {
@@ -155,7 +186,7 @@ struct GemmParallelEpi {
     if (threadIdx.x == 0) {
       // One acq_rel RMW: releases the partial (cumulative over the barrier
       // above) and, for the last arrival, acquires every other slice's.
-      last = gemm_atom_add_acq_rel_gpu(p.sem + tile, 1u) == (unsigned)p.splits - 1;
+      last = gemm_atom_add_acq_rel_gpu(p.sem + tile, 1u) == gemm_epoch_end(p.epoch, (unsigned)p.splits) - 1u;
     }
     gemm_consumer_sync<T>();
     if (!last) return;
@@ -187,8 +218,8 @@ __device__ __forceinline__ void gemm_slice_range(const GemmParams &p, int *slice
 
 // Serial split-K's schedule without the dispatch-order assumption (as
 // devscan's dev_next_tile): thread 0 takes a ticket from the counter after
-// the per-tile semaphores (p.sem[tiles], zeroed with them by the launch's
-// memset), and ticket t is tile t % tiles, slice t / tiles: the blockIdx.x
+// the per-tile semaphores (p.sem[tiles], numbered by launch with them:
+// tiles x splits tickets a launch), and ticket t is tile t % tiles, slice t / tiles: the blockIdx.x
 // mapping of gemm_slice_range, so tiles, slices and k-ranges are today's.
 // The numbering is slice-major: every slice s of every tile is handed out
 // before any slice s + 1. The block that waits on slice s - 1 of its tile
@@ -203,7 +234,7 @@ __device__ __forceinline__ void gemm_slice_ticket(const GemmParams &p, int *tile
                                                   int *kt1) {
   __shared__ unsigned ticket;
   const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK;
-  if (threadIdx.x == 0) ticket = atomicAdd(p.sem + tiles, 1u);
+  if (threadIdx.x == 0) ticket = gemm_epoch_ticket(p, p.sem + tiles, (unsigned)(tiles * p.splits));
   __syncthreads();  // the ticket is every thread's
   const int t = (int)ticket;
   *tile = t % tiles;
@@ -226,7 +257,7 @@ __device__ __forceinline__ void gemm_slice_ticket(const GemmParams &p, int *tile
 // [s TILE_V4 / splits, (s + 1) TILE_V4 / splits) of the tile over every
 // slice (slice order: deterministic) and stores them: the reduction is
 // spread over all the tile's blocks, with no second kernel and no memset
-// (the counter only grows; the query zeroes it and the launch numbering).
+// (the counter only grows: the launch numbering above).
 // The question it answers: does a reduction spread over the tile's own
 // blocks (no second kernel, no kernel boundary) beat splitk_reduce's? On
 // an H100 it did not: 4-6 us slower at 128^2 and 256^2 x 8k-64k, the same
@@ -244,7 +275,7 @@ struct GemmCoopEpi {
     gemm_consumer_sync<T>();  // every thread's partial is written
     if (threadIdx.x == 0) {
       unsigned *counter = p.sem + tile;
-      const unsigned want = p.epoch * (unsigned)p.splits;
+      const unsigned want = gemm_epoch_end(p.epoch, (unsigned)p.splits);
       unsigned long long t0 = 0;
       const bool count = Arrive || slice != p.splits - 1;
       for (unsigned v = count ? gemm_atom_add_acq_rel_gpu(counter, 1u) + 1u : gemm_ld_acquire_gpu(counter);
@@ -383,8 +414,9 @@ struct GemmClusterEpi {
 // ---- stream-K: a persistent grid, equal shares of all MAC iterations ----
 // gemm_tiles.h has the schedule; block b's stream-K range is
 // [begin(b), begin(b + 1)), cut into pieces at tile boundaries. Who is b:
-// a ticket (GemmStreamK::run: thread 0's atomicAdd on p.sem[grid], after
-// the flags, zeroed with them), not blockIdx.x. The fix-up of a split tile is
+// a ticket (GemmStreamK::run: thread 0's gemm_epoch_ticket on p.sem[grid],
+// after the flags; grid tickets a launch), not blockIdx.x. A flag set in
+// this launch reads p.epoch (the launch numbering). The fix-up of a split tile is
 // CUTLASS 2.x's (gemm_universal_streamk.h): the piece that holds the tile's
 // END (k1 = kts, k0 > 0) finishes it, and the blocks before it in the
 // tile contribute; every block walks its pieces from the LAST to the first,
@@ -432,7 +464,7 @@ __device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math
     gemm_consumer_sync<T>();
     // No fence: the release is cumulative over the barrier above (see
     // gemm_atom_add_acq_rel_gpu's note).
-    if (threadIdx.x == 0) gemm_st_release_gpu(p.sem + b, 1u);
+    if (threadIdx.x == 0) gemm_st_release_gpu(p.sem + b, p.epoch);
   } else {  // finisher: wait for every earlier contributor, add their partials, store
     // Contributors: the non-empty blocks in [c_lo, b); c_lo is the last block
     // whose range starts at or before the tile's start (block 0 starts at 0,
@@ -443,7 +475,7 @@ __device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math
     if (threadIdx.x == 0)
       for (int c = c_lo; c < b; ++c)
         if (sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) != sb_gemm_sk_begin(sk_iters, sk_grid, c))
-          gemm_sem_wait<Bounded>(p.sem + c, 1u);
+          gemm_sem_wait<Bounded>(p.sem + c, p.epoch);
     gemm_consumer_sync<T>();  // every consumer thread is behind the acquires
     for (int c = c_lo; c < b; ++c)
       if (sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) != sb_gemm_sk_begin(sk_iters, sk_grid, c))

@@ -1,7 +1,8 @@
 """The validation on the dirty workspace (harness/runner.c,
 revalidate_on_dirty_workspace) and its planted bug (kernels/gemm.cu,
-splitk_parallel_stale_counters: the split-K counters zeroed in a point's
-first launch only, SB_BROKEN build only). The GPU run is the proof
+splitk_parallel_stale_counters: the split-K launch numbering never
+advanced, so later launches see the counters launch 1 left, SB_BROKEN
+build only). The GPU run is the proof
 (scripts/gpu_round.sh step b); this checks the wiring, and runs step b's
 expectations on made-up rows. The host side (seed, trait, verify) is
 tests/test_workspace_state.c."""
@@ -54,15 +55,21 @@ def test_stale_counters_is_a_test_only_row_of_the_broken_build():
     src = read("kernels/gemm.cu")
     row = src[src.index('{"' + STALE + '"'):]
     row = row[:row.index("},")]
-    assert "gemm_launch<GemmSplitKParallel, true, true>" in row  # the healthy kernels, ResetOnce
+    assert "gemm_launch<GemmSplitKParallel, true, true>" in row  # the healthy kernels, StaleEpoch
     assert "gemm_pick<GemmSplitKParallel>" in row
     assert "SB_VF_TEST_ONLY" in row and "SB_VF_GEMM_SPLIT" in row
     assert _inside_sb_broken(src, '{"' + STALE + '"')
-    # the bug: after the point's first launch the memset is skipped
-    setup = _function(src, "static cudaError_t gemm_split_setup(")
-    assert "if constexpr (ResetOnce) reset_done = false;" in setup  # re-armed by each query
-    skip = setup.index("if (reset_done) return cudaSuccess;")
-    assert skip < setup.index("return cudaMemsetAsync(gemm_sem")
+    # the counters are zeroed by the query only, and numbered by launch after it
+    number = _function(src, "static cudaError_t gemm_number_launch(")
+    query = number[number.index("if (L->query) {"):]
+    query = query[:query.index("\n  }\n")]
+    assert "gemm_epoch = 0;" in query and "cudaMemsetAsync(gemm_sem" in query
+    assert number.count("cudaMemsetAsync") == 1
+    # the bug: every launch is numbered 1, so the query's zeros serve the first only
+    assert "p->epoch = StaleEpoch ? 1u : ++gemm_epoch;" in number
+    assert "gemm_split_setup<V, StaleEpoch>" in src
+    for setup in ("static cudaError_t gemm_split_setup(", "static cudaError_t gemm_streamk_setup("):
+        assert "cudaMemsetAsync" not in _function(src, setup)  # no memset in any launch
     assert STALE not in read("results/variants.csv")
 
 
