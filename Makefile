@@ -24,7 +24,9 @@ CXXFLAGS  += -std=c++17 -Wall -Wextra -MMD -MP
 NVFLAGS   ?= -O3 -lineinfo
 # NVEXTRA: extra nvcc flags for experiments (e.g. NVEXTRA=-DSB_WATCHDOG=0 BUILD=build/x).
 NVFLAGS   += -std=c++17 $(GENCODE) -Xcompiler -Wall -MMD -MP $(NVEXTRA)
-# PLANT_SLOWDOWN=1: a known slowdown in scan/pingpong, to prove the gate.
+# PLANT_SLOWDOWN=1: known slowdowns in scan/pingpong (an extra barrier per
+# step), gemm/splitk_serial (1 us before each slice's release) and
+# gemm/streamk (2 us before each contributor's flag), to prove the gate.
 ifeq ($(PLANT_SLOWDOWN),1)
 NVFLAGS   += -DSB_PLANT_SLOWDOWN
 COMMIT    := $(COMMIT)+plant
@@ -136,8 +138,8 @@ carry: $(BIN) $(PLAIN) $(PREDECESSORS) $(CANARY)
 
 # What an A/B proof round needs on a GPU machine (scripts/ab_proof.sh runs
 # it): .carry_ab/ with BASE built from its rev by scripts/ab.py (default
-# HEAD), NEW = this working tree, PLANT = NEW with PLANT_SLOWDOWN=1 (one
-# extra barrier per step in scan/pingpong), EXPERIMENTAL = NEW with the
+# HEAD), NEW = this working tree, PLANT = NEW with PLANT_SLOWDOWN=1 (the
+# slowdowns planted in scan/pingpong, splitk_serial, streamk), EXPERIMENTAL = NEW with the
 # variants awaiting their first GPU run, stripped and xz-compressed.
 carry-ab: $(BIN) $(CANARY)
 	$(MAKE) PLANT_SLOWDOWN=1 BUILD=build/plant build/plant/syncbench

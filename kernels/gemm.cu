@@ -349,7 +349,7 @@ struct GemmStreamK {
       // waits on no one and takes none (sb_gemm_sk_data_parallel's launch
       // runs ws_tma_wgmma's kernel instead: this path is its fallback)
       ticket = sb_gemm_sk_tiles((p.m / T::BM) * (p.n / T::BN), (int)gridDim.x)
-                   ? gemm_epoch_ticket(p, p.sem + gridDim.x, gridDim.x)
+                   ? gemm_epoch_ticket(p, p.sem + gemm_flag(gridDim.x), gridDim.x)
                    : blockIdx.x;
       if (p.sk_reduce) sb_pdl_launch_dependents();  // the separate reduction may be scheduled
     }
@@ -904,7 +904,7 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
     // serial: + the ticket counter after the semaphores (gemm_slice_ticket);
     // cluster: a counter per (tile, rank), at most tiles x splits
     const size_t sem_bytes =
-        (size_t)(GemmClusterSplit<V>::value ? tiles * p->splits : tiles + (V::parallel ? 0 : 1)) * sizeof(unsigned);
+        gemm_flag(GemmClusterSplit<V>::value ? tiles * p->splits : tiles + (V::parallel ? 0 : 1)) * sizeof(unsigned);
     const size_t ws_bytes = V::parallel ? (size_t)p->m * p->n * p->splits * sizeof(float) : 0;
     if (L->query) {
       cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
@@ -927,7 +927,7 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
 // ws_tma_wgmma's kernel, a block per tile; or no tile split on the grid)
 // takes no ticket and reads no flag.
 static cudaError_t gemm_streamk_setup(sb_launch *L, GemmParams *p, int bm, int bn, bool data_parallel) {
-  const size_t sem_bytes = ((size_t)L->grid_blocks + 1) * sizeof(unsigned);
+  const size_t sem_bytes = gemm_flag((size_t)L->grid_blocks + 1) * sizeof(unsigned);
   if (L->query) {
     cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
     if (e == cudaSuccess && !data_parallel)

@@ -74,4 +74,13 @@ __device__ __forceinline__ uint32_t gemm_swz(int row, int chunk) {
   return (uint32_t)(row * 128 + ((chunk ^ (row & 7)) << 4));
 }
 
+// Where the combining words (semaphores, counters, flags, tickets) sit in
+// GemmParams::sem: word i at gemm_flag(i). SB_GEMM_FLAG_STRIDE words apart,
+// 1 by default (packed); scripts/noise_probe.sh's experiment builds 32 (one
+// word per 128-byte line) to ask whether their placement moves A/A runs.
+#ifndef SB_GEMM_FLAG_STRIDE
+#define SB_GEMM_FLAG_STRIDE 1
+#endif
+__host__ __device__ constexpr size_t gemm_flag(size_t i) { return i * SB_GEMM_FLAG_STRIDE; }
+
 #endif  // SB_KERNELS_GEMM_PARAMS_CUH

@@ -152,7 +152,7 @@ struct GemmSerialEpi {
   int tile;  // from the ticket (gemm_slice_ticket), not blockIdx.x
   template <class Math>
   __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
-    unsigned *sem = p.sem + tile;
+    unsigned *sem = p.sem + gemm_flag(tile);
     const unsigned mine = gemm_epoch_begin(p.epoch, (unsigned)p.splits) + (unsigned)slice;
     if (threadIdx.x == 0) gemm_sem_wait<Bounded>(sem, mine);
     gemm_consumer_sync<T>();  // every consumer thread is behind the acquire
@@ -162,6 +162,9 @@ struct GemmSerialEpi {
       math.template store<true>(p, m0, n0);
     gemm_consumer_sync<T>();  // every thread's C writes are done
     if (Release && threadIdx.x == 0) {
+#ifdef SB_PLANT_SLOWDOWN
+      __nanosleep(1000);  // the gate proof's plant (make PLANT_SLOWDOWN=1): 1 us per slice
+#endif
       // No fence: the release is cumulative over the barrier above (see
       // gemm_atom_add_acq_rel_gpu's note).
       gemm_st_release_gpu(sem, mine + 1u);
@@ -186,7 +189,7 @@ struct GemmParallelEpi {
     if (threadIdx.x == 0) {
       // One acq_rel RMW: releases the partial (cumulative over the barrier
       // above) and, for the last arrival, acquires every other slice's.
-      last = gemm_atom_add_acq_rel_gpu(p.sem + tile, 1u) == gemm_epoch_end(p.epoch, (unsigned)p.splits) - 1u;
+      last = gemm_atom_add_acq_rel_gpu(p.sem + gemm_flag(tile), 1u) == gemm_epoch_end(p.epoch, (unsigned)p.splits) - 1u;
     }
     gemm_consumer_sync<T>();
     if (!last) return;
@@ -234,7 +237,7 @@ __device__ __forceinline__ void gemm_slice_ticket(const GemmParams &p, int *tile
                                                   int *kt1) {
   __shared__ unsigned ticket;
   const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK;
-  if (threadIdx.x == 0) ticket = gemm_epoch_ticket(p, p.sem + tiles, (unsigned)(tiles * p.splits));
+  if (threadIdx.x == 0) ticket = gemm_epoch_ticket(p, p.sem + gemm_flag(tiles), (unsigned)(tiles * p.splits));
   __syncthreads();  // the ticket is every thread's
   const int t = (int)ticket;
   *tile = t % tiles;
@@ -274,7 +277,7 @@ struct GemmCoopEpi {
     math.save(p.ws + ((size_t)slice * tiles + tile) * ((size_t)T::BM * T::BN));
     gemm_consumer_sync<T>();  // every thread's partial is written
     if (threadIdx.x == 0) {
-      unsigned *counter = p.sem + tile;
+      unsigned *counter = p.sem + gemm_flag(tile);
       const unsigned want = gemm_epoch_end(p.epoch, (unsigned)p.splits);
       unsigned long long t0 = 0;
       const bool count = Arrive || slice != p.splits - 1;
@@ -387,7 +390,7 @@ struct GemmClusterEpi {
       __shared__ int last;
       gemm_consumer_sync<T>();  // every thread's piece is written
       if (threadIdx.x == 0) {
-        unsigned *counter = p.sem + (size_t)tile * ctas + rank;
+        unsigned *counter = p.sem + gemm_flag((size_t)tile * ctas + rank);
         last = gemm_atom_add_acq_rel_gpu(counter, 1u) == (unsigned)groups - 1;
         if (Reset && last) *counter = 0u;  // for the next launch: nobody else counts on it in this one
       }
@@ -464,7 +467,12 @@ __device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math
     gemm_consumer_sync<T>();
     // No fence: the release is cumulative over the barrier above (see
     // gemm_atom_add_acq_rel_gpu's note).
-    if (threadIdx.x == 0) gemm_st_release_gpu(p.sem + b, p.epoch);
+    if (threadIdx.x == 0) {
+#ifdef SB_PLANT_SLOWDOWN
+      __nanosleep(2000);  // the gate proof's plant (make PLANT_SLOWDOWN=1): 2 us per contributor
+#endif
+      gemm_st_release_gpu(p.sem + gemm_flag(b), p.epoch);
+    }
   } else {  // finisher: wait for every earlier contributor, add their partials, store
     // Contributors: the non-empty blocks in [c_lo, b); c_lo is the last block
     // whose range starts at or before the tile's start (block 0 starts at 0,
@@ -475,7 +483,7 @@ __device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math
     if (threadIdx.x == 0)
       for (int c = c_lo; c < b; ++c)
         if (sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) != sb_gemm_sk_begin(sk_iters, sk_grid, c))
-          gemm_sem_wait<Bounded>(p.sem + c, p.epoch);
+          gemm_sem_wait<Bounded>(p.sem + gemm_flag(c), p.epoch);
     gemm_consumer_sync<T>();  // every consumer thread is behind the acquires
     for (int c = c_lo; c < b; ++c)
       if (sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) != sb_gemm_sk_begin(sk_iters, sk_grid, c))
