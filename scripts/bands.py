@@ -8,14 +8,16 @@ A/A runs (the gate reads it; docs/REGRESSIONS.md, "Bands").
 The data. An A/A pair is two runs of the same kernels that the gate would
 compare, of one GPU model. Three pairings, as the gate tells them apart:
   ab         the two sides of a committed A/A-by-A/B run
-             (results/<gpu>/proofs/ab_*/<lease>/<run>_{a,b}.csv): one
-             chip, two CUDA contexts, interleaved point by point;
+             (results/<gpu>/proofs/ab_*/<lease>/<run>_{a,b}.csv, run with
+             retakes as scripts/ab.py runs today): one chip, two CUDA
+             contexts, interleaved point by point;
   same_chip  two runs of one clean commit on one gpu_uuid, started apart;
   chip       two runs of one clean commit on two chips of the model (two
              leases, two machines).
 The runs of the last two are each GPU directory's baseline.csv, latest.csv,
-history/*.csv and the BASE side of each A/A-by-A/B proof (aa_a.csv: one
-default sweep per lease). Each pair is compared by scripts/sbcompare.py
+history/*.csv, the BASE side of each A/A-by-A/B proof (aa_a.csv,
+aa_gate_a.csv: one sweep per lease) and a proof lease's plain default sweep
+(default.csv). Each pair is compared by scripts/sbcompare.py
 exactly as the gate compares two runs of that pairing (its matching, its
 gated figure: time, cycles, the paired ceiling ratio or the fastest
 sample), with no band table, so a move is what the gate would see. Points
@@ -28,7 +30,8 @@ that 2x slower and 2x faster are both 100%, as rules A and B read them):
                    floored at the gate's threshold, 5% by default);
   shift_band_pct = margin x the worst shift of one pair, the Hodges-Lehmann
                    estimate of its log ratios (rule B's, floored at
-                   VARIANT_SHIFT, 1.5%).
+                   VARIANT_SHIFT, 1.5%; over pairs where the variant has
+                   rule B's VARIANT_MIN_POINTS points).
 margin is MARGIN, or LITTLE_DATA_MARGIN for a variant with fewer than
 MIN_POINTS point moves or fewer than MIN_PAIRS pairs in that pairing: a
 worst case seen few times is a low estimate of the next one.
@@ -78,11 +81,13 @@ def rel(path):
 
 def gpu_runs(gpu_dir):
     """The committed separate runs of one GPU directory: baseline, latest,
-    history, and the BASE side of each committed A/A-by-A/B proof."""
+    history, the BASE side of each committed A/A-by-A/B proof (aa_a.csv,
+    aa_gate_a.csv) and each proof lease's plain default sweep (default.csv)."""
     paths = [os.path.join(gpu_dir, f) for f in ("baseline.csv", "latest.csv")]
     paths = [p for p in paths if os.path.exists(p)]
     paths += sorted(glob.glob(os.path.join(gpu_dir, "history", "*.csv")))
-    paths += sorted(glob.glob(os.path.join(gpu_dir, "proofs", "ab_*", "*", "aa_a.csv")))
+    for name in ("aa_a.csv", "aa_gate_a.csv", "default.csv"):
+        paths += sorted(glob.glob(os.path.join(gpu_dir, "proofs", "ab_*", "*", name)))
     return [sbcompare.load_run(p) for p in paths]
 
 
@@ -109,15 +114,30 @@ def run_pairs(runs):
     return pairs
 
 
+def retakes_on(log):
+    """Whether an A/B run's ab.txt says it ran with retakes (scripts/ab.py's
+    protocol since a973f88: a point that moved is run again in the swapped
+    order); runs from before that protocol say nothing of retakes."""
+    try:
+        with open(log, encoding="utf-8") as f:
+            return any(line.startswith("retakes: a common point") for line in f)
+    except OSError:
+        return False
+
+
 def ab_pairs(gpu_dir):
     """[(a, b)]: the two sides of each committed A/A-by-A/B run of one GPU
     directory (proofs/ab_*/<lease>/<run>_{a,b}.csv: aa, quick, aa_gemm, ...;
-    not the planted runs, plant_*, which are A/B, not A/A)."""
+    not the planted runs, plant*, which are A/B, not A/A), made with the
+    protocol the gate judges (retakes on: <run>_ab.txt says so). The runs
+    before retakes (fbb4b06) keep one-offs the protocol now answers, such as
+    devscan/three_kernel_pdl 3.65x slower at one point of a --quick A/A."""
     pairs = []
     for a in sorted(glob.glob(os.path.join(gpu_dir, "proofs", "ab_*", "*", "*_a.csv"))):
-        b = a[:-len("_a.csv")] + "_b.csv"
-        if not os.path.basename(a).startswith("plant") and os.path.exists(b):
-            pairs.append((sbcompare.load_run(a), sbcompare.load_run(b)))
+        run = a[:-len("_a.csv")]
+        if (not os.path.basename(a).startswith("plant") and os.path.exists(run + "_b.csv")
+                and retakes_on(run + "_ab.txt")):
+            pairs.append((sbcompare.load_run(a), sbcompare.load_run(run + "_b.csv")))
     return pairs
 
 
@@ -142,16 +162,17 @@ def variant_order(key):
 
 
 def band_row(gpu, pairing, family, variant, pairs, moves, shift):
-    """One row of the table from a variant's moves (|figure - 1| per point)
-    and its worst shift over pairs (|HL estimate|, as a ratio - 1)."""
+    """One row of the table from a variant's moves (exp|log ratio| - 1 per
+    point) and its worst shift over pairs (|HL estimate|, as a ratio - 1)."""
     little = len(moves) < MIN_POINTS or pairs < MIN_PAIRS
     margin = LITTLE_DATA_MARGIN if little else MARGIN
+    worst = max(moves)
     return {"gpu_name": gpu, "pairing": pairing, "family": family, "variant": variant,
             "pairs": pairs, "points": len(moves),
             "median_move_pct": f"{statistics.median(moves) * 100:.2f}",
-            "worst_move_pct": f"{max(moves) * 100:.2f}",
+            "worst_move_pct": f"{worst * 100:.2f}",
             "worst_shift_pct": f"{shift * 100:.2f}", "margin": f"{margin:g}",
-            "point_band_pct": f"{margin * max(moves) * 100:.2f}",
+            "point_band_pct": f"{margin * worst * 100:.2f}",
             "shift_band_pct": f"{margin * shift * 100:.2f}"}
 
 
@@ -163,8 +184,9 @@ def table_rows(pairs, pairing):
             s = stats.setdefault((base.gpu_name, *k), {"pairs": 0, "moves": [], "shift": 0.0})
             s["pairs"] += 1
             s["moves"] += [math.expm1(abs(math.log(g))) for g in gated]
-            hl = math.expm1(abs(sbcompare.shift_estimate([math.log(g) for g in gated])))
-            s["shift"] = max(s["shift"], hl)
+            if len(gated) >= sbcompare.VARIANT_MIN_POINTS:  # rule B's own minimum
+                hl = math.expm1(abs(sbcompare.shift_estimate([math.log(g) for g in gated])))
+                s["shift"] = max(s["shift"], hl)
     return [band_row(gpu, pairing, family, variant, s["pairs"], s["moves"], s["shift"])
             for (gpu, family, variant), s in sorted(
                 stats.items(), key=lambda kv: (kv[0][0], variant_order(kv[0][1:])))]

@@ -10,16 +10,23 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import bands  # noqa: E402
 import sbcompare  # noqa: E402
 
 LEASES = sorted(glob.glob(os.path.join(ROOT, "results", "*", "proofs", "ab_*", "lease*")))
 PLANT = ("scan", "pingpong")  # make PLANT_SLOWDOWN=1: one extra barrier per step
 # The runs each lease holds (a lease may hold some of them: ab_proof.sh's
 # steps ran over two or three leases), and the points each must have: the
-# default sweep, --quick, the default sweep's reference|gemm.
-MIN_POINTS = {"aa": 1000, "quick": 150, "aa_gemm": 250}
+# default sweep, --quick, the default sweep's reference|gemm, and its
+# reference|gemm|barrier|devscan (issue 36's proof, ab_16d0f95).
+MIN_POINTS = {"aa": 1000, "quick": 150, "aa_gemm": 250, "aa_gate": 700}
 RUNS = [(lease, kind) for lease in LEASES for kind in MIN_POINTS
         if os.path.exists(os.path.join(lease, f"{kind}_a.csv"))]
+# The runs the A/B bands are measured from: those of the protocol the gate
+# judges (retakes on, scripts/bands.py); the earlier ones (fbb4b06) keep
+# moves the protocol now retakes.
+BANDED = [(lease, kind) for lease, kind in RUNS
+          if bands.retakes_on(os.path.join(lease, f"{kind}_ab.txt"))]
 PLANTS = [lease for lease in LEASES if os.path.exists(os.path.join(lease, "plant_a.csv"))]
 
 
@@ -35,11 +42,12 @@ def test_there_are_proofs_of_three_leases():
 
 
 def test_every_lease_holds_a_run_and_the_plant_ran_on_three():
+    # (ab_16d0f95's leaseA holds issue 36's plant: plant36_*, its own test)
     assert {lease for lease, _ in RUNS} == set(LEASES)
     assert len(PLANTS) >= 3
 
 
-@pytest.mark.parametrize("lease,kind", RUNS, ids=lambda v: os.path.basename(v) if os.sep in str(v) else v)
+@pytest.mark.parametrize("lease,kind", BANDED, ids=lambda v: os.path.basename(v) if os.sep in str(v) else v)
 def test_an_aa_run_by_ab_flags_nothing(lease, kind):
     cmp = gate(lease, kind)
     assert len(cmp.matches) > MIN_POINTS[kind]
@@ -87,3 +95,25 @@ def test_grid_sync_is_judged_by_its_wide_ab_band():
     table = sbcompare.load_bands()
     assert (table.own(base.gpu_name, "ab", "barrier", "grid_sync").point
             > table.own(base.gpu_name, "ab", "scan", "pingpong").point)
+
+
+PLANT36 = next(iter(glob.glob(os.path.join(ROOT, "results", "h100-80gb-hbm3", "proofs", "ab_*",
+                                           "*", "plant36_a.csv"))))
+PLANTED36 = {("gemm", "splitk_serial"), ("gemm", "streamk"), PLANT}
+
+
+def test_issue_36_plant_every_point_slowed_beyond_its_band_is_flagged():
+    """make PLANT_SLOWDOWN=1 at 16d0f95 slows splitk_serial (1 us a slice),
+    streamk (2 us a contributor) and scan/pingpong: every planted point
+    slowed beyond its variant's A/B band is flagged (rule A), splitk_serial's
+    uniform shift is caught by rule B, and no other variant is flagged."""
+    base = sbcompare.load_run(PLANT36)
+    new = sbcompare.load_run(PLANT36.replace("_a.csv", "_b.csv"))
+    cmp = sbcompare.compare(base, new, bands=sbcompare.load_bands(), interleaved=True)
+    planted = [m for m in cmp.matches if sbcompare.by_variant(m) in PLANTED36]
+    beyond = [m for m in planted if m.gated > 1 + m.point_threshold]
+    assert len(beyond) >= 20 and all(m.verdict == "slower" for m in beyond)
+    serial = [m for m in planted if sbcompare.by_variant(m) == ("gemm", "splitk_serial")]
+    assert sum(m.verdict == "slower" and m.why == "variant" for m in serial) >= 5
+    assert {sbcompare.by_variant(m) for m in cmp.regressions} == PLANTED36
+    assert cmp.unjudged == []

@@ -34,7 +34,8 @@ GPUS = sorted(d for d in os.listdir(os.path.join(ROOT, "results"))
               if os.path.exists(os.path.join(ROOT, "results", d, "baseline.csv")))
 OTHER_CHIP = "GPU-0c0ffee0-1234-5678-9abc-def012345678"
 # The newest committed A/A-by-A/B run of the H100 (the ab pairing's data).
-AB_RUNS = sorted(glob.glob(os.path.join(H100, "proofs", "ab_*", "*", "aa_a.csv")),
+AB_RUNS = sorted((p for name in ("aa_a.csv", "aa_gate_a.csv")
+                  for p in glob.glob(os.path.join(H100, "proofs", "ab_*", "*", name))),
                  key=lambda p: sbcsv.read(p)[0]["run_utc"])
 AB_A = AB_RUNS[-1]
 AB_B = AB_A[:-len("_a.csv")] + "_b.csv"
@@ -124,20 +125,30 @@ def test_every_band_is_its_margin_times_its_worst_move():
 
 def test_the_script_on_fixtures(tmp_path):
     """A results/ tree of three runs: baseline and latest on two chips (one
-    commit), and an A/A-by-A/B pair: the chip band and the ab band of a
-    variant are margin x its worst move there; a pairing with no data says
+    commit, two points of one variant 4% and 3% slower), and an A/A-by-A/B
+    pair run with retakes (that variant 2% slower, one point 9%): the chip
+    band and the ab band of the variant are margin x its worst move there;
+    an A/B run without retakes is not read; a pairing with no data says
     so."""
     gpu = tmp_path / "h100-80gb-hbm3"
     (gpu / "proofs" / "ab_x" / "lease1").mkdir(parents=True)
     keep = lambda r: r["family"] == "scan"  # noqa: E731
     rows = [r for r in sbcsv.read(LATEST) if keep(r) and r["status"] == "ok"]
-    first = rows[0]["_line"]
+    first, second = rows[0]["_line"], rows[1]["_line"]
+    assert variant_of(rows[1]) == variant_of(rows[0])
     shutil.copy(planted(tmp_path, "base.csv", keep=keep), gpu / "baseline.csv")
     shutil.copy(planted(tmp_path, "chip.csv", keep=keep, uuid=OTHER_CHIP,
-                        points={first: 1.04}), gpu / "latest.csv")
+                        points={first: 1.04, second: 1.03}), gpu / "latest.csv")
     shutil.copy(planted(tmp_path, "a.csv", keep=keep), gpu / "proofs/ab_x/lease1/aa_a.csv")
-    shutil.copy(planted(tmp_path, "b.csv", keep=keep, factors={variant_of(rows[0]): 1.02}),
-                gpu / "proofs/ab_x/lease1/aa_b.csv")
+    shutil.copy(planted(tmp_path, "b.csv", keep=keep, factors={variant_of(rows[0]): 1.02},
+                        points={first: 1.09 / 1.02}), gpu / "proofs/ab_x/lease1/aa_b.csv")
+    (gpu / "proofs/ab_x/lease1/aa_ab.txt").write_text(
+        "retakes: a common point whose gated figure moved 2.5% or more ran again\n")
+    # a run of the protocol before retakes: not read
+    (gpu / "proofs/ab_x/lease0").mkdir()
+    shutil.copy(gpu / "proofs/ab_x/lease1/aa_a.csv", gpu / "proofs/ab_x/lease0/aa_a.csv")
+    shutil.copy(planted(tmp_path, "old.csv", keep=keep, factors={variant_of(rows[0]): 3.0}),
+                gpu / "proofs/ab_x/lease0/aa_b.csv")
     out = tmp_path / "bands.csv"
     p = subprocess.run([sys.executable, BANDS, "--results", str(tmp_path), "--file", str(out)],
                        capture_output=True, text=True, timeout=300)
@@ -152,6 +163,7 @@ def test_the_script_on_fixtures(tmp_path):
     assert chip["margin"] == "2"  # one pair: little data
     assert float(chip["point_band_pct"]) == pytest.approx(8.0, abs=0.02)
     ab = got[("ab", *variant_of(rows[0]))]
+    assert float(ab["worst_move_pct"]) == pytest.approx(9.0, abs=0.01)
     assert float(ab["worst_shift_pct"]) == pytest.approx(2.0, abs=0.01)
     assert float(ab["shift_band_pct"]) == pytest.approx(4.0, abs=0.02)
     untouched = [k for k in got if k[2] != rows[0]["variant"]]
@@ -189,10 +201,17 @@ def test_the_committed_pairs_pass_and_judge_every_point(gpu):
 
 def test_a_uniform_3pct_on_any_one_gemm_variant_across_chips_is_caught(tmp_path):
     """The committed H100 pair (two chips) with one GEMM variant 3% slower:
-    the gate fails on that variant's points and no other's."""
+    the gate fails on that variant's points and no other's; except where the
+    variant's measured two-chip shift band is 3% or more
+    (GEMM_BEYOND_3PCT_ACROSS_CHIPS)."""
+    table = sbcompare.load_bands()
+    name = sbcsv.read(LATEST)[0]["gpu_name"]
+    gemm = [k for k in variants_with(LATEST, sbcompare.VARIANT_MIN_POINTS) if k[0] == "gemm"]
+    beyond = {k for k in gemm if table.band(name, "chip", *k).shift >= 0.03}
+    assert beyond <= GEMM_BEYOND_3PCT_ACROSS_CHIPS, beyond - GEMM_BEYOND_3PCT_ACROSS_CHIPS
     tried = 0
-    for family, variant in variants_with(LATEST, sbcompare.VARIANT_MIN_POINTS):
-        if family != "gemm":
+    for family, variant in gemm:
+        if (family, variant) in beyond:
             continue
         new = planted(tmp_path, "new.csv", factors={(family, variant): 1.03})
         cmp = gate(BASELINE, new)
@@ -203,17 +222,21 @@ def test_a_uniform_3pct_on_any_one_gemm_variant_across_chips_is_caught(tmp_path)
 
 
 def test_a_wide_band_still_fails_at_2x(tmp_path):
-    """The widest two-chip point band of the H100 (a host launch-rate price)
-    still flags a point made 2x slower across chips."""
+    """The widest two-chip point band of the H100 outside the host launch
+    rate prices still flags a point made 2x slower across chips; the
+    launch-rate prices (HOST_PRICES: the host's launch rate differs up to
+    2.6x between machines) are flagged at their band's own factor."""
     table = sbcompare.load_bands()
     name = sbcsv.read(LATEST)[0]["gpu_name"]
     present = set(variants_with(LATEST))
-    widest = max((k for k in table.rows if k[0] == name and k[1] == "chip" and k[2:] in present),
-                 key=lambda k: table.rows[k].point)
-    row = next(r for r in sbcsv.read(LATEST) if variant_of(r) == widest[2:] and r["status"] == "ok")
-    new = planted(tmp_path, "new.csv", uuid=OTHER_CHIP, points={row["_line"]: 2.0})
-    cmp = gate(LATEST, new)
-    assert [sbcsv.key(m.base) for m in cmp.regressions] == [sbcsv.key(row)], widest
+    band = lambda k: table.band(name, "chip", *k).point  # noqa: E731
+    assert {k for k in present if band(k) >= 1.0} <= HOST_PRICES
+    widest = max(present - HOST_PRICES, key=band)
+    for k, factor in [(widest, 2.0)] + [(k, (1 + band(k)) * 1.05) for k in sorted(HOST_PRICES)]:
+        row = next(r for r in sbcsv.read(LATEST) if variant_of(r) == k and r["status"] == "ok")
+        new = planted(tmp_path, "new.csv", uuid=OTHER_CHIP, points={row["_line"]: factor})
+        cmp = gate(LATEST, new)
+        assert [sbcsv.key(m.base) for m in cmp.regressions] == [sbcsv.key(row)], (k, factor)
 
 
 def test_a_new_variant_is_listed_as_unjudged_and_exit_status_says_so(tmp_path):
@@ -238,10 +261,15 @@ def test_a_variant_without_data_in_its_pairing_borrows_its_widest_band(tmp_path)
     cmp = gate(LATEST, new)
     assert cmp.pairing == "same_chip" and cmp.unjudged == []
     table = sbcompare.load_bands()
-    for m in cmp.matches[:50]:
+    borrowed = 0
+    for m in cmp.matches:
+        if table.own(m.base["gpu_name"], "same_chip", *variant_of(m.base)):
+            continue
         others = [b for (g, p, f, v), b in table.rows.items()
                   if (g, f, v) == (m.base["gpu_name"], *variant_of(m.base))]
         assert m.band.point == max(b.point for b in others)
+        borrowed += 1
+    assert borrowed > 100
     assert "judged by their widest band measured elsewhere" in sbcompare.bands_line(cmp)
 
 
@@ -259,7 +287,7 @@ def test_on_the_committed_ab_pair_a_uniform_3pct_on_any_one_variant_fails(tmp_pa
     table = sbcompare.load_bands()
     name = sbcsv.read(AB_A)[0]["gpu_name"]
     beyond = {k for k in ab_variants(sbcompare.VARIANT_MIN_POINTS)
-              if table.band(name, "ab", *k).shift >= 0.025}
+              if table.band(name, "ab", *k).shift >= 0.03}
     assert beyond <= BEYOND_3PCT, beyond - BEYOND_3PCT
     tried = 0
     for k in ab_variants(sbcompare.VARIANT_MIN_POINTS):
@@ -268,7 +296,7 @@ def test_on_the_committed_ab_pair_a_uniform_3pct_on_any_one_variant_fails(tmp_pa
         cmp = gate(AB_A, planted(tmp_path, "b.csv", src=AB_B, factors={k: 1.03}), interleaved=True)
         assert cmp.gate_failures() > 0 and {variant_of(m.base) for m in cmp.regressions} == {k}, k
         tried += 1
-    assert tried >= 60
+    assert tried >= 40
 
 
 def test_on_the_committed_ab_pair_15pct_at_any_one_point_fails(tmp_path):
@@ -282,6 +310,7 @@ def test_on_the_committed_ab_pair_15pct_at_any_one_point_fails(tmp_path):
     name = rows[0]["gpu_name"]
     beyond = {k for k in firsts if table.band(name, "ab", *k).point >= 0.14}
     assert beyond <= BEYOND_15PCT, beyond - BEYOND_15PCT
+    beyond |= BEYOND_15PCT
     points = {r["_line"]: 1.15 for k, r in firsts.items() if k not in beyond}
     cmp = gate(AB_A, planted(tmp_path, "b.csv", src=AB_B, points=points), interleaved=True)
     flagged = {sbcsv.key(m.base) for m in cmp.regressions}
@@ -289,24 +318,41 @@ def test_on_the_committed_ab_pair_15pct_at_any_one_point_fails(tmp_path):
 
 
 def test_on_the_committed_ab_pair_a_2x_point_of_the_noisiest_variant_fails(tmp_path):
+    """The noisiest variant outside the host launch-rate prices, one point
+    2x slower: flagged. The launch-rate prices themselves (their A/B band
+    is beyond 100%: HOST_PRICES) are flagged at their band's own factor."""
     table = sbcompare.load_bands()
     rows = [r for r in sbcsv.read(AB_B) if r["status"] == "ok"]
     name = rows[0]["gpu_name"]
-    noisiest = max({variant_of(r) for r in rows}, key=lambda k: table.band(name, "ab", *k).point)
-    row = next(r for r in rows if variant_of(r) == noisiest)
-    cmp = gate(AB_A, planted(tmp_path, "b.csv", src=AB_B, points={row["_line"]: 2.0}),
-               interleaved=True)
-    assert [sbcsv.key(m.base) for m in cmp.regressions] == [sbcsv.key(row)], noisiest
+    band = lambda k: table.band(name, "ab", *k).point  # noqa: E731
+    over = {k for k in {variant_of(r) for r in rows} if band(k) >= 1.0}
+    assert over <= HOST_PRICES, over - HOST_PRICES
+    noisiest = max({variant_of(r) for r in rows} - HOST_PRICES, key=band)
+    cases = [(noisiest, 2.0)] + [(k, (1 + band(k)) * 1.05) for k in sorted(over)]
+    for k, factor in cases:
+        row = next(r for r in rows if variant_of(r) == k)
+        cmp = gate(AB_A, planted(tmp_path, "b.csv", src=AB_B, points={row["_line"]: factor}),
+                   interleaved=True)
+        assert [sbcsv.key(m.base) for m in cmp.regressions] == [sbcsv.key(row)], (k, factor)
 
 
 # The variants whose measured A/B band is beyond the issue's bars (a uniform
-# 3% caught by rule B, 15% at one point by rule A): the host's launch rate
-# and the SM pair of a hand-off, prices the machine sets. A variant that
-# joins these sets fails the tests above until its noise is explained.
-BEYOND_3PCT = {("barrier", "kernel_boundary_stream"), ("barrier", "kernel_boundary_pdl"),
-               ("barrier", "flag_handoff"), ("barrier", "flag_handoff_relaxed")}
-BEYOND_15PCT = {("barrier", "kernel_boundary_stream"), ("barrier", "kernel_boundary_pdl"),
-                ("barrier", "flag_handoff"), ("barrier", "flag_handoff_relaxed")}
+# 3% caught by rule B, 15% at one point by rule A, 2x at one point), as the
+# committed A/A-by-A/B runs measured them (docs/REGRESSIONS.md, "Bands"):
+# the host's launch rate (kernel_boundary_stream, kernel_boundary_pdl: up to
+# 2.3x apart between the two contexts of one A/B run), the SM pair of a flag
+# hand-off, and cooperative groups' grid barrier, whose memory each context
+# places for itself (2.6-2.8% apart in every A/A run, 6% at one point: a 15%
+# slowdown there reads as 8%). A variant that joins
+# these sets fails the tests above until its noise is explained.
+HOST_PRICES = {("barrier", "kernel_boundary_stream"), ("barrier", "kernel_boundary_pdl")}
+# Across chips: splitk_serial's shift between two chips reached 2.12% (the
+# BASE sides of the two ab_16d0f95 leases), so its band is 3.17%: a uniform
+# 3% slowdown of it between two chips is within what placement alone moved.
+GEMM_BEYOND_3PCT_ACROSS_CHIPS = {("gemm", "splitk_serial")}
+BEYOND_3PCT = HOST_PRICES | {("barrier", "grid_sync")}
+BEYOND_15PCT = HOST_PRICES | {("barrier", "flag_handoff"), ("barrier", "flag_handoff_relaxed"),
+                              ("barrier", "grid_sync")}
 
 
 # ------------------------------------------------------------ a bad table
