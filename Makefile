@@ -196,7 +196,22 @@ plots: $(PY_DEP)
 	@for f in $(or $(CSV),$(wildcard results/*/latest.csv)); do \
 	  $(PY) scripts/plot.py "$$f" --outdir "$$(dirname $$f)/plots" || exit 1; done
 
+# make test runs its steps on every core (nproc) unless the command line
+# says otherwise (make -j1 test: one at a time), each step's output in one
+# piece. Its temporary files go to TEST_TMP, not /tmp: it fails if any is
+# left there, or if a new /tmp/sb_* appeared (what a script that ignores
+# TMPDIR would leave).
+TEST_TMP  := $(CURDIR)/build/tmp
+NPROC     := $(shell nproc 2>/dev/null || echo 2)
+ifneq ($(filter test,$(MAKECMDGOALS)),)
+MAKEFLAGS += -j$(NPROC) --output-sync=target
+TEST_TMP_SB := $(shell rm -rf $(TEST_TMP); mkdir -p $(TEST_TMP); ls -A /tmp | grep '^sb_')
+export TMPDIR := $(TEST_TMP)
+endif
 test: test-c test-asan test-py test-resources test-experimental gate-committed lint-ci
+	@new=$$(ls -A /tmp | grep '^sb_' | grep -vxF "$$(printf '%s\n' $(TEST_TMP_SB))"); left=$$(ls -A $(TEST_TMP)); \
+	  if [ -n "$$new$$left" ]; then echo "make test left temporary files:" \
+	    $${new:+in /tmp: $$new} $${left:+in $(TEST_TMP): $$left} >&2; exit 1; fi; rmdir $(TEST_TMP)
 
 # The experimental kernels (EXPERIMENTAL=1) compile for every target and
 # spill nowhere, though no GPU has run them yet. A kernel whose sources (its
