@@ -264,10 +264,14 @@ sanitize: $(BIN) $(CANARY)
 	CANARY=$(CANARY) scripts/sanitize.sh $(BIN) $(DEVICE)
 
 # Quiet on success: pytest's dots and summary; failures in full, and the
-# JUnit report in build/test-logs/pytest.xml.
+# JUnit report in build/test-logs/pytest.xml. PYTEST_JOBS workers
+# (pytest-xdist; default one per core, 0: in-process), each test's tmp_path
+# under build/test-logs/pytest-tmp (emptied by the next run), not /tmp.
+PYTEST_JOBS ?= $(NPROC)
 test-py: $(BIN) $(CANARY) $(BUILD)/tests/test_host $(PY_DEP)
 	@mkdir -p build/test-logs
-	$(PY) -m pytest -q -p no:cacheprovider tests --junitxml=build/test-logs/pytest.xml
+	$(PY) -m pytest -q -p no:cacheprovider -n $(PYTEST_JOBS) --basetemp=build/test-logs/pytest-tmp \
+	  tests --junitxml=build/test-logs/pytest.xml
 
 # The variant tables and the CSV columns as the binary states them, for the
 # scripts (scripts/sbvariants.py, sbcsv.py); tests/test_variants.py checks
