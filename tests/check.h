@@ -10,6 +10,10 @@
 typedef void (*sb_test_fn)(void);
 void sb_test_register(const char *name, sb_test_fn fn);
 extern int sb_test_failures; /* CHECK failures in the running test */
+/* mkstemp of $TMPDIR/<stem>XXXXXX (/tmp without TMPDIR; make test sets it
+ * to build/tmp and fails on what is left there): the open descriptor, or
+ * -1; the name in path (size bytes). The test unlinks it. */
+int sb_test_mkstemp(char *path, size_t size, const char *stem);
 
 #define SB_TEST(name)                                                     \
   static void name(void);                                                 \

@@ -25,8 +25,8 @@ static void write_file(const char *path, const char *text) {
 }
 
 SB_TEST(driver_version_parsing) {
-  char path[] = "/tmp/sb_drvXXXXXX", v[64];
-  int fd = mkstemp(path);
+  char path[4096], v[64];
+  int fd = sb_test_mkstemp(path, sizeof path, "sb_drv");
   CHECK(fd >= 0);
   close(fd);
   write_file(path, "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build  (nixbld@)\n");

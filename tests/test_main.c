@@ -1,5 +1,6 @@
 /* Runs every SB_TEST; exit status 1 if any failed. */
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -7,6 +8,13 @@
 static struct { const char *name; sb_test_fn fn; } tests[MAX_TESTS];
 static int num_tests;
 int sb_test_failures;
+
+int sb_test_mkstemp(char *path, size_t size, const char *stem) {
+  const char *dir = getenv("TMPDIR");
+  if (!dir || !*dir) dir = "/tmp";
+  if ((size_t)snprintf(path, size, "%s/%sXXXXXX", dir, stem) >= size) return -1;
+  return mkstemp(path);
+}
 
 void sb_test_register(const char *name, sb_test_fn fn) {
   if (num_tests == MAX_TESTS) {

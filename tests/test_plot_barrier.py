@@ -2,6 +2,8 @@
 import os
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 
@@ -12,9 +14,16 @@ import sbplot  # noqa: E402
 FIXTURE = os.path.join(ROOT, "tests", "fixtures", "barrier_h200_run1.csv")
 
 
-def test_writes_every_figure(tmp_path):
+@pytest.fixture(scope="module")
+def fixture_plots(tmp_path_factory):
+    """The fixture's rows and every figure drawn from them, once for the
+    tests that read the same figures."""
     rows = sbcsv.read(FIXTURE)
-    written = plot_barrier.plot(rows, str(tmp_path))
+    return rows, plot_barrier.plot(rows, str(tmp_path_factory.mktemp("plots")))
+
+
+def test_writes_every_figure(fixture_plots):
+    _, written = fixture_plots
     names = sorted(os.path.basename(p) for p in written)
     assert names == sorted(["barrier_cycles.png", "barrier_cycles_warp.png",
                             "barrier_cycles_elected.png", "barrier_grid_sync.png",
@@ -24,10 +33,10 @@ def test_writes_every_figure(tmp_path):
         assert os.path.getsize(p) > 10_000
 
 
-def _cycles_panels(rows, tmp_path):
-    """barrier_cycles.png's panels and the variants drawn in them; checks
-    that each panel holds a few variants, every line in its own style."""
-    written = plot_barrier.plot(rows, str(tmp_path))
+def _cycles_panels(written):
+    """barrier_cycles.png's panels (of the figures written) and the variants
+    drawn in them; checks that each panel holds a few variants, every line
+    in its own style."""
     cycles = next(p for p in written if p.endswith("barrier_cycles.png"))
     panels = sbplot.drawn(cycles)["panels"]
     drawn = set()
@@ -40,11 +49,11 @@ def _cycles_panels(rows, tmp_path):
     return panels, drawn
 
 
-def test_cycles_panels_are_small_and_every_line_has_its_own_style(tmp_path):
+def test_cycles_panels_are_small_and_every_line_has_its_own_style(fixture_plots):
     """Issue 20 item 7: groups of a few variants per panel, no two lines of
     a panel alike, and every ok variant (grid-wide ones aside) drawn."""
-    rows = sbcsv.read(FIXTURE)
-    panels, drawn = _cycles_panels(rows, tmp_path)
+    rows, written = fixture_plots
+    panels, drawn = _cycles_panels(written)
     assert len(panels) >= 6
     expected = {r["variant"] for r in rows if r["family"] == "barrier" and r["status"] == "ok"
                 and r["participants"] == "all" and plot_barrier.group_of(r["variant"])}
@@ -89,7 +98,7 @@ def test_rows_newer_than_the_fixture_land_in_their_own_grouped_panels(tmp_path):
             for cont in plot_barrier.CONTENTIONS:
                 rows.append({**template, "variant": v, "block_threads": b, "contention": cont,
                              "cycles_per_op": 500.0 * (i + 1) + b})
-    panels, drawn = _cycles_panels(rows, tmp_path)
+    panels, drawn = _cycles_panels(plot_barrier.plot(rows, str(tmp_path)))
     assert set(new) <= drawn
     # every new row's group has a row of panels titled with it
     titles = " ".join(p["title"] for p in panels)

@@ -104,8 +104,8 @@ SB_TEST(resume_load_truncates_the_file) {
   size_t len;
   long ends[3];
   char *img = csv_image(&len, &prov, 3, ends);
-  char path[] = "/tmp/sb_resumeXXXXXX";
-  int fd = mkstemp(path);
+  char path[4096];
+  int fd = sb_test_mkstemp(path, sizeof path, "sb_resume");
   CHECK(fd >= 0);
   long cut = ends[1] + (ends[2] - ends[1]) / 2; /* inside the quoted newline row */
   CHECK_EQ_INT(write(fd, img, (size_t)cut), cut);

@@ -98,7 +98,7 @@ typedef struct fixture {
   sb_point *points;
   long count;
   sb_device devs[2];
-  char path[64];
+  char path[4096];
 } fixture;
 
 static void setup(fixture *f) {
@@ -112,8 +112,7 @@ static void setup(fixture *f) {
     snprintf(f->devs[k].prov.gpu_name, sizeof f->devs[k].prov.gpu_name, "Fake GPU");
     snprintf(f->devs[k].prov.gpu_uuid, sizeof f->devs[k].prov.gpu_uuid, "GPU-fake-%d", k);
   }
-  snprintf(f->path, sizeof f->path, "/tmp/sb_supXXXXXX");
-  int fd = mkstemp(f->path);
+  int fd = sb_test_mkstemp(f->path, sizeof f->path, "sb_sup");
   FILE *h = fdopen(fd, "w");
   sb_csv_write_header(h);
   fclose(h);
