@@ -28,7 +28,7 @@ fi
 slug=$("$bin" --print-gpu-slug --device "$device") || exit $?
 out=results/$slug
 mkdir -p "$out"
-logs=$(mktemp -d /tmp/sb_sanitize.XXXXXX)
+logs=$(mktemp -d "${TMPDIR:-/tmp}/sb_sanitize.XXXXXX")
 list=$("$bin" --list) || exit $?
 families=${SANITIZE_FAMILIES:-$(awk -F: '/^[a-z0-9_]+:/ {print $1}' <<<"$list")}
 summary=$out/sanitize.md
