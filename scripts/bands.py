@@ -4,6 +4,8 @@ A/A runs (the gate reads it; docs/REGRESSIONS.md, "Bands").
 
     python3 scripts/bands.py            # (re)write results/bands.csv
     python3 scripts/bands.py --check    # exit 1 when the file is not current
+    python3 scripts/bands.py --doc docs/REGRESSIONS.md [--check]
+                                        # the page's generated bands block
 
 The data. An A/A pair is two runs of the same kernels that the gate would
 compare, of one GPU model. Three pairings, as the gate tells them apart:
@@ -240,12 +242,197 @@ def compute(results):
     return render(pairs_by_gpu), lines
 
 
+# ---------------------------------------------------------------- the doc block
+
+DOC_BEGIN, DOC_END = "<!-- bands:begin -->", "<!-- bands:end -->"
+# The proofs the block quotes (issue 36): A/A by A/B at 16d0f95 on two
+# leases, the plant on the first, and the second lease's plain sweep (a
+# fresh lease's no-op) against the committed pair.
+PROOF = os.path.join("h100-80gb-hbm3", "proofs", "ab_16d0f95")
+PLANTED = ("gemm/splitk_serial", "gemm/streamk", "scan/pingpong")
+
+
+def pct(values, worst=True):
+    return (f"{statistics.median(values):.2f}% / {max(values):.2f}%" if values else "-")
+
+
+def aa_rows(results):
+    """One table row per A/A-by-A/B run of the proof: its points, the gate's
+    flags with the bands, gemm's own fastest sample and every other point's
+    move (median / worst), and how many gemm points moved over 3%."""
+    rows = []
+    table = sbcompare.load_bands(os.path.join(results, "bands.csv"))
+    for a in sorted(glob.glob(os.path.join(results, PROOF, "*", "aa_gate_a.csv"))):
+        base, new = sbcompare.load_run(a), sbcompare.load_run(a.replace("_a.csv", "_b.csv"))
+        cmp = sbcompare.compare(base, new, bands=table, interleaved=True)
+        move = lambda m: math.expm1(abs(math.log(m.gated))) * 100  # noqa: E731
+        gemm = [move(m) for m in cmp.matches if m.figure == "fastest"]
+        other = [move(m) for m in cmp.matches if m.figure != "fastest" and not m.gated_out]
+        rows.append(f"| {os.path.basename(os.path.dirname(a))} ({sbcompare.short_uuid(*base.gpu_uuids())}) "
+                    f"| {len(cmp.matches)} | {len(cmp.slower) + len(cmp.improvements)} "
+                    f"| {pct(gemm)} | {sum(v > 3 for v in gemm)} of {len(gemm)} | {pct(other)} |")
+    return rows
+
+
+def plant_rows(results):
+    table = sbcompare.load_bands(os.path.join(results, "bands.csv"))
+    rows = []
+    for a in sorted(glob.glob(os.path.join(results, PROOF, "*", "plant36_a.csv"))):
+        cmp = sbcompare.compare(sbcompare.load_run(a), sbcompare.load_run(a.replace("_a.csv", "_b.csv")),
+                                bands=table, interleaved=True)
+        for name in PLANTED:
+            ms = [m for m in cmp.matches if "/".join(sbcompare.by_variant(m)) == name]
+            beyond = [m for m in ms if m.gated > 1 + m.point_threshold]
+            flagged = [m for m in ms if m.verdict == "slower"]
+            shift = math.expm1(sbcompare.shift_estimate([math.log(m.gated) for m in ms])) * 100
+            rows.append(f"| `{name}` | {len(ms)} | {max((m.gated - 1) * 100 for m in ms):+.1f}% "
+                        f"| {shift:+.2f}% | A {ms[0].point_threshold * 100:.1f}% / B "
+                        f"{ms[0].shift_threshold * 100:.1f}% | {len(beyond)} | {len(flagged)} "
+                        f"({sum(m.why == 'variant' for m in flagged)} by rule B) |")
+        others = sorted({"/".join(sbcompare.by_variant(m)) for m in cmp.regressions} - set(PLANTED))
+        rows.append(f"| any other variant | {len(cmp.matches)} in all | | | | | "
+                    f"{', '.join(others) or 'none flagged'} |")
+    return rows
+
+
+def noop_rows(results):
+    rows = []
+    table = sbcompare.load_bands(os.path.join(results, "bands.csv"))
+    for new_path in sorted(glob.glob(os.path.join(results, PROOF, "*", "default.csv"))):
+        new = sbcompare.load_run(new_path)
+        for name in ("baseline.csv", "latest.csv"):
+            base = sbcompare.load_run(os.path.join(results, "h100-80gb-hbm3", name))
+            cmp = sbcompare.compare(base, new, bands=table)
+            rows.append(f"| `{name}` ({sbcompare.short_uuid(*base.gpu_uuids())}, "
+                        f"{base.provenance('commit')[:7]}) -> `{rel(new_path)}` "
+                        f"({sbcompare.short_uuid(*new.gpu_uuids())}, {new.provenance('commit')[:7]}) "
+                        f"| {len(cmp.matches)} | {len(cmp.regressions)} | {len(cmp.unjudged)} "
+                        f"| {len(cmp.power_state_differs)} |")
+    return rows
+
+
+# The experiments of scripts/noise_probe.sh (one A/A by A/B each, retakes
+# off, leaseA's machine): what changed, and the variants it was about.
+EXPERIMENTS = [("memset_old", "flags zeroed by a memset in every timed launch (before 16d0f95)"),
+               ("memset_new", "launch-numbered flags, no memset (16d0f95)"),
+               ("flags_packed", "flags packed, 4 bytes apart"),
+               ("flags_stride", "one flag per 128-byte line (SB_GEMM_FLAG_STRIDE=32)"),
+               ("base", "16d0f95 as it is"),
+               ("min4x", "4x the samples (--min-time 0.2)"),
+               ("warm50", "50 warm-up launches (--warmup 50)"),
+               ("free", "servers where the OS puts them"),
+               ("pinned", "each server pinned to its own core (taskset)")]
+PROBED = ("gemm/splitk_serial", "gemm/streamk", "gemm/ws_tma_wgmma_pingpong", "barrier/grid_sync",
+          "barrier/kernel_boundary_stream", "barrier/kernel_boundary_pdl")
+
+
+def experiment_rows(results):
+    """One row per experiment and probed variant: its points' worst move and
+    its shift, from the CSVs in noise.tar.xz."""
+    import tarfile
+    import tempfile
+    rows = []
+    tar_path = os.path.join(results, PROOF, "leaseA", "noise.tar.xz")
+    with tempfile.TemporaryDirectory(dir=os.environ.get("TMPDIR")) as tmp:
+        with tarfile.open(tar_path) as tar:
+            tar.extractall(tmp, filter="data")
+        for name, what in EXPERIMENTS:
+            a = os.path.join(tmp, name, "a.csv")
+            cmp = sbcompare.compare(sbcompare.load_run(a), sbcompare.load_run(a[:-5] + "b.csv"),
+                                    interleaved=True)
+            for variant in PROBED:
+                g = [m.gated for m in cmp.matches if "/".join(sbcompare.by_variant(m)) == variant]
+                if g:
+                    worst = max(math.expm1(abs(math.log(x))) for x in g) * 100
+                    shift = math.expm1(sbcompare.shift_estimate([math.log(x) for x in g])) * 100
+                    rows.append(f"| `{name}`: {what} | `{variant}` | {len(g)} | {worst:.2f}% "
+                                f"| {shift:+.2f}% |")
+    return rows
+
+
+def band_table_rows(results):
+    """Per model and pairing, the variants whose band is above the floors
+    (5% a point, 1.5% a shift); every other variant sits at the floors."""
+    rows = []
+    for r in table_rows_of(os.path.join(results, "bands.csv")):
+        point, shift = float(r["point_band_pct"]), float(r["shift_band_pct"])
+        if point > 5 or shift > sbcompare.VARIANT_SHIFT * 100:
+            rows.append(f"| {r['gpu_name']} | {r['pairing']} | `{r['family']}/{r['variant']}` "
+                        f"| {r['pairs']} | {r['median_move_pct']}% | {r['worst_move_pct']}% "
+                        f"| {max(point, 5):.1f}% | {max(shift, sbcompare.VARIANT_SHIFT * 100):.1f}% |")
+    return rows
+
+
+def table_rows_of(path):
+    import csv
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(line for line in f if not line.startswith("#")))
+
+
+def doc_block(results=RESULTS):
+    """The generated block of docs/REGRESSIONS.md ("Bands")."""
+    out = ["Generated by `python3 scripts/bands.py --doc docs/REGRESSIONS.md` from "
+           f"`results/bands.csv` and `results/{PROOF}/` (`make test` checks it).", "",
+           "A/A by A/B (`ab.py`, retakes on) over `^(reference|gemm|barrier|devscan)/`, "
+           "gated with the bands:", "",
+           "| lease (H100) | points | flagged | gemm own fastest sample: median / worst "
+           "| gemm points over 3% | every other point: median / worst |",
+           "| --- | --- | --- | --- | --- | --- |", *aa_rows(results), "",
+           "The plant (`make PLANT_SLOWDOWN=1`), A/B against the same commit over "
+           "`^(reference|scan|gemm)/`:", "",
+           "| variant | points | largest move | shift | its band | beyond its point band "
+           "| flagged |", "| --- | --- | --- | --- | --- | --- | --- |", *plant_rows(results), "",
+           "Where the A/A noise comes from: one A/A by A/B per change (`scripts/noise_probe.sh`, "
+           "retakes off, one H100), each probed variant's worst point move and its shift "
+           "(B against A):", "",
+           "| run | variant | points | worst move | shift |", "| --- | --- | --- | --- | --- |",
+           *experiment_rows(results), "",
+           "A fresh lease's plain default sweep (no change) against the committed pair:", "",
+           "| pair | points | regressions | unjudged | power state differs |",
+           "| --- | --- | --- | --- | --- |", *noop_rows(results), "",
+           "Bands above the floors (rule A at least 5%, rule B at least "
+           f"{sbcompare.VARIANT_SHIFT * 100:g}%); every variant not listed is judged at the "
+           "floors:", "",
+           "| GPU | pairing | variant | A/A pairs | median move | worst move | rule A band "
+           "| rule B band |", "| --- | --- | --- | --- | --- | --- | --- | --- |",
+           *band_table_rows(results), ""]
+    return "\n".join(out)
+
+
+def write_doc(path, check_only, results=RESULTS):
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        print(f"bands: {path}: {e.strerror or e}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    begin, end = text.find(DOC_BEGIN), text.find(DOC_END)
+    if begin < 0 or end < begin:
+        print(f"bands: {path}: no '{DOC_BEGIN}' ... '{DOC_END}' markers", file=sys.stderr)
+        return EXIT_UNUSABLE
+    new = text[:begin + len(DOC_BEGIN)] + "\n" + doc_block(results) + text[end:]
+    if check_only:
+        if new != text:
+            print(f"bands: {path}: the bands block is not what the committed data gives; "
+                  f"run python3 scripts/bands.py --doc {path}", file=sys.stderr)
+            return EXIT_STALE
+        print(f"bands: {path}: the bands block is current")
+        return EXIT_OK
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(new)
+    print(f"bands: wrote the bands block of {path}")
+    return EXIT_OK
+
+
 def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true",
                     help="do not write: exit 1 when FILE is not what the committed data gives")
     ap.add_argument("--file", metavar="FILE", default=sbcompare.BANDS_FILE,
                     help="the table to write or check (default results/bands.csv)")
+    ap.add_argument("--doc", metavar="PAGE",
+                    help="write (with --check: check) the generated block of PAGE "
+                         "(docs/REGRESSIONS.md) instead of the table")
     ap.add_argument("--results", metavar="DIR", default=RESULTS,
                     help="where the runs are: DIR/<gpu>/{baseline,latest,history/*,proofs/ab_*}"
                          " (default results/)")
@@ -274,6 +461,12 @@ def check(path, text):
 
 def main(argv=None):
     args = parse_args(argv)
+    if args.doc:
+        try:
+            return write_doc(args.doc, args.check, args.results)
+        except sbcsv.CsvError as e:
+            print(f"bands: {e}", file=sys.stderr)
+            return EXIT_UNUSABLE
     try:
         text, lines = compute(args.results)
     except sbcsv.CsvError as e:

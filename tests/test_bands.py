@@ -431,3 +431,9 @@ def test_shift_estimate_is_robust_to_a_few_outliers():
     d = [0.0] * 40 + [math.log(3.0)] * 2
     assert abs(sbcompare.shift_estimate(d)) < 0.01
     assert sbcompare.shift_estimate([math.log(1.03)] * 10) == pytest.approx(math.log(1.03))
+
+
+def test_the_docs_block_is_what_the_committed_data_gives():
+    p = subprocess.run([sys.executable, BANDS, "--doc", os.path.join(ROOT, "docs", "REGRESSIONS.md"),
+                        "--check"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
