@@ -371,6 +371,15 @@ gate-committed: $(PY_DEP)
 history: $(PY_DEP)
 	@$(PY) scripts/history.py $(ARGS)
 
+# Where each variant's warps wait (docs/explain.md): on a GPU machine with
+# Nsight Compute, ncu over the explain set -> results/<gpu>/stalls.csv and
+# plots/<family>_stalls.png. make explain [ARGS="--outdir DIR --filter RE"];
+# scripts/explain.py exits 0 ok, 1 a point failed, 2 bad usage, 3 no ncu,
+# 4 counters not permitted; make turns them into its 2.
+.PHONY: explain
+explain: $(BIN) $(PY_DEP)
+	@$(PY) scripts/explain.py --binary $(BIN) --device $(DEVICE) $(ARGS)
+
 # README.md's answers block (workload -> variant to use -> measured why, the
 # price list) from the committed CSVs; tests/test_answers.py checks it is current.
 answers: $(PY_DEP)

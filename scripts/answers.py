@@ -725,6 +725,22 @@ def sm80_note(runs):
             "(#the-a100-code-path-run-without-an-a100).", ""]
 
 
+def why_lines(runs):
+    """Where the chosen variant's and the baseline's warps wait, per
+    workload (scripts/explain.py), from results/<gpu>/stalls.csv beside
+    each run's CSV; [] when no run has one."""
+    import explain
+    out = []
+    for run in runs:
+        path = os.path.join(os.path.dirname(run.path if os.path.isabs(run.path)
+                                            else os.path.join(ROOT, run.path)), "stalls.csv")
+        if os.path.exists(path):
+            out += [f"{run.label}: {line}" for line in
+                    explain.readme_lines(explain.read_stalls(path), run.rows)]
+    return ["", "Where the warps wait (Nsight Compute warp states, "
+            "[docs/explain.md](docs/explain.md)):", "", *(f"- {x}" for x in out)] if out else []
+
+
 def block(runs):
     """The markdown between the README's markers (without them)."""
     marked = audited(runs)
@@ -738,6 +754,7 @@ def block(runs):
         "sweep; higher is better.",
         "",
         *answers_table(runs, marked),
+        *why_lines(runs),
         "",
         *gemm,
         *devscan_section(runs),

@@ -1,0 +1,679 @@
+#!/usr/bin/env python3
+"""Where each variant's warps wait, measured: Nsight Compute's warp-state
+statistics for chosen sweep points (issue 38; reference: docs/explain.md).
+
+    python3 scripts/explain.py [--binary build/syncbench] [--device 0]
+        [--outdir results/<gpu-slug>] [--filter REGEX] [--dry-run]
+        [--budget 280] [--latest CSV] [--window 12]
+    python3 scripts/explain.py --readme-lines STALLS_CSV [--latest CSV]
+    python3 scripts/explain.py --plot STALLS_CSV [--latest CSV] [--outdir DIR]
+
+Each point is one ncu run of `syncbench --no-fork --unpaired --no-reference
+--warmup 2 --min-time 0.001 --filter '^<point>$'`, in application replay:
+ncu runs the whole process once per pass, so every pass sees a fresh
+process, and the stateful kernels (split-K flags, stream-K and device-scan
+tickets, the epoch-numbered counters) a valid launch, where kernel replay
+would restore memory and re-run a launch whose counters were already
+spent. The first --window kernel launches are profiled (validation, the 2
+warm-ups, the first timed samples); the script keeps the group of kernels
+of the last warm-up launch (launch 2: the kernels the timed loop runs, one
+validated and one warm launch before it), found as the period of the
+launch sequence, sb_clock_kernel (the harness's clock witness) left out.
+
+Outputs under --outdir: stalls.csv (one row per point: the point's key
+columns as the sweep CSV has them, share_<reason> per stall reason as a
+fraction of all warp cycles, issue/SM/DRAM/tensor-pipe % of peak, kernels,
+duration_us, ncu_version and the sweep CSV's provenance columns; rewritten
+after every point, so rows already measured survive a later failure),
+plots/<family>_stalls.png, and ncu/ (each point's report and raw CSV).
+
+Exit status: 0 every point profiled; 1 some point failed (the others are
+written); 2 bad usage (no binary, a filter that matches nothing); 3 ncu not
+found; 4 performance counters not permitted (ERR_NVGPUCTRPERM; rows already
+written are kept); 130 interrupted.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime
+import io
+import math
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import sbcsv  # noqa: E402
+import sbvariants  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+EXIT_FAILED, EXIT_USAGE, EXIT_NO_NCU, EXIT_PERM = 1, 2, 3, 4
+
+# Warp states, each a WarpStateStats metric
+# smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio (warps
+# in that state per issued instruction; `selected` is the issuing one).
+# gmma exists from sm_90 on only.
+REASONS = ["barrier", "membar", "long_scoreboard", "short_scoreboard", "mio_throttle",
+           "math_pipe_throttle", "wait", "sleeping", "branch_resolving", "not_selected",
+           "selected", "dispatch_stall", "drain", "lg_throttle", "tex_throttle",
+           "no_instruction", "misc", "imc_miss", "gmma"]
+HOPPER_ONLY = {"gmma"}
+STALL_METRIC = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
+DURATION = "gpu__time_duration.sum"
+ISSUE = "smsp__issue_active.avg.pct_of_peak_sustained_active"
+SM_TP = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
+DRAM_TP = "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed"
+TENSOR = {"hmma": "sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active",
+          "gmma": "sm__pipe_tensor_op_gmma_cycles_active.avg.pct_of_peak_sustained_active"}
+TENSOR_FAMILIES = {"gemm"}
+# The harness's own kernels: never part of a variant's launch.
+HARNESS_KERNELS = re.compile(r"^sb_clock_kernel")
+PERM_ERROR = "ERR_NVGPUCTRPERM"
+PROVENANCE = ["gpu_name", "gpu_uuid", "driver", "cuda", "commit", "run_utc"]
+WARMUP = 2  # the profiled group is launch WARMUP: the last warm-up
+
+
+def key_columns():
+    """family, variant and every axis column, in the sweep CSV's order."""
+    with open(sbcsv.HEADER_SNAPSHOT, encoding="utf-8") as f:
+        header = f.readline().strip().split(",")
+    return header[header.index("family"):header.index("status")]
+
+
+def columns():
+    return [*key_columns(), *(f"share_{r}" for r in REASONS), "issue_active_pct",
+            "sm_throughput_pct", "dram_throughput_pct", "tensor_pipe_pct", "kernels",
+            "duration_us", "ncu_version", *PROVENANCE]
+
+
+def metrics(family, hopper=True):
+    """The metric list of one point's ncu run."""
+    out = [DURATION, ISSUE, SM_TP, DRAM_TP]
+    out += [STALL_METRIC.format(r) for r in REASONS if hopper or r not in HOPPER_ONLY]
+    if family in TENSOR_FAMILIES:
+        out += [TENSOR["hmma"]] + ([TENSOR["gmma"]] if hopper else [])
+    return out
+
+
+# ---- ncu's CSV (--csv --page raw) ----
+
+def number(text):
+    """An ncu cell as a float: thousands separators dropped; None for
+    n/a, empty or text."""
+    t = (text or "").strip().replace(",", "")
+    if t.lower() in ("", "n/a", "nan", "-"):
+        return None
+    try:
+        return float(t)
+    except ValueError:
+        return None
+
+
+def parse_ncu_csv(text):
+    """[{'id', 'kernel', metric: float|None, ...}] per profiled launch, in
+    launch order. Lines before the header (==PROF== messages, the
+    application's output) and the units row are skipped."""
+    lines = text.splitlines()
+    start = next((i for i, ln in enumerate(lines) if ln.startswith('"ID"')), None)
+    if start is None:
+        return []
+    reader = csv.reader(io.StringIO("\n".join(lines[start:])))
+    header = next(reader)
+    out = []
+    for rec in reader:
+        if len(rec) != len(header) or rec[0].startswith("=="):
+            continue
+        row = dict(zip(header, rec))
+        if number(row["ID"]) is None:  # the units row ("", "", ..., "nsecond")
+            continue
+        launch = {"id": int(number(row["ID"])), "kernel": row.get("Kernel Name", "")}
+        for name, value in row.items():
+            if "__" in name:
+                launch[name] = number(value)
+        out.append(launch)
+    return sorted(out, key=lambda x: x["id"])
+
+
+def launch_group(launches, warmup=WARMUP):
+    """The kernels of launch `warmup` (0: the validation launch): the
+    sequence without the harness's kernels is periodic after the
+    validation launch, with period p = kernels per launch; the group is
+    kernels [warmup*p, (warmup+1)*p). None if no period fits."""
+    seq = [x for x in launches if not HARNESS_KERNELS.match(x["kernel"])]
+    names = [x["kernel"] for x in seq]
+    for p in range(1, len(names) // (warmup + 1) + 1):
+        tail = names[p:]
+        if len(tail) >= warmup * p and all(tail[i] == tail[i + p] for i in range(len(tail) - p)):
+            return seq[warmup * p:(warmup + 1) * p]
+    return None
+
+
+def combine(group, family):
+    """One stalls.csv row's measured columns from a launch's kernels:
+    each kernel's shares of warp cycles (its per-reason ratio over the sum
+    of its ratios), the kernels weighted by their durations."""
+    weights = [k.get(DURATION) or 0.0 for k in group]
+    total = sum(weights)
+    if total <= 0:
+        weights, total = [1.0] * len(group), float(len(group))
+    shares = dict.fromkeys(REASONS, 0.0)
+    for k, w in zip(group, weights):
+        ratios = {r: k.get(STALL_METRIC.format(r)) or 0.0 for r in REASONS}
+        s = sum(ratios.values())
+        if s > 0:
+            for r in REASONS:
+                shares[r] += w / total * ratios[r] / s
+
+    def avg(metric):
+        vals = [(k.get(metric), w) for k, w in zip(group, weights) if k.get(metric) is not None]
+        return sum(v * w for v, w in vals) / sum(w for _, w in vals) if vals else None
+
+    tensor = None
+    if family in TENSOR_FAMILIES:
+        cands = [v for v in (avg(m) for m in TENSOR.values()) if v is not None]
+        tensor = max(cands) if cands else None
+    row = {f"share_{r}": shares[r] for r in REASONS}
+    row.update(issue_active_pct=avg(ISSUE), sm_throughput_pct=avg(SM_TP),
+               dram_throughput_pct=avg(DRAM_TP), tensor_pipe_pct=tensor,
+               kernels=len(group),
+               duration_us=sum(k.get(DURATION) or 0.0 for k in group) / 1000.0)
+    return row
+
+
+def fmt_cell(value):
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def write_csv(path, rows):
+    """stalls.csv: one header line, one row per point (atomic rewrite)."""
+    cols = columns()
+    tmp = path + ".tmp"
+    with open(tmp, "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(cols)
+        for r in rows:
+            w.writerow([fmt_cell(r.get(c)) for c in cols])
+    os.replace(tmp, path)
+
+
+def read_stalls(path):
+    """stalls.csv rows, numbers as floats, axis cells as the sweep CSV's types."""
+    rows = []
+    with open(path, newline="", encoding="utf-8") as f:
+        for rec in csv.DictReader(f):
+            row = {}
+            for c, v in rec.items():
+                if c.startswith("share_") or c.endswith("_pct") or c == "duration_us":
+                    row[c] = number(v)
+                elif v != "" and (c in sbcsv.INT_COLUMNS or c == "kernels") and re.fullmatch(r"-?\d+", v):
+                    row[c] = int(v)
+                else:
+                    row[c] = v if v != "" else None
+            rows.append(row)
+    return rows
+
+
+# ---- points ----
+
+def parse_name(name):
+    """'scan/pingpong/block_threads=256/n=1M' -> {'family', 'variant', axis: str}."""
+    parts = name.strip().split("/")
+    point = {"family": parts[0], "variant": parts[1], "name": name.strip()}
+    for p in parts[2:]:
+        a, _, v = p.partition("=")
+        point[a] = v
+    return point
+
+
+def same_axes(point, row):
+    """Does a CSV row hold this point (every axis of the point equal)?"""
+    for a, v in point.items():
+        if a in ("family", "variant", "name"):
+            continue
+        if str(row.get(a)) != v:
+            return False
+    return point["family"] == row["family"] and point["variant"] == row["variant"]
+
+
+def _int(v):
+    try:
+        return int(v)
+    except (TypeError, ValueError):
+        return -1
+
+
+ONE_POINT_FAMILIES = ["scan", "stencil", "stencil2d", "multistage", "pipeline",
+                      "pipeline_intensity", "devscan"]
+REP_THREADS = 256  # of the largest-n points: the block size nearest this
+GEMM_SHAPES = [(4096, 4096), (512, 32768), (1024, 16384)]
+CALIBRATION = ["syncthreads", "ptx_mbarrier_parity", "smem_latency"]
+CALIBRATION_AXES = {"block_threads": "256", "participants": "all",
+                    "contention": "one_block_per_sm"}
+
+
+def _best_from(rows, points, pick):
+    """The point of `points` that the row `pick(rows)` holds, else None."""
+    if not rows:
+        return None
+    row = pick(rows)
+    return next((p for p in points if row is not None and same_axes(p, row)), None)
+
+
+def default_set(names, latest_rows=None):
+    """The explain set, in the order it is profiled: the barrier
+    calibration rows, one point per variant of each workload family (the
+    baseline's point of largest n; devscan: the README's best tile shape
+    there, from latest.csv), gemm at 4096^3 and the K-heavy shapes (the
+    README's best configuration per variant when latest.csv has it)."""
+    import answers  # the README's own selection rules
+    pts = [parse_name(n) for n in names if n.count("/") >= 1]
+    by_fam = {}
+    for p in pts:
+        by_fam.setdefault(p["family"], []).append(p)
+    chosen = []
+    for v in CALIBRATION:
+        chosen += [p for p in by_fam.get("barrier", []) if p["variant"] == v
+                   and all(p.get(a) == x for a, x in CALIBRATION_AXES.items())][:1]
+    for fam in ONE_POINT_FAMILIES:
+        fam_pts = by_fam.get(fam, [])
+        if not fam_pts:
+            continue
+        base = sbvariants.baseline(fam) or fam_pts[0]["variant"]
+        base_pts = [p for p in fam_pts if p["variant"] == base] or fam_pts
+        n_max = max(_int(p.get("n")) for p in base_pts)
+        biggest = [p for p in base_pts if _int(p.get("n")) == n_max]
+        near = min(abs(_int(p.get("block_threads", REP_THREADS)) - REP_THREADS) for p in biggest)
+        biggest = [p for p in biggest
+                   if abs(_int(p.get("block_threads", REP_THREADS)) - REP_THREADS) == near]
+        rep = biggest[len(biggest) // 2]  # the middle of the other axes' sweep
+        for v in dict.fromkeys(p["variant"] for p in fam_pts):
+            mine = [p for p in fam_pts if p["variant"] == v]
+            pick = None
+            if fam == answers.DEVSCAN and latest_rows:
+                pick = _best_from(latest_rows, mine,
+                                  lambda rows, v=v: answers.devscan_best(rows, n_max, v))
+            if pick is None:
+                shared = [a for a in rep if a not in ("family", "variant", "name")]
+                pick = next((p for p in mine if all(p.get(a) == rep[a] for a in shared if a in p)),
+                            None)
+            if pick is None:
+                top = max(_int(p.get("n")) for p in mine)
+                pick = next(p for p in mine if _int(p.get("n")) == top)
+            chosen.append(pick)
+    gemm = by_fam.get("gemm", [])
+    for m, k in GEMM_SHAPES:
+        here = [p for p in gemm if _int(p.get("m")) == m and _int(p.get("k")) == k]
+        for v in dict.fromkeys(p["variant"] for p in here):
+            mine = [p for p in here if p["variant"] == v]
+            pick = _best_from(latest_rows, mine,
+                              lambda rows, v=v: answers.gemm_best(rows, m, k, v)
+                              if v != answers.GEMM_YARDSTICK else answers.gemm_cublas(rows, m, k))
+            if pick is None:
+                pick = next((p for p in mine if p.get("splits") == "auto"), mine[0])
+            chosen.append(pick)
+    return chosen
+
+
+# ---- running ----
+
+def syncbench_args(binary, point, device):
+    return [binary, "--no-fork", "--unpaired", "--no-reference", "--device", str(device),
+            "--warmup", str(WARMUP), "--min-time", "0.001", "--seed", "1",
+            "--filter", "^" + re.escape(point["name"]) + "$", "--out", os.devnull]
+
+
+# Families and variant traits whose kernels keep state across launches
+# (tickets, epoch-numbered flags and counters): application replay.
+STATEFUL_FAMILIES = {"devscan"}
+STATEFUL_FLAGS = ("split", "stream_k")
+
+
+def stateful(point):
+    fam, var = point["family"], point["variant"]
+    return fam in STATEFUL_FAMILIES or any(
+        sbvariants.has_flag(fam, var, f) for f in STATEFUL_FLAGS)
+
+
+def replay_mode(point):
+    """application for stateful kernels (a fresh process per pass), kernel
+    (one process, ncu saves and restores memory between passes) otherwise."""
+    return "application" if stateful(point) else "kernel"
+
+
+def ncu_profile_args(ncu, report, point, hopper, window, device, binary, drop=()):
+    mets = [m for m in metrics(point["family"], hopper) if m not in drop]
+    mode = replay_mode(point)
+    match = ["--app-replay-match", "grid"] if mode == "application" else []
+    return [ncu, "--replay-mode", mode, *match,
+            "--cache-control", "all", "--clock-control", "base",
+            "--launch-skip", "0", "--launch-count", str(window),
+            "--metrics", ",".join(mets), "-f", "-o", report,
+            *syncbench_args(binary, point, device)]
+
+
+def ncu_import_args(ncu, report):
+    return [ncu, "--import", report + ".ncu-rep", "--csv", "--page", "raw"]
+
+
+def estimate_s(points, passes=3, start_s=2.0):
+    """Rough cost: one process run per point in kernel replay, one per pass
+    in application replay (start, validation, a few launches); gemm's CPU
+    reference at large shapes adds a few seconds a run."""
+    per = {"gemm": 3.0, "devscan": 1.5}
+    return sum((passes if stateful(p) else 1) * (start_s + per.get(p["family"], 1.0))
+               for p in points)
+
+
+class Stop(Exception):
+    def __init__(self, status, line):
+        super().__init__(line)
+        self.status, self.line = status, line
+
+
+def run(cmd, timeout):
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=timeout, check=False)
+        return p.returncode, p.stdout
+    except subprocess.TimeoutExpired as e:
+        return 124, (e.stdout or "") if isinstance(e.stdout, str) else ""
+
+
+def profile_point(args, ncu, point, drop, hopper, ncudir):
+    """One point's stalls.csv row (measured columns) or raises Stop /
+    returns (None, why)."""
+    base = os.path.join(ncudir, re.sub(r"[^A-Za-z0-9_.=-]+", "_", point["name"]))
+    for _ in range(3):
+        cmd = ncu_profile_args(ncu, base, point, hopper, args.window, args.device,
+                               args.binary, drop)
+        rc, out = run(cmd, args.point_timeout)
+        if PERM_ERROR in out:
+            raise Stop(EXIT_PERM, "explain.py: ncu may not read the GPU's performance counters "
+                       f"({PERM_ERROR}): run as root or set NVreg_RestrictProfilingToAdminUsers=0")
+        missing = re.findall(r"Failed to find metric\s+'?([A-Za-z0-9_.]+)", out)
+        if missing and not set(missing) <= drop:
+            drop.update(missing)
+            print(f"explain.py: this ncu/GPU lacks {', '.join(missing)}; left out from here on")
+            continue
+        break
+    if rc != 0:
+        tail = " | ".join(out.strip().splitlines()[-3:])
+        return None, f"ncu exit {rc}: {tail}"
+    rc, text = run(ncu_import_args(ncu, base), args.point_timeout)
+    with open(base + ".csv", "w", encoding="utf-8") as f:
+        f.write(text)
+    launches = parse_ncu_csv(text)
+    group = launch_group(launches)
+    if not group:
+        return None, f"no launch group in {len(launches)} profiled kernels ({base}.csv)"
+    return combine(group, point["family"]), None
+
+
+def provenance(binary, device):
+    prov = dict.fromkeys(PROVENANCE, "")
+    rc, out = run(["nvidia-smi", "-i", str(device), "--query-gpu=name,uuid,driver_version,compute_cap",
+                   "--format=csv,noheader"], 30) if shutil.which("nvidia-smi") else (1, "")
+    cc = None
+    if rc == 0 and out.strip():
+        f = [x.strip() for x in out.strip().splitlines()[0].split(",")]
+        if len(f) >= 4:
+            prov.update(gpu_name=f[0], gpu_uuid=f[1], driver=f[2])
+            cc = number(f[3])
+    rc, out = run([binary, "--version"], 30)
+    m = re.search(r"^commit (\S+)", out, re.M)
+    prov["commit"] = m.group(1) if m else "unknown"
+    m = re.search(r"cuda runtime (\S+)", out)
+    prov["cuda"] = m.group(1) if m else ""
+    prov["run_utc"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return prov, cc
+
+
+def ncu_version(ncu):
+    rc, out = run([ncu, "--version"], 30)
+    m = re.search(r"Version (\S+)", out)
+    return m.group(1) if m else (out.strip().splitlines() or [""])[-1]
+
+
+def list_points(binary):
+    rc, out = run([binary, "--benchmark_list_tests"], 60)
+    if rc != 0:
+        raise Stop(EXIT_USAGE, f"explain.py: {binary} --benchmark_list_tests failed (exit {rc})")
+    return [ln for ln in out.splitlines() if "/" in ln]
+
+
+def load_latest(path):
+    if path and os.path.exists(path):
+        try:
+            return sbcsv.read(path)
+        except sbcsv.CsvError as e:
+            print(f"explain.py: {e}; choosing points without it")
+    return None
+
+
+def choose_points(args, names, latest_rows):
+    if args.filter:
+        rx = re.compile(args.filter)
+        return [parse_name(n) for n in names if rx.search(n)]
+    return default_set(names, latest_rows)
+
+
+def profile_all(args):
+    if not os.access(args.binary, os.X_OK):
+        raise Stop(EXIT_USAGE, f"explain.py: no syncbench at {args.binary} (make, or --binary PATH)")
+    ncu = shutil.which(args.ncu)
+    if ncu is None and not args.dry_run:
+        raise Stop(EXIT_NO_NCU, f"explain.py: ncu not found ({args.ncu}): install Nsight Compute "
+                   "(CUDA Toolkit) or put it on PATH")
+    ncu = ncu or args.ncu
+    if args.outdir is None:
+        rc, out = run([args.binary, "--print-gpu-slug", "--device", str(args.device)], 60)
+        slug = out.strip().splitlines()[-1] if rc == 0 and out.strip() else "unknown-gpu"
+        args.outdir = os.path.join(ROOT, "results", slug)
+    latest = args.latest or os.path.join(args.outdir, "latest.csv")
+    latest_rows = load_latest(latest)
+    points = choose_points(args, list_points(args.binary), latest_rows)
+    if not points:
+        raise Stop(EXIT_USAGE, "explain.py: no point selected (see --filter, syncbench --list)")
+    est = estimate_s(points)
+    print(f"explain.py: {len(points)} points ({sum(map(stateful, points))} in application "
+          f"replay), about {est / 60:.1f} min at 3 passes "
+          f"(budget {args.budget:.0f} s: points not started by then are reported, not run)")
+    ncudir = os.path.join(args.outdir, "ncu")
+    if args.dry_run:
+        for p in points:
+            rep = os.path.join(ncudir, re.sub(r"[^A-Za-z0-9_.=-]+", "_", p["name"]))
+            print(shlex.join(ncu_profile_args(ncu, rep, p, True, args.window, args.device,
+                                              args.binary)))
+        return 0
+    os.makedirs(ncudir, exist_ok=True)
+    prov, cc = provenance(args.binary, args.device)
+    hopper = cc is None or cc >= 9.0
+    version = ncu_version(ncu)
+    stalls = os.path.join(args.outdir, "stalls.csv")
+    rows, failed, skipped, drop = [], [], [], set()
+    t0 = time.monotonic()
+    try:
+        for i, p in enumerate(points):
+            if time.monotonic() - t0 > args.budget:
+                skipped = points[i:]
+                break
+            print(f"explain.py: [{i + 1}/{len(points)}] {p['name']}", flush=True)
+            measured, why = profile_point(args, ncu, p, drop, hopper, ncudir)
+            if measured is None:
+                print(f"explain.py: {p['name']}: FAILED: {why}")
+                failed.append(p["name"])
+                continue
+            row = {c: p.get(c, "") for c in key_columns()}
+            row.update(measured, ncu_version=version, **prov)
+            rows.append(row)
+            write_csv(stalls, rows)
+    finally:
+        if rows:
+            write_csv(stalls, rows)
+    if skipped:
+        print(f"explain.py: budget spent: {len(skipped)} points not run: "
+              + ", ".join(p["name"] for p in skipped))
+    if rows:
+        for path in plot(stalls, latest_rows, os.path.join(args.outdir, "plots")):
+            print(f"explain.py: wrote {os.path.relpath(path)}")
+        print(f"explain.py: wrote {os.path.relpath(stalls)} ({len(rows)} rows)")
+    if failed:
+        print(f"explain.py: {len(failed)} point(s) failed: {', '.join(failed)}")
+        return EXIT_FAILED
+    return 0
+
+
+# ---- picture ----
+
+def reason_colors():
+    """One colour per reason, the same in every figure."""
+    import matplotlib
+    cmap = matplotlib.colormaps["tab20"]
+    return {r: matplotlib.colors.to_hex(cmap(i % 20)) for i, r in enumerate(REASONS)}
+
+
+def sweep_time(row, latest_rows):
+    """The point's median_us in the sweep CSV, else None."""
+    for r in latest_rows or []:
+        if r["family"] == row["family"] and r["variant"] == row["variant"] and all(
+                str(r.get(a)) == str(row.get(a)) for a in key_columns()[2:] if row.get(a) not in (None, "")):
+            return r.get("median_us")
+    return None
+
+
+BARS = {}  # path -> the bars a figure drew (labels, segments), for the tests
+
+
+def plot(stalls_csv, latest_rows, outdir):
+    """plots/<family>_stalls.png per family: one stacked bar per point."""
+    import sbplot
+    import matplotlib.pyplot as plt
+    rows = read_stalls(stalls_csv)
+    os.makedirs(outdir, exist_ok=True)
+    colors = reason_colors()
+    written = []
+    for fam in dict.fromkeys(r["family"] for r in rows):
+        mine = [r for r in rows if r["family"] == fam]
+        labels = []
+        for r in mine:
+            extra = f" ({r['m']}x{r['m']}x{r['k']})" if fam == "gemm" else ""
+            labels.append(r["variant"] + extra)
+        used = [x for x in REASONS if any((r.get(f"share_{x}") or 0) > 0.005 for r in mine)]
+        fig, ax = plt.subplots(figsize=(9, 1.2 + 0.38 * len(mine)))
+        left = [0.0] * len(mine)
+        for x in used:
+            vals = [r.get(f"share_{x}") or 0.0 for r in mine]
+            ax.barh(range(len(mine)), vals, left=left, color=colors[x], label=x)
+            left = [a + b for a, b in zip(left, vals)]
+        for i, r in enumerate(mine):
+            t = sweep_time(r, latest_rows)
+            text = (f"{t:.1f} us (sweep)" if t is not None else
+                    f"{r['duration_us']:.1f} us (ncu)" if r.get("duration_us") else "")
+            ax.text(1.01, i, text, va="center", fontsize=7)
+        ax.set_yticks(range(len(mine)), labels, fontsize=7)
+        ax.invert_yaxis()
+        ax.set_xlim(0, 1)
+        ax.set_xlabel("share of warp cycles (Nsight Compute warp states)")
+        gpu = next((r.get("gpu_name") for r in mine if r.get("gpu_name")), "")
+        fig.suptitle(f"{fam}: where the warps wait{f' ({gpu})' if gpu else ''}", fontsize=10)
+        sbplot.legend_outside(fig, [ax], ncol=6, fontsize=7)
+        out = os.path.join(outdir, f"{fam}_stalls.png")
+        BARS[os.path.abspath(out)] = {"labels": labels, "segments": len(ax.patches)}
+        written.append(sbplot.save(fig, out))
+    return written
+
+
+# ---- README lines ----
+
+def dominant(row, n=1):
+    shares = sorted(((row.get(f"share_{r}") or 0.0, r) for r in REASONS if r != "selected"),
+                    reverse=True)
+    return shares[:n]
+
+
+def reason_words(reason):
+    return {"barrier": "at barriers", "membar": "at memory barriers",
+            "long_scoreboard": "on global/L2 data (long scoreboard)",
+            "short_scoreboard": "on shared memory (short scoreboard)",
+            "wait": "on fixed waits", "sleeping": "sleeping",
+            "branch_resolving": "resolving branches",
+            "math_pipe_throttle": "on a busy math pipe",
+            "mio_throttle": "on the MIO queue", "lg_throttle": "on the LSU queue",
+            "gmma": "on wgmma", "not_selected": "eligible, not selected"}.get(reason, f"on {reason}")
+
+
+def readme_lines(stalls_rows, latest_rows=None):
+    """One line per workload of answers.WORKLOADS with rows in stalls.csv:
+    'why (`scan`): `warp_shuffle`: 31% of warp cycles at barriers;
+    `two_barrier`: 14% ...' for the README's chosen variant and the
+    baseline (only the baseline when they are the same)."""
+    import answers
+    lines = []
+    for w in answers.WORKLOADS:
+        mine = {r["variant"]: r for r in stalls_rows if r["family"] == w.family}
+        if not mine:
+            continue
+        chosen = None
+        if latest_rows:
+            chosen = answers.choose(latest_rows, w).best
+        names = [v for v in dict.fromkeys([chosen, w.base()]) if v in mine]
+        if not names:
+            continue
+        parts = []
+        for v in names:
+            share, reason = dominant(mine[v])[0]
+            parts.append(f"`{v}`: {share:.0%} of warp cycles {reason_words(reason)}")
+        lines.append(f"why (`{w.family}`): " + "; ".join(parts))
+    return lines
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--binary", default=os.path.join(ROOT, "build", "syncbench"))
+    ap.add_argument("--ncu", default="ncu")
+    ap.add_argument("--device", type=int, default=0)
+    ap.add_argument("--outdir", help="default: results/<gpu-slug>")
+    ap.add_argument("--latest", help="the sweep CSV (default: OUTDIR/latest.csv)")
+    ap.add_argument("--filter", help="profile these points (regex over point names) instead of the default set")
+    ap.add_argument("--window", type=int, default=12, help="kernel launches profiled per point")
+    ap.add_argument("--budget", type=float, default=280.0,
+                    help="seconds after which no new point starts (default 280)")
+    ap.add_argument("--point-timeout", type=float, default=120.0)
+    ap.add_argument("--dry-run", action="store_true", help="print the ncu commands, run nothing")
+    ap.add_argument("--readme-lines", metavar="STALLS_CSV")
+    ap.add_argument("--plot", metavar="STALLS_CSV")
+    args = ap.parse_args(argv)
+    try:
+        if args.readme_lines or args.plot:
+            path = args.readme_lines or args.plot
+            if not os.path.exists(path):
+                print(f"explain.py: {path}: no such file")
+                return EXIT_USAGE
+            latest = load_latest(args.latest or os.path.join(os.path.dirname(path), "latest.csv"))
+            if args.readme_lines:
+                for line in readme_lines(read_stalls(path), latest):
+                    print(line)
+            else:
+                for p in plot(path, latest, args.outdir or os.path.join(os.path.dirname(path), "plots")):
+                    print(f"explain.py: wrote {p}")
+            return 0
+        return profile_all(args)
+    except Stop as e:
+        print(e.line)
+        return e.status
+    except KeyboardInterrupt:
+        print("explain.py: interrupted; rows already measured are in stalls.csv")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

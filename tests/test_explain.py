@@ -1,0 +1,206 @@
+"""scripts/explain.py without a GPU: ncu's CSV, the launch group, the
+weighting of several kernels, stalls.csv, the picture, the README lines,
+and its exit statuses with a missing ncu or a counter permission error
+(fake ncu and syncbench scripts under tmp_path)."""
+import os
+import stat
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import explain  # noqa: E402
+import sbplot  # noqa: E402
+
+FIX = os.path.join(ROOT, "tests", "fixtures", "explain")
+SCAN = os.path.join(FIX, "scan_two_barrier.csv")
+SPLITK = os.path.join(FIX, "gemm_splitk_two_kernels.csv")
+SCRIPT = os.path.join(ROOT, "scripts", "explain.py")
+NAMES = [
+    "scan/two_barrier/block_threads=256/iters=1/n=33554432",
+    "scan/warp_shuffle/block_threads=256/iters=1/n=33554432",
+    "gemm/splitk_parallel/stages=6/buffer_bytes=32768/n=512/consumer_warps=4/m=512/k=32768/tile=128x128x64/splits=auto",
+]
+
+
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def test_parse_skips_prof_lines_and_units_row():
+    launches = explain.parse_ncu_csv(read(SCAN))
+    assert [x["id"] for x in launches] == list(range(7))
+    assert launches[1][explain.DURATION] == 125500.0      # "125,500"
+    assert launches[1][explain.DRAM_TP] is None           # "n/a"
+    assert launches[0]["kernel"] == "sb_clock_kernel"
+
+
+def test_launch_group_is_the_last_warmup_without_harness_kernels():
+    group = explain.launch_group(explain.parse_ncu_csv(read(SCAN)))
+    assert [k["id"] for k in group] == [3]  # clock, validation (bounded), warm-up 1, warm-up 2
+    group = explain.launch_group(explain.parse_ncu_csv(read(SPLITK)))
+    assert [k["id"] for k in group] == [4, 5]
+    assert "reduce" in group[1]["kernel"]
+
+
+def test_no_period_no_group():
+    launches = [{"id": i, "kernel": k} for i, k in enumerate("abc")]
+    assert explain.launch_group(launches) is None
+
+
+def test_two_kernels_weighted_by_duration():
+    group = explain.launch_group(explain.parse_ncu_csv(read(SPLITK)))
+    row = explain.combine(group, "gemm")
+    # main: 0.9 of the time, gmma 2 / long_scoreboard 1 / selected 1 (of 4);
+    # reduce: 0.1, long_scoreboard 8 / membar 1 / selected 1 (of 10)
+    assert row["share_gmma"] == pytest.approx(0.9 * 0.5)
+    assert row["share_long_scoreboard"] == pytest.approx(0.9 * 0.25 + 0.1 * 0.8)
+    assert row["share_membar"] == pytest.approx(0.1 * 0.1)
+    assert sum(row[f"share_{r}"] for r in explain.REASONS) == pytest.approx(1.0)
+    assert row["kernels"] == 2
+    assert row["duration_us"] == pytest.approx(1000.0)
+    assert row["tensor_pipe_pct"] == pytest.approx(0.9 * 88.1)
+    assert row["dram_throughput_pct"] == pytest.approx(0.9 * 12.3 + 0.1 * 70.0)
+
+
+def stalls_rows():
+    rows = []
+    for name, fix in ((NAMES[0], SCAN), (NAMES[1], SCAN), (NAMES[2], SPLITK)):
+        p = explain.parse_name(name)
+        row = {c: p.get(c, "") for c in explain.key_columns()}
+        row.update(explain.combine(explain.launch_group(explain.parse_ncu_csv(read(fix))),
+                                   p["family"]), ncu_version="2025.3.0.0", gpu_name="NVIDIA H100 80GB HBM3")
+        rows.append(row)
+    rows[1]["share_barrier"], rows[1]["share_selected"] = 0.1, rows[1]["share_selected"] + (
+        rows[1]["share_barrier"] - 0.1)
+    return rows
+
+
+def test_csv_one_schema_shares_in_unit_interval(tmp_path):
+    path = str(tmp_path / "stalls.csv")
+    explain.write_csv(path, stalls_rows())
+    lines = read(path).splitlines()
+    assert lines[0].split(",") == explain.columns() and not lines[0].startswith("#")
+    rows = explain.read_stalls(path)
+    assert len(rows) == 3
+    for r in rows:
+        shares = [r[f"share_{x}"] for x in explain.REASONS]
+        assert all(0.0 <= s <= 1.0 for s in shares)
+        assert sum(shares) == pytest.approx(1.0, abs=1e-4)
+    assert rows[0]["tensor_pipe_pct"] is None and rows[2]["tensor_pipe_pct"] is not None
+    assert rows[2]["m"] == 512 and rows[2]["splits"] == "auto"
+
+
+def test_plot_one_bar_per_variant(tmp_path):
+    path = str(tmp_path / "stalls.csv")
+    explain.write_csv(path, stalls_rows())
+    written = explain.plot(path, None, str(tmp_path / "plots"))
+    names = sorted(os.path.basename(p) for p in written)
+    assert names == ["gemm_stalls.png", "scan_stalls.png"]
+    scan = sbplot.drawn(str(tmp_path / "plots" / "scan_stalls.png"))
+    bars = explain.BARS[str(tmp_path / "plots" / "scan_stalls.png")]
+    assert bars["labels"] == ["two_barrier", "warp_shuffle"]
+    assert bars["segments"] % 2 == 0 and bars["segments"] >= 2 * 3  # one stack per variant
+    assert "barrier" in scan["legend"] and "selected" in scan["legend"]
+
+
+def test_readme_lines_name_the_dominant_stall(tmp_path):
+    path = str(tmp_path / "stalls.csv")
+    explain.write_csv(path, stalls_rows())
+    lines = explain.readme_lines(explain.read_stalls(path))
+    assert lines == ["why (`scan`): `two_barrier`: 60% of warp cycles at barriers"]
+
+
+def test_readme_lines_absent_without_stalls_csv(tmp_path):
+    import answers
+    assert answers.why_lines([answers.Run(str(tmp_path / "latest.csv"), [], "H100", "c", "t")]) == []
+    r = subprocess.run([sys.executable, SCRIPT, "--readme-lines", str(tmp_path / "stalls.csv")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and r.stdout.count("\n") == 1
+
+
+def fake_bin(tmp_path, ncu=True, perm_at=None):
+    """A PATH with a fake syncbench (and a fake ncu, unless ncu=False)."""
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    names = "\\n".join(NAMES)
+    (bindir / "syncbench").write_text(
+        f"#!{sys.executable}\nimport sys\n"
+        f"if '--benchmark_list_tests' in sys.argv: print('{names}')\n"
+        "elif '--print-gpu-slug' in sys.argv: print('h100-80gb-hbm3')\n"
+        "elif '--version' in sys.argv: print('syncbench 0.6.0\\ncommit abc123\\ncuda runtime 13.0')\n")
+    if ncu:
+        (bindir / "ncu").write_text(
+            f"#!{sys.executable}\nimport os, sys\n"
+            "count = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'calls')\n"
+            "if '--version' in sys.argv: print('NVIDIA (R) Nsight Compute Command Line Profiler\\n"
+            "Version 2025.3.0.0 (build 1)'); sys.exit(0)\n"
+            f"if '--import' in sys.argv: sys.stdout.write(open({SCAN!r}).read()); sys.exit(0)\n"
+            "n = int(open(count).read()) if os.path.exists(count) else 0\n"
+            "open(count, 'w').write(str(n + 1))\n"
+            f"if {perm_at!r} is not None and n >= {perm_at!r}:\n"
+            "    print('==ERROR== ERR_NVGPUCTRPERM - The user does not have permission'); sys.exit(1)\n")
+    for f in bindir.iterdir():
+        f.chmod(f.stat().st_mode | stat.S_IEXEC)
+    return bindir
+
+
+def run_script(tmp_path, bindir, *extra):
+    env = dict(os.environ, PATH=str(bindir))
+    return subprocess.run([sys.executable, SCRIPT, "--binary", str(bindir / "syncbench"),
+                           "--outdir", str(tmp_path / "out"), "--filter", "^scan/", *extra],
+                          capture_output=True, text=True, env=env)
+
+
+def test_ncu_missing_one_line_exit_3(tmp_path):
+    r = run_script(tmp_path, fake_bin(tmp_path, ncu=False))
+    assert r.returncode == explain.EXIT_NO_NCU
+    assert r.stdout.strip().count("\n") == 0 and "ncu not found" in r.stdout
+    assert not (tmp_path / "out").exists()
+
+
+def test_counter_permission_exit_4_rows_kept(tmp_path):
+    r = run_script(tmp_path, fake_bin(tmp_path, perm_at=1))
+    assert r.returncode == explain.EXIT_PERM, r.stdout + r.stderr
+    assert sum(explain.PERM_ERROR in ln for ln in r.stdout.splitlines()) == 1
+    rows = explain.read_stalls(str(tmp_path / "out" / "stalls.csv"))
+    assert [x["variant"] for x in rows] == ["two_barrier"]
+    assert rows[0]["commit"] == "abc123" and rows[0]["ncu_version"] == "2025.3.0.0"
+
+
+def test_profiles_and_plots_with_fake_ncu(tmp_path):
+    r = run_script(tmp_path, fake_bin(tmp_path))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert len(explain.read_stalls(str(tmp_path / "out" / "stalls.csv"))) == 2
+    assert (tmp_path / "out" / "plots" / "scan_stalls.png").exists()
+
+
+def test_dry_run_prints_commands_application_replay_for_stateful(tmp_path):
+    bindir = fake_bin(tmp_path, ncu=False)
+    env = dict(os.environ, PATH=str(bindir))
+    r = subprocess.run([sys.executable, SCRIPT, "--binary", str(bindir / "syncbench"),
+                        "--outdir", str(tmp_path / "out"), "--filter", ".", "--dry-run"],
+                       capture_output=True, text=True, env=env)
+    assert r.returncode == 0, r.stderr
+    cmds = [ln for ln in r.stdout.splitlines() if ln.startswith("ncu ")]
+    assert len(cmds) == 3
+    assert "--replay-mode kernel" in cmds[0] and "--replay-mode application" in cmds[2]
+    for c in cmds:
+        assert "--no-fork" in c and "--unpaired" in c and "--warmup 2" in c
+    assert not (tmp_path / "out").exists()
+
+
+def test_default_set_from_the_list():
+    names = [*NAMES, "scan/two_barrier/block_threads=32/iters=1/n=33554432",
+             "scan/two_barrier/block_threads=256/iters=1/n=1048576",
+             "barrier/syncthreads/block_threads=256/iters=8192/participants=all/contention=one_block_per_sm",
+             "barrier/syncthreads/block_threads=256/iters=8192/participants=all/contention=full_occupancy",
+             "gemm/cublas/stages=4/buffer_bytes=32768/n=4096/consumer_warps=4/m=4096/k=4096/tile=128x128x64"]
+    got = [p["name"] for p in explain.default_set(names)]
+    assert got[0].startswith("barrier/syncthreads/") and got[0].endswith("one_block_per_sm")
+    assert NAMES[0] in got and NAMES[1] in got and NAMES[2] in got
+    assert "scan/two_barrier/block_threads=32/iters=1/n=33554432" not in got
+    assert any(n.startswith("gemm/cublas/") for n in got)
