@@ -325,10 +325,12 @@ def default_set(names, latest_rows=None):
 
 # ---- running ----
 
-def syncbench_args(binary, point, device):
+def syncbench_args(binary, point, device, out_csv):
+    """The profiled run: the point alone, in-process. out_csv: its row (a
+    file: syncbench refuses to write its CSV to a device such as /dev/null)."""
     return [binary, "--no-fork", "--unpaired", "--no-reference", "--device", str(device),
             "--warmup", str(WARMUP), "--min-time", "0.001", "--seed", "1",
-            "--filter", "^" + re.escape(point["name"]) + "$", "--out", os.devnull]
+            "--filter", "^" + re.escape(point["name"]) + "$", "--out", out_csv]
 
 
 # Families and variant traits whose kernels keep state across launches
@@ -357,7 +359,7 @@ def ncu_profile_args(ncu, report, point, hopper, window, device, binary, drop=()
             "--cache-control", "all", "--clock-control", "base",
             "--launch-skip", "0", "--launch-count", str(window),
             "--metrics", ",".join(mets), "-f", "-o", report,
-            *syncbench_args(binary, point, device)]
+            *syncbench_args(binary, point, device, report + ".row.csv")]
 
 
 def ncu_import_args(ncu, report):
