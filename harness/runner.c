@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../kernels/clock.h"
 #include "gbench_shim.h"
 #include "paired.h"
 #include "random.h"
@@ -16,8 +17,6 @@
 #include "watchdog.h"
 
 volatile sig_atomic_t sb_stop_requested = 0;
-
-extern cudaError_t sb_measure_sm_clock(cudaStream_t stream, double *mhz);
 
 /* Device and pinned host buffers, grown to the largest point seen. */
 typedef struct buffers {

@@ -5,8 +5,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-extern cudaError_t sb_clock_witness(cudaStream_t stream, unsigned long long spin_ns,
-                                    double *mapped_mhz);
+#include "../kernels/clock.h"
 
 static double mono_s(void) {
   struct timespec ts;

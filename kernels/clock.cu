@@ -3,6 +3,8 @@
 // point's samples, it tells whether they ran at full clock.
 #include <cuda_runtime.h>
 
+#include "clock.h"
+
 __device__ __forceinline__ unsigned long long sb_globaltimer_ns(void) {
   unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
