@@ -3,7 +3,7 @@
 statistics for chosen sweep points (issue 38; reference: docs/explain.md).
 
     python3 scripts/explain.py [--binary build/syncbench] [--device 0]
-        [--outdir results/<gpu-slug>] [--filter REGEX] [--dry-run]
+        [--outdir results/<gpu-slug>] [--filter REGEX [--any-point]] [--dry-run]
         [--budget 280] [--latest CSV] [--window 12]
     python3 scripts/explain.py --readme-lines STALLS_CSV [--latest CSV]
     python3 scripts/explain.py --plot STALLS_CSV [--latest CSV] [--outdir DIR]
@@ -462,10 +462,15 @@ def load_latest(path):
 
 
 def choose_points(args, names, latest_rows):
+    """The default explain set, or with --any-point every sweep point;
+    --filter narrows either (a second run for the points a budget skipped
+    takes the same set, narrowed)."""
+    points = ([parse_name(n) for n in names] if args.any_point
+              else default_set(names, latest_rows))
     if args.filter:
         rx = re.compile(args.filter)
-        return [parse_name(n) for n in names if rx.search(n)]
-    return default_set(names, latest_rows)
+        points = [p for p in points if rx.search(p["name"])]
+    return points
 
 
 def profile_all(args):
@@ -645,7 +650,11 @@ def main(argv=None):
     ap.add_argument("--device", type=int, default=0)
     ap.add_argument("--outdir", help="default: results/<gpu-slug>")
     ap.add_argument("--latest", help="the sweep CSV (default: OUTDIR/latest.csv)")
-    ap.add_argument("--filter", help="profile these points (regex over point names) instead of the default set")
+    ap.add_argument("--filter", help="profile only the points of the set whose name this regex "
+                                     "matches")
+    ap.add_argument("--any-point", action="store_true",
+                    help="choose from every point of the sweep, not the default explain set "
+                         "(with --filter)")
     ap.add_argument("--window", type=int, default=12, help="kernel launches profiled per point")
     ap.add_argument("--budget", type=float, default=280.0,
                     help="seconds after which no new point starts (default 280)")

@@ -204,3 +204,30 @@ def test_default_set_from_the_list():
     assert NAMES[0] in got and NAMES[1] in got and NAMES[2] in got
     assert "scan/two_barrier/block_threads=32/iters=1/n=33554432" not in got
     assert any(n.startswith("gemm/cublas/") for n in got)
+
+
+REAL = {name: os.path.join(FIX, f"real_{name}.csv")
+        for name in ("barrier_syncthreads", "barrier_smem_latency", "scan_two_barrier",
+                     "devscan_cub")}
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_real_recordings_parse_to_one_launch_whose_shares_sum_to_one(name):
+    group = explain.launch_group(explain.parse_ncu_csv(read(REAL[name])))
+    assert group, name
+    assert all(k["kernel"] != "sb_clock_kernel" for k in group)
+    row = explain.combine(group, name.split("_")[0])
+    shares = {k: v for k, v in row.items() if k.startswith("share_") and v is not None}
+    assert all(0 <= v <= 1 for v in shares.values())
+    assert sum(shares.values()) == pytest.approx(1.0, abs=1e-6)
+
+
+@pytest.mark.parametrize("name,reason", [("barrier_syncthreads", "share_barrier"),
+                                         ("barrier_smem_latency", "share_short_scoreboard")])
+def test_the_calibration_rows_land_where_their_construction_says(name, reason):
+    """A __syncthreads loop waits at the barrier; a shared-memory pointer
+    chase waits on the short scoreboard (the H100 recording)."""
+    row = explain.combine(explain.launch_group(explain.parse_ncu_csv(read(REAL[name]))),
+                          "barrier")
+    shares = {k: v for k, v in row.items() if k.startswith("share_") and v is not None}
+    assert max(shares, key=shares.get) == reason and shares[reason] > 0.5
