@@ -1,5 +1,6 @@
 #include <math.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "csv_schema.h"
@@ -17,6 +18,17 @@ int sb_csv_num_columns(void) {
   return (int)(sizeof column_names / sizeof column_names[0]);
 }
 const char *sb_csv_column_name(int i) { return column_names[i]; }
+
+static double sweep_start_s = NAN;
+
+void sb_csv_set_sweep_start(double monotonic_s) { sweep_start_s = monotonic_s; }
+
+double sb_csv_elapsed_s(void) {
+  if (isnan(sweep_start_s)) return NAN;
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - sweep_start_s;
+}
 
 void sb_row_init(sb_row *row, const sb_provenance *prov) {
   memset(row, 0, sizeof *row);

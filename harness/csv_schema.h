@@ -41,8 +41,11 @@
  *    points alike; empty for variants without a splits axis and for rows
  *    that never launched).
  *    And the axis cluster_shape (gemm/ws_tma_wgmma_multicast: 2x1 or 1x2,
- *    empty elsewhere), after splits. */
-#define SB_CSV_SCHEMA_VERSION 7
+ *    empty elsewhere), after splits.
+ * 8: elapsed_s, last: seconds from the sweep's start (this process's, with
+ *    --resume) to the row's writing, so the largest cell of a run is its
+ *    wall time, checkable from the committed CSV (a sweep's budget). */
+#define SB_CSV_SCHEMA_VERSION 8
 
 typedef enum sb_status {
   SB_OK = 0,       /* validated and timed */
@@ -174,7 +177,14 @@ void sb_row_init(sb_row *row, const sb_provenance *prov);
   X("cuda", STR, r->prov->cuda)                             \
   X("commit", STR, r->prov->commit)                         \
   X("run_utc", STR, r->prov->run_utc)                       \
-  X("seed", INT, (long long)(r->seed & 0x7fffffffffffffffULL))
+  X("seed", INT, (long long)(r->seed & 0x7fffffffffffffffULL)) \
+  X("elapsed_s", F2, sb_csv_elapsed_s())
+
+/* The sweep's start (CLOCK_MONOTONIC seconds), set once before any row is
+ * written (worker processes inherit it); until then elapsed_s is empty. */
+void sb_csv_set_sweep_start(double monotonic_s);
+/* Seconds since that start, now; NaN before it is set. */
+double sb_csv_elapsed_s(void);
 
 /* Writes the header line. */
 void sb_csv_write_header(FILE *f);

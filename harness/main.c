@@ -300,6 +300,7 @@ static int run_sweep(const sb_cli *cli, sb_point *points, long count, sb_resume 
   sb_share_run_provenance(devs, ndev, seed);
   struct timespec t_start, t_end;
   clock_gettime(CLOCK_MONOTONIC, &t_start);
+  sb_csv_set_sweep_start((double)t_start.tv_sec + 1e-9 * (double)t_start.tv_nsec);
   sb_supervisor_options so = {
       .points = points,
       .count = count,

@@ -25,8 +25,10 @@ import sbdeps  # noqa: F401  (a missing package: one line and exit 2, not a trac
 # table says (sbcompare.ratio_reading); schema 7 lets the splits axis read
 # "auto" (the launcher picked the count: a point of its own, beside the
 # explicit counts) and adds splits_used, the count the kernel ran with; and the axis
-# cluster_shape (gemm/ws_tma_wgmma_multicast).
-SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7}
+# cluster_shape (gemm/ws_tma_wgmma_multicast); schema 8 adds elapsed_s
+# (seconds from the sweep's start to the row: a run's wall time is its
+# largest cell, sweep_wall_s()).
+SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7, 8}
 
 
 
@@ -52,7 +54,7 @@ FLOAT_COLUMNS = {"median_us", "min_us", "max_us", "q1_us", "q3_us", "cv_pct",
                  "gbps", "pct_of_copy", "sm_clock_mhz", "gflops",
                  "cycles_per_op", "ns_per_op", "pct_of_cublas",
                  "pct_of_cub", "sm_clock_after_mhz", "power_w", "ceiling_us",
-                 "epilogue_pct"}
+                 "epilogue_pct", "elapsed_s"}
 STATUSES = {"ok", "skipped", "unsupported", "wrong", "error", "deadlock"}
 HEADER_SNAPSHOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                "results", "csv_header.csv")
@@ -185,3 +187,10 @@ if __name__ == "__main__":
     print("usage: import sbcsv (scripts/sbcsv.py is a module of every script that reads a CSV, not a command)\n")
     print(__doc__.strip())
     sys.exit(0)
+
+
+def sweep_wall_s(rows):
+    """A run's wall time in seconds: its largest elapsed_s (schema 8 on),
+    or None for a run that does not record it."""
+    cells = [r["elapsed_s"] for r in rows if r.get("elapsed_s") is not None]
+    return max(cells) if cells else None

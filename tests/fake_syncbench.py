@@ -36,7 +36,7 @@ Parts (`@part 1/2 NAME`, `@part 2/2 NAME`, syncbench --serve): part 1
 answers `partial - NAME` (or the point's final status when it fails: then
 its row is written, and its part 2 answers that status again without a
 row); part 2 writes the one row of the point. Traced as `part1`, `part2`.
-The CSV rows are schema 7, with the header of results/csv_header.csv; the
+The CSV rows are schema 8, with the header of results/csv_header.csv; the
 times are a function of the point name, times the slowdown, with a noise
 of +-0.2% drawn from (seed, side, name).
 """
@@ -118,7 +118,7 @@ def parse(argv):
 def row_for(name, status, median, seed, uuid, commit, header, fastest=None):
     parts = name.split("/")
     row = dict.fromkeys(header, "")
-    row.update(schema_version=7, family=parts[0], variant=parts[1], status=status,
+    row.update(schema_version=8, family=parts[0], variant=parts[1], status=status,
                gpu_name="NVIDIA H100 80GB HBM3", gpu_uuid=uuid, cc="9.0", sm_count=132,
                driver="580.00", cuda="13.0", commit=commit,
                run_utc=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), seed=seed,

@@ -1,5 +1,6 @@
 #include <math.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "../harness/csv_schema.h"
 #include "check.h"
@@ -74,7 +75,7 @@ SB_TEST(csv_row_round_trips_with_quoting_and_empty_cells) {
   CHECK_STR(fields[column("min_us")], "");          /* NaN: empty */
   CHECK_STR(fields[column("samples")], "");         /* -1: empty */
   CHECK_STR(fields[column("gpu_name")], "NVIDIA Test, \"GPU\"");
-  CHECK_STR(fields[column("schema_version")], "7");
+  CHECK_STR(fields[column("schema_version")], "8");
   CHECK_STR(fields[column("epilogue_pct")], "");    /* not a gemm row: empty */
   CHECK_STR(fields[column("ceiling_us")], "");      /* no paired ceiling: empty */
   CHECK_STR(fields[column("power_w")], "");         /* no NVML: empty */
@@ -84,6 +85,30 @@ SB_TEST(csv_row_round_trips_with_quoting_and_empty_cells) {
   CHECK_STR(fields[column("regs_per_thread")], ""); /* -1: empty */
   CHECK_STR(fields[column("splits")], "");          /* no splits axis */
   CHECK_STR(fields[column("splits_used")], "");
+}
+
+/* Schema 8: elapsed_s is empty until the sweep's start is set, then the
+ * seconds since it (a run's wall time is its largest cell). */
+SB_TEST(csv_elapsed_s_counts_from_the_sweep_start) {
+  sb_provenance prov = test_prov();
+  sb_row row;
+  sb_row_init(&row, &prov);
+  row.family = "scan";
+  row.variant = "pingpong";
+  char buf[4096], *fields[128];
+  int n = write_and_split(&row, buf, sizeof buf, fields, 128);
+  CHECK_EQ_INT(n, sb_csv_num_columns());
+  if (n != sb_csv_num_columns()) return;
+  CHECK_STR(fields[column("elapsed_s")], "");
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  sb_csv_set_sweep_start((double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - 5.0);
+  n = write_and_split(&row, buf, sizeof buf, fields, 128);
+  CHECK_EQ_INT(n, sb_csv_num_columns());
+  if (n != sb_csv_num_columns()) return;
+  const double elapsed = atof(fields[column("elapsed_s")]);
+  CHECK(elapsed >= 5.0 && elapsed < 60.0);
+  sb_csv_set_sweep_start(NAN); /* other tests write rows without a sweep */
 }
 
 /* Schema 7: a splits=auto point's splits cell reads "auto" and

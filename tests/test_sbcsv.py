@@ -197,3 +197,22 @@ def test_schema_6_split_rows_still_read(tmp_path):
     rows = sbcsv.read(write(tmp_path, _gemm_split_rows(header, 6, [("2", ""), ("8", "")])))
     assert [r["splits"] for r in rows] == [2, 8]
     assert all(r.get("splits_used") is None for r in rows)
+
+
+def test_sweep_wall_s_is_the_largest_elapsed_cell(tmp_path):
+    """Schema 8: a run's wall time is its largest elapsed_s; a run without
+    the column (schema 7) has none."""
+    with open(sbcsv.HEADER_SNAPSHOT) as f:
+        header = f.readline().strip().split(",")
+    assert header[-1] == "elapsed_s"
+    rows = []
+    for i, elapsed in enumerate(("1.50", "301.25", "12.00")):
+        cells = dict.fromkeys(header, "")
+        cells.update(schema_version="8", family="scan", variant="pingpong", block_threads=str(32 << i),
+                     status="skipped", detail="x", gpu_name="NVIDIA H100 80GB HBM3", elapsed_s=elapsed)
+        rows.append(",".join(cells[c] for c in header))
+    path = tmp_path / "run.csv"
+    path.write_text(",".join(header) + "\n" + "\n".join(rows) + "\n")
+    assert sbcsv.sweep_wall_s(sbcsv.read(str(path))) == pytest.approx(301.25)
+    old = os.path.join(os.path.dirname(sbcsv.HEADER_SNAPSHOT), "h100-80gb-hbm3", "latest.csv")
+    assert sbcsv.sweep_wall_s(sbcsv.read(old)) is None
