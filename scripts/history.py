@@ -44,7 +44,9 @@ import sbvariants  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Committed CSVs that are not runs of the default build.
-NOT_HISTORY = ("sm80-*",)
+# Files beside the runs that are not sweeps: the compute_80 build's run,
+# and make explain's stall profiles (results/<gpu>/stalls.csv).
+NOT_HISTORY = ("sm80-*", "stalls.csv")
 HISTORY_DIR = "history"  # results/<gpu>/history/: earlier committed runs
 
 
