@@ -620,9 +620,9 @@ def reason_words(reason):
 
 def readme_lines(stalls_rows, latest_rows=None):
     """One line per workload of answers.WORKLOADS with rows in stalls.csv:
-    'why (`scan`): `warp_shuffle`: 31% of warp cycles at barriers;
-    `two_barrier`: 14% ...' for the README's chosen variant and the
-    baseline (only the baseline when they are the same)."""
+    'why (`scan`): `warp_shuffle` 32% of warp cycles at barriers,
+    `two_barrier` 50% ...' for the README's chosen variant and the
+    baseline (why_text; only the baseline when they are the same)."""
     import answers
     lines = []
     for w in answers.WORKLOADS:
@@ -635,12 +635,31 @@ def readme_lines(stalls_rows, latest_rows=None):
         names = [v for v in dict.fromkeys([chosen, w.base()]) if v in mine]
         if not names:
             continue
-        parts = []
-        for v in names:
-            share, reason = dominant(mine[v])[0]
-            parts.append(f"`{v}`: {share:.0%} of warp cycles {reason_words(reason)}")
-        lines.append(f"why (`{w.family}`): " + "; ".join(parts))
+        lines.append(f"why (`{w.family}`): " + why_text([(v, mine[v]) for v in names]))
     return lines
+
+
+def why_text(pairs):
+    """One variant: its largest stall. Two (the chosen one, the baseline):
+    the stall whose share differs most between them, both shares, then
+    where each waits most."""
+    if len(pairs) == 1:
+        (v, row), = pairs
+        share, reason = dominant(row)[0]
+        return f"`{v}`: {share:.0%} of warp cycles {reason_words(reason)}"
+    (a, ra), (b, rb) = pairs
+    share = lambda row, r: row.get(f"share_{r}") or 0.0  # noqa: E731
+    differs = max((r for r in REASONS if r != "selected"),
+                  key=lambda r: abs(share(ra, r) - share(rb, r)))
+    text = (f"`{a}` {share(ra, differs):.0%} of warp cycles {reason_words(differs)}, "
+            f"`{b}` {share(rb, differs):.0%}")
+    (sa, da), (sb, db) = dominant(ra)[0], dominant(rb)[0]
+    if da == db == differs:
+        return text + ", where both wait most"
+    if da == db:
+        return text + f"; both wait most {reason_words(da)} ({sa:.0%}, {sb:.0%})"
+    return (text + f"; most: `{a}` {reason_words(da)} ({sa:.0%}), "
+            f"`{b}` {reason_words(db)} ({sb:.0%})")
 
 
 def main(argv=None):

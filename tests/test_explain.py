@@ -231,3 +231,13 @@ def test_the_calibration_rows_land_where_their_construction_says(name, reason):
                           "barrier")
     shares = {k: v for k, v in row.items() if k.startswith("share_") and v is not None}
     assert max(shares, key=shares.get) == reason and shares[reason] > 0.5
+
+
+def test_why_text_names_the_stall_that_differs_most():
+    a = {f"share_{r}": 0.0 for r in explain.REASONS}
+    b = dict(a)
+    a.update(share_barrier=0.10, share_mio_throttle=0.55, share_selected=0.35)
+    b.update(share_barrier=0.40, share_mio_throttle=0.45, share_selected=0.15)
+    text = explain.why_text([("pingpong", a), ("two_barrier", b)])
+    assert text == ("`pingpong` 10% of warp cycles at barriers, `two_barrier` 40%; "
+                    "both wait most on the MIO queue (55%, 45%)")
