@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import sbcompare  # noqa: E402  (fmt_axis: 1M, 16M as the CLI writes them)
 import sbcsv  # noqa: E402
+import sbstalls  # noqa: E402
 import sbvariants  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -725,18 +726,37 @@ def sm80_note(runs):
             "(#the-a100-code-path-run-without-an-a100).", ""]
 
 
+def readme_lines(stalls_rows, latest_rows=None):
+    """One line per workload of WORKLOADS with rows in stalls.csv:
+    'why (`scan`): `warp_shuffle` 32% of warp cycles at barriers,
+    `two_barrier` 50% ...' for the README's chosen variant and the
+    baseline (why_text; only the baseline when they are the same)."""
+    lines = []
+    for w in WORKLOADS:
+        mine = {r["variant"]: r for r in stalls_rows if r["family"] == w.family}
+        if not mine:
+            continue
+        chosen = None
+        if latest_rows:
+            chosen = choose(latest_rows, w).best
+        names = [v for v in dict.fromkeys([chosen, w.base()]) if v in mine]
+        if not names:
+            continue
+        lines.append(f"why (`{w.family}`): " + sbstalls.why_text([(v, mine[v]) for v in names]))
+    return lines
+
+
 def why_lines(runs):
     """Where the chosen variant's and the baseline's warps wait, per
     workload (scripts/explain.py), from results/<gpu>/stalls.csv beside
     each run's CSV; [] when no run has one."""
-    import explain
     out = []
     for run in runs:
         path = os.path.join(os.path.dirname(run.path if os.path.isabs(run.path)
                                             else os.path.join(ROOT, run.path)), "stalls.csv")
         if os.path.exists(path):
             out += [f"{run.label}: {line}" for line in
-                    explain.readme_lines(explain.read_stalls(path), run.rows)]
+                    readme_lines(sbstalls.read_stalls(path), run.rows)]
     return ["", "Where the warps wait (Nsight Compute warp states, "
             "[docs/explain.md](docs/explain.md)):", "", *(f"- {x}" for x in out)] if out else []
 

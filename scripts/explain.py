@@ -48,20 +48,15 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import answers  # noqa: E402  (the README's own selection rules; readme_lines)
 import sbcsv  # noqa: E402
+from sbstalls import (REASONS, number, read_stalls, why_text,  # noqa: E402,F401
+                      dominant, reason_words)
 import sbvariants  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 EXIT_FAILED, EXIT_USAGE, EXIT_NO_NCU, EXIT_PERM = 1, 2, 3, 4
 
-# Warp states, each a WarpStateStats metric
-# smsp__average_warps_issue_stalled_<reason>_per_issue_active.ratio (warps
-# in that state per issued instruction; `selected` is the issuing one).
-# gmma exists from sm_90 on only.
-REASONS = ["barrier", "membar", "long_scoreboard", "short_scoreboard", "mio_throttle",
-           "math_pipe_throttle", "wait", "sleeping", "branch_resolving", "not_selected",
-           "selected", "dispatch_stall", "drain", "lg_throttle", "tex_throttle",
-           "no_instruction", "misc", "imc_miss", "gmma"]
 HOPPER_ONLY = {"gmma"}
 STALL_METRIC = "smsp__average_warps_issue_stalled_{}_per_issue_active.ratio"
 DURATION = "gpu__time_duration.sum"
@@ -101,18 +96,6 @@ def metrics(family, hopper=True):
 
 
 # ---- ncu's CSV (--csv --page raw) ----
-
-def number(text):
-    """An ncu cell as a float: thousands separators dropped; None for
-    n/a, empty or text."""
-    t = (text or "").strip().replace(",", "")
-    if t.lower() in ("", "n/a", "nan", "-"):
-        return None
-    try:
-        return float(t)
-    except ValueError:
-        return None
-
 
 def parse_ncu_csv(text):
     """[{'id', 'kernel', metric: float|None, ...}] per profiled launch, in
@@ -205,23 +188,6 @@ def write_csv(path, rows):
     os.replace(tmp, path)
 
 
-def read_stalls(path):
-    """stalls.csv rows, numbers as floats, axis cells as the sweep CSV's types."""
-    rows = []
-    with open(path, newline="", encoding="utf-8") as f:
-        for rec in csv.DictReader(f):
-            row = {}
-            for c, v in rec.items():
-                if c.startswith("share_") or c.endswith("_pct") or c == "duration_us":
-                    row[c] = number(v)
-                elif v != "" and (c in sbcsv.INT_COLUMNS or c == "kernels") and re.fullmatch(r"-?\d+", v):
-                    row[c] = int(v)
-                else:
-                    row[c] = v if v != "" else None
-            rows.append(row)
-    return rows
-
-
 # ---- points ----
 
 def parse_name(name):
@@ -274,7 +240,6 @@ def default_set(names, latest_rows=None):
     baseline's point of largest n; devscan: the README's best tile shape
     there, from latest.csv), gemm at 4096^3 and the K-heavy shapes (the
     README's best configuration per variant when latest.csv has it)."""
-    import answers  # the README's own selection rules
     pts = [parse_name(n) for n in names if n.count("/") >= 1]
     by_fam = {}
     for p in pts:
@@ -599,67 +564,9 @@ def plot(stalls_csv, latest_rows, outdir):
     return written
 
 
-# ---- README lines ----
+# ---- README lines: answers.readme_lines, on sbstalls ----
 
-def dominant(row, n=1):
-    shares = sorted(((row.get(f"share_{r}") or 0.0, r) for r in REASONS if r != "selected"),
-                    reverse=True)
-    return shares[:n]
-
-
-def reason_words(reason):
-    return {"barrier": "at barriers", "membar": "at memory barriers",
-            "long_scoreboard": "on global/L2 data (long scoreboard)",
-            "short_scoreboard": "on shared memory (short scoreboard)",
-            "wait": "on fixed waits", "sleeping": "sleeping",
-            "branch_resolving": "resolving branches",
-            "math_pipe_throttle": "on a busy math pipe",
-            "mio_throttle": "on the MIO queue", "lg_throttle": "on the LSU queue",
-            "gmma": "on wgmma", "not_selected": "eligible, not selected"}.get(reason, f"on {reason}")
-
-
-def readme_lines(stalls_rows, latest_rows=None):
-    """One line per workload of answers.WORKLOADS with rows in stalls.csv:
-    'why (`scan`): `warp_shuffle` 32% of warp cycles at barriers,
-    `two_barrier` 50% ...' for the README's chosen variant and the
-    baseline (why_text; only the baseline when they are the same)."""
-    import answers
-    lines = []
-    for w in answers.WORKLOADS:
-        mine = {r["variant"]: r for r in stalls_rows if r["family"] == w.family}
-        if not mine:
-            continue
-        chosen = None
-        if latest_rows:
-            chosen = answers.choose(latest_rows, w).best
-        names = [v for v in dict.fromkeys([chosen, w.base()]) if v in mine]
-        if not names:
-            continue
-        lines.append(f"why (`{w.family}`): " + why_text([(v, mine[v]) for v in names]))
-    return lines
-
-
-def why_text(pairs):
-    """One variant: its largest stall. Two (the chosen one, the baseline):
-    the stall whose share differs most between them, both shares, then
-    where each waits most."""
-    if len(pairs) == 1:
-        (v, row), = pairs
-        share, reason = dominant(row)[0]
-        return f"`{v}`: {share:.0%} of warp cycles {reason_words(reason)}"
-    (a, ra), (b, rb) = pairs
-    share = lambda row, r: row.get(f"share_{r}") or 0.0  # noqa: E731
-    differs = max((r for r in REASONS if r != "selected"),
-                  key=lambda r: abs(share(ra, r) - share(rb, r)))
-    text = (f"`{a}` {share(ra, differs):.0%} of warp cycles {reason_words(differs)}, "
-            f"`{b}` {share(rb, differs):.0%}")
-    (sa, da), (sb, db) = dominant(ra)[0], dominant(rb)[0]
-    if da == db == differs:
-        return text + ", where both wait most"
-    if da == db:
-        return text + f"; both wait most {reason_words(da)} ({sa:.0%}, {sb:.0%})"
-    return (text + f"; most: `{a}` {reason_words(da)} ({sa:.0%}), "
-            f"`{b}` {reason_words(db)} ({sb:.0%})")
+readme_lines = answers.readme_lines
 
 
 def main(argv=None):
