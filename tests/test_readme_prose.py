@@ -46,3 +46,17 @@ def test_the_generated_blocks_are_left_out_and_only_they():
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         readme = f.read()
     assert "62fd08f" in readme and "<!-- answers:begin -->" not in prose(readme)
+
+
+def test_every_docs_page_but_history_is_reference_sized():
+    """docs/ pages are reference, each at most 500 lines; how a finding was
+    reached goes to docs/history.md (issue 37)."""
+    docs = os.path.join(ROOT, "docs")
+    long = {}
+    for name in sorted(os.listdir(docs)):
+        if name.endswith(".md") and name != "history.md":
+            with open(os.path.join(docs, name), encoding="utf-8") as f:
+                n = sum(1 for _ in f)
+            if n > 500:
+                long[name] = n
+    assert long == {}
