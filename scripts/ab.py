@@ -88,8 +88,9 @@ import sys
 import tempfile
 import time
 
-import sbcompare
-import sbcsv
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))  # the library
+import sbcompare  # noqa: E402
+import sbcsv  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXIT_OK, EXIT_FAIL, EXIT_USAGE, EXIT_NO_GPU, EXIT_LISTS, EXIT_BUILD = 0, 1, 2, 3, 4, 5

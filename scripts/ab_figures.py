@@ -24,6 +24,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(1, os.path.join(HERE, "lib"))  # the library: sbcsv, sbcompare, ...
 import sbdeps  # noqa: E402,F401  (a missing package: one line, exit 2)
 import sbcompare  # noqa: E402
 import sbcsv  # noqa: E402

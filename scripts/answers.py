@@ -38,6 +38,7 @@ import sys
 from dataclasses import dataclass, field
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))  # the library: sbcsv, sbcompare, ...
 import sbcompare  # noqa: E402  (fmt_axis: 1M, 16M as the CLI writes them)
 import sbcsv  # noqa: E402
 import sbstalls  # noqa: E402

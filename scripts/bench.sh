@@ -44,8 +44,9 @@ fi
 # syncbench's kernels (older than the build's architectures).
 if [ "$rc" -eq 0 ] && [ -s "$csv" ]; then
   "$py" - "$scripts" "$csv" <<'EOF'
-import sys
-sys.path.insert(0, sys.argv.pop(1))
+import os, sys
+scripts = sys.argv.pop(1)
+sys.path[:0] = [scripts, os.path.join(scripts, "lib")]
 import sbcsv, sbvariants
 rows = [r for r in sbcsv.read(sys.argv[1]) if not sbvariants.is_yardstick(r["family"])]
 if rows and not any(r["status"] == "ok" for r in rows):

@@ -53,6 +53,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))  # the library: sbcsv, sbcompare, ...
 import sbdeps  # noqa: E402,F401  (a missing package: one line, exit 2)
 import sbcompare  # noqa: E402
 import sbcsv  # noqa: E402

@@ -48,6 +48,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))  # the library: sbcsv, sbcompare, ...
 import answers  # noqa: E402  (the README's own selection rules; readme_lines)
 import sbcsv  # noqa: E402
 from sbstalls import (REASONS, number, read_stalls, why_text,  # noqa: E402,F401

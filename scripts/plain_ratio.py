@@ -18,6 +18,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))  # the library: sbcsv, sbcompare, ...
 import sbcsv  # noqa: E402
 
 LINE = re.compile(r"^(?P<family>\w+)/(?P<variant>\w+)\s+B=\s*(?P<block>\d+)\s+E=(?P<elems>\d+)\s+"

@@ -30,6 +30,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))  # the library: sbcsv, sbcompare, ...
 import sbcsv  # noqa: E402
 import sbplot  # noqa: E402
 import sbvariants  # noqa: E402

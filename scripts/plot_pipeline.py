@@ -13,6 +13,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))  # the library: sbcsv, sbcompare, ...
 import sbplot  # noqa: E402
 from sbplot import plt  # noqa: E402
 
@@ -295,6 +296,7 @@ if __name__ == "__main__":
     import argparse
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))  # the library: sbcsv, sbcompare, ...
     import sbcsv
 
     ap = argparse.ArgumentParser(description="pipeline and pipeline_intensity plots "

@@ -17,7 +17,7 @@ echo "every GPU: exit $?, $(python3 -c "print(round($(date +%s.%N) - $t0, 1))") 
 grep -E '^syncbench: GPU' "$O/all.log"
 python3 - "$O/all.csv" <<'PY'
 import math, statistics as st, sys
-sys.path.insert(0, "scripts")
+sys.path[:0] = ["scripts", "scripts/lib"]
 import sbcsv
 rows = [r for r in sbcsv.read(sys.argv[1]) if r["status"] == "ok" and r["family"] != "reference"]
 by = {}

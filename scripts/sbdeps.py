@@ -19,9 +19,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _ours(name):
-    """True for a module of scripts/ itself (a bug, not an install)."""
+    """True for a module of scripts/ or its library scripts/lib/ (a bug, not
+    an install)."""
     top = name.split(".")[0]
-    return os.path.exists(os.path.join(HERE, top + ".py"))
+    return any(os.path.exists(os.path.join(d, top + ".py")) for d in (HERE, os.path.join(HERE, "lib")))
 
 
 def message(exc, prog=None):

@@ -22,6 +22,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))  # the library: sbcsv, sbcompare, ...
 from sass_sync import find_tool  # noqa: E402  (PATH, $CUDA_HOME/bin, pip's nvidia-cuda-cuobjdump)
 
 # The kernel layer passes Bounded as the last template argument: `false`

@@ -1,4 +1,14 @@
+import os
+import sys
+
 import pytest
+
+# The scripts' library (scripts/lib/: sbcsv, sbcompare, sbvariants, sbplot,
+# sbstalls) for every test module, as each command puts it on its own path.
+_SCRIPTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts")
+for _p in (os.path.join(_SCRIPTS, "lib"), _SCRIPTS):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
 
 import sbcli
 

@@ -99,3 +99,19 @@ def test_no_script_quotes_a_variant_name():
                 found += [f"{name}:{number}: {m.group(2)}" for m in quoted.finditer(line)
                           if m.group(2) in names and m.group(2) not in allowed]
     assert found == [], "ask scripts/sbvariants.py (flags) instead of naming a row"
+
+
+def test_the_library_is_apart_from_the_commands():
+    """scripts/lib/ holds the library (no main, imports no command);
+    scripts/ holds the commands (issue 37)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    lib = os.path.join(root, "scripts", "lib")
+    commands = {f[:-3] for f in os.listdir(os.path.join(root, "scripts")) if f.endswith(".py")}
+    modules = sorted(f for f in os.listdir(lib) if f.endswith(".py"))
+    assert {"sbcsv.py", "sbcompare.py", "sbvariants.py", "sbplot.py", "sbstalls.py"} <= set(modules)
+    for name in modules:
+        with open(os.path.join(lib, name), encoding="utf-8") as f:
+            text = f.read()
+        assert "def main(" not in text, name
+        imported = set(re.findall(r"^\s*(?:import|from)\s+(\w+)", text, re.M))
+        assert imported & (commands - {"sbdeps"}) == set(), (name, imported & commands)

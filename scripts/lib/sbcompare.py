@@ -112,7 +112,7 @@ TIMES = ("median_us", "q1_us", "q3_us")
 # Each variant's noise band per GPU model and pairing: written from the
 # committed A/A runs by scripts/bands.py (never edited by hand; its --check
 # says whether it is current).
-BANDS_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+BANDS_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                           "results", "bands.csv")
 BAND_COLUMNS = ["gpu_name", "pairing", "family", "variant", "pairs", "points",
                 "median_move_pct", "worst_move_pct", "worst_shift_pct", "margin",
@@ -1225,7 +1225,7 @@ def _uuids(run):
 def shown_path(path):
     """A path inside the repository as the repository names it (no
     machine's directories in a PR comment)."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     full = os.path.abspath(path)
     return os.path.relpath(full, root) if full.startswith(root + os.sep) else path
 

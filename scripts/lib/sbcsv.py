@@ -56,7 +56,7 @@ FLOAT_COLUMNS = {"median_us", "min_us", "max_us", "q1_us", "q3_us", "cv_pct",
                  "pct_of_cub", "sm_clock_after_mhz", "power_w", "ceiling_us",
                  "epilogue_pct", "elapsed_s"}
 STATUSES = {"ok", "skipped", "unsupported", "wrong", "error", "deadlock"}
-HEADER_SNAPSHOT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+HEADER_SNAPSHOT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                                "results", "csv_header.csv")
 
 

@@ -20,7 +20,7 @@ import csv
 import os
 from dataclasses import dataclass, field
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SNAPSHOT = os.path.join(ROOT, "results", "variants.csv")
 HEADER = ["family", "family_flags", "family_summary", "variant", "variant_index",
           "min_cc", "flags", "axes", "ceiling_column", "ceiling_reading", "summary"]
