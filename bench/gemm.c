@@ -312,7 +312,7 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
   /* 64 x 128: one wgmma warpgroup (m64); compiled for ws_tma_wgmma and the
    * variants that cut K (kernels/gemm.cu's gemm_takes_64x128), at their stages. */
   const int cuts_k = (f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK)) != 0;
-  const int takes_narrow = cuts_k || !strcmp(p->variant->name, "ws_tma_wgmma");
+  const int takes_narrow = cuts_k || (f & SB_VF_GEMM_WGMMA_TILE);
   if (sb_gemm_tile_wgmma_only(t) && !takes_narrow)
     BROKEN(AXIS_BIT(TILE), "%s: a %dx%d tile is one wgmma warpgroup, compiled for ws_tma_wgmma and the variants "
            "that cut K only", p->variant->name, bm, bn);
@@ -377,12 +377,11 @@ static const char *gemm_check(const sb_point *p, const sb_device *d, char *buf, 
 static int default_shape(const sb_point *p, long long m, long long k) {
   const unsigned f = p->variant->flags;
   const int wgmma_question =
-      is_cublas(p) || (f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK | SB_VF_GEMM_PINGPONG | SB_VF_GEMM_MULTICAST)) ||
-      !strcmp(p->variant->name, "ws_tma_wgmma");
+      is_cublas(p) || (f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK | SB_VF_GEMM_PINGPONG | SB_VF_GEMM_MULTICAST |
+                            SB_VF_GEMM_WGMMA_TILE));
   if ((m == k && m < 8192) || (m == 1024 && k == 16384)) return 1;
   if (m == 8192 && k == 8192) return wgmma_question;
-  const int split_question = is_cublas(p) || (f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK)) ||
-                             !strcmp(p->variant->name, "ws_tma_wgmma");
+  const int split_question = is_cublas(p) || (f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK | SB_VF_GEMM_WGMMA_TILE));
   return m == 512 && k == 32768 && split_question;
 }
 
@@ -575,6 +574,7 @@ static const sb_trait_name gemm_traits[] = {
     {SB_VF_GEMM_TMA_STORE, "tma_store"},/* C through shared memory and TMA stores */
     {SB_VF_GEMM_DSMEM, "dsmem"},        /* split-K clusters: partials summed in distributed shared memory */
     {SB_VF_GEMM_COOPERATIVE, "cooperative"}, /* a cooperative grid: slices of a tile wait for each other */
+    {SB_VF_GEMM_WGMMA_TILE, "wgmma_tile"}, /* ws_tma_wgmma: the mainloop the others build on */
     {0, NULL}};
 
 const sb_family sb_family_gemm = {

@@ -1143,7 +1143,7 @@ static const sb_variant gemm_rows[] = {
      "ws_tma_wgmma_multicast_persistent storing C through the async proxy: each consumer warp stages 16x32 pieces "
      "in 2 buffers (fence.proxy.async.shared::cta, __syncwarp), lane 0 cp.async.bulk.tensor stores them "
      "(bulk_group; wait_group.read 1 before a buffer is rewritten, wait_group 0 before exit)"},
-    {"ws_tma_wgmma", gemm_launch<GemmWsTmaWgmma, true>, gemm_pick<GemmWsTmaWgmma>, 90, 0,
+    {"ws_tma_wgmma", gemm_launch<GemmWsTmaWgmma, true>, gemm_pick<GemmWsTmaWgmma>, 90, SB_VF_GEMM_WGMMA_TILE,
      "ws_tma with wgmma consumer warpgroups: fence, k16 x4, commit, wait_group 1, arrive empty of the previous stage"},
     {"splitk_serial", gemm_launch<GemmSplitKSerial, true>, gemm_pick<GemmSplitKSerial>, 90, SB_VF_GEMM_SPLIT,
      "ws_tma_wgmma over K/splits, (tile, slice) from a slice-major atomic ticket; slices add into C in order "

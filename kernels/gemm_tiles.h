@@ -53,7 +53,9 @@ enum {
   SB_VF_GEMM_PERSISTENT = SB_VF_FAMILY0 << 6, /* a persistent grid (tiles in a loop), not a block per tile */
   SB_VF_GEMM_TMA_STORE = SB_VF_FAMILY0 << 7,  /* C stored through smem by TMA: its staging after the stages */
   SB_VF_GEMM_DSMEM = SB_VF_FAMILY0 << 8,      /* split-K slices in clusters, partials summed in distributed smem */
-  SB_VF_GEMM_COOPERATIVE = SB_VF_FAMILY0 << 9 /* a cooperative grid: the tile's slices wait for each other */
+  SB_VF_GEMM_COOPERATIVE = SB_VF_FAMILY0 << 9, /* a cooperative grid: the tile's slices wait for each other */
+  SB_VF_GEMM_WGMMA_TILE = SB_VF_FAMILY0 << 10  /* ws_tma_wgmma: the wgmma mainloop, a block per whole tile,
+                                                  that the variants cutting K, ping-pong and multicast build on */
 };
 /* The TMA-store epilogue's staging (GemmWarpgroupMma::store_tma): two
  * pieces of 16 x 32 fp32 per consumer warp. */

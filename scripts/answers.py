@@ -33,7 +33,6 @@ import argparse
 import glob
 import math
 import os
-import re
 import sys
 from dataclasses import dataclass, field
 
@@ -367,15 +366,10 @@ def gemm_split_variants():
 
 def _split_mainloop():
     """The mainloop the split-K / stream-K variants share (docs/gemm.md),
-    which they are read against shape by shape: the variant that the
-    table's last split-K row names in its summary."""
-    names = sbvariants.variants("gemm")
-    split = [v for v in names if sbvariants.has_flag("gemm", v, "split")]
-    if not split:
-        return None
-    last = split[-1]
-    return next((t for t in re.findall(r"[A-Za-z0-9_]+", sbvariants.summary("gemm", last))
-                 if t in names and t != last), None)
+    which they are read against shape by shape: the variant whose table row
+    carries the wgmma_tile trait (bench/gemm.c)."""
+    return next((v for v in sbvariants.variants("gemm")
+                 if sbvariants.has_flag("gemm", v, "wgmma_tile")), None)
 
 
 GEMM_SPLIT_MAINLOOP = _split_mainloop()
