@@ -149,7 +149,7 @@ carry-ab: $(BIN) $(CANARY)
 	  set -- $$bins; strip -o .carry_ab/base $$1 && strip -o .carry_ab/new $$2
 	strip -o .carry_ab/plant build/plant/syncbench && strip -o .carry_ab/experimental build/experimental/syncbench
 	xz -T0 .carry_ab/base .carry_ab/new .carry_ab/plant .carry_ab/experimental
-	cp $(BUILD)/lib/* .carry_ab/lib/ && cp $(CANARY) scripts/ab_proof.sh .carry_ab/ && du -sh .carry_ab
+	cp $(BUILD)/lib/* .carry_ab/lib/ && cp $(CANARY) scripts/ab_proof.sh scripts/carry.sh .carry_ab/ && du -sh .carry_ab
 
 # make sanitize's racecheck calibration (scripts/sanitize.sh): stand-alone,
 # no watchdog, no Google Benchmark.

@@ -22,12 +22,8 @@ O=${2:?usage: STEPS=... scripts/ab_proof.sh CARRY_DIR OUT_DIR}
 STEPS=${STEPS:-sq}
 PLANT_FAMILIES=${PLANT_FAMILIES:-'^(reference|scan|stencil|stencil2d|multistage)/'}
 mkdir -p "$O"
-for z in "$C"/*.xz; do
-  [ -e "$z" ] || continue
-  xz -dc "$z" > "${z%.xz}" 2>/dev/null ||
-    python3 -c 'import lzma,sys; open(sys.argv[2],"wb").write(lzma.open(sys.argv[1]).read())' "$z" "${z%.xz}"
-  chmod +x "${z%.xz}"; rm -f "$z"
-done
+. "$(dirname "$0")/carry.sh"
+unpack_carry "$C" --drop
 export PYTHONUNBUFFERED=1
 step() { [[ $STEPS == *$1* ]]; }
 ab() { # dir, then ab.py's arguments

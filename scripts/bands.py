@@ -253,7 +253,7 @@ PROOF = os.path.join("h100-80gb-hbm3", "proofs", "ab_16d0f95")
 PLANTED = ("gemm/splitk_serial", "gemm/streamk", "scan/pingpong")
 
 
-def pct(values, worst=True):
+def pct(values):
     return (f"{statistics.median(values):.2f}% / {max(values):.2f}%" if values else "-")
 
 
@@ -355,19 +355,14 @@ def band_table_rows(results):
     """Per model and pairing, the variants whose band is above the floors
     (5% a point, 1.5% a shift); every other variant sits at the floors."""
     rows = []
-    for r in table_rows_of(os.path.join(results, "bands.csv")):
+    for _, r in sbcompare._named_rows(os.path.join(results, "bands.csv"), sbcompare.BAND_COLUMNS,
+                                      "band table"):
         point, shift = float(r["point_band_pct"]), float(r["shift_band_pct"])
         if point > 5 or shift > sbcompare.VARIANT_SHIFT * 100:
             rows.append(f"| {r['gpu_name']} | {r['pairing']} | `{r['family']}/{r['variant']}` "
                         f"| {r['pairs']} | {r['median_move_pct']}% | {r['worst_move_pct']}% "
                         f"| {max(point, 5):.1f}% | {max(shift, sbcompare.VARIANT_SHIFT * 100):.1f}% |")
     return rows
-
-
-def table_rows_of(path):
-    import csv
-    with open(path, newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(line for line in f if not line.startswith("#")))
 
 
 def doc_block(results=RESULTS):

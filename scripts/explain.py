@@ -38,7 +38,6 @@ import argparse
 import csv
 import datetime
 import io
-import math
 import os
 import re
 import shlex
@@ -51,8 +50,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))  # the library: sbcsv, sbcompare, ...
 import answers  # noqa: E402  (the README's own selection rules; readme_lines)
 import sbcsv  # noqa: E402
-from sbstalls import (REASONS, number, read_stalls, why_text,  # noqa: E402,F401
-                      dominant, reason_words)
+from sbstalls import REASONS, number, read_stalls, why_text  # noqa: E402,F401
 import sbvariants  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -21,13 +21,8 @@ C=${1:?usage: STEPS=... scripts/gpu_round.sh CARRY_DIR OUT_DIR}
 O=${2:?usage: STEPS=... scripts/gpu_round.sh CARRY_DIR OUT_DIR}
 STEPS=${STEPS:-qps}
 mkdir -p "$O"
-# make carry compresses the binaries (a fat binary is mostly SASS, ~15x
-# smaller as xz); unpack them where they lie.
-for z in $(find "$C" -name '*.xz'); do
-  xz -dc "$z" > "${z%.xz}" 2>/dev/null ||
-    python3 -c 'import lzma,sys; open(sys.argv[2],"wb").write(lzma.open(sys.argv[1]).read())' "$z" "${z%.xz}"
-  chmod +x "${z%.xz}"
-done
+. "$(dirname "$0")/carry.sh"
+unpack_carry "$C"
 rc=0
 step() { [[ $STEPS == *$1* ]]; }
 ran() { # name status seconds

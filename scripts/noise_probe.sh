@@ -20,12 +20,8 @@ C=${1:?usage: STEPS=... scripts/noise_probe.sh CARRY_DIR OUT_DIR}
 O=${2:?usage: STEPS=... scripts/noise_probe.sh CARRY_DIR OUT_DIR}
 STEPS=${STEPS:-mfsc}
 mkdir -p "$O"
-for z in "$C"/*.xz; do
-  [ -e "$z" ] || continue
-  xz -dc "$z" > "${z%.xz}" 2>/dev/null ||
-    python3 -c 'import lzma,sys; open(sys.argv[2],"wb").write(lzma.open(sys.argv[1]).read())' "$z" "${z%.xz}"
-  chmod +x "${z%.xz}"; rm -f "$z"
-done
+. "$(dirname "$0")/carry.sh"
+unpack_carry "$C" --drop
 export PYTHONUNBUFFERED=1
 SPLIT='^gemm/(splitk_serial|splitk_parallel|streamk)/'
 NOISY='^(gemm/(splitk_serial|streamk|ws_tma_wgmma_pingpong)|barrier/(grid_sync|flag_handoff|flag_handoff_relaxed)|devscan/(cub|three_kernel|grid_sync|lookback_relaxed))/'

@@ -762,7 +762,6 @@ class Bands:
     committed A/A runs moved within (Band)."""
     path: str
     rows: dict  # (gpu_name, pairing, family, variant) -> Band
-    pairs: dict  # (gpu_name, pairing) -> the A/A pairs behind its rows
 
     def own(self, gpu_name, pairing, family, variant):
         return self.rows.get((gpu_name, pairing, family, variant))
@@ -784,9 +783,6 @@ class Bands:
                             + ("" if same_model else f" on {gpu_name}"), widest.pairing)
         return None
 
-    def has_data(self, gpu_name, pairing):
-        return bool(self.pairs.get((gpu_name, pairing)))
-
 
 def _band_number(path, number, column, text, kind):
     try:
@@ -806,7 +802,7 @@ def load_bands(path=BANDS_FILE):
     rows = _named_rows(path, BAND_COLUMNS, "band table",
                        read_hint=" (write it with: python3 scripts/bands.py)",
                        column_hint=" (a band table, scripts/bands.py)")
-    bands, pairs, seen = {}, {}, {}
+    bands, seen = {}, {}
     for number, row in rows:
         for column in ("gpu_name", "family", "variant"):
             if not row[column]:
@@ -831,9 +827,7 @@ def load_bands(path=BANDS_FILE):
         bands[k] = Band(point / 100, shift / 100,
                         f"{row['gpu_name']}, {PAIRING_WORDS[row['pairing']]}, {n} A/A pair(s)",
                         row["pairing"])
-        g = (row["gpu_name"], row["pairing"])
-        pairs[g] = max(pairs.get(g, 0), n)
-    return Bands(path=path, rows=bands, pairs=pairs)
+    return Bands(path=path, rows=bands)
 
 
 def geomeans(matches, group, value=lambda m: m.ratio):
