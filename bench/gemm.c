@@ -309,13 +309,14 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
     BROKEN(AXIS_BIT(WARPS) | AXIS_BIT(TILE),
            "consumer_warps=%lld: a %dx%d tile has %d (%s)", w, bm, bn, sb_gemm_tile_warps(t),
            sb_gemm_tile_wgmma_only(t) ? "one wgmma warpgroup" : "one 64x64 warp tile each, one warpgroup per 64 rows");
-  /* 64 x 128: one wgmma warpgroup (m64); compiled for ws_tma_wgmma and the
-   * variants that cut K (kernels/gemm.cu's gemm_takes_64x128), at their stages. */
+  /* 64 x 128: one wgmma warpgroup (m64); compiled for ws_tma_wgmma, its
+   * multicast clusters and the variants that cut K (kernels/gemm.cu's
+   * gemm_takes_64x128), at their stages. */
   const int cuts_k = (f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK)) != 0;
-  const int takes_narrow = cuts_k || (f & SB_VF_GEMM_WGMMA_TILE);
+  const int takes_narrow = cuts_k || (f & (SB_VF_GEMM_WGMMA_TILE | SB_VF_GEMM_MULTICAST | SB_VF_GEMM_TMA_STORE));
   if (sb_gemm_tile_wgmma_only(t) && !takes_narrow)
-    BROKEN(AXIS_BIT(TILE), "%s: a %dx%d tile is one wgmma warpgroup, compiled for ws_tma_wgmma and the variants "
-           "that cut K only", p->variant->name, bm, bn);
+    BROKEN(AXIS_BIT(TILE), "%s: a %dx%d tile is one wgmma warpgroup, compiled for ws_tma_wgmma, its multicast "
+           "and the variants that cut K only", p->variant->name, bm, bn);
   if ((f & SB_VF_GEMM_ONE_STAGE) && s != 1)
     BROKEN(AXIS_BIT(STAGES), "%s has one buffer per operand: stages=1 only", p->variant->name);
   if ((f & SB_VF_GEMM_TWO_STAGES) && s != 2)
@@ -350,11 +351,14 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
                cs == SB_GEMM_CLUSTER_2X1 ? "tile rows" : "tile columns", bm, bn,
                cs == SB_GEMM_CLUSTER_2X1 ? "(vertically adjacent tiles)" : "(horizontally adjacent tiles)");
     }
-    if (!sb_gemm_multicast_stages_ok(t, s))
-      BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE),
-             "%s is compiled where ws_tma_wgmma is best only: stages %s for a %dx%d tile", p->variant->name,
-             t == 1 ? "3-4" : "4-6", bm, bn);
   }
+  /* Multicast and the TMA-store epilogue (but the single-cluster ping-pong's,
+   * compiled for 2-6): where ws_tma_wgmma is best only. */
+  if (((f & SB_VF_GEMM_MULTICAST) || ((f & SB_VF_GEMM_TMA_STORE) && !(f & SB_VF_GEMM_PINGPONG))) &&
+      !sb_gemm_multicast_stages_ok(t, s))
+    BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE),
+           "%s is compiled where ws_tma_wgmma is best only: stages %s for a %dx%d tile", p->variant->name,
+           t == SB_GEMM_TILE_128X256 ? "3-4" : t == SB_GEMM_TILE_64X128 ? "8" : "4-6", bm, bn);
   if ((size_t)smem > smem_limit)
     BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE),
            "stages x stage bytes = %lld x %lld (+ %lld C staging + %d alignment) exceeds the %zu B of shared memory "
@@ -374,15 +378,75 @@ static const char *gemm_check(const sb_point *p, const sb_device *d, char *buf, 
  * shapes; stream-K at all). The mma.sync variants answer the staging
  * question up to 4096^3 (52-65% of cuBLAS at 8192^3 as at 4096^3, H100,
  * 4152772): their 26 points at 8192^3 were 5% of the 5-minute sweep. */
+/* The variants on ws_tma_wgmma's mainloop (every one but the mma.sync
+ * staging variants single .. ws_tma and cuBLAS). */
+static int on_wgmma(unsigned f) {
+  return (f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK | SB_VF_GEMM_PINGPONG | SB_VF_GEMM_MULTICAST |
+               SB_VF_GEMM_WGMMA_TILE | SB_VF_GEMM_TMA_STORE)) != 0;
+}
+
 static int default_shape(const sb_point *p, long long m, long long k) {
   const unsigned f = p->variant->flags;
-  const int wgmma_question =
-      is_cublas(p) || (f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK | SB_VF_GEMM_PINGPONG | SB_VF_GEMM_MULTICAST |
-                            SB_VF_GEMM_WGMMA_TILE));
+  const int wgmma_question = is_cublas(p) || on_wgmma(f);
   if ((m == k && m < 8192) || (m == 1024 && k == 16384)) return 1;
   if (m == 8192 && k == 8192) return wgmma_question;
   const int split_question = is_cublas(p) || (f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK | SB_VF_GEMM_WGMMA_TILE));
   return m == 512 && k == 32768 && split_question;
+}
+
+/* The default grid's tiles, stages and cluster shapes: at each shape the
+ * ones that can win there, and every one where a question is asked of them
+ * (the 4096^3 stages table and heatmap); each rule gives way where the user
+ * named its axis (--tile, --stages, --cluster-shape, --splits ask for any
+ * compiled one). What the rules left out was measured first (H100,
+ * results/h100-80gb-hbm3/proofs/tiles_<commit>):
+ *  - the mma.sync staging variants (single .. ws_tma): every tile and stage
+ *    count at 4096^3; elsewhere one stage count per tile (128x128: 4,
+ *    128x256: 3; single's 1, swap's 2), within 2 points of their best;
+ *  - the wgmma variants: 64x128 and 128x128 where M = N <= 1024 (at 1024^3
+ *    the 128 tiles of 64x128 fill the SMs, 32 of 128x256 leave 100 idle),
+ *    128x128 and 128x256 above; ws_tma_wgmma every compiled tile and stage
+ *    count at 4096^3; elsewhere stages 5-6 of 128x128 and 3-4 of 128x256
+ *    (ws_tma_wgmma's best; the others were 2-10 points lower), 8 of 64x128;
+ *  - multicast at 4 stages of 128x256 (3 measured 2-6 points lower) and 8
+ *    of 64x128, never 128x128 (65-85% of cuBLAS where 128x256 took 93-100%,
+ *    proofs/persistent_multicast_f8b7c70);
+ *  - ping-pong (128x128 only) from 2048^2 on: at 1024 x 1024 its 64 tiles
+ *    leave one warpgroup of each block idle; at 2 and 3 stages it measured
+ *    44-73% of cuBLAS where 4-6 took 86-94% (proofs/first_run_aee9a22);
+ *    its clusters 2x1 (1x2 measured 1-5 points lower);
+ *  - the split variants: 64x128 at splits=auto only. */
+static int default_config(const sb_point *p, long long m, long long k, unsigned long long user_axes) {
+  const unsigned f = p->variant->flags;
+  const int t = (int)p->axis[SB_AXIS_TILE];
+  const long long s = p->axis[SB_AXIS_STAGES];
+  if (user_axes & SB_QUICK_GRID) return 1; /* --quick's few points, picked by hand */
+  const int tile_free = !(user_axes & AXIS_BIT(TILE)), stages_free = !(user_axes & AXIS_BIT(STAGES));
+  const int table = m == 4096 && k == 4096;
+  if (!on_wgmma(f)) {
+    if (table || !stages_free || (f & (SB_VF_GEMM_ONE_STAGE | SB_VF_GEMM_TWO_STAGES))) return 1;
+    return s == (t == SB_GEMM_TILE_128X256 ? 3 : 4);
+  }
+  if ((f & SB_VF_GEMM_SPLIT) && t == SB_GEMM_TILE_64X128 && !(user_axes & AXIS_BIT(SPLITS)) &&
+      p->axis[SB_AXIS_SPLITS] != SB_AXIS_AUTO)
+    return 0;
+  if (table && (f & SB_VF_GEMM_WGMMA_TILE)) return 1;
+  const int small = m <= 1024;
+  if (tile_free && t == (small ? SB_GEMM_TILE_128X256 : SB_GEMM_TILE_64X128)) return 0;
+  if ((f & SB_VF_GEMM_MULTICAST) && !(f & SB_VF_GEMM_PINGPONG) && tile_free && t == SB_GEMM_TILE_128X128) return 0;
+  /* A persistent multicast grid has something to persist over from 2048^2
+   * on; at 1024 x 1024 it keeps the square (--quick's shape), not 1024 x 16384. */
+  if ((f & SB_VF_GEMM_PERSISTENT) && !(user_axes & (AXIS_BIT(M) | AXIS_BIT(K))) && m != k) return 0;
+  if (f & SB_VF_GEMM_PINGPONG) {
+    if (small && !(user_axes & (AXIS_BIT(M) | AXIS_BIT(K)))) return 0;
+    if ((f & SB_VF_GEMM_MULTICAST) && !(user_axes & AXIS_BIT(CLUSTER_SHAPE)) &&
+        p->axis[SB_AXIS_CLUSTER_SHAPE] != SB_GEMM_CLUSTER_2X1)
+      return 0;
+  }
+  if (!stages_free) return 1;
+  if (t == SB_GEMM_TILE_128X256) return (f & SB_VF_GEMM_MULTICAST) && !(f & SB_VF_GEMM_PINGPONG) ? s == 4 : s == 3 || s == 4;
+  if (t == SB_GEMM_TILE_128X128) return s == 5 || s == 6;
+  return 1; /* 64x128: its one compiled count (gemm_reason) */
 }
 
 /* The default grid: square shapes plus the K-heavy shapes (default_shape);
@@ -414,28 +478,7 @@ int sb_gemm_in_sweep(sb_point *p, unsigned long long user_axes) {
     return 1;
   }
   p->axis[SB_AXIS_BUFFER_BYTES] = sb_gemm_stage_bytes((int)p->axis[SB_AXIS_TILE]);
-  /* Ping-pong's turns need stages to hand over: at 2 and 3 it measured
-   * 44-73% of cuBLAS where 4-6 took 86-94% (H100, first run, proofs/
-   * first_run_aee9a22); the default grid keeps 4-6 (the 5-minute budget;
-   * 4 is --quick's), --stages asks for the others. */
-  if ((p->variant->flags & SB_VF_GEMM_PINGPONG) && !(user_axes & AXIS_BIT(STAGES)) &&
-      p->axis[SB_AXIS_STAGES] < 4)
-    return 0;
-  /* Multicast: 4 stages of 128x256 (ws_tma_wgmma's best there; 3 stages
-   * measured 2-6 points lower at every square, and 128x128 at 4 stages
-   * 65-85 % of cuBLAS against 93-100 % from 2048^3 up, H100, proofs/
-   * persistent_multicast_f8b7c70). The others are compiled (--stages,
-   * --tile ask for them): the 5-minute budget. */
-  if ((p->variant->flags & SB_VF_GEMM_MULTICAST) &&
-      ((!(user_axes & AXIS_BIT(STAGES)) && p->axis[SB_AXIS_STAGES] != 4) ||
-       (!(user_axes & AXIS_BIT(TILE)) && p->axis[SB_AXIS_TILE] == 0)))
-    return 0;
-  /* A persistent grid has something to persist over from 2048^3 on; at
-   * 1024 x 1024 (32 cluster tiles of 128x256 on 66 clusters: one or none
-   * each, the non-persistent kernel's work) it keeps the square (--quick's
-   * shape) and leaves out 1024 x 16384. */
-  if ((p->variant->flags & SB_VF_GEMM_PERSISTENT) && !(user_axes & (AXIS_BIT(M) | AXIS_BIT(K))) && m != k)
-    return 0;
+  if (!default_config(p, m, k, user_axes)) return 0;
   char why[SB_DETAIL_LEN];
   int unasked;
   gemm_reason(p, 227 * 1024, why, sizeof why, user_axes, &unasked);
@@ -587,8 +630,8 @@ const sb_family sb_family_gemm = {
     .default_axes = {[SB_AXIS_M] = "512,1k,2k,4k,8k",
                      [SB_AXIS_K] = "1k,2k,4k,8k,16k,32k",
                      [SB_AXIS_SPLITS] = "auto,2,4,8",
-                     [SB_AXIS_TILE] = "128x128x64,128x256x64",
-                     [SB_AXIS_STAGES] = "1,2,3,4,5,6,8", /* 8: the 64x128 tile's (--tile asks for it) */
+                     [SB_AXIS_TILE] = "64x128x64,128x128x64,128x256x64",
+                     [SB_AXIS_STAGES] = "1,2,3,4,5,6,8", /* 8: the 64x128 tile's */
                      [SB_AXIS_WARPS] = "4,8",
                      [SB_AXIS_CLUSTER_SHAPE] = "2x1,1x2"},
     .quick_axes = {[SB_AXIS_M] = "512,1k",

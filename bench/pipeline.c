@@ -241,7 +241,7 @@ const sb_family sb_family_pipeline_intensity = {
      * past it. */
     .default_axes = {[SB_AXIS_STAGES] = "4",
                      [SB_AXIS_BUFFER_BYTES] = "16k",
-                     [SB_AXIS_INTENSITY] = "0,16,32,64,128,256,1024",
+                     [SB_AXIS_INTENSITY] = "0,16,64,256,1024",
                      [SB_AXIS_N] = "134217723",
                      [SB_AXIS_WARPS] = "2,8",
                      [SB_AXIS_CONTENTION] = "full_occupancy"},

@@ -97,7 +97,7 @@ const sb_family sb_family_scan = {
     .summary = "inclusive Kogge-Stone scan of each block's tile of u32, iters times in shared memory",
     .variants = &sb_scan_variants,
     .default_axes = {[SB_AXIS_BLOCK] = "32..1024",
-                     [SB_AXIS_ITERS] = "1,4,16,64",
+                     [SB_AXIS_ITERS] = "1,4,16",
                      [SB_AXIS_N] = "32M"},
     .quick_axes = {[SB_AXIS_BLOCK] = "128,1024",
                    [SB_AXIS_ITERS] = "1,16",

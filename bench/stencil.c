@@ -294,7 +294,7 @@ const sb_family sb_family_stencil = {
     .summary = "iters Jacobi steps of a 3-point mean over each block's tile of block_threads x elems_per_thread floats in shared memory",
     .variants = &sb_stencil_variants,
     .default_axes = {[SB_AXIS_BLOCK] = "128,1024",
-                     [SB_AXIS_ITERS] = "1,16,256",
+                     [SB_AXIS_ITERS] = "1,16,64",
                      [SB_AXIS_N] = "16M",
                      [SB_AXIS_ELEMS] = "1,8"},
     /* The compiled shapes; n not a multiple of any tile: the short last
@@ -313,7 +313,7 @@ const sb_family sb_family_stencil2d = {
     .variants = &sb_stencil2d_variants,
     /* Tiles of 32x32 (256 x 4) and 64x64 (1024 x 4). */
     .default_axes = {[SB_AXIS_BLOCK] = "256,1024",
-                     [SB_AXIS_ITERS] = "1,16,256",
+                     [SB_AXIS_ITERS] = "1,16,64",
                      [SB_AXIS_N] = "16M",
                      [SB_AXIS_ELEMS] = "4"},
     /* 100 rows: tiles of 32 or 64 rows leave a short bottom tile. */

@@ -13,6 +13,9 @@
 #include "device.h"
 #include "launch.h"
 
+/* in_sweep's user_axes bit for the quick grid (above every axis bit). */
+#define SB_QUICK_GRID (1ULL << 63)
+
 typedef struct sb_family sb_family;
 
 /* One sweep point: a variant and a value for every axis (SB_AXIS_UNSET
@@ -74,7 +77,9 @@ struct sb_family {
    * a user-given axis is kept, so check() turns it into a `skipped` row with
    * its reason. May rewrite axes the family derives from the others (e.g.
    * blank those a variant ignores); identical points of one variant are
-   * then swept once. May be NULL (the full product). */
+   * then swept once. May be NULL (the full product). In the quick grid
+   * user_axes also has SB_QUICK_GRID: its axes are picked by hand, so rules
+   * that choose among the default grid's values may stand aside. */
   int (*in_sweep)(sb_point *p, unsigned long long user_axes);
 
   /* Family validity rule: NULL if the point can run, else a reason written

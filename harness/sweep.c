@@ -71,6 +71,7 @@ static int product(const sb_family *f, const sb_variant *v,
   unsigned long long user_axes = 0;
   for (int a = 0; a < SB_NUM_AXES; ++a)
     if (spec->override[a].count > 0) user_axes |= 1ULL << a;
+  if (spec->quick) user_axes |= SB_QUICK_GRID;
   const long from = out->count;
   for (;;) {
     sb_point p = {f, v, {0}};

@@ -206,6 +206,39 @@ struct GemmWsTmaWgmma {
   }
 };
 
+// ws_tma_wgmma_tma_store: ws_tma_wgmma whose epilogue stores C through the
+// async proxy (GemmWarpgroupMma::store_tma: staged 16x32 pieces after the
+// stages, cp.async.bulk.tensor stores, bulk_group waits), as the persistent
+// multicast and ping-pong kernels' TMA-store forms do; one tile per block,
+// so the stores drain while the block exits instead of overlapping the
+// next tile's MMA.
+struct GemmTmaStoreEpi {
+  uint32_t staging;
+  template <class Math>
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    unsigned piece = 0;
+    math.store_tma(p, m0, n0, staging, piece);
+    math.store_tma_drain();
+#else
+    (void)p, (void)math, (void)m0, (void)n0;
+#endif
+  }
+};
+struct GemmWsTmaWgmmaTmaStore {
+  static constexpr bool ws = true, twin = true, tma_store = true;
+  template <class T, int S, bool Bounded>
+  __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, 0, -1,
+                                                    GemmTmaStoreEpi{smem + (uint32_t)(S * T::STAGE_BYTES)});
+#else
+    (void)p, (void)smem, (void)m0, (void)n0;
+    __trap();  // sm_90a only (wgmma, TMA stores): never launched elsewhere
+#endif
+  }
+};
+
 // Split-K: ws_tma_wgmma over the block's K slice, then the fix-up epilogue
 // (gemm_schedulers.cuh): serial, in slice order behind the tile's
 // semaphore; parallel, partials to the workspace and the last slice reduces.
@@ -427,30 +460,67 @@ struct GemmStreamK {
 // through the async proxy (GemmWarpgroupMma::store_tma, staging after the
 // stages, two buffers per consumer warp of both warpgroups), so a
 // warpgroup's turn in it ends once its pieces are staged and handed to TMA.
-template <bool TmaStore = false>
+// Multicast (CM x CN = 2x1 or 1x2: ws_tma_wgmma_pingpong_multicast_tma_store,
+// CUTLASS's ping-pong kernel with a cluster shape): the persistent grid in
+// clusters of 2 CTAs that walk adjacent tiles in step (cluster tiles c,
+// c + clusters, ..., gemm_cluster_tile), so warpgroup g of both CTAs holds
+// the same stages; each producer multicasts half of the shared box to both
+// (gemm_tma_produce_multicast, ws_tma_wgmma_multicast's boxes and byte
+// count) and each consumer warp releases a stage on both CTAs' empty
+// (sb_cluster_ring: `empty` counts the consuming warpgroup's warps of both
+// CTAs). As ws_tma_wgmma_multicast: each CTA inits its ring, then a
+// cluster barrier before any remote arrive or multicast, and a cluster
+// barrier by every thread of both CTAs before exit.
+template <bool TmaStore = false, int CM = 1, int CN = 1>
 struct GemmWsTmaWgmmaPingpongT {
   static constexpr bool ws = true, twin = true, split = false, parallel = false, tma_store = TmaStore;
   static constexpr int groups = 2;  // consumer warpgroups, a tile each
+  static constexpr int cluster_m = CM, cluster_n = CN;
+  static constexpr bool clustered = CM * CN > 1;
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     static_assert(T::WARPS == 4, "a consumer warpgroup owns a whole tile: 128 x 128 only");
+    using R = std::conditional_t<clustered, sb_cluster_ring<S, Bounded, 2>, sb_ring<S, Bounded>>;
     __shared__ GemmRingBars<T, S> bars;
-    // full: the producer's arrive.expect_tx; empty: the warpgroup that read the stage.
-    if (threadIdx.x == 0) sb_ring<S, Bounded>::init(bars.full, bars.empty, 1, T::WARPS * 32);
-    __syncthreads();  // the inits are visible; no block barrier after this
-    const sb_ring<S, Bounded> ring(bars.full, bars.empty);
-    const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK;
-    const int mine = gemm_dp_count(0, tiles);
+    // full: the producer's arrive.expect_tx; empty: the warpgroup that read
+    // the stage (its threads; clustered: its warps, of both CTAs).
+    if (threadIdx.x == 0) R::init(bars.full, bars.empty, 1, clustered ? T::WARPS * 2 : T::WARPS * 32);
+    if constexpr (clustered)
+      sb_cluster_sync();  // both CTAs' inits visible cluster-wide (and block-wide) before any remote use
+    else
+      __syncthreads();  // the inits are visible; no block barrier after this
+    const R ring(bars.full, bars.empty);
+    const int kts = p.k / T::BK;
+    const uint32_t rank = clustered ? sb_cluster_rank() : 0u;
+    // This block's tiles in order: j = 0 .. mine - 1 (clustered: the
+    // cluster's, this CTA's half of each).
+    const int unit = clustered ? 2 : 1, tiles = (p.m / T::BM) * (p.n / T::BN) / unit;
+    const int first = (int)blockIdx.x / unit, step = (int)gridDim.x / unit;
+    const int mine = first < tiles ? (tiles - first + step - 1) / step : 0;
+    auto origin = [&](int j, int *m0, int *n0) {
+      if constexpr (clustered)
+        gemm_cluster_tile<T, CM, CN>(p, first + j * step, rank, m0, n0);
+      else
+        gemm_tile_origin<T>(p, gemm_dp_tile(0, j), m0, n0);
+    };
     if (threadIdx.x >> 5 == groups * T::WARPS) {  // the producer: one elected thread, tiles in j order
-      if (threadIdx.x != groups * T::WARPS * 32) return;
-      sb_ring_state st;
-      for (int j = 0; j < mine; ++j) {
-        int m0, n0;
-        gemm_tile_origin<T>(p, gemm_dp_tile(0, j), &m0, &n0);
-        gemm_tma_produce_range<T, S, Bounded>(p, ring, st, smem, m0, n0, 0, kts);
+      if (threadIdx.x == groups * T::WARPS * 32) {
+        sb_ring_state st;
+        for (int j = 0; j < mine; ++j) {
+          int m0, n0;
+          origin(j, &m0, &n0);
+          if constexpr (clustered)
+            gemm_tma_produce_multicast<T, S, Bounded, CM, CN>(p, ring, st, smem, m0, n0, rank, kts);
+          else
+            gemm_tma_produce_range<T, S, Bounded>(p, ring, st, smem, m0, n0, 0, kts);
+        }
+        ring.producer_tail(st);  // clustered: both CTAs' consumers released every stage I filled
       }
-      ring.producer_tail(st);
+      if constexpr (clustered) {
+        __syncwarp();
+        sb_cluster_sync();  // every thread of both CTAs, the producer warp's too
+      }
       return;
     }
     const int g = threadIdx.x >> 7;  // consumer warpgroup 0 or 1
@@ -462,7 +532,7 @@ struct GemmWsTmaWgmmaPingpongT {
     unsigned piece = 0;  // TmaStore: this warp's staged pieces so far
     for (int j = g; j < mine; j += groups) {
       int m0, n0;
-      gemm_tile_origin<T>(p, gemm_dp_tile(0, j), &m0, &n0);
+      origin(j, &m0, &n0);
       math.zero();
       sb_ring_state last;
       order.wait(0, j);  // my turn on the tensor cores
@@ -480,6 +550,7 @@ struct GemmWsTmaWgmmaPingpongT {
       gemm_ring_skip<S>(st, kts);  // tile j + 1's stages are the other warpgroup's
     }
     if constexpr (TmaStore) math.store_tma_drain();
+    if constexpr (clustered) sb_cluster_sync();  // no CTA leaves while its peer may still use its smem
 #else
     (void)p, (void)smem;
     __trap();  // sm_90a only (wgmma): never launched elsewhere
@@ -489,6 +560,8 @@ struct GemmWsTmaWgmmaPingpongT {
 
 using GemmWsTmaWgmmaPingpong = GemmWsTmaWgmmaPingpongT<false>;
 using GemmWsTmaWgmmaPingpongTmaStore = GemmWsTmaWgmmaPingpongT<true>;
+template <int CM, int CN>
+using GemmWsTmaWgmmaPingpongMulticastTmaStore = GemmWsTmaWgmmaPingpongT<true, CM, CN>;
 
 // ws_tma_wgmma_multicast: ws_tma_wgmma in clusters of 2 CTAs on adjacent
 // tiles that share one operand (CM x CN = 2x1: B; 1x2: A), each CTA's
@@ -659,7 +732,7 @@ __global__ void __launch_bounds__(gemm_threads<V, T>(), gemm_kernel_min_blocks<V
 
 // Stages compiled per variant and tile (what 227 KiB of shared memory
 // holds: 6 x 32 KiB stages of 128 x 128 x 64, 4 x 48 KiB of 128 x 256 x 64).
-// 64 x 128 (ws_tma_wgmma, the reference of the split variants there): their 8 only.
+// 64 x 128 (ws_tma_wgmma, its multicast, the split variants): their 8 only.
 template <class V, class T>
 struct GemmStages {
   using list = std::conditional_t<T::BM == 64, sb_values<SB_GEMM_SPLIT_STAGES_64>,
@@ -693,11 +766,21 @@ template <bool R, class T>
 struct GemmStages<GemmSplitKClusterT<R>, T> : GemmSplitStages<T> {};
 template <bool A, class T>
 struct GemmStages<GemmSplitKCoopT<A>, T> : GemmSplitStages<T> {};
-// Multicast: ws_tma_wgmma's best stages per tile (sb_gemm_multicast_stages_ok).
-template <int CM, int CN, template <int, bool, int> class R, bool P, bool TS, class T>
-struct GemmStages<GemmWsTmaWgmmaMulticastT<CM, CN, R, P, TS>, T> {
-  using list = std::conditional_t<T::BN == 256, sb_values<3, 4>, sb_values<4, 5, 6>>;
+// Multicast and the TMA-store epilogue: ws_tma_wgmma's best stages per
+// tile (sb_gemm_multicast_stages_ok).
+template <class T>
+struct GemmBestStages {
+  using list = std::conditional_t<T::BN == 256, sb_values<3, 4>,
+                                  std::conditional_t<T::BM == 64, sb_values<SB_GEMM_SPLIT_STAGES_64>, sb_values<4, 5, 6>>>;
 };
+template <int CM, int CN, template <int, bool, int> class R, bool P, bool TS, class T>
+struct GemmStages<GemmWsTmaWgmmaMulticastT<CM, CN, R, P, TS>, T> : GemmBestStages<T> {};
+template <class T>
+struct GemmStages<GemmWsTmaWgmmaTmaStore, T> : GemmBestStages<T> {};
+template <class T>
+struct GemmStages<GemmWsTmaWgmmaPingpongMulticastTmaStore<2, 1>, T> : GemmBestStages<T> {};
+template <class T>
+struct GemmStages<GemmWsTmaWgmmaPingpongMulticastTmaStore<1, 2>, T> : GemmBestStages<T> {};
 
 // The TMA-store epilogue's staging after the stages (every consumer warp's two pieces).
 template <class V, class T>
@@ -726,11 +809,16 @@ static int gemm_pick_tile(const long long *axis, sb_kernels *k, char *why, size_
 }
 
 // The variants compiled for the 64 x 128 tile (one wgmma warpgroup): the
-// ones that cut K, and ws_tma_wgmma, their mainloop uncut (bench/gemm.c's
-// gemm_reason has the same rule).
+// ones that cut K, ws_tma_wgmma (their mainloop uncut) and its multicast
+// clusters, the small squares' tile (bench/gemm.c's gemm_reason has the same rule).
+template <class V>
+struct GemmIsMulticast : std::false_type {};
+template <int CM, int CN, template <int, bool, int> class R, bool P, bool TS>
+struct GemmIsMulticast<GemmWsTmaWgmmaMulticastT<CM, CN, R, P, TS>> : std::true_type {};
 template <class V>
 constexpr bool gemm_takes_64x128() {
-  return GemmIsSplit<V>::value || std::is_same<V, GemmStreamK>::value || std::is_same<V, GemmWsTmaWgmma>::value;
+  return GemmIsSplit<V>::value || std::is_same<V, GemmStreamK>::value || std::is_same<V, GemmWsTmaWgmma>::value ||
+         std::is_same<V, GemmWsTmaWgmmaTmaStore>::value || GemmIsMulticast<V>::value;
 }
 
 template <class V>
@@ -741,7 +829,7 @@ static int gemm_pick(const long long *axis, sb_kernels *k, char *why, size_t len
     case SB_GEMM_TILE_64X128:
       if constexpr (gemm_takes_64x128<V>()) return gemm_pick_tile<V, Tile64x128>(axis, k, why, len);
       snprintf(why, len, "tile=64x128x64 has no compiled kernel for this variant (one wgmma warpgroup: "
-               "ws_tma_wgmma and the variants that cut K only)");
+               "ws_tma_wgmma, its multicast and the variants that cut K only)");
       return -1;
   }
   snprintf(why, len, "tile=%lld has no compiled kernel", axis[SB_AXIS_TILE]);
@@ -769,12 +857,17 @@ static int gemm_pick_pingpong(const long long *axis, sb_kernels *k, char *why, s
   return sb_no_instance<List>("stages", axis[SB_AXIS_STAGES], why, len);
 }
 
-// Multicast: the cluster_shape axis picks the instantiation (2x1 or 1x2).
-template <template <int, int> class V>
+// Multicast: the cluster_shape axis picks the instantiation (2x1 or 1x2),
+// then the variant's own picker (ping-pong's: 128x128, two warpgroups).
+template <template <int, int> class V, bool Pingpong = false>
 static int gemm_pick_multicast(const long long *axis, sb_kernels *k, char *why, size_t len) {
   switch (axis[SB_AXIS_CLUSTER_SHAPE]) {
-    case SB_GEMM_CLUSTER_2X1: return gemm_pick<V<2, 1>>(axis, k, why, len);
-    case SB_GEMM_CLUSTER_1X2: return gemm_pick<V<1, 2>>(axis, k, why, len);
+    case SB_GEMM_CLUSTER_2X1:
+      if constexpr (Pingpong) return gemm_pick_pingpong<V<2, 1>>(axis, k, why, len);
+      else return gemm_pick<V<2, 1>>(axis, k, why, len);
+    case SB_GEMM_CLUSTER_1X2:
+      if constexpr (Pingpong) return gemm_pick_pingpong<V<1, 2>>(axis, k, why, len);
+      else return gemm_pick<V<1, 2>>(axis, k, why, len);
   }
   snprintf(why, len, "cluster_shape=%lld has no compiled kernel (compiled: 2x1, 1x2)", axis[SB_AXIS_CLUSTER_SHAPE]);
   return -1;
@@ -1143,6 +1236,10 @@ static const sb_variant gemm_rows[] = {
      "ws_tma_wgmma_multicast_persistent storing C through the async proxy: each consumer warp stages 16x32 pieces "
      "in 2 buffers (fence.proxy.async.shared::cta, __syncwarp), lane 0 cp.async.bulk.tensor stores them "
      "(bulk_group; wait_group.read 1 before a buffer is rewritten, wait_group 0 before exit)"},
+    {"ws_tma_wgmma_tma_store", gemm_launch<GemmWsTmaWgmmaTmaStore, true>, gemm_pick<GemmWsTmaWgmmaTmaStore>, 90,
+     SB_VF_GEMM_TMA_STORE,
+     "ws_tma_wgmma storing C through the async proxy (as ws_tma_wgmma_multicast_persistent_tma_store): staged "
+     "16x32 pieces, cp.async.bulk.tensor stores, bulk_group waits, wait_group 0 before exit"},
     {"ws_tma_wgmma", gemm_launch<GemmWsTmaWgmma, true>, gemm_pick<GemmWsTmaWgmma>, 90, SB_VF_GEMM_WGMMA_TILE,
      "ws_tma with wgmma consumer warpgroups: fence, k16 x4, commit, wait_group 1, arrive empty of the previous stage"},
     {"splitk_serial", gemm_launch<GemmSplitKSerial, true>, gemm_pick<GemmSplitKSerial>, 90, SB_VF_GEMM_SPLIT,
@@ -1179,6 +1276,12 @@ static const sb_variant gemm_rows[] = {
      gemm_pick_pingpong<GemmWsTmaWgmmaPingpongTmaStore>, 90, SB_VF_GEMM_PINGPONG | SB_VF_GEMM_TMA_STORE,
      "ws_tma_wgmma_pingpong whose epilogue turn stores C through the async proxy (as "
      "ws_tma_wgmma_multicast_persistent_tma_store): staged 16x32 pieces, cp.async.bulk.tensor stores, bulk_group waits"},
+    {"ws_tma_wgmma_pingpong_multicast_tma_store", gemm_launch_multicast<GemmWsTmaWgmmaPingpongMulticastTmaStore>,
+     gemm_pick_multicast<GemmWsTmaWgmmaPingpongMulticastTmaStore, true>, 90,
+     SB_VF_GEMM_PINGPONG | SB_VF_GEMM_MULTICAST | SB_VF_GEMM_TMA_STORE,
+     "ws_tma_wgmma_pingpong_tma_store in clusters of 2 that walk adjacent tiles in step (cluster_shape 2x1: B "
+     "shared, 1x2: A shared): each producer multicasts half the shared box to both, consumer warps release a "
+     "stage on both CTAs' empty; cluster barrier after init and before exit"},
 #ifdef SB_BROKEN
     // The planted bug: ws_tma_wgmma_multicast without the remote arrive;
     // both producers wait forever on their empty barrier -> `deadlock`.

@@ -69,12 +69,6 @@ static inline long long sb_gemm_store_staging_bytes(int tile) {
 enum { SB_GEMM_CLUSTER_2X1 = 0, SB_GEMM_CLUSTER_1X2 = 1 };
 static inline int sb_gemm_cluster_m(int shape) { return shape == SB_GEMM_CLUSTER_2X1 ? 2 : 1; }
 static inline int sb_gemm_cluster_n(int shape) { return shape == SB_GEMM_CLUSTER_1X2 ? 2 : 1; }
-/* The stages ws_tma_wgmma_multicast compiles per tile: where ws_tma_wgmma
- * is best (3-4 of 128x256x64, 4-6 of 128x128x64), so that the comparison
- * is one of synchronization at the mainloop's best settings. */
-static inline int sb_gemm_multicast_stages_ok(int tile, long long stages) {
-  return tile == 1 ? stages >= 3 && stages <= 4 : stages >= 4 && stages <= 6;
-}
 
 #ifdef __CUDACC__
 #define SB_GEMM_HD __host__ __device__
@@ -355,6 +349,15 @@ static inline int sb_gemm_split_stages(int tile) {
   return tile == SB_GEMM_TILE_128X256 ? SB_GEMM_SPLIT_STAGES_256
          : tile == SB_GEMM_TILE_64X128 ? SB_GEMM_SPLIT_STAGES_64
                                        : SB_GEMM_SPLIT_STAGES_128;
+}
+
+/* The stages ws_tma_wgmma_multicast compiles per tile: where ws_tma_wgmma
+ * is best (3-4 of 128x256x64, 4-6 of 128x128x64, 8 of 64x128x64), so that the comparison
+ * is one of synchronization at the mainloop's best settings. */
+static inline int sb_gemm_multicast_stages_ok(int tile, long long stages) {
+  return tile == SB_GEMM_TILE_128X256  ? stages >= 3 && stages <= 4
+         : tile == SB_GEMM_TILE_64X128 ? stages == sb_gemm_split_stages(tile)
+                                       : stages >= 4 && stages <= 6;
 }
 
 #endif

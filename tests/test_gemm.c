@@ -259,28 +259,36 @@ SB_TEST(gemm_default_sweep_keeps_only_the_shapes_and_stages_each_variant_takes) 
   char err[256];
   long n = sb_sweep_build(&spec, &p, err, sizeof err);
   CHECK(n > 0);
-  /* 5 shapes (8192^3 only for the wgmma variants; + 512x512x32768 for cublas, ws_tma_wgmma and the split
-   * variants); tiles x stages: single 2 x 1, swap 2 x 1, the staged ones
-   * 128x128 x 5 (2..6) + 128x256 x 3 (2..4: 227 KiB); the split variants:
-   * the 2 K-heavy shapes x 2 (tile, stages) x splits auto,2,4,8. */
+  /* The default grid (bench/gemm.c's default_config): 4 squares for the
+   * mma.sync staging variants, + 8192^3 and 512x512x32768 for the wgmma
+   * ones. The staging variants: every tile and stage count at 4096^3
+   * (128x128: 2..6, 128x256: 2..4), one per tile elsewhere (single and
+   * swap their one). The wgmma variants: 64x128 (8) and 128x128 (5, 6)
+   * where M <= 1024, 128x128 (5, 6) and 128x256 (3, 4; multicast 4)
+   * above, ws_tma_wgmma every compiled tile and count at 4096^3; split-K
+   * at the 2 K-heavy shapes, 128x128 x splits auto,2,4,8 + 64x128 auto;
+   * ping-pong from 2048^3 on (its clusters 2x1). */
   CHECK_EQ_INT(count_gemm(p, n, "cublas"), 6);
   CHECK_EQ_INT(count_gemm(p, n, "single"), 8);
   CHECK_EQ_INT(count_gemm(p, n, "swap"), 8);
-  CHECK_EQ_INT(count_gemm(p, n, "ring"), 32);
-  CHECK_EQ_INT(count_gemm(p, n, "ws_mbarrier"), 32);
-  CHECK_EQ_INT(count_gemm(p, n, "ws_tma"), 32);
-  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma"), 48);
-  CHECK_EQ_INT(count_gemm(p, n, "splitk_serial"), 16);
-  CHECK_EQ_INT(count_gemm(p, n, "splitk_parallel"), 16);
-  CHECK_EQ_INT(count_gemm(p, n, "streamk"), 12); /* 6 shapes x 2 (tile, stages) */
-  /* Multicast: ws_tma_wgmma's best tile and stages only (128x256, 4), both
-   * cluster shapes, at the 4 squares and 1024x16384: 5 x 2; the persistent
-   * ones at the squares: 4 x 2. Ping-pong (128x128): 4-6 stages x 5 shapes. */
+  CHECK_EQ_INT(count_gemm(p, n, "ring"), 14);        /* 8 at 4096^3 + 2 x 3 shapes */
+  CHECK_EQ_INT(count_gemm(p, n, "ws_mbarrier"), 14);
+  CHECK_EQ_INT(count_gemm(p, n, "ws_tma"), 14);
+  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma"), 26); /* 9 at 4096^3, 3 x 3 small + 4 x 2 large shapes */
+  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_tma_store"), 18); /* 3 x 2 small + 4 x 3 large */
+  CHECK_EQ_INT(count_gemm(p, n, "splitk_serial"), 10);
+  CHECK_EQ_INT(count_gemm(p, n, "splitk_parallel"), 10);
+  CHECK_EQ_INT(count_gemm(p, n, "splitk_cluster"), 4); /* splits=auto only: 2 tiles x 2 shapes */
+  CHECK_EQ_INT(count_gemm(p, n, "streamk"), 12);       /* 6 shapes x 2 tiles */
+  /* Multicast: 64x128 at 1024^3 and 1024x16384, 128x256 (4 stages) from
+   * 2048^3 on, both cluster shapes: 5 x 2; the persistent ones at the
+   * squares: 4 x 2. Ping-pong (128x128, 5-6 stages) at 3 squares. */
   CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_multicast"), 10);
   CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_multicast_persistent"), 8);
   CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_multicast_persistent_tma_store"), 8);
-  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_pingpong"), 15);
-  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_pingpong_tma_store"), 15);
+  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_pingpong"), 6);
+  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_pingpong_tma_store"), 6);
+  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_pingpong_multicast_tma_store"), 6);
   long first_gemm = -1, skipped = 0;
   for (long i = 0; i < n; ++i) {
     if (strcmp(p[i].family->name, "gemm")) continue;
@@ -303,6 +311,14 @@ SB_TEST(gemm_default_sweep_keeps_only_the_shapes_and_stages_each_variant_takes) 
       CHECK(i - first_gemm < 6); /* every cublas row before every kernel row */
       continue;
     }
+    /* The tiles that can win at the shape: no 64x128 at the large outputs
+     * (but ws_tma_wgmma's 4096^3 table), no 128x256 at the small ones. */
+    const long long t = p[i].axis[SB_AXIS_TILE];
+    const unsigned wgmma = SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK | SB_VF_GEMM_PINGPONG | SB_VF_GEMM_MULTICAST |
+                           SB_VF_GEMM_WGMMA_TILE | SB_VF_GEMM_TMA_STORE;
+    if (m <= 1024 && (p[i].variant->flags & wgmma)) CHECK(t != SB_GEMM_TILE_128X256);
+    else if (t == SB_GEMM_TILE_64X128) CHECK(m == 4096 && !strcmp(p[i].variant->name, "ws_tma_wgmma"));
+    if (p[i].variant->flags & SB_VF_GEMM_PINGPONG) CHECK(m >= 2048);
     CHECK_EQ_INT(p[i].axis[SB_AXIS_BUFFER_BYTES], sb_gemm_stage_bytes((int)p[i].axis[SB_AXIS_TILE]));
     sb_row row;
     sb_provenance prov;
@@ -337,7 +353,7 @@ SB_TEST(gemm_user_given_combinations_get_rows_with_reasons) {
   CHECK_EQ_INT(sb_cli_parse(7, argv1, &c, err, sizeof err), 0);
   sb_point *p;
   long n = sb_sweep_build(&c.spec, &p, err, sizeof err);
-  CHECK_EQ_INT(count_gemm(p, n, "ring"), 8);
+  CHECK_EQ_INT(count_gemm(p, n, "ring"), 2); /* the default grid's stages: one per tile off the 4096^3 table */
   free(p);
   sb_cli_free(&c);
   /* stages=3 for single: kept, and check() says why it is skipped. */
@@ -415,7 +431,8 @@ SB_TEST(gemm_tma_store_staging_counts_in_the_shared_memory_check) {
 
 /* The 64x128x64 tile (issue 29): one wgmma warpgroup (4 consumer warps,
  * not the 2 its 64x64 pieces would give mma.sync), compiled for
- * ws_tma_wgmma and the variants that cut K, at their 8 stages only. The
+ * ws_tma_wgmma (and its TMA-store and multicast forms) and the variants
+ * that cut K, at their 8 stages only. The
  * host's rules and the pickers agree: a variant the rules pass has a twin
  * with the tile's shared memory; one they refuse gets no kernel, and why. */
 SB_TEST(gemm_64x128_tile_is_wgmma_only_and_its_rules_match_the_pickers) {
@@ -434,10 +451,10 @@ SB_TEST(gemm_64x128_tile_is_wgmma_only_and_its_rules_match_the_pickers) {
   const sb_device d = sb_test_hopper();
   char buf[SB_DETAIL_LEN], why[SB_SKIP_LEN];
   const char *names[] = {"ws_tma_wgmma", "splitk_serial", "splitk_parallel", "splitk_reduce", "splitk_cooperative",
-                         "splitk_cluster", "streamk", /* compiled; refused: */
-                         "single", "swap", "ring", "ws_mbarrier", "ws_tma", "ws_tma_wgmma_multicast",
-                         "ws_tma_wgmma_pingpong"};
-  const size_t compiled = 7;
+                         "splitk_cluster", "streamk", "ws_tma_wgmma_multicast", "ws_tma_wgmma_tma_store",
+                         /* compiled; refused: */
+                         "single", "swap", "ring", "ws_mbarrier", "ws_tma", "ws_tma_wgmma_pingpong"};
+  const size_t compiled = 9;
   for (size_t i = 0; i < sizeof names / sizeof *names; ++i) {
     sb_point q = {f, gemm_variant(f, names[i]), {0}};
     CHECK(q.variant != NULL);
@@ -458,9 +475,10 @@ SB_TEST(gemm_64x128_tile_is_wgmma_only_and_its_rules_match_the_pickers) {
       CHECK(reason == NULL);
       CHECK_EQ_INT(rc, 0);
       CHECK(k.raw != NULL && k.bounded != NULL && k.bounded != k.raw);
-      CHECK_EQ_INT(k.smem, 8 * 24576 + 1024); /* 8 stages of (64 + 128) x 64 fp16 */
+      /* 8 stages of (64 + 128) x 64 fp16 (+ the TMA store's staging: 4 warps x 2 x 16x32 fp32) */
+      CHECK_EQ_INT(k.smem, 8 * 24576 + 1024 + ((fl & SB_VF_GEMM_TMA_STORE) ? 4 * 2 * 2048 : 0));
     } else {
-      CHECK(reason != NULL && (strstr(reason, "compiled for ws_tma_wgmma and the variants that cut K only") ||
+      CHECK(reason != NULL && (strstr(reason, "compiled for ws_tma_wgmma, its multicast and the variants that cut K only") ||
                                (fl & SB_VF_GEMM_PINGPONG)));
       CHECK_EQ_INT(rc, -1);
       CHECK(why[0] != 0);
@@ -549,11 +567,11 @@ SB_TEST(gemm_multicast_points_need_whole_clusters_and_sm90) {
     CHECK_EQ_INT(row.status, SB_SKIPPED);
     odd += strstr(row.detail, "odd") != NULL || strstr(row.detail, "whole") != NULL;
   }
-  /* 384 = 3 x 128: both tiles (given) at the default stage (4) x 2 shapes x consumer_warps 4, 8 (the warps
-   * rule reads the tile, which is given: its mismatches stay as skipped rows too); 128x128 is odd both ways,
-   * 128x256 does not divide 384 (whole tiles): 6 of the 8 rows say so first. */
-  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_multicast"), 8);
-  CHECK_EQ_INT(odd, 6);
+  /* 384 = 3 x 128: both tiles (given) at the default grid's stages (128x128: 5, 6; 128x256: 4) x 2 shapes x
+   * consumer_warps 4, 8 (the warps rule reads the tile, which is given: its mismatches stay as skipped rows
+   * too); 128x128 is odd both ways, 128x256 does not divide 384 (whole tiles): 8 of the 12 rows say so first. */
+  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_multicast"), 12);
+  CHECK_EQ_INT(odd, 8);
   free(p);
   sb_cli_free(&c);
 }
