@@ -399,7 +399,7 @@ static int default_shape(const sb_point *p, long long m, long long k) {
  * (the 4096^3 stages table and heatmap); each rule gives way where the user
  * named its axis (--tile, --stages, --cluster-shape, --splits ask for any
  * compiled one). What the rules left out was measured first (H100,
- * results/h100-80gb-hbm3/proofs/tiles_<commit>):
+ * results/h100-80gb-hbm3/proofs/tiles_9249a8b):
  *  - the mma.sync staging variants (single .. ws_tma): every tile and stage
  *    count at 4096^3; elsewhere one stage count per tile (128x128: 4,
  *    128x256: 3; single's 1, swap's 2), within 2 points of their best;

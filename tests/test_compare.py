@@ -752,7 +752,7 @@ def ok_on_both(a, b):
 
 def test_details_on_request_or_to_a_file(tmp_path):
     both = ok_on_both(*CROSS)
-    assert both > 1000
+    assert both > 500  # the two GPUs' committed pairs share most of their grid
     rc, out, _ = run_compare(*CROSS, "--details")
     assert rc == 0 and f"Points ok on both sides ({both})" in out
     assert out.index("Per variant") < out.index("Points ok on both sides")
@@ -781,8 +781,10 @@ def test_family_and_variant_filters():
     assert rc == 0 and sorted((f, v) for f, v, _ in rows if v != "(all)") == [
         ("gemm", "ws_tma"), ("gemm", "ws_tma_wgmma"), ("gemm", "ws_tma_wgmma_multicast"),
         ("gemm", "ws_tma_wgmma_multicast_persistent"), ("gemm", "ws_tma_wgmma_multicast_persistent_tma_store"),
-        ("gemm", "ws_tma_wgmma_pingpong"), ("gemm", "ws_tma_wgmma_pingpong_tma_store"), ("pipeline", "ws_tma"), ("pipeline", "ws_tma_2d"), ("pipeline_intensity", "ws_tma"),
+        ("gemm", "ws_tma_wgmma_pingpong"), ("gemm", "ws_tma_wgmma_pingpong_multicast_tma_store"),
+        ("gemm", "ws_tma_wgmma_pingpong_tma_store"), ("gemm", "ws_tma_wgmma_tma_store"), ("pipeline", "ws_tma"),
+        ("pipeline", "ws_tma_2d"), ("pipeline_intensity", "ws_tma"),
         ("pipeline_intensity", "ws_tma_2d"), ("scan", "mbarrier")]
-    assert "24 points ok on both sides" in run_compare(*CROSS, "--variant", "scan/mbarrier")[1]
+    assert "18 points ok on both sides" in run_compare(*CROSS, "--variant", "scan/mbarrier")[1]
     rc, _, err = run_compare(*CROSS, "--family", "nosuch")
     assert rc == 2 and "no row matches" in err

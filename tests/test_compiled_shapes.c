@@ -38,9 +38,9 @@ SB_TEST(pipeline_every_sweep_point_has_compiled_kernels) {
    * stages > 1 points and the 3 x 4 staged points over 227 KB (default);
    * quick: 2 stages x 2 n x 5 variants, minus sync_single's 2 at stages 4. */
   CHECK_EQ_INT(check_sweeps_compiled("pipeline"), (4 * 7 * 5 - 21 - 3 * 4) + (2 * 2 * 5 - 2));
-  /* pipeline_intensity: 7 intensities x 2 warp counts x 6 variants;
+  /* pipeline_intensity: 5 intensities x 2 warp counts x 6 variants;
    * quick: 1 x 2 x 6. */
-  CHECK_EQ_INT(check_sweeps_compiled("pipeline_intensity"), 7 * 2 * 6 + 1 * 2 * 6);
+  CHECK_EQ_INT(check_sweeps_compiled("pipeline_intensity"), 5 * 2 * 6 + 1 * 2 * 6);
 }
 
 SB_TEST(multistage_every_sweep_point_has_compiled_kernels) {

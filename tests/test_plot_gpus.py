@@ -64,14 +64,18 @@ def test_stencil_speedup_baseline_is_exactly_one_per_gpu(rows, tmp_path):
     paths = plot_stencil.plot(family(rows, "stencil"), str(tmp_path))
     fig = sbplot.drawn(next(p for p in paths if p.endswith("stencil_speedup.png")))
     assert H100 in fig["title"] and H200 in fig["title"]
+    # each GPU's pair has its own iters (the H200's 1, 16, 256; the H100's 1, 16, 64)
+    iters = {gpu: sorted({r["iters"] for r in rows if r["family"] == "stencil" and r["gpu_name"] == gpu})
+             for gpu in (H100, H200)}
+    ticks = sorted(set(iters[H100]) | set(iters[H200]))
     for panel in fig["panels"]:
         lines = lines_by_label(panel)
         for gpu in (H100, H200):
-            assert lines[f"two_barrier [{gpu}]"]["y"] == [1.0, 1.0, 1.0]
+            assert lines[f"two_barrier [{gpu}]"]["x"] == iters[gpu]
+            assert lines[f"two_barrier [{gpu}]"]["y"] == [1.0] * len(iters[gpu])
         assert_two_gpus_apart(panel, ["two_barrier", "pingpong", "mbarrier", "completion"])
-        # ticks exactly at the data: iters 1, 16, 256
-        assert panel["xticks"] == [1, 16, 256]
-    assert fig["panels"][-1]["xticklabels"] == ["1", "16", "256"]  # shared x: bottom row labels
+        assert panel["xticks"] == ticks  # ticks exactly at the data
+    assert fig["panels"][-1]["xticklabels"] == [str(t) for t in ticks]  # shared x: bottom row labels
     # A speedup divides within one GPU: the H200 pingpong point is H200's
     # two_barrier over H200's pingpong, from the CSV cells.
     med = {(r["gpu_name"], r["variant"], r["block_threads"], r["elems_per_thread"] or 1,
@@ -100,11 +104,17 @@ def test_scan_default_plot_draws_each_gpu_and_speedup_within_gpu(rows, tmp_path)
                      "t", "us", ylog=True)
     fig = sbplot.drawn(path)
     assert H100 in fig["title"] and H200 in fig["title"]
+    both = 0
     for panel in fig["panels"]:
-        assert len(panel["lines"]) == 8
-        assert_two_gpus_apart(panel, ["two_barrier", "pingpong", "mbarrier", "warp_shuffle"])
+        # a panel per iters; one the two pairs share has both GPUs' lines
+        gpus = {ln["label"].split(" [")[1].rstrip("]") for ln in panel["lines"]}
+        assert gpus and len(panel["lines"]) == 4 * len(gpus)
+        if len(gpus) == 2:
+            both += 1
+            assert_two_gpus_apart(panel, ["two_barrier", "pingpong", "mbarrier", "warp_shuffle"])
         assert panel["xticklabels"] == ["32", "64", "128", "256", "512", "1k"]
         assert len(panel["yticklabels"]) >= 3
+    assert both >= 3  # iters 1, 4, 16
     sp = plot.speedups(scan)
     med = {(r["gpu_name"], r["variant"], r["block_threads"], r["iters"]): r["median_us"]
            for r in rows if r["family"] == "scan"}

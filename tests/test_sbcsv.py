@@ -214,5 +214,15 @@ def test_sweep_wall_s_is_the_largest_elapsed_cell(tmp_path):
     path = tmp_path / "run.csv"
     path.write_text(",".join(header) + "\n" + "\n".join(rows) + "\n")
     assert sbcsv.sweep_wall_s(sbcsv.read(str(path))) == pytest.approx(301.25)
-    old = os.path.join(os.path.dirname(sbcsv.HEADER_SNAPSHOT), "h100-80gb-hbm3", "latest.csv")
+    old = os.path.join(os.path.dirname(sbcsv.HEADER_SNAPSHOT), "h100-80gb-hbm3", "history",
+                       "20261126T180149Z_62fd08f_bf319e44.csv")
     assert sbcsv.sweep_wall_s(sbcsv.read(old)) is None
+
+
+def test_the_committed_h100_pair_kept_the_default_sweep_budget():
+    """The budget (issue 37): each run of the committed H100 pair took at
+    most 4:30, as its own elapsed_s cells say."""
+    gpu = os.path.join(os.path.dirname(sbcsv.HEADER_SNAPSHOT), "h100-80gb-hbm3")
+    for name in ("baseline.csv", "latest.csv"):
+        wall = sbcsv.sweep_wall_s(sbcsv.read(os.path.join(gpu, name)))
+        assert wall is not None and wall <= 270, (name, wall)
