@@ -13,7 +13,8 @@
  * buffer. Every later call launches on L->stream with what the query chose
  * and does no host work beyond the launch itself, because it runs between
  * the two CUDA events of a timed sample. kernels/launch.cuh implements both
- * halves once (sb_launch_params). */
+ * halves once (sb_launch_params). The engine includes nothing from kernels/:
+ * what it calls there is declared here (tests/test_layers.py). */
 #ifndef SB_LAUNCH_H
 #define SB_LAUNCH_H
 
@@ -107,6 +108,16 @@ struct sb_launch {
   int splits_used;           /* split-K: K slices per tile, splits=auto resolved
                                 (the row's splits_used); 0: no splits axis */
 };
+
+/* kernels/clock.cu: the SM clock right now, in MHz: clock64() ticks against %globaltimer over
+ * a 200 us spin; synchronizes the stream (harness/runner.c, once per point). */
+cudaError_t sb_measure_sm_clock(cudaStream_t stream, double *mhz);
+
+/* The clock witness (harness/timing.c): the same spin, spin_ns long, launched
+ * between samples; it writes its reading to mapped pinned host memory and
+ * adds no synchronization of its own. */
+cudaError_t sb_clock_witness(cudaStream_t stream, unsigned long long spin_ns,
+                             double *mapped_mhz);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../kernels/clock.h"
 #include "gbench_shim.h"
 #include "paired.h"
 #include "random.h"

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "../kernels/clock.h"
 
 static double mono_s(void) {
   struct timespec ts;
