@@ -38,7 +38,7 @@ LDLIBS    := -L$(CUDA_HOME)/lib64 -lcublas -lcudart_static -lbenchmark -lpthread
 LDFLAGS   += -Wl,-rpath,'$$ORIGIN/lib'
 
 # SB_BROKEN=1: the test binary build/broken/syncbench, with the deliberately
-# broken family (kernels/broken.cu); never part of the default build.
+# broken family (kernels/families/broken.cu); never part of the default build.
 # SB_WATCHDOG=0: build/nowd/syncbench, the mbarrier deadlock watchdog
 # compiled out (to measure what it costs).
 ifeq ($(SB_BROKEN),1)
@@ -46,7 +46,7 @@ BUILD     ?= build/broken
 CFLAGS    += -DSB_BROKEN
 NVFLAGS   += -DSB_BROKEN
 else
-BROKEN_SRC := bench/broken.c kernels/broken.cu
+BROKEN_SRC := bench/broken.c kernels/families/broken.cu
 endif
 # EXPERIMENTAL=1: build/experimental/syncbench with the variants and price
 # rows that compile but have not yet run on a GPU (-DSB_EXPERIMENTAL; their
@@ -66,7 +66,8 @@ BUILD     ?= build
 BIN       := $(BUILD)/syncbench
 HARNESS   := $(filter-out harness/main.c,$(wildcard harness/*.c))
 BENCH     := $(filter-out $(BROKEN_SRC),$(wildcard bench/*.c))
-KERNELS   := $(filter-out $(BROKEN_SRC),$(wildcard kernels/*.cu))
+# kernels/: common/ (the primitives every family shares), gemm/, families/.
+KERNELS   := $(filter-out $(BROKEN_SRC),$(wildcard kernels/*/*.cu))
 OBJ       := $(HARNESS:%.c=$(BUILD)/%.o) $(BENCH:%.c=$(BUILD)/%.o) \
              $(KERNELS:%.cu=$(BUILD)/%.o) $(BUILD)/harness/gbench_shim.o
 TEST_SRC  := $(wildcard tests/*.c)
@@ -120,7 +121,7 @@ PREDECESSORS := $(BUILD)/scan_predecessors
 predecessors: $(PREDECESSORS)
 # The CPU reference is syncbench's own (bench/scan.c and what it calls).
 PREDECESSORS_HOST := $(BUILD)/bench/scan.o $(BUILD)/harness/parallel.o $(BUILD)/harness/random.o
-$(PREDECESSORS): tests/gpu/scan_predecessors.cu kernels/scan.cu kernels/launch.cuh kernels/mbarrier.cuh \
+$(PREDECESSORS): tests/gpu/scan_predecessors.cu kernels/families/scan.cu kernels/common/launch.cuh kernels/common/mbarrier.cuh \
                  $(PREDECESSORS_HOST)
 	@mkdir -p $(BUILD)
 	$(NVCC) -O3 -std=c++17 $(GENCODE) -DSB_WATCHDOG=0 -Ikernels -Iharness $< $(PREDECESSORS_HOST) -lpthread -o $@
@@ -153,7 +154,7 @@ carry-ab: $(BIN) $(CANARY)
 
 # make sanitize's racecheck calibration (scripts/sanitize.sh): stand-alone,
 # no watchdog, no Google Benchmark.
-$(CANARY): tests/gpu/racecheck_canary.cu kernels/mbarrier.cuh
+$(CANARY): tests/gpu/racecheck_canary.cu kernels/common/mbarrier.cuh
 	@mkdir -p $(BUILD)
 	$(NVCC) -O2 -std=c++17 $(GENCODE) -DSB_WATCHDOG=0 $< -o $@
 
@@ -223,7 +224,7 @@ test: test-c test-asan test-py test-resources test-experimental gate-committed l
 # .cu and the project headers its default build's .d lists) never name
 # SB_EXPERIMENTAL compiles to the default build's object byte for byte: its
 # default .res is checked instead of compiling it twice.
-EXP_KERNELS := barrier gemm
+EXP_KERNELS := families/barrier gemm/gemm
 test-experimental: $(EXP_KERNELS:%=$(BUILD)/kernels/%.res)
 	@exp=; res=; for k in $(EXP_KERNELS); do d=$(BUILD)/kernels/$$k.d; \
 	  if [ ! -f $$d ] || grep -qsw SB_EXPERIMENTAL kernels/$$k.cu \

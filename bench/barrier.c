@@ -1,5 +1,5 @@
-/* Barrier families: host side. Kernels and launchers: kernels/barrier.cu;
- * output layout: kernels/barrier_layout.h; write-up: docs/barrier.md.
+/* Barrier families: host side. Kernels and launchers: kernels/families/barrier.cu;
+ * output layout: kernels/families/barrier_layout.h; write-up: docs/barrier.md.
  *
  * Three families share the kernels because they sweep different axes:
  *   barrier          block-scope primitives, grid_sync and the prices
@@ -11,7 +11,7 @@
  *   barrier_cluster  barrier.cluster: block_threads x contention x cluster x iters
  *
  * No CPU reference of data: the validating kernel proves each phase itself
- * (see the top of kernels/barrier.cu) and verify checks its tally; derive
+ * (see the top of kernels/families/barrier.cu) and verify checks its tally; derive
  * checks the timed kernel's count (every reporter completed `iters`
  * operations; smem_latency: the chase ended where the host says) and the
  * results the host can compute (lookback_walk: the look-backs' prefixes
@@ -27,9 +27,9 @@
 #include <stdlib.h>
 
 #include "../harness/random.h"
-#include "../kernels/barrier_layout.h"
-#include "../kernels/flag_word.h"
-#include "../kernels/pdl.h"
+#include "../kernels/families/barrier_layout.h"
+#include "../kernels/common/flag_word.h"
+#include "../kernels/common/pdl.h"
 #include "registry.h"
 
 /* ---- rules (the table's SB_BARRIER_VF_* traits) ---- */

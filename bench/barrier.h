@@ -7,7 +7,7 @@
 
 #include "../harness/launch.h"
 
-/* The variant tables (kernels/barrier.cu). */
+/* The variant tables (kernels/families/barrier.cu). */
 extern const sb_variant_table sb_barrier_variants, sb_barrier_tma_variants,
     sb_barrier_cluster_variants;
 
@@ -24,7 +24,7 @@ long long sb_barrier_reporters(unsigned flags, int participants, long long block
  * of its chain. */
 long long sb_barrier_want(unsigned flags, long long iters, long long block);
 
-/* Checks the kernel's output (kernels/barrier_layout.h) of a launch that ran
+/* Checks the kernel's output (kernels/families/barrier_layout.h) of a launch that ran
  * `iters` operations, where each of `reporters` threads per block must
  * have counted `want`. Returns the block count, or -1 with the first
  * problem in detail. */
@@ -54,7 +54,7 @@ long long sb_barrier_ops_per_iter(unsigned flags);
  * between SMs (SB_BARRIER_VF_DEVICE): 32, 256, 1024. */
 int sb_barrier_device_block(long long block);
 
-/* lookback_walk's input (kernels/barrier_layout.h: SB_BARRIER_WALK_COPIES
+/* lookback_walk's input (kernels/families/barrier_layout.h: SB_BARRIER_WALK_COPIES
  * copies of SB_BARRIER_WALK_STRIDE(w) packed status words): its length in
  * words, the fill (random values, statuses by position) and the prefix a
  * look-back over copy `copy` must return: the values of the w words from

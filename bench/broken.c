@@ -9,7 +9,7 @@
 #include "families.h"
 #include "registry.h"
 
-extern const sb_variant_table sb_broken_variants; /* kernels/broken.cu */
+extern const sb_variant_table sb_broken_variants; /* kernels/families/broken.cu */
 
 static const char *broken_check(const sb_point *p, const sb_device *d, char *buf, size_t len) {
   (void)d;

@@ -1,16 +1,16 @@
 /* Devscan family: host side (axes, CPU reference, exact check, byte model).
- * Kernels, variants and launchers: kernels/devscan.cu; results and the
+ * Kernels, variants and launchers: kernels/families/devscan.cu; results and the
  * protocols explained: docs/devscan.md. */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "../harness/parallel.h"
 #include "../harness/random.h"
-#include "../kernels/devscan_flags.h"
+#include "../kernels/families/devscan_flags.h"
 #include "families.h"
 #include "registry.h"
 
-extern const sb_variant_table sb_devscan_variants; /* kernels/devscan.cu */
+extern const sb_variant_table sb_devscan_variants; /* kernels/families/devscan.cu */
 
 /* ---- CPU reference ---- */
 
@@ -93,7 +93,7 @@ int sb_devscan_check(const uint32_t *in, const uint32_t *got, size_t n, char *de
 
 static int is_library(const sb_point *p) { return (p->variant->flags & SB_VF_NO_KERNEL) != 0; }
 
-/* The tile shapes kernels/devscan.cu compiles (test_devscan.c checks that
+/* The tile shapes kernels/families/devscan.cu compiles (test_devscan.c checks that
  * every swept point has its kernel). */
 static int devscan_compiled(long long b, long long e) {
   return (b == 128 && (e == 16 || e == 24 || e == 32)) ||

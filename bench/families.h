@@ -24,7 +24,7 @@ void sb_devscan_reference(const uint32_t *in, uint32_t *out, size_t n);
 int sb_devscan_check(const uint32_t *in, const uint32_t *got, size_t n, char *detail,
                      size_t len);
 
-/* Stencil families (bench/stencil.c, kernels/stencil.cu). Inputs are
+/* Stencil families (bench/stencil.c, kernels/families/stencil.cu). Inputs are
  * floats; the references compute in double. resid (may be NULL) gets, per
  * tile, the sum over iterations and valid elements of |new - old|.
  *
@@ -38,7 +38,7 @@ void sb_stencil_reference(const float *in, double *out, double *resid, size_t n,
  * into tiles tw x th (tiles at the bottom edge may have fewer rows), each
  * taking `iters` Jacobi steps of the 5-point mean over the valid points
  * inside the tile. resid is indexed by tile, row-major over tiles. */
-#include "../kernels/stencil_tiles.h" /* SB_STENCIL2D_WIDTH */
+#include "../kernels/families/stencil_tiles.h" /* SB_STENCIL2D_WIDTH */
 void sb_stencil2d_reference(const float *in, double *out, double *resid, size_t n,
                             size_t width, size_t tw, size_t th, int iters);
 
@@ -60,7 +60,7 @@ size_t sb_compare_f32_rel(const float *got, const double *want, size_t n,
                           double rel_tol, size_t *first);
 
 /* Pipeline: out[i] = in[i] after intensity/2 steps of x = fmaf(x, A, B)
- * (kernels/pipeline_tiles.h), the kernels' exact sequence. */
+ * (kernels/families/pipeline_tiles.h), the kernels' exact sequence. */
 void sb_pipeline_cpu_reference(const float *in, float *out, size_t n, int intensity);
 
 /* The same chain, compared as it goes with got (in parallel, no reference
@@ -76,8 +76,8 @@ size_t sb_compare_f32_rel_f32(const float *got, const float *want, size_t n, dou
 
 /* Family flags (sb_variant.flags, from SB_VF_FAMILY0 up): the traits a
  * family's host side reads from the variant table in kernels/<family>.cu. */
-/* broken: SB_BROKEN_ROTATED (kernels/broken_flags.h). */
-#include "../kernels/broken_flags.h"
+/* broken: SB_BROKEN_ROTATED (kernels/families/broken_flags.h). */
+#include "../kernels/families/broken_flags.h"
 
 /* GEMM (bench/gemm.c). fp16 on the host: round to nearest even (overflow
  * to inf, NaN kept), and back (exact). */
@@ -87,7 +87,7 @@ float sb_f16_to_f32(uint16_t h);
  * in bench/gemm.c and docs/gemm.md). */
 double sb_gemm_tolerance(long long k, double abs_dot);
 /* % of thread 0's block cycles spent in epilogues, from the last
- * validating launch of a ws_tma-based variant (kernels/gemm.cu); NaN when
+ * validating launch of a ws_tma-based variant (kernels/gemm/gemm.cu); NaN when
  * no such launch armed the profile since the last call (the call disarms). */
 double sb_gemm_epilogue_pct(void);
 /* The checked elements of an m x n C (indices row * n + col): corners,

@@ -1,5 +1,5 @@
 /* GEMM family: host side. Kernels, launchers and the cuBLAS ceiling:
- * kernels/gemm.cu; layout and tiles: kernels/gemm_tiles.h; docs/gemm.md.
+ * kernels/gemm/gemm.cu; layout and tiles: kernels/gemm/gemm_tiles.h; docs/gemm.md.
  *
  * C (M x N, fp32, row-major) = A (M x K, fp16, row-major) * B (K x N, fp16,
  * column-major), N = M. Inputs are random in [-1, 1) rounded to fp16 on the
@@ -13,11 +13,11 @@
 
 #include "../harness/parallel.h"
 #include "../harness/random.h"
-#include "../kernels/gemm_tiles.h"
+#include "../kernels/gemm/gemm_tiles.h"
 #include "families.h"
 #include "registry.h"
 
-extern const sb_variant_table sb_gemm_variants; /* kernels/gemm.cu */
+extern const sb_variant_table sb_gemm_variants; /* kernels/gemm/gemm.cu */
 
 /* ---- fp16 on the host ---- */
 
@@ -310,7 +310,7 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
            "consumer_warps=%lld: a %dx%d tile has %d (%s)", w, bm, bn, sb_gemm_tile_warps(t),
            sb_gemm_tile_wgmma_only(t) ? "one wgmma warpgroup" : "one 64x64 warp tile each, one warpgroup per 64 rows");
   /* 64 x 128: one wgmma warpgroup (m64); compiled for ws_tma_wgmma, its
-   * multicast clusters and the variants that cut K (kernels/gemm.cu's
+   * multicast clusters and the variants that cut K (kernels/gemm/gemm.cu's
    * gemm_takes_64x128), at their stages. */
   const int cuts_k = (f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK)) != 0;
   const int takes_narrow = cuts_k || (f & (SB_VF_GEMM_WGMMA_TILE | SB_VF_GEMM_MULTICAST | SB_VF_GEMM_TMA_STORE));

@@ -1,5 +1,5 @@
 /* Multistage family, host side. Kernels, launcher and the variants table:
- * kernels/multistage.cu (block_threads and elems_per_thread compiled in).
+ * kernels/families/multistage.cu (block_threads and elems_per_thread compiled in).
  * The tile length is block_threads x elems_per_thread (the elems_per_thread
  * column); buffer_bytes is not used. */
 #include <float.h>
@@ -19,7 +19,7 @@
 #define MS_HOT
 #endif
 
-extern const sb_variant_table sb_multistage_variants; /* kernels/multistage.cu */
+extern const sb_variant_table sb_multistage_variants; /* kernels/families/multistage.cu */
 
 /* ---- CPU reference ---- */
 

@@ -1,5 +1,5 @@
 /* Pipeline family: host side. Kernels, launcher and the variants table:
- * kernels/pipeline.cu; tiling, the compute chain and the variants' trait
+ * kernels/families/pipeline.cu; tiling, the compute chain and the variants' trait
  * flags: kernels/pipeline_tiles.h.
  *
  * Two families share one variants table and these hooks, because the
@@ -19,11 +19,11 @@
 
 #include "../harness/parallel.h"
 #include "../harness/random.h"
-#include "../kernels/pipeline_tiles.h"
+#include "../kernels/families/pipeline_tiles.h"
 #include "families.h"
 #include "registry.h"
 
-/* kernels/pipeline.cu: every variant, and the first PL_NUM_STAGED (those
+/* kernels/families/pipeline.cu: every variant, and the first PL_NUM_STAGED (those
  * with stages). */
 extern const sb_variant_table sb_pipeline_variants, sb_pipeline_staged_variants;
 
@@ -245,7 +245,7 @@ const sb_family sb_family_pipeline_intensity = {
                      [SB_AXIS_N] = "134217723",
                      [SB_AXIS_WARPS] = "2,8",
                      [SB_AXIS_CONTENTION] = "full_occupancy"},
-    /* The default's compiled configuration (kernels/pipeline.cu). */
+    /* The default's compiled configuration (kernels/families/pipeline.cu). */
     .quick_axes = {[SB_AXIS_STAGES] = "4",
                    [SB_AXIS_BUFFER_BYTES] = "16k",
                    [SB_AXIS_INTENSITY] = "256", /* intensity 0: the pipeline family's quick */

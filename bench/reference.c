@@ -6,7 +6,7 @@
 #include "families.h"
 #include "registry.h"
 
-extern const sb_variant_table sb_reference_variants; /* kernels/reference.cu */
+extern const sb_variant_table sb_reference_variants; /* kernels/families/reference.cu */
 
 static size_t copy_bytes(const sb_point *p) {
   return (size_t)p->axis[SB_AXIS_N] * sizeof(uint32_t);

@@ -8,7 +8,7 @@
 #include "families.h"
 #include "registry.h"
 
-extern const sb_variant_table sb_scan_variants; /* kernels/scan.cu */
+extern const sb_variant_table sb_scan_variants; /* kernels/families/scan.cu */
 
 /* ---- CPU reference ---- */
 

@@ -9,7 +9,7 @@
 
 #include "../harness/parallel.h"
 #include "../harness/random.h"
-#include "../kernels/stencil_tiles.h"
+#include "../kernels/families/stencil_tiles.h"
 #include "families.h"
 #include "registry.h"
 
@@ -21,7 +21,7 @@
 #define ST_HOT
 #endif
 
-extern const sb_variant_table sb_stencil_variants, sb_stencil2d_variants; /* kernels/stencil.cu */
+extern const sb_variant_table sb_stencil_variants, sb_stencil2d_variants; /* kernels/families/stencil.cu */
 extern const sb_family sb_family_stencil2d;
 
 /* Variants that also write each tile's residual after the n outputs. */
@@ -179,13 +179,13 @@ void sb_stencil2d_reference(const float *in, double *out, double *resid, size_t 
   sb_parallel_for((rows + th - 1) / th, 1, st2d_range, &j);
 }
 
-/* ---- geometry, shared with kernels/stencil.cu ---- */
+/* ---- geometry, shared with kernels/families/stencil.cu ---- */
 
 static size_t st_tile(const sb_point *p) {
   return (size_t)(p->axis[SB_AXIS_BLOCK] * p->axis[SB_AXIS_ELEMS]);
 }
 
-/* 2D tile width (kernels/stencil_tiles.h). */
+/* 2D tile width (kernels/families/stencil_tiles.h). */
 static size_t st2d_tw(const sb_point *p) { return SB_STENCIL2D_TW(st_tile(p)); }
 
 static int st_is_2d(const sb_point *p) { return p->family == &sb_family_stencil2d; }
@@ -202,7 +202,7 @@ static size_t st_blocks(const sb_point *p) {
 static const char *stencil_check(const sb_point *p, const sb_device *d, char *buf, size_t len) {
   (void)d;
   /* Block sizes and elements per thread without a compiled kernel are
-   * skipped by the picker (kernels/stencil.cu), with the compiled list. */
+   * skipped by the picker (kernels/families/stencil.cu), with the compiled list. */
   long long block = p->axis[SB_AXIS_BLOCK], elems = p->axis[SB_AXIS_ELEMS];
   if (st_is_2d(p)) {
     if (block * elems < 1024) {

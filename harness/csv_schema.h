@@ -35,7 +35,7 @@
  *    that moved least between two leases (docs/REGRESSIONS.md). Columns
  *    unchanged.
  * 7: the splits axis takes `auto` (the launcher picks the count from the
- *    shape, the tile and the SM count: kernels/gemm_tiles.h's
+ *    shape, the tile and the SM count: kernels/gemm/gemm_tiles.h's
  *    sb_gemm_auto_splits); such a point's splits cell reads "auto". New:
  *    splits_used, the split count the kernel ran with (explicit and auto
  *    points alike; empty for variants without a splits axis and for rows
@@ -53,7 +53,7 @@ typedef enum sb_status {
   SB_UNSUPPORTED,  /* the GPU lacks a feature the variant needs */
   SB_WRONG,        /* output differed from the CPU reference: never timed */
   SB_ERROR,        /* a CUDA call failed, or the worker process died */
-  SB_DEADLOCK,     /* an mbarrier wait outlived the watchdog (kernels/mbarrier.cuh) */
+  SB_DEADLOCK,     /* an mbarrier wait outlived the watchdog (kernels/common/mbarrier.cuh) */
   SB_NUM_STATUS
 } sb_status;
 

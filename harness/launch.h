@@ -12,7 +12,7 @@
  * their resources and occupancy, and fills the fields below, touching no
  * buffer. Every later call launches on L->stream with what the query chose
  * and does no host work beyond the launch itself, because it runs between
- * the two CUDA events of a timed sample. kernels/launch.cuh implements both
+ * the two CUDA events of a timed sample. kernels/common/launch.cuh implements both
  * halves once (sb_launch_params). The engine includes nothing from kernels/:
  * what it calls there is declared here (tests/test_layers.py). */
 #ifndef SB_LAUNCH_H
@@ -89,7 +89,7 @@ struct sb_launch {
   int query;   /* 1: pick and configure, launch nothing */
   int bounded; /* 1: the validating launch, whose mbarrier waits the
                   deadlock watchdog bounds; 0: warm-up and timed launches,
-                  with the raw wait (kernels/mbarrier.cuh says why) */
+                  with the raw wait (kernels/common/mbarrier.cuh says why) */
   /* Filled in query mode: */
   sb_kernels kernels;        /* what the picker chose */
   char skip[SB_SKIP_LEN];    /* non-empty: no kernel for this point (why) */
@@ -109,7 +109,7 @@ struct sb_launch {
                                 (the row's splits_used); 0: no splits axis */
 };
 
-/* kernels/clock.cu: the SM clock right now, in MHz: clock64() ticks against %globaltimer over
+/* kernels/common/clock.cu: the SM clock right now, in MHz: clock64() ticks against %globaltimer over
  * a 200 us spin; synchronizes the stream (harness/runner.c, once per point). */
 cudaError_t sb_measure_sm_clock(cudaStream_t stream, double *mhz);
 

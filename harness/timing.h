@@ -10,7 +10,7 @@
 #include "launch.h"
 #include "power.h"
 
-/* The clock witness: a 1-thread spin (kernels/clock.cu) that reads the SM
+/* The clock witness: a 1-thread spin (kernels/common/clock.cu) that reads the SM
  * clock against %globaltimer, launched right before a sample, outside its
  * events, whenever SB_WITNESS_DUTY x its spin of kernel time has been
  * sampled since the last one (so always before every sample of a kernel

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Fits and checks splits=auto's cost model (sb_gemm_auto_splits in
-kernels/gemm_tiles.h) against the committed H100 split-K measurements.
+kernels/gemm/gemm_tiles.h) against the committed H100 split-K measurements.
 
 The model (gemm_tiles.h has the why): for s slices of `tiles` output tiles
 of kts k-tiles on `sms` SMs,
@@ -57,7 +57,7 @@ import sbcsv  # noqa: E402
 import sbvariants  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HEADER = os.path.join(ROOT, "kernels", "gemm_tiles.h")
+HEADER = os.path.join(ROOT, "kernels", "gemm", "gemm_tiles.h")
 H100 = os.path.join("results", "h100-80gb-hbm3")
 # (path relative to ROOT, label in the table)
 DATA = [

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Registers, shared memory, stack and spills of every compiled kernel, from
 the ptxas reports the build keeps beside each object (nvcc --resource-usage,
-build/kernels/<family>.res). Needs no GPU.
+build/kernels/<room>/<family>.res). Needs no GPU.
 
-    kernel_resources.py build/kernels/*.res [--table out.md]
+    kernel_resources.py build/kernels/*/*.res [--table out.md]
 
 Prints one summary line per family (kernels, register range, largest static
 shared memory, spills) and writes the full per-kernel table to --table.

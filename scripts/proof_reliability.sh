@@ -107,7 +107,7 @@ EOF
 fi
 if step 3; then
 note "3. watchdog cost: every variant whose waits the watchdog bounds, default axes, SB_WATCHDOG=0 vs 1, alternating"
-# The variants with a bounded and a raw kernel (kernels/mbarrier.cuh): the
+# The variants with a bounded and a raw kernel (kernels/common/mbarrier.cuh): the
 # ones that wait through sb_mbar_wait_parity, and the price-list rows with
 # their own mbarrier spin loop. Validated with the bounded kernel, timed
 # with the raw one, whose SASS must not depend on the watchdog.

@@ -3,7 +3,7 @@
 
 Runs `cuobjdump -sass` on the syncbench binary (no GPU needed), finds the
 timed kernel of every variant of the barrier families
-(barrier_kernel<barrier_op_<variant>, false>, kernels/barrier.cu) for each
+(barrier_kernel<barrier_op_<variant>, false>, kernels/families/barrier.cu) for each
 architecture in the fat binary (sm_80, sm_90a), and counts the
 synchronization opcodes:
 
@@ -54,7 +54,7 @@ FUNC_RE = re.compile(r"Function : (\S+)")
 ARCH_RE = re.compile(r"code for (sm_\w+)")
 # The timed twin (Validate = false, mangled `Lb0E`) of each variant.
 KERNEL_RE = re.compile(r"barrier_kernelI\d+barrier_op_(\w+?)Lb0EEv")
-# Ops that are one template for several rows (kernels/barrier.cu's
+# Ops that are one template for several rows (kernels/families/barrier.cu's
 # `using barrier_op_<row> = ...`): their mangled name -> the row's name.
 TEMPLATE_ROWS = {"smem_chaseILb1EE": "smem_latency", "smem_chaseILb0EE": "smem_latency_bare"}
 

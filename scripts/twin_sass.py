@@ -3,7 +3,7 @@
 and without the deadlock watchdog.
 
 A variant that waits through sb_mbar_wait_parity is compiled twice
-(kernels/mbarrier.cuh): Bounded=true, which the runner launches to validate
+(kernels/common/mbarrier.cuh): Bounded=true, which the runner launches to validate
 a point, and Bounded=false, which it times. The watchdog can then cost the
 timed kernels nothing only if their SASS does not depend on SB_WATCHDOG.
 This script compares every Bounded=false kernel (its last template argument

@@ -338,7 +338,7 @@ def test_builds_a_rev_and_the_working_tree_then_reuses_the_rev(tmp_path, repo):
 
 def test_a_side_that_does_not_build_is_exit_5(tmp_path, repo):
     (repo / "Makefile").write_text(
-        "build/syncbench:\n\t@echo 'kernels/scan.cu(12): error: this does not compile' >&2; exit 1\n")
+        "build/syncbench:\n\t@echo 'kernels/families/scan.cu(12): error: this does not compile' >&2; exit 1\n")
     git(repo, "commit", "-q", "-am", "broken")
     ab = from_repo(tmp_path, repo, "--base", "HEAD~1", "--new", "HEAD")
     assert ab.rc == 5, ab.err

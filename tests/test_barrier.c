@@ -4,9 +4,9 @@
 
 #include "../bench/barrier.h"
 #include "../harness/sweep.h"
-#include "../kernels/barrier_layout.h"
-#include "../kernels/flag_word.h"
-#include "../kernels/pdl.h"
+#include "../kernels/families/barrier_layout.h"
+#include "../kernels/common/flag_word.h"
+#include "../kernels/common/pdl.h"
 #include "check.h"
 #include "swept.h"
 
@@ -101,7 +101,7 @@ SB_TEST(barrier_cycles_median_matches_brute_force) {
   }
 }
 
-/* Brute force over the kernel's role rules (kernels/barrier.cu): walk every
+/* Brute force over the kernel's role rules (kernels/families/barrier.cu): walk every
  * thread of a block and count who reports a tally. */
 static long long brute_reporters(const char *v, int part, int block) {
   if (!strcmp(v, "grid_sync") || !strcmp(v, "tma_roundtrip") || !strcmp(v, "tma_multicast_roundtrip"))
@@ -209,7 +209,7 @@ SB_TEST(barrier_chase_end_matches_a_walk_of_the_chain) {
 
 /* ---- the prices between SMs (flag hand-off, look-back walk, kernel boundary) ---- */
 
-/* DevFlags::look_back (kernels/lookback.cuh) run on the host over packed
+/* DevFlags::look_back (kernels/common/lookback.cuh) run on the host over packed
  * words: windows of 32 from word tile-1 down (lane k reads word i - k; below
  * word 0 a P of value 0), the nearest P ends the walk, the values up to and
  * including it add up. honour_p = 0 models a broken look-back that walks

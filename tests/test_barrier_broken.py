@@ -1,4 +1,4 @@
-"""The planted flag hand-off bug (kernels/barrier.cu, flag_handoff_lost_token:
+"""The planted flag hand-off bug (kernels/families/barrier.cu, flag_handoff_lost_token:
 block 1 waits for a token block 0 never sends, so both spin) is a test-only
 row of the barrier table, built only with SB_BROKEN=1, whose validating twin
 waits under the watchdog, and scripts/gpu_round.sh step b runs it with the
@@ -22,7 +22,7 @@ def _inside_sb_broken(src, needle):
 
 
 def test_lost_token_is_a_test_only_row_of_the_broken_build():
-    src = read("kernels/barrier.cu")
+    src = read("kernels/families/barrier.cu")
     row = src[src.index("BARRIER_DEVICE_ROW(flag_handoff_lost_token"):]
     row = row[:row.index("),")]
     assert "SB_VF_TEST_ONLY" in row and "SB_BARRIER_VF_PAIR" in row
@@ -33,7 +33,7 @@ def test_lost_token_is_a_test_only_row_of_the_broken_build():
     op = src[src.index("struct barrier_op_flag_handoff_lost_token"):]
     assert op[:op.index("{}")].rstrip().endswith("true>")
     # and its wait is bounded in the validating twin (a row, not a hang)
-    flags = read("kernels/lookback.cuh")
+    flags = read("kernels/common/lookback.cuh")
     wait_for = flags[flags.index("void wait_for("):]
     assert "failed_poll(" in wait_for[:wait_for.index("}")]
     assert "sb_wd_check(" in flags

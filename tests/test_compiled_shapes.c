@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../kernels/gemm_tiles.h"
-#include "../kernels/pipeline_tiles.h"
+#include "../kernels/gemm/gemm_tiles.h"
+#include "../kernels/families/pipeline_tiles.h"
 #include "check.h"
 #include "swept.h"
 

@@ -6,7 +6,7 @@
 
 #include "../bench/families.h"
 #include "../harness/random.h"
-#include "../kernels/pdl.h"
+#include "../kernels/common/pdl.h"
 #include "check.h"
 #include "swept.h"
 

@@ -1,4 +1,4 @@
-"""The planted devscan protocol bug (kernels/broken.cu, chain_by_block_index:
+"""The planted devscan protocol bug (kernels/families/broken.cu, chain_by_block_index:
 tile ids from blockIdx.x, reversed, more blocks than fit) is wired into the
 test-only broken family and into the GPU proofs that turn it into a
 `deadlock` row: scripts/proof_reliability.sh step 1 (expects deadlock +
@@ -16,7 +16,7 @@ def read(path):
 
 
 def test_chain_by_block_index_is_a_test_only_row_of_the_broken_table():
-    src = read("kernels/broken.cu")
+    src = read("kernels/families/broken.cu")
     rows = re.findall(r'\{"(\w+)", broken_launch, broken_pick<(\w+)>, (\d+), ([^,]+),', src)
     row = [r for r in rows if r[0] == "chain_by_block_index"]
     assert row == [("chain_by_block_index", "ChainByBlockIndex", "0", "SB_VF_TEST_ONLY")]
@@ -24,7 +24,7 @@ def test_chain_by_block_index_is_a_test_only_row_of_the_broken_table():
     # The bug itself, and a wait the watchdog bounds (so it is a row, not a hang).
     assert "gridDim.x - 1 - blockIdx.x" in body
     assert "sb_wd_check(" in body
-    assert "kernels/broken.cu" in read("Makefile")  # built only with SB_BROKEN=1
+    assert "kernels/families/broken.cu" in read("Makefile")  # built only with SB_BROKEN=1
 
 
 def test_the_gpu_proofs_expect_a_deadlock_row():

@@ -13,7 +13,7 @@
 #include "../harness/runner.h"
 #include "swept.h"
 #include "../harness/sweep.h"
-#include "../kernels/gemm_tiles.h"
+#include "../kernels/gemm/gemm_tiles.h"
 #include "check.h"
 
 SB_TEST(gemm_epilogue_profile_is_empty_until_a_validating_launch_arms_it) {

@@ -9,7 +9,7 @@ from test_barrier_broken import _inside_sb_broken, read  # noqa: E402  (one read
 
 
 def test_no_remote_arrive_is_a_test_only_row_of_the_broken_build():
-    src = read("kernels/gemm.cu")
+    src = read("kernels/gemm/gemm.cu")
     row = src[src.index('{"ws_tma_wgmma_multicast_no_remote_arrive"'):]
     row = row[:row.index("},")]
     assert "SB_VF_TEST_ONLY" in row and "SB_VF_GEMM_MULTICAST" in row and ", 90," in row
@@ -35,7 +35,7 @@ def test_gpu_round_step_b_runs_it_with_the_other_planted_bugs():
 
 
 def test_the_cluster_rules_are_in_the_kernel():
-    src = read("kernels/gemm.cu")
+    src = read("kernels/gemm/gemm.cu")
     body = src[src.index("struct GemmWsTmaWgmmaMulticastT"):]
     body = body[:body.index("\n};")]
     # init, then a cluster barrier before any remote use; a cluster barrier
@@ -47,7 +47,7 @@ def test_the_cluster_rules_are_in_the_kernel():
     assert "return;" not in body[:body.rindex("sb_cluster_sync()")]
     # empty counts both CTAs' consumer warps
     assert "T::WARPS * X::CTAS" in body
-    ring = read("kernels/ring.cuh")
+    ring = read("kernels/common/ring.cuh")
     cring = ring[ring.index("struct sb_cluster_ring"):]
     assert "fence_mbarrier_init" in ring[:ring.index("struct sb_cluster_ring")]
     assert "__syncwarp();" in cring and "sb_mbar_arrive_cluster(" in cring
@@ -55,7 +55,7 @@ def test_the_cluster_rules_are_in_the_kernel():
     assert "sb_mbar_arrive_remote(" not in cring
     # the bounded twin bounds the new waits: the producer's acquire and the
     # consumers' wait are sb_ring's (sb_mbar_wait_parity_stage<Bounded>)
-    main = read("kernels/gemm_mainloop.cuh")
+    main = read("kernels/gemm/gemm_mainloop.cuh")
     prod = main[main.index("void gemm_tma_produce_multicast("):]
     prod = prod[:prod.index("\n}\n")]
     assert "ring.acquire(st)" in prod and "sb_ring_state &st" in prod  # the caller's state
@@ -72,7 +72,7 @@ def test_the_persistent_variant_keeps_one_ring_across_tiles():
     cluster walk the same cluster tiles (cluster = blockIdx.x / 2, stride =
     clusters), so they stay in step on each other's empty barriers; the
     accumulators are zeroed per tile; the launch is a persistent grid."""
-    src = read("kernels/gemm.cu")
+    src = read("kernels/gemm/gemm.cu")
     body = src[src.index("struct GemmWsTmaWgmmaMulticastT"):]
     body = body[:body.index("\n};")]
     assert body.count("R::init(") == 1 and body.count("sb_ring_state st;") == 1

@@ -15,7 +15,7 @@ def read(path):
 
 
 def store_tma_body():
-    src = read("kernels/gemm_consumers.cuh")
+    src = read("kernels/gemm/gemm_consumers.cuh")
     body = src[src.index("void store_tma("):]
     return body[:body.index("\n  }\n")]
 
@@ -39,10 +39,10 @@ def test_writes_are_fenced_before_the_copy_and_a_buffer_waits_for_its_last_read(
 
 
 def test_every_store_completes_before_the_block_exits():
-    src = read("kernels/gemm_consumers.cuh")
+    src = read("kernels/gemm/gemm_consumers.cuh")
     drain = src[src.index("void store_tma_drain()"):]
     assert "cp.async.bulk.wait_group 0;" in drain[:drain.index("}")]
-    gemm = read("kernels/gemm.cu")
+    gemm = read("kernels/gemm/gemm.cu")
     for variant in ("struct GemmWsTmaWgmmaPingpongT", "struct GemmWsTmaWgmmaMulticastT"):
         body = gemm[gemm.index(variant):]
         body = body[:body.index("\n};")]
@@ -55,19 +55,19 @@ def test_the_staging_size_agrees_between_kernel_and_host():
     STORE_BYTES (times the warpgroups of ping-pong, gemm_store_bytes) and
     gemm_tiles.h's sb_gemm_store_staging_bytes (times 2 for ping-pong in
     bench/gemm.c's check)."""
-    cons = read("kernels/gemm_consumers.cuh")
+    cons = read("kernels/gemm/gemm_consumers.cuh")
     assert "STORE_PIECE_BYTES = 16 * 32 * 4;" in cons
     assert "STORE_BYTES = T::WARPS * 2 * STORE_PIECE_BYTES;" in cons
-    tiles = read("kernels/gemm_tiles.h")
+    tiles = read("kernels/gemm/gemm_tiles.h")
     fn = tiles[tiles.index("sb_gemm_store_staging_bytes(int tile)"):]
     fn = fn[:fn.index("}")]
     # the tile's consumer warps (sb_gemm_tile_warps, GemmTile::WARPS)
     assert "sb_gemm_tile_warps(tile) * 2 * 16 * 32 * 4" in fn
-    params = read("kernels/gemm_params.cuh")
+    params = read("kernels/gemm/gemm_params.cuh")
     assert "WARPS = WGMMA_ONLY ? 4 : (BM / 64) * WARPS_N" in params and "WARPS_N = BN / 64" in params
     assert "WGMMA_ONLY = (BM / 64) * WARPS_N < 4" in params
     assert "sb_gemm_tile_wgmma_only(tile) ? 4 : (sb_gemm_tile_bm(tile) / 64) * (sb_gemm_tile_bn(tile) / 64)" in tiles
-    gemm = read("kernels/gemm.cu")
+    gemm = read("kernels/gemm/gemm.cu")
     assert "GemmWarpgroupMma<T>::STORE_BYTES * GemmGroups<V>::value" in gemm
     assert "S * T::STAGE_BYTES + gemm_store_bytes<V, T>() + SB_GEMM_ALIGN_SLACK" in gemm
     bench = read("bench/gemm.c")
@@ -78,11 +78,11 @@ def test_c_map_matches_the_piece():
     """C's tensor map: fp32, 32 columns x 16 rows (one warp's piece: 128-byte
     rows, the 128B swizzle the staging writes), appended last to GemmParams
     (the other fields keep their offsets)."""
-    gemm = read("kernels/gemm.cu")
+    gemm = read("kernels/gemm/gemm.cu")
     fn = gemm[gemm.index("static cudaError_t gemm_tensor_map_c("):]
     fn = fn[:fn.index("\n}\n")]
     assert "CU_TENSOR_MAP_DATA_TYPE_FLOAT32" in fn and "32, 16," in fn and "CU_TENSOR_MAP_SWIZZLE_128B" in fn
-    params = read("kernels/gemm_params.cuh")
+    params = read("kernels/gemm/gemm_params.cuh")
     struct = params[params.index("struct alignas(128) GemmParams"):]
     struct = struct[:struct.index("\n};")]
     # appended after prof; only later appends (splitk_cooperative's epoch) follow it

@@ -7,12 +7,20 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"', re.M)
 
 
+def _walk(folder, exts):
+    """Sources under folder, its rooms too (kernels/common, gemm, families)."""
+    for top, dirs, names in sorted(os.walk(os.path.join(ROOT, folder))):
+        dirs.sort()
+        for name in sorted(names):
+            if name.endswith(exts):
+                yield os.path.relpath(os.path.join(top, name), ROOT)
+
+
 def includes_of(folder):
-    for name in sorted(os.listdir(os.path.join(ROOT, folder))):
-        if name.endswith((".c", ".h", ".cc", ".cu", ".cuh")):
-            with open(os.path.join(ROOT, folder, name), encoding="utf-8") as f:
-                for inc in INCLUDE.findall(f.read()):
-                    yield f"{folder}/{name}", os.path.normpath(os.path.join(folder, inc))
+    for src in _walk(folder, (".c", ".h", ".cc", ".cu", ".cuh")):
+        with open(os.path.join(ROOT, src), encoding="utf-8") as f:
+            for inc in INCLUDE.findall(f.read()):
+                yield src, os.path.normpath(os.path.join(os.path.dirname(src), inc))
 
 
 def test_engine_and_kernels_include_nothing_from_bench():
@@ -32,7 +40,7 @@ def _symbols(folder, flag):
     need (-u), from nm: the links, which includes alone do not show."""
     import glob
     import subprocess
-    objs = sorted(glob.glob(os.path.join(ROOT, "build", folder, "*.o")))
+    objs = sorted(glob.glob(os.path.join(ROOT, "build", folder, "**", "*.o"), recursive=True))
     assert objs, f"build/{folder}/*.o: build first (make)"
     out = subprocess.run(["nm", flag, *objs], capture_output=True, text=True, check=True).stdout
     return {parts[-1] for parts in (line.split() for line in out.splitlines())
@@ -65,7 +73,7 @@ def _read(path):
 
 
 def _sources(folder, exts):
-    return [f"{folder}/{n}" for n in sorted(os.listdir(os.path.join(ROOT, folder))) if n.endswith(exts)]
+    return list(_walk(folder, exts))
 
 
 def kernel_exports():
@@ -96,7 +104,7 @@ def test_the_harness_includes_nothing_from_kernels():
     text = _read(CONTRACT)
     assert '#ifdef __cplusplus\nextern "C" {' in text, f"{CONTRACT}: extern \"C\" guards for C callers"
     # the kernels implement the contract: they include it (the arrow runs down)
-    assert ("kernels/clock.cu", CONTRACT) in set(includes_of("kernels"))
+    assert ("kernels/common/clock.cu", CONTRACT) in set(includes_of("kernels"))
 
 
 def test_what_the_engine_links_from_kernels_is_declared_in_the_contract():

@@ -4,7 +4,7 @@
 
 #include "../bench/families.h"
 #include "../harness/random.h"
-#include "../kernels/pipeline_tiles.h"
+#include "../kernels/families/pipeline_tiles.h"
 #include "check.h"
 
 /* Brute force: one element at a time, the chain written out with fmaf. */

@@ -77,7 +77,7 @@ def test_plots_without_their_packages_are_exit_2_and_one_line(tmp_path, script, 
 
 
 # Literals that are not a row's identity: sass_sync.py maps mangled kernel
-# names of kernels/barrier.cu to rows (the SASS has no table to ask);
+# names of kernels/families/barrier.cu to rows (the SASS has no table to ask);
 # plot_barrier.py groups rows by a word of their table summary; explain.py
 # names its calibration rows, each with the stall it is expected to show.
 LITERAL_ALLOWED = {"sass_sync.py": None, "plot_barrier.py": {"mbarrier"},

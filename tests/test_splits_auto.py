@@ -1,4 +1,4 @@
-"""splits=auto's cost model (sb_gemm_auto_splits, kernels/gemm_tiles.h)
+"""splits=auto's cost model (sb_gemm_auto_splits, kernels/gemm/gemm_tiles.h)
 against the committed H100 split-K measurements (issue 29).
 
 The C function itself is compiled into a small host program and asked for
@@ -21,7 +21,7 @@ import fit_auto_splits as fit  # noqa: E402
 
 SHIM = r"""
 #include <stdio.h>
-#include "kernels/gemm_tiles.h"
+#include "kernels/gemm/gemm_tiles.h"
 int main(void) {
   int tiles, kts, sms;
   while (scanf("%d %d %d", &tiles, &kts, &sms) == 3) printf("%d\n", sb_gemm_auto_splits(tiles, kts, sms));

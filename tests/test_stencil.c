@@ -10,8 +10,8 @@
 
 #include "../bench/families.h"
 #include "../harness/random.h"
-#include "../kernels/multistage_math.h"
-#include "../kernels/stencil_tiles.h"
+#include "../kernels/families/multistage_math.h"
+#include "../kernels/families/stencil_tiles.h"
 #include "check.h"
 #include "swept.h"
 
@@ -439,7 +439,7 @@ static void ms_float_defined(float *a, size_t len, int iters) {
   free(p), free(q);
 }
 
-/* The kernels' arithmetic (kernels/multistage_math.h): a tile of `tile`
+/* The kernels' arithmetic (kernels/families/multistage_math.h): a tile of `tile`
  * slots whose first len are valid, P and Q with their zero pads, every slot
  * computed with the same operations and its position's weight. Returns
  * whether the slots past len stayed 0. */

@@ -1,5 +1,5 @@
 """The validation on the dirty workspace (harness/runner.c,
-revalidate_on_dirty_workspace) and its planted bug (kernels/gemm.cu,
+revalidate_on_dirty_workspace) and its planted bug (kernels/gemm/gemm.cu,
 splitk_parallel_stale_counters: the split-K launch numbering never
 advanced, so later launches see the counters launch 1 left, SB_BROKEN
 build only). The GPU run is the proof
@@ -52,7 +52,7 @@ def test_the_runner_validates_again_after_timing_and_derive():
 
 
 def test_stale_counters_is_a_test_only_row_of_the_broken_build():
-    src = read("kernels/gemm.cu")
+    src = read("kernels/gemm/gemm.cu")
     row = src[src.index('{"' + STALE + '"'):]
     row = row[:row.index("},")]
     assert "gemm_launch<GemmSplitKParallel, true, true>" in row  # the healthy kernels, StaleEpoch

@@ -17,7 +17,7 @@
 #include <string.h>
 
 // Built with -DSB_WATCHDOG=0: a stand-alone program, no harness to report to.
-#include "../../kernels/mbarrier.cuh"
+#include "../../kernels/common/mbarrier.cuh"
 
 #define CANARY_THREADS 64
 

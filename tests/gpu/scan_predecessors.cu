@@ -1,5 +1,5 @@
 // Issue 12's first criterion, measured in one run: syncbench's compiled scan
-// kernels (kernels/scan.cu, included as is) beside their runtime-generic
+// kernels (kernels/families/scan.cu, included as is) beside their runtime-generic
 // predecessors of commit e917ed3 (copied verbatim below, block size and
 // loop bounds read at run time, in/out __restrict__), at every point of the
 // default sweep's scan grid. Each output is checked exactly against
@@ -10,7 +10,7 @@
 //   make predecessors && build/scan_predecessors
 // One line per point: variant, B, iters, old us, new us, new/old.
 // Exit status 1 if any output was wrong. No Google Benchmark.
-#include "../../kernels/scan.cu"
+#include "../../kernels/families/scan.cu"
 
 #include <math.h>
 #include <stdio.h>
@@ -33,7 +33,7 @@ extern "C" void sb_scan_reference(const uint32_t *in, uint32_t *out, size_t n, s
     }                                                                                  \
   } while (0)
 
-// ---- e917ed3's kernels/scan.cu, verbatim but for the names ----
+// ---- e917ed3's kernels/families/scan.cu, verbatim but for the names ----
 
 #define OLD_SCAN_ARGS const uint32_t *__restrict__ in, uint32_t *__restrict__ out, long long n, int iters
 

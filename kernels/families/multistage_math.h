@@ -1,5 +1,5 @@
 /* Multistage family: the element arithmetic of the kernels
- * (kernels/multistage.cu), in plain C so that the host tests
+ * (kernels/families/multistage.cu), in plain C so that the host tests
  * (tests/test_stencil.c) run the very functions the kernels run, in float,
  * against the CPU reference (bench/multistage.c, double).
  *

@@ -37,11 +37,11 @@
 
 #include <cub/device/device_scan.cuh>
 
-#include "launch.cuh"
-#include "lookback.cuh"
-#include "mbarrier.cuh"
-#include "pdl.cuh"
-#include "pdl.h"
+#include "../common/launch.cuh"
+#include "../common/lookback.cuh"
+#include "../common/mbarrier.cuh"
+#include "../common/pdl.cuh"
+#include "../common/pdl.h"
 #include "devscan_flags.h"
 
 namespace cg = cooperative_groups;
@@ -230,7 +230,7 @@ __device__ void dev_scan_tile_offset(const DevscanParams &p, int tile, DevScanSm
 // ---- flags: the single-pass hand-offs ----
 
 // The status words, the flag policies (memory order, sleeps) and the
-// look-back: kernels/lookback.cuh (DevFlags), which the barrier price list's
+// look-back: kernels/common/lookback.cuh (DevFlags), which the barrier price list's
 // flag_handoff and lookback_walk rows time on their own.
 
 // Tile ids in the order blocks start (an atomic counter), so every tile a
@@ -255,7 +255,7 @@ struct DevThreeKernel {  // kernels: reduce, scan sums, then this one
 
 // three_kernel_pdl: three_kernel's kernels (the same tile, loader, block
 // scan, launch bounds and arithmetic) chained by programmatic dependent
-// launch (kernels/pdl.cuh): kernel 1 is an ordinary launch (it overwrites
+// launch (kernels/common/pdl.cuh): kernel 1 is an ordinary launch (it overwrites
 // the tile sums the previous scan's kernel 3 read, so it must wait for all
 // of it), kernels 2 and 3 are PDL secondaries of the kernel before them.
 //

@@ -47,12 +47,12 @@
 
 #include <cuda/barrier>
 
-#include "cp_async.cuh"
-#include "launch.cuh"
-#include "mbarrier.cuh"
+#include "../common/cp_async.cuh"
+#include "../common/launch.cuh"
+#include "../common/mbarrier.cuh"
 #include "pipeline_tiles.h"
-#include "ring.cuh"
-#include "tensor_map.cuh"
+#include "../common/ring.cuh"
+#include "../common/tensor_map.cuh"
 
 // The one kernel parameter of every variant. The tensor map comes first,
 // at least 64-byte aligned as the TMA unit requires (CUtensorMap carries its

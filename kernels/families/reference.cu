@@ -2,7 +2,7 @@
 // Its bandwidth (bytes read + bytes written per second) is the yardstick
 // for every other row's pct_of_copy. No kernel of ours: the copy engine /
 // driver does it, so there is no occupancy or resource usage to report.
-#include "launch.cuh"
+#include "../common/launch.cuh"
 
 static cudaError_t reference_d2d_copy(sb_launch *L) {
   const size_t bytes = (size_t)L->axis[SB_AXIS_N] * sizeof(float);

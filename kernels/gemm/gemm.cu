@@ -49,11 +49,11 @@
 #include <math.h>
 #include <string.h>
 
-#include "cp_async.cuh"
+#include "../common/cp_async.cuh"
 #include "gemm_tiles.h"
-#include "launch.cuh"
-#include "ring.cuh"
-#include "tensor_map.cuh"
+#include "../common/launch.cuh"
+#include "../common/ring.cuh"
+#include "../common/tensor_map.cuh"
 
 #include "gemm_consumers.cuh"   // what a consumer computes: mma.sync warps, wgmma warpgroups
 #include "gemm_mainloop.cuh"    // stage copies, the ws ring's loops, the TMA producer, gemm_ws_tma

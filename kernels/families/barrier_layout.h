@@ -1,4 +1,4 @@
-/* Barrier families: the output buffer layout shared by kernels/barrier.cu
+/* Barrier families: the output buffer layout shared by kernels/families/barrier.cu
  * (which writes it) and bench/barrier.c (which checks and reads it).
  *
  *   sb_barrier_head                      written by block 0, thread 0
@@ -24,7 +24,7 @@
 
 #include <stdint.h>
 
-#include "../harness/launch.h"
+#include "../../harness/launch.h"
 
 #define SB_BARRIER_MAX_BLOCKS 8192
 #define SB_BARRIER_MAX_THREADS 1024 /* the kernels' launch bound */
@@ -56,7 +56,7 @@ typedef struct sb_barrier_rec {
  * its start and the end of the chase tells how far it went. */
 #define SB_BARRIER_CHASE_SLOTS(block) (2 * (block) + 32)
 
-/* Trait flags of the variant table (kernels/barrier.cu), read by the host
+/* Trait flags of the variant table (kernels/families/barrier.cu), read by the host
  * side's rules instead of variant names. */
 enum sb_barrier_variant_flag {
   SB_BARRIER_VF_BLOCK = SB_VF_FAMILY0 << 0,     /* synchronizes the whole block */
@@ -85,7 +85,7 @@ enum sb_barrier_variant_flag {
 /* lookback_walk_<w>: the walk length w (how many status words the look-back
  * reads back to the nearest P) rides in the row's flags, so that the host's
  * input and expected sums and the kernel's template agree by construction
- * (kernels/barrier.cu's WALK_ROW). 0: not a walk row. */
+ * (kernels/families/barrier.cu's WALK_ROW). 0: not a walk row. */
 #define SB_BARRIER_WALK_SHIFT 20
 #define SB_BARRIER_WALK_MAX 1023
 #define SB_BARRIER_VF_WALK(w) ((unsigned)(w) << SB_BARRIER_WALK_SHIFT)
@@ -94,7 +94,7 @@ enum sb_barrier_variant_flag {
 /* lookback_walk's input: SB_BARRIER_WALK_COPIES copies of the walked words,
  * block b reading copy b % copies (spread over L2 slices, as a scan's tiles
  * read different words). Copy c is SB_BARRIER_WALK_STRIDE(w) packed status
- * words (kernels/flag_word.h), a multiple of 16 (128 bytes):
+ * words (kernels/common/flag_word.h), a multiple of 16 (128 bytes):
  *   [0, GUARD)            A words: a walk that overshoots the P adds them
  *   GUARD                 the P the walk must stop at
  *   (GUARD, GUARD + w)    A words: the w - 1 it must add on the way

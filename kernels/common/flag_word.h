@@ -1,6 +1,6 @@
 /* The packed status word of the cross-block flag protocols: one aligned
  * 64-bit word, status in the high 32 bits, value in the low 32, so one load
- * sees both (kernels/lookback.cuh: devscan's chained and look-back scans,
+ * sees both (kernels/common/lookback.cuh: devscan's chained and look-back scans,
  * and the barrier price list's flag_handoff and lookback_walk rows). C and
  * CUDA: the host builds such words for lookback_walk's input and checks
  * what the kernels report (bench/barrier.c). */

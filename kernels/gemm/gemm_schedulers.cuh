@@ -13,8 +13,8 @@
 
 #include "gemm_consumers.cuh"  // GemmWarpgroupMma: the partials' layout (save, saved_coord)
 #include "gemm_params.cuh"
-#include "mbarrier.cuh"  // sb_wd_poll_failed: the bounded twin's watchdog
-#include "pdl.cuh"       // the separate reduction kernel is a PDL secondary
+#include "../common/mbarrier.cuh"  // sb_wd_poll_failed: the bounded twin's watchdog
+#include "../common/pdl.cuh"       // the separate reduction kernel is a PDL secondary
 
 // ---- data-parallel: one block per output tile ----
 
@@ -553,7 +553,7 @@ constexpr int gemm_reduce_unroll = SB_GEMM_REDUCE_UNROLL;  // #pragma unroll tak
 // no wait, no counter) and lets this kernel launch early
 // (griddepcontrol.launch_dependents); this kernel's griddepcontrol.wait is
 // the only synchronization: every block of the GEMM has completed and its
-// partials are visible (kernels/pdl.cuh). One thread per float4 of a tile in
+// partials are visible (kernels/common/pdl.cuh). One thread per float4 of a tile in
 // save()'s order, the tile's contributors summed in block order (the same
 // order every launch: a deterministic sum), the result stored at the
 // fragment's place in C. Grid: tiles x (TILE_V4 / 256) blocks of 256.

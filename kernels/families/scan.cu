@@ -14,8 +14,8 @@
 //   mbarrier      two buffers, arrive + parity wait on an mbarrier (1 per step)
 //   warp_shuffle  shuffles inside warps, then one pass over warp totals
 //                 (2 barriers per pass, none per step)
-#include "launch.cuh"
-#include "mbarrier.cuh"
+#include "../common/launch.cuh"
+#include "../common/mbarrier.cuh"
 
 struct ScanParams {
   const uint32_t *in;

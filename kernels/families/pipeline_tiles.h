@@ -1,5 +1,5 @@
 /* Pipeline family: how n floats are cut into tiles, shared by the kernels
- * (kernels/pipeline.cu), the host side (bench/pipeline.c) and the host tests
+ * (kernels/families/pipeline.cu), the host side (bench/pipeline.c) and the host tests
  * (tests/test_pipeline.c), so the tail rules the tests check are the ones
  * the kernels run. Plain C; __host__ __device__ under nvcc.
  *
@@ -29,7 +29,7 @@
 #define PL_HD static inline
 #endif
 
-/* The variants table (kernels/pipeline.cu) lists the PL_NUM_STAGED variants
+/* The variants table (kernels/families/pipeline.cu) lists the PL_NUM_STAGED variants
  * with stages first; the pipeline family runs those, pipeline_intensity all.
  * Traits the host side reads from the table (SB_VF_FAMILY0 and up, from
  * harness/launch.h, which the including file provides): */

@@ -1,10 +1,10 @@
 // Flags between blocks on different SMs: GPU-scope status words packed
-// with their values (kernels/flag_word.h), the policies they are published
+// with their values (kernels/common/flag_word.h), the policies they are published
 // and read with, and the decoupled look-back over them (Merrill & Garland
 // 2016). One definition for every user:
-//   devscan (kernels/devscan.cu)  chained, lookback, lookback_relaxed and
+//   devscan (kernels/families/devscan.cu)  chained, lookback, lookback_relaxed and
 //                                 cluster_lookback hand prefixes over with them
-//   barrier (kernels/barrier.cu)  the price list times them on their own:
+//   barrier (kernels/families/barrier.cu)  the price list times them on their own:
 //                                 flag_handoff(_relaxed) (publish + wait_for,
 //                                 ping-pong between two SMs) and
 //                                 lookback_walk_<w> (look_back over w words)

@@ -29,8 +29,8 @@
 // Correct output of every variant: out[i] = in[i] (missing_barrier: each
 // tile rotated by 32 words), so a variant that somehow passes is visible.
 #include "broken_flags.h"
-#include "launch.cuh"
-#include "mbarrier.cuh"
+#include "../common/launch.cuh"
+#include "../common/mbarrier.cuh"
 
 __device__ __forceinline__ unsigned long long broken_now_ns(void) {
   unsigned long long t;

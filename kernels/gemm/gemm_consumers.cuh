@@ -3,7 +3,7 @@
 // layout: mma.sync warps (ldmatrix + m16n8k16, a 64 x 64 piece of C each)
 // and wgmma warpgroups (sm_90a: m64nBNk16 from shared-memory descriptors,
 // 64 rows per m64 slice). Both take the stage's address, so every mainloop
-// of gemm_mainloop.cuh and kernels/gemm.cu drives either; both store C, and
+// of gemm_mainloop.cuh and kernels/gemm/gemm.cu drives either; both store C, and
 // the wgmma one also saves / adds the fp32 partial tiles of the fix-ups
 // (gemm_schedulers.cuh).
 #ifndef SB_KERNELS_GEMM_CONSUMERS_CUH

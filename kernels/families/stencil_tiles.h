@@ -1,11 +1,11 @@
-/* Stencil families: the geometry and traits shared by kernels/stencil.cu
+/* Stencil families: the geometry and traits shared by kernels/families/stencil.cu
  * (the kernels) and bench/stencil.c (CPU references, validation), so the
  * two cannot disagree on a tile's shape. Plain C, also a constant
  * expression in C++ (the kernels' template arguments). */
 #ifndef SB_STENCIL_TILES_H
 #define SB_STENCIL_TILES_H
 
-#include "../harness/launch.h"
+#include "../../harness/launch.h"
 
 /* stencil2d images are this many elements wide (n / width rows). */
 #define SB_STENCIL2D_WIDTH 4096

@@ -69,7 +69,7 @@ __device__ __forceinline__ void sb_mbar_arrive(uint32_t bar) {
 
 // mbarrier.test_wait.parity: a pure, non-suspending probe (sm_80+). The one
 // spelling of it: sm_80's wait below and the barrier price list's polled
-// test_wait row (kernels/barrier.cu) both call this.
+// test_wait row (kernels/families/barrier.cu) both call this.
 __device__ __forceinline__ bool sb_mbar_test_wait(uint32_t bar, uint32_t parity) {
   uint32_t done;
   asm volatile(
@@ -134,7 +134,7 @@ __device__ __forceinline__ bool sb_mbar_probe(uint32_t bar, uint32_t parity) {
 #if SB_WATCHDOG
 #include <cuda_runtime.h>
 
-#include "../harness/watchdog.h"
+#include "../../harness/watchdog.h"
 
 // Per translation unit (no relocatable device code): set at run time by
 // sb_watchdog_configure() through the setter this unit registers below.
@@ -217,7 +217,7 @@ __device__ __forceinline__ void sb_wd_check(unsigned long long now, unsigned lon
 // is the raw wait. A variant that waits here is compiled both ways: the
 // runner validates a point with the bounded kernel, so a broken protocol
 // becomes a `deadlock` row, and times it with the raw one (harness/launch.h,
-// kernels/launch.cuh). Why: the watchdog's clock check costs nothing when it
+// kernels/common/launch.cuh). Why: the watchdog's clock check costs nothing when it
 // runs (it runs only after a failed suspended attempt), but its code
 // changes how ptxas schedules the caller's loop (the loop's own
 // bookkeeping is no longer hoisted above the wait), and that cost 2-4% on
@@ -345,7 +345,7 @@ __device__ __forceinline__ void sb_fence_mbarrier_init(void) {
 
 // ---- sm_90: cluster scope (distributed shared memory) ----
 // For the barrier price list's dsmem_handoff and tma_multicast_roundtrip
-// rows (kernels/barrier.cu). Rules these helpers assume (PTX ISA,
+// rows (kernels/families/barrier.cu). Rules these helpers assume (PTX ISA,
 // "mbarrier", "Distributed shared memory"):
 //  - each CTA initializes its own barriers, then fence.mbarrier_init
 //    (sb_fence_mbarrier_init) and a cluster barrier (sb_cluster_sync)

@@ -27,7 +27,7 @@
 //
 // Used by the pipeline family's warp-specialized variants and by the GEMM
 // family's ws_* variants. Bounded: the validating twin's waits run under the
-// deadlock watchdog (kernels/mbarrier.cuh), which reports the stage.
+// deadlock watchdog (kernels/common/mbarrier.cuh), which reports the stage.
 #ifndef SB_KERNELS_RING_CUH
 #define SB_KERNELS_RING_CUH
 
@@ -122,7 +122,7 @@ struct sb_ring {
 // the parity bookkeeping are sb_ring's; only the consumer's arrivals
 // (release, grant_credits) differ.
 //
-// Rules (kernels/mbarrier.cuh, cluster scope): every CTA initializes its
+// Rules (kernels/common/mbarrier.cuh, cluster scope): every CTA initializes its
 // own ring (init, which ends in fence.mbarrier_init.release.cluster), then
 // a cluster barrier, before any remote arrive or multicast; and a cluster
 // barrier before any CTA exits.

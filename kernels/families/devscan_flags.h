@@ -1,10 +1,10 @@
 /* The devscan family's own variant flag (from SB_VF_FAMILY0 up; SB_VF_PDL,
- * kernels/pdl.h, takes SB_VF_FAMILY0 << 11), shared by its kernels
- * (kernels/devscan.cu) and its host side (bench/devscan.c). */
+ * kernels/common/pdl.h, takes SB_VF_FAMILY0 << 11), shared by its kernels
+ * (kernels/families/devscan.cu) and its host side (bench/devscan.c). */
 #ifndef SB_DEVSCAN_FLAGS_H
 #define SB_DEVSCAN_FLAGS_H
 
-#include "../harness/launch.h"
+#include "../../harness/launch.h"
 
 /* The single-pass variants: a tile counter and status words in a workspace,
  * zeroed by a memset inside every launch. The runner validates them once

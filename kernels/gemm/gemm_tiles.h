@@ -1,5 +1,5 @@
 /* GEMM family: what the host side (bench/gemm.c) and the kernels
- * (kernels/gemm.cu) agree on. C and C++.
+ * (kernels/gemm/gemm.cu) agree on. C and C++.
  *
  * C = A * B with A M x K row-major fp16, B K x N column-major fp16 (stored
  * as N rows of K: each column contiguous), C M x N row-major fp32; N = M.
@@ -17,7 +17,7 @@
 #ifndef SB_GEMM_TILES_H
 #define SB_GEMM_TILES_H
 
-#include "../harness/launch.h"
+#include "../../harness/launch.h"
 
 #define SB_GEMM_BK 64
 #define SB_GEMM_NUM_TILES 3
@@ -200,7 +200,7 @@ static inline SB_GEMM_HD int sb_gemm_coop_auto_splits(int tiles, int kts, int sm
   return sb_gemm_argmin_splits(tiles, kts, sm_count, SB_GEMM_COOP_AUTO_MAX_SPLITS, SB_GEMM_COMBINE_COOPERATIVE);
 }
 
-/* splitk_cluster (kernels/gemm_schedulers.cuh, GemmClusterEpi): the blocks
+/* splitk_cluster (kernels/gemm/gemm_schedulers.cuh, GemmClusterEpi): the blocks
  * of one tile's K slices in clusters of C CTAs that sum their partials in
  * distributed shared memory; C = the largest power of two up to 8 (the
  * portable cluster size) that divides splits, so a tile has splits / C
@@ -316,7 +316,7 @@ static inline SB_GEMM_HD int sb_gemm_sk_begin(int sk_iters, int sk_grid, int b) 
   return b >= sk_grid ? sk_iters : (int)((unsigned)b * (unsigned)sk_iters / (unsigned)sk_grid);
 }
 
-/* The separate reduction's bookkeeping (kernels/gemm_schedulers.cuh), here
+/* The separate reduction's bookkeeping (kernels/gemm/gemm_schedulers.cuh), here
  * so that tests/test_gemm.c checks it against the kernel's walk.
  * Block b's piece of a split tile goes to workspace slot 2b when it starts
  * inside the tile (its first piece), else 2b + 1 (its last piece, from the

@@ -3,7 +3,7 @@
 // point's samples, it tells whether they ran at full clock.
 #include <cuda_runtime.h>
 
-#include "../harness/launch.h"  // its declarations: sb_measure_sm_clock, sb_clock_witness
+#include "../../harness/launch.h"  // its declarations: sb_measure_sm_clock, sb_clock_witness
 
 __device__ __forceinline__ unsigned long long sb_globaltimer_ns(void) {
   unsigned long long t;

@@ -8,9 +8,9 @@
 #ifndef SB_KERNELS_GEMM_MAINLOOP_CUH
 #define SB_KERNELS_GEMM_MAINLOOP_CUH
 
-#include "cp_async.cuh"
+#include "../common/cp_async.cuh"
 #include "gemm_params.cuh"
-#include "ring.cuh"
+#include "../common/ring.cuh"
 
 #include <type_traits>
 
@@ -83,7 +83,7 @@ __device__ __forceinline__ void gemm_tma_load_2d_multicast(uint32_t dst, const C
 
 // The warp-specialized variants: consumer warps 0..WARPS-1 (whole
 // warpgroups for wgmma), then one producer warp. Per stage a `full` and an
-// `empty` mbarrier (kernels/ring.cuh): `empty` expects every consumer
+// `empty` mbarrier (kernels/common/ring.cuh): `empty` expects every consumer
 // thread (release from converged warps), `full` what the producer says.
 template <class T, int S>
 struct GemmRingBars {
@@ -270,7 +270,7 @@ __device__ __forceinline__ void gemm_ws_tma(const GemmParams &p, uint32_t smem, 
 //  - a cluster barrier before exit, by every thread of both CTAs (the
 //    producer warp too): no CTA leaves while its peer may still arrive on
 //    its barriers or multicast into its shared memory.
-// The body: GemmWsTmaWgmmaMulticastT (kernels/gemm.cu). Ring: sb_cluster_ring,
+// The body: GemmWsTmaWgmmaMulticastT (kernels/gemm/gemm.cu). Ring: sb_cluster_ring,
 // or the broken build's ring without the remote arrive.
 template <class T, int CM, int CN>
 struct GemmMulticastBoxes {

@@ -20,7 +20,7 @@
 
 #include <type_traits>
 
-#include "../harness/launch.h"
+#include "../../harness/launch.h"
 
 static inline long long sb_ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 

@@ -55,8 +55,8 @@
 
 #include <type_traits>
 
-#include "launch.cuh"
-#include "mbarrier.cuh"
+#include "../common/launch.cuh"
+#include "../common/mbarrier.cuh"
 #include "stencil_tiles.h"
 
 // A cuda::barrier in __shared__ has a (trivial, defaulted) constructor that

@@ -2,7 +2,7 @@
 // synchronization operation, in SM clock cycles, timed inside the kernel.
 // Host side: bench/barrier.c; output layout: kernels/barrier_layout.h.
 //
-// Every variant is a twin (kernels/launch.cuh, sb_twin_kernels):
+// Every variant is a twin (kernels/common/launch.cuh, sb_twin_kernels):
 //
 //   timed    (Validate = false): between two clock64() reads of thread 0,
 //            after a block-wide start barrier, each participating thread
@@ -38,11 +38,11 @@
 #include <cuda_awbarrier_primitives.h>
 
 #include "barrier_layout.h"
-#include "launch.cuh"
-#include "lookback.cuh"
-#include "mbarrier.cuh"
-#include "pdl.cuh"
-#include "pdl.h"
+#include "../common/launch.cuh"
+#include "../common/lookback.cuh"
+#include "../common/mbarrier.cuh"
+#include "../common/pdl.cuh"
+#include "../common/pdl.h"
 
 namespace cg = cooperative_groups;
 
@@ -605,7 +605,7 @@ struct barrier_op_grid_sync : BarrierBase {
 
 // ---- between SMs: flags through L2, the look-back, kernel boundaries ----
 // The prices devscan's protocols are built of (docs/devscan.md), timed with
-// devscan's own flag code (kernels/lookback.cuh, DevFlags). Thread 0 (or
+// devscan's own flag code (kernels/common/lookback.cuh, DevFlags). Thread 0 (or
 // warp 0) of a block takes part; participants must be all.
 
 // flag_handoff(_relaxed): blocks 0 and 1 of a 2-block cooperative launch
@@ -705,7 +705,7 @@ struct barrier_op_flag_handoff_lost_token
 // window (lane k reads word i - k with ld.acquire.gpu), and each window an
 // L2 round trip whose outcome decides whether there is a next, so W words
 // cost ceil(W / 32) windows back to back. The words are the host's input,
-// read-only (kernels/barrier_layout.h: a copy per block mod 64, guard A
+// read-only (kernels/families/barrier_layout.h: a copy per block mod 64, guard A
 // words before the P): no X, so no spin and no sleep (devscan sleeps
 // 1245 ns before a look-back of a grid of 500+ tiles: policy, not the walk).
 // Thread 0 reports the sum of its look-backs' prefixes; the host checks it
@@ -750,7 +750,7 @@ struct barrier_op_lookback_walk_256 : BarrierWalk<256, barrier_op_lookback_walk_
 // graph of `iters` such kernel nodes, captured and instantiated before any
 // timing (graph), or `iters` launches in the stream, each a programmatic
 // dependent launch (pdl: cudaLaunchAttributeProgrammaticStreamSerialization,
-// kernels/pdl.cuh) of a kernel that is empty but for the PDL protocol; per
+// kernels/common/pdl.cuh) of a kernel that is empty but for the PDL protocol; per
 // boundary = the median sample / iters (bench/barrier.c's derive). The grid:
 // block_threads x SMs (one_block_per_sm) or x SMs x blocks per SM
 // (full_occupancy), no shared-memory padding. The validating twin is the
@@ -1247,7 +1247,7 @@ static_assert((SB_VF_PDL & (SB_BARRIER_VF_BLOCK | SB_BARRIER_VF_GRID | SB_BARRIE
                             SB_BARRIER_VF_THREAD0 | SB_BARRIER_VF_CHASE | SB_BARRIER_VF_DEVICE |
                             SB_BARRIER_VF_PAIR | SB_BARRIER_VF_HOST_TIMED |
                             SB_BARRIER_VF_WALK(SB_BARRIER_WALK_MAX))) == 0,
-              "SB_VF_PDL (kernels/pdl.h) must not share a bit with the barrier families' flags");
+              "SB_VF_PDL (kernels/common/pdl.h) must not share a bit with the barrier families' flags");
 
 static const sb_variant barrier_rows[] = {
     BARRIER_ROW(syncthreads, 0, SB_BARRIER_VF_BLOCK,

@@ -19,7 +19,7 @@
 // H = B/2 threads, the first preprocessing, the second blurring (element
 // c*H + id, 2E chunks of H each), and all smooth.
 //
-// Neighbours without branches (as kernels/stencil.cu): P has two zeros
+// Neighbours without branches (as kernels/families/stencil.cu): P has two zeros
 // before and after the tile, Q three after it, and in a short tile the
 // elements past the valid part hold 0 and keep it. Every element takes the
 // same loads and the same operations; only its weight (blur: fl(1/points),
@@ -56,8 +56,8 @@
 // pass and the block barriers order the reuse), so ring.cuh is not used.
 #include <cuda/barrier>
 
-#include "launch.cuh"
-#include "mbarrier.cuh"
+#include "../common/launch.cuh"
+#include "../common/mbarrier.cuh"
 #include "multistage_math.h"
 
 #pragma nv_diag_suppress static_var_with_dynamic_init
@@ -102,7 +102,7 @@ struct MsTile {
 };
 
 // threadIdx.x and the short tile's length read anew where they are used
-// (as kernels/stencil.cu's st_tid): the compiler can neither reuse an
+// (as kernels/families/stencil.cu's st_tid): the compiler can neither reuse an
 // earlier read nor hoist what depends on them out of the pass loop, so the
 // short tile's per-element weights are not held in registers through it.
 __device__ __forceinline__ int ms_fresh_tid() {

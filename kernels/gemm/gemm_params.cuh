@@ -1,6 +1,6 @@
 // GEMM family, what every piece of the kernels shares: the one parameter
 // struct, the block tile's shape, the shared-memory swizzle and the
-// bounded twin's epilogue profile. kernels/gemm.cu (the variants) and the
+// bounded twin's epilogue profile. kernels/gemm/gemm.cu (the variants) and the
 // gemm_mainloop / gemm_consumers / gemm_schedulers headers build on it.
 #ifndef SB_KERNELS_GEMM_PARAMS_CUH
 #define SB_KERNELS_GEMM_PARAMS_CUH
