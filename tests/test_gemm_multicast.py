@@ -10,10 +10,11 @@ from test_barrier_broken import _inside_sb_broken, read  # noqa: E402  (one read
 
 def test_no_remote_arrive_is_a_test_only_row_of_the_broken_build():
     src = read("kernels/gemm/gemm.cu")
-    row = src[src.index('{"ws_tma_wgmma_multicast_no_remote_arrive"'):]
-    row = row[:row.index("},")]
-    assert "SB_VF_TEST_ONLY" in row and "SB_VF_GEMM_MULTICAST" in row and ", 90," in row
-    assert _inside_sb_broken(src, '{"ws_tma_wgmma_multicast_no_remote_arrive"')
+    # a clustered row (gemm_row_clusters: the multicast flag and sm_90 follow from the type), test only
+    head = 'gemm_row_clusters<GemmWsTmaWgmmaMulticastNoRemote, SB_VF_TEST_ONLY>("ws_tma_wgmma_multicast_no_remote_arrive"'
+    assert head in src
+    assert "using GemmWsTmaWgmmaMulticastNoRemote = GemmWsTmaWgmmaMulticastT<CM, CN, GemmRingNoRemoteArrive>;" in src
+    assert _inside_sb_broken(src, head)
     assert _inside_sb_broken(src, "struct GemmRingNoRemoteArrive")
     # the bug: a release that arrives on its own CTA's barrier only
     bug = src[src.index("struct GemmRingNoRemoteArrive"):]

@@ -53,12 +53,13 @@ def test_the_runner_validates_again_after_timing_and_derive():
 
 def test_stale_counters_is_a_test_only_row_of_the_broken_build():
     src = read("kernels/gemm/gemm.cu")
-    row = src[src.index('{"' + STALE + '"'):]
-    row = row[:row.index("},")]
-    assert "gemm_launch<GemmSplitKParallel, true, true>" in row  # the healthy kernels, StaleEpoch
-    assert "gemm_pick<GemmSplitKParallel>" in row
-    assert "SB_VF_TEST_ONLY" in row and "SB_VF_GEMM_SPLIT" in row
-    assert _inside_sb_broken(src, '{"' + STALE + '"')
+    # the healthy kernels (GemmSplitKParallel: its launcher, picker and split flag follow from the
+    # type), StaleEpoch set, test only
+    head = 'gemm_row<GemmSplitKParallel, SB_VF_TEST_ONLY, true>("' + STALE + '"'
+    assert head in src
+    row_fn = src[src.index("template <class V, unsigned Extra = 0, bool StaleEpoch = false>"):]
+    assert "gemm_launch<V, !GemmCpAsync<V>::value, StaleEpoch>" in row_fn[:row_fn.index("}")]
+    assert _inside_sb_broken(src, head)
     # the counters are zeroed by the query only, and numbered by launch after it
     number = _function(src, "static cudaError_t gemm_number_launch(")
     query = number[number.index("if (L->query) {"):]

@@ -69,13 +69,15 @@ static inline void sb_launch_attrs(const sb_launch *L, cudaLaunchConfig_t *cfg,
 }
 
 // Query mode: pick, prepare both kernels, occupancy, grid.
-static inline cudaError_t sb_launch_query(sb_launch *L, const sb_shape &s) {
+// pick: the kernels to query, if not the row's own (a launcher that runs
+// another variant's kernel for some points: stream-K's data-parallel case).
+static inline cudaError_t sb_launch_query(sb_launch *L, const sb_shape &s, sb_pick_fn pick = nullptr) {
   L->skip[0] = '\0';
   L->block_threads = s.block;
   L->cluster = s.cluster;
   L->cooperative = s.cooperative;
   sb_kernels k = {};
-  if (L->variant->pick(L->axis, &k, L->skip, sizeof L->skip) != 0) {
+  if ((pick ? pick : L->variant->pick)(L->axis, &k, L->skip, sizeof L->skip) != 0) {
     if (!L->skip[0]) snprintf(L->skip, sizeof L->skip, "no compiled kernel for this point");
     return cudaSuccess;
   }

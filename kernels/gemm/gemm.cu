@@ -63,7 +63,8 @@
 // ---- the variants: how the K loop is staged and synchronized ----
 
 struct GemmSingle {
-  static constexpr bool ws = false, twin = false;
+  static constexpr bool ws = false, twin = false, cp_async = true;
+  static constexpr int fixed_stages = 1;
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
     GemmWarpMma<T> mma(threadIdx.x >> 5);
@@ -82,7 +83,8 @@ struct GemmSingle {
 };
 
 struct GemmSwap {
-  static constexpr bool ws = false, twin = false;
+  static constexpr bool ws = false, twin = false, cp_async = true;
+  static constexpr int fixed_stages = 2;
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
     GemmWarpMma<T> mma(threadIdx.x >> 5);
@@ -110,7 +112,7 @@ struct GemmSwap {
 };
 
 struct GemmRing {
-  static constexpr bool ws = false, twin = false;
+  static constexpr bool ws = false, twin = false, cp_async = true;
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
     static_assert(S >= 2, "a ring has at least two stages");
@@ -149,7 +151,7 @@ struct GemmRing {
 // The producer warp's 32 lanes cp.async a stage and arrive.noinc on `full`;
 // the consumer loop and the ring are gemm_mainloop.cuh's.
 struct GemmWsMbarrier {
-  static constexpr bool ws = true, twin = true;
+  static constexpr bool ws = true, twin = true, cp_async = true;
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
     __shared__ GemmRingBars<T, S> bars;
@@ -194,7 +196,7 @@ struct GemmWsTma {
 };
 
 struct GemmWsTmaWgmma {
-  static constexpr bool ws = true, twin = true;
+  static constexpr bool ws = true, twin = true, wgmma_tile = true;
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -368,7 +370,7 @@ __global__ void __launch_bounds__(SB_GEMM_REDUCE_THREADS) gemm_reduce_kernel(con
 // every work unit of the block; per unit the consumers zero, run its
 // k-tiles, then store, publish a partial or fix the tile up.
 struct GemmStreamK {
-  static constexpr bool ws = true, twin = true, split = false, parallel = false;
+  static constexpr bool ws = true, twin = true, split = false, parallel = false, streamk = true;
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -692,6 +694,10 @@ GEMM_OPTIONAL_TRAIT(GemmPersistent, persistent, bool, false) // a persistent gri
 GEMM_OPTIONAL_TRAIT(GemmTmaStore, tma_store, bool, false)    // C stored through shared memory by TMA
 GEMM_OPTIONAL_TRAIT(GemmClusterSplit, cluster_split, bool, false) // split-K slices in clusters (DSMEM sums)
 GEMM_OPTIONAL_TRAIT(GemmCooperative, cooperative, bool, false) // a cooperative grid: every block resident
+GEMM_OPTIONAL_TRAIT(GemmCpAsync, cp_async, bool, false)      // loads by cp.async (sm_80), not TMA (sm_90)
+GEMM_OPTIONAL_TRAIT(GemmFixedStages, fixed_stages, int, 0)   // single's 1 buffer, swap's 2 (0: the stages axis)
+GEMM_OPTIONAL_TRAIT(GemmIsStreamK, streamk, bool, false)     // stream-K: persistent, equal shares of all k-tiles
+GEMM_OPTIONAL_TRAIT(GemmWgmmaTile, wgmma_tile, bool, false)  // ws_tma_wgmma: the plain mainloop the others build on
 #undef GEMM_OPTIONAL_TRAIT
 
 template <class V, class T>
@@ -822,18 +828,27 @@ constexpr bool gemm_takes_64x128() {
 }
 
 template <class V>
+static int gemm_pick_pingpong(const long long *axis, sb_kernels *k, char *why, size_t len);
+
+// The picker of any variant: ping-pong's (two consumer warpgroups, a whole
+// 128 x 128 tile each) or the tile's.
+template <class V>
 static int gemm_pick(const long long *axis, sb_kernels *k, char *why, size_t len) {
-  switch (axis[SB_AXIS_TILE]) {
-    case SB_GEMM_TILE_128X128: return gemm_pick_tile<V, Tile128x128>(axis, k, why, len);
-    case SB_GEMM_TILE_128X256: return gemm_pick_tile<V, Tile128x256>(axis, k, why, len);
-    case SB_GEMM_TILE_64X128:
-      if constexpr (gemm_takes_64x128<V>()) return gemm_pick_tile<V, Tile64x128>(axis, k, why, len);
-      snprintf(why, len, "tile=64x128x64 has no compiled kernel for this variant (one wgmma warpgroup: "
-               "ws_tma_wgmma, its multicast and the variants that cut K only)");
-      return -1;
+  if constexpr (GemmGroups<V>::value > 1) {
+    return gemm_pick_pingpong<V>(axis, k, why, len);
+  } else {
+    switch (axis[SB_AXIS_TILE]) {
+      case SB_GEMM_TILE_128X128: return gemm_pick_tile<V, Tile128x128>(axis, k, why, len);
+      case SB_GEMM_TILE_128X256: return gemm_pick_tile<V, Tile128x256>(axis, k, why, len);
+      case SB_GEMM_TILE_64X128:
+        if constexpr (gemm_takes_64x128<V>()) return gemm_pick_tile<V, Tile64x128>(axis, k, why, len);
+        snprintf(why, len, "tile=64x128x64 has no compiled kernel for this variant (one wgmma warpgroup: "
+                 "ws_tma_wgmma, its multicast and the variants that cut K only)");
+        return -1;
+    }
+    snprintf(why, len, "tile=%lld has no compiled kernel", axis[SB_AXIS_TILE]);
+    return -1;
   }
-  snprintf(why, len, "tile=%lld has no compiled kernel", axis[SB_AXIS_TILE]);
-  return -1;
 }
 
 // Ping-pong: 128 x 128 only, two consumer warpgroups (consumer_warps 8),
@@ -858,16 +873,12 @@ static int gemm_pick_pingpong(const long long *axis, sb_kernels *k, char *why, s
 }
 
 // Multicast: the cluster_shape axis picks the instantiation (2x1 or 1x2),
-// then the variant's own picker (ping-pong's: 128x128, two warpgroups).
-template <template <int, int> class V, bool Pingpong = false>
+// then the variant's own picker.
+template <template <int, int> class V>
 static int gemm_pick_multicast(const long long *axis, sb_kernels *k, char *why, size_t len) {
   switch (axis[SB_AXIS_CLUSTER_SHAPE]) {
-    case SB_GEMM_CLUSTER_2X1:
-      if constexpr (Pingpong) return gemm_pick_pingpong<V<2, 1>>(axis, k, why, len);
-      else return gemm_pick<V<2, 1>>(axis, k, why, len);
-    case SB_GEMM_CLUSTER_1X2:
-      if constexpr (Pingpong) return gemm_pick_pingpong<V<1, 2>>(axis, k, why, len);
-      else return gemm_pick<V<1, 2>>(axis, k, why, len);
+    case SB_GEMM_CLUSTER_2X1: return gemm_pick<V<2, 1>>(axis, k, why, len);
+    case SB_GEMM_CLUSTER_1X2: return gemm_pick<V<1, 2>>(axis, k, why, len);
   }
   snprintf(why, len, "cluster_shape=%lld has no compiled kernel (compiled: 2x1, 1x2)", axis[SB_AXIS_CLUSTER_SHAPE]);
   return -1;
@@ -1126,15 +1137,9 @@ static cudaError_t gemm_launch(sb_launch *L) {
       // ws_tma_wgmma's own (same tile and stages), a block per tile.
       data_parallel = L->grid_blocks > 0 && sb_gemm_sk_data_parallel(tiles, p.k / SB_GEMM_BK, (int)L->grid_blocks);
       if (data_parallel) {
-        sb_variant dp = *L->variant;
-        dp.pick = gemm_pick<GemmWsTmaWgmma>;
-        const sb_variant *self = L->variant;
         sb_shape grid = s;
         grid.grid = tiles;
-        L->variant = &dp;
-        e = sb_launch_query(L, grid);
-        L->variant = self;
-        if (e != cudaSuccess) return e;
+        if ((e = sb_launch_query(L, grid, gemm_pick<GemmWsTmaWgmma>)) != cudaSuccess) return e;
       }
     }
     if ((e = gemm_streamk_setup(L, &p, bm, bn, data_parallel)) != cudaSuccess || L->query) return e;
@@ -1204,121 +1209,129 @@ static cudaError_t gemm_cublas_launch(sb_launch *L) {
   return st == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
 }
 
+// One table row from the variant's type (the description the rest follows
+// from): its launcher, its picker, its flags (gemm_flags) and its minimum
+// compute capability (cp.async variants: sm_80; TMA: sm_90). Extra: flags
+// the type does not carry (SB_VF_TEST_ONLY).
+template <class V>
+constexpr unsigned gemm_flags() {
+  return (GemmFixedStages<V>::value == 1 ? SB_VF_GEMM_ONE_STAGE : 0u) |
+         (GemmFixedStages<V>::value == 2 ? SB_VF_GEMM_TWO_STAGES : 0u) | (GemmIsSplit<V>::value ? SB_VF_GEMM_SPLIT : 0u) |
+         (GemmIsStreamK<V>::value ? SB_VF_GEMM_STREAMK : 0u) | (GemmGroups<V>::value > 1 ? SB_VF_GEMM_PINGPONG : 0u) |
+         (GemmClusterShape<V>::m * GemmClusterShape<V>::n > 1 ? SB_VF_GEMM_MULTICAST : 0u) |
+         (GemmPersistent<V>::value ? SB_VF_GEMM_PERSISTENT : 0u) | (GemmTmaStore<V>::value ? SB_VF_GEMM_TMA_STORE : 0u) |
+         (GemmClusterSplit<V>::value ? SB_VF_GEMM_DSMEM : 0u) | (GemmCooperative<V>::value ? SB_VF_GEMM_COOPERATIVE : 0u) |
+         (GemmWgmmaTile<V>::value ? SB_VF_GEMM_WGMMA_TILE : 0u);
+}
+template <class V, unsigned Extra = 0, bool StaleEpoch = false>
+constexpr sb_variant gemm_row(const char *name, const char *summary) {
+  return {name, gemm_launch<V, !GemmCpAsync<V>::value, StaleEpoch>, gemm_pick<V>, GemmCpAsync<V>::value ? 0 : 90,
+          gemm_flags<V>() | Extra, summary};
+}
+// Clustered variants: the cluster_shape axis picks V<2, 1> or V<1, 2>.
+template <template <int, int> class V, unsigned Extra = 0>
+constexpr sb_variant gemm_row_clusters(const char *name, const char *summary) {
+  return {name, gemm_launch_multicast<V>, gemm_pick_multicast<V>, 90, gemm_flags<V<2, 1>>() | Extra, summary};
+}
+
 // cublas first: at every shape its row is measured before the others, which
 // the runner expresses as pct_of_cublas of it.
 static const sb_variant gemm_rows[] = {
     {"cublas", gemm_cublas_launch, NULL, 0, SB_VF_NO_KERNEL | SB_VF_CEILING,
      "cublasGemmEx, fp16 in, CUBLAS_COMPUTE_32F, fp32 out: the ceiling"},
-    {"single", gemm_launch<GemmSingle, false>, gemm_pick<GemmSingle>, 0, SB_VF_GEMM_ONE_STAGE,
-     "1 buffer: cp.async, wait, __syncthreads, mma, __syncthreads per k-tile; no overlap"},
-    {"swap", gemm_launch<GemmSwap, false>, gemm_pick<GemmSwap>, 0, SB_VF_GEMM_TWO_STAGES,
-     "2 buffers (^1): prefetch kt+1 while computing kt; 1 wait_group 0 + 1 __syncthreads per k-tile"},
-    {"ring", gemm_launch<GemmRing, false>, gemm_pick<GemmRing>, 0, 0,
-     "S buffers, S-1 k-tiles in flight: 1 cp.async.wait_group<S-2> + 1 __syncthreads per k-tile"},
-    {"ws_mbarrier", gemm_launch<GemmWsMbarrier, false>, gemm_pick<GemmWsMbarrier>, 0, 0,
-     "producer warp cp.async + arrive.noinc on full; consumer warps wait full, mma, arrive empty"},
-    {"ws_tma", gemm_launch<GemmWsTma, true>, gemm_pick<GemmWsTma>, 90, 0,
-     "elected thread: expect_tx + 2 TMA 2D boxes on full; mma.sync consumer warps arrive empty"},
+    gemm_row<GemmSingle>("single",
+     "1 buffer: cp.async, wait, __syncthreads, mma, __syncthreads per k-tile; no overlap"),
+    gemm_row<GemmSwap>("swap",
+     "2 buffers (^1): prefetch kt+1 while computing kt; 1 wait_group 0 + 1 __syncthreads per k-tile"),
+    gemm_row<GemmRing>("ring",
+     "S buffers, S-1 k-tiles in flight: 1 cp.async.wait_group<S-2> + 1 __syncthreads per k-tile"),
+    gemm_row<GemmWsMbarrier>("ws_mbarrier",
+     "producer warp cp.async + arrive.noinc on full; consumer warps wait full, mma, arrive empty"),
+    gemm_row<GemmWsTma>("ws_tma",
+     "elected thread: expect_tx + 2 TMA 2D boxes on full; mma.sync consumer warps arrive empty"),
     // Before ws_tma_wgmma, whose mainloop they share: the rows after
     // ws_tma_wgmma are the ones that cut K, and ping-pong (scripts/answers.py).
-    {"ws_tma_wgmma_multicast", gemm_launch_multicast<GemmWsTmaWgmmaMulticast>,
-     gemm_pick_multicast<GemmWsTmaWgmmaMulticast>, 90, SB_VF_GEMM_MULTICAST,
+    gemm_row_clusters<GemmWsTmaWgmmaMulticast>("ws_tma_wgmma_multicast",
      "ws_tma_wgmma in clusters of 2 adjacent tiles (cluster_shape 2x1: B shared, 1x2: A shared): each CTA "
      "multicasts half the shared box to both (expect_tx = own box + 2 halves); consumer warps arrive on both "
-     "CTAs' empty (mapa, mbarrier.arrive.shared::cluster); cluster barrier after init and before exit"},
-    {"ws_tma_wgmma_multicast_persistent", gemm_launch_multicast<GemmWsTmaWgmmaMulticastPersistent>,
-     gemm_pick_multicast<GemmWsTmaWgmmaMulticastPersistent>, 90, SB_VF_GEMM_MULTICAST | SB_VF_GEMM_PERSISTENT,
+     "CTAs' empty (mapa, mbarrier.arrive.shared::cluster); cluster barrier after init and before exit"),
+    gemm_row_clusters<GemmWsTmaWgmmaMulticastPersistent>("ws_tma_wgmma_multicast_persistent",
      "ws_tma_wgmma_multicast on a persistent grid (as many clusters as fit at once, cluster tiles c, c + clusters, "
-     "...): the ring's parity runs on across tiles and the producer fills the next tile's stages during the epilogue"},
-    {"ws_tma_wgmma_multicast_persistent_tma_store", gemm_launch_multicast<GemmWsTmaWgmmaMulticastPersistentTmaStore>,
-     gemm_pick_multicast<GemmWsTmaWgmmaMulticastPersistentTmaStore>, 90,
-     SB_VF_GEMM_MULTICAST | SB_VF_GEMM_PERSISTENT | SB_VF_GEMM_TMA_STORE,
+     "...): the ring's parity runs on across tiles and the producer fills the next tile's stages during the epilogue"),
+    gemm_row_clusters<GemmWsTmaWgmmaMulticastPersistentTmaStore>("ws_tma_wgmma_multicast_persistent_tma_store",
      "ws_tma_wgmma_multicast_persistent storing C through the async proxy: each consumer warp stages 16x32 pieces "
      "in 2 buffers (fence.proxy.async.shared::cta, __syncwarp), lane 0 cp.async.bulk.tensor stores them "
-     "(bulk_group; wait_group.read 1 before a buffer is rewritten, wait_group 0 before exit)"},
-    {"ws_tma_wgmma_tma_store", gemm_launch<GemmWsTmaWgmmaTmaStore, true>, gemm_pick<GemmWsTmaWgmmaTmaStore>, 90,
-     SB_VF_GEMM_TMA_STORE,
+     "(bulk_group; wait_group.read 1 before a buffer is rewritten, wait_group 0 before exit)"),
+    gemm_row<GemmWsTmaWgmmaTmaStore>("ws_tma_wgmma_tma_store",
      "ws_tma_wgmma storing C through the async proxy (as ws_tma_wgmma_multicast_persistent_tma_store): staged "
-     "16x32 pieces, cp.async.bulk.tensor stores, bulk_group waits, wait_group 0 before exit"},
-    {"ws_tma_wgmma", gemm_launch<GemmWsTmaWgmma, true>, gemm_pick<GemmWsTmaWgmma>, 90, SB_VF_GEMM_WGMMA_TILE,
-     "ws_tma with wgmma consumer warpgroups: fence, k16 x4, commit, wait_group 1, arrive empty of the previous stage"},
-    {"splitk_serial", gemm_launch<GemmSplitKSerial, true>, gemm_pick<GemmSplitKSerial>, 90, SB_VF_GEMM_SPLIT,
+     "16x32 pieces, cp.async.bulk.tensor stores, bulk_group waits, wait_group 0 before exit"),
+    gemm_row<GemmWsTmaWgmma>("ws_tma_wgmma",
+     "ws_tma with wgmma consumer warpgroups: fence, k16 x4, commit, wait_group 1, arrive empty of the previous stage"),
+    gemm_row<GemmSplitKSerial>("splitk_serial",
      "ws_tma_wgmma over K/splits, (tile, slice) from a slice-major atomic ticket; slices add into C in order "
-     "behind a per-tile semaphore (ld.acquire.gpu spin, st.release.gpu); semaphores and ticket count launches, no memset"},
-    {"splitk_parallel", gemm_launch<GemmSplitKParallel, true>, gemm_pick<GemmSplitKParallel>, 90, SB_VF_GEMM_SPLIT,
+     "behind a per-tile semaphore (ld.acquire.gpu spin, st.release.gpu); semaphores and ticket count launches, no memset"),
+    gemm_row<GemmSplitKParallel>("splitk_parallel",
      "ws_tma_wgmma over K/splits; fp32 partials to a workspace, atom.acq_rel.gpu arrival; the last slice "
-     "reduces in the same kernel; the counters count launches, no memset"},
-    {"splitk_reduce", gemm_launch<GemmSplitKReduce, true>, gemm_pick<GemmSplitKReduce>, 90, SB_VF_GEMM_SPLIT,
+     "reduces in the same kernel; the counters count launches, no memset"),
+    gemm_row<GemmSplitKReduce>("splitk_reduce",
      "ws_tma_wgmma over K/splits; fp32 partials to a workspace, no counter, no wait; a second kernel "
-     "(PDL secondary, griddepcontrol.wait) sums the slices, one thread per float4 (cuBLASLt's separate reduction)"},
-    {"splitk_cooperative", gemm_launch<GemmSplitKCoop, true>, gemm_pick<GemmSplitKCoop>, 90,
-     SB_VF_GEMM_SPLIT | SB_VF_GEMM_COOPERATIVE,
+     "(PDL secondary, griddepcontrol.wait) sums the slices, one thread per float4 (cuBLASLt's separate reduction)"),
+    gemm_row<GemmSplitKCoop>("splitk_cooperative",
      "ws_tma_wgmma over K/splits on a cooperative grid (every block resident): fp32 partials to a workspace, "
      "atom.acq_rel.gpu arrival, each slice spins (ld.acquire.gpu) until all slices of its tile arrived, then sums "
-     "its 1/splits of the tile over every slice; the counter counts launches, no memset"},
-    {"splitk_cluster", gemm_launch<GemmSplitKCluster, true>, gemm_pick<GemmSplitKCluster>, 90,
-     SB_VF_GEMM_SPLIT | SB_VF_GEMM_DSMEM,
+     "its 1/splits of the tile over every slice; the counter counts launches, no memset"),
+    gemm_row<GemmSplitKCluster>("splitk_cluster",
      "ws_tma_wgmma over K/splits, the slices of a tile in clusters of up to 8 CTAs: partials stored to shared "
      "memory, cluster barrier, each of the C CTAs sums a C-th of the tile over the cluster (loads through mapa'd "
      "generic addresses); clusters "
-     "of one tile meet in a workspace (atom.acq_rel.gpu per piece, the last sums; counters set back by it, no memset)"},
-    {"streamk", gemm_launch<GemmStreamK, true>, gemm_pick<GemmStreamK>, 90, SB_VF_GEMM_STREAMK,
+     "of one tile meet in a workspace (atom.acq_rel.gpu per piece, the last sums; counters set back by it, no memset)"),
+    gemm_row<GemmStreamK>("streamk",
      "persistent ws_tma_wgmma blocks (atomic tickets), equal shares of all k-tiles (DP + SK hybrid; a block per tile "
      "where no tile is split: ws_tma_wgmma's kernel); split tiles "
      "finished by the tile's last k-piece, which waits only on lower tickets' flags (st.release.gpu / "
      "ld.acquire.gpu) and adds their fp32 partials; with more than 4 blocks per tile, partials only, summed by "
-     "a separate reduction kernel (PDL secondary); flags hold the launch's number, tickets count launches, no memset"},
-    {"ws_tma_wgmma_pingpong", gemm_launch<GemmWsTmaWgmmaPingpong, true>, gemm_pick_pingpong<GemmWsTmaWgmmaPingpong>,
-     90, SB_VF_GEMM_PINGPONG,
+     "a separate reduction kernel (PDL secondary); flags hold the launch's number, tickets count launches, no memset"),
+    gemm_row<GemmWsTmaWgmmaPingpong>("ws_tma_wgmma_pingpong",
      "persistent ws_tma_wgmma blocks, 2 consumer warpgroups on alternate 128x128 tiles, one ring; "
-     "an ordered sequence of named barriers (bar.sync / bar.arrive) alternates their MMA and epilogue turns"},
-    {"ws_tma_wgmma_pingpong_tma_store", gemm_launch<GemmWsTmaWgmmaPingpongTmaStore, true>,
-     gemm_pick_pingpong<GemmWsTmaWgmmaPingpongTmaStore>, 90, SB_VF_GEMM_PINGPONG | SB_VF_GEMM_TMA_STORE,
+     "an ordered sequence of named barriers (bar.sync / bar.arrive) alternates their MMA and epilogue turns"),
+    gemm_row<GemmWsTmaWgmmaPingpongTmaStore>("ws_tma_wgmma_pingpong_tma_store",
      "ws_tma_wgmma_pingpong whose epilogue turn stores C through the async proxy (as "
-     "ws_tma_wgmma_multicast_persistent_tma_store): staged 16x32 pieces, cp.async.bulk.tensor stores, bulk_group waits"},
-    {"ws_tma_wgmma_pingpong_multicast_tma_store", gemm_launch_multicast<GemmWsTmaWgmmaPingpongMulticastTmaStore>,
-     gemm_pick_multicast<GemmWsTmaWgmmaPingpongMulticastTmaStore, true>, 90,
-     SB_VF_GEMM_PINGPONG | SB_VF_GEMM_MULTICAST | SB_VF_GEMM_TMA_STORE,
+     "ws_tma_wgmma_multicast_persistent_tma_store): staged 16x32 pieces, cp.async.bulk.tensor stores, bulk_group waits"),
+    gemm_row_clusters<GemmWsTmaWgmmaPingpongMulticastTmaStore>("ws_tma_wgmma_pingpong_multicast_tma_store",
      "ws_tma_wgmma_pingpong_tma_store in clusters of 2 that walk adjacent tiles in step (cluster_shape 2x1: B "
      "shared, 1x2: A shared): each producer multicasts half the shared box to both, consumer warps release a "
-     "stage on both CTAs' empty; cluster barrier after init and before exit"},
+     "stage on both CTAs' empty; cluster barrier after init and before exit"),
 #ifdef SB_BROKEN
     // The planted bug: ws_tma_wgmma_multicast without the remote arrive;
     // both producers wait forever on their empty barrier -> `deadlock`.
-    {"ws_tma_wgmma_multicast_no_remote_arrive", gemm_launch_multicast<GemmWsTmaWgmmaMulticastNoRemote>,
-     gemm_pick_multicast<GemmWsTmaWgmmaMulticastNoRemote>, 90, SB_VF_GEMM_MULTICAST | SB_VF_TEST_ONLY,
+    gemm_row_clusters<GemmWsTmaWgmmaMulticastNoRemote, SB_VF_TEST_ONLY>("ws_tma_wgmma_multicast_no_remote_arrive",
      "TEST ONLY: ws_tma_wgmma_multicast whose consumers release only their own CTA's empty: the producers' "
-     "acquire never ends"},
+     "acquire never ends"),
     // The planted bug of the separate reduction: the reduction kernel leaves
     // out the last slice; every point is `wrong` at its validation.
-    {"splitk_reduce_drops_a_slice", gemm_launch<GemmSplitKReduceT<true>, true>,
-     gemm_pick<GemmSplitKReduceT<true>>, 90, SB_VF_GEMM_SPLIT | SB_VF_TEST_ONLY,
-     "TEST ONLY: splitk_reduce whose reduction kernel sums splits - 1 slices: C is wrong"},
+    gemm_row<GemmSplitKReduceT<true>, SB_VF_TEST_ONLY>("splitk_reduce_drops_a_slice",
+     "TEST ONLY: splitk_reduce whose reduction kernel sums splits - 1 slices: C is wrong"),
     // The planted bug (make SB_BROKEN=1 only): splitk_serial whose slices
     // never release the semaphore; slice 1 waits forever -> `deadlock`.
-    {"splitk_serial_no_release", gemm_launch<GemmSplitKSerialT<false>, true>,
-     gemm_pick<GemmSplitKSerialT<false>>, 90, SB_VF_GEMM_SPLIT | SB_VF_TEST_ONLY,
-     "TEST ONLY: splitk_serial without the st.release.gpu: the next slice's wait never ends"},
+    gemm_row<GemmSplitKSerialT<false>, SB_VF_TEST_ONLY>("splitk_serial_no_release",
+     "TEST ONLY: splitk_serial without the st.release.gpu: the next slice's wait never ends"),
     // splitk_cooperative whose last slice never counts itself in: every
     // slice of the tile spins forever -> `deadlock` (the bounded twin's watchdog).
-    {"splitk_cooperative_missing_arrival", gemm_launch<GemmSplitKCoopT<false>, true>,
-     gemm_pick<GemmSplitKCoopT<false>>, 90, SB_VF_GEMM_SPLIT | SB_VF_GEMM_COOPERATIVE | SB_VF_TEST_ONLY,
-     "TEST ONLY: splitk_cooperative whose last slice does not count itself in: the tile's wait never ends"},
+    gemm_row<GemmSplitKCoopT<false>, SB_VF_TEST_ONLY>("splitk_cooperative_missing_arrival",
+     "TEST ONLY: splitk_cooperative whose last slice does not count itself in: the tile's wait never ends"),
     // splitk_cluster whose last arrivals never set the counters back: the
     // first launch is right; from the second no cluster sees itself last
     // and C is not written -> `wrong` on the dirty workspace (splits > 8).
-    {"splitk_cluster_no_reset", gemm_launch<GemmSplitKClusterT<false>, true>,
-     gemm_pick<GemmSplitKClusterT<false>>, 90, SB_VF_GEMM_SPLIT | SB_VF_GEMM_DSMEM | SB_VF_TEST_ONLY,
-     "TEST ONLY: splitk_cluster whose counters are not set back: later launches with 2+ clusters a tile write no C"},
+    gemm_row<GemmSplitKClusterT<false>, SB_VF_TEST_ONLY>("splitk_cluster_no_reset",
+     "TEST ONLY: splitk_cluster whose counters are not set back: later launches with 2+ clusters a tile write no C"),
     // splitk_parallel whose launches are all numbered 1 (StaleEpoch: the
     // launch numbering not advanced): validation passes, and so does the
     // recheck of the timed output (same input: C still holds the first
     // launch's answer); from the second launch the counters start where
     // launch 1 left them, no slice sees itself last and C is not written
     // -> `wrong` in the runner's validation on the dirty workspace.
-    {"splitk_parallel_stale_counters", gemm_launch<GemmSplitKParallel, true, true>,
-     gemm_pick<GemmSplitKParallel>, 90, SB_VF_GEMM_SPLIT | SB_VF_TEST_ONLY,
-     "TEST ONLY: splitk_parallel whose launch number is never advanced: later launches see stale counters, write no C"},
+    gemm_row<GemmSplitKParallel, SB_VF_TEST_ONLY, true>("splitk_parallel_stale_counters",
+     "TEST ONLY: splitk_parallel whose launch number is never advanced: later launches see stale counters, write no C"),
 #endif
 };
 extern "C" const sb_variant_table sb_gemm_variants = {gemm_rows, sizeof gemm_rows / sizeof gemm_rows[0]};
