@@ -9,8 +9,9 @@
 // parameter struct, tile shape, swizzle), gemm_mainloop.cuh (stage copies,
 // the warp-specialized ring's loops, the TMA producer, gemm_ws_tma: the
 // ws_tma body), gemm_consumers.cuh (mma.sync warps, wgmma warpgroups),
-// gemm_schedulers.cuh (tile order, split-K slices and their fix-ups,
-// stream-K's units and fix-up).
+// gemm_schedulers.cuh (tile order, split-K slices, stream-K's units, the
+// launch numbering), gemm_fixups.cuh (combining partial tiles across
+// blocks, the separate reduction kernel).
 //
 // Every variant computes the same block tile (BM x BN, K in steps of
 // BK = 64) from the same shared-memory layout with the same math, and
@@ -58,7 +59,8 @@
 #include "gemm_consumers.cuh"   // what a consumer computes: mma.sync warps, wgmma warpgroups
 #include "gemm_mainloop.cuh"    // stage copies, the ws ring's loops, the TMA producer, gemm_ws_tma
 #include "gemm_params.cuh"      // GemmParams, GemmTile, the swizzle, the epilogue profile
-#include "gemm_schedulers.cuh"  // tile order, split-K slices and fix-ups, stream-K
+#include "gemm_schedulers.cuh"  // tile order, split-K slices, stream-K units, launch numbering
+#include "gemm_fixups.cuh"      // combining partial tiles across blocks, the separate reduction
 
 // ---- the variants: how the K loop is staged and synchronized ----
 
@@ -242,7 +244,7 @@ struct GemmWsTmaWgmmaTmaStore {
 };
 
 // Split-K: ws_tma_wgmma over the block's K slice, then the fix-up epilogue
-// (gemm_schedulers.cuh): serial, in slice order behind the tile's
+// (gemm_fixups.cuh): serial, in slice order behind the tile's
 // semaphore; parallel, partials to the workspace and the last slice reduces.
 template <bool Release>
 struct GemmSplitKSerialT {
@@ -307,7 +309,7 @@ struct GemmSplitKReduceT {
 
 using GemmSplitKReduce = GemmSplitKReduceT<false>;
 
-// Split-K on a cooperative grid (gemm_schedulers.cuh, GemmCoopEpi): every
+// Split-K on a cooperative grid (gemm_fixups.cuh, GemmCoopEpi): every
 // slice of a tile waits for the others, then sums its piece of the tile.
 // Arrive: false in the broken build's planted bug (GemmCoopEpi).
 template <bool Arrive>
@@ -330,7 +332,7 @@ struct GemmSplitKCoopT {
 
 using GemmSplitKCoop = GemmSplitKCoopT<true>;
 
-// Split-K in clusters (gemm_schedulers.cuh, GemmClusterEpi): the C slices
+// Split-K in clusters (gemm_fixups.cuh, GemmClusterEpi): the C slices
 // of a cluster sum their partials through distributed shared memory, each
 // CTA a C-th of the tile; G = splits / C clusters a tile meet in the
 // workspace, the last of them (per piece) storing C. Cluster q, rank r:
@@ -360,13 +362,13 @@ struct GemmSplitKClusterT {
 using GemmSplitKCluster = GemmSplitKClusterT<true>;
 
 // The separate reduction kernel of splitk_reduce and of streamk when many
-// blocks feed a tile (p.sk_reduce): gemm_schedulers.cuh.
+// blocks feed a tile (p.sk_reduce): gemm_fixups.cuh.
 template <class T, bool StreamK, bool DropLast = false>
 __global__ void __launch_bounds__(SB_GEMM_REDUCE_THREADS) gemm_reduce_kernel(const __grid_constant__ GemmParams p) {
   gemm_reduce_partials<T, StreamK, DropLast>(p);
 }
 
-// Stream-K (the schedule and the fix-up: gemm_schedulers.cuh): one ring over
+// Stream-K (the schedule: gemm_schedulers.cuh; the fix-up: gemm_fixups.cuh): one ring over
 // every work unit of the block; per unit the consumers zero, run its
 // k-tiles, then store, publish a partial or fix the tile up.
 struct GemmStreamK {
