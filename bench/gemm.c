@@ -315,8 +315,8 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
   const int cuts_k = (f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK)) != 0;
   const int takes_narrow = cuts_k || (f & (SB_VF_GEMM_WGMMA_TILE | SB_VF_GEMM_MULTICAST | SB_VF_GEMM_TMA_STORE));
   if (sb_gemm_tile_wgmma_only(t) && !takes_narrow)
-    BROKEN(AXIS_BIT(TILE), "%s: a %dx%d tile is one wgmma warpgroup, compiled for ws_tma_wgmma, its multicast "
-           "and the variants that cut K only", p->variant->name, bm, bn);
+    BROKEN(AXIS_BIT(TILE), "%s: a %dx%d tile is one wgmma warpgroup, compiled for ws_tma_wgmma, its TMA-store "
+           "and multicast forms and the variants that cut K only", p->variant->name, bm, bn);
   if ((f & SB_VF_GEMM_ONE_STAGE) && s != 1)
     BROKEN(AXIS_BIT(STAGES), "%s has one buffer per operand: stages=1 only", p->variant->name);
   if ((f & SB_VF_GEMM_TWO_STAGES) && s != 2)

@@ -478,7 +478,7 @@ SB_TEST(gemm_64x128_tile_is_wgmma_only_and_its_rules_match_the_pickers) {
       /* 8 stages of (64 + 128) x 64 fp16 (+ the TMA store's staging: 4 warps x 2 x 16x32 fp32) */
       CHECK_EQ_INT(k.smem, 8 * 24576 + 1024 + ((fl & SB_VF_GEMM_TMA_STORE) ? 4 * 2 * 2048 : 0));
     } else {
-      CHECK(reason != NULL && (strstr(reason, "compiled for ws_tma_wgmma, its multicast and the variants that cut K only") ||
+      CHECK(reason != NULL && (strstr(reason, "compiled for ws_tma_wgmma, its TMA-store and multicast forms and the variants that cut K only") ||
                                (fl & SB_VF_GEMM_PINGPONG)));
       CHECK_EQ_INT(rc, -1);
       CHECK(why[0] != 0);

@@ -740,7 +740,7 @@ __global__ void __launch_bounds__(gemm_threads<V, T>(), gemm_kernel_min_blocks<V
 
 // Stages compiled per variant and tile (what 227 KiB of shared memory
 // holds: 6 x 32 KiB stages of 128 x 128 x 64, 4 x 48 KiB of 128 x 256 x 64).
-// 64 x 128 (ws_tma_wgmma, its multicast, the split variants): their 8 only.
+// 64 x 128 (ws_tma_wgmma, its TMA-store and multicast forms, the split variants): their 8 only.
 template <class V, class T>
 struct GemmStages {
   using list = std::conditional_t<T::BM == 64, sb_values<SB_GEMM_SPLIT_STAGES_64>,
@@ -845,7 +845,7 @@ static int gemm_pick(const long long *axis, sb_kernels *k, char *why, size_t len
       case SB_GEMM_TILE_64X128:
         if constexpr (gemm_takes_64x128<V>()) return gemm_pick_tile<V, Tile64x128>(axis, k, why, len);
         snprintf(why, len, "tile=64x128x64 has no compiled kernel for this variant (one wgmma warpgroup: "
-                 "ws_tma_wgmma, its multicast and the variants that cut K only)");
+                 "ws_tma_wgmma, its TMA-store and multicast forms and the variants that cut K only)");
         return -1;
     }
     snprintf(why, len, "tile=%lld has no compiled kernel", axis[SB_AXIS_TILE]);
