@@ -45,7 +45,7 @@ enum sb_axis_id {
 #define SB_AXIS_MAX_VALUES 64
 
 /* `auto`: a value the kernel's launcher resolves at launch, from the shape
- * and the GPU (splits only: kernels/gemm/gemm_tiles.h's sb_gemm_auto_splits).
+ * and the GPU (splits only: kernels/gemm/gemm_schedule_math.h's sb_gemm_auto_splits).
  * Stored as SB_AXIS_AUTO, below the axis' bounds (a typed 0 stays an
  * error); written and parsed as "auto", in point names and in the CSV. */
 #define SB_AXIS_AUTO 0LL

@@ -35,7 +35,7 @@
  *    that moved least between two leases (docs/REGRESSIONS.md). Columns
  *    unchanged.
  * 7: the splits axis takes `auto` (the launcher picks the count from the
- *    shape, the tile and the SM count: kernels/gemm/gemm_tiles.h's
+ *    shape, the tile and the SM count: kernels/gemm/gemm_schedule_math.h's
  *    sb_gemm_auto_splits); such a point's splits cell reads "auto". New:
  *    splits_used, the split count the kernel ran with (explicit and auto
  *    points alike; empty for variants without a splits axis and for rows

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Fits and checks splits=auto's cost model (sb_gemm_auto_splits in
-kernels/gemm/gemm_tiles.h) against the committed H100 split-K measurements.
+kernels/gemm/gemm_schedule_math.h) against the committed H100 split-K measurements.
 
-The model (gemm_tiles.h has the why): for s slices of `tiles` output tiles
+The model (gemm_schedule_math.h has the why): for s slices of `tiles` output tiles
 of kts k-tiles on `sms` SMs,
 
     T(s) = waves(s) ceil(kts / s) max(1, conc(s) / (MEM sqrt(tiles)))
@@ -57,7 +57,7 @@ import sbcsv  # noqa: E402
 import sbvariants  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-HEADER = os.path.join(ROOT, "kernels", "gemm", "gemm_tiles.h")
+HEADER = os.path.join(ROOT, "kernels", "gemm", "gemm_schedule_math.h")
 H100 = os.path.join("results", "h100-80gb-hbm3")
 # (path relative to ROOT, label in the table)
 DATA = [
@@ -122,7 +122,7 @@ def old_choose(tiles, kts, sms):
 
 
 def header_constants(path=HEADER):
-    """(MEM, RED, MIN_SLICE_KTS, MAX_SPLITS) as gemm_tiles.h defines them."""
+    """(MEM, RED, MIN_SLICE_KTS, MAX_SPLITS) as gemm_schedule_math.h defines them."""
     text = open(path, encoding="utf-8").read()
     out = []
     for name in ("MEM_BLOCKS", "RED_KTS", "MIN_SLICE_KTS", "MAX_SPLITS"):
@@ -304,7 +304,7 @@ def main(argv=None):
         return 2
     mem, red, min_slice, max_splits = header_constants()
     if (min_slice, max_splits) != (MIN_SLICE_KTS, MAX_SPLITS):
-        print(f"fit_auto_splits: gemm_tiles.h caps ({min_slice}, {max_splits}) differ from this "
+        print(f"fit_auto_splits: gemm_schedule_math.h caps ({min_slice}, {max_splits}) differ from this "
               f"script's ({MIN_SLICE_KTS}, {MAX_SPLITS})", file=sys.stderr)
         return 1
     rows, defaults_ok = check(shapes, lambda t, kts, sms: choose(t, kts, sms, mem, red))
@@ -321,7 +321,7 @@ def main(argv=None):
                                           for r in RED_GRID))
             print("(number: unverified choices; x: a bad choice or a default shape lost)")
         print(f"fit: MEM {chosen[0]}, RED {chosen[1]}" if chosen else "fit: no grid point passes")
-        print(f"gemm_tiles.h: MEM {mem}, RED {red}")
+        print(f"gemm_schedule_math.h: MEM {mem}, RED {red}")
         for (m, k, tile), s, status, gap, detail in rows:
             g = f" {gap:.1f} pp below the best" if gap is not None else ""
             print(f"  {m}x{m}x{k} {tile}, {tiles_of(m, tile)} tile(s): {s} {status}{g} {detail}".rstrip())

@@ -604,7 +604,7 @@ SB_TEST(gemm_split_slices_cover_every_k_tile_once) {
   }
 }
 
-/* splits=auto's cost model (gemm_tiles.h; scripts/fit_auto_splits.py fits
+/* splits=auto's cost model (gemm_schedule_math.h; scripts/fit_auto_splits.py fits
  * its constants, tests/test_splits_auto.py checks it against the H100
  * data): exact counts at named shapes, and what holds at any input. */
 static int auto_splits(long long m, long long k, int tile, int sms) {
@@ -696,7 +696,7 @@ SB_TEST(gemm_auto_splits_are_the_model_argmin_within_the_caps) {
       }
 }
 
-/* splitk_cluster's cut (gemm_tiles.h): C CTAs a cluster, the largest power
+/* splitk_cluster's cut (gemm_schedule_math.h): C CTAs a cluster, the largest power
  * of two up to 8 dividing splits; its own splits=auto. */
 SB_TEST(gemm_cluster_split_cut_and_its_auto) {
   const int ctas[][2] = {{1, 1}, {2, 2}, {3, 1}, {4, 4}, {6, 2}, {8, 8}, {12, 4}, {16, 8}, {24, 8}, {40, 8}, {128, 8}};

@@ -1,4 +1,4 @@
-"""splits=auto's cost model (sb_gemm_auto_splits, kernels/gemm/gemm_tiles.h)
+"""splits=auto's cost model (sb_gemm_auto_splits, kernels/gemm/gemm_schedule_math.h)
 against the committed H100 split-K measurements (issue 29).
 
 The C function itself is compiled into a small host program and asked for

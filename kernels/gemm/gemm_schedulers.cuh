@@ -127,7 +127,7 @@ __device__ __forceinline__ void gemm_slice_ticket(const GemmParams &p, int *tile
 }
 
 // ---- stream-K: a persistent grid, equal shares of all MAC iterations ----
-// gemm_tiles.h has the schedule; block b's stream-K range is
+// gemm_schedule_math.h has the schedule; block b's stream-K range is
 // [begin(b), begin(b + 1)), cut into pieces at tile boundaries. Who is b:
 // a ticket (GemmStreamK::run: thread 0's gemm_epoch_ticket on p.sem[grid],
 // after the flags; grid tickets a launch), not blockIdx.x. A flag set in
