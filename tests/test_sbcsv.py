@@ -226,3 +226,12 @@ def test_the_committed_h100_pair_kept_the_default_sweep_budget():
     for name in ("baseline.csv", "latest.csv"):
         wall = sbcsv.sweep_wall_s(sbcsv.read(os.path.join(gpu, name)))
         assert wall is not None and wall <= 270, (name, wall)
+    # --quick of the pair's commit (the proof that holds its leases' quick runs): at most 30 s
+    import glob
+    commit = sbcsv.read(os.path.join(gpu, "latest.csv"))[0]["commit"]
+    quick = [rows for path in sorted(glob.glob(os.path.join(gpu, "proofs", "*", "quick*.csv")))
+             for rows in [sbcsv.read(path)] if rows and rows[0]["commit"] == commit]
+    assert len(quick) >= 2, "commit the pair's --quick runs beside it (proofs/<name>/quick_*.csv)"
+    for rows in quick:
+        wall = sbcsv.sweep_wall_s(rows)
+        assert wall is not None and wall <= 30, wall
