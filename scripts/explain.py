@@ -122,15 +122,17 @@ def parse_ncu_csv(text):
 
 
 def launch_group(launches, warmup=WARMUP):
-    """The kernels of launch `warmup` (0: the validation launch): the
-    sequence without the harness's kernels is periodic after the
-    validation launch, with period p = kernels per launch; the group is
-    kernels [warmup*p, (warmup+1)*p). None if no period fits."""
+    """The kernels of launch `warmup` (0: the validation launch): without
+    the harness's kernels, the warm-up launches 1..warmup are alike, p
+    kernels each (p = kernels per launch, the smallest that fits); the
+    group is kernels [warmup*p, (warmup+1)*p). What follows the warm-ups
+    need not repeat them (a stateful point's revalidation launches the
+    bounded kernel again). None if no period fits."""
     seq = [x for x in launches if not HARNESS_KERNELS.match(x["kernel"])]
     names = [x["kernel"] for x in seq]
     for p in range(1, len(names) // (warmup + 1) + 1):
-        tail = names[p:]
-        if len(tail) >= warmup * p and all(tail[i] == tail[i + p] for i in range(len(tail) - p)):
+        warm = names[p:(warmup + 1) * p]
+        if len(warm) == warmup * p and all(warm[i] == warm[i + p] for i in range(len(warm) - p)):
             return seq[warmup * p:(warmup + 1) * p]
     return None
 
@@ -173,6 +175,26 @@ def fmt_cell(value):
     if isinstance(value, float):
         return f"{value:.6g}"
     return str(value)
+
+
+def earlier_rows(path):
+    """The rows a stalls.csv already holds (raw cells), kept by a later run
+    for every point it does not measure again; [] when there is none. A
+    file of another header is refused (a clear line, exit 2 by the caller)."""
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        if reader.fieldnames != columns():
+            raise ValueError(f"{path}: not this version's stalls.csv (its header differs); "
+                             "move it aside or use another --outdir")
+        return list(reader)
+
+
+def merged(earlier, rows):
+    """earlier rows whose point this run did not measure, then this run's."""
+    keys = {tuple(fmt_cell(r.get(c)) for c in key_columns()) for r in rows}
+    return [r for r in earlier if tuple(r.get(c, "") for c in key_columns()) not in keys] + rows
 
 
 def write_csv(path, rows):
@@ -470,6 +492,11 @@ def profile_all(args):
     hopper = cc is None or cc >= 9.0
     version = ncu_version(ncu)
     stalls = os.path.join(args.outdir, "stalls.csv")
+    try:
+        earlier = earlier_rows(stalls)  # a second run (--filter) adds its points to the first's
+    except ValueError as e:
+        print(f"explain.py: {e}", file=sys.stderr)
+        return EXIT_USAGE
     rows, failed, skipped, drop = [], [], [], set()
     t0 = time.monotonic()
     try:
@@ -486,17 +513,18 @@ def profile_all(args):
             row = {c: p.get(c, "") for c in key_columns()}
             row.update(measured, ncu_version=version, **prov)
             rows.append(row)
-            write_csv(stalls, rows)
+            write_csv(stalls, merged(earlier, rows))
     finally:
         if rows:
-            write_csv(stalls, rows)
+            write_csv(stalls, merged(earlier, rows))
     if skipped:
         print(f"explain.py: budget spent: {len(skipped)} points not run: "
               + ", ".join(p["name"] for p in skipped))
     if rows:
         for path in plot(stalls, latest_rows, os.path.join(args.outdir, "plots")):
             print(f"explain.py: wrote {os.path.relpath(path)}")
-        print(f"explain.py: wrote {os.path.relpath(stalls)} ({len(rows)} rows)")
+        print(f"explain.py: wrote {os.path.relpath(stalls)} ({len(rows)} rows measured, "
+              f"{len(merged(earlier, rows)) - len(rows)} kept from before)")
     if failed:
         print(f"explain.py: {len(failed)} point(s) failed: {', '.join(failed)}")
         return EXIT_FAILED

@@ -46,6 +46,15 @@ def test_launch_group_is_the_last_warmup_without_harness_kernels():
     assert "reduce" in group[1]["kernel"]
 
 
+def test_a_revalidation_after_the_timed_launches_leaves_the_group_found():
+    # real: validation (bounded), warm-up 1, warm-up 2, timed, bounded again
+    launches = explain.parse_ncu_csv(read(os.path.join(FIX, "real_gemm_streamk_revalidated.csv")))
+    kernels = [k["kernel"] for k in launches if not explain.HARNESS_KERNELS.match(k["kernel"])]
+    assert kernels[0] == kernels[-1] != kernels[1]  # the bounded twin first and last
+    group = explain.launch_group(launches)
+    assert group and [k["id"] for k in group] == [2] and group[0]["kernel"] == kernels[1]
+
+
 def test_no_period_no_group():
     launches = [{"id": i, "kernel": k} for i, k in enumerate("abc")]
     assert explain.launch_group(launches) is None
@@ -208,7 +217,7 @@ def test_default_set_from_the_list():
 
 REAL = {name: os.path.join(FIX, f"real_{name}.csv")
         for name in ("barrier_syncthreads", "barrier_smem_latency", "scan_two_barrier",
-                     "devscan_cub")}
+                     "devscan_cub", "gemm_streamk_revalidated")}
 
 
 @pytest.mark.parametrize("name", sorted(REAL))
@@ -241,3 +250,23 @@ def test_why_text_names_the_stall_that_differs_most():
     text = explain.why_text([("pingpong", a), ("two_barrier", b)])
     assert text == ("`pingpong` 10% of warp cycles at barriers, `two_barrier` 40%; "
                     "both wait most on the MIO queue (55%, 45%)")
+
+
+def test_a_second_run_keeps_the_first_runs_other_points(tmp_path):
+    """explain.py --filter after a run whose budget ran out: the points it
+    measures replace theirs, every other row of stalls.csv stays (nothing
+    is lost); a stalls.csv of another header is refused, not overwritten."""
+    path = str(tmp_path / "stalls.csv")
+    first = stalls_rows()
+    explain.write_csv(path, first)
+    earlier = explain.earlier_rows(path)
+    assert len(earlier) == len(first)
+    again = dict(first[1], share_barrier=0.5)  # the same point, measured again
+    out = explain.merged(earlier, [again])
+    assert len(out) == len(first)
+    assert [r for r in out if r is again] == [again]
+    key = lambda r: tuple(explain.fmt_cell(r.get(c)) for c in explain.key_columns())  # noqa: E731
+    assert sorted(key(r) for r in out) == sorted(key(r) for r in first)
+    (tmp_path / "old.csv").write_text("family,variant,share_barrier\nscan,x,0.1\n")
+    with pytest.raises(ValueError, match="header differs"):
+        explain.earlier_rows(str(tmp_path / "old.csv"))
