@@ -498,13 +498,14 @@ struct GemmWsTmaWgmmaPingpongT {
     const int kts = p.k / T::BK;
     const uint32_t rank = clustered ? sb_cluster_rank() : 0u;
     // This block's tiles in order: j = 0 .. mine - 1 (clustered: the
-    // cluster's, this CTA's half of each).
-    const int unit = clustered ? 2 : 1, tiles = (p.m / T::BM) * (p.n / T::BN) / unit;
-    const int first = (int)blockIdx.x / unit, step = (int)gridDim.x / unit;
-    const int mine = first < tiles ? (tiles - first + step - 1) / step : 0;
+    // cluster's, this CTA's half of each, cluster tiles c, c + clusters, ...).
+    const int tiles = (p.m / T::BM) * (p.n / T::BN), cluster = (int)blockIdx.x / 2,
+              clusters = (int)gridDim.x / 2, cluster_tiles = tiles / 2;
+    const int mine = !clustered ? gemm_dp_count(0, tiles)
+                     : cluster < cluster_tiles ? (cluster_tiles - cluster + clusters - 1) / clusters : 0;
     auto origin = [&](int j, int *m0, int *n0) {
       if constexpr (clustered)
-        gemm_cluster_tile<T, CM, CN>(p, first + j * step, rank, m0, n0);
+        gemm_cluster_tile<T, CM, CN>(p, cluster + j * clusters, rank, m0, n0);
       else
         gemm_tile_origin<T>(p, gemm_dp_tile(0, j), m0, n0);
     };
