@@ -55,6 +55,10 @@ void sb_cli_usage(FILE *f) {
 "  --unpaired           time each variant without its paired ceiling (cuBLAS,\n"
 "                       CUB): pct_of_cublas/pct_of_cub stay empty; for\n"
 "                       compute-sanitizer, which would check 64+ ceiling calls\n"
+"  --profile-warmup     for a profiler (scripts/explain.py, ncu --profile-from-start\n"
+"                       off): each point's last warm-up launch runs alone between\n"
+"                       cudaProfilerStart/Stop, after sb_profile_mark_kernel on a\n"
+"                       grid of (the point's place in --benchmark_list_tests) + 1\n"
 "  --seed N             base seed of the random inputs (default: fresh each run)\n"
 "  --warmup N           launches between validation and timing (default 2)\n"
 "  --min-time S         minimum timed seconds per point (default 0.05, --quick 0.01;\n"
@@ -519,6 +523,7 @@ static int opt_version(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (
 static int opt_slug(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->print_slug = 1; return 0; }
 static int opt_no_fork(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->no_fork = 1; return 0; }
 static int opt_unpaired(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->unpaired = 1; return 0; }
+static int opt_profile_warmup(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->profile_warmup = 1; return 0; }
 static int opt_serve(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->serve = 1; return 0; }
 static int opt_no_reference(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->no_reference = 1; return 0; }
 
@@ -609,7 +614,7 @@ static const struct { const char *name; int takes_value; opt_fn set; } options[]
     {"--filter", 1, opt_filter},       {"--out", 1, opt_out},
     {"--resume", 1, opt_resume},       {"--no-fork", 0, opt_no_fork},
     {"--no-reference", 0, opt_no_reference}, {"--unpaired", 0, opt_unpaired},
-    {"--serve", 0, opt_serve},
+    {"--serve", 0, opt_serve},         {"--profile-warmup", 0, opt_profile_warmup},
     {"--device", 1, opt_device},
     {"--devices", 1, opt_devices},     {"--watchdog-ms", 1, opt_watchdog},
     {"--point-timeout", 1, opt_point_timeout}, {"--warmup", 1, opt_warmup},
@@ -647,6 +652,10 @@ static int check_combinations(sb_cli *c, unsigned seen, char *err, size_t errlen
   if (c->serve && (c->no_fork || c->num_devices < 0 || c->num_devices > 1)) {
     snprintf(err, errlen, "--serve runs one GPU in a worker process; drop %s",
              c->no_fork ? "--no-fork" : "--devices");
+    return -1;
+  }
+  if (c->profile_warmup && c->warmup < 1) {
+    snprintf(err, errlen, "--profile-warmup profiles the last warm-up launch: give --warmup 1 or more");
     return -1;
   }
   if (c->resume_path && c->out_given && strcmp(c->resume_path, c->out_path) != 0) {

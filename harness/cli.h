@@ -38,6 +38,9 @@ typedef struct sb_cli {
   int no_fork;             /* run points in this process (sanitizers, gdb) */
   int no_reference;        /* leave the reference copy out */
   int unpaired;            /* time variants without their paired ceiling */
+  int profile_warmup;      /* --profile-warmup: the last warm-up launch of each
+                              point alone between cudaProfilerStart/Stop,
+                              after a marker kernel (scripts/explain.py) */
   int serve;               /* --serve: run the points named on stdin (scripts/ab.py) */
   long long watchdog_ms;   /* mbarrier wait bound; 0: none */
   double point_timeout_s;  /* kill a silent worker after this; 0: never */

@@ -119,6 +119,11 @@ cudaError_t sb_measure_sm_clock(cudaStream_t stream, double *mhz);
 cudaError_t sb_clock_witness(cudaStream_t stream, unsigned long long spin_ns,
                              double *mapped_mhz);
 
+/* kernels/common/profile_mark.cu: an empty kernel on point_index + 1 blocks,
+ * the marker that opens a point's profiled launch (--profile-warmup): a
+ * profiler's report names the point by the marker's grid. */
+cudaError_t sb_profile_mark(cudaStream_t stream, long point_index);
+
 #ifdef __cplusplus
 }
 #endif

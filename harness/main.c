@@ -312,6 +312,7 @@ static int run_sweep(const sb_cli *cli, sb_point *points, long count, sb_resume 
           .warmup = cli->warmup,
           .min_time_s = cli->min_time_s > 0 ? cli->min_time_s : (cli->spec.quick ? 0.01 : 0.05),
           .unpaired = cli->unpaired,
+          .profile_warmup = cli->profile_warmup,
           .seed = seed,
           .log = stderr,
           .sweep_start_s = (double)t_start.tv_sec + 1e-9 * (double)t_start.tv_nsec,

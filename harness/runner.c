@@ -1,5 +1,6 @@
 #include "runner.h"
 
+#include <cuda_profiler_api.h>
 #include <cuda_runtime_api.h>
 #include <fcntl.h>
 #include <math.h>
@@ -78,6 +79,7 @@ static int cuda_failed(sb_row *row, const char *what, cudaError_t e) {
 typedef struct point_state {
   long waiting;        /* the point whose part 2 is due; -1: none */
   const sb_point *p;
+  long index;          /* the point's place in the sweep's point list */
   sb_launch L;
   sb_point cp;         /* the paired ceiling's point and launch */
   sb_launch PL;
@@ -353,6 +355,17 @@ static void resume_pair(runner *r, point_state *s) {
   r->timer.pair_launch = &s->PL;
 }
 
+/* --profile-warmup: the launch that follows is the point's profiled one
+ * (scripts/explain.py runs ncu --profile-from-start off): nothing of the
+ * point's earlier work in flight, then the profiler range, opened by the
+ * marker kernel that names the point. */
+static cudaError_t profile_open(runner *r, long index) {
+  cudaError_t e = cudaStreamSynchronize(r->stream);
+  if (e == cudaSuccess) e = cudaProfilerStart();
+  if (e == cudaSuccess) e = sb_profile_mark(r->stream, index);
+  return e;
+}
+
 /* Warm up, then time through Google Benchmark; a variant with a raw twin
  * is timed with the raw wait (harness/launch.h). The timer's clock witness
  * and NVML readings measure the power state over the samples and re-take a
@@ -370,8 +383,14 @@ static int time_point(runner *r, point_state *s, double share, int resume, sb_ro
   sb_launch *L = &s->L;
   cudaError_t e;
   L->bounded = 0;
-  for (int i = 0; i < r->opt->warmup; ++i)
+  for (int i = 0; i < r->opt->warmup; ++i) {
+    const int profiled = r->opt->profile_warmup && !resume && i == r->opt->warmup - 1;
+    if (profiled && (e = profile_open(r, s->index)) != cudaSuccess)
+      return cuda_failed(row, "opening the profiled launch", e);
     if ((e = p->variant->launch(L)) != cudaSuccess) return cuda_failed(row, "warm-up launch", e);
+    if (profiled && (e = cudaProfilerStop()) != cudaSuccess)
+      return cuda_failed(row, "closing the profiled launch", e);
+  }
   if ((e = cudaStreamSynchronize(r->stream)) != cudaSuccess) return cuda_failed(row, "warm-up", e);
   r->timer.fn = p->variant->launch;
   r->timer.launch = L;
@@ -551,6 +570,7 @@ static int run_point(runner *r, const sb_point *p, long index, int part, unsigne
                      sb_row *row) {
   point_state *s = &r->st;
   const int resume = part == SB_PART_SECOND;
+  if (!resume) s->index = index;
   const long waiting = s->waiting;
   s->waiting = -1;
   double after_mhz = NAN;
@@ -618,10 +638,26 @@ static void progress(const sb_run_options *o, long done, double t0, const sb_row
   fflush(log);
 }
 
+/* SB_PAD_MIB (the placement probe, scripts/noise_probe.sh): this many MiB
+ * of device memory taken before any buffer and held to the end, so that
+ * every buffer, flag and workspace of the sweep lands elsewhere in
+ * physical memory. NULL when unset or 0. */
+static void *placement_pad(void) {
+  const char *env = getenv("SB_PAD_MIB");
+  const long mib = env ? strtol(env, NULL, 10) : 0;
+  void *pad = NULL;
+  if (mib > 0 && cudaMalloc(&pad, (size_t)mib << 20) == cudaSuccess)
+    cudaMemset(pad, 0, (size_t)mib << 20); /* touched: its pages are really taken */
+  else
+    cudaGetLastError();
+  return pad;
+}
+
 int sb_run_sweep(const sb_point *points, const long *order, long count, sb_device *d,
                  const sb_run_options *o, sb_run_summary *sum) {
   memset(sum, 0, sizeof *sum);
   runner r = {.dev = d, .opt = o, .copy_gbps = o->copy_gbps};
+  void *pad = placement_pad();
   cudaError_t e = cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking);
   if (e == cudaSuccess) e = sb_timer_init(&r.timer, r.stream);
   r.timer.stop_flag = (volatile int *)&sb_stop_requested;
@@ -694,6 +730,7 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
     sb_timer_destroy(&r.timer);
     free_buffers(&r.buf);
     cudaFree(r.d_pair_out);
+    cudaFree(pad);
     cudaStreamDestroy(r.stream);
   }
   return status;

@@ -14,6 +14,8 @@ typedef struct sb_run_options {
   int warmup;           /* launches after validation, before timing */
   double min_time_s;    /* per point; <= 0: Google Benchmark's flag decides */
   int unpaired;         /* no paired ceiling (--unpaired): ceiling cells empty */
+  int profile_warmup;   /* --profile-warmup: the last warm-up launch alone in a
+                           profiler range, after the point's marker kernel */
   unsigned long long seed; /* base seed; point i uses a seed derived from it */
   double copy_gbps;     /* this GPU's copy bandwidth if already known (a
                            resumed or restarted sweep), else 0 */

@@ -4,28 +4,31 @@ statistics for chosen sweep points (issue 38; reference: docs/explain.md).
 
     python3 scripts/explain.py [--binary build/syncbench] [--device 0]
         [--outdir results/<gpu-slug>] [--filter REGEX [--any-point]] [--dry-run]
-        [--budget 280] [--latest CSV] [--window 12]
+        [--budget 280] [--batch-timeout 600] [--latest CSV]
     python3 scripts/explain.py --readme-lines STALLS_CSV [--latest CSV]
     python3 scripts/explain.py --plot STALLS_CSV [--latest CSV] [--outdir DIR]
 
-Each point is one ncu run of `syncbench --no-fork --unpaired --no-reference
---warmup 2 --min-time 0.001 --filter '^<point>$'`, in application replay:
-ncu runs the whole process once per pass, so every pass sees a fresh
-process, and the stateful kernels (split-K flags, stream-K and device-scan
-tickets, the epoch-numbered counters) a valid launch, where kernel replay
-would restore memory and re-run a launch whose counters were already
-spent. The first --window kernel launches are profiled (validation, the 2
-warm-ups, the first timed samples); the script keeps the group of kernels
-of the last warm-up launch (launch 2: the kernels the timed loop runs, one
-validated and one warm launch before it), found as the period of the
-launch sequence, sb_clock_kernel (the harness's clock witness) left out.
+The points are cut into batches, one per family and replay mode; each
+batch is one ncu run (`--profile-from-start off`) of `syncbench --no-fork
+--unpaired --no-reference --warmup 2 --min-time 0.001 --profile-warmup
+--filter '^(<point>|<point>...)$'`. Each point's last warm-up launch (the
+kernels the timed loop runs, after one validated and one warm launch) is
+the only thing profiled: syncbench runs it alone between
+cudaProfilerStart/Stop, after a marker kernel whose grid is the point's
+place in the run's point list + 1, so the report says which kernels are
+whose. Stateful kernels (split-K flags, stream-K and device-scan tickets,
+the epoch-numbered counters) run in application replay: ncu runs the whole
+process once per pass, so every pass sees a fresh process and the
+program's own launch sequence; the others in kernel replay (one process;
+ncu saves and restores memory between passes).
 
 Outputs under --outdir: stalls.csv (one row per point: the point's key
 columns as the sweep CSV has them, share_<reason> per stall reason as a
 fraction of all warp cycles, issue/SM/DRAM/tensor-pipe % of peak, kernels,
 duration_us, ncu_version and the sweep CSV's provenance columns; rewritten
-after every point, so rows already measured survive a later failure),
-plots/<family>_stalls.png, and ncu/ (each point's report and raw CSV).
+after every batch, so rows already measured survive a later failure),
+plots/<family>_stalls.png, and ncu/ (each batch's report, raw CSV, log and
+its syncbench rows).
 
 Exit status: 0 every point profiled; 1 some point failed (the others are
 written); 2 bad usage (no binary, a filter that matches nothing); 3 ncu not
@@ -113,7 +116,8 @@ def parse_ncu_csv(text):
         row = dict(zip(header, rec))
         if number(row["ID"]) is None:  # the units row ("", "", ..., "nsecond")
             continue
-        launch = {"id": int(number(row["ID"])), "kernel": row.get("Kernel Name", "")}
+        launch = {"id": int(number(row["ID"])), "kernel": row.get("Kernel Name", ""),
+                  "grid": row.get("Grid Size", "")}
         for name, value in row.items():
             if "__" in name:
                 launch[name] = number(value)
@@ -121,20 +125,31 @@ def parse_ncu_csv(text):
     return sorted(out, key=lambda x: x["id"])
 
 
-def launch_group(launches, warmup=WARMUP):
-    """The kernels of launch `warmup` (0: the validation launch): without
-    the harness's kernels, the warm-up launches 1..warmup are alike, p
-    kernels each (p = kernels per launch, the smallest that fits); the
-    group is kernels [warmup*p, (warmup+1)*p). What follows the warm-ups
-    need not repeat them (a stateful point's revalidation launches the
-    bounded kernel again). None if no period fits."""
-    seq = [x for x in launches if not HARNESS_KERNELS.match(x["kernel"])]
-    names = [x["kernel"] for x in seq]
-    for p in range(1, len(names) // (warmup + 1) + 1):
-        warm = names[p:(warmup + 1) * p]
-        if len(warm) == warmup * p and all(warm[i] == warm[i + p] for i in range(len(warm) - p)):
-            return seq[warmup * p:(warmup + 1) * p]
-    return None
+MARKER = "sb_profile_mark_kernel"
+
+
+def grid_x(launch):
+    """The first grid dimension of a launch ('(5, 1, 1)' -> 5), else None."""
+    m = re.match(r"\(?\s*(\d+)", launch.get("grid", "") or "")
+    return int(m.group(1)) if m else None
+
+
+def marked_groups(launches):
+    """{point index: its profiled launch's kernels}: syncbench
+    --profile-warmup opens each point's profiled launch with the marker
+    kernel on (index + 1) blocks; the kernels up to the next marker are
+    that launch's, the harness's own (the clock witness) left out. A point
+    marked twice keeps its last group."""
+    groups, current = {}, None
+    for x in launches:
+        if x["kernel"].startswith(MARKER):
+            g = grid_x(x)
+            current = g - 1 if g else None
+            if current is not None:
+                groups[current] = []
+        elif current is not None and not HARNESS_KERNELS.match(x["kernel"]):
+            groups[current].append(x)
+    return {i: g for i, g in groups.items() if g}
 
 
 def combine(group, family):
@@ -311,12 +326,19 @@ def default_set(names, latest_rows=None):
 
 # ---- running ----
 
-def syncbench_args(binary, point, device, out_csv):
-    """The profiled run: the point alone, in-process. out_csv: its row (a
-    file: syncbench refuses to write its CSV to a device such as /dev/null)."""
+def batch_filter(points):
+    """syncbench's --filter for exactly these points."""
+    return "^(" + "|".join(re.escape(p["name"]) for p in points) + ")$"
+
+
+def syncbench_args(binary, points, device, out_csv):
+    """The profiled run: the batch's points in one process, each point's
+    last warm-up launch in a profiler range opened by its marker kernel.
+    out_csv: their rows (a file: syncbench refuses to write its CSV to a
+    device such as /dev/null)."""
     return [binary, "--no-fork", "--unpaired", "--no-reference", "--device", str(device),
-            "--warmup", str(WARMUP), "--min-time", "0.001", "--seed", "1",
-            "--filter", "^" + re.escape(point["name"]) + "$", "--out", out_csv]
+            "--warmup", str(WARMUP), "--min-time", "0.001", "--seed", "1", "--profile-warmup",
+            "--filter", batch_filter(points), "--out", out_csv]
 
 
 # Families and variant traits whose kernels keep state across launches
@@ -337,28 +359,44 @@ def replay_mode(point):
     return "application" if stateful(point) else "kernel"
 
 
-def ncu_profile_args(ncu, report, point, hopper, window, device, binary, drop=()):
-    mets = [m for m in metrics(point["family"], hopper) if m not in drop]
-    mode = replay_mode(point)
+def batches(points):
+    """The points cut into ncu runs: one per family and replay mode, in
+    the set's order (a run that fails costs its batch, not the set)."""
+    out = {}
+    for p in points:
+        out.setdefault((p["family"], replay_mode(p)), []).append(p)
+    return list(out.values())
+
+
+def ncu_profile_args(ncu, report, batch, hopper, device, binary, drop=()):
+    mets = [m for m in metrics(batch[0]["family"], hopper) if m not in drop]
+    mode = replay_mode(batch[0])
     match = ["--app-replay-match", "grid"] if mode == "application" else []
     return [ncu, "--replay-mode", mode, *match,
-            "--cache-control", "all", "--clock-control", "base",
-            "--launch-skip", "0", "--launch-count", str(window),
+            "--cache-control", "all", "--clock-control", "base", "--profile-from-start", "off",
             "--metrics", ",".join(mets), "-f", "-o", report,
-            *syncbench_args(binary, point, device, report + ".row.csv")]
+            *syncbench_args(binary, batch, device, report + ".rows.csv")]
 
 
 def ncu_import_args(ncu, report):
     return [ncu, "--import", report + ".ncu-rep", "--csv", "--page", "raw"]
 
 
-def estimate_s(points, passes=3, start_s=2.0):
-    """Rough cost: one process run per point in kernel replay, one per pass
-    in application replay (start, validation, a few launches); gemm's CPU
-    reference at large shapes adds a few seconds a run."""
-    per = {"gemm": 3.0, "devscan": 1.5}
-    return sum((passes if stateful(p) else 1) * (start_s + per.get(p["family"], 1.0))
-               for p in points)
+# Measured on an H100 (docs/explain.md, "Cost"): seconds to start a
+# profiled process, per point in kernel replay, per point per pass in
+# application replay.
+START_S, KERNEL_POINT_S, APP_POINT_PASS_S, APP_PASSES = 4.0, 1.5, 1.5, 3
+
+
+def estimate_s(points):
+    """Rough cost of the set: a process start per batch (and per pass in
+    application replay), then the points."""
+    total = 0.0
+    for b in batches(points):
+        passes = APP_PASSES if stateful(b[0]) else 1
+        per = APP_POINT_PASS_S * passes if stateful(b[0]) else KERNEL_POINT_S
+        total += START_S * passes + per * len(b)
+    return total
 
 
 class Stop(Exception):
@@ -376,14 +414,37 @@ def run(cmd, timeout):
         return 124, (e.stdout or "") if isinstance(e.stdout, str) else ""
 
 
-def profile_point(args, ncu, point, drop, hopper, ncudir):
-    """One point's stalls.csv row (measured columns) or raises Stop /
-    returns (None, why)."""
-    base = os.path.join(ncudir, re.sub(r"[^A-Za-z0-9_.=-]+", "_", point["name"]))
+def row_outcomes(path):
+    """{'family/variant': [rows]} from the profiled run's own CSV."""
+    out = {}
+    try:
+        for r in sbcsv.read(path):
+            name = "/".join([r["family"], r["variant"]])
+            out.setdefault(name, []).append(r)
+    except (OSError, sbcsv.CsvError):
+        return {}
+    return out
+
+
+def why_unmarked(point, outcomes):
+    """Why a point of the batch has no profiled launch: its row's status."""
+    for r in outcomes.get(f"{point['family']}/{point['variant']}", []):
+        if same_axes(point, r):
+            return f"no profiled launch (its row: {r.get('status')}: {r.get('detail') or '-'})"
+    return "no profiled launch (no row: the run ended before it)"
+
+
+def profile_batch(args, ncu, batch, index, drop, hopper, ncudir):
+    """{point name: measured columns} and {point name: why it failed} for
+    one ncu run over the batch; raises Stop on a counter permission error.
+    index: the batch's points' places in the run's point list."""
+    fam, mode = batch[0]["family"], replay_mode(batch[0])
+    base = os.path.join(ncudir, f"{fam}_{mode}")
     for _ in range(3):
-        cmd = ncu_profile_args(ncu, base, point, hopper, args.window, args.device,
-                               args.binary, drop)
-        rc, out = run(cmd, args.point_timeout)
+        cmd = ncu_profile_args(ncu, base, batch, hopper, args.device, args.binary, drop)
+        rc, out = run(cmd, args.batch_timeout)
+        with open(base + ".log", "w", encoding="utf-8") as f:
+            f.write(out)
         if PERM_ERROR in out:
             raise Stop(EXIT_PERM, "explain.py: ncu may not read the GPU's performance counters "
                        f"({PERM_ERROR}): run as root or set NVreg_RestrictProfilingToAdminUsers=0")
@@ -393,17 +454,22 @@ def profile_point(args, ncu, point, drop, hopper, ncudir):
             print(f"explain.py: this ncu/GPU lacks {', '.join(missing)}; left out from here on")
             continue
         break
-    if rc != 0:
-        tail = " | ".join(out.strip().splitlines()[-3:])
-        return None, f"ncu exit {rc}: {tail}"
-    rc, text = run(ncu_import_args(ncu, base), args.point_timeout)
+    rc_import, text = run(ncu_import_args(ncu, base), args.batch_timeout)
     with open(base + ".csv", "w", encoding="utf-8") as f:
         f.write(text)
-    launches = parse_ncu_csv(text)
-    group = launch_group(launches)
-    if not group:
-        return None, f"no launch group in {len(launches)} profiled kernels ({base}.csv)"
-    return combine(group, point["family"]), None
+    groups = marked_groups(parse_ncu_csv(text))
+    outcomes = row_outcomes(base + ".rows.csv")
+    measured, failed = {}, {}
+    for p in batch:
+        g = groups.get(index.get(p["name"], -1))
+        if g:
+            measured[p["name"]] = combine(g, fam)
+        elif rc != 0:
+            tail = " | ".join(out.strip().splitlines()[-3:])
+            failed[p["name"]] = f"ncu exit {rc}: {tail}"
+        else:
+            failed[p["name"]] = why_unmarked(p, outcomes)
+    return measured, failed
 
 
 def provenance(binary, device):
@@ -431,8 +497,8 @@ def ncu_version(ncu):
     return m.group(1) if m else (out.strip().splitlines() or [""])[-1]
 
 
-def list_points(binary):
-    rc, out = run([binary, "--benchmark_list_tests"], 60)
+def list_points(binary, *extra):
+    rc, out = run([binary, "--benchmark_list_tests", *extra], 60)
     if rc != 0:
         raise Stop(EXIT_USAGE, f"explain.py: {binary} --benchmark_list_tests failed (exit {rc})")
     return [ln for ln in out.splitlines() if "/" in ln]
@@ -477,15 +543,15 @@ def profile_all(args):
     if not points:
         raise Stop(EXIT_USAGE, "explain.py: no point selected (see --filter, syncbench --list)")
     est = estimate_s(points)
+    runs = batches(points)
     print(f"explain.py: {len(points)} points ({sum(map(stateful, points))} in application "
-          f"replay), about {est / 60:.1f} min at 3 passes "
-          f"(budget {args.budget:.0f} s: points not started by then are reported, not run)")
+          f"replay) in {len(runs)} ncu runs, about {est / 60:.1f} min "
+          f"(budget {args.budget:.0f} s: runs not started by then are reported, not run)")
     ncudir = os.path.join(args.outdir, "ncu")
     if args.dry_run:
-        for p in points:
-            rep = os.path.join(ncudir, re.sub(r"[^A-Za-z0-9_.=-]+", "_", p["name"]))
-            print(shlex.join(ncu_profile_args(ncu, rep, p, True, args.window, args.device,
-                                              args.binary)))
+        for b in runs:
+            rep = os.path.join(ncudir, f"{b[0]['family']}_{replay_mode(b[0])}")
+            print(shlex.join(ncu_profile_args(ncu, rep, b, True, args.device, args.binary)))
         return 0
     os.makedirs(ncudir, exist_ok=True)
     prov, cc = provenance(args.binary, args.device)
@@ -500,23 +566,31 @@ def profile_all(args):
     rows, failed, skipped, drop = [], [], [], set()
     t0 = time.monotonic()
     try:
-        for i, p in enumerate(points):
+        for i, b in enumerate(runs):
             if time.monotonic() - t0 > args.budget:
-                skipped = points[i:]
+                skipped = [p for later in runs[i:] for p in later]
                 break
-            print(f"explain.py: [{i + 1}/{len(points)}] {p['name']}", flush=True)
-            measured, why = profile_point(args, ncu, p, drop, hopper, ncudir)
-            if measured is None:
-                print(f"explain.py: {p['name']}: FAILED: {why}")
-                failed.append(p["name"])
-                continue
-            row = {c: p.get(c, "") for c in key_columns()}
-            row.update(measured, ncu_version=version, **prov)
-            rows.append(row)
+            t = time.monotonic()
+            print(f"explain.py: [{i + 1}/{len(runs)}] {b[0]['family']}, {len(b)} points, "
+                  f"{replay_mode(b[0])} replay", flush=True)
+            listed = list_points(args.binary, "--no-reference", "--filter", batch_filter(b))
+            index = {n: k for k, n in enumerate(listed)}
+            measured, why = profile_batch(args, ncu, b, index, drop, hopper, ncudir)
+            for p in b:
+                if p["name"] in measured:
+                    row = {c: p.get(c, "") for c in key_columns()}
+                    row.update(measured[p["name"]], ncu_version=version, **prov)
+                    rows.append(row)
+                else:
+                    print(f"explain.py: {p['name']}: FAILED: {why[p['name']]}")
+                    failed.append(p["name"])
+            print(f"explain.py: [{i + 1}/{len(runs)}] {len(measured)} of {len(b)} measured in "
+                  f"{time.monotonic() - t:.0f} s", flush=True)
             write_csv(stalls, merged(earlier, rows))
     finally:
         if rows:
             write_csv(stalls, merged(earlier, rows))
+    print(f"explain.py: {time.monotonic() - t0:.0f} s in all")
     if skipped:
         print(f"explain.py: budget spent: {len(skipped)} points not run: "
               + ", ".join(p["name"] for p in skipped))
@@ -608,10 +682,10 @@ def main(argv=None):
     ap.add_argument("--any-point", action="store_true",
                     help="choose from every point of the sweep, not the default explain set "
                          "(with --filter)")
-    ap.add_argument("--window", type=int, default=12, help="kernel launches profiled per point")
     ap.add_argument("--budget", type=float, default=280.0,
-                    help="seconds after which no new point starts (default 280)")
-    ap.add_argument("--point-timeout", type=float, default=120.0)
+                    help="seconds after which no new ncu run starts (default 280)")
+    ap.add_argument("--batch-timeout", type=float, default=600.0,
+                    help="seconds one ncu run may take (default 600)")
     ap.add_argument("--dry-run", action="store_true", help="print the ncu commands, run nothing")
     ap.add_argument("--readme-lines", metavar="STALLS_CSV")
     ap.add_argument("--plot", metavar="STALLS_CSV")

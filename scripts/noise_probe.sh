@@ -14,11 +14,18 @@
 #     w  first launches: NEW at the default --warmup 2, then 50
 #     c  the CPU: NEW with each side's server pinned to its own core
 #        (taskset), then unpinned
+#     p  placement: NEW alone (no A/A), one process after another, each with
+#        SB_PAD_MIB of device memory taken before its buffers (0, 256, 1024,
+#        4096 MiB, each pad twice), over the split-K shapes: a point that moves
+#        with the pad but not between two runs of one pad moves with where
+#        its memory lies (placement/pad<MIB>_<run>.csv)
 # CARRY_DIR holds old, new, stride (xz or not) and lib/.
 set -u
 C=${1:?usage: STEPS=... scripts/noise_probe.sh CARRY_DIR OUT_DIR}
 O=${2:?usage: STEPS=... scripts/noise_probe.sh CARRY_DIR OUT_DIR}
 STEPS=${STEPS:-mfsc}
+PLACE='^gemm/(cublas|splitk_serial|streamk|ws_tma_wgmma)/'
+PADS=${PADS:-0 256 1024 4096}
 mkdir -p "$O"
 . "$(dirname "$0")/carry.sh"
 unpack_carry "$C" --drop
@@ -54,5 +61,19 @@ if step c; then
   echo "noise_probe: cpu_pinned: exit $? in $((SECONDS - t)) s"
   python3 scripts/ab_figures.py "$O/cpu_pinned/a.csv" "$O/cpu_pinned/b.csv" --variants "$SHOW" | sed 1,4d
   aa cpu_free "$C/new" --filter "$HOST"
+fi
+if step p; then
+  mkdir -p "$O/placement"
+  t=$SECONDS
+  for run in 1 2; do
+    for pad in $PADS; do
+      for mk in 512:32768 1024:16384; do
+        SB_PAD_MIB=$pad "$C/new" --filter "$PLACE" --m "${mk%:*}" --k "${mk#*:}" --unpaired \
+          --no-reference --seed 1 --out "$O/placement/pad${pad}_${run}_m${mk%:*}.csv" \
+          > /dev/null 2>> "$O/placement/log"
+      done
+    done
+  done
+  echo "noise_probe: placement: $((SECONDS - t)) s"
 fi
 exit 0

@@ -244,6 +244,7 @@ def test_benchmark_out_under_a_file_fails_before_the_gpu(syncbench, tmp_path):
     (["--benchmark_perf_counters=CYCLES"], "--benchmark_perf_counters is not supported"),
     (["--benchmark_filter=-scan"], "negative filters"),
     (["--benchmark_nonsense=1"], "unknown Google Benchmark flag '--benchmark_nonsense'"),
+    (["--profile-warmup", "--warmup", "0"], "--profile-warmup profiles the last warm-up launch"),
 ], ids=["unknown-option", "block-0", "block-abc", "block-empty", "iters-duplicate",
         "stages-unswept", "filter-nomatch", "filter-bad-regex", "device-negative",
         "n-unknown-suffix", "n-too-large", "range-unknown-suffix", "out-directory",
@@ -254,7 +255,7 @@ def test_benchmark_out_under_a_file_fails_before_the_gpu(syncbench, tmp_path):
         "time-unit-no-json", "time-unit-bad", "context-no-json", "context-bad",
         "report-aggregates-no-json", "display-aggregates-file-only", "counters-tabular",
         "color", "random-interleaving", "min-warmup-time", "perf-counters",
-        "negative-filter", "unknown-gbench-flag"])
+        "negative-filter", "unknown-gbench-flag", "profile-without-warmup"])
 def test_bad_input_exits_2_with_one_line(syncbench, tmp_path, args, mentions):
     r = run(*args, cwd=tmp_path)
     assert r.returncode == 2, (args, r.stderr)

@@ -45,6 +45,22 @@ SB_TEST(cli_rejects_bad_input_with_one_line) {
   }
 }
 
+SB_TEST(cli_profile_warmup_sets_the_runs_flag_and_needs_a_warmup) {
+  char err[256];
+  sb_cli c;
+  char *ok[] = {"sb", "--profile-warmup", "--warmup", "1", NULL};
+  CHECK_EQ_INT(parse(ok, &c, err), 0);
+  CHECK_EQ_INT(c.profile_warmup, 1);
+  sb_cli_free(&c);
+  char *plain[] = {"sb", NULL};
+  CHECK_EQ_INT(parse(plain, &c, err), 0);
+  CHECK_EQ_INT(c.profile_warmup, 0);
+  sb_cli_free(&c);
+  char *bad[] = {"sb", "--warmup", "0", "--profile-warmup", NULL};
+  CHECK_EQ_INT(parse(bad, &c, err), -1);
+  CHECK(strstr(err, "--warmup 1 or more") != NULL);
+}
+
 SB_TEST(cli_splits_take_auto_and_other_axes_refuse_it) {
   char err[256];
   sb_cli c;

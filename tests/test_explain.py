@@ -1,4 +1,4 @@
-"""scripts/explain.py without a GPU: ncu's CSV, the launch group, the
+"""scripts/explain.py without a GPU: ncu's CSV, the marked launch groups, the
 weighting of several kernels, stalls.csv, the picture, the README lines,
 and its exit statuses with a missing ncu or a counter permission error
 (fake ncu and syncbench scripts under tmp_path)."""
@@ -17,6 +17,7 @@ import sbplot  # noqa: E402
 FIX = os.path.join(ROOT, "tests", "fixtures", "explain")
 SCAN = os.path.join(FIX, "scan_two_barrier.csv")
 SPLITK = os.path.join(FIX, "gemm_splitk_two_kernels.csv")
+MARKED = os.path.join(FIX, "scan_marked_two_points.csv")
 SCRIPT = os.path.join(ROOT, "scripts", "explain.py")
 NAMES = [
     "scan/two_barrier/block_threads=256/iters=1/n=33554432",
@@ -38,31 +39,56 @@ def test_parse_skips_prof_lines_and_units_row():
     assert launches[0]["kernel"] == "sb_clock_kernel"
 
 
-def test_launch_group_is_the_last_warmup_without_harness_kernels():
-    group = explain.launch_group(explain.parse_ncu_csv(read(SCAN)))
-    assert [k["id"] for k in group] == [3]  # clock, validation (bounded), warm-up 1, warm-up 2
-    group = explain.launch_group(explain.parse_ncu_csv(read(SPLITK)))
-    assert [k["id"] for k in group] == [4, 5]
-    assert "reduce" in group[1]["kernel"]
+# The profiled launch of each recording made before --profile-warmup (a
+# window of launches: validation, warm-ups, timed): its IDs, read off the
+# recording (the last warm-up, sb_clock_kernel aside).
+WARMUP_IDS = {SCAN: [3], SPLITK: [4, 5]}
 
 
-def test_a_revalidation_after_the_timed_launches_leaves_the_group_found():
-    # real: validation (bounded), warm-up 1, warm-up 2, timed, bounded again
-    launches = explain.parse_ncu_csv(read(os.path.join(FIX, "real_gemm_streamk_revalidated.csv")))
-    kernels = [k["kernel"] for k in launches if not explain.HARNESS_KERNELS.match(k["kernel"])]
-    assert kernels[0] == kernels[-1] != kernels[1]  # the bounded twin first and last
-    group = explain.launch_group(launches)
-    assert group and [k["id"] for k in group] == [2] and group[0]["kernel"] == kernels[1]
+def group(path, launches=None):
+    launches = launches or explain.parse_ncu_csv(read(path))
+    ids = WARMUP_IDS[path]
+    return [x for x in launches if x["id"] in ids]
 
 
-def test_no_period_no_group():
-    launches = [{"id": i, "kernel": k} for i, k in enumerate("abc")]
-    assert explain.launch_group(launches) is None
+def test_marked_groups_are_the_kernels_after_each_marker():
+    launches = explain.parse_ncu_csv(read(MARKED))
+    groups = explain.marked_groups(launches)
+    # marker (grid 1), scan, clock witness, marker (grid 2), scan, marker (grid 8) alone
+    assert sorted(groups) == [0, 1]
+    assert [k["id"] for k in groups[0]] == [1] and [k["id"] for k in groups[1]] == [4]
+    assert all("scan_kernel" in k["kernel"] for g in groups.values() for k in g)
+
+
+def test_a_marker_without_kernels_and_kernels_before_any_marker_count_for_nothing():
+    launches = [{"id": 0, "kernel": "void gemm_kernel<A>()", "grid": "(8, 1, 1)"},
+                {"id": 1, "kernel": "sb_profile_mark_kernel()", "grid": "(3, 1, 1)"},
+                {"id": 2, "kernel": "sb_profile_mark_kernel()", "grid": "(5, 1, 1)"},
+                {"id": 3, "kernel": "void gemm_kernel<A>()", "grid": "(8, 1, 1)"},
+                {"id": 4, "kernel": "void reduce_kernel<A>()", "grid": "(2, 1, 1)"}]
+    groups = explain.marked_groups(launches)
+    assert list(groups) == [4] and [k["id"] for k in groups[4]] == [3, 4]
+    assert explain.marked_groups(launches[:1]) == {}
+
+
+def test_the_batch_filter_names_exactly_its_points():
+    import re
+    pts = [explain.parse_name(n) for n in NAMES]
+    rx = re.compile(explain.batch_filter(pts))
+    assert all(rx.search(n) for n in NAMES)
+    assert not rx.search(NAMES[0] + "0") and not rx.search("x" + NAMES[1])
+    assert not rx.search(NAMES[0].replace("=256", "=2560"))
+
+
+def test_batches_one_per_family_and_replay_mode_in_order():
+    pts = [explain.parse_name(n) for n in NAMES]
+    runs = explain.batches(pts)
+    assert [[p["name"] for p in b] for b in runs] == [NAMES[:2], NAMES[2:]]
+    assert explain.replay_mode(runs[1][0]) == "application"
 
 
 def test_two_kernels_weighted_by_duration():
-    group = explain.launch_group(explain.parse_ncu_csv(read(SPLITK)))
-    row = explain.combine(group, "gemm")
+    row = explain.combine(group(SPLITK), "gemm")
     # main: 0.9 of the time, gmma 2 / long_scoreboard 1 / selected 1 (of 4);
     # reduce: 0.1, long_scoreboard 8 / membar 1 / selected 1 (of 10)
     assert row["share_gmma"] == pytest.approx(0.9 * 0.5)
@@ -80,8 +106,7 @@ def stalls_rows():
     for name, fix in ((NAMES[0], SCAN), (NAMES[1], SCAN), (NAMES[2], SPLITK)):
         p = explain.parse_name(name)
         row = {c: p.get(c, "") for c in explain.key_columns()}
-        row.update(explain.combine(explain.launch_group(explain.parse_ncu_csv(read(fix))),
-                                   p["family"]), ncu_version="2025.3.0.0", gpu_name="NVIDIA H100 80GB HBM3")
+        row.update(explain.combine(group(fix), p["family"]), ncu_version="2025.3.0.0", gpu_name="NVIDIA H100 80GB HBM3")
         rows.append(row)
     rows[1]["share_barrier"], rows[1]["share_selected"] = 0.1, rows[1]["share_selected"] + (
         rows[1]["share_barrier"] - 0.1)
@@ -137,8 +162,10 @@ def fake_bin(tmp_path, ncu=True, perm_at=None):
     bindir.mkdir()
     names = "\\n".join(NAMES)
     (bindir / "syncbench").write_text(
-        f"#!{sys.executable}\nimport sys\n"
-        f"if '--benchmark_list_tests' in sys.argv: print('{names}')\n"
+        f"#!{sys.executable}\nimport re, sys\n"
+        "rx = sys.argv[sys.argv.index('--filter') + 1] if '--filter' in sys.argv else ''\n"
+        f"if '--benchmark_list_tests' in sys.argv: print('\\n'.join(n for n in '{names}'.split('\\n') "
+        "if re.search(rx, n)))\n"
         "elif '--print-gpu-slug' in sys.argv: print('h100-80gb-hbm3')\n"
         "elif '--version' in sys.argv: print('syncbench 0.6.0\\ncommit abc123\\ncuda runtime 13.0')\n")
     if ncu:
@@ -147,7 +174,7 @@ def fake_bin(tmp_path, ncu=True, perm_at=None):
             "count = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'calls')\n"
             "if '--version' in sys.argv: print('NVIDIA (R) Nsight Compute Command Line Profiler\\n"
             "Version 2025.3.0.0 (build 1)'); sys.exit(0)\n"
-            f"if '--import' in sys.argv: sys.stdout.write(open({SCAN!r}).read()); sys.exit(0)\n"
+            f"if '--import' in sys.argv: sys.stdout.write(open({MARKED!r}).read()); sys.exit(0)\n"
             "n = int(open(count).read()) if os.path.exists(count) else 0\n"
             "open(count, 'w').write(str(n + 1))\n"
             f"if {perm_at!r} is not None and n >= {perm_at!r}:\n"
@@ -172,18 +199,22 @@ def test_ncu_missing_one_line_exit_3(tmp_path):
 
 
 def test_counter_permission_exit_4_rows_kept(tmp_path):
-    r = run_script(tmp_path, fake_bin(tmp_path, perm_at=1))
+    """The second ncu run (gemm's batch) is refused the counters: one line,
+    exit 4, the first run's rows (scan's) kept."""
+    r = run_script(tmp_path, fake_bin(tmp_path, perm_at=1), "--filter", "^(scan|gemm)/")
     assert r.returncode == explain.EXIT_PERM, r.stdout + r.stderr
     assert sum(explain.PERM_ERROR in ln for ln in r.stdout.splitlines()) == 1
     rows = explain.read_stalls(str(tmp_path / "out" / "stalls.csv"))
-    assert [x["variant"] for x in rows] == ["two_barrier"]
+    assert [x["variant"] for x in rows] == ["two_barrier", "warp_shuffle"]
     assert rows[0]["commit"] == "abc123" and rows[0]["ncu_version"] == "2025.3.0.0"
 
 
 def test_profiles_and_plots_with_fake_ncu(tmp_path):
     r = run_script(tmp_path, fake_bin(tmp_path))
     assert r.returncode == 0, r.stdout + r.stderr
-    assert len(explain.read_stalls(str(tmp_path / "out" / "stalls.csv"))) == 2
+    rows = explain.read_stalls(str(tmp_path / "out" / "stalls.csv"))
+    assert [x["variant"] for x in rows] == ["two_barrier", "warp_shuffle"]
+    assert r.stdout.count("--profile-warmup") == 0 and "1 ncu runs" in r.stdout
     assert (tmp_path / "out" / "plots" / "scan_stalls.png").exists()
 
 
@@ -195,10 +226,11 @@ def test_dry_run_prints_commands_application_replay_for_stateful(tmp_path):
                        capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
     cmds = [ln for ln in r.stdout.splitlines() if ln.startswith("ncu ")]
-    assert len(cmds) == 3
-    assert "--replay-mode kernel" in cmds[0] and "--replay-mode application" in cmds[2]
+    assert len(cmds) == 2  # one run per family and replay mode
+    assert "--replay-mode kernel" in cmds[0] and "--replay-mode application" in cmds[1]
     for c in cmds:
         assert "--no-fork" in c and "--unpaired" in c and "--warmup 2" in c
+        assert "--profile-warmup" in c and "--profile-from-start off" in c
     assert not (tmp_path / "out").exists()
 
 
@@ -218,14 +250,17 @@ def test_default_set_from_the_list():
 REAL = {name: os.path.join(FIX, f"real_{name}.csv")
         for name in ("barrier_syncthreads", "barrier_smem_latency", "scan_two_barrier",
                      "devscan_cub", "gemm_streamk_revalidated")}
+WARMUP_IDS.update({REAL["barrier_syncthreads"]: [2], REAL["barrier_smem_latency"]: [2],
+                   REAL["scan_two_barrier"]: [2], REAL["devscan_cub"]: [4, 5],
+                   REAL["gemm_streamk_revalidated"]: [2]})
 
 
 @pytest.mark.parametrize("name", sorted(REAL))
 def test_real_recordings_parse_to_one_launch_whose_shares_sum_to_one(name):
-    group = explain.launch_group(explain.parse_ncu_csv(read(REAL[name])))
-    assert group, name
-    assert all(k["kernel"] != "sb_clock_kernel" for k in group)
-    row = explain.combine(group, name.split("_")[0])
+    g = group(REAL[name])
+    assert g, name
+    assert all(not k["kernel"].startswith("sb_clock_kernel") for k in g)
+    row = explain.combine(g, name.split("_")[0])
     shares = {k: v for k, v in row.items() if k.startswith("share_") and v is not None}
     assert all(0 <= v <= 1 for v in shares.values())
     assert sum(shares.values()) == pytest.approx(1.0, abs=1e-6)
@@ -236,8 +271,7 @@ def test_real_recordings_parse_to_one_launch_whose_shares_sum_to_one(name):
 def test_the_calibration_rows_land_where_their_construction_says(name, reason):
     """A __syncthreads loop waits at the barrier; a shared-memory pointer
     chase waits on the short scoreboard (the H100 recording)."""
-    row = explain.combine(explain.launch_group(explain.parse_ncu_csv(read(REAL[name]))),
-                          "barrier")
+    row = explain.combine(group(REAL[name]), "barrier")
     shares = {k: v for k, v in row.items() if k.startswith("share_") and v is not None}
     assert max(shares, key=shares.get) == reason and shares[reason] > 0.5
 
