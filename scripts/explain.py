@@ -99,28 +99,40 @@ def metrics(family, hopper=True):
 
 # ---- ncu's CSV (--csv --page raw) ----
 
+# ncu picks one time unit per column and report (the units row): ns here.
+TIME_UNITS_NS = {"ns": 1.0, "nsecond": 1.0, "us": 1e3, "usecond": 1e3, "ms": 1e6,
+                 "msecond": 1e6, "s": 1e9, "second": 1e9}
+
+
 def parse_ncu_csv(text):
-    """[{'id', 'kernel', metric: float|None, ...}] per profiled launch, in
-    launch order. Lines before the header (==PROF== messages, the
-    application's output) and the units row are skipped."""
+    """[{'id', 'kernel', 'grid', metric: float|None, ...}] per profiled
+    launch, in launch order; gpu__time_duration in ns whatever unit the
+    units row gives it. Lines before the header (==PROF== messages, the
+    application's output) are skipped."""
     lines = text.splitlines()
     start = next((i for i, ln in enumerate(lines) if ln.startswith('"ID"')), None)
     if start is None:
         return []
     reader = csv.reader(io.StringIO("\n".join(lines[start:])))
     header = next(reader)
-    out = []
+    out, scale = [], 1.0
     for rec in reader:
         if len(rec) != len(header) or rec[0].startswith("=="):
             continue
         row = dict(zip(header, rec))
         if number(row["ID"]) is None:  # the units row ("", "", ..., "nsecond")
+            unit = row.get(DURATION, "").strip()
+            if unit and unit not in TIME_UNITS_NS:
+                raise ValueError(f"ncu's CSV: {DURATION} in an unknown unit '{unit}'")
+            scale = TIME_UNITS_NS.get(unit, 1.0)
             continue
         launch = {"id": int(number(row["ID"])), "kernel": row.get("Kernel Name", ""),
                   "grid": row.get("Grid Size", "")}
         for name, value in row.items():
             if "__" in name:
                 launch[name] = number(value)
+        if launch.get(DURATION) is not None:
+            launch[DURATION] *= scale
         out.append(launch)
     return sorted(out, key=lambda x: x["id"])
 
@@ -270,12 +282,36 @@ def _best_from(rows, points, pick):
     return next((p for p in points if row is not None and same_axes(p, row)), None)
 
 
+def runs_in(point, latest_rows):
+    """False when latest.csv holds the point with another status than ok
+    (skipped, unsupported: no launch to profile); True otherwise."""
+    for r in latest_rows or []:
+        if same_axes(point, r):
+            return r.get("status") == "ok"
+    return True
+
+
+def nearest_runnable(mine, rep, latest_rows):
+    """The variant's point that shares the most axes with the family's
+    representative point and runs (latest.csv: ok), sweep order breaking
+    ties; None when no point shares every axis and none runs."""
+    shared = [a for a in rep if a not in ("family", "variant", "name")]
+    ranked = sorted(mine, key=lambda p: -sum(p.get(a) == rep[a] for a in shared if a in p))
+    exact = [p for p in ranked if all(p.get(a) == rep[a] for a in shared if a in p)]
+    for p in exact + ranked:
+        if runs_in(p, latest_rows):
+            return p
+    return exact[0] if exact else None
+
+
 def default_set(names, latest_rows=None):
     """The explain set, in the order it is profiled: the barrier
     calibration rows, one point per variant of each workload family (the
     baseline's point of largest n; devscan: the README's best tile shape
     there, from latest.csv), gemm at 4096^3 and the K-heavy shapes (the
-    README's best configuration per variant when latest.csv has it)."""
+    README's best configuration per variant when latest.csv has it). A
+    point latest.csv holds as skipped or unsupported gives way to the
+    variant's nearest point that ran."""
     pts = [parse_name(n) for n in names if n.count("/") >= 1]
     by_fam = {}
     for p in pts:
@@ -303,9 +339,7 @@ def default_set(names, latest_rows=None):
                 pick = _best_from(latest_rows, mine,
                                   lambda rows, v=v: answers.devscan_best(rows, n_max, v))
             if pick is None:
-                shared = [a for a in rep if a not in ("family", "variant", "name")]
-                pick = next((p for p in mine if all(p.get(a) == rep[a] for a in shared if a in p)),
-                            None)
+                pick = nearest_runnable(mine, rep, latest_rows)
             if pick is None:
                 top = max(_int(p.get("n")) for p in mine)
                 pick = next(p for p in mine if _int(p.get("n")) == top)
@@ -353,10 +387,17 @@ def stateful(point):
         sbvariants.has_flag(fam, var, f) for f in STATEFUL_FLAGS)
 
 
+# How stateful points are replayed (--stateful-replay): application by
+# default; kernel replay restores the memory a kernel writes before each
+# pass, so a stateful launch sees its own first pass's state again.
+STATEFUL_REPLAY = {"mode": "application"}
+
+
 def replay_mode(point):
-    """application for stateful kernels (a fresh process per pass), kernel
-    (one process, ncu saves and restores memory between passes) otherwise."""
-    return "application" if stateful(point) else "kernel"
+    """--stateful-replay's mode (application: a fresh process per pass) for
+    stateful kernels, kernel (one process, ncu saves and restores memory
+    between passes) otherwise."""
+    return STATEFUL_REPLAY["mode"] if stateful(point) else "kernel"
 
 
 def batches(points):
@@ -382,20 +423,22 @@ def ncu_import_args(ncu, report):
     return [ncu, "--import", report + ".ncu-rep", "--csv", "--page", "raw"]
 
 
-# Measured on an H100 (docs/explain.md, "Cost"): seconds to start a
-# profiled process, per point in kernel replay, per point per pass in
-# application replay.
-START_S, KERNEL_POINT_S, APP_POINT_PASS_S, APP_PASSES = 4.0, 1.5, 1.5, 3
+# From the first batched run on an H100 (proofs/explain_402e4b3): seconds
+# to start a profiled process and per point in kernel replay; in
+# application replay ncu ran this metric list in 15 passes, each a process
+# start and every point of the batch again.
+START_S, KERNEL_POINT_S = 4.0, 1.5
+APP_PASSES, APP_START_S, APP_POINT_PASS_S = 15, 1.5, 0.45
 
 
 def estimate_s(points):
-    """Rough cost of the set: a process start per batch (and per pass in
-    application replay), then the points."""
+    """Rough cost of the set, batch by batch."""
     total = 0.0
     for b in batches(points):
-        passes = APP_PASSES if stateful(b[0]) else 1
-        per = APP_POINT_PASS_S * passes if stateful(b[0]) else KERNEL_POINT_S
-        total += START_S * passes + per * len(b)
+        if replay_mode(b[0]) == "application":
+            total += APP_PASSES * (APP_START_S + APP_POINT_PASS_S * len(b))
+        else:
+            total += START_S + KERNEL_POINT_S * len(b)
     return total
 
 
@@ -457,7 +500,10 @@ def profile_batch(args, ncu, batch, index, drop, hopper, ncudir):
     rc_import, text = run(ncu_import_args(ncu, base), args.batch_timeout)
     with open(base + ".csv", "w", encoding="utf-8") as f:
         f.write(text)
-    groups = marked_groups(parse_ncu_csv(text))
+    try:
+        groups = marked_groups(parse_ncu_csv(text))
+    except ValueError as e:
+        return {}, {p["name"]: f"{e} ({base}.csv)" for p in batch}
     outcomes = row_outcomes(base + ".rows.csv")
     measured, failed = {}, {}
     for p in batch:
@@ -544,7 +590,8 @@ def profile_all(args):
         raise Stop(EXIT_USAGE, "explain.py: no point selected (see --filter, syncbench --list)")
     est = estimate_s(points)
     runs = batches(points)
-    print(f"explain.py: {len(points)} points ({sum(map(stateful, points))} in application "
+    n_app = sum(replay_mode(p) == "application" for p in points)
+    print(f"explain.py: {len(points)} points ({n_app} in application "
           f"replay) in {len(runs)} ncu runs, about {est / 60:.1f} min "
           f"(budget {args.budget:.0f} s: runs not started by then are reported, not run)")
     ncudir = os.path.join(args.outdir, "ncu")
@@ -686,10 +733,13 @@ def main(argv=None):
                     help="seconds after which no new ncu run starts (default 280)")
     ap.add_argument("--batch-timeout", type=float, default=600.0,
                     help="seconds one ncu run may take (default 600)")
+    ap.add_argument("--stateful-replay", choices=("application", "kernel"), default="application",
+                    help="ncu's replay mode for stateful kernels (default application)")
     ap.add_argument("--dry-run", action="store_true", help="print the ncu commands, run nothing")
     ap.add_argument("--readme-lines", metavar="STALLS_CSV")
     ap.add_argument("--plot", metavar="STALLS_CSV")
     args = ap.parse_args(argv)
+    STATEFUL_REPLAY["mode"] = args.stateful_replay
     try:
         if args.readme_lines or args.plot:
             path = args.readme_lines or args.plot

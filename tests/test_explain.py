@@ -304,3 +304,40 @@ def test_a_second_run_keeps_the_first_runs_other_points(tmp_path):
     (tmp_path / "old.csv").write_text("family,variant,share_barrier\nscan,x,0.1\n")
     with pytest.raises(ValueError, match="header differs"):
         explain.earlier_rows(str(tmp_path / "old.csv"))
+
+
+def test_a_real_batched_recording_reads_its_durations_in_its_own_unit():
+    """The H100's scan batch (402e4b3, --profile-warmup): ncu wrote its
+    durations in ms; four markers, each point's one kernel after it."""
+    launches = explain.parse_ncu_csv(read(os.path.join(FIX, "real_marked_scan_batch.csv")))
+    groups = explain.marked_groups(launches)
+    assert sorted(groups) == [0, 1, 2, 3]
+    assert [len(g) for g in groups.values()] == [1, 1, 1, 1]
+    kernels = [groups[i][0]["kernel"] for i in range(4)]
+    assert ["TwoBarrier" in kernels[0], "Pingpong" in kernels[1], "Mbarrier" in kernels[2],
+            "WarpShuffle" in kernels[3]] == [True] * 4
+    # 32M words, a few hundred us each: in ns, not the CSV's 0.67 (ms)
+    assert all(1e5 < groups[i][0][explain.DURATION] < 1e7 for i in range(4))
+    row = explain.combine(groups[0], "scan")
+    assert 100 < row["duration_us"] < 10000
+
+
+def test_an_unknown_time_unit_is_an_error_not_a_number():
+    text = read(SCAN).replace('"nsecond"', '"fortnight"')
+    assert '"fortnight"' in text
+    with pytest.raises(ValueError, match="unknown unit 'fortnight'"):
+        explain.parse_ncu_csv(text)
+
+
+def test_a_point_the_sweep_skips_gives_way_to_the_variants_nearest_point_that_ran():
+    names = ["pipeline/ws_tma/stages=4/buffer_bytes=1024/n=100",
+             "pipeline/sync_single/stages=1/buffer_bytes=1024/n=100",
+             "pipeline/sync_single/stages=4/buffer_bytes=1024/n=100"]
+    latest = [{"family": "pipeline", "variant": "sync_single", "stages": "4",
+               "buffer_bytes": "1024", "n": "100", "status": "skipped"},
+              {"family": "pipeline", "variant": "sync_single", "stages": "1",
+               "buffer_bytes": "1024", "n": "100", "status": "ok"}]
+    mine = [explain.parse_name(n) for n in names[1:]]
+    rep = explain.parse_name(names[0])
+    assert explain.nearest_runnable(mine, rep, latest)["stages"] == "1"
+    assert explain.nearest_runnable(mine, rep, None)["stages"] == "4"
