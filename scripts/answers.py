@@ -738,6 +738,36 @@ def readme_lines(stalls_rows, latest_rows=None):
         if not names:
             continue
         lines.append(f"why (`{w.family}`): " + sbstalls.why_text([(v, mine[v]) for v in names]))
+    return lines + devscan_why(stalls_rows, latest_rows) + gemm_why(stalls_rows, latest_rows)
+
+
+def devscan_why(stalls_rows, latest_rows):
+    """devscan at its largest n: the fastest variant of the README's table
+    and CUB, from their stalls.csv rows."""
+    mine = {r["variant"]: r for r in stalls_rows if r["family"] == DEVSCAN}
+    ceiling = sbvariants.ceiling(DEVSCAN)
+    sizes = sorted({r["n"] for r in devscan_rows(latest_rows or [])})
+    best = devscan_fastest(latest_rows, sizes[-1], ceiling) if sizes else None
+    names = [v for v in dict.fromkeys([best and best["variant"], ceiling]) if v in mine]
+    if not names:
+        return []
+    return [f"why (`{DEVSCAN}`, n = {sizes[-1]}): "
+            + sbstalls.why_text([(v, mine[v]) for v in names])]
+
+
+def gemm_why(stalls_rows, latest_rows):
+    """gemm per shape that stalls.csv has: the README's fastest variant at
+    that shape and cuBLAS."""
+    lines = []
+    rows = [r for r in stalls_rows if r["family"] == "gemm"]
+    for m, k in dict.fromkeys((str(r["m"]), str(r["k"])) for r in rows):
+        here = {r["variant"]: r for r in rows if (str(r["m"]), str(r["k"])) == (m, k)}
+        best = gemm_best(latest_rows or [], int(m), int(k))
+        names = [v for v in dict.fromkeys([best and best["variant"], GEMM_YARDSTICK])
+                 if v in here]
+        if names:
+            lines.append(f"why (`gemm`, {fmt_shape(m, k)}): "
+                         + sbstalls.why_text([(v, here[v]) for v in names]))
     return lines
 
 

@@ -328,8 +328,8 @@ PROBED = ("gemm/splitk_serial", "gemm/streamk", "gemm/ws_tma_wgmma_pingpong", "b
 
 
 def experiment_rows(results):
-    """One row per experiment and probed variant: its points' worst move and
-    its shift, from the CSVs in noise.tar.xz."""
+    """One row per experiment: each probed variant's points' worst move and
+    shift, from the CSVs in noise.tar.xz."""
     import tarfile
     import tempfile
     rows = []
@@ -341,13 +341,45 @@ def experiment_rows(results):
             a = os.path.join(tmp, name, "a.csv")
             cmp = sbcompare.compare(sbcompare.load_run(a), sbcompare.load_run(a[:-5] + "b.csv"),
                                     interleaved=True)
+            cells = []
             for variant in PROBED:
                 g = [m.gated for m in cmp.matches if "/".join(sbcompare.by_variant(m)) == variant]
                 if g:
                     worst = max(math.expm1(abs(math.log(x))) for x in g) * 100
                     shift = math.expm1(sbcompare.shift_estimate([math.log(x) for x in g])) * 100
-                    rows.append(f"| `{name}`: {what} | `{variant}` | {len(g)} | {worst:.2f}% "
-                                f"| {shift:+.2f}% |")
+                    cells.append(f"`{variant}` ({len(g)}): {worst:.2f}% / {shift:+.2f}%")
+            rows.append(f"| `{name}`: {what} | {'; '.join(cells)} |")
+    return rows
+
+
+# scripts/noise_probe.sh step p (402e4b3, one H100): one process at a time,
+# SB_PAD_MIB of device memory taken before the buffers, each pad twice.
+PLACEMENT = os.path.join("h100-80gb-hbm3", "proofs", "placement_402e4b3")
+
+
+def placement_rows(results):
+    """Per variant: the worst point's spread between the two runs of one
+    pad, and across every run (all pads), from the probe's CSVs
+    (pad<MIB>_<run>_m<M>.csv)."""
+    times = {}
+    for path in sorted(glob.glob(os.path.join(results, PLACEMENT, "pad*_*_m*.csv"))):
+        pad, run, _ = os.path.basename(path)[3:-4].split("_")
+        for r in sbcsv.read(path):
+            if r["status"] == "ok":
+                point = (r["variant"], r["m"], r["k"], r["tile"], r["stages"], r["splits"])
+                times.setdefault(point, {})[(int(pad), run)] = r["min_us"]
+    rows, variants = [], {}
+    for point, t in times.items():
+        pads = sorted({p for p, _ in t})
+        within = max(abs(math.log(t[(p, "1")] / t[(p, "2")])) for p in pads
+                     if (p, "1") in t and (p, "2") in t)
+        across = math.log(max(t.values()) / min(t.values()))
+        v = variants.setdefault(point[0], [0, 0.0, 0.0, pads])
+        v[0] += 1
+        v[1], v[2] = max(v[1], within), max(v[2], across)
+    for name, (n, within, across, pads) in variants.items():
+        rows.append(f"| `gemm/{name}` | {n} | {', '.join(map(str, pads))} "
+                    f"| {math.expm1(within) * 100:.2f}% | {math.expm1(across) * 100:.2f}% |")
     return rows
 
 
@@ -379,10 +411,17 @@ def doc_block(results=RESULTS):
            "| variant | points | largest move | shift | its band | beyond its point band "
            "| flagged |", "| --- | --- | --- | --- | --- | --- | --- |", *plant_rows(results), "",
            "Where the A/A noise comes from: one A/A by A/B per change (`scripts/noise_probe.sh`, "
-           "retakes off, one H100), each probed variant's worst point move and its shift "
-           "(B against A):", "",
-           "| run | variant | points | worst move | shift |", "| --- | --- | --- | --- | --- |",
+           "retakes off, one H100), each probed variant (its points): its worst point move / "
+           "its shift (B against A):", "",
+           "| run | variant (points): worst move / shift |", "| --- | --- |",
            *experiment_rows(results), "",
+           "Placement: one process at a time, no A/A (`scripts/noise_probe.sh` step p, "
+           f"`results/{PLACEMENT}/`), each run with `SB_PAD_MIB` of device memory taken before "
+           "its buffers, each pad twice, at 512 x 512 x 32768 and 1024 x 1024 x 16384; per "
+           "variant, the worst point's own fastest sample between the two runs of one pad, "
+           "and across every run:", "",
+           "| variant | points | pads (MiB) | worst, two runs of one pad | worst, all runs |",
+           "| --- | --- | --- | --- | --- |", *placement_rows(results), "",
            "A fresh lease's plain default sweep (no change) against the committed pair:", "",
            "| pair | points | regressions | unjudged | power state differs |",
            "| --- | --- | --- | --- | --- |", *noop_rows(results), "",

@@ -16,11 +16,12 @@ kernels the timed loop runs, after one validated and one warm launch) is
 the only thing profiled: syncbench runs it alone between
 cudaProfilerStart/Stop, after a marker kernel whose grid is the point's
 place in the run's point list + 1, so the report says which kernels are
-whose. Stateful kernels (split-K flags, stream-K and device-scan tickets,
-the epoch-numbered counters) run in application replay: ncu runs the whole
-process once per pass, so every pass sees a fresh process and the
-program's own launch sequence; the others in kernel replay (one process;
-ncu saves and restores memory between passes).
+whose. Every batch runs in kernel replay (one process; ncu saves the
+memory a kernel can reach before its first pass and restores what it
+wrote before each later one, so a stateful kernel, with split-K flags,
+stream-K and device-scan tickets or epoch-numbered counters, sees the same
+state in every pass); --stateful-replay application runs the stateful
+points' batches in application replay instead (a fresh process per pass).
 
 Outputs under --outdir: stalls.csv (one row per point: the point's key
 columns as the sweep CSV has them, share_<reason> per stall reason as a
@@ -376,7 +377,7 @@ def syncbench_args(binary, points, device, out_csv):
 
 
 # Families and variant traits whose kernels keep state across launches
-# (tickets, epoch-numbered flags and counters): application replay.
+# (tickets, epoch-numbered flags and counters): --stateful-replay decides.
 STATEFUL_FAMILIES = {"devscan"}
 STATEFUL_FLAGS = ("split", "stream_k")
 
@@ -387,10 +388,13 @@ def stateful(point):
         sbvariants.has_flag(fam, var, f) for f in STATEFUL_FLAGS)
 
 
-# How stateful points are replayed (--stateful-replay): application by
-# default; kernel replay restores the memory a kernel writes before each
-# pass, so a stateful launch sees its own first pass's state again.
-STATEFUL_REPLAY = {"mode": "application"}
+# How stateful points are replayed (--stateful-replay): kernel by default:
+# ncu restores the memory a kernel writes before each pass, so a stateful
+# launch (flags, tickets, launch-numbered counters) sees its first pass's
+# state again; application replay (a fresh process per pass, 15 passes for
+# this metric list) gave the same shares on an H100 (docs/history.md,
+# "explain: kernel replay for the stateful points") at 1.6x the time.
+STATEFUL_REPLAY = {"mode": "kernel"}
 
 
 def replay_mode(point):
@@ -423,11 +427,11 @@ def ncu_import_args(ncu, report):
     return [ncu, "--import", report + ".ncu-rep", "--csv", "--page", "raw"]
 
 
-# From the first batched run on an H100 (proofs/explain_402e4b3): seconds
+# From the batched runs on an H100 (proofs/explain_301b97d): seconds
 # to start a profiled process and per point in kernel replay; in
 # application replay ncu ran this metric list in 15 passes, each a process
 # start and every point of the batch again.
-START_S, KERNEL_POINT_S = 4.0, 1.5
+START_S, KERNEL_POINT_S = 4.0, 1.2
 APP_PASSES, APP_START_S, APP_POINT_PASS_S = 15, 1.5, 0.45
 
 
@@ -733,8 +737,8 @@ def main(argv=None):
                     help="seconds after which no new ncu run starts (default 280)")
     ap.add_argument("--batch-timeout", type=float, default=600.0,
                     help="seconds one ncu run may take (default 600)")
-    ap.add_argument("--stateful-replay", choices=("application", "kernel"), default="application",
-                    help="ncu's replay mode for stateful kernels (default application)")
+    ap.add_argument("--stateful-replay", choices=("application", "kernel"), default="kernel",
+                    help="ncu's replay mode for stateful kernels (default kernel)")
     ap.add_argument("--dry-run", action="store_true", help="print the ncu commands, run nothing")
     ap.add_argument("--readme-lines", metavar="STALLS_CSV")
     ap.add_argument("--plot", metavar="STALLS_CSV")

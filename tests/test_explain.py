@@ -84,7 +84,13 @@ def test_batches_one_per_family_and_replay_mode_in_order():
     pts = [explain.parse_name(n) for n in NAMES]
     runs = explain.batches(pts)
     assert [[p["name"] for p in b] for b in runs] == [NAMES[:2], NAMES[2:]]
-    assert explain.replay_mode(runs[1][0]) == "application"
+    assert explain.replay_mode(runs[1][0]) == "kernel"  # the default, for stateful too
+    explain.STATEFUL_REPLAY["mode"] = "application"
+    try:
+        assert explain.replay_mode(runs[1][0]) == "application"
+        assert explain.replay_mode(runs[0][0]) == "kernel"
+    finally:
+        explain.STATEFUL_REPLAY["mode"] = "kernel"
 
 
 def test_two_kernels_weighted_by_duration():
@@ -222,7 +228,8 @@ def test_dry_run_prints_commands_application_replay_for_stateful(tmp_path):
     bindir = fake_bin(tmp_path, ncu=False)
     env = dict(os.environ, PATH=str(bindir))
     r = subprocess.run([sys.executable, SCRIPT, "--binary", str(bindir / "syncbench"),
-                        "--outdir", str(tmp_path / "out"), "--filter", ".", "--dry-run"],
+                        "--outdir", str(tmp_path / "out"), "--filter", ".", "--dry-run",
+                        "--stateful-replay", "application"],
                        capture_output=True, text=True, env=env)
     assert r.returncode == 0, r.stderr
     cmds = [ln for ln in r.stdout.splitlines() if ln.startswith("ncu ")]
@@ -341,3 +348,58 @@ def test_a_point_the_sweep_skips_gives_way_to_the_variants_nearest_point_that_ra
     rep = explain.parse_name(names[0])
     assert explain.nearest_runnable(mine, rep, latest)["stages"] == "1"
     assert explain.nearest_runnable(mine, rep, None)["stages"] == "4"
+
+
+def test_the_documented_time_of_the_default_set_is_its_logs():
+    """docs/explain.md's generated line: the point count and seconds are
+    what the cited log printed (explain.py: N points ... / S s in all)."""
+    import re
+    doc = read(os.path.join(ROOT, "docs", "explain.md"))
+    block = doc.split("<!-- explain-time:begin -->")[1].split("<!-- explain-time:end -->")[0]
+    m = re.search(r"(\d+) points in (\d+) s \((\d+):(\d\d)\), `([^`]+)`", block)
+    assert m, block
+    points, secs, mins, rest, log = m.groups()
+    assert int(secs) == 60 * int(mins) + int(rest)
+    text = read(os.path.join(ROOT, log))
+    assert re.search(rf"^explain\.py: {points} points ", text, re.M)
+    assert re.search(rf"^explain\.py: {secs} s in all$", text, re.M)
+    assert "FAILED" not in text
+    assert int(secs) <= 300  # the issue's bound for the default set
+
+
+def test_the_readme_says_why_for_devscan_and_each_gemm_shape_of_the_committed_run():
+    import answers
+    import sbcsv
+    gpu = os.path.join(ROOT, "results", "h100-80gb-hbm3")
+    latest = sbcsv.read(os.path.join(gpu, "latest.csv"))
+    lines = answers.readme_lines(explain.read_stalls(os.path.join(gpu, "stalls.csv")), latest)
+    dev = [ln for ln in lines if ln.startswith("why (`devscan`")]
+    best = answers.devscan_fastest(latest, max(r["n"] for r in answers.devscan_rows(latest)), "cub")
+    assert len(dev) == 1 and f"`{best['variant']}`" in dev[0] and "`cub`" in dev[0]
+    for m, k in explain.GEMM_SHAPES:
+        line = [ln for ln in lines if ln.startswith(f"why (`gemm`, {answers.fmt_shape(m, k)})")]
+        winner = answers.gemm_best(latest, m, k)["variant"]
+        assert len(line) == 1 and f"`{winner}`" in line[0] and "`cublas`" in line[0], (m, k)
+
+
+def test_kernel_and_application_replay_gave_the_same_shares_as_history_says():
+    """docs/history.md, "explain: kernel replay for the stateful points":
+    the committed stalls.csv (kernel replay) against the same commit's
+    application-replay run, per point's share vector."""
+    import statistics
+    gpu = os.path.join(ROOT, "results", "h100-80gb-hbm3")
+    k = explain.read_stalls(os.path.join(gpu, "stalls.csv"))
+    a = explain.read_stalls(os.path.join(gpu, "proofs", "explain_301b97d",
+                                         "stalls_application_replay.csv"))
+    key = lambda r: tuple(str(r.get(c)) for c in explain.key_columns())  # noqa: E731
+    a = {key(r): r for r in a}
+    assert len(k) == len(a) == 82 and {key(r) for r in k} == set(a)
+
+    def tv(r):
+        o = a[key(r)]
+        return sum(abs((r[f"share_{x}"] or 0) - (o[f"share_{x}"] or 0)) for x in explain.REASONS) / 2
+    stateful = [tv(r) for r in k if explain.stateful(r)]
+    other = [tv(r) for r in k if not explain.stateful(r)]
+    assert len(stateful) == 21 and len(other) == 61
+    assert round(statistics.median(stateful), 3) == 0.003 and round(max(stateful), 3) == 0.051
+    assert round(statistics.median(other), 3) == 0.001 and round(max(other), 3) == 0.010

@@ -719,6 +719,18 @@ static const sb_variant devscan_rows[] = {
      dev_pick<DevLookbackT<DevLookPolicy<true, 0, 0>, true, true>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, ld/st.cs"},
     {"lookback_rlx_dly_bid", dev_launch<DevLookbackT<DevLookRelaxed, false>>,
      dev_pick<DevLookbackT<DevLookRelaxed, false>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, sleeps, blockIdx ids: CUB's"},
+    // Longer first sleeps than CUB's 1245 ns, a longer poll sleep, and the
+    // sleeps with streaming hints (issue 39: the look-back nearer copy).
+    {"lookback_rlx_s1800", dev_launch<DevLookbackT<DevLookPolicy<true, 1800, 648>>>,
+     dev_pick<DevLookbackT<DevLookPolicy<true, 1800, 648>>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, 1800/648 ns sleeps"},
+    {"lookback_rlx_s2500", dev_launch<DevLookbackT<DevLookPolicy<true, 2500, 648>>>,
+     dev_pick<DevLookbackT<DevLookPolicy<true, 2500, 648>>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, 2500/648 ns sleeps"},
+    {"lookback_rlx_s3500", dev_launch<DevLookbackT<DevLookPolicy<true, 3500, 648>>>,
+     dev_pick<DevLookbackT<DevLookPolicy<true, 3500, 648>>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, 3500/648 ns sleeps"},
+    {"lookback_rlx_p1200", dev_launch<DevLookbackT<DevLookPolicy<true, 1245, 1200>>>,
+     dev_pick<DevLookbackT<DevLookPolicy<true, 1245, 1200>>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, 1245/1200 ns sleeps"},
+    {"lookback_rlx_dly_cs", dev_launch<DevLookbackT<DevLookRelaxed, true, true>>,
+     dev_pick<DevLookbackT<DevLookRelaxed, true, true>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, sleeps, ld/st.cs"},
     // Where kernel 2 of three_kernel_pdl triggers: after its last store
     // instead of at its start (kernel 3 then overlaps its exit, not its scan).
     {"three_kernel_pdl_late", dev_launch<DevThreeKernelPdlT<false>>,
