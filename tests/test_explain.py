@@ -403,3 +403,4 @@ def test_kernel_and_application_replay_gave_the_same_shares_as_history_says():
     assert len(stateful) == 21 and len(other) == 61
     assert round(statistics.median(stateful), 3) == 0.003 and round(max(stateful), 3) == 0.051
     assert round(statistics.median(other), 3) == 0.001 and round(max(other), 3) == 0.010
+

@@ -707,7 +707,7 @@ struct barrier_op_flag_handoff_lost_token
 // cost ceil(W / 32) windows back to back. The words are the host's input,
 // read-only (kernels/families/barrier_layout.h: a copy per block mod 64, guard A
 // words before the P): no X, so no spin and no sleep (devscan sleeps
-// 1245 ns before a look-back of a grid of 500+ tiles: policy, not the walk).
+// 3000 ns before a look-back of a grid of 500+ tiles: policy, not the walk).
 // Thread 0 reports the sum of its look-backs' prefixes; the host checks it
 // against iters x the copy's prefix, mod 2^32. The timed loop is the same
 // look-back back to back (each result summed, one add).

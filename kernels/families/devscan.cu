@@ -21,7 +21,7 @@
 //                     2016): aggregate (A) and inclusive prefix (P) flags
 //                     packed with their values in one 64-bit word, published
 //                     st.release.gpu, read ld.acquire.gpu; a warp inspects
-//                     32 predecessors per step, after CUB's sleeps
+//                     32 predecessors per step, after a 3000 ns sleep
 //   lookback_relaxed  the same with relaxed flag accesses: the price of the
 //                     fences (the packed word needs none; docs/devscan.md)
 //   cluster_lookback  (sm_90) the tiles of a cluster of 4 blocks combine
@@ -683,59 +683,74 @@ static cudaError_t dev_cub_launch(sb_launch *L) {
                                        (int)n, L->stream);
 }
 
+// A table row of variant V: its launcher and picker from its type.
+template <class V>
+static constexpr sb_variant dev_row(const char *name, int min_cc, unsigned flags, const char *summary) {
+  return {name, dev_launch<V>, dev_pick<V>, min_cc, flags, summary};
+}
+
 // cub first: at every n its row is measured before the others.
 static const sb_variant devscan_rows[] = {
     {"cub", dev_cub_launch, NULL, 0, SB_VF_NO_KERNEL | SB_VF_CEILING,
      "cub::DeviceScan::InclusiveSum (its own init kernel + look-back scan): the ceiling"},
-    {"three_kernel", dev_launch<DevThreeKernel>, dev_pick<DevThreeKernel>, 0, SB_VF_BASELINE,
-     "reduce tiles | scan tile sums in 1 block | scan tiles + offset: 2 kernel boundaries"},
-    {"grid_sync", dev_launch<DevGridSync>, dev_pick<DevGridSync>, 0, 0,
-     "the same 3 phases in 1 cooperative resident grid: 2 grid.sync()"},
-    {"chained", dev_launch<DevChained>, dev_pick<DevChained>, 0, SB_VF_DEVSCAN_RESET,
-     "memset; 1 pass, atomic tile ids; each tile waits for its predecessor's P flag"},
-    {"lookback", dev_launch<DevLookback>, dev_pick<DevLookback>, 0, SB_VF_DEVSCAN_RESET,
-     "memset; 1 pass, atomic tile ids; A then P flags (release), sleep, warp look-back 32 wide (acquire)"},
-    {"lookback_relaxed", dev_launch<DevLookbackRelaxed>, dev_pick<DevLookbackRelaxed>, 0, SB_VF_DEVSCAN_RESET,
-     "lookback with relaxed flag stores and loads (the packed word needs no fence): the fences' price"},
-    {"cluster_lookback", dev_launch<DevClusterLookback>, dev_pick<DevClusterLookback>, 90, SB_VF_DEVSCAN_RESET,
-     "memset; clusters of 4 sum aggregates in DSMEM (2 cluster barriers), look back per cluster"},
-    {"three_kernel_pdl", dev_launch<DevThreeKernelPdl>, dev_pick<DevThreeKernelPdl>, SB_PDL_MIN_CC,
-     SB_VF_PDL,
-     "three_kernel chained by PDL: kernels 2, 3 launch early, load what they can, griddepcontrol.wait"},
+    dev_row<DevThreeKernel>("three_kernel", 0, SB_VF_BASELINE,
+     "reduce tiles | scan tile sums in 1 block | scan tiles + offset: 2 kernel boundaries"),
+    dev_row<DevGridSync>("grid_sync", 0, 0,
+     "the same 3 phases in 1 cooperative resident grid: 2 grid.sync()"),
+    dev_row<DevChained>("chained", 0, SB_VF_DEVSCAN_RESET,
+     "memset; 1 pass, atomic tile ids; each tile waits for its predecessor's P flag"),
+    dev_row<DevLookback>("lookback", 0, SB_VF_DEVSCAN_RESET,
+     "memset; 1 pass, atomic tile ids; A then P flags (release), sleep, warp look-back 32 wide (acquire)"),
+    dev_row<DevLookbackRelaxed>("lookback_relaxed", 0, SB_VF_DEVSCAN_RESET,
+     "lookback with relaxed flag stores and loads (the packed word needs no fence): the fences' price"),
+    dev_row<DevClusterLookback>("cluster_lookback", 90, SB_VF_DEVSCAN_RESET,
+     "memset; clusters of 4 sum aggregates in DSMEM (2 cluster barriers), look back per cluster"),
+    dev_row<DevThreeKernelPdl>("three_kernel_pdl", SB_PDL_MIN_CC, SB_VF_PDL,
+     "three_kernel chained by PDL: kernels 2, 3 launch early, load what they can, griddepcontrol.wait"),
 #ifdef SB_DEVSCAN_TUNING
     // The look-back ablation behind the choices above (make NVEXTRA=-DSB_DEVSCAN_TUNING;
     // results/h100-80gb-hbm3/proofs/devscan/): memory order x sleeps x tile ids x cache hints.
-    {"lookback_nodelay", dev_launch<DevLookbackT<DevLookPolicy<false, 0, 0>>>,
-     dev_pick<DevLookbackT<DevLookPolicy<false, 0, 0>>>, 0, SB_VF_DEVSCAN_RESET, "acq/rel, no sleeps"},
-    {"lookback_rlx", dev_launch<DevLookbackT<DevLookPolicy<true, 0, 0>>>,
-     dev_pick<DevLookbackT<DevLookPolicy<true, 0, 0>>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, no sleeps"},
-    {"lookback_rlx_dly2", dev_launch<DevLookbackT<DevLookPolicy<true, 500, 200>>>,
-     dev_pick<DevLookbackT<DevLookPolicy<true, 500, 200>>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, 500/200 ns sleeps"},
-    {"lookback_rlx_poll", dev_launch<DevLookbackT<DevLookPolicy<true, 0, 300>>>,
-     dev_pick<DevLookbackT<DevLookPolicy<true, 0, 300>>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, 300 ns poll sleep only"},
-    {"lookback_rlx_bid", dev_launch<DevLookbackT<DevLookPolicy<true, 0, 0>, false>>,
-     dev_pick<DevLookbackT<DevLookPolicy<true, 0, 0>, false>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, blockIdx tile ids"},
-    {"lookback_rlx_cs", dev_launch<DevLookbackT<DevLookPolicy<true, 0, 0>, true, true>>,
-     dev_pick<DevLookbackT<DevLookPolicy<true, 0, 0>, true, true>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, ld/st.cs"},
-    {"lookback_rlx_dly_bid", dev_launch<DevLookbackT<DevLookRelaxed, false>>,
-     dev_pick<DevLookbackT<DevLookRelaxed, false>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, sleeps, blockIdx ids: CUB's"},
-    // Longer first sleeps than CUB's 1245 ns, a longer poll sleep, and the
-    // sleeps with streaming hints (issue 39: the look-back nearer copy).
-    {"lookback_rlx_s1800", dev_launch<DevLookbackT<DevLookPolicy<true, 1800, 648>>>,
-     dev_pick<DevLookbackT<DevLookPolicy<true, 1800, 648>>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, 1800/648 ns sleeps"},
-    {"lookback_rlx_s2500", dev_launch<DevLookbackT<DevLookPolicy<true, 2500, 648>>>,
-     dev_pick<DevLookbackT<DevLookPolicy<true, 2500, 648>>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, 2500/648 ns sleeps"},
-    {"lookback_rlx_s3500", dev_launch<DevLookbackT<DevLookPolicy<true, 3500, 648>>>,
-     dev_pick<DevLookbackT<DevLookPolicy<true, 3500, 648>>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, 3500/648 ns sleeps"},
-    {"lookback_rlx_p1200", dev_launch<DevLookbackT<DevLookPolicy<true, 1245, 1200>>>,
-     dev_pick<DevLookbackT<DevLookPolicy<true, 1245, 1200>>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, 1245/1200 ns sleeps"},
-    {"lookback_rlx_dly_cs", dev_launch<DevLookbackT<DevLookRelaxed, true, true>>,
-     dev_pick<DevLookbackT<DevLookRelaxed, true, true>>, 0, SB_VF_DEVSCAN_RESET, "relaxed, sleeps, ld/st.cs"},
+    dev_row<DevLookbackT<DevLookPolicy<false, 0, 0>>>("lookback_nodelay", 0, SB_VF_DEVSCAN_RESET,
+     "acq/rel, no sleeps"),
+    dev_row<DevLookbackT<DevLookPolicy<true, 0, 0>>>("lookback_rlx", 0, SB_VF_DEVSCAN_RESET,
+     "relaxed, no sleeps"),
+    dev_row<DevLookbackT<DevLookPolicy<true, 500, 200>>>("lookback_rlx_dly2", 0, SB_VF_DEVSCAN_RESET,
+     "relaxed, 500/200 ns sleeps"),
+    dev_row<DevLookbackT<DevLookPolicy<true, 0, 300>>>("lookback_rlx_poll", 0, SB_VF_DEVSCAN_RESET,
+     "relaxed, 300 ns poll sleep only"),
+    dev_row<DevLookbackT<DevLookPolicy<true, 0, 0>, false>>("lookback_rlx_bid", 0, SB_VF_DEVSCAN_RESET,
+     "relaxed, blockIdx tile ids"),
+    dev_row<DevLookbackT<DevLookPolicy<true, 0, 0>, true, true>>("lookback_rlx_cs", 0, SB_VF_DEVSCAN_RESET,
+     "relaxed, ld/st.cs"),
+    dev_row<DevLookbackT<DevLookPolicy<true, 1245, 648>, false>>("lookback_rlx_dly_bid", 0,
+     SB_VF_DEVSCAN_RESET, "relaxed, 1245/648 ns sleeps, blockIdx ids: CUB's"),
+    // The first sleep swept around CUB's 1245 ns (the default is 3000 ns
+    // since the sweep), a longer poll sleep, and CUB's sleeps with streaming
+    // hints (issue 39: the look-back nearer copy).
+    dev_row<DevLookbackT<DevLookPolicy<true, 1245, 648>>>("lookback_rlx_s1245", 0, SB_VF_DEVSCAN_RESET,
+     "relaxed, 1245/648 ns sleeps (CUB's)"),
+    dev_row<DevLookbackT<DevLookPolicy<true, 1800, 648>>>("lookback_rlx_s1800", 0, SB_VF_DEVSCAN_RESET,
+     "relaxed, 1800/648 ns sleeps"),
+    dev_row<DevLookbackT<DevLookPolicy<true, 2500, 648>>>("lookback_rlx_s2500", 0, SB_VF_DEVSCAN_RESET,
+     "relaxed, 2500/648 ns sleeps"),
+    dev_row<DevLookbackT<DevLookPolicy<true, 3500, 648>>>("lookback_rlx_s3500", 0, SB_VF_DEVSCAN_RESET,
+     "relaxed, 3500/648 ns sleeps"),
+    dev_row<DevLookbackT<DevLookPolicy<true, 2000, 648>>>("lookback_rlx_s2000", 0, SB_VF_DEVSCAN_RESET,
+     "relaxed, 2000/648 ns sleeps"),
+    dev_row<DevLookbackT<DevLookPolicy<true, 3000, 648>>>("lookback_rlx_s3000", 0, SB_VF_DEVSCAN_RESET,
+     "relaxed, 3000/648 ns sleeps"),
+    dev_row<DevLookbackT<DevLookPolicy<true, 5000, 648>>>("lookback_rlx_s5000", 0, SB_VF_DEVSCAN_RESET,
+     "relaxed, 5000/648 ns sleeps"),
+    dev_row<DevLookbackT<DevLookPolicy<false, 2500, 648>>>("lookback_s2500", 0, SB_VF_DEVSCAN_RESET,
+     "acq/rel, 2500/648 ns sleeps"),
+    dev_row<DevLookbackT<DevLookPolicy<true, 1245, 1200>>>("lookback_rlx_p1200", 0, SB_VF_DEVSCAN_RESET,
+     "relaxed, 1245/1200 ns sleeps"),
+    dev_row<DevLookbackT<DevLookPolicy<true, 1245, 648>, true, true>>("lookback_rlx_dly_cs", 0,
+     SB_VF_DEVSCAN_RESET, "relaxed, 1245/648 ns sleeps, ld/st.cs"),
     // Where kernel 2 of three_kernel_pdl triggers: after its last store
     // instead of at its start (kernel 3 then overlaps its exit, not its scan).
-    {"three_kernel_pdl_late", dev_launch<DevThreeKernelPdlT<false>>,
-     dev_pick<DevThreeKernelPdlT<false>>, SB_PDL_MIN_CC, SB_VF_PDL,
-     "three_kernel_pdl, kernel 2 triggering after its last store"},
+    dev_row<DevThreeKernelPdlT<false>>("three_kernel_pdl_late", SB_PDL_MIN_CC, SB_VF_PDL,
+     "three_kernel_pdl, kernel 2 triggering after its last store"),
 #endif
 };
 extern "C" const sb_variant_table sb_devscan_variants = {
