@@ -115,15 +115,15 @@ static void count_point(const sb_point *p, int quick, int rc, const sb_kernels *
   (void)why;
   counts *c = (counts *)ctx + quick;
   ++c->total;
-  c->main_shape += p->axis[SB_AXIS_BLOCK] == 128 && p->axis[SB_AXIS_ELEMS] == 24;
+  c->main_shape += p->axis[SB_AXIS_BLOCK] == 128 && p->axis[SB_AXIS_ELEMS] == 32;
   c->at_16m += p->axis[SB_AXIS_N] == 16LL << 20;
   c->uncompiled += rc != 0;
   c->twins += rc == 0 && k->bounded != k->raw;
 }
 
 SB_TEST(devscan_default_and_quick_points) {
-  /* Default: 7 variants x (128x24 at 1M, 16M, 256M + the 6 other compiled
-   * shapes at 16M). Quick: every variant once, at 1M, 128x24. */
+  /* Default: 7 variants x (128x32 at 1M, 16M, 256M + the 6 other compiled
+   * shapes at 16M). Quick: every variant once, at 1M, 128x32. */
   counts c[2] = {{0}, {0}};
   sb_for_each_swept_kernel("devscan", count_point, c);
   CHECK_EQ_INT(c[0].total, 7 * 9);

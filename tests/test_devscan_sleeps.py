@@ -27,3 +27,17 @@ def test_the_devscan_sleep_sweep_says_what_history_says():
     assert max(h100[("lookback_relaxed", 32)]) < 88.0
     assert min(h200[("lookback_rlx_s2500", 32)]) - max(h200[("lookback_relaxed", 32)]) >= 2.5
     assert max(h100[("lookback_rlx_s5000", 32)]) < min(h100[("lookback_rlx_s3000", 32)])
+
+
+def test_the_default_tile_is_no_slower_than_the_old_one_for_any_variant_at_any_n():
+    """proofs/devscan_tiles_93fdd3f: 128x32 (the default tile since) against
+    128x24 at 1M, 16M and 256M, every variant (1% for a tie at 1M)."""
+    path = os.path.join(ROOT, "results", "h100-80gb-hbm3", "proofs", "devscan_tiles_93fdd3f",
+                        "devscan_tiles.csv")
+    t = {(r["variant"], r["n"], r["elems_per_thread"]): r["median_us"]
+         for r in sbcsv.read(path) if r["family"] == "devscan" and r["status"] == "ok"}
+    pairs = [(v, n) for v, n, e in t if e == 24]
+    assert len(pairs) == 7 * 3
+    for v, n in pairs:
+        assert t[(v, n, 32)] <= t[(v, n, 24)] * 1.01, (v, n)
+    assert t[("lookback_relaxed", 268435456, 32)] < t[("lookback_relaxed", 268435456, 24)]

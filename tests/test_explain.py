@@ -404,3 +404,24 @@ def test_kernel_and_application_replay_gave_the_same_shares_as_history_says():
     assert round(statistics.median(stateful), 3) == 0.003 and round(max(stateful), 3) == 0.051
     assert round(statistics.median(other), 3) == 0.001 and round(max(other), 3) == 0.010
 
+
+
+def test_the_committed_stalls_csv_has_every_variant_and_calibrates():
+    """results/h100-80gb-hbm3/stalls.csv (issue 38's done-when): a row for
+    every variant of the explain families, every share in [0, 1] and a
+    row's shares adding to 1; the calibration rows where their
+    construction puts them."""
+    import sbvariants
+    rows = explain.read_stalls(os.path.join(ROOT, "results", "h100-80gb-hbm3", "stalls.csv"))
+    for fam in explain.ONE_POINT_FAMILIES + ["gemm"]:
+        have = {r["variant"] for r in rows if r["family"] == fam}
+        assert set(sbvariants.variants(fam)) <= have, (fam, set(sbvariants.variants(fam)) - have)
+    for r in rows:
+        shares = [r[f"share_{x}"] or 0.0 for x in explain.REASONS]
+        assert all(0.0 <= s <= 1.0 for s in shares)
+        assert sum(shares) == pytest.approx(1.0, abs=1e-3)
+    cal = {r["variant"]: r for r in rows if r["family"] == "barrier"}
+    for variant, reason in (("syncthreads", "barrier"), ("smem_latency", "short_scoreboard"),
+                            ("ptx_mbarrier_parity", "long_scoreboard")):
+        shares = {x: cal[variant][f"share_{x}"] or 0.0 for x in explain.REASONS}
+        assert max(shares, key=shares.get) == reason and shares[reason] > 0.5, variant
