@@ -207,8 +207,17 @@ def test_a_uniform_3pct_on_any_one_gemm_variant_across_chips_is_caught(tmp_path)
     table = sbcompare.load_bands()
     name = sbcsv.read(LATEST)[0]["gpu_name"]
     gemm = [k for k in variants_with(LATEST, sbcompare.VARIANT_MIN_POINTS) if k[0] == "gemm"]
-    beyond = {k for k in gemm if table.band(name, "chip", *k).shift >= 0.03}
+    # the pair's own move of each variant (its A/A shift), which a plant adds to
+    aa = gate(BASELINE, LATEST)
+    own = {k: sbcompare.shift_estimate([math.log(m.gated) for m in aa.matches
+                                        if variant_of(m.base) == k]) for k in gemm}
+    beyond = {k for k in gemm
+              if 1.03 * math.exp(own[k]) - 1 <= table.band(name, "chip", *k).shift}
     assert beyond <= GEMM_BEYOND_3PCT_ACROSS_CHIPS, beyond - GEMM_BEYOND_3PCT_ACROSS_CHIPS
+    for k in beyond:  # what the band does not let 3% through, 4% does not pass
+        if table.band(name, "chip", *k).shift < 0.03:
+            cmp = gate(BASELINE, planted(tmp_path, "new4.csv", factors={k: 1.04}))
+            assert {variant_of(m.base) for m in cmp.regressions} == {k}, k
     tried = 0
     for family, variant in gemm:
         if (family, variant) in beyond:
@@ -349,7 +358,10 @@ HOST_PRICES = {("barrier", "kernel_boundary_stream"), ("barrier", "kernel_bounda
 # Across chips: splitk_serial's shift between two chips reached 2.12% (the
 # BASE sides of the two ab_16d0f95 leases), so its band is 3.17%: a uniform
 # 3% slowdown of it between two chips is within what placement alone moved.
-GEMM_BEYOND_3PCT_ACROSS_CHIPS = {("gemm", "splitk_serial")}
+# cublas: its two-chip shift band is 2.88%, and in the committed H100 pair
+# (5a44e11) lease B's cublas ran 0.2% faster than lease A's: a 3% slowdown
+# on top of that moves 2.8%, inside the band (a 4% one is caught: the test).
+GEMM_BEYOND_3PCT_ACROSS_CHIPS = {("gemm", "splitk_serial"), ("gemm", "cublas")}
 BEYOND_3PCT = HOST_PRICES | {("barrier", "grid_sync")}
 BEYOND_15PCT = HOST_PRICES | {("barrier", "flag_handoff"), ("barrier", "flag_handoff_relaxed"),
                               ("barrier", "grid_sync")}
