@@ -384,13 +384,12 @@ def test_the_readme_says_why_for_devscan_and_each_gemm_shape_of_the_committed_ru
 
 def test_kernel_and_application_replay_gave_the_same_shares_as_history_says():
     """docs/history.md, "explain: kernel replay for the stateful points":
-    the committed stalls.csv (kernel replay) against the same commit's
+    the 301b97d run in kernel replay against the same commit's
     application-replay run, per point's share vector."""
     import statistics
-    gpu = os.path.join(ROOT, "results", "h100-80gb-hbm3")
-    k = explain.read_stalls(os.path.join(gpu, "stalls.csv"))
-    a = explain.read_stalls(os.path.join(gpu, "proofs", "explain_301b97d",
-                                         "stalls_application_replay.csv"))
+    proof = os.path.join(ROOT, "results", "h100-80gb-hbm3", "proofs", "explain_301b97d")
+    k = explain.read_stalls(os.path.join(proof, "stalls_kernel_replay.csv"))
+    a = explain.read_stalls(os.path.join(proof, "stalls_application_replay.csv"))
     key = lambda r: tuple(str(r.get(c)) for c in explain.key_columns())  # noqa: E731
     a = {key(r): r for r in a}
     assert len(k) == len(a) == 82 and {key(r) for r in k} == set(a)
