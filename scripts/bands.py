@@ -296,19 +296,33 @@ def plant_rows(results):
     return rows
 
 
+# The fresh lease's no-op sweep (ab_16d0f95/leaseB/default.csv) ran
+# 16d0f95's kernels; the committed pair it is gated against is the last one
+# with the same kernels (9249a8b; 5a44e11 changed devscan's look-back sleep
+# and tile). The committed pair itself is two fresh leases of one commit:
+# its own row is baseline -> latest.
+NOOP_PAIR = [os.path.join("h100-80gb-hbm3", "history", name)
+             for name in ("20261127T203025Z_9249a8b_051d54bf.csv",
+                          "20261127T203929Z_9249a8b_2992410b.csv")]
+
+
 def noop_rows(results):
     rows = []
     table = sbcompare.load_bands(os.path.join(results, "bands.csv"))
+
+    def row(base_path, new_path):
+        base, new = sbcompare.load_run(base_path), sbcompare.load_run(new_path)
+        cmp = sbcompare.compare(base, new, bands=table)
+        return (f"| `{rel(base_path)}` ({sbcompare.short_uuid(*base.gpu_uuids())}, "
+                f"{base.provenance('commit')[:7]}) -> `{rel(new_path)}` "
+                f"({sbcompare.short_uuid(*new.gpu_uuids())}, {new.provenance('commit')[:7]}) "
+                f"| {len(cmp.matches)} | {len(cmp.regressions)} | {len(cmp.unjudged)} "
+                f"| {len(cmp.power_state_differs)} |")
+    gpu = os.path.join(results, "h100-80gb-hbm3")
+    rows.append(row(os.path.join(gpu, "baseline.csv"), os.path.join(gpu, "latest.csv")))
     for new_path in sorted(glob.glob(os.path.join(results, PROOF, "*", "default.csv"))):
-        new = sbcompare.load_run(new_path)
-        for name in ("baseline.csv", "latest.csv"):
-            base = sbcompare.load_run(os.path.join(results, "h100-80gb-hbm3", name))
-            cmp = sbcompare.compare(base, new, bands=table)
-            rows.append(f"| `{name}` ({sbcompare.short_uuid(*base.gpu_uuids())}, "
-                        f"{base.provenance('commit')[:7]}) -> `{rel(new_path)}` "
-                        f"({sbcompare.short_uuid(*new.gpu_uuids())}, {new.provenance('commit')[:7]}) "
-                        f"| {len(cmp.matches)} | {len(cmp.regressions)} | {len(cmp.unjudged)} "
-                        f"| {len(cmp.power_state_differs)} |")
+        for base in NOOP_PAIR:
+            rows.append(row(os.path.join(results, base), new_path))
     return rows
 
 
@@ -422,7 +436,9 @@ def doc_block(results=RESULTS):
            "and across every run:", "",
            "| variant | points | pads (MiB) | worst, two runs of one pad | worst, all runs |",
            "| --- | --- | --- | --- | --- |", *placement_rows(results), "",
-           "A fresh lease's plain default sweep (no change) against the committed pair:", "",
+           "Fresh leases' plain default sweeps (no change) against a committed pair of the "
+           "same kernels: the committed pair's second lease against its first, and a third "
+           "lease (16d0f95) against the 9249a8b pair:", "",
            "| pair | points | regressions | unjudged | power state differs |",
            "| --- | --- | --- | --- | --- |", *noop_rows(results), "",
            "Bands above the floors (rule A at least 5%, rule B at least "
