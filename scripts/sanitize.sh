@@ -108,9 +108,9 @@ run_family() {
   tag=$tool-$fam$([ "$label" = "$tool" ] || echo -blind)
   args=(--quick --filter "$filter" --warmup 0 --min-time 0.0005 --no-fork --unpaired --watchdog-ms 120000
         --device "$device" --seed 1 --out "$logs/$tag.csv")
-  # devscan: 300001 words = 98 tiles of 128x24 (several look-back windows,
-  # 25 cluster tiles, a ragged scalar tail); 4096 would be one tile, and no
-  # block would ever wait on another.
+  # devscan: 300001 words = 74 tiles of 128x32, the --quick tile (several
+  # look-back windows, 19 cluster tiles, a ragged scalar tail); 4096 would
+  # be one tile, and no block would ever wait on another.
   if [ "$fam" = devscan ]; then args+=(--n 300001)
   elif grep -qx n <<<"$axes"; then args+=(--n 4096); fi
   grep -qx iters <<<"$axes" && args+=(--iters 1,2)
