@@ -547,8 +547,8 @@ def ncu_version(ncu):
     return m.group(1) if m else (out.strip().splitlines() or [""])[-1]
 
 
-def list_points(binary, *extra):
-    rc, out = run([binary, "--benchmark_list_tests", *extra], 60)
+def list_points(binary):
+    rc, out = run([binary, "--benchmark_list_tests"], 60)
     if rc != 0:
         raise Stop(EXIT_USAGE, f"explain.py: {binary} --benchmark_list_tests failed (exit {rc})")
     return [ln for ln in out.splitlines() if "/" in ln]
@@ -561,6 +561,15 @@ def load_latest(path):
         except sbcsv.CsvError as e:
             print(f"explain.py: {e}; choosing points without it")
     return None
+
+
+def batch_index(names, batch):
+    """{point name: its place in the batch run's point list}: syncbench's
+    --filter keeps the sweep's order and --no-reference drops the copy, so
+    the place is the point's rank among the batch's points in `names`
+    (--benchmark_list_tests), the number its marker kernel carries."""
+    wanted = {p["name"] for p in batch}
+    return {n: k for k, n in enumerate(n for n in names if n in wanted)}
 
 
 def choose_points(args, names, latest_rows):
@@ -589,7 +598,8 @@ def profile_all(args):
         args.outdir = os.path.join(ROOT, "results", slug)
     latest = args.latest or os.path.join(args.outdir, "latest.csv")
     latest_rows = load_latest(latest)
-    points = choose_points(args, list_points(args.binary), latest_rows)
+    names = list_points(args.binary)
+    points = choose_points(args, names, latest_rows)
     if not points:
         raise Stop(EXIT_USAGE, "explain.py: no point selected (see --filter, syncbench --list)")
     est = estimate_s(points)
@@ -624,8 +634,7 @@ def profile_all(args):
             t = time.monotonic()
             print(f"explain.py: [{i + 1}/{len(runs)}] {b[0]['family']}, {len(b)} points, "
                   f"{replay_mode(b[0])} replay", flush=True)
-            listed = list_points(args.binary, "--no-reference", "--filter", batch_filter(b))
-            index = {n: k for k, n in enumerate(listed)}
+            index = batch_index(names, b)
             measured, why = profile_batch(args, ncu, b, index, drop, hopper, ncudir)
             for p in b:
                 if p["name"] in measured:

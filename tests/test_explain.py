@@ -168,10 +168,8 @@ def fake_bin(tmp_path, ncu=True, perm_at=None):
     bindir.mkdir()
     names = "\\n".join(NAMES)
     (bindir / "syncbench").write_text(
-        f"#!{sys.executable}\nimport re, sys\n"
-        "rx = sys.argv[sys.argv.index('--filter') + 1] if '--filter' in sys.argv else ''\n"
-        f"if '--benchmark_list_tests' in sys.argv: print('\\n'.join(n for n in '{names}'.split('\\n') "
-        "if re.search(rx, n)))\n"
+        f"#!{sys.executable}\nimport sys\n"
+        f"if '--benchmark_list_tests' in sys.argv: print('{names}')\n"
         "elif '--print-gpu-slug' in sys.argv: print('h100-80gb-hbm3')\n"
         "elif '--version' in sys.argv: print('syncbench 0.6.0\\ncommit abc123\\ncuda runtime 13.0')\n")
     if ncu:
@@ -424,3 +422,9 @@ def test_the_committed_stalls_csv_has_every_variant_and_calibrates():
                             ("ptx_mbarrier_parity", "long_scoreboard")):
         shares = {x: cal[variant][f"share_{x}"] or 0.0 for x in explain.REASONS}
         assert max(shares, key=shares.get) == reason and shares[reason] > 0.5, variant
+
+
+def test_a_batch_point_is_numbered_by_its_rank_in_the_sweep_order():
+    names = ["reference/d2d_copy/n=134217728", *NAMES]
+    batch = [explain.parse_name(NAMES[1]), explain.parse_name(NAMES[0])]
+    assert explain.batch_index(names, batch) == {NAMES[0]: 0, NAMES[1]: 1}
