@@ -124,6 +124,11 @@ cudaError_t sb_clock_witness(cudaStream_t stream, unsigned long long spin_ns,
  * profiler's report names the point by the marker's grid. */
 cudaError_t sb_profile_mark(cudaStream_t stream, long point_index);
 
+/* harness/runner.c: whether SB_REPLACE names `what` (the re-placement
+ * probe: each point allocates that anew, elsewhere; 'w': a family's own
+ * workspace, which the family then takes anew at its query). */
+int sb_replace_wants(char what);
+
 #ifdef __cplusplus
 }
 #endif

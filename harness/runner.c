@@ -295,6 +295,43 @@ static int configure(runner *r, const sb_point *p, sb_launch *L, sb_row *row) {
   return NEXT;
 }
 
+/* SB_REPLACE (the re-placement probe, scripts/noise_probe.sh step r): the
+ * letters of what every point allocates anew, somewhere else, before it
+ * runs: i its input, o its output (where the barrier family keeps its
+ * counters), w a family's own workspace (gemm's semaphores and partial
+ * tiles). The new buffers are taken while the old ones are still held,
+ * behind a fresh pad of a random size (1 to 256 MiB plus 0 to 31 steps of
+ * 64 KiB), so that no point reuses the last one's memory. Unset: every buffer only grows, and a
+ * process keeps one placement for all its points. */
+int sb_replace_wants(char what) {
+  const char *env = getenv("SB_REPLACE");
+  return env && strchr(env, what) != NULL;
+}
+static void *replace_pad;
+static void replace_shuffle(void) {
+  static uint64_t state = 0x5eed;
+  void *old = replace_pad;
+  const uint64_t x = sb_splitmix64(state++);
+  const size_t bytes = ((size_t)(1 + x % 256) << 20) + ((size_t)(x >> 32) % 32 << 16);
+  replace_pad = NULL;
+  if (cudaMalloc(&replace_pad, bytes) == cudaSuccess)
+    cudaMemset(replace_pad, 0, bytes); /* touched: its pages are really taken */
+  else
+    cudaGetLastError(), replace_pad = NULL;
+  cudaFree(old);
+}
+/* One buffer of the runner anew (grow's contract: device and pinned host,
+ * *cap set): the new one taken before the old one is given back. */
+static cudaError_t replace(void **d, void **h, size_t *cap, size_t need) {
+  void *od = *d, *oh = *h;
+  *d = *h = NULL;
+  *cap = 0;
+  cudaError_t e = grow(d, h, cap, need);
+  cudaFree(od);
+  cudaFreeHost(oh);
+  return e;
+}
+
 /* Grows the buffers to the point's sizes, or skips it when the GPU lacks
  * the memory. */
 static int prepare_buffers(runner *r, size_t in_bytes, size_t out_bytes, sb_row *row) {
@@ -308,8 +345,9 @@ static int prepare_buffers(runner *r, size_t in_bytes, size_t out_bytes, sb_row 
     return 0;
   }
   cudaError_t e;
-  if ((e = grow(&r->buf.d_in, &r->buf.h_in, &r->buf.in_cap, in_bytes)) != cudaSuccess ||
-      (e = grow(&r->buf.d_out, &r->buf.h_out, &r->buf.out_cap, out_bytes)) != cudaSuccess)
+  const int new_in = sb_replace_wants('i'), new_out = sb_replace_wants('o');
+  if ((e = (new_in ? replace : grow)(&r->buf.d_in, &r->buf.h_in, &r->buf.in_cap, in_bytes)) != cudaSuccess ||
+      (e = (new_out ? replace : grow)(&r->buf.d_out, &r->buf.h_out, &r->buf.out_cap, out_bytes)) != cudaSuccess)
     return cuda_failed(row, "allocating buffers", e);
   return NEXT;
 }
@@ -547,6 +585,8 @@ static int set_up_point(runner *r, const sb_point *p, sb_row *row) {
   s->in_bytes = f->in_bytes(p);
   s->out_bytes = f->out_bytes(p);
   int rc;
+  if (sb_replace_wants('i') || sb_replace_wants('o') || sb_replace_wants('w'))
+    replace_shuffle(); /* before the query: gemm's workspace lands behind the new pad */
   if ((rc = configure(r, p, &s->L, row)) != NEXT) return rc;
   if ((rc = prepare_buffers(r, s->in_bytes, s->out_bytes, row)) != NEXT) return rc;
   /* Flush L2 before each sample when the working set is within 4x of L2

@@ -476,20 +476,29 @@ struct DevClusterLookback {
   }
 };
 
+// The occupancy probe (issue 39; -DSB_DEVSCAN_MIN_BLOCKS=N at build time):
+// every kernel of the family asks for N x 128 / B resident blocks of B
+// threads, which caps its registers at 64K / (N x 128).
+#ifndef SB_DEVSCAN_MIN_BLOCKS
+#define SB_DEVSCAN_MIN_BLOCKS 1
+#endif
+#define DEV_MIN_BLOCKS(B) (SB_DEVSCAN_MIN_BLOCKS * 128 / (B) > 0 ? SB_DEVSCAN_MIN_BLOCKS * 128 / (B) : 1)
+#define DEV_LAUNCH_BOUNDS(B) __launch_bounds__(B, DEV_MIN_BLOCKS(B))
+
 template <class V, int B, int E, bool Bounded>
-__global__ void __launch_bounds__(B) devscan_kernel(const DevscanParams p) {
+__global__ void DEV_LAUNCH_BOUNDS(B) devscan_kernel(const DevscanParams p) {
   __shared__ DevScanSmem<B> s;
   V::template run<B, E, Bounded>(p, s);
 }
 
 template <int B, int E>
-__global__ void __launch_bounds__(B) devscan_reduce_kernel(const DevscanParams p) {
+__global__ void DEV_LAUNCH_BOUNDS(B) devscan_reduce_kernel(const DevscanParams p) {
   __shared__ DevScanSmem<B> s;
   dev_reduce_tile<B, E>(p, blockIdx.x, s);
 }
 
 template <int B, int E>
-__global__ void __launch_bounds__(B) devscan_sums_kernel(const DevscanParams p) {
+__global__ void DEV_LAUNCH_BOUNDS(B) devscan_sums_kernel(const DevscanParams p) {
   __shared__ DevScanSmem<B> s;
   dev_scan_sums<B, E>(p, s);
 }
@@ -498,7 +507,7 @@ __global__ void __launch_bounds__(B) devscan_sums_kernel(const DevscanParams p) 
 // triggers and waits where). Early leads the template arguments: the last
 // one of a kernel-layer kernel is its Bounded flag (scripts/kernel_resources.py).
 template <int B, int E>
-__global__ void __launch_bounds__(B) devscan_pdl_reduce_kernel(const DevscanParams p) {
+__global__ void DEV_LAUNCH_BOUNDS(B) devscan_pdl_reduce_kernel(const DevscanParams p) {
 #if __CUDA_ARCH__ >= 900
   __shared__ DevScanSmem<B> s;
   dev_reduce_tile<B, E>(p, blockIdx.x, s);             // thread 0 stores the tile's sum
@@ -510,7 +519,7 @@ __global__ void __launch_bounds__(B) devscan_pdl_reduce_kernel(const DevscanPara
 }
 
 template <bool Early, int B, int E>
-__global__ void __launch_bounds__(B) devscan_pdl_sums_kernel(const DevscanParams p) {
+__global__ void DEV_LAUNCH_BOUNDS(B) devscan_pdl_sums_kernel(const DevscanParams p) {
 #if __CUDA_ARCH__ >= 900
   __shared__ DevScanSmem<B> s;
   if (Early) sb_pdl_launch_dependents();   // kernel 3's prologue needs nothing of ours

@@ -949,6 +949,15 @@ static unsigned long long *gemm_prof;
 static bool gemm_prof_armed;
 
 static cudaError_t gemm_grow(void **buf, size_t *cap, size_t bytes) {
+  if (sb_replace_wants('w') && bytes > 0) {  // the re-placement probe: anew, the old one still held
+    void *old = *buf;
+    *buf = NULL;
+    *cap = 0;
+    cudaError_t e = cudaMalloc(buf, bytes);
+    if (e == cudaSuccess) *cap = bytes;
+    cudaFree(old);
+    return e;
+  }
   if (bytes <= *cap) return cudaSuccess;
   if (*buf) cudaFree(*buf);
   *buf = NULL;

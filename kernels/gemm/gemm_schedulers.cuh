@@ -19,9 +19,13 @@
 // Block b -> block tile: groups of 8 tile-rows, walked column by column
 // inside a group, so the blocks resident at once share A rows and B
 // columns in L2 (Triton's grouped ordering). Every variant, the same order.
+// SB_GEMM_RASTER_GROUP (-D at build time): another group height, a probe.
+#ifndef SB_GEMM_RASTER_GROUP
+#define SB_GEMM_RASTER_GROUP 8
+#endif
 template <class T>
 __device__ __forceinline__ void gemm_tile_origin(const GemmParams &p, int b, int *m0, int *n0) {
-  constexpr int GROUP = 8;
+  constexpr int GROUP = SB_GEMM_RASTER_GROUP;
   const int tiles_m = p.m / T::BM, tiles_n = p.n / T::BN;
   const int per_group = GROUP * tiles_n;
   const int first_m = b / per_group * GROUP;
