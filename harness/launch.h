@@ -124,6 +124,10 @@ cudaError_t sb_clock_witness(cudaStream_t stream, unsigned long long spin_ns,
  * profiler's report names the point by the marker's grid. */
 cudaError_t sb_profile_mark(cudaStream_t stream, long point_index);
 
+/* kernels/common/l2_flush.cu: the L2 flush by reading `bytes` of buf on
+ * `blocks` blocks (the flush probe, SB_FLUSH=read: harness/timing.c). */
+cudaError_t sb_l2_flush_read(cudaStream_t stream, const void *buf, size_t bytes, unsigned blocks);
+
 /* harness/runner.c: whether SB_REPLACE names `what` (the re-placement
  * probe: each point allocates that anew, elsewhere; 'w': a family's own
  * workspace, which the family then takes anew at its query). */

@@ -299,7 +299,7 @@ static int configure(runner *r, const sb_point *p, sb_launch *L, sb_row *row) {
  * letters of what every point allocates anew, somewhere else, before it
  * runs: i its input, o its output (where the barrier family keeps its
  * counters), w a family's own workspace (gemm's semaphores and partial
- * tiles). The new buffers are taken while the old ones are still held,
+ * tiles), f the L2 flush's buffer. The new buffers are taken while the old ones are still held,
  * behind a fresh pad of a random size (1 to 256 MiB plus 0 to 31 steps of
  * 64 KiB), so that no point reuses the last one's memory. Unset: every buffer only grows, and a
  * process keeps one placement for all its points. */
@@ -585,8 +585,14 @@ static int set_up_point(runner *r, const sb_point *p, sb_row *row) {
   s->in_bytes = f->in_bytes(p);
   s->out_bytes = f->out_bytes(p);
   int rc;
-  if (sb_replace_wants('i') || sb_replace_wants('o') || sb_replace_wants('w'))
+  if (sb_replace_wants('i') || sb_replace_wants('o') || sb_replace_wants('w') || sb_replace_wants('f'))
     replace_shuffle(); /* before the query: gemm's workspace lands behind the new pad */
+  if (sb_replace_wants('f')) { /* the flush buffer anew, the old one still held */
+    void *old = r->buf.d_flush;
+    cudaError_t e = cudaMalloc(&r->buf.d_flush, r->buf.flush_bytes);
+    cudaFree(old);
+    if (e != cudaSuccess) return cuda_failed(row, "allocating the flush buffer", e);
+  }
   if ((rc = configure(r, p, &s->L, row)) != NEXT) return rc;
   if ((rc = prepare_buffers(r, s->in_bytes, s->out_bytes, row)) != NEXT) return rc;
   /* Flush L2 before each sample when the working set is within 4x of L2
@@ -707,6 +713,8 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
   else
     cudaGetLastError();
   r.buf.flush_bytes = 2 * d->l2_bytes;
+  const char *flush = getenv("SB_FLUSH"); /* the flush probe (timing.h) */
+  r.timer.flush_read_blocks = flush && !strcmp(flush, "read") ? 4u * (unsigned)d->sm_count : 0;
   if (e == cudaSuccess) e = cudaMalloc(&r.buf.d_flush, r.buf.flush_bytes);
   if (e != cudaSuccess) {
     fprintf(stderr, "%ssyncbench: cannot set up timing on the GPU: %s\n",

@@ -17,6 +17,7 @@ cudaError_t sb_timer_init(sb_timer *t, cudaStream_t stream) {
   t->samples = NULL;
   t->count = t->cap = 0;
   t->flushes = 0;
+  t->flush_read_blocks = 0;
   t->witness = NULL;
   t->nvml = NULL;
   t->pair_fn = NULL;
@@ -134,8 +135,11 @@ static cudaError_t timed_launch(sb_timer *t, sb_launch_fn fn, sb_launch *L, doub
                                 const char **what) {
   cudaError_t e = cudaSuccess;
   float ms = 0;
-  if (t->flush_buf && (e = cudaMemsetAsync(t->flush_buf, (int)(++t->flushes & 0xff),
-                                           t->flush_bytes, t->stream)) != cudaSuccess)
+  if (t->flush_buf &&
+      (e = t->flush_read_blocks
+               ? sb_l2_flush_read(t->stream, t->flush_buf, t->flush_bytes, t->flush_read_blocks)
+               : cudaMemsetAsync(t->flush_buf, (int)(++t->flushes & 0xff), t->flush_bytes, t->stream)) !=
+          cudaSuccess)
     *what = "L2 flush";
   else if ((e = cudaEventRecord(t->start, t->stream)) != cudaSuccess)
     *what = "cudaEventRecord";

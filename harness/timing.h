@@ -30,6 +30,8 @@ typedef struct sb_timer {
   void *flush_buf;     /* non-NULL: overwrite it before every sample */
   size_t flush_bytes;
   unsigned flushes;
+  unsigned flush_read_blocks; /* the flush probe (SB_FLUSH=read): read flush_buf on this many
+                                 blocks instead of overwriting it; 0: overwrite */
   double *samples;     /* seconds */
   size_t count, cap;
   volatile int *stop_flag; /* set by a signal handler: end the benchmark */
