@@ -6,7 +6,8 @@
 // loader (DevTile: 16-byte vectors, warp-striped so each load instruction
 // covers 512 contiguous bytes), one block scan (dev_block_scan: in-thread
 // scans of 4 words, warp shuffles, warp totals through shared memory) and
-// __launch_bounds__(B). They differ only in how a tile learns the sum of
+// one occupancy where registers allow (DevMinBlocks128). They differ only
+// in how a tile learns the sum of
 // everything before it (its exclusive prefix):
 //   three_kernel      reduce tiles | scan the tile sums (1 block) | scan tiles
 //                     plus offsets: two kernel boundaries are the barriers
@@ -476,17 +477,31 @@ struct DevClusterLookback {
   }
 };
 
-// The occupancy probe (issue 39; -DSB_DEVSCAN_MIN_BLOCKS=N at build time):
-// every kernel of the family asks for N x 128 / B resident blocks of B
-// threads, which caps its registers at 64K / (N x 128).
-#ifndef SB_DEVSCAN_MIN_BLOCKS
-#define SB_DEVSCAN_MIN_BLOCKS 1
-#endif
-#define DEV_MIN_BLOCKS(B) (SB_DEVSCAN_MIN_BLOCKS * 128 / (B) > 0 ? SB_DEVSCAN_MIN_BLOCKS * 128 / (B) : 1)
-#define DEV_LAUNCH_BOUNDS(B) __launch_bounds__(B, DEV_MIN_BLOCKS(B))
+// Occupancy: every kernel of the family asks for the threads of 9 resident
+// blocks of 128 (registers capped at 56), what the plainest kernels
+// (three_kernel, chained) reach uncapped, so that the variants differ in
+// their synchronization, not their occupancy. Against uncapped (H100,
+// results/h100-80gb-hbm3/proofs/probes_2c330e6, A/B both orders, 256M): lookback +1.3-1.7 points of
+// copy, lookback_relaxed +0.3-0.5, the others within 0.5. Where the cap
+// spills, fewer: grid_sync as built (it spills at 56 and lost 4 points),
+// cluster_lookback 7 blocks (72 registers; at 64 it spills 4 bytes).
+template <class V>
+struct DevMinBlocks128 {
+  static constexpr int value = 9;
+};
+template <>
+struct DevMinBlocks128<DevGridSync> {
+  static constexpr int value = 1;
+};
+template <>
+struct DevMinBlocks128<DevClusterLookback> {
+  static constexpr int value = 7;
+};
+#define DEV_LAUNCH_BOUNDS_N(N, B) __launch_bounds__(B, (N) * 128 / (B) > 0 ? (N) * 128 / (B) : 1)
+#define DEV_LAUNCH_BOUNDS(B) DEV_LAUNCH_BOUNDS_N(9, B)
 
 template <class V, int B, int E, bool Bounded>
-__global__ void DEV_LAUNCH_BOUNDS(B) devscan_kernel(const DevscanParams p) {
+__global__ void DEV_LAUNCH_BOUNDS_N(DevMinBlocks128<V>::value, B) devscan_kernel(const DevscanParams p) {
   __shared__ DevScanSmem<B> s;
   V::template run<B, E, Bounded>(p, s);
 }
