@@ -19,12 +19,17 @@
 #        4096 MiB, each pad twice), over the split-K shapes: a point that moves
 #        with the pad but not between two runs of one pad moves with where
 #        its memory lies (placement/pad<MIB>_<run>.csv)
+#     r  the process's mode: NEW serving the same points 4 times in one
+#        process (scripts/repeat_points.py), two processes per way: plain;
+#        SB_REPLACE=o, i, w, f (that buffer allocated anew behind a fresh pad
+#        before every point); SB_FLUSH=read (replace/rep_<way>_<run>.csv)
 # CARRY_DIR holds old, new, stride (xz or not) and lib/.
 set -u
 C=${1:?usage: STEPS=... scripts/noise_probe.sh CARRY_DIR OUT_DIR}
 O=${2:?usage: STEPS=... scripts/noise_probe.sh CARRY_DIR OUT_DIR}
 STEPS=${STEPS:-mfsc}
 PLACE='^gemm/(cublas|splitk_serial|streamk|ws_tma_wgmma)/'
+REPLACE='^gemm/(splitk_serial|streamk|cublas)/'
 PADS=${PADS:-0 256 1024 4096}
 mkdir -p "$O"
 . "$(dirname "$0")/carry.sh"
@@ -75,5 +80,23 @@ if step p; then
     done
   done
   echo "noise_probe: placement: $((SECONDS - t)) s"
+fi
+if step r; then
+  # one process per file, each point taken 4 times: plain, then each buffer
+  # anew behind a fresh pad before every point (SB_REPLACE), then the read flush
+  mkdir -p "$O/replace"
+  t=$SECONDS
+  for mode in plain o i w f read; do
+    for run in 1 2; do
+      rep=$mode flush=
+      [ "$mode" = plain ] && rep=
+      [ "$mode" = read ] && rep= && flush=read
+      SB_REPLACE=$rep SB_FLUSH=$flush python3 scripts/repeat_points.py --binary "$C/new" \
+        --out "$O/replace/rep_${mode}_$run.csv" --reps 4 -- --filter "$REPLACE" --m 512 --k 32768 \
+        --tile 128x128x64 --splits 8,auto --stages 6 --warps 4 --no-reference >> "$O/replace/log" 2>&1
+    done
+    python3 scripts/repeat_points.py --summary "$O/replace/rep_${mode}"_*.csv | sed "s/^/$mode: /"
+  done
+  echo "noise_probe: replace: $((SECONDS - t)) s"
 fi
 exit 0

@@ -214,9 +214,9 @@ def test_a_uniform_3pct_on_any_one_gemm_variant_across_chips_is_caught(tmp_path)
     beyond = {k for k in gemm
               if 1.03 * math.exp(own[k]) - 1 <= table.band(name, "chip", *k).shift}
     assert beyond <= GEMM_BEYOND_3PCT_ACROSS_CHIPS, beyond - GEMM_BEYOND_3PCT_ACROSS_CHIPS
-    for k in beyond:  # what the band does not let 3% through, 4% does not pass
+    for k in beyond:  # what the band lets through at 3%, 5% does not pass
         if table.band(name, "chip", *k).shift < 0.03:
-            cmp = gate(BASELINE, planted(tmp_path, "new4.csv", factors={k: 1.04}))
+            cmp = gate(BASELINE, planted(tmp_path, "new5.csv", factors={k: 1.05}))
             assert {variant_of(m.base) for m in cmp.regressions} == {k}, k
     tried = 0
     for family, variant in gemm:
@@ -355,13 +355,17 @@ def test_on_the_committed_ab_pair_a_2x_point_of_the_noisiest_variant_fails(tmp_p
 # slowdown there reads as 8%). A variant that joins
 # these sets fails the tests above until its noise is explained.
 HOST_PRICES = {("barrier", "kernel_boundary_stream"), ("barrier", "kernel_boundary_pdl")}
-# Across chips: splitk_serial's shift between two chips reached 2.12% (the
-# BASE sides of the two ab_16d0f95 leases), so its band is 3.17%: a uniform
-# 3% slowdown of it between two chips is within what placement alone moved.
-# cublas: its two-chip shift band is 2.88%, and in the committed H100 pair
-# (5a44e11) lease B's cublas ran 0.2% faster than lease A's: a 3% slowdown
-# on top of that moves 2.8%, inside the band (a 4% one is caught: the test).
-GEMM_BEYOND_3PCT_ACROSS_CHIPS = {("gemm", "splitk_serial"), ("gemm", "cublas")}
+# Across chips a plant adds to the committed pair's own move. splitk_serial's
+# shift between two chips reached 2.12% (the BASE sides of the two ab_16d0f95
+# leases), so its band is 3.17%: a uniform 3% slowdown of it between two chips
+# is within what placement alone moved. In the committed H100 pair (4878a0f)
+# lease B's cuBLAS ran 1.7% slower in cycles than lease A's, so the paired
+# ratio of the mma.sync variants and the ping-pong moved 0.9-1.7% in lease B's
+# favour: a 3% plant on one of them nets 1.2-2.1%, inside its band (1.9-2.6%);
+# 5% is caught (the test).
+GEMM_BEYOND_3PCT_ACROSS_CHIPS = {("gemm", "splitk_serial"), ("gemm", "single"), ("gemm", "ring"),
+                                 ("gemm", "ws_mbarrier"), ("gemm", "ws_tma"),
+                                 ("gemm", "ws_tma_wgmma_pingpong")}
 BEYOND_3PCT = HOST_PRICES | {("barrier", "grid_sync")}
 BEYOND_15PCT = HOST_PRICES | {("barrier", "flag_handoff"), ("barrier", "flag_handoff_relaxed"),
                               ("barrier", "grid_sync")}

@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import sbcompare  # noqa: E402
 import sbcsv  # noqa: E402
 import sbvariants  # noqa: E402
+from test_bands import GEMM_BEYOND_3PCT_ACROSS_CHIPS  # noqa: E402
 from test_compare import read_records, write_records  # noqa: E402
 
 COMPARE = os.path.join(ROOT, "scripts", "compare.py")
@@ -145,7 +146,9 @@ def test_three_percent_slower_gemm_variant_against_the_other_lease(tmp_path, bas
             assert got == set(), variant
             continue
         band = shift[next(iter(want))]
-        if band >= 0.03:  # its measured shift band is beyond 3% (tests/test_bands.py says which)
+        if band >= 0.03 or ((GEMM, variant) in GEMM_BEYOND_3PCT_ACROSS_CHIPS and base_path.startswith(os.path.dirname(LATEST))):
+            # its shift band is beyond 3%, or beyond 3% plus the pair's own
+            # move of the variant (tests/test_bands.py says which, and why)
             assert got <= want, variant
             continue
         assert got == {k for k in want if figure[k] * 1.03 > 1 + band}, variant
@@ -155,7 +158,9 @@ def test_three_percent_slower_gemm_variant_against_the_other_lease(tmp_path, bas
     # "a few": each variant's own shift band (1.5-3% between chips) leaves
     # out the points the lease change had made that much faster (each one
     # predicted exactly above): 29 of 260 (11%) on the H100 pair at 62fd08f,
-    # 29 of 178 (16%) on the pair at 5a44e11, with results/bands.csv
+    # 29 of 178 (16%) on the pair at 5a44e11, 22 of 122 (18%) on the pair at
+    # 4878a0f (where six variants' own move leaves 3% under their band and
+    # are not counted), with results/bands.csv
     assert planted_points >= 100 and missed <= max(8, 0.2 * planted_points), (missed, planted_points)
 
 
