@@ -299,7 +299,8 @@ static int configure(runner *r, const sb_point *p, sb_launch *L, sb_row *row) {
  * letters of what every point allocates anew, somewhere else, before it
  * runs: i its input, o its output (where the barrier family keeps its
  * counters), w a family's own workspace (gemm's semaphores and partial
- * tiles), f the L2 flush's buffer. The new buffers are taken while the old ones are still held,
+ * tiles), f the L2 flush's buffer; p none of them, the pad alone. With
+ * SB_REPLACE set (even empty), each point logs its buffers' addresses. The new buffers are taken while the old ones are still held,
  * behind a fresh pad of a random size (1 to 256 MiB plus 0 to 31 steps of
  * 64 KiB), so that no point reuses the last one's memory. Unset: every buffer only grows, and a
  * process keeps one placement for all its points. */
@@ -585,7 +586,8 @@ static int set_up_point(runner *r, const sb_point *p, sb_row *row) {
   s->in_bytes = f->in_bytes(p);
   s->out_bytes = f->out_bytes(p);
   int rc;
-  if (sb_replace_wants('i') || sb_replace_wants('o') || sb_replace_wants('w') || sb_replace_wants('f'))
+  if (sb_replace_wants('i') || sb_replace_wants('o') || sb_replace_wants('w') || sb_replace_wants('f') ||
+      sb_replace_wants('p'))
     replace_shuffle(); /* before the query: gemm's workspace lands behind the new pad */
   if (sb_replace_wants('f')) { /* the flush buffer anew, the old one still held */
     void *old = r->buf.d_flush;
@@ -595,6 +597,9 @@ static int set_up_point(runner *r, const sb_point *p, sb_row *row) {
   }
   if ((rc = configure(r, p, &s->L, row)) != NEXT) return rc;
   if ((rc = prepare_buffers(r, s->in_bytes, s->out_bytes, row)) != NEXT) return rc;
+  if (getenv("SB_REPLACE")) /* the probe's log: where this point's buffers lie */
+    fprintf(stderr, "replace: in %p out %p flush %p pad %p\n", r->buf.d_in, r->buf.d_out, r->buf.d_flush,
+            replace_pad);
   /* Flush L2 before each sample when the working set is within 4x of L2
    * and could otherwise be served partly from the cache. */
   s->flush = s->in_bytes + s->out_bytes < 4 * r->dev->l2_bytes;

@@ -22,7 +22,8 @@
 #     r  the process's mode: NEW serving the same points 4 times in one
 #        process (scripts/repeat_points.py), two processes per way: plain;
 #        SB_REPLACE=o, i, w, f (that buffer allocated anew behind a fresh pad
-#        before every point); SB_FLUSH=read (replace/rep_<way>_<run>.csv)
+#        before every point), p (the pad alone); SB_FLUSH=read
+#        (replace/rep_<way>_<run>.csv; replace/log: each point's addresses)
 # CARRY_DIR holds old, new, stride (xz or not) and lib/.
 set -u
 C=${1:?usage: STEPS=... scripts/noise_probe.sh CARRY_DIR OUT_DIR}
@@ -86,7 +87,7 @@ if step r; then
   # anew behind a fresh pad before every point (SB_REPLACE), then the read flush
   mkdir -p "$O/replace"
   t=$SECONDS
-  for mode in plain o i w f read; do
+  for mode in plain o i w f p read; do
     for run in 1 2; do
       rep=$mode flush=
       [ "$mode" = plain ] && rep=

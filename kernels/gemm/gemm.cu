@@ -48,6 +48,8 @@
 // chunk, which land in 8 different chunks: no bank conflicts.
 #include <cublas_v2.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../common/cp_async.cuh"
@@ -948,7 +950,7 @@ static size_t gemm_sem_cap, gemm_ws_cap;
 static unsigned long long *gemm_prof;
 static bool gemm_prof_armed;
 
-static cudaError_t gemm_grow(void **buf, size_t *cap, size_t bytes) {
+static cudaError_t gemm_place(void **buf, size_t *cap, size_t bytes) {
   if (sb_replace_wants('w') && bytes > 0) {  // the re-placement probe: anew, the old one still held
     void *old = *buf;
     *buf = NULL;
@@ -964,6 +966,12 @@ static cudaError_t gemm_grow(void **buf, size_t *cap, size_t bytes) {
   *cap = 0;
   cudaError_t e = cudaMalloc(buf, bytes);
   if (e == cudaSuccess) *cap = bytes;
+  return e;
+}
+static cudaError_t gemm_grow(void **buf, size_t *cap, size_t bytes) {
+  const cudaError_t e = gemm_place(buf, cap, bytes);
+  if (bytes > 0 && getenv("SB_REPLACE"))  // the probe's log: where the workspace lies
+    fprintf(stderr, "replace: gemm workspace %zu bytes at %p\n", bytes, *buf);
   return e;
 }
 
