@@ -775,15 +775,20 @@ def why_lines(runs):
     """Where the chosen variant's and the baseline's warps wait, per
     workload (scripts/explain.py), from results/<gpu>/stalls.csv beside
     each run's CSV; [] when no run has one."""
-    out = []
+    out, notes = [], []
     for run in runs:
         path = os.path.join(os.path.dirname(run.path if os.path.isabs(run.path)
                                             else os.path.join(ROOT, run.path)), "stalls.csv")
         if os.path.exists(path):
-            out += [f"{run.label}: {line}" for line in
-                    readme_lines(sbstalls.read_stalls(path), run.rows)]
+            stalls = sbstalls.read_stalls(path)
+            out += [f"{run.label}: {line}" for line in readme_lines(stalls, run.rows)]
+            # an explain run of other kernels than the sweep's says so
+            other = sorted({str(r.get("commit") or "")[:7] for r in stalls} - {str(run.commit or "")[:7]})
+            if other:
+                notes.append(f"{run.label}: the explain run at {', '.join(other)}, the sweep at {str(run.commit)[:7]}")
     return ["", "Where the warps wait (Nsight Compute warp states, "
-            "[docs/explain.md](docs/explain.md)):", "", *(f"- {x}" for x in out)] if out else []
+            f"[docs/explain.md](docs/explain.md){''.join('; ' + n for n in notes)}):", "",
+            *(f"- {x}" for x in out)] if out else []
 
 
 def block(runs):

@@ -327,3 +327,20 @@ def test_off_sweep_table_bolds_a_shape_under_the_bar():
     assert "| Synthetic: best combining variant |" in lines[0]
     main[1]["pct_of_cublas"] = 85.0
     assert "| `" + split[0] + "` 64x128: 85.0% (16) |" in answers.offsweep_proof_table(main)[2]
+
+
+def test_why_lines_say_when_the_explain_run_is_of_other_kernels(tmp_path):
+    """stalls.csv from another commit than the sweep's: the header says both;
+    from the same commit: it says nothing more."""
+    import shutil
+    h100 = os.path.join(ROOT, "results", "h100-80gb-hbm3")
+    shutil.copy(os.path.join(h100, "stalls.csv"), tmp_path / "stalls.csv")
+    run = answers.load(os.path.join(h100, "latest.csv"))
+    stalls_commit = {r["commit"][:7] for r in answers.sbstalls.read_stalls(str(tmp_path / "stalls.csv"))}
+    assert len(stalls_commit) == 1
+    (commit,) = stalls_commit
+    other = answers.Run(str(tmp_path / "latest.csv"), run.rows, "H100", "0123456789ab", run.run_utc)
+    header = answers.why_lines([other])[1]
+    assert f"H100: the explain run at {commit}, the sweep at 0123456" in header
+    same = answers.Run(str(tmp_path / "latest.csv"), run.rows, "H100", commit + "00000", run.run_utc)
+    assert answers.why_lines([same])[1].endswith("[docs/explain.md](docs/explain.md)):")
