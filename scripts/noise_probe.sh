@@ -23,7 +23,8 @@
 #        process (scripts/repeat_points.py), two processes per way: plain;
 #        SB_REPLACE=o, i, w, f (that buffer allocated anew behind a fresh pad
 #        before every point), p (the pad alone); SB_FLUSH=read
-#        (replace/rep_<way>_<run>.csv; replace/log: each point's addresses)
+#        (replace/rep_<way>_<run>.csv; replace/log: each point's addresses);
+#        then A/A by A/B of the noisy variants, plain and with SB_REPLACE=o
 # CARRY_DIR holds old, new, stride (xz or not) and lib/.
 set -u
 C=${1:?usage: STEPS=... scripts/noise_probe.sh CARRY_DIR OUT_DIR}
@@ -99,5 +100,9 @@ if step r; then
     python3 scripts/repeat_points.py --summary "$O/replace/rep_${mode}"_*.csv | sed "s/^/$mode: /"
   done
   echo "noise_probe: replace: $((SECONDS - t)) s"
+  # and the A/A by A/B of the noisy variants with each side's output anew
+  # before every point: do the per-process modes leave the A/A moves?
+  aa aa_plain "$C/new" --filter "$NOISY"
+  SB_REPLACE=o aa aa_replace_o "$C/new" --filter "$NOISY"
 fi
 exit 0
