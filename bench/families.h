@@ -99,10 +99,10 @@ size_t sb_gemm_sample_set(long long m, long long n, uint64_t salt, long long *id
  * and sum_k |a_k b_k|. */
 void sb_gemm_reference_at(const uint16_t *a, const uint16_t *b, long long n, long long k,
                           long long row, long long col, double *dot, double *abs_dot);
-/* Counts elements idx[0..count) of C (m x m, fp32; idx NULL: all of them)
+/* Counts elements idx[0..count) of C (m x n, fp32; idx NULL: all of them)
  * outside the tolerance; *first: the first such index (-1 if none).
  * (size_t)-1 when out of memory. */
-size_t sb_gemm_check(const uint16_t *a, const uint16_t *b, const float *c, long long m,
+size_t sb_gemm_check(const uint16_t *a, const uint16_t *b, const float *c, long long m, long long n,
                      long long k, const long long *idx, size_t count, long long *first);
 
 #endif

@@ -231,7 +231,7 @@ static void check_range(void *p, size_t begin, size_t end) {
   j->first[begin / j->grain] = first;
 }
 
-size_t sb_gemm_check(const uint16_t *a, const uint16_t *b, const float *c, long long m,
+size_t sb_gemm_check(const uint16_t *a, const uint16_t *b, const float *c, long long m, long long n,
                      long long k, const long long *idx, size_t count, long long *first) {
   init_f16_table();
   const size_t grain = 64;
@@ -244,12 +244,12 @@ size_t sb_gemm_check(const uint16_t *a, const uint16_t *b, const float *c, long 
     free(firsts);
     return (size_t)-1;
   }
-  float *bf = idx ? NULL : malloc((size_t)(m * k) * sizeof *bf);
+  float *bf = idx ? NULL : malloc((size_t)(n * k) * sizeof *bf);
   if (bf) {
     f16_job conv = {b, bf, k};
-    sb_parallel_for((size_t)m, 16, convert_rows, &conv);
+    sb_parallel_for((size_t)n, 16, convert_rows, &conv);
   }
-  check_job j = {a, b, c, m, m, k, idx, bf, bad, firsts, grain};
+  check_job j = {a, b, c, m, n, k, idx, bf, bad, firsts, grain};
   sb_parallel_for(count, grain, check_range, &j);
   size_t total = 0;
   for (size_t i = 0; i < chunks && total != (size_t)-1; ++i) {
@@ -271,13 +271,29 @@ static int is_cublas(const sb_point *p) { return (p->variant->flags & SB_VF_NO_K
 
 #define AXIS_BIT(a) (1ULL << SB_AXIS_##a)
 
+/* C's columns: the n axis (sb_gemm_in_sweep sets it: m, or --n with --m);
+ * m where it is unset (a point built by hand). */
+static long long gemm_cols(const sb_point *p) {
+  return p->axis[SB_AXIS_N] > 0 ? p->axis[SB_AXIS_N] : p->axis[SB_AXIS_M];
+}
+
+/* "m=n=512" for a square C, else "m=512, n=1024" (the reasons' shape). */
+static const char *gemm_mn(long long m, long long n) {
+  static _Thread_local char buf[64];
+  if (m == n)
+    snprintf(buf, sizeof buf, "m=n=%lld", m);
+  else
+    snprintf(buf, sizeof buf, "m=%lld, n=%lld", m, n);
+  return buf;
+}
+
 /* Why a kernel variant cannot take the point, or NULL: the first rule it
  * breaks. *unasked (may be NULL) is set when some broken rule reads none of
  * the axes in user_axes: a combination the default grid produced, not one
  * the user asked for. */
 static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, size_t len,
                                unsigned long long user_axes, int *unasked) {
-  const long long m = p->axis[SB_AXIS_M], k = p->axis[SB_AXIS_K];
+  const long long m = p->axis[SB_AXIS_M], n = gemm_cols(p), k = p->axis[SB_AXIS_K];
   const char *first = NULL;
   if (unasked) *unasked = 0;
   if (is_cublas(p)) return NULL;
@@ -292,9 +308,9 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
     if (unasked && !((axes) & user_axes)) *unasked = 1;            \
     if (!first) first = buf, snprintf(buf, len, __VA_ARGS__);      \
   } while (0)
-  if (m % bm || m % bn || k % SB_GEMM_BK)
-    BROKEN(AXIS_BIT(M) | AXIS_BIT(K) | AXIS_BIT(TILE),
-           "m=n=%lld, k=%lld: the kernels take whole %dx%dx%d tiles (no edge handling)", m, k, bm,
+  if (m % bm || n % bn || k % SB_GEMM_BK)
+    BROKEN(AXIS_BIT(M) | AXIS_BIT(N) | AXIS_BIT(K) | AXIS_BIT(TILE),
+           "%s, k=%lld: the kernels take whole %dx%dx%d tiles (no edge handling)", gemm_mn(m, n), k, bm,
            bn, SB_GEMM_BK);
   /* Ping-pong: each of two consumer warpgroups owns a whole 128x128 tile. */
   if (f & SB_VF_GEMM_PINGPONG) {
@@ -326,10 +342,10 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
   if ((cuts_k || (takes_narrow && sb_gemm_tile_wgmma_only(t))) && s != sb_gemm_split_stages(t))
     BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE), "%s is compiled with %d stages for a %dx%d tile only",
            p->variant->name, sb_gemm_split_stages(t), bm, bn);
-  if ((f & SB_VF_GEMM_STREAMK) && (m / bm) * (m / bn) * (k / SB_GEMM_BK) > SB_GEMM_SK_MAX_ITERS)
-    BROKEN(AXIS_BIT(M) | AXIS_BIT(K) | AXIS_BIT(TILE),
+  if ((f & SB_VF_GEMM_STREAMK) && (m / bm) * (n / bn) * (k / SB_GEMM_BK) > SB_GEMM_SK_MAX_ITERS)
+    BROKEN(AXIS_BIT(M) | AXIS_BIT(N) | AXIS_BIT(K) | AXIS_BIT(TILE),
            "%s: tiles x k-tiles = %lld exceeds %d (the schedule's 32-bit arithmetic)", p->variant->name,
-           (m / bm) * (m / bn) * (k / SB_GEMM_BK), SB_GEMM_SK_MAX_ITERS);
+           (m / bm) * (n / bn) * (k / SB_GEMM_BK), SB_GEMM_SK_MAX_ITERS);
   if (f & SB_VF_GEMM_SPLIT) {
     const long long sp = p->axis[SB_AXIS_SPLITS]; /* auto: sb_gemm_auto_splits keeps the rule */
     if (sp == SB_AXIS_UNSET || (sp != SB_AXIS_AUTO && (sp < 1 || sp > k / SB_GEMM_BK)))
@@ -343,11 +359,12 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
     if (cs != SB_GEMM_CLUSTER_2X1 && cs != SB_GEMM_CLUSTER_1X2) {
       BROKEN(AXIS_BIT(CLUSTER_SHAPE), "%s needs cluster_shape 2x1 or 1x2", p->variant->name);
     } else {
-      const long long along = cs == SB_GEMM_CLUSTER_2X1 ? m / bm : m / bn;
+      const long long along = cs == SB_GEMM_CLUSTER_2X1 ? m / bm : n / bn;
       if (along % 2)
-        BROKEN(AXIS_BIT(M) | AXIS_BIT(TILE) | AXIS_BIT(CLUSTER_SHAPE),
-               "cluster_shape=%s: m=n=%lld is %lld %s of a %dx%d tile, odd: clusters of 2 %s need an even count",
-               cs == SB_GEMM_CLUSTER_2X1 ? "2x1" : "1x2", m, along,
+        BROKEN(AXIS_BIT(M) | AXIS_BIT(N) | AXIS_BIT(TILE) | AXIS_BIT(CLUSTER_SHAPE),
+               "cluster_shape=%s: %s=%lld is %lld %s of a %dx%d tile, odd: clusters of 2 %s need an even count",
+               cs == SB_GEMM_CLUSTER_2X1 ? "2x1" : "1x2", cs == SB_GEMM_CLUSTER_2X1 ? "m" : "n",
+               cs == SB_GEMM_CLUSTER_2X1 ? m : n, along,
                cs == SB_GEMM_CLUSTER_2X1 ? "tile rows" : "tile columns", bm, bn,
                cs == SB_GEMM_CLUSTER_2X1 ? "(vertically adjacent tiles)" : "(horizontally adjacent tiles)");
     }
@@ -458,7 +475,10 @@ static int default_config(const sb_point *p, long long m, long long k, unsigned 
 int sb_gemm_in_sweep(sb_point *p, unsigned long long user_axes) {
   const long long m = p->axis[SB_AXIS_M], k = p->axis[SB_AXIS_K];
   if (!(user_axes & (AXIS_BIT(M) | AXIS_BIT(K))) && !default_shape(p, m, k)) return 0;
-  p->axis[SB_AXIS_N] = m; /* square C: N = M, derived, so the CSV's n is filled */
+  /* N = M (square C, derived, so the CSV's n is filled) unless --n is given
+   * together with --m: n alone is other families' element count. */
+  if ((user_axes & (AXIS_BIT(M) | AXIS_BIT(N))) != (AXIS_BIT(M) | AXIS_BIT(N)) || p->axis[SB_AXIS_N] <= 0)
+    p->axis[SB_AXIS_N] = m;
   if (!(p->variant->flags & SB_VF_GEMM_MULTICAST))
     p->axis[SB_AXIS_CLUSTER_SHAPE] = SB_AXIS_UNSET; /* only the multicast variant has clusters */
   if (!(p->variant->flags & SB_VF_GEMM_SPLIT)) {
@@ -488,18 +508,16 @@ int sb_gemm_in_sweep(sb_point *p, unsigned long long user_axes) {
 /* ---- family hooks ---- */
 
 static size_t gemm_in_bytes(const sb_point *p) {
-  const long long m = p->axis[SB_AXIS_M], k = p->axis[SB_AXIS_K];
-  return (size_t)(2 * m * k) * sizeof(uint16_t); /* A (m x k), then B (n x k), n = m */
+  const long long m = p->axis[SB_AXIS_M], n = gemm_cols(p), k = p->axis[SB_AXIS_K];
+  return (size_t)((m + n) * k) * sizeof(uint16_t); /* A (m x k), then B (n x k) */
 }
 
 static size_t gemm_out_bytes(const sb_point *p) {
-  const long long m = p->axis[SB_AXIS_M];
-  return (size_t)(m * m) * sizeof(float);
+  return (size_t)(p->axis[SB_AXIS_M] * gemm_cols(p)) * sizeof(float);
 }
 
 static long long gemm_flops(const sb_point *p) {
-  const long long m = p->axis[SB_AXIS_M];
-  return 2 * m * m * p->axis[SB_AXIS_K];
+  return 2 * p->axis[SB_AXIS_M] * gemm_cols(p) * p->axis[SB_AXIS_K];
 }
 
 typedef struct fill_job {
@@ -522,7 +540,7 @@ static void gemm_make_input(const sb_point *p, void *host_in, uint64_t seed) {
 
 static int gemm_verify(const sb_point *p, const void *host_in, const void *host_out,
                        char *detail, size_t len) {
-  const long long m = p->axis[SB_AXIS_M], n = m, k = p->axis[SB_AXIS_K];
+  const long long m = p->axis[SB_AXIS_M], n = gemm_cols(p), k = p->axis[SB_AXIS_K];
   const uint16_t *a = host_in, *b = a + m * k;
   const float *c = host_out;
   /* Every element when the check costs at most 2^30 multiply-adds (the
@@ -539,7 +557,7 @@ static int gemm_verify(const sb_point *p, const void *host_in, const void *host_
     count = sb_gemm_sample_set(m, n, sb_splitmix64((uint64_t)(m * 131 + k)), idx);
   }
   long long first;
-  const size_t bad = sb_gemm_check(a, b, c, m, k, idx, count, &first);
+  const size_t bad = sb_gemm_check(a, b, c, m, n, k, idx, count, &first);
   free(idx);
   if (bad == (size_t)-1) {
     snprintf(detail, len, "out of host memory for the check");
@@ -583,8 +601,8 @@ static int gemm_derive(const sb_point *p, const sb_device *d, const void *host_o
     /* Which cut and which combining this row ran (the launcher's rule,
      * gemm_tiles.h): the persistent grid is SMs x blocks/SM. */
     const int t = (int)p->axis[SB_AXIS_TILE], grid = d->sm_count * row->blocks_per_sm;
-    const long long m = p->axis[SB_AXIS_M];
-    const int tiles = (int)((m / sb_gemm_tile_bm(t)) * (m / sb_gemm_tile_bn(t)));
+    const long long m = p->axis[SB_AXIS_M], n = gemm_cols(p);
+    const int tiles = (int)((m / sb_gemm_tile_bm(t)) * (n / sb_gemm_tile_bn(t)));
     const int kts = (int)(p->axis[SB_AXIS_K] / SB_GEMM_BK), sk = sb_gemm_sk_tiles(tiles, grid);
     const int units = sb_gemm_sk_units_per_tile(tiles, kts, grid);
     if (sb_gemm_sk_data_parallel(tiles, kts, grid))
@@ -622,13 +640,14 @@ static const sb_trait_name gemm_traits[] = {
 
 const sb_family sb_family_gemm = {
     .name = "gemm",
-    .summary = "C(fp32, row-major) = A(fp16, row-major) * B(fp16, column-major), N = M: "
+    .summary = "C(fp32, row-major) = A(fp16, row-major) * B(fp16, column-major), N = M (or --n with --m): "
                "how the K loop is staged and synchronized, against cuBLAS",
     .flags = SB_FF_WORKSPACE_STATE, /* split-K/stream-K semaphores, tickets and partials */
     .variants = &sb_gemm_variants,
     .variant_traits = gemm_traits,
     .default_axes = {[SB_AXIS_M] = "512,1k,2k,4k,8k",
                      [SB_AXIS_K] = "1k,2k,4k,8k,16k,32k",
+                     [SB_AXIS_N] = "1", /* = m (sb_gemm_in_sweep): --n with --m sets it */
                      [SB_AXIS_SPLITS] = "auto,2,4,8",
                      [SB_AXIS_TILE] = "64x128x64,128x128x64,128x256x64",
                      [SB_AXIS_STAGES] = "1,2,3,4,5,6,8", /* 8: the 64x128 tile's */
@@ -636,6 +655,7 @@ const sb_family sb_family_gemm = {
                      [SB_AXIS_CLUSTER_SHAPE] = "2x1,1x2"},
     .quick_axes = {[SB_AXIS_M] = "512,1k",
                    [SB_AXIS_K] = "1k,32k",
+                   [SB_AXIS_N] = "1",
                    [SB_AXIS_SPLITS] = "auto",
                    [SB_AXIS_TILE] = "128x128x64,128x256x64",
                    [SB_AXIS_STAGES] = "1,2,4",

@@ -19,7 +19,7 @@
   X(ITERS, "iters", "iters", 1, 1LL << 20, NULL,                                    \
     "passes over each tile inside shared memory / operations per loop")            \
   X(INTENSITY, "intensity", "intensity", 0, 1LL << 20, NULL, "FLOP per element")    \
-  X(N, "n", "n", 1, 1LL << 34, NULL, "total elements")                              \
+  X(N, "n", "n", 1, 1LL << 34, NULL, "total elements (GEMM: columns of B and C, with --m)") \
   X(ELEMS, "elems_per_thread", "elems", 1, 64, NULL, "elements each thread owns")   \
   X(WARPS, "consumer_warps", "warps", 1, 32, NULL, "consumer warps per block")      \
   X(PARTICIPANTS, "participants", "participants", 0, 2, "all|warp|elected",        \
@@ -27,7 +27,7 @@
   X(CONTENTION, "contention", "contention", 0, 1, "one_block_per_sm|full_occupancy", \
     "blocks resident per SM")                                                       \
   X(CLUSTER, "cluster", "cluster", 1, 16, NULL, "thread-block cluster size")        \
-  X(M, "m", "m", 1, 1LL << 20, NULL, "GEMM rows of A and C (N = M: columns of B and C)") \
+  X(M, "m", "m", 1, 1LL << 20, NULL, "GEMM rows of A and C (N = M unless --n is given with it)") \
   X(K, "k", "k", 1, 1LL << 20, NULL, "GEMM reduction length (columns of A, rows of B)") \
   X(TILE, "tile", "tile", 0, 2, "128x128x64|128x256x64|64x128x64", "GEMM block tile BMxBNxBK") \
   X(SPLITS, "splits", "splits", 1, 256, NULL, "GEMM K slices per output tile (split-K), or auto") \

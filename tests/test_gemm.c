@@ -9,6 +9,7 @@
 #include "../bench/families.h"
 #include "../bench/registry.h"
 #include "../harness/cli.h"
+#include "../harness/paired.h"
 #include "../harness/random.h"
 #include "../harness/runner.h"
 #include "swept.h"
@@ -174,21 +175,21 @@ SB_TEST(gemm_check_counts_and_locates_bad_elements) {
   for (long long i = 0; i < m; ++i)
     for (long long j = 0; j < m; ++j) c[i * m + j] = fp32_dot(a + i * k, b + j * k, k, 1);
   long long first;
-  CHECK_EQ_INT(sb_gemm_check(a, b, c, m, k, NULL, (size_t)(m * m), &first), 0);
+  CHECK_EQ_INT(sb_gemm_check(a, b, c, m, m, k, NULL, (size_t)(m * m), &first), 0);
   CHECK_EQ_INT(first, -1);
   /* Transposed C (C^T): the layout bug a GEMM makes first. */
   float *ct = malloc((size_t)(m * m) * sizeof *ct);
   for (long long i = 0; i < m; ++i)
     for (long long j = 0; j < m; ++j) ct[j * m + i] = c[i * m + j];
-  CHECK(sb_gemm_check(a, b, ct, m, k, NULL, (size_t)(m * m), &first) > (size_t)(m * m / 2));
+  CHECK(sb_gemm_check(a, b, ct, m, m, k, NULL, (size_t)(m * m), &first) > (size_t)(m * m / 2));
   free(ct);
   /* Poison (0xA5 bytes, what the runner writes first) and NaN. */
   memset(&c[5 * m + 7], 0xA5, sizeof(float));
   c[63 * m + 63] = NAN;
-  CHECK_EQ_INT(sb_gemm_check(a, b, c, m, k, NULL, (size_t)(m * m), &first), 2);
+  CHECK_EQ_INT(sb_gemm_check(a, b, c, m, m, k, NULL, (size_t)(m * m), &first), 2);
   CHECK_EQ_INT(first, 5 * m + 7);
   const long long idx[] = {63 * m + 63, 0};
-  CHECK_EQ_INT(sb_gemm_check(a, b, c, m, k, idx, 2, &first), 1);
+  CHECK_EQ_INT(sb_gemm_check(a, b, c, m, m, k, idx, 2, &first), 1);
   CHECK_EQ_INT(first, 63 * m + 63);
   free(a);
   free(b);
@@ -341,6 +342,73 @@ SB_TEST(gemm_default_sweep_keeps_only_the_shapes_and_stages_each_variant_takes) 
     k_heavy += !strcmp(p[i].family->name, "gemm") && p[i].axis[SB_AXIS_K] >= 16 * p[i].axis[SB_AXIS_M];
   CHECK(k_heavy >= 3); /* cublas, ws_tma_wgmma and the split variants at 512x512x32768 */
   free(p);
+}
+
+/* C of m x n (n != m): --n together with --m sets n; --n alone leaves the
+ * square (n is other families' element count); the sizes, the check and
+ * the reasons follow n. */
+SB_TEST(gemm_n_differs_from_m_when_given_with_m) {
+  const sb_family *f = sb_find_family("gemm");
+  if (!f) return;
+  char err[256];
+  char *argv1[] = {"syncbench", "--m", "512", "--n", "1024", "--k", "8192", "--filter", "^gemm/(cublas|ws_tma_wgmma)/",
+                   NULL};
+  sb_cli c;
+  CHECK_EQ_INT(sb_cli_parse(9, argv1, &c, err, sizeof err), 0);
+  sb_point *p;
+  long n = sb_sweep_build(&c.spec, &p, err, sizeof err);
+  CHECK(count_gemm(p, n, "cublas") == 1 && count_gemm(p, n, "ws_tma_wgmma") >= 1);
+  const sb_device d = sb_test_hopper();
+  char buf[SB_DETAIL_LEN];
+  for (long i = 0; i < n; ++i) {
+    if (strcmp(p[i].family->name, "gemm")) continue;
+    CHECK_EQ_INT(p[i].axis[SB_AXIS_M], 512);
+    CHECK_EQ_INT(p[i].axis[SB_AXIS_N], 1024);
+    CHECK_EQ_INT(f->in_bytes(&p[i]), (512 + 1024) * 8192 * 2);
+    CHECK_EQ_INT(f->out_bytes(&p[i]), 512 * 1024 * 4);
+    CHECK(f->flops(&p[i]) == 2LL * 512 * 1024 * 8192);
+    CHECK(f->check(&p[i], &d, buf, sizeof buf) == NULL);
+    sb_point cp;
+    if (sb_ceiling_point(&p[i], &cp) == 0) CHECK_EQ_INT(cp.axis[SB_AXIS_N], 1024); /* cuBLAS at the same shape */
+  }
+  free(p);
+  sb_cli_free(&c);
+  char *argv2[] = {"syncbench", "--n", "1024", "--filter", "^gemm/cublas/", NULL};
+  CHECK_EQ_INT(sb_cli_parse(5, argv2, &c, err, sizeof err), 0);
+  n = sb_sweep_build(&c.spec, &p, err, sizeof err);
+  CHECK(count_gemm(p, n, "cublas") == 6);
+  for (long i = 0; i < n; ++i)
+    if (!strcmp(p[i].family->name, "gemm")) CHECK_EQ_INT(p[i].axis[SB_AXIS_N], p[i].axis[SB_AXIS_M]);
+  free(p);
+  sb_cli_free(&c);
+  /* n that the tile does not divide, and multicast 1x2 over an odd count of tile columns */
+  sb_point q = {f, gemm_variant(f, "ws_tma_wgmma"), {0}};
+  for (int a = 0; a < SB_NUM_AXES; ++a) q.axis[a] = SB_AXIS_UNSET;
+  q.axis[SB_AXIS_M] = 512, q.axis[SB_AXIS_N] = 1000, q.axis[SB_AXIS_K] = 1024, q.axis[SB_AXIS_TILE] = 0;
+  q.axis[SB_AXIS_STAGES] = 5, q.axis[SB_AXIS_WARPS] = 4;
+  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "m=512, n=1000, k=1024: the kernels take whole") != NULL);
+  q.variant = gemm_variant(f, "ws_tma_wgmma_multicast");
+  q.axis[SB_AXIS_STAGES] = 4, q.axis[SB_AXIS_TILE] = 1, q.axis[SB_AXIS_WARPS] = 8; /* 128x256 */
+  q.axis[SB_AXIS_N] = 768, q.axis[SB_AXIS_CLUSTER_SHAPE] = SB_GEMM_CLUSTER_1X2;   /* 3 tile columns: odd */
+  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "cluster_shape=1x2: n=768 is 3 tile columns") != NULL);
+  q.axis[SB_AXIS_CLUSTER_SHAPE] = SB_GEMM_CLUSTER_2X1; /* 4 tile rows of 128: even */
+  CHECK(f->check(&q, &d, buf, sizeof buf) == NULL);
+}
+
+/* sb_gemm_check on a C of m x n, m != n: right, and a C laid out n x m. */
+SB_TEST(gemm_check_takes_a_c_wider_than_tall) {
+  const long long m = 16, n = 48, k = 64;
+  uint16_t *a = random_f16((size_t)(m * k), 5), *b = random_f16((size_t)(n * k), 6);
+  float *c = malloc((size_t)(m * n) * sizeof *c), *ct = malloc((size_t)(m * n) * sizeof *ct);
+  for (long long i = 0; i < m; ++i)
+    for (long long j = 0; j < n; ++j) c[i * n + j] = fp32_dot(a + i * k, b + j * k, k, 1), ct[j * m + i] = c[i * n + j];
+  long long first;
+  CHECK_EQ_INT(sb_gemm_check(a, b, c, m, n, k, NULL, (size_t)(m * n), &first), 0);
+  CHECK(sb_gemm_check(a, b, ct, m, n, k, NULL, (size_t)(m * n), &first) > (size_t)(m * n / 2));
+  free(a);
+  free(b);
+  free(c);
+  free(ct);
 }
 
 SB_TEST(gemm_user_given_combinations_get_rows_with_reasons) {

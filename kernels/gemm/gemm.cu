@@ -904,7 +904,7 @@ static cudaError_t gemm_encode_map(CUtensorMap *map, const void *base, int rows,
 static cudaError_t gemm_tensor_maps(GemmParams *p, int bm, int bn) {
   static GemmParams last;
   static int last_bm, last_bn;
-  if (last.a == p->a && last.b == p->b && last.m == p->m && last.k == p->k && last_bm == bm &&
+  if (last.a == p->a && last.b == p->b && last.m == p->m && last.n == p->n && last.k == p->k && last_bm == bm &&
       last_bn == bn) {
     p->map_a = last.map_a;
     p->map_b = last.map_b;
@@ -942,6 +942,11 @@ static cudaError_t gemm_tensor_map_c(GemmParams *p) {
 // semaphore / arrival counter per tile, and splitk_parallel's partial tiles.
 // The counters are zeroed by the query too, and numbered by launch after
 // it (gemm_number_launch).
+// C's columns: the n axis (sb_gemm_in_sweep sets it: M, or --n with --m).
+static long long gemm_n(const long long *axis) {
+  return axis[SB_AXIS_N] > 0 ? axis[SB_AXIS_N] : axis[SB_AXIS_M];
+}
+
 static unsigned *gemm_sem;
 static float *gemm_ws;
 static size_t gemm_sem_cap, gemm_ws_cap;
@@ -1101,7 +1106,8 @@ template <class V, bool Tma, bool StaleEpoch = false>
 static cudaError_t gemm_launch(sb_launch *L) {
   GemmParams p;
   memset(&p, 0, sizeof p);
-  p.m = p.n = (int)L->axis[SB_AXIS_M];
+  p.m = (int)L->axis[SB_AXIS_M];
+  p.n = (int)gemm_n(L->axis);
   p.k = (int)L->axis[SB_AXIS_K];
   p.a = (const uint16_t *)L->in;
   p.b = p.a + (size_t)p.m * p.k;
@@ -1209,7 +1215,7 @@ extern "C" double sb_gemm_epilogue_pct(void) {
 // column-major (K x M, ld K), taken as is: the "TN" GEMM.
 static cudaError_t gemm_cublas_launch(sb_launch *L) {
   static cublasHandle_t handle;  // created once, by the first query
-  const int m = (int)L->axis[SB_AXIS_M], n = m, k = (int)L->axis[SB_AXIS_K];
+  const int m = (int)L->axis[SB_AXIS_M], n = (int)gemm_n(L->axis), k = (int)L->axis[SB_AXIS_K];
   if (L->query) {
     if (!handle && cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) {
       handle = NULL;
