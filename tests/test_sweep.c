@@ -187,3 +187,15 @@ SB_TEST(point_name_is_filterable) {
   sb_point_name(&p, name, sizeof name);
   CHECK_STR(name, "scan/two_barrier/block_threads=256/iters=16/participants=warp");
 }
+
+/* The re-placement probe's switch (harness/runner.c, docs/gate-details.md):
+ * each letter of SB_REPLACE, nothing when it is unset or empty. */
+SB_TEST(sweep_replace_probe_reads_its_letters) {
+  unsetenv("SB_REPLACE");
+  CHECK(!sb_replace_wants('o') && !sb_replace_wants('w'));
+  setenv("SB_REPLACE", "", 1);
+  CHECK(!sb_replace_wants('o'));
+  setenv("SB_REPLACE", "iw", 1);
+  CHECK(sb_replace_wants('i') && sb_replace_wants('w') && !sb_replace_wants('o') && !sb_replace_wants('f'));
+  unsetenv("SB_REPLACE");
+}
