@@ -299,11 +299,12 @@ static int configure(runner *r, const sb_point *p, sb_launch *L, sb_row *row) {
  * letters of what every point allocates anew, somewhere else, before it
  * runs: i its input, o its output (where the barrier family keeps its
  * counters), w a family's own workspace (gemm's semaphores and partial
- * tiles), f the L2 flush's buffer; p none of them, the pad alone. With
- * SB_REPLACE set (even empty), each point logs its buffers' addresses. The new buffers are taken while the old ones are still held,
- * behind a fresh pad of a random size (1 to 256 MiB plus 0 to 31 steps of
- * 64 KiB), so that no point reuses the last one's memory. Unset: every buffer only grows, and a
- * process keeps one placement for all its points. */
+ * tiles), f the L2 flush's buffer; p none of them, the pad alone. The new
+ * buffers are taken while the old ones are still held, behind a fresh pad
+ * of a random size (1 to 256 MiB plus 0 to 31 steps of 64 KiB), so that no
+ * point reuses the last one's memory. With SB_REPLACE set (even empty),
+ * each point logs its buffers' addresses. Unset: every buffer only grows,
+ * and a process keeps one placement for all its points. */
 int sb_replace_wants(char what) {
   const char *env = getenv("SB_REPLACE");
   return env && strchr(env, what) != NULL;
@@ -590,10 +591,12 @@ static int set_up_point(runner *r, const sb_point *p, sb_row *row) {
       sb_replace_wants('p'))
     replace_shuffle(); /* before the query: gemm's workspace lands behind the new pad */
   if (sb_replace_wants('f')) { /* the flush buffer anew, the old one still held */
-    void *old = r->buf.d_flush;
-    cudaError_t e = cudaMalloc(&r->buf.d_flush, r->buf.flush_bytes);
-    cudaFree(old);
+    void *fresh = NULL;
+    const cudaError_t e = cudaMalloc(&fresh, r->buf.flush_bytes);
     if (e != cudaSuccess) return cuda_failed(row, "allocating the flush buffer", e);
+    cudaMemset(fresh, 0, r->buf.flush_bytes); /* the read flush reads it */
+    cudaFree(r->buf.d_flush);
+    r->buf.d_flush = fresh;
   }
   if ((rc = configure(r, p, &s->L, row)) != NEXT) return rc;
   if ((rc = prepare_buffers(r, s->in_bytes, s->out_bytes, row)) != NEXT) return rc;
@@ -721,6 +724,8 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
   const char *flush = getenv("SB_FLUSH"); /* the flush probe (timing.h) */
   r.timer.flush_read_blocks = flush && !strcmp(flush, "read") ? 4u * (unsigned)d->sm_count : 0;
   if (e == cudaSuccess) e = cudaMalloc(&r.buf.d_flush, r.buf.flush_bytes);
+  if (e == cudaSuccess && r.timer.flush_read_blocks)
+    e = cudaMemset(r.buf.d_flush, 0, r.buf.flush_bytes); /* the read flush reads it */
   if (e != cudaSuccess) {
     fprintf(stderr, "%ssyncbench: cannot set up timing on the GPU: %s\n",
             o->log_prefix ? o->log_prefix : "", cudaGetErrorString(e));
