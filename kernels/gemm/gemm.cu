@@ -937,16 +937,16 @@ static cudaError_t gemm_tensor_map_c(GemmParams *p) {
   return cudaSuccess;
 }
 
-// The split variants' device memory, grown as points need it, allocated by
-// the query (outside every timed launch) and kept for the process: one
-// semaphore / arrival counter per tile, and splitk_parallel's partial tiles.
-// The counters are zeroed by the query too, and numbered by launch after
-// it (gemm_number_launch).
 // C's columns: the n axis (sb_gemm_in_sweep sets it: M, or --n with --m).
 static long long gemm_n(const long long *axis) {
   return axis[SB_AXIS_N] > 0 ? axis[SB_AXIS_N] : axis[SB_AXIS_M];
 }
 
+// The split variants' device memory, grown as points need it, allocated by
+// the query (outside every timed launch) and kept for the process: one
+// semaphore / arrival counter per tile, and splitk_parallel's partial tiles.
+// The counters are zeroed by the query too, and numbered by launch after
+// it (gemm_number_launch).
 static unsigned *gemm_sem;
 static float *gemm_ws;
 static size_t gemm_sem_cap, gemm_ws_cap;
@@ -955,6 +955,8 @@ static size_t gemm_sem_cap, gemm_ws_cap;
 static unsigned long long *gemm_prof;
 static bool gemm_prof_armed;
 
+// Grows *buf to bytes (or, under SB_REPLACE's w, takes it anew); gemm_grow
+// adds the probe's log line.
 static cudaError_t gemm_place(void **buf, size_t *cap, size_t bytes) {
   if (sb_replace_wants('w') && bytes > 0) {  // the re-placement probe: anew, the old one still held
     void *old = *buf;
