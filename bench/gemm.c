@@ -271,12 +271,6 @@ static int is_cublas(const sb_point *p) { return (p->variant->flags & SB_VF_NO_K
 
 #define AXIS_BIT(a) (1ULL << SB_AXIS_##a)
 
-/* C's columns: the n axis (sb_gemm_in_sweep sets it: m, or --n with --m);
- * m where it is unset (a point built by hand). */
-static long long gemm_cols(const sb_point *p) {
-  return p->axis[SB_AXIS_N] > 0 ? p->axis[SB_AXIS_N] : p->axis[SB_AXIS_M];
-}
-
 /* "m=n=512" for a square C, else "m=512, n=1024" (the reasons' shape). */
 static const char *gemm_mn(long long m, long long n) {
   static _Thread_local char buf[64];
@@ -293,7 +287,7 @@ static const char *gemm_mn(long long m, long long n) {
  * the user asked for. */
 static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, size_t len,
                                unsigned long long user_axes, int *unasked) {
-  const long long m = p->axis[SB_AXIS_M], n = gemm_cols(p), k = p->axis[SB_AXIS_K];
+  const long long m = p->axis[SB_AXIS_M], n = sb_gemm_cols(p->axis), k = p->axis[SB_AXIS_K];
   const char *first = NULL;
   if (unasked) *unasked = 0;
   if (is_cublas(p)) return NULL;
@@ -508,16 +502,16 @@ int sb_gemm_in_sweep(sb_point *p, unsigned long long user_axes) {
 /* ---- family hooks ---- */
 
 static size_t gemm_in_bytes(const sb_point *p) {
-  const long long m = p->axis[SB_AXIS_M], n = gemm_cols(p), k = p->axis[SB_AXIS_K];
+  const long long m = p->axis[SB_AXIS_M], n = sb_gemm_cols(p->axis), k = p->axis[SB_AXIS_K];
   return (size_t)((m + n) * k) * sizeof(uint16_t); /* A (m x k), then B (n x k) */
 }
 
 static size_t gemm_out_bytes(const sb_point *p) {
-  return (size_t)(p->axis[SB_AXIS_M] * gemm_cols(p)) * sizeof(float);
+  return (size_t)(p->axis[SB_AXIS_M] * sb_gemm_cols(p->axis)) * sizeof(float);
 }
 
 static long long gemm_flops(const sb_point *p) {
-  return 2 * p->axis[SB_AXIS_M] * gemm_cols(p) * p->axis[SB_AXIS_K];
+  return 2 * p->axis[SB_AXIS_M] * sb_gemm_cols(p->axis) * p->axis[SB_AXIS_K];
 }
 
 typedef struct fill_job {
@@ -540,7 +534,7 @@ static void gemm_make_input(const sb_point *p, void *host_in, uint64_t seed) {
 
 static int gemm_verify(const sb_point *p, const void *host_in, const void *host_out,
                        char *detail, size_t len) {
-  const long long m = p->axis[SB_AXIS_M], n = gemm_cols(p), k = p->axis[SB_AXIS_K];
+  const long long m = p->axis[SB_AXIS_M], n = sb_gemm_cols(p->axis), k = p->axis[SB_AXIS_K];
   const uint16_t *a = host_in, *b = a + m * k;
   const float *c = host_out;
   /* Every element when the check costs at most 2^30 multiply-adds (the
@@ -601,7 +595,7 @@ static int gemm_derive(const sb_point *p, const sb_device *d, const void *host_o
     /* Which cut and which combining this row ran (the launcher's rule,
      * gemm_tiles.h): the persistent grid is SMs x blocks/SM. */
     const int t = (int)p->axis[SB_AXIS_TILE], grid = d->sm_count * row->blocks_per_sm;
-    const long long m = p->axis[SB_AXIS_M], n = gemm_cols(p);
+    const long long m = p->axis[SB_AXIS_M], n = sb_gemm_cols(p->axis);
     const int tiles = (int)((m / sb_gemm_tile_bm(t)) * (n / sb_gemm_tile_bn(t)));
     const int kts = (int)(p->axis[SB_AXIS_K] / SB_GEMM_BK), sk = sb_gemm_sk_tiles(tiles, grid);
     const int units = sb_gemm_sk_units_per_tile(tiles, kts, grid);

@@ -712,6 +712,10 @@ template <class V>
 static constexpr sb_variant dev_row(const char *name, int min_cc, unsigned flags, const char *summary) {
   return {name, dev_launch<V>, dev_pick<V>, min_cc, flags, summary};
 }
+// A tuning row of the first-sleep sweep: relaxed look-back, first sleep NS, CUB's 648 ns poll.
+#define DEV_SLEEP_ROW(NS)                                                                     \
+  dev_row<DevLookbackT<DevLookPolicy<true, NS, 648>>>("lookback_rlx_s" #NS, 0, SB_VF_DEVSCAN_RESET, \
+                                                      "relaxed, " #NS "/648 ns sleeps")
 
 // cub first: at every n its row is measured before the others.
 static const sb_variant devscan_rows[] = {
@@ -753,18 +757,12 @@ static const sb_variant devscan_rows[] = {
     // hints (issue 39: the look-back nearer copy).
     dev_row<DevLookbackT<DevLookPolicy<true, 1245, 648>>>("lookback_rlx_s1245", 0, SB_VF_DEVSCAN_RESET,
      "relaxed, 1245/648 ns sleeps (CUB's)"),
-    dev_row<DevLookbackT<DevLookPolicy<true, 1800, 648>>>("lookback_rlx_s1800", 0, SB_VF_DEVSCAN_RESET,
-     "relaxed, 1800/648 ns sleeps"),
-    dev_row<DevLookbackT<DevLookPolicy<true, 2500, 648>>>("lookback_rlx_s2500", 0, SB_VF_DEVSCAN_RESET,
-     "relaxed, 2500/648 ns sleeps"),
-    dev_row<DevLookbackT<DevLookPolicy<true, 3500, 648>>>("lookback_rlx_s3500", 0, SB_VF_DEVSCAN_RESET,
-     "relaxed, 3500/648 ns sleeps"),
-    dev_row<DevLookbackT<DevLookPolicy<true, 2000, 648>>>("lookback_rlx_s2000", 0, SB_VF_DEVSCAN_RESET,
-     "relaxed, 2000/648 ns sleeps"),
-    dev_row<DevLookbackT<DevLookPolicy<true, 3000, 648>>>("lookback_rlx_s3000", 0, SB_VF_DEVSCAN_RESET,
-     "relaxed, 3000/648 ns sleeps"),
-    dev_row<DevLookbackT<DevLookPolicy<true, 5000, 648>>>("lookback_rlx_s5000", 0, SB_VF_DEVSCAN_RESET,
-     "relaxed, 5000/648 ns sleeps"),
+    DEV_SLEEP_ROW(1800),
+    DEV_SLEEP_ROW(2500),
+    DEV_SLEEP_ROW(3500),
+    DEV_SLEEP_ROW(2000),
+    DEV_SLEEP_ROW(3000),
+    DEV_SLEEP_ROW(5000),
     dev_row<DevLookbackT<DevLookPolicy<false, 2500, 648>>>("lookback_s2500", 0, SB_VF_DEVSCAN_RESET,
      "acq/rel, 2500/648 ns sleeps"),
     dev_row<DevLookbackT<DevLookPolicy<true, 1245, 1200>>>("lookback_rlx_p1200", 0, SB_VF_DEVSCAN_RESET,

@@ -937,11 +937,6 @@ static cudaError_t gemm_tensor_map_c(GemmParams *p) {
   return cudaSuccess;
 }
 
-// C's columns: the n axis (sb_gemm_in_sweep sets it: M, or --n with --m).
-static long long gemm_n(const long long *axis) {
-  return axis[SB_AXIS_N] > 0 ? axis[SB_AXIS_N] : axis[SB_AXIS_M];
-}
-
 // The split variants' device memory, grown as points need it, allocated by
 // the query (outside every timed launch) and kept for the process: one
 // semaphore / arrival counter per tile, and splitk_parallel's partial tiles.
@@ -955,28 +950,18 @@ static size_t gemm_sem_cap, gemm_ws_cap;
 static unsigned long long *gemm_prof;
 static bool gemm_prof_armed;
 
-// Grows *buf to bytes (or, under SB_REPLACE's w, takes it anew); gemm_grow
-// adds the probe's log line.
-static cudaError_t gemm_place(void **buf, size_t *cap, size_t bytes) {
-  if (sb_replace_wants('w') && bytes > 0) {  // the re-placement probe: anew, the old one still held
-    void *old = *buf;
+static cudaError_t gemm_grow(void **buf, size_t *cap, size_t bytes) {
+  void *held = NULL;  // the re-placement probe (SB_REPLACE's w): anew, the old one freed after
+  if (bytes > 0 && sb_replace_wants('w')) held = *buf, *buf = NULL, *cap = 0;
+  cudaError_t e = cudaSuccess;
+  if (bytes > *cap) {
+    if (*buf) cudaFree(*buf);
     *buf = NULL;
     *cap = 0;
-    cudaError_t e = cudaMalloc(buf, bytes);
+    e = cudaMalloc(buf, bytes);
     if (e == cudaSuccess) *cap = bytes;
-    cudaFree(old);
-    return e;
   }
-  if (bytes <= *cap) return cudaSuccess;
-  if (*buf) cudaFree(*buf);
-  *buf = NULL;
-  *cap = 0;
-  cudaError_t e = cudaMalloc(buf, bytes);
-  if (e == cudaSuccess) *cap = bytes;
-  return e;
-}
-static cudaError_t gemm_grow(void **buf, size_t *cap, size_t bytes) {
-  const cudaError_t e = gemm_place(buf, cap, bytes);
+  cudaFree(held);
   if (bytes > 0 && getenv("SB_REPLACE"))  // the probe's log: where the workspace lies
     fprintf(stderr, "replace: gemm workspace %zu bytes at %p\n", bytes, *buf);
   return e;
@@ -1109,7 +1094,7 @@ static cudaError_t gemm_launch(sb_launch *L) {
   GemmParams p;
   memset(&p, 0, sizeof p);
   p.m = (int)L->axis[SB_AXIS_M];
-  p.n = (int)gemm_n(L->axis);
+  p.n = (int)sb_gemm_cols(L->axis);
   p.k = (int)L->axis[SB_AXIS_K];
   p.a = (const uint16_t *)L->in;
   p.b = p.a + (size_t)p.m * p.k;
@@ -1217,7 +1202,7 @@ extern "C" double sb_gemm_epilogue_pct(void) {
 // column-major (K x M, ld K), taken as is: the "TN" GEMM.
 static cudaError_t gemm_cublas_launch(sb_launch *L) {
   static cublasHandle_t handle;  // created once, by the first query
-  const int m = (int)L->axis[SB_AXIS_M], n = (int)gemm_n(L->axis), k = (int)L->axis[SB_AXIS_K];
+  const int m = (int)L->axis[SB_AXIS_M], n = (int)sb_gemm_cols(L->axis), k = (int)L->axis[SB_AXIS_K];
   if (L->query) {
     if (!handle && cublasCreate(&handle) != CUBLAS_STATUS_SUCCESS) {
       handle = NULL;

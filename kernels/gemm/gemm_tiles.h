@@ -26,6 +26,12 @@
  * (the 128-byte swizzle repeats every 8 rows = 1024 B). */
 #define SB_GEMM_ALIGN_SLACK 1024
 
+/* C's columns: the n axis (sb_gemm_in_sweep sets it: m, or --n with --m);
+ * m where it is unset (a point built by hand). */
+static inline long long sb_gemm_cols(const long long *axis) {
+  return axis[SB_AXIS_N] > 0 ? axis[SB_AXIS_N] : axis[SB_AXIS_M];
+}
+
 /* The tile axis: 0 = 128x128x64, 1 = 128x256x64, 2 = 64x128x64. */
 enum { SB_GEMM_TILE_128X128 = 0, SB_GEMM_TILE_128X256 = 1, SB_GEMM_TILE_64X128 = 2 };
 static inline int sb_gemm_tile_bm(int tile) { return tile == SB_GEMM_TILE_64X128 ? 64 : 128; }
