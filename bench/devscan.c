@@ -160,7 +160,7 @@ static int devscan_keeps_state(const sb_point *p) {
 const sb_family sb_family_devscan = {
     .name = "devscan",
     .summary = "inclusive scan of n u32 across the whole device: how tiles learn their prefix",
-    .flags = SB_FF_WORKSPACE_STATE, /* tile counter and status words, reset in every launch */
+    .flags = SB_FF_WORKSPACE_STATE, /* tile counter and status words, numbered by launch */
     .variants = &sb_devscan_variants,
     .ceiling_column = "pct_of_cub", /* cub's row, timed paired with each variant */
     /* memory-bound: the block median moved least between leases */

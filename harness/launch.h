@@ -125,8 +125,13 @@ cudaError_t sb_clock_witness(cudaStream_t stream, unsigned long long spin_ns,
 cudaError_t sb_profile_mark(cudaStream_t stream, long point_index);
 
 /* kernels/common/l2_flush.cu: the L2 flush by reading `bytes` of buf on
- * `blocks` blocks (the flush probe, SB_FLUSH=read: harness/timing.c). */
+ * `blocks` blocks (the default flush: harness/timing.c). */
 cudaError_t sb_l2_flush_read(cudaStream_t stream, const void *buf, size_t bytes, unsigned blocks);
+
+/* harness/runner.c: SB_FLUSH, the flush before each sample: unset, empty
+ * or `read` (the default), `memset`; anything else is refused at start. */
+enum { SB_FLUSH_READ = 0, SB_FLUSH_MEMSET = 1, SB_FLUSH_UNKNOWN = -1 };
+int sb_flush_method(void);
 
 /* harness/runner.c: whether SB_REPLACE names `what` (the re-placement
  * probe: each point allocates that anew, elsewhere; 'w': a family's own

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "gbench_shim.h"
+#include "launch.h" /* sb_flush_method */
 #include "random.h"
 #include "resume.h"
 #include "watchdog.h"
@@ -344,6 +345,11 @@ int main(int argc, char **argv) {
   }
   int info = info_only(&cli);
   if (info >= 0) return info;
+  if (sb_flush_method() == SB_FLUSH_UNKNOWN) {
+    fprintf(stderr, "syncbench: SB_FLUSH=%s: the L2 flush is `read` (the default) or `memset`\n",
+            getenv("SB_FLUSH"));
+    return SB_EXIT_USAGE;
+  }
 
   /* Everything that can be checked without a GPU comes first: the sweep,
    * the resume file and the output paths; nothing is created before the

@@ -295,6 +295,18 @@ static int configure(runner *r, const sb_point *p, sb_launch *L, sb_row *row) {
   return NEXT;
 }
 
+/* SB_FLUSH: how the L2 is emptied before each sample. The default reads
+ * twice the L2 (kernels/common/l2_flush.cu), which leaves it holding clean
+ * lines only; `memset` overwrites the buffer instead (nvbench's flush, this
+ * suite's before 2026-11-28), which leaves up to an L2 of dirty lines that
+ * the timed launch writes back on the flush's behalf (docs/history.md, "The
+ * L2 flush leaves its dirty lines to the timed launch"). */
+int sb_flush_method(void) {
+  const char *env = getenv("SB_FLUSH");
+  if (!env || !*env || !strcmp(env, "read")) return SB_FLUSH_READ;
+  return !strcmp(env, "memset") ? SB_FLUSH_MEMSET : SB_FLUSH_UNKNOWN;
+}
+
 /* SB_REPLACE (the re-placement probe, scripts/noise_probe.sh step r): the
  * letters of what every point allocates anew, somewhere else, before it
  * runs: i its input, o its output (where the barrier family keeps its
@@ -507,7 +519,10 @@ static void record_timing(runner *r, const sb_point *p, int flush, double after_
   }
   if (f->flops) row->gflops = (double)f->flops(p) / s.median * 1e-9;
   record_power_state(&r->timer, after_mhz, row);
-  int used = snprintf(row->detail, sizeof row->detail, "%s", flush ? "L2 flushed before each sample" : "");
+  int used = snprintf(row->detail, sizeof row->detail, "%s",
+                      !flush ? ""
+                      : r->timer.flush_read_blocks ? "L2 flushed by a read before each sample"
+                                                   : "L2 flushed by a memset before each sample");
   if (r->timer.retaken > 0)
     snprintf(row->detail + used, sizeof row->detail - (size_t)used,
              "%s%lld samples taken while throttled were re-taken after a %.0f ms rest",
@@ -721,8 +736,7 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
   else
     cudaGetLastError();
   r.buf.flush_bytes = 2 * d->l2_bytes;
-  const char *flush = getenv("SB_FLUSH"); /* the flush probe (timing.h) */
-  r.timer.flush_read_blocks = flush && !strcmp(flush, "read") ? 4u * (unsigned)d->sm_count : 0;
+  r.timer.flush_read_blocks = sb_flush_method() == SB_FLUSH_MEMSET ? 0 : 4u * (unsigned)d->sm_count;
   if (e == cudaSuccess) e = cudaMalloc(&r.buf.d_flush, r.buf.flush_bytes);
   if (e == cudaSuccess && r.timer.flush_read_blocks)
     e = cudaMemset(r.buf.d_flush, 0, r.buf.flush_bytes); /* the read flush reads it */

@@ -27,11 +27,11 @@ typedef struct sb_timer {
   sb_launch *launch;
   cudaStream_t stream;
   cudaEvent_t start, stop;
-  void *flush_buf;     /* non-NULL: overwrite it before every sample */
+  void *flush_buf;     /* non-NULL: empty the L2 through it before every sample */
   size_t flush_bytes;
   unsigned flushes;
-  unsigned flush_read_blocks; /* the flush probe (SB_FLUSH=read): read flush_buf on this many
-                                 blocks instead of overwriting it; 0: overwrite */
+  unsigned flush_read_blocks; /* read flush_buf on this many blocks (the default); 0:
+                                 overwrite it (SB_FLUSH=memset) */
   double *samples;     /* seconds */
   size_t count, cap;
   volatile int *stop_flag; /* set by a signal handler: end the benchmark */

@@ -22,7 +22,7 @@
 #     r  the process's mode: NEW serving the same points 4 times in one
 #        process (scripts/repeat_points.py), two processes per way: plain;
 #        SB_REPLACE=o, i, w, f (that buffer allocated anew behind a fresh pad
-#        before every point), p (the pad alone); SB_FLUSH=read
+#        before every point), p (the pad alone); SB_FLUSH=memset
 #        (replace/rep_<way>_<run>.csv; replace/log: each point's addresses);
 #        then A/A by A/B of the noisy variants, plain and with SB_REPLACE=o
 # CARRY_DIR holds old, new, stride (xz or not) and lib/.
@@ -85,14 +85,14 @@ if step p; then
 fi
 if step r; then
   # one process per file, each point taken 4 times: plain, then each buffer
-  # anew behind a fresh pad before every point (SB_REPLACE), then the read flush
+  # anew behind a fresh pad before every point (SB_REPLACE), then the memset flush
   mkdir -p "$O/replace"
   t=$SECONDS
-  for mode in plain o i w f p read; do
+  for mode in plain o i w f p memset; do
     for run in 1 2; do
       rep=$mode flush=
       [ "$mode" = plain ] && rep=
-      [ "$mode" = read ] && rep= && flush=read
+      [ "$mode" = memset ] && rep= && flush=memset
       SB_REPLACE=$rep SB_FLUSH=$flush python3 scripts/repeat_points.py --binary "$C/new" \
         --out "$O/replace/rep_${mode}_$run.csv" --reps 4 -- --filter "$REPLACE" --m 512 --k 32768 \
         --tile 128x128x64 --splits 8,auto --stages 6 --warps 4 --no-reference >> "$O/replace/log" 2>&1

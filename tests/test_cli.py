@@ -110,6 +110,18 @@ def test_run_without_gpu_exits_3(syncbench, tmp_path):
     assert os.listdir(tmp_path) == []
 
 
+@pytest.mark.parametrize("value, code", [("", 3), ("read", 3), ("memset", 3), ("write", 2), ("READ", 2)])
+def test_the_flush_is_read_or_memset(syncbench, tmp_path, value, code):
+    # SB_FLUSH names the L2 flush (read by default); any other word is
+    # refused with one line before the GPU check (exit 3 here means it passed).
+    r = run("--quick", cwd=tmp_path, env_extra={"SB_FLUSH": value})
+    assert r.returncode == code, r.stderr
+    line = r.stderr.strip()
+    assert len(r.stderr.splitlines()) == 1, r.stderr
+    if code == 2:
+        assert line == f"syncbench: SB_FLUSH={value}: the L2 flush is `read` (the default) or `memset`"
+
+
 def test_no_gpu_message_says_what_to_check(syncbench, tmp_path):
     # Not CUDA's "CUDA driver version is insufficient for CUDA runtime
     # version": what is missing, in plain words, and what to check.

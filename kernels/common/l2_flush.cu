@@ -1,8 +1,8 @@
-// The read flush (the flush probe, SB_FLUSH=read; harness/timing.c): the
-// L2 emptied of the last sample's data by reading, not writing, a buffer
-// twice its size, so that it holds clean lines only and the timed launch
-// that follows writes nothing back on the flush's behalf. The default flush
-// is a cudaMemsetAsync, which leaves up to an L2 of dirty lines behind.
+// The L2 flush before each sample (harness/timing.c): the L2 emptied of the
+// last sample's data by reading, not writing, a buffer twice its size, so
+// that it holds clean lines only and the timed launch that follows writes
+// nothing back on the flush's behalf. SB_FLUSH=memset overwrites the buffer
+// instead (nvbench's flush), which leaves up to an L2 of dirty lines behind.
 #include <cuda_runtime.h>
 #include <stdint.h>
 

@@ -42,7 +42,13 @@ using DevLookRelaxed = DevLookPolicy<true, 3000, 648>;
 // The protocol object of the single-pass variants: one 64-bit word per tile
 // (or cluster tile), status in the high half, value in the low half, so one
 // load sees both. X = not yet published, A = the value is the tile's
-// aggregate, P = its inclusive prefix. Words are cleared before each launch.
+// aggregate, P = its inclusive prefix. The words are numbered by launch
+// (devscan: zeroed once by the point's query, never inside a timed launch):
+// launch e publishes status (e << 2) + A or + P in the high half, so every
+// word an earlier launch left is below this launch's A words and reads as X
+// (a0, p0: this launch's A and P words of value 0; the defaults, launch 0,
+// serve the price list's rows, whose words are set up per launch). Two
+// compares against kernel parameters, as cheap as the test of the status.
 // Bounded (validating launch): a wait that keeps failing for the watchdog's
 // bound traps with a record (stage = the word waited on), so a broken
 // protocol is a `deadlock` row; raw (timed): a plain spin.
@@ -50,14 +56,18 @@ template <class Pol, bool Bounded>
 struct DevFlags {
   static constexpr unsigned long long X = SB_FLAG_X, A = SB_FLAG_A, P = SB_FLAG_P;
   unsigned long long *word;
-  int count;  // words in use: more than DEV_SLEEP_MIN_TILES turns the sleeps on
+  int count;         // words in use: more than DEV_SLEEP_MIN_TILES turns the sleeps on
+  unsigned long long a0 = A << 32, p0 = P << 32;  // this launch's A and P words, value 0
+
+  __device__ bool is_x(unsigned long long w) const { return w < a0; }
+  __device__ bool is_p(unsigned long long w) const { return w >= p0; }
 
   // GPU scope: writer and reader are blocks on different SMs. Release /
   // acquire: a reader that sees the word also sees everything the writer
   // wrote before it. Relaxed: the word itself is still read whole (64-bit
   // single-copy atomicity), all the packed protocol needs (docs/devscan.md).
   __device__ void publish(int i, unsigned long long status, uint32_t v) const {
-    const unsigned long long w = status << 32 | v;
+    const unsigned long long w = (status == P ? p0 : a0) | v;
     if constexpr (Pol::relaxed)
       asm volatile("st.relaxed.gpu.global.b64 [%0], %1;" ::"l"(word + i), "l"(w) : "memory");
     else
@@ -75,7 +85,7 @@ struct DevFlags {
   // One thread (chained): spins until word i holds P; returns its value.
   __device__ uint32_t wait_inclusive(int i) const {
     unsigned long long w = read(i), t0 = 0;
-    while ((w >> 32) != P) {
+    while (!is_p(w)) {
       failed_poll(&t0, i);
       w = read(i);
     }
@@ -102,15 +112,15 @@ struct DevFlags {
     if (Pol::first_ns > 0 && sleep) __nanosleep(Pol::first_ns);
     for (int i = tile - 1;; i -= 32) {
       const int k = i - lane;
-      unsigned long long w = k >= 0 ? read(k) : P << 32;
-      while (__any_sync(0xffffffffu, (w >> 32) == X)) {
+      unsigned long long w = k >= 0 ? read(k) : p0;
+      while (__any_sync(0xffffffffu, is_x(w))) {
         if (Pol::poll_ns > 0 && sleep) __nanosleep(Pol::poll_ns);
-        if ((w >> 32) == X) {
+        if (is_x(w)) {
           failed_poll(&t0, k);
           w = read(k);
         }
       }
-      const unsigned p_lanes = __ballot_sync(0xffffffffu, (w >> 32) == P);
+      const unsigned p_lanes = __ballot_sync(0xffffffffu, is_p(w));
       const int stop = p_lanes ? __ffs(p_lanes) - 1 : 31;  // the nearest P, or all 32
       exclusive += __reduce_add_sync(0xffffffffu, lane <= stop ? (uint32_t)w : 0u);
       if (p_lanes) return exclusive;

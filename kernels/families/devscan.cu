@@ -32,8 +32,8 @@
 // Tile ids of the single-pass variants come from an atomic counter, in the
 // order blocks start, so a tile never waits on one that has not started
 // (blockIdx.x gives no such promise). The workspace (counter, flags) is
-// zeroed by a cudaMemsetAsync inside every launch, hence inside the timed
-// region (as CUB's own init kernel is).
+// zeroed once, by the point's query, and numbered by launch after that
+// (dev_next_tile, DevFlags::a0): no timed launch holds a memset.
 #include <cooperative_groups.h>
 
 #include <cub/device/device_scan.cuh>
@@ -55,7 +55,17 @@ struct DevscanParams {
   unsigned long long *flags;     // single pass: one status word per tile (or cluster)
   uint32_t *sums;                // three_kernel, grid_sync: per-tile sums, then their scan
   unsigned int *counter;         // single pass: the next tile (or cluster) id
+  unsigned epoch;                // single pass: launches since the point's query (1, 2, ...)
+  unsigned long long flag_a, flag_p;  // single pass: this launch's A and P words (DevFlags)
 };
+
+// Launch numbering (as gemm's, kernels/gemm/gemm_schedulers.cuh): launch e
+// finds the counter at (e - 1) x the ids a launch takes (a difference mod
+// 2^32: the counter may wrap) and the status words below its own
+// (DevFlags::a0; e << 2 in the high half would take 2^30 launches to wrap).
+__device__ __forceinline__ unsigned dev_epoch_base(const DevscanParams &p, unsigned per_launch) {
+  return (p.epoch - 1u) * per_launch;
+}
 
 // ---- the one tile layout and loader ----
 
@@ -234,11 +244,12 @@ __device__ void dev_scan_tile_offset(const DevscanParams &p, int tile, DevScanSm
 // look-back: kernels/common/lookback.cuh (DevFlags), which the barrier price list's
 // flag_handoff and lookback_walk rows time on their own.
 
-// Tile ids in the order blocks start (an atomic counter), so every tile a
-// block waits on belongs to a block that is already running.
+// Tile ids in the order blocks start (an atomic counter, tiles ids a
+// launch), so every tile a block waits on belongs to a block that is
+// already running.
 template <int B>
 __device__ int dev_next_tile(const DevscanParams &p, DevScanSmem<B> &s) {
-  if (threadIdx.x == 0) s.tile = atomicAdd(p.counter, 1u);
+  if (threadIdx.x == 0) s.tile = atomicAdd(p.counter, 1u) - dev_epoch_base(p, (unsigned)p.tiles);
   __syncthreads();
   return (int)s.tile;
 }
@@ -351,7 +362,7 @@ struct DevChained {
     const uint32_t all = dev_block_scan(t, s, &wp);
     if (threadIdx.x == 0) {
       using F = DevFlags<DevLookAcqRel, Bounded>;
-      const F flags{p.flags, p.tiles};
+      const F flags{p.flags, p.tiles, p.flag_a, p.flag_p};
       const uint32_t prefix = tile > 0 ? flags.wait_inclusive(tile - 1) : 0u;
       flags.publish(tile, F::P, prefix + all);
       s.prefix = prefix;
@@ -380,7 +391,7 @@ struct DevLookbackT {
     const uint32_t all = dev_block_scan(t, s, &wp);
     if (threadIdx.x < 32) {
       using F = DevFlags<Pol, Bounded>;
-      const F flags{p.flags, p.tiles};
+      const F flags{p.flags, p.tiles, p.flag_a, p.flag_p};
       if (threadIdx.x == 0) flags.publish(tile, tile > 0 ? F::A : F::P, all);
       if (tile > 0) {
         const uint32_t prefix = flags.look_back(tile);
@@ -401,7 +412,7 @@ using DevLookback = DevLookbackT<DevLookAcqRel>;
 using DevLookbackRelaxed = DevLookbackT<DevLookRelaxed>;
 
 // Clusters of DEV_CLUSTER blocks, persistent (the grid is what is resident,
-// in whole clusters); cluster ids from the counter. Rank r's tile is
+// in whole clusters); cluster ids from the counter (dev_next_cluster). Rank r's tile is
 // cid * C + r. Per cluster tile: each block writes its aggregate into rank
 // 0's shared memory | cluster barrier | rank 0's warp 0 publishes the
 // cluster's A, looks back over cluster words, publishes P, writes each
@@ -425,7 +436,7 @@ struct DevClusterLookback {
     const int rank = (int)cluster.block_rank();
     DevClusterShared *root = cluster.map_shared_rank(&cs, 0);
     const int clusters = (p.tiles + DEV_CLUSTER - 1) / DEV_CLUSTER;
-    if (rank == 0 && threadIdx.x == 0) cs.cid = atomicAdd(p.counter, 1u);
+    if (rank == 0 && threadIdx.x == 0) cs.cid = dev_next_cluster(p);
     cluster.sync();  // the first cluster id
     for (int cid = (int)root->cid; cid < clusters;) {
       const int tile = cid * DEV_CLUSTER + rank;
@@ -465,7 +476,7 @@ struct DevClusterLookback {
     }
     const uint32_t all = __shfl_sync(0xffffffffu, incl, DEV_CLUSTER - 1);
     using F = DevFlags<DevLookAcqRel, Bounded>;
-    const F flags{p.flags, (p.tiles + DEV_CLUSTER - 1) / DEV_CLUSTER};
+    const F flags{p.flags, (p.tiles + DEV_CLUSTER - 1) / DEV_CLUSTER, p.flag_a, p.flag_p};
     if (lane == 0) flags.publish(cid, cid > 0 ? F::A : F::P, all);
     uint32_t prefix = 0;
     if (cid > 0) {
@@ -473,7 +484,14 @@ struct DevClusterLookback {
       if (lane == 0) flags.publish(cid, F::P, prefix + all);
     }
     if (lane < DEV_CLUSTER) cs.prefix[lane] = prefix + incl - mine;
-    if (lane == 0) cs.cid = atomicAdd(p.counter, 1u);
+    if (lane == 0) cs.cid = dev_next_cluster(p);
+  }
+
+  // The next cluster tile id. A launch takes every id below the cluster
+  // tiles' count once, plus one past it per resident cluster (its last).
+  __device__ static unsigned dev_next_cluster(const DevscanParams &p) {
+    const unsigned clusters = (unsigned)((p.tiles + DEV_CLUSTER - 1) / DEV_CLUSTER);
+    return atomicAdd(p.counter, 1u) - dev_epoch_base(p, clusters + gridDim.x / DEV_CLUSTER);
   }
 };
 
@@ -612,11 +630,11 @@ static cudaError_t dev_workspace(size_t bytes) {
 
 // What runs before the variant's kernel, inside the timed launch: the
 // three_kernel scheme's first two kernels (three_kernel_pdl: kernel 1 an
-// ordinary launch, kernel 2 a PDL secondary of it); for the single-pass
-// variants, the reset of counter and flags (a memset node, like CUB's init
-// kernel).
+// ordinary launch, kernel 2 a PDL secondary of it). The single-pass
+// variants run nothing before theirs: their counter and flags are numbered
+// by launch (dev_number_launch).
 template <class V>
-static cudaError_t dev_before(sb_launch *L, const DevscanParams &p, size_t words) {
+static cudaError_t dev_before(sb_launch *L, const DevscanParams &p) {
   if constexpr (std::is_same<V, DevThreeKernel>::value) {
     dev_with_shape(L->axis[SB_AXIS_BLOCK], L->axis[SB_AXIS_ELEMS], [&](auto B, auto E) {
       constexpr int b = decltype(B)::value, e = decltype(E)::value;
@@ -635,8 +653,27 @@ static cudaError_t dev_before(sb_launch *L, const DevscanParams &p, size_t words
         err = sb_pdl_launch((const void *)devscan_pdl_sums_kernel<V::early, b, e>, 1, b, L->stream, args);
     });
     return err;
-  } else if constexpr (V::twin) {
-    return cudaMemsetAsync(dev_ws, 0, DEV_WS_HEAD + words * 8, L->stream);
+  }
+  (void)L, (void)p;
+  return cudaSuccess;
+}
+
+// Launch numbering of the single-pass variants (dev_epoch_base, DevFlags::a0):
+// the query zeroes the counter and the status words and restarts the count,
+// outside every timed launch; each later launch of the point, validating or
+// timed, takes the next number. Only a launch that runs takes one: the
+// counter must hold (e - 1) x a launch's ids when launch e starts.
+static unsigned dev_epoch;  // launches since the point's query
+template <class V>
+static cudaError_t dev_number_launch(sb_launch *L, DevscanParams *p, size_t words) {
+  if constexpr (V::twin) {
+    if (L->query) {
+      dev_epoch = 0;
+      return cudaMemsetAsync(dev_ws, 0, DEV_WS_HEAD + words * 8, L->stream);
+    }
+    p->epoch = ++dev_epoch;
+    p->flag_a = (unsigned long long)((p->epoch << 2) + SB_FLAG_A) << 32;
+    p->flag_p = (unsigned long long)((p->epoch << 2) + SB_FLAG_P) << 32;
   }
   (void)L, (void)p, (void)words;
   return cudaSuccess;
@@ -657,6 +694,8 @@ static cudaError_t dev_launch(sb_launch *L) {
     const cudaError_t e = dev_workspace(DEV_WS_HEAD + words * 8);
     if (e != cudaSuccess) return e;
   }
+  p.epoch = 0;
+  p.flag_a = p.flag_p = 0;
   p.counter = (unsigned int *)dev_ws;
   p.flags = (unsigned long long *)(dev_ws + DEV_WS_HEAD);
   p.sums = (uint32_t *)(dev_ws + DEV_WS_HEAD);
@@ -666,8 +705,12 @@ static cudaError_t dev_launch(sb_launch *L) {
   s.work = V::clustered ? (long long)words * DEV_CLUSTER : tiles;
   s.cooperative = V::cooperative;
   s.cluster = V::clustered ? DEV_CLUSTER : 1;
-  if (!L->query && !L->skip[0] && L->blocks_per_sm > 0) {
-    const cudaError_t e = dev_before<V>(L, p, words);
+  if (L->query) {
+    const cudaError_t e = dev_number_launch<V>(L, &p, words);
+    if (e != cudaSuccess) return e;
+  } else if (!L->skip[0] && L->blocks_per_sm > 0) {
+    cudaError_t e = dev_number_launch<V>(L, &p, words);
+    if (e == cudaSuccess) e = dev_before<V>(L, p);
     if (e != cudaSuccess) return e;
   }
   if constexpr (V::pdl) {  // kernel 3: a PDL secondary of kernel 2
@@ -726,13 +769,13 @@ static const sb_variant devscan_rows[] = {
     dev_row<DevGridSync>("grid_sync", 0, 0,
      "the same 3 phases in 1 cooperative resident grid: 2 grid.sync()"),
     dev_row<DevChained>("chained", 0, SB_VF_DEVSCAN_RESET,
-     "memset; 1 pass, atomic tile ids; each tile waits for its predecessor's P flag"),
+     "1 pass, atomic tile ids; each tile waits for its predecessor's P flag"),
     dev_row<DevLookback>("lookback", 0, SB_VF_DEVSCAN_RESET,
-     "memset; 1 pass, atomic tile ids; A then P flags (release), sleep, warp look-back 32 wide (acquire)"),
+     "1 pass, atomic tile ids; A then P flags (release), sleep, warp look-back 32 wide (acquire)"),
     dev_row<DevLookbackRelaxed>("lookback_relaxed", 0, SB_VF_DEVSCAN_RESET,
      "lookback with relaxed flag stores and loads (the packed word needs no fence): the fences' price"),
     dev_row<DevClusterLookback>("cluster_lookback", 90, SB_VF_DEVSCAN_RESET,
-     "memset; clusters of 4 sum aggregates in DSMEM (2 cluster barriers), look back per cluster"),
+     "clusters of 4 sum aggregates in DSMEM (2 cluster barriers), look back per cluster"),
     dev_row<DevThreeKernelPdl>("three_kernel_pdl", SB_PDL_MIN_CC, SB_VF_PDL,
      "three_kernel chained by PDL: kernels 2, 3 launch early, load what they can, griddepcontrol.wait"),
 #ifdef SB_DEVSCAN_TUNING

@@ -7,8 +7,9 @@
 #include "../../harness/launch.h"
 
 /* The single-pass variants: a tile counter and status words in a workspace,
- * zeroed by a memset inside every launch. The runner validates them once
- * more on the workspace the timed launches left (SB_FF_WORKSPACE_STATE);
+ * zeroed by the point's query and numbered by launch after that. The runner
+ * validates them once more on the workspace the timed launches left
+ * (SB_FF_WORKSPACE_STATE): a launch that misread its number shows there;
  * cub, three_kernel(_pdl) and grid_sync keep nothing of ours between launches. */
 #define SB_VF_DEVSCAN_RESET SB_VF_FAMILY0
 
