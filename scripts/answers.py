@@ -791,12 +791,20 @@ def why_lines(runs):
             *(f"- {x}" for x in out)] if out else []
 
 
+def flush_words(run):
+    """', the L2 flushed by a memset' where the run's rows say so: the flush
+    it was timed under, when it is not today's read (SB_FLUSH)."""
+    methods = sbcompare.flush_methods(run)
+    return (f", the L2 flushed by a {' and a '.join(sorted(methods))}: `SB_FLUSH=memset`"
+            if methods and set(methods) != {"read"} else "")
+
+
 def block(runs):
     """The markdown between the README's markers (without them)."""
     marked = audited(runs)
     gemm = gemm_section(runs)
-    measured = "; ".join(f"{r.label}: `{r.path}` (commit {r.commit[:7]}, {r.run_utc})"
-                         for r in runs)
+    measured = "; ".join(f"{r.label}: `{r.path}` (commit {r.commit[:7]}, {r.run_utc}"
+                         f"{flush_words(r)})" for r in runs)
     lines = [
         *sm80_note(runs),
         f"Measured: {measured}. Speedup = baseline median time / variant median time per "

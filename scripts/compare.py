@@ -157,6 +157,14 @@ def check_gate_input(cmp):
     if not cmp.matches:
         raise UsageError(f"{cmp.new.path}:{cmp.new.first_line}: column 'family': no point is ok "
                          f"in both {cmp.base.path} and {cmp.new.path}: nothing to gate")
+    base, new = sbcompare.flush_methods(cmp.base), sbcompare.flush_methods(cmp.new)
+    if base and new and set(base) != set(new):
+        b, n = sorted(base)[0], sorted(new)[0]
+        raise UsageError(
+            f"{cmp.new.path}:{new[n]}: column 'detail': the L2 was flushed by a {n} before each "
+            f"sample, but {cmp.base.path} flushed it by a {b} (line {base[b]}); the flush changes "
+            f"the times it precedes, so the gate compares runs of one flush (SB_FLUSH): "
+            f"re-baseline, or time the new run with SB_FLUSH={b}")
 
 
 def emit(text):

@@ -19,7 +19,7 @@ PLANT = ("scan", "pingpong")  # make PLANT_SLOWDOWN=1: one extra barrier per ste
 # steps ran over two or three leases), and the points each must have: the
 # default sweep, --quick, the default sweep's reference|gemm, and its
 # reference|gemm|barrier|devscan (issue 36's proof, ab_16d0f95).
-MIN_POINTS = {"aa": 1000, "quick": 150, "aa_gemm": 250, "aa_gate": 700}
+MIN_POINTS = {"aa": 1000, "quick": 150, "aa_gemm": 250, "aa_gate": 500}
 RUNS = [(lease, kind) for lease in LEASES for kind in MIN_POINTS
         if os.path.exists(os.path.join(lease, f"{kind}_a.csv"))]
 # The runs the A/B bands are measured from: those of the protocol the gate
@@ -28,6 +28,7 @@ RUNS = [(lease, kind) for lease in LEASES for kind in MIN_POINTS
 BANDED = [(lease, kind) for lease, kind in RUNS
           if bands.retakes_on(os.path.join(lease, f"{kind}_ab.txt"))]
 PLANTS = [lease for lease in LEASES if os.path.exists(os.path.join(lease, "plant_a.csv"))]
+SWEEPS = [lease for lease in LEASES if os.path.exists(os.path.join(lease, "default.csv"))]
 
 
 def gate(lease, kind, interleaved=True):
@@ -42,8 +43,9 @@ def test_there_are_proofs_of_three_leases():
 
 
 def test_every_lease_holds_a_run_and_the_plant_ran_on_three():
-    # (ab_16d0f95's leaseA holds issue 36's plant: plant36_*, its own test)
-    assert {lease for lease, _ in RUNS} == set(LEASES)
+    # (ab_16d0f95's leaseA holds issue 36's plant: plant36_*, its own test;
+    # ab_54fa7a1's leaseB a fresh lease's plain default sweep, default.csv)
+    assert {lease for lease, _ in RUNS} | set(SWEEPS) == set(LEASES)
     assert len(PLANTS) >= 3
 
 

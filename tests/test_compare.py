@@ -788,3 +788,22 @@ def test_family_and_variant_filters():
     assert "18 points ok on both sides" in run_compare(*CROSS, "--variant", "scan/mbarrier")[1]
     rc, _, err = run_compare(*CROSS, "--family", "nosuch")
     assert rc == 2 and "no row matches" in err
+
+
+@pytest.mark.parametrize("base_words, new_words", [
+    ("L2 flushed before each sample", "L2 flushed by a read before each sample"),
+    ("L2 flushed by a read before each sample", "L2 flushed by a memset before each sample")])
+def test_the_gate_refuses_two_flushes_with_exit_2(tmp_path, base_words, new_words):
+    """A run timed under another L2 flush (SB_FLUSH) is not gated against the
+    base, nor passed: one line, exit 2. The same flush on both sides gates."""
+    def worded(words):
+        return lambda r: {**r, "detail": r["detail"].replace("L2 flushed before each sample", words)}
+    base = transformed(tmp_path, worded(base_words), name="base.csv", src=QUICK)
+    new = transformed(tmp_path, worded(new_words), name="new.csv", src=QUICK)
+    rc, out, err = run_compare("--gate", base, new)
+    assert rc == 2 and out == "", (rc, out, err)
+    old = "memset" if "read" in new_words else "read"
+    assert err.count("\n") == 1 and "column 'detail': the L2 was flushed by a" in err, err
+    assert err.rstrip().endswith(f"re-baseline, or time the new run with SB_FLUSH={old}"), err
+    same = transformed(tmp_path, worded(base_words), name="same.csv", src=QUICK)
+    assert run_compare("--gate", base, same)[0] == 0

@@ -7,6 +7,7 @@ import glob
 import math
 import os
 import re
+import statistics
 
 import pytest
 
@@ -52,7 +53,8 @@ def test_any_buffer_anew_is_the_fast_mode_and_plain_the_slow_one():
 
 
 def test_one_process_holds_its_fastest_sample():
-    for f in glob.glob(os.path.join(PROOFS, "probes_*", "rep_*.csv")):
+    for f in [f for proof in ("probes_2c330e6", "probes_4878a0f")
+              for f in glob.glob(os.path.join(PROOFS, proof, "rep_*.csv"))]:
         fast = [float(r["min_us"]) for r in rows(f) if r["variant"] == "splitk_serial" and r["splits"] == "8"]
         assert len(fast) == 4 and max(fast) / min(fast) - 1 <= 0.015, f
 
@@ -154,3 +156,150 @@ def test_the_pair_figures():
             f"{copy(b, 'cluster_lookback'):.1f}") in text
     assert (f"(1024^3 {best(a, '1024'):.1f}/{best(b, '1024'):.1f}%, 4096^3 {best(a, '4096'):.1f}/"
             f"{best(b, '4096'):.1f}%, 8192^3 {best(a, '8192'):.1f}/{best(b, '8192'):.1f}% of cuBLAS)") in text
+
+
+# ---- session 19: the pad alone, the read flush (probes_f515353, ab_54fa7a1) ----
+
+SECTION = HISTORY[HISTORY.index("## The read flush, and what is left of the process modes"):]
+FLAT = " ".join(SECTION.split())
+
+
+def fastest_and_median(files, variant="splitk_serial", splits="8"):
+    assert files
+    t = [(float(r["min_us"]), float(r["median_us"])) for f in files for r in rows(f)
+         if r["variant"] == variant and (splits is None or r["splits"] == splits)]
+    return [x for x, _ in t], [y for _, y in t]
+
+
+def span(xs):
+    return f"{min(xs):.1f}-{max(xs):.1f}"
+
+
+@pytest.mark.parametrize("mode,label", [("plain", "plain"), ("f", "`f`: the flush buffer anew"),
+                                        ("o", "`o`: the output anew"), ("i", "`i`: the input anew"),
+                                        ("w", "`w`: gemm's workspace anew"), ("p", "`p`: the pad alone"),
+                                        ("read", "`SB_FLUSH=read`")])
+def test_the_pad_alone_table(mode, label):
+    fast, med = fastest_and_median(glob.glob(os.path.join(PROOFS, "probes_f515353", f"rep_{mode}_*.csv")))
+    assert len(fast) == 8
+    assert f"| {label} | {span(fast)} | {span(med)} |" in SECTION
+
+
+def test_the_pad_alone_is_the_fast_mode():
+    def rep(mode):
+        return fastest_and_median(glob.glob(os.path.join(PROOFS, "probes_f515353", f"rep_{mode}_*.csv")))
+    plain, pad, flush = rep("plain"), rep("p"), rep("f")
+    assert max(pad[0]) < min(plain[0]) and max(pad[1]) * 1.04 < min(plain[1])
+    assert min(flush[0]) > max(pad[0]) and min(flush[1]) > max(plain[1]) - 1
+
+
+def worst_moves(d, family, variants, column):
+    a = {tuple(r.get(c, "") for c in KEY + ("iters", "participants", "contention")): r
+         for r in rows(os.path.join(d, "a.csv")) if r["family"] == family}
+    b = {tuple(r.get(c, "") for c in KEY + ("iters", "participants", "contention")): r
+         for r in rows(os.path.join(d, "b.csv")) if r["family"] == family}
+    out = {}
+    for k in a:
+        if k in b and k[0] in variants:
+            move = math.expm1(abs(math.log(float(b[k][column]) / float(a[k][column])))) * 100
+            out[k[0]] = max(out.get(k[0], 0.0), move)
+    return out
+
+
+def test_replacing_the_output_per_point_narrows_gemm_and_widens_the_hand_offs():
+    d = os.path.join(PROOFS, "probes_f515353")
+    gemm = ("splitk_serial", "ws_tma_wgmma_pingpong", "streamk")
+    plain = worst_moves(os.path.join(d, "aa_plain"), "gemm", gemm, "min_us")
+    moved = worst_moves(os.path.join(d, "aa_replace_o"), "gemm", gemm, "min_us")
+    for v in gemm:
+        assert f"`{v}` {plain[v]:.2f}% -> {moved[v]:.2f}%" in FLAT, v
+    plain = worst_moves(os.path.join(d, "aa_plain"), "barrier", ("flag_handoff_relaxed",), "median_us")
+    moved = worst_moves(os.path.join(d, "aa_replace_o"), "barrier", ("flag_handoff_relaxed",), "median_us")
+    v = "flag_handoff_relaxed"
+    assert f"`{v}` {plain[v]:.2f}% -> {moved[v]:.2f}%" in FLAT and moved[v] > 4 * plain[v]
+
+
+def test_the_two_flushes_on_one_lease():
+    d = os.path.join(PROOFS, "ab_54fa7a1", "leaseA", "flush")
+    read = fastest_and_median(glob.glob(os.path.join(d, "rep_read_*.csv")))
+    memset = fastest_and_median(glob.glob(os.path.join(d, "rep_memset_*.csv")))
+    assert f"read {span(read[0])} / {span(read[1])} us, memset {span(memset[0])} / {span(memset[1])}" in FLAT
+    cub_read = fastest_and_median(glob.glob(os.path.join(d, "rep_read_*.csv")), "cublas", None)[0]
+    cub_memset = fastest_and_median(glob.glob(os.path.join(d, "rep_memset_*.csv")), "cublas", None)[0]
+    assert f"cuBLAS's fastest {span(cub_read)} us read, {span(cub_memset)} memset" in FLAT
+    for f in glob.glob(os.path.join(d, "rep_read_*.csv")):
+        assert all("flushed by a read" in r["detail"] for r in rows(f))
+
+
+@pytest.mark.parametrize("path", [os.path.join(PROOFS, "ab_54fa7a1", "leaseB", "modes.csv"),
+                                  os.path.join(ROOT, "results", "h200", "proofs", "round_54fa7a1",
+                                               "modes_leaseA.csv")])
+def test_single_processes_are_one_mode(path):
+    fast, med = fastest_and_median([path], splits=None)
+    assert len(fast) == 8
+    apart = 100 * (max(fast) / min(fast) - 1)
+    assert apart < 2 and f"{span(fast)} us fastest ({apart:.2f}% apart), medians {span(med)}" in FLAT \
+        or f"{span(fast)} ({apart:.2f}%), {span(med)}" in FLAT, (path, span(fast), apart, span(med))
+
+
+def test_the_aa_under_the_read_flush():
+    import sys
+    sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
+    import sbcompare
+    d = os.path.join(PROOFS, "ab_54fa7a1", "leaseA")
+    cmp = sbcompare.compare(sbcompare.load_run(os.path.join(d, "aa_gate_a.csv")),
+                            sbcompare.load_run(os.path.join(d, "aa_gate_b.csv")),
+                            bands=sbcompare.load_bands(os.path.join(ROOT, "results", "bands.csv")),
+                            interleaved=True)
+    moves = sorted(((math.expm1(abs(math.log(m.gated))) * 100, "/".join(sbcompare.by_variant(m)))
+                    for m in cmp.matches if m.figure == "fastest"), reverse=True)
+    over = [(v, name) for v, name in moves if v > 3]
+    assert not cmp.regressions and len(cmp.matches) == 539
+    assert f"539 gated points, 0 flagged; gemm's own fastest sample median " \
+           f"{statistics.median(v for v, _ in moves):.2f}%, worst {moves[0][0]:.2f}%" in FLAT
+    serial = [v for v, name in over if name == "gemm/splitk_serial"]
+    other = [(v, name) for v, name in over if name != "gemm/splitk_serial"]
+    assert len(serial) == 3 and len(other) == 1 and other[0][1] == "gemm/ws_tma_wgmma_multicast"
+    assert f"({serial[0]:.2f}%, {serial[1]:.2f}%, {serial[2]:.2f}%;" in FLAT
+    assert f"`ws_tma_wgmma_multicast` point ({other[0][0]:.2f}%); every other gemm point within " \
+           f"{moves[len(over)][0]:.2f}%" in FLAT
+
+
+def test_the_read_flush_sweep_figures():
+    run = rows(os.path.join(PROOFS, "ab_54fa7a1", "leaseB", "default.csv"))
+    assert {r["commit"][:7] for r in run} == {"54fa7a1"}
+
+    def best(m, k):
+        return max(float(r["pct_of_cublas"]) for r in run if r["family"] == "gemm" and r["variant"] != "cublas"
+                   and r["m"] == m and r["k"] == k and r["pct_of_cublas"])
+    assert (f"{best('512', '32768'):.1f}% of cuBLAS at 512 x 512 x 32768, {best('1024', '1024'):.1f}% at "
+            f"1024^3, {best('4096', '4096'):.1f}% at 4096^3 and {best('8192', '8192'):.1f}% at 8192^3") in FLAT
+    relaxed = max(float(r["pct_of_copy"]) for r in run if r["family"] == "devscan"
+                  and r["variant"] == "lookback_relaxed" and r["n"] == "268435456")
+    assert f"`lookback_relaxed` {relaxed:.1f}% of copy at 256M" in FLAT
+
+
+def best_by_shape(path):
+    best = {}
+    for r in rows(path):
+        if r["family"] == "gemm" and r["variant"] != "cublas":
+            key = (int(r["m"]), int(r["n"]), int(r["k"]))
+            best[key] = max(best.get(key, 0.0), float(r["pct_of_cublas"]))
+    return best
+
+
+def test_the_off_sweep_under_the_read_flush():
+    d = os.path.join(PROOFS, "offsweep_54fa7a1")
+    best = best_by_shape(os.path.join(d, "gemm.csv"))
+    under = sorted((k, v) for k, v in best.items() if v < 90)
+    assert len(best) == 30 and f"{len(under)} of its 30 shapes are under 90%" in FLAT
+    quoted = re.findall(r"(\d+\.\d)%", FLAT[FLAT.index("7 of its 30 shapes"):FLAT.index("5 at 4878a0f")])
+    assert quoted == [f"{v:.1f}" for _, v in under]
+    old = best_by_shape(os.path.join(PROOFS, "offsweep_4878a0f", "gemm.csv"))
+    assert f"{sum(v < 90 for v in old.values())} at 4878a0f under the memset" in FLAT
+    mn = best_by_shape(os.path.join(d, "mn.csv"))
+    low = [mn[(1152, 2048, 16384)], mn[(1152, 2048, 65536)]]
+    rest = [v for k, v in mn.items() if k[:2] != (1152, 2048)]
+    assert len(rest) == 6 and max(low) < min(rest)
+    assert (f"1152 x 2048 at k = 16k and 64k {low[0]:.1f}% and {low[1]:.1f}%, the other six shapes "
+            f"{min(rest):.1f}-{max(rest):.1f}%") in FLAT

@@ -196,6 +196,25 @@ def unique_keys(path, rows):
     return seen
 
 
+# How the L2 was emptied before each sample, from an ok row's detail
+# (harness/runner.c): a read since 54fa7a1, a memset before it (the rows of
+# that time say only "L2 flushed before each sample").
+FLUSH_WORDS = (("L2 flushed by a read", "read"), ("L2 flushed by a memset", "memset"),
+               ("L2 flushed before each sample", "memset"))
+
+
+def flush_methods(run):
+    """{method: first line that says it} over the run's ok rows."""
+    seen = {}
+    for row in run.rows:
+        detail = row.get("detail") or ""
+        for words, method in FLUSH_WORDS:
+            if row["status"] == OK and words in detail:
+                seen.setdefault(method, row["_line"])
+                break
+    return seen
+
+
 def check_one_gpu(path, rows):
     """One CSV is one run on one GPU; a mix would compare apples to pears."""
     first = rows[0]["gpu_name"]
