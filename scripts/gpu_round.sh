@@ -14,7 +14,10 @@
 #     d  the default sweep (make bench's)                             -> latest.csv, pairs.jsonl
 #     b  the broken-variant proof (each bad point costs one row; the
 #        planted gemm/barrier rows each get their expected status)    -> broken.csv
-# Budget: q < 30 s, p < 1 min, s about 2 min, a and d < 10 min each: split
+#     f  the off-sweep proof: gemm's K-heavy squares (m = n = 128-1152, k =
+#        8k-128k) and M != N shapes, one tile at a time at its stage counts,
+#        so the CSV holds no rows skipped by the stage rule   -> offsweep/gemm.csv
+# Budget: q < 30 s, p < 1 min, s about 2 min, f about 4 min, a and d < 10 min each: split
 # them over device calls (one call may run 10 minutes).
 set -u
 C=${1:?usage: STEPS=... scripts/gpu_round.sh CARRY_DIR OUT_DIR}
@@ -57,7 +60,7 @@ if step d; then
   ran default $? $((SECONDS - t)); tail -3 "$O/latest.log"
 fi
 if step b; then
-  t=$SECONDS; "$C/broken/syncbench" --quick --filter '^(broken/|gemm/splitk_serial_no_release/|gemm/splitk_parallel_stale_counters/|gemm/ws_tma_wgmma_multicast_no_remote_arrive/|gemm/splitk_reduce_drops_a_slice/|gemm/splitk_cooperative_missing_arrival/|barrier/flag_handoff_lost_token/)' --out "$O/broken.csv" 2> "$O/broken.log"
+  t=$SECONDS; "$C/broken/syncbench" --quick --filter '^(broken/|gemm/splitk_serial_no_release/|gemm/splitk_parallel_stale_counters/|gemm/ws_tma_wgmma_multicast_no_remote_arrive/|gemm/splitk_reduce_drops_a_slice/|gemm/splitk_cooperative_missing_arrival/|barrier/flag_handoff_lost_token/|devscan/lookback_stale_tag/)' --out "$O/broken.csv" 2> "$O/broken.log"
   s=$?
   # splitk_cluster_no_reset is wrong only where 2+ clusters share a tile
   # (splits > 8: its counters), which --quick's auto counts never reach.
@@ -76,7 +79,8 @@ want = {"gemm/splitk_serial_no_release": ("deadlock", "watchdog"),
         "gemm/splitk_cooperative_missing_arrival": ("deadlock", "watchdog"),
         "gemm/ws_tma_wgmma_multicast_no_remote_arrive": ("deadlock", "watchdog"),
         "gemm/splitk_reduce_drops_a_slice": ("wrong", "differ from the double reference"),
-        "barrier/flag_handoff_lost_token": ("deadlock", "watchdog")}
+        "barrier/flag_handoff_lost_token": ("deadlock", "watchdog"),
+        "devscan/lookback_stale_tag": ("wrong", "second launch on the dirty workspace")}
 seen = dict.fromkeys(want, 0)
 bad = 0
 for r in csv.DictReader(open(sys.argv[1], newline="")):
@@ -94,5 +98,19 @@ for n in missing:
 sys.exit(1 if bad or missing else 0)
 EOF
   ran planted $? 0
+fi
+if step f; then
+  t=$SECONDS; mkdir -p "$O/offsweep"; s=0; into=--out
+  G='^gemm/(cublas|splitk|streamk|ws_tma_wgmma/)'
+  for shape in "--m 128,256,384,640,768,1152 --k 8192,16384,32768,65536,131072" \
+               "--m 256,1152 --n 768,2048 --k 16384,65536"; do
+    for tile in "128x128x64 --stages 5,6" "64x128x64 --stages 8"; do
+      # shellcheck disable=SC2086  # the shapes and tiles are word lists
+      "$C/syncbench" --filter "$G" $shape --tile $tile --warps 4 --splits auto \
+        $into "$O/offsweep/gemm.csv" 2>> "$O/offsweep/gemm.log" || s=$?
+      into=--resume  # one CSV; cuBLAS's rows once
+    done
+  done
+  ran offsweep $s $((SECONDS - t)); tail -1 "$O/offsweep/gemm.log"
 fi
 exit $rc

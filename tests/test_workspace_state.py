@@ -13,6 +13,7 @@ import subprocess
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STALE = "splitk_parallel_stale_counters"
 CLUSTER = "splitk_cluster_no_reset"  # wrong only with 2+ clusters a tile (splits > 8)
+DEVSCAN_STALE = "lookback_stale_tag"  # devscan: status words tagged as launch 1's
 
 
 def read(path):
@@ -81,6 +82,30 @@ def test_gpu_round_step_b_runs_it_and_expects_wrong():
     assert '"gemm/' + STALE + '": ("wrong", "second launch on the dirty workspace")' in step_b
 
 
+def test_devscan_stale_tag_is_a_test_only_row_of_the_broken_build():
+    src = read("kernels/families/devscan.cu")
+    head = 'dev_row<DevLookbackRelaxed, true>("' + DEVSCAN_STALE + '"'
+    assert head in src and _inside_sb_broken(src, head)
+    number = _function(src, "static cudaError_t dev_number_launch(")
+    # zeroed by the query only, numbered by launch after it; the bug keeps launch 1's tag
+    query = number[number.index("if (L->query) {"):]
+    assert "dev_epoch = 0;" in query and number.count("cudaMemsetAsync") == 1
+    assert "p->epoch = ++dev_epoch;" in number
+    assert "const unsigned tag = (StaleTag ? 1u : p->epoch) << 2;" in number
+    assert "cudaMemsetAsync" not in _function(src, "static cudaError_t dev_before(")
+    assert DEVSCAN_STALE not in read("results/variants.csv")
+    step_b = read("scripts/gpu_round.sh")
+    step_b = step_b[step_b.index("if step b; then"):]
+    assert "devscan/" + DEVSCAN_STALE + "/" in step_b
+    assert '"devscan/' + DEVSCAN_STALE + '": ("wrong", "second launch on the dirty workspace")' in step_b
+
+
+def test_step_b_fails_when_the_devscan_tag_passes(tmp_path):
+    rows = [g if g[1] != DEVSCAN_STALE else ("devscan", DEVSCAN_STALE, "ok", "") for g in GOOD]
+    r = _step_b(tmp_path, rows)
+    assert r.returncode != 0 and "FAIL devscan/" + DEVSCAN_STALE + ": ok" in r.stdout
+
+
 def test_gpu_round_step_b_runs_the_cluster_counters_where_they_exist():
     # --quick's auto counts never put two clusters on a tile: a run of its own, splits > 8
     step_b = read("scripts/gpu_round.sh")
@@ -137,7 +162,8 @@ GOOD = [("broken", "missing_barrier", "wrong", "differ"),
          "12 of 4096 sampled elements of C differ from the double reference by more than the tolerance"),
         ("gemm", CLUSTER, "wrong", DIRTY),
         ("gemm", "splitk_cooperative_missing_arrival", "deadlock", WATCHDOG),
-        ("barrier", "flag_handoff_lost_token", "deadlock", WATCHDOG)]
+        ("barrier", "flag_handoff_lost_token", "deadlock", WATCHDOG),
+        ("devscan", DEVSCAN_STALE, "wrong", DIRTY.replace("of C", "of the scan"))]
 
 
 def test_step_b_passes_when_each_planted_row_gets_its_status(tmp_path):

@@ -663,8 +663,11 @@ static cudaError_t dev_before(sb_launch *L, const DevscanParams &p) {
 // outside every timed launch; each later launch of the point, validating or
 // timed, takes the next number. Only a launch that runs takes one: the
 // counter must hold (e - 1) x a launch's ids when launch e starts.
+// StaleTag (the SB_BROKEN build's planted bug only): the status words of
+// every launch are tagged as launch 1's, so from the second launch on a
+// look-back takes the words the last launch left for this one's.
 static unsigned dev_epoch;  // launches since the point's query
-template <class V>
+template <class V, bool StaleTag = false>
 static cudaError_t dev_number_launch(sb_launch *L, DevscanParams *p, size_t words) {
   if constexpr (V::twin) {
     if (L->query) {
@@ -672,14 +675,15 @@ static cudaError_t dev_number_launch(sb_launch *L, DevscanParams *p, size_t word
       return cudaMemsetAsync(dev_ws, 0, DEV_WS_HEAD + words * 8, L->stream);
     }
     p->epoch = ++dev_epoch;
-    p->flag_a = (unsigned long long)((p->epoch << 2) + SB_FLAG_A) << 32;
-    p->flag_p = (unsigned long long)((p->epoch << 2) + SB_FLAG_P) << 32;
+    const unsigned tag = (StaleTag ? 1u : p->epoch) << 2;
+    p->flag_a = (unsigned long long)(tag + SB_FLAG_A) << 32;
+    p->flag_p = (unsigned long long)(tag + SB_FLAG_P) << 32;
   }
   (void)L, (void)p, (void)words;
   return cudaSuccess;
 }
 
-template <class V>
+template <class V, bool StaleTag = false>
 static cudaError_t dev_launch(sb_launch *L) {
   DevscanParams p;
   p.in = (const uint32_t *)L->in;
@@ -706,10 +710,10 @@ static cudaError_t dev_launch(sb_launch *L) {
   s.cooperative = V::cooperative;
   s.cluster = V::clustered ? DEV_CLUSTER : 1;
   if (L->query) {
-    const cudaError_t e = dev_number_launch<V>(L, &p, words);
+    const cudaError_t e = dev_number_launch<V, StaleTag>(L, &p, words);
     if (e != cudaSuccess) return e;
   } else if (!L->skip[0] && L->blocks_per_sm > 0) {
-    cudaError_t e = dev_number_launch<V>(L, &p, words);
+    cudaError_t e = dev_number_launch<V, StaleTag>(L, &p, words);
     if (e == cudaSuccess) e = dev_before<V>(L, p);
     if (e != cudaSuccess) return e;
   }
@@ -751,9 +755,9 @@ static cudaError_t dev_cub_launch(sb_launch *L) {
 }
 
 // A table row of variant V: its launcher and picker from its type.
-template <class V>
+template <class V, bool StaleTag = false>
 static constexpr sb_variant dev_row(const char *name, int min_cc, unsigned flags, const char *summary) {
-  return {name, dev_launch<V>, dev_pick<V>, min_cc, flags, summary};
+  return {name, dev_launch<V, StaleTag>, dev_pick<V>, min_cc, flags, summary};
 }
 // A tuning row of the first-sleep sweep: relaxed look-back, first sleep NS, CUB's 648 ns poll.
 #define DEV_SLEEP_ROW(NS)                                                                     \
@@ -778,6 +782,14 @@ static const sb_variant devscan_rows[] = {
      "clusters of 4 sum aggregates in DSMEM (2 cluster barriers), look back per cluster"),
     dev_row<DevThreeKernelPdl>("three_kernel_pdl", SB_PDL_MIN_CC, SB_VF_PDL,
      "three_kernel chained by PDL: kernels 2, 3 launch early, load what they can, griddepcontrol.wait"),
+#ifdef SB_BROKEN
+    // The planted bug (make SB_BROKEN=1 only): lookback_relaxed whose status
+    // words keep launch 1's tag; the first launch after the query validates,
+    // the runner's second validation on the workspace the timed launches
+    // left reads stale prefixes: `wrong` (scripts/gpu_round.sh step b).
+    dev_row<DevLookbackRelaxed, true>("lookback_stale_tag", 0, SB_VF_DEVSCAN_RESET | SB_VF_TEST_ONLY,
+     "TEST ONLY: lookback_relaxed whose launches all tag their words as launch 1: stale look-backs"),
+#endif
 #ifdef SB_DEVSCAN_TUNING
     // The look-back ablation behind the choices above (make NVEXTRA=-DSB_DEVSCAN_TUNING;
     // results/h100-80gb-hbm3/proofs/devscan/): memory order x sleeps x tile ids x cache hints.
