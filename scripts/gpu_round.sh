@@ -15,8 +15,10 @@
 #     b  the broken-variant proof (each bad point costs one row; the
 #        planted gemm/barrier rows each get their expected status)    -> broken.csv
 #     f  the off-sweep proof: gemm's K-heavy squares (m = n = 128-1152, k =
-#        8k-128k) and M != N shapes, one tile at a time at its stage counts,
-#        so the CSV holds no rows skipped by the stage rule   -> offsweep/gemm.csv
+#        8k-128k) and M != N shapes (there also the data-parallel ping-pong
+#        and persistent multicast kernels), one tile at a time at its stage
+#        counts, so the CSV holds no rows skipped by the stage rule
+#                                                             -> offsweep/gemm.csv
 # Budget: q < 30 s, p < 1 min, s about 2 min, f about 4 min, a and d < 10 min each: split
 # them over device calls (one call may run 10 minutes).
 set -u
@@ -102,15 +104,22 @@ fi
 if step f; then
   t=$SECONDS; mkdir -p "$O/offsweep"; s=0; into=--out
   G='^gemm/(cublas|splitk|streamk|ws_tma_wgmma/)'
-  for shape in "--m 128,256,384,640,768,1152 --k 8192,16384,32768,65536,131072" \
-               "--m 256,1152 --n 768,2048 --k 16384,65536"; do
-    for tile in "128x128x64 --stages 5,6" "64x128x64 --stages 8"; do
-      # shellcheck disable=SC2086  # the shapes and tiles are word lists
-      "$C/syncbench" --filter "$G" $shape --tile $tile --warps 4 --splits auto \
-        $into "$O/offsweep/gemm.csv" 2>> "$O/offsweep/gemm.log" || s=$?
-      into=--resume  # one CSV; cuBLAS's rows once
-    done
-  done
+  SQUARES="--m 128,256,384,640,768,1152 --k 8192,16384,32768,65536,131072"
+  MN="--m 256,1152 --n 768,2048 --k 16384,65536"
+  # shape ; filter ; tile and the stage, warp and cluster counts it runs at
+  while IFS=';' read -r shape filter tile; do
+    # shellcheck disable=SC2086  # the shapes and tiles are word lists
+    "$C/syncbench" --filter "$filter" $shape $tile --splits auto \
+      $into "$O/offsweep/gemm.csv" < /dev/null 2>> "$O/offsweep/gemm.log" || s=$?
+    into=--resume  # one CSV; cuBLAS's rows once
+  done <<EOF
+$SQUARES;$G;--tile 128x128x64 --stages 5,6 --warps 4
+$SQUARES;$G;--tile 64x128x64 --stages 8 --warps 4
+$MN;$G;--tile 128x128x64 --stages 5,6 --warps 4
+$MN;$G;--tile 64x128x64 --stages 8 --warps 4
+$MN;^gemm/ws_tma_wgmma_pingpong_tma_store/;--tile 128x128x64 --stages 6 --warps 8
+$MN;^gemm/ws_tma_wgmma_multicast_persistent_tma_store/;--tile 128x256x64 --stages 4 --warps 8 --cluster-shape 2x1
+EOF
   ran offsweep $s $((SECONDS - t)); tail -1 "$O/offsweep/gemm.log"
 fi
 exit $rc

@@ -1,0 +1,40 @@
+"""scripts/gpu_round.sh step f, the off-sweep proof, with a fake binary that
+records its arguments: one CSV (--out, then --resume), every K-heavy square
+and M != N shape, each tile at the stage and warp counts the family runs it
+at (so no row is skipped by the stage rule), and a failing run fails the step."""
+import os
+import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def step_f(tmp_path, exit_code=0):
+    carry = tmp_path / "carry"
+    carry.mkdir()
+    calls = tmp_path / "calls"
+    fake = carry / "syncbench"
+    fake.write_text(f'#!/bin/sh\necho "$@" >> "{calls}"\nexit {exit_code}\n')
+    fake.chmod(0o755)
+    r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpu_round.sh"), str(carry),
+                        str(tmp_path / "out")], capture_output=True, text=True, cwd=ROOT,
+                       env=dict(os.environ, STEPS="f"), timeout=60)
+    return r, calls.read_text().splitlines()
+
+
+def test_step_f_runs_each_shape_and_tile_into_one_csv(tmp_path):
+    r, calls = step_f(tmp_path)
+    assert r.returncode == 0 and "gpu_round: offsweep: exit 0" in r.stdout
+    out = str(tmp_path / "out" / "offsweep" / "gemm.csv")
+    assert calls[0].endswith(f"--out {out}") and all(c.endswith(f"--resume {out}") for c in calls[1:])
+    squares = [c for c in calls if "--m 128,256,384,640,768,1152 --k 8192,16384,32768,65536,131072" in c]
+    mn = [c for c in calls if "--m 256,1152 --n 768,2048 --k 16384,65536" in c]
+    assert len(squares) == 2 and len(mn) == 4 and len(calls) == 6
+    for c in calls:  # the combining variants at 4 consumer warps, the data-parallel ones at 8
+        assert ("--warps 4" in c) == ("splitk|streamk" in c)
+        assert ("--tile 64x128x64 --stages 8" in c) or ("--tile 128x128x64" in c and "--stages" in c) \
+            or ("--tile 128x256x64 --stages 4 --warps 8 --cluster-shape 2x1" in c)
+
+
+def test_a_failing_run_fails_the_step(tmp_path):
+    r, calls = step_f(tmp_path, exit_code=1)
+    assert len(calls) == 6 and r.returncode == 1 and "gpu_round: offsweep: exit 1" in r.stdout
