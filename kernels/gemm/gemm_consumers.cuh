@@ -256,27 +256,55 @@ struct GemmWarpgroupMma {
   // rows 16 w + g and 16 w + g + 8; acc[4 j + 0..1] columns 8 j + 2q, +1 of
   // row 16 w + g, acc[4 j + 2..3] the same columns of row 16 w + g + 8.
   // Add: C += acc (a later K slice of serial split-K), read through L2
-  // (ld.cg: the earlier slice's lines were written by another SM).
+  // (ld.cg: the earlier slice's lines were written by another SM), ADD_CHUNK
+  // column groups at a time: a chunk's loads all issue before its stores.
+  // One load after a store to C waits for that store's round trip (the
+  // compiler cannot tell the addresses apart), so a pair at a time put the
+  // whole read-add-write (32 pairs a thread at 128x128) on one chain of L2
+  // round trips, whose length then followed where C's lines lie (issue 36).
+  static constexpr int ADD_CHUNK = 4;
+  static_assert((T::BN / 8) % ADD_CHUNK == 0, "whole chunks of column groups");
   template <bool Add = false>
   __device__ __forceinline__ void store(const GemmParams &p, int m0, int n0) const {
     const int t = threadIdx.x & 127, w = t >> 5, g = (t & 31) >> 2, q = t & 3;
+    if constexpr (!Add) {
 #pragma unroll
-    for (int s = 0; s < MSUB; ++s)
+      for (int s = 0; s < MSUB; ++s)
 #pragma unroll
-      for (int j = 0; j < T::BN / 8; ++j) {
-        const int row = m0 + (wg * MSUB + s) * 64 + w * 16 + g, col = n0 + j * 8 + 2 * q;
-        float2 *c0 = reinterpret_cast<float2 *>(p.c + (size_t)row * p.n + col);
-        float2 *c1 = reinterpret_cast<float2 *>(p.c + (size_t)(row + 8) * p.n + col);
-        float2 v0 = make_float2(acc[s][4 * j], acc[s][4 * j + 1]);
-        float2 v1 = make_float2(acc[s][4 * j + 2], acc[s][4 * j + 3]);
-        if constexpr (Add) {
-          const float2 o0 = __ldcg(c0), o1 = __ldcg(c1);
-          v0.x += o0.x, v0.y += o0.y, v1.x += o1.x, v1.y += o1.y;
+        for (int j = 0; j < T::BN / 8; ++j) {
+          const int row = m0 + (wg * MSUB + s) * 64 + w * 16 + g, col = n0 + j * 8 + 2 * q;
+          float2 *c0 = reinterpret_cast<float2 *>(p.c + (size_t)row * p.n + col);
+          float2 *c1 = reinterpret_cast<float2 *>(p.c + (size_t)(row + 8) * p.n + col);
+          float2 v0 = make_float2(acc[s][4 * j], acc[s][4 * j + 1]);
+          float2 v1 = make_float2(acc[s][4 * j + 2], acc[s][4 * j + 3]);
+          *c0 = v0;
+          *c1 = v1;
         }
-        *c0 = v0;
-        *c1 = v1;
-      }
+    } else {
+#pragma unroll
+      for (int s = 0; s < MSUB; ++s)
+#pragma unroll
+        for (int j0 = 0; j0 < T::BN / 8; j0 += ADD_CHUNK) {
+          const int row = m0 + (wg * MSUB + s) * 64 + w * 16 + g;
+          float2 old[ADD_CHUNK][2];
+#pragma unroll
+          for (int j = 0; j < ADD_CHUNK; ++j) {
+            const int col = n0 + (j0 + j) * 8 + 2 * q;
+            old[j][0] = __ldcg(reinterpret_cast<const float2 *>(p.c + (size_t)row * p.n + col));
+            old[j][1] = __ldcg(reinterpret_cast<const float2 *>(p.c + (size_t)(row + 8) * p.n + col));
+          }
+#pragma unroll
+          for (int j = 0; j < ADD_CHUNK; ++j) {
+            const int col = n0 + (j0 + j) * 8 + 2 * q, a = 4 * (j0 + j);
+            *reinterpret_cast<float2 *>(p.c + (size_t)row * p.n + col) =
+                make_float2(acc[s][a] + old[j][0].x, acc[s][a + 1] + old[j][0].y);
+            *reinterpret_cast<float2 *>(p.c + (size_t)(row + 8) * p.n + col) =
+                make_float2(acc[s][a + 2] + old[j][1].x, acc[s][a + 3] + old[j][1].y);
+          }
+        }
+    }
   }
+
 
   // store_tma's staging: two 16 x 32 fp32 pieces per consumer warp.
   static constexpr int STORE_PIECE_BYTES = 16 * 32 * 4;
