@@ -136,6 +136,18 @@ carry: $(BIN) $(PLAIN) $(PREDECESSORS) $(CANARY)
 	  strip -o .carry/sm80/syncbench build/sm80/syncbench && xz -T0 .carry/syncbench .carry/*/syncbench
 	cp $(PLAIN) $(PREDECESSORS) $(CANARY) .carry/ && cp $(BUILD)/lib/* .carry/lib/
 	@ln -sf ../lib .carry/broken/lib; ln -sf ../lib .carry/sm80/lib; du -sh .carry
+	@scripts/carry_fits.sh .carry || true  # says so when it is over the device's limit
+
+# The smallest round, in .carry_round/: the sm_90a-only syncbench (stripped,
+# xz) and libbenchmark, what scripts/gpu_round.sh steps q, d and f need (a
+# pair's lease, the off-sweep). The full .carry/ holds three binaries, more
+# than fits beside the tree in what the device tool carries (scripts/carry_fits.sh).
+carry-lean:
+	$(MAKE) CUDA_ARCH=sm_90a BUILD=build/h build/h/syncbench
+	@rm -rf .carry_round && mkdir -p .carry_round/lib
+	strip -o .carry_round/syncbench build/h/syncbench && xz -9e -T0 .carry_round/syncbench
+	cp build/h/lib/* .carry_round/lib/
+	@scripts/carry_fits.sh .carry_round
 
 # What an A/B proof round needs on a GPU machine (scripts/ab_proof.sh runs
 # it): .carry_ab/ with BASE built from its rev by scripts/ab.py (default
@@ -151,6 +163,7 @@ carry-ab: $(BIN) $(CANARY)
 	strip -o .carry_ab/plant build/plant/syncbench && strip -o .carry_ab/experimental build/experimental/syncbench
 	xz -T0 .carry_ab/base .carry_ab/new .carry_ab/plant .carry_ab/experimental
 	cp $(BUILD)/lib/* .carry_ab/lib/ && cp $(CANARY) scripts/ab_proof.sh scripts/carry.sh .carry_ab/ && du -sh .carry_ab
+	@scripts/carry_fits.sh .carry_ab || true
 
 # make sanitize's racecheck calibration (scripts/sanitize.sh): stand-alone,
 # no watchdog, no Google Benchmark.

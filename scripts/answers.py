@@ -381,6 +381,8 @@ def offsweep_rows(run):
     default sweep, issue 29), or []."""
     where = os.path.dirname(run.path if os.path.isabs(run.path) else os.path.join(ROOT, run.path))
     path = os.path.join(where, "proofs", f"offsweep_{run.commit[:7]}", "gemm.csv")
+    if not os.path.exists(path) and os.path.exists(path + ".xz"):  # committed compressed
+        path += ".xz"
     return sbcsv.read(path) if os.path.exists(path) else []
 
 

@@ -4,6 +4,7 @@ per-process modes of splitk_serial, the two L2 flushes, devscan's one
 occupancy and the raster group. Each figure the page quotes is checked here."""
 import csv
 import glob
+import lzma
 import math
 import os
 import re
@@ -19,7 +20,7 @@ KEY = ("variant", "n", "m", "k", "tile", "stages", "splits", "consumer_warps", "
 
 
 def rows(path):
-    with open(path, newline="") as f:
+    with (lzma.open if path.endswith(".xz") else open)(path, "rt", newline="") as f:
         return [r for r in csv.DictReader(f) if r["status"] == "ok"]
 
 
@@ -290,12 +291,12 @@ def best_by_shape(path):
 
 def test_the_off_sweep_under_the_read_flush():
     d = os.path.join(PROOFS, "offsweep_54fa7a1")
-    best = best_by_shape(os.path.join(d, "gemm.csv"))
+    best = best_by_shape(os.path.join(d, "gemm.csv.xz"))
     under = sorted((k, v) for k, v in best.items() if v < 90)
     assert len(best) == 30 and f"{len(under)} of its 30 shapes are under 90%" in FLAT
     quoted = re.findall(r"(\d+\.\d)%", FLAT[FLAT.index("7 of its 30 shapes"):FLAT.index("5 at 4878a0f")])
     assert quoted == [f"{v:.1f}" for _, v in under]
-    old = best_by_shape(os.path.join(PROOFS, "offsweep_4878a0f", "gemm.csv"))
+    old = best_by_shape(os.path.join(PROOFS, "offsweep_4878a0f", "gemm.csv.xz"))
     assert f"{sum(v < 90 for v in old.values())} at 4878a0f under the memset" in FLAT
     mn = best_by_shape(os.path.join(d, "mn.csv"))
     low = [mn[(1152, 2048, 16384)], mn[(1152, 2048, 65536)]]

@@ -235,3 +235,18 @@ def test_the_committed_h100_pair_kept_the_default_sweep_budget():
     for rows in quick:
         wall = sbcsv.sweep_wall_s(rows)
         assert wall is not None and wall <= 30, wall
+
+
+def test_an_xz_compressed_csv_reads_as_the_csv(tmp_path):
+    """The large proofs are committed as .csv.xz: the same rows, and a file
+    that is not xz is a CsvError naming it."""
+    import lzma
+    with open(FIXTURE, "rb") as f:
+        raw = f.read()
+    packed = tmp_path / "run.csv.xz"
+    packed.write_bytes(lzma.compress(raw))
+    assert sbcsv.read(str(packed)) == sbcsv.read(FIXTURE)
+    broken = tmp_path / "broken.csv.xz"
+    broken.write_bytes(raw)
+    with pytest.raises(sbcsv.CsvError, match=r"broken\.csv\.xz: not a readable xz file"):
+        sbcsv.read(str(broken))

@@ -8,6 +8,7 @@ version does not know are kept as strings, so newer files stay readable.
 from __future__ import annotations
 
 import csv
+import lzma
 import math
 import os
 import sys
@@ -112,13 +113,18 @@ def _first_bad_column(header, record):
 
 def read(path):
     """Returns the rows of one syncbench CSV as dicts of typed values
-    (None for empty cells). Raises CsvError for anything unusable."""
+    (None for empty cells); a path ending .xz is read through lzma (the
+    large proofs are committed compressed). Raises CsvError for anything
+    unusable."""
     if not os.path.exists(path):
         raise CsvError(f"{path}: no such file")
     records = []
+    opener = lzma.open if str(path).endswith(".xz") else open
     try:
-        with open(path, newline="", encoding="utf-8") as f:
+        with opener(path, "rt", newline="", encoding="utf-8") as f:
             records.extend(csv.reader(f, strict=True))
+    except (lzma.LZMAError, EOFError) as e:
+        raise CsvError(f"{path}: not a readable xz file: {e}") from None
     except (csv.Error, UnicodeDecodeError) as e:
         # The record being read starts after the last complete one.
         where = f"{path}:{len(records) + 1}" if isinstance(e, csv.Error) else path
