@@ -807,3 +807,15 @@ def test_the_gate_refuses_two_flushes_with_exit_2(tmp_path, base_words, new_word
     assert err.rstrip().endswith(f"re-baseline, or time the new run with SB_FLUSH={old}"), err
     same = transformed(tmp_path, worded(base_words), name="same.csv", src=QUICK)
     assert run_compare("--gate", base, same)[0] == 0
+
+
+def test_the_flush_words_are_the_runners():
+    """The gate tells the flushes apart by the words harness/runner.c writes
+    into `detail`; the legacy words are what rows before the read flush say."""
+    with open(os.path.join(ROOT, "harness", "runner.c"), encoding="utf-8") as f:
+        runner = f.read()
+    current = [words for words, _ in sbcompare.FLUSH_WORDS if words != "L2 flushed before each sample"]
+    assert len(current) == 2 and all(f'"{w} before each sample"' in runner for w in current)
+    with open(QUICK, newline="") as f:  # a committed run of before: the legacy words, a memset
+        assert "L2 flushed before each sample" in f.read()
+    assert dict(sbcompare.FLUSH_WORDS)["L2 flushed before each sample"] == "memset"
