@@ -602,8 +602,8 @@ static int set_up_point(runner *r, const sb_point *p, sb_row *row) {
   s->in_bytes = f->in_bytes(p);
   s->out_bytes = f->out_bytes(p);
   int rc;
-  if (sb_replace_wants('i') || sb_replace_wants('o') || sb_replace_wants('w') || sb_replace_wants('f') ||
-      sb_replace_wants('p'))
+  const char *replacing = getenv("SB_REPLACE");
+  if (replacing && strpbrk(replacing, "iowfp"))
     replace_shuffle(); /* before the query: gemm's workspace lands behind the new pad */
   if (sb_replace_wants('f')) { /* the flush buffer anew, the old one still held */
     void *fresh = NULL;
@@ -615,7 +615,7 @@ static int set_up_point(runner *r, const sb_point *p, sb_row *row) {
   }
   if ((rc = configure(r, p, &s->L, row)) != NEXT) return rc;
   if ((rc = prepare_buffers(r, s->in_bytes, s->out_bytes, row)) != NEXT) return rc;
-  if (getenv("SB_REPLACE")) /* the probe's log: where this point's buffers lie */
+  if (replacing) /* the probe's log: where this point's buffers lie */
     fprintf(stderr, "replace: in %p out %p flush %p pad %p\n", r->buf.d_in, r->buf.d_out, r->buf.d_flush,
             replace_pad);
   /* Flush L2 before each sample when the working set is within 4x of L2

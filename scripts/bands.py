@@ -273,7 +273,7 @@ def aa_rows(results):
         move = lambda m: math.expm1(abs(math.log(m.gated))) * 100  # noqa: E731
         gemm = [move(m) for m in cmp.matches if m.figure == "fastest"]
         other = [move(m) for m in cmp.matches if m.figure != "fastest" and not m.gated_out]
-        flush = "read" if any("flushed by a read" in (r.get("detail") or "") for r in base.rows) else "memset"
+        flush = ", ".join(sorted(sbcompare.flush_methods(base)))
         lease = os.path.relpath(os.path.dirname(a), os.path.join(results, "h100-80gb-hbm3", "proofs"))
         rows.append(f"| {lease} ({sbcompare.short_uuid(*base.gpu_uuids())}, {flush}) "
                     f"| {len(cmp.matches)} | {len(cmp.slower) + len(cmp.improvements)} "

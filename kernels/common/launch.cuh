@@ -24,6 +24,15 @@
 
 static inline long long sb_ceil_div(long long a, long long b) { return (a + b - 1) / b; }
 
+// ---- launch numbering (gemm's split-K and stream-K words, devscan's single pass) ----
+// Words a launch leaves behind (counters, tickets, flags) are zeroed once, by
+// the point's query, and never inside a timed launch: launch e since the
+// query (1, 2, ...) finds a word that takes per_launch arrivals or tickets
+// a launch at (e - 1) per_launch. A difference mod 2^32: it may wrap.
+__device__ __forceinline__ unsigned sb_epoch_begin(unsigned epoch, unsigned per_launch) {
+  return (epoch - 1u) * per_launch;
+}
+
 // ---- launch shape ----
 
 // grid == SB_GRID_PERSISTENT: as many blocks as are resident at once

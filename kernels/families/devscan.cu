@@ -59,13 +59,10 @@ struct DevscanParams {
   unsigned long long flag_a, flag_p;  // single pass: this launch's A and P words (DevFlags)
 };
 
-// Launch numbering (as gemm's, kernels/gemm/gemm_schedulers.cuh): launch e
-// finds the counter at (e - 1) x the ids a launch takes (a difference mod
-// 2^32: the counter may wrap) and the status words below its own
-// (DevFlags::a0; e << 2 in the high half would take 2^30 launches to wrap).
-__device__ __forceinline__ unsigned dev_epoch_base(const DevscanParams &p, unsigned per_launch) {
-  return (p.epoch - 1u) * per_launch;
-}
+// Launch numbering (sb_epoch_begin, kernels/common/launch.cuh, as gemm's):
+// launch e finds the counter at (e - 1) x the ids a launch takes and the
+// status words below its own (DevFlags::a0; e << 2 in the high half would
+// take 2^30 launches to wrap).
 
 // ---- the one tile layout and loader ----
 
@@ -249,7 +246,7 @@ __device__ void dev_scan_tile_offset(const DevscanParams &p, int tile, DevScanSm
 // already running.
 template <int B>
 __device__ int dev_next_tile(const DevscanParams &p, DevScanSmem<B> &s) {
-  if (threadIdx.x == 0) s.tile = atomicAdd(p.counter, 1u) - dev_epoch_base(p, (unsigned)p.tiles);
+  if (threadIdx.x == 0) s.tile = atomicAdd(p.counter, 1u) - sb_epoch_begin(p.epoch, (unsigned)p.tiles);
   __syncthreads();
   return (int)s.tile;
 }
@@ -491,7 +488,7 @@ struct DevClusterLookback {
   // tiles' count once, plus one past it per resident cluster (its last).
   __device__ static unsigned dev_next_cluster(const DevscanParams &p) {
     const unsigned clusters = (unsigned)((p.tiles + DEV_CLUSTER - 1) / DEV_CLUSTER);
-    return atomicAdd(p.counter, 1u) - dev_epoch_base(p, clusters + gridDim.x / DEV_CLUSTER);
+    return atomicAdd(p.counter, 1u) - sb_epoch_begin(p.epoch, clusters + gridDim.x / DEV_CLUSTER);
   }
 };
 
@@ -658,7 +655,7 @@ static cudaError_t dev_before(sb_launch *L, const DevscanParams &p) {
   return cudaSuccess;
 }
 
-// Launch numbering of the single-pass variants (dev_epoch_base, DevFlags::a0):
+// Launch numbering of the single-pass variants (sb_epoch_begin, DevFlags::a0):
 // the query zeroes the counter and the status words and restarts the count,
 // outside every timed launch; each later launch of the point, validating or
 // timed, takes the next number. Only a launch that runs takes one: the
@@ -709,12 +706,10 @@ static cudaError_t dev_launch(sb_launch *L) {
   s.work = V::clustered ? (long long)words * DEV_CLUSTER : tiles;
   s.cooperative = V::cooperative;
   s.cluster = V::clustered ? DEV_CLUSTER : 1;
-  if (L->query) {
-    const cudaError_t e = dev_number_launch<V, StaleTag>(L, &p, words);
-    if (e != cudaSuccess) return e;
-  } else if (!L->skip[0] && L->blocks_per_sm > 0) {
+  const bool runs = !L->query && !L->skip[0] && L->blocks_per_sm > 0;
+  if (L->query || runs) {  // the query zeroes the words; a launch that runs takes a number
     cudaError_t e = dev_number_launch<V, StaleTag>(L, &p, words);
-    if (e == cudaSuccess) e = dev_before<V>(L, p);
+    if (e == cudaSuccess && runs) e = dev_before<V>(L, p);
     if (e != cudaSuccess) return e;
   }
   if constexpr (V::pdl) {  // kernel 3: a PDL secondary of kernel 2

@@ -967,7 +967,7 @@ static cudaError_t gemm_grow(void **buf, size_t *cap, size_t bytes) {
   return e;
 }
 
-// Launch numbering (gemm_schedulers.cuh, gemm_epoch_begin): the query
+// Launch numbering (gemm_schedulers.cuh, sb_epoch_begin): the query
 // zeroes the point's counters, semaphores, flags and ticket counter (the
 // first sem_bytes of gemm_sem) and the numbering, outside every timed
 // launch; every later launch of the point, validating or timed, takes the

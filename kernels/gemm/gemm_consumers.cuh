@@ -305,7 +305,6 @@ struct GemmWarpgroupMma {
     }
   }
 
-
   // store_tma's staging: two 16 x 32 fp32 pieces per consumer warp.
   static constexpr int STORE_PIECE_BYTES = 16 * 32 * 4;
   static constexpr int STORE_BYTES = T::WARPS * 2 * STORE_PIECE_BYTES;

@@ -74,7 +74,7 @@ struct GemmSerialEpi {
   template <class Math>
   __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
     unsigned *sem = p.sem + gemm_flag(tile);
-    const unsigned mine = gemm_epoch_begin(p.epoch, (unsigned)p.splits) + (unsigned)slice;
+    const unsigned mine = sb_epoch_begin(p.epoch, (unsigned)p.splits) + (unsigned)slice;
     if (threadIdx.x == 0) gemm_sem_wait<Bounded>(sem, mine);
     gemm_consumer_sync<T>();  // every consumer thread is behind the acquire
     if (slice == 0)

@@ -12,6 +12,7 @@
 #ifndef SB_KERNELS_GEMM_SCHEDULERS_CUH
 #define SB_KERNELS_GEMM_SCHEDULERS_CUH
 
+#include "../common/launch.cuh"  // sb_epoch_begin
 #include "gemm_params.cuh"
 
 // ---- data-parallel: one block per output tile ----
@@ -73,9 +74,7 @@ __device__ __forceinline__ void gemm_cluster_tile(const GemmParams &p, int clust
 // or a difference mod 2^32, so (e - 1) n may wrap; e itself would take 2^32
 // launches of one point. (splitk_cluster's last arrivals set its counters
 // back instead: GemmClusterEpi.)
-__device__ __forceinline__ unsigned gemm_epoch_begin(unsigned epoch, unsigned per_launch) {
-  return (epoch - 1u) * per_launch;
-}
+// (sb_epoch_begin, kernels/common/launch.cuh: the base, shared with devscan.)
 __device__ __forceinline__ unsigned gemm_epoch_end(unsigned epoch, unsigned per_launch) {
   return epoch * per_launch;
 }
@@ -84,7 +83,7 @@ __device__ __forceinline__ unsigned gemm_epoch_end(unsigned epoch, unsigned per_
 // the ticket orders nothing itself; the waits on lower tickets acquire).
 __device__ __forceinline__ unsigned gemm_epoch_ticket(const GemmParams &p, unsigned *counter,
                                                       unsigned per_launch) {
-  return atomicAdd(counter, 1u) - gemm_epoch_begin(p.epoch, per_launch);
+  return atomicAdd(counter, 1u) - sb_epoch_begin(p.epoch, per_launch);
 }
 
 // ---- split-K: several blocks per output tile, each a slice of K ----
