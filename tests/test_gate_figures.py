@@ -126,9 +126,14 @@ def test_three_percent_slower_gemm_variant_against_the_other_lease(tmp_path, bas
     base = run(base_path)
     bands = sbcompare.load_bands()
     aa = sbcompare.compare(base, run(latest_path), bands=bands)
-    assert aa.gate_failures() == 0 and aa.power_state_differs == [] and aa.unjudged == []
+    # Not gated here: only the ceiling's own rows whose SM clock moved over
+    # 5% between the leases (the H200 pair's cuBLAS at 4096^3 and 8192^3,
+    # at the power cap); every variant's paired ratio is gated.
+    assert aa.gate_failures() == 0 and aa.unjudged == []
+    assert all(m.base["variant"] == "cublas" for m in aa.power_state_differs)
     figure = {sbcsv.key(m.base): m.gated for m in aa.matches}
     shift = {sbcsv.key(m.base): m.shift_threshold for m in aa.matches}
+    point = {sbcsv.key(m.base): m.point_threshold for m in aa.matches}
     header, rows = records(latest_path)
     planted_points = missed = 0
     for variant in GEMM_VARIANTS:
@@ -143,7 +148,9 @@ def test_three_percent_slower_gemm_variant_against_the_other_lease(tmp_path, bas
         got = keys(m.base for m in cmp.regressions)
         assert all(m.figure == "paired" for m in cmp.regressions), variant
         if len(want) < sbcompare.VARIANT_MIN_POINTS:  # rule B needs that many; 3% is under rule A's bar
-            assert got == set(), variant
+            # unless the lease change had already moved the point that far
+            # the same way: then the plant takes it beyond its point band
+            assert got <= {k for k in want if figure[k] * 1.03 > 1 + point[k]}, variant
             continue
         band = shift[next(iter(want))]
         if band >= 0.03 or ((GEMM, variant) in GEMM_BEYOND_3PCT_ACROSS_CHIPS and base_path.startswith(os.path.dirname(LATEST))):
