@@ -73,6 +73,13 @@ MARGIN = 1.5
 LITTLE_DATA_MARGIN = 2.0
 MIN_POINTS = 20
 MIN_PAIRS = 2
+# A point of its own: a variant's point whose worst A/A move is over
+# OWN_POINT_FACTOR times that of every other point of the variant gets a
+# band of its own, and the variant's band is measured without it, and rule
+# B leaves it out; at most one point in ten of a variant (own_points). So one placement-ridden
+# point (a rare fast mode one context never gets) does not widen the band
+# of every other point of its variant.
+OWN_POINT_FACTOR = 2.0
 EXIT_OK, EXIT_STALE, EXIT_UNUSABLE = 0, 1, 2
 
 
@@ -145,15 +152,32 @@ def ab_pairs(gpu_dir):
 
 
 def pair_moves(base, new, interleaved=False):
-    """{(family, variant): [gated figure per point]} of one pair, as the gate
-    sees it with no band table (interleaved: as it reads an A/B run); points
-    whose power state differs left out."""
+    """{(family, variant): [(point_axes, gated figure)] per point} of one
+    pair, as the gate sees it with no band table (interleaved: as it reads
+    an A/B run); points whose power state differs left out."""
     cmp = sbcompare.compare(base, new, interleaved=interleaved)
     out = {}
     for m in cmp.matches:
         if not m.power_state:
-            out.setdefault(sbcompare.by_variant(m), []).append(m.gated)
+            out.setdefault(sbcompare.by_variant(m), []).append((sbcompare.point_axes(m.base), m.gated))
     return out
+
+
+def own_points(by_point):
+    """The points of one variant that get a band of their own (their worst
+    move first): each over OWN_POINT_FACTOR times the worst move of every
+    point after it and beyond what the floor judges anyway, at most one in
+    ten of the variant's points (one in a variant of 5-19 points, none in a
+    smaller one: rule B needs 5)."""
+    worst = sorted(((max(moves), point) for point, moves in by_point.items()), reverse=True)
+    own = []
+    cap = max(1, len(worst) // 10) if len(worst) >= sbcompare.VARIANT_MIN_POINTS else 0
+    for i, (move, point) in enumerate(worst[:cap]):
+        rest = worst[i + 1][0] if i + 1 < len(worst) else 0.0
+        if move <= OWN_POINT_FACTOR * rest or MARGIN * move <= sbcompare.DEFAULT_THRESHOLD:
+            break
+        own.append(point)
+    return own
 
 
 def variant_order(key):
@@ -164,11 +188,10 @@ def variant_order(key):
             names.index(variant) if variant in names else len(names), variant)
 
 
-def band_row(gpu, pairing, family, variant, pairs, moves, shift):
-    """One row of the table from a variant's moves (exp|log ratio| - 1 per
-    point) and its worst shift over pairs (|HL estimate|, as a ratio - 1)."""
-    little = len(moves) < MIN_POINTS or pairs < MIN_PAIRS
-    margin = LITTLE_DATA_MARGIN if little else MARGIN
+def band_row(gpu, pairing, family, variant, pairs, moves, shift, margin, point=""):
+    """One row of the table from a variant's (or one point's) moves
+    (exp|log ratio| - 1 per point), its variant's worst shift over pairs
+    (|HL estimate|, as a ratio - 1) and its variant's margin."""
     worst = max(moves)
     return {"gpu_name": gpu, "pairing": pairing, "family": family, "variant": variant,
             "pairs": pairs, "points": len(moves),
@@ -176,23 +199,36 @@ def band_row(gpu, pairing, family, variant, pairs, moves, shift):
             "worst_move_pct": f"{worst * 100:.2f}",
             "worst_shift_pct": f"{shift * 100:.2f}", "margin": f"{margin:g}",
             "point_band_pct": f"{margin * worst * 100:.2f}",
-            "shift_band_pct": f"{margin * shift * 100:.2f}"}
+            "shift_band_pct": f"{margin * shift * 100:.2f}",
+            sbcompare.BAND_POINT_COLUMN: point}
 
 
 def table_rows(pairs, pairing):
-    """One row per (model, variant) measured in some pair of this pairing."""
+    """One row per (model, variant) measured in some pair of this pairing,
+    each followed by the rows of its points with a band of their own."""
     stats = {}
     for base, new in pairs:
-        for k, gated in pair_moves(base, new, interleaved=pairing == "ab").items():
-            s = stats.setdefault((base.gpu_name, *k), {"pairs": 0, "moves": [], "shift": 0.0})
+        for k, moved in pair_moves(base, new, interleaved=pairing == "ab").items():
+            s = stats.setdefault((base.gpu_name, *k), {"pairs": 0, "by_point": {}, "shift": 0.0})
             s["pairs"] += 1
-            s["moves"] += [math.expm1(abs(math.log(g))) for g in gated]
-            if len(gated) >= sbcompare.VARIANT_MIN_POINTS:  # rule B's own minimum
-                hl = math.expm1(abs(sbcompare.shift_estimate([math.log(g) for g in gated])))
+            for point, gated in moved:
+                s["by_point"].setdefault(point, []).append(math.expm1(abs(math.log(gated))))
+            if len(moved) >= sbcompare.VARIANT_MIN_POINTS:  # rule B's own minimum
+                hl = math.expm1(abs(sbcompare.shift_estimate([math.log(g) for _, g in moved])))
                 s["shift"] = max(s["shift"], hl)
-    return [band_row(gpu, pairing, family, variant, s["pairs"], s["moves"], s["shift"])
-            for (gpu, family, variant), s in sorted(
-                stats.items(), key=lambda kv: (kv[0][0], variant_order(kv[0][1:])))]
+    rows = []
+    for (gpu, family, variant), s in sorted(stats.items(),
+                                            key=lambda kv: (kv[0][0], variant_order(kv[0][1:]))):
+        # the margin is the variant's, from all its moves: a point of its own
+        # keeps the band its variant would have had, the others get theirs
+        little = sum(map(len, s["by_point"].values())) < MIN_POINTS or s["pairs"] < MIN_PAIRS
+        margin = LITTLE_DATA_MARGIN if little else MARGIN
+        own = own_points(s["by_point"])
+        rest = [m for point, moves in s["by_point"].items() if point not in own for m in moves]
+        rows.append(band_row(gpu, pairing, family, variant, s["pairs"], rest, s["shift"], margin))
+        rows += [band_row(gpu, pairing, family, variant, len(s["by_point"][point]),
+                          s["by_point"][point], s["shift"], margin, point) for point in own]
+    return rows
 
 
 def describe_pair(base, new):
@@ -210,17 +246,21 @@ def render(pairs_by_gpu):
               f"# point_band_pct = margin x worst_move_pct (rule A, floored at the gate's "
               f"threshold);\n# shift_band_pct = margin x worst_shift_pct (rule B, floored at "
               f"{sbcompare.VARIANT_SHIFT * 100:g}%); margin {MARGIN:g}, or "
-              f"{LITTLE_DATA_MARGIN:g} under {MIN_POINTS} points or {MIN_PAIRS} pairs.\n")
+              f"{LITTLE_DATA_MARGIN:g} under {MIN_POINTS} points or {MIN_PAIRS} pairs.\n"
+              "# point: empty for a variant's band; a point's axes for a band of its own "
+              f"(its worst move over {OWN_POINT_FACTOR:g}x\n# every other point's of its variant, "
+              "at most one point in ten; its variant's margin), the variant's measured without it,\n# and rule B leaves it out.\n")
     for gpu_dir, pairs in pairs_by_gpu:
         for pairing in sbcompare.PAIRINGS:
             if not pairs[pairing]:
                 out.write(f"# {rel(gpu_dir)}: {pairing}: no A/A pair\n")
             for base, new in pairs[pairing]:
                 out.write(f"# {rel(gpu_dir)}: {pairing}: {describe_pair(base, new)}\n")
-    out.write(",".join(sbcompare.BAND_COLUMNS) + "\n")
+    columns = [*sbcompare.BAND_COLUMNS, sbcompare.BAND_POINT_COLUMN]
+    out.write(",".join(columns) + "\n")
     for pairing in sbcompare.PAIRINGS:
         for row in table_rows([p for _, ps in pairs_by_gpu for p in ps[pairing]], pairing):
-            cells = [str(row[c]) for c in sbcompare.BAND_COLUMNS]
+            cells = [str(row[c]) for c in columns]
             out.write(",".join(f'"{c}"' if "," in c or '"' in c else c for c in cells) + "\n")
     return out.getvalue()
 
@@ -413,6 +453,8 @@ def band_table_rows(results):
     cells, order = {}, []
     for _, r in sbcompare._named_rows(os.path.join(results, "bands.csv"), sbcompare.BAND_COLUMNS,
                                       "band table"):
+        if r.get(sbcompare.BAND_POINT_COLUMN):
+            continue  # own_point_rows
         key = (r["gpu_name"], f"{r['family']}/{r['variant']}")
         point, shift = float(r["point_band_pct"]), float(r["shift_band_pct"])
         above = point > 5 or shift > sbcompare.VARIANT_SHIFT * 100
@@ -424,6 +466,16 @@ def band_table_rows(results):
     return [f"| {gpu} | `{name}` | "
             + " | ".join(cells[(gpu, name)].get(p, (False, "-"))[1] for p in sbcompare.PAIRINGS) + " |"
             for gpu, name in order if any(above for above, _ in cells[(gpu, name)].values())]
+
+
+def own_point_rows(results):
+    """The points with a band of their own (own_points), one row each."""
+    return [f"| {r['gpu_name']} | {r['pairing']} | `{r['family']}/{r['variant']}` "
+            f"| {r[sbcompare.BAND_POINT_COLUMN]} | {r['worst_move_pct']}% ({r['pairs']}) "
+            f"| {float(r['point_band_pct']):.1f}% |"
+            for _, r in sbcompare._named_rows(os.path.join(results, "bands.csv"),
+                                              sbcompare.BAND_COLUMNS, "band table")
+            if r.get(sbcompare.BAND_POINT_COLUMN)]
 
 
 def doc_block(results=RESULTS):
@@ -463,7 +515,12 @@ def doc_block(results=RESULTS):
            "listed is judged at the floors:", "",
            "| GPU | variant | " + " | ".join(f"`{p}`" for p in sbcompare.PAIRINGS) + " |",
            "| --- | --- | " + " | ".join("---" for _ in sbcompare.PAIRINGS) + " |",
-           *band_table_rows(results), ""]
+           *band_table_rows(results), "",
+           f"Points with a band of their own (a worst A/A move over {OWN_POINT_FACTOR:g}x that "
+           "of every other point of the variant, at most one point in ten): judged by it alone "
+           "(rule B leaves them out), their variant's band above measured without them:", "",
+           "| GPU | pairing | variant | point | worst move (A/A pairs) | rule A band |",
+           "| --- | --- | --- | --- | --- | --- |", *own_point_rows(results), ""]
     return "\n".join(out)
 
 

@@ -113,9 +113,15 @@ def test_check_fails_on_a_modified_copy(tmp_path):
 def test_every_band_is_its_margin_times_its_worst_move():
     rows = table_rows()
     assert rows
+    variant = {}  # the variant's rows: its own and its points of their own, one margin
     for r in rows:
+        variant.setdefault((r["gpu_name"], r["pairing"], r["family"], r["variant"]), []).append(r)
+    for r in rows:
+        group = variant[(r["gpu_name"], r["pairing"], r["family"], r["variant"])]
+        whole = next(g for g in group if not g.get(sbcompare.BAND_POINT_COLUMN))
         margin = float(r["margin"])
-        little = int(r["points"]) < bands.MIN_POINTS or int(r["pairs"]) < bands.MIN_PAIRS
+        little = (sum(int(g["points"]) for g in group) < bands.MIN_POINTS
+                  or int(whole["pairs"]) < bands.MIN_PAIRS)
         assert margin == (bands.LITTLE_DATA_MARGIN if little else bands.MARGIN), r
         assert float(r["point_band_pct"]) == pytest.approx(margin * float(r["worst_move_pct"]),
                                                            abs=0.011), r
@@ -277,7 +283,9 @@ def test_a_variant_without_data_in_its_pairing_borrows_its_widest_band(tmp_path)
             continue
         others = [b for (g, p, f, v), b in table.rows.items()
                   if (g, f, v) == (m.base["gpu_name"], *variant_of(m.base))]
-        assert m.band.point == max(b.point for b in others)
+        own = [b for (g, p, f, v, pt), b in table.points.items()
+               if (g, f, v, pt) == (m.base["gpu_name"], *variant_of(m.base), sbcompare.point_axes(m.base))]
+        assert m.band.point == max(b.point for b in others + own)
         borrowed += 1
     assert borrowed > 100
     assert "judged by their widest band measured elsewhere" in sbcompare.bands_line(cmp)
@@ -295,8 +303,11 @@ def ab_pair(ab_a):
 
 # The plant tests run on the newest pair of each proof (ab_16d0f95: leaseB,
 # as issue 36's criteria were first checked; ab_54fa7a1: the read flush's).
-AB_NEWEST = sorted({os.path.dirname(os.path.dirname(p)): p for p in AB_RUNS}.values())
-AB_IDS = [os.path.relpath(os.path.dirname(p), os.path.join(H100, "proofs")) for p in AB_NEWEST]
+# And the H200's (ab_e6f97b9, the first H200 A/A by A/B).
+AB_NEWEST = sorted({os.path.dirname(os.path.dirname(p)): p for p in AB_RUNS}.values()) + sorted(
+    glob.glob(os.path.join(ROOT, "results", "h200", "proofs", "ab_*", "*", "aa_gate_a.csv")))[-1:]
+AB_IDS = [os.path.relpath(os.path.dirname(p), os.path.join(ROOT, "results")).replace("/proofs", "")
+          for p in AB_NEWEST]
 
 
 @pytest.mark.parametrize("ab_a", AB_NEWEST, ids=AB_IDS)
@@ -326,15 +337,17 @@ def test_on_the_committed_ab_pair_a_uniform_3pct_on_any_one_variant_fails(tmp_pa
 
 @pytest.mark.parametrize("ab_a", AB_NEWEST, ids=AB_IDS)
 def test_on_the_committed_ab_pair_15pct_at_any_one_point_fails(tmp_path, ab_a):
-    """One point of each variant (its first), 15% slower: flagged, except in
-    the variants whose A/B point band is beyond 15% (BEYOND_15PCT)."""
+    """One point of each variant (its first that its variant's band judges:
+    a point with a band of its own is the 2x test's), 15% slower: flagged,
+    except in the variants whose A/B point band is beyond 15% (BEYOND_15PCT)."""
     ab_a, ab_b = ab_pair(ab_a)
     table = sbcompare.load_bands()
     rows = [r for r in sbcsv.read(ab_b) if r["status"] == "ok"]
+    name = rows[0]["gpu_name"]
     firsts = {}
     for r in rows:
-        firsts.setdefault(variant_of(r), r)
-    name = rows[0]["gpu_name"]
+        if (name, "ab", *variant_of(r), sbcompare.point_axes(r)) not in table.points:
+            firsts.setdefault(variant_of(r), r)
     beyond = {k for k in firsts if table.band(name, "ab", *k).point >= 0.14}
     assert beyond <= BEYOND_15PCT, beyond - BEYOND_15PCT
     beyond |= BEYOND_15PCT
@@ -483,3 +496,111 @@ def test_the_docs_block_is_what_the_committed_data_gives():
     p = subprocess.run([sys.executable, BANDS, "--doc", os.path.join(ROOT, "docs", "REGRESSIONS.md"),
                         "--check"], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
+
+
+# ------------------------------------------------------------ points of their own
+
+def test_own_points_takes_an_isolated_point_only():
+    """A point over 2x every other point's worst move, beyond what the floor
+    judges anyway, gets a band of its own; at most one point in ten (one in
+    a variant of 5-19 points, none under 5)."""
+    quiet = {f"p{i}": [0.01, 0.02] for i in range(9)}
+    assert bands.own_points({**quiet, "loud": [0.28, 0.26]}) == ["loud"]
+    assert bands.own_points({**quiet, "loud": [0.039]}) == []          # 1.95x: not isolated
+    assert bands.own_points({**quiet, "loud": [0.033]}) == []          # 1.5 x 3.3% under the 5% floor
+    assert bands.own_points({k: v for k, v in list(quiet.items())[:3]} | {"loud": [0.3]}) == []  # 4: no rule B
+    assert bands.own_points({k: v for k, v in list(quiet.items())[:4]} | {"loud": [0.3]}) == ["loud"]
+    two = {f"p{i}": [0.01] for i in range(18)} | {"a": [0.5], "b": [0.2]}
+    assert bands.own_points(two) == ["a", "b"]
+
+
+def test_a_point_of_its_own_on_fixtures(tmp_path):
+    """bands.py on an A/A-by-A/B fixture whose one scan/pingpong point moved
+    30% and the others 1%: that point gets a row of its own (its axes in the
+    point column, its variant's margin), the variant's row is measured
+    without it, and the gate judges each by its own."""
+    gpu = tmp_path / "h100-80gb-hbm3"
+    (gpu / "proofs" / "ab_x" / "lease1").mkdir(parents=True)
+    keep = lambda r: r["family"] == "scan"  # noqa: E731
+    rows = [r for r in sbcsv.read(LATEST) if keep(r) and r["status"] == "ok" and r["variant"] == "pingpong"]
+    assert len(rows) >= 10
+    loud, other = rows[0], rows[1]
+    shutil.copy(planted(tmp_path, "a.csv", keep=keep), gpu / "proofs" / "ab_x" / "lease1" / "aa_a.csv")
+    shutil.copy(planted(tmp_path, "b.csv", keep=keep, factors={("scan", "pingpong"): 1.01},
+                        points={loud["_line"]: 1.30}),
+                gpu / "proofs" / "ab_x" / "lease1" / "aa_b.csv")
+    (gpu / "proofs" / "ab_x" / "lease1" / "aa_ab.txt").write_text(
+        "retakes: a common point whose gated figure moved 2.5% or more\n")
+    shutil.copy(planted(tmp_path, "base.csv", keep=keep), gpu / "baseline.csv")
+    out = tmp_path / "bands.csv"
+    p = subprocess.run([sys.executable, BANDS, "--results", str(tmp_path), "--file", str(out)],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    ab = [r for r in table_rows(out) if r["pairing"] == "ab" and r["variant"] == "pingpong"]
+    whole = [r for r in ab if not r["point"]]
+    own = [r for r in ab if r["point"]]
+    assert len(whole) == 1 and len(own) == 1
+    assert own[0]["point"] == sbcompare.point_axes(loud)
+    assert float(own[0]["worst_move_pct"]) == pytest.approx(31.3, abs=0.05)  # 1.30 x 1.01
+    assert float(whole[0]["worst_move_pct"]) == pytest.approx(1.0, abs=0.05)
+    assert own[0]["margin"] == whole[0]["margin"] == "2"
+    table = sbcompare.load_bands(str(out))
+    name = loud["gpu_name"]
+    assert table.band(name, "ab", "scan", "pingpong", sbcompare.point_axes(loud)).point == pytest.approx(0.626, abs=1e-3)  # 2 x 31.3%
+    assert table.band(name, "ab", "scan", "pingpong", sbcompare.point_axes(other)).point == pytest.approx(0.02, abs=1e-3)
+    assert table.band(name, "ab", "scan", "pingpong").point == pytest.approx(0.02, abs=1e-3)
+
+
+H200_AB = os.path.join(ROOT, "results", "h200", "proofs", "ab_e6f97b9", "leaseB", "aa_gate_a.csv")
+
+
+def test_on_the_h200_ab_pair_the_noisy_point_alone_has_a_wide_band(tmp_path):
+    """The H200's A/A by A/B (ab_e6f97b9, lease B), read B -> A (side A had
+    the fast mode, so the point stands 22% faster): the multicast point with
+    a fast mode (1x2 cluster at 1024 x 1024 x 16384) is judged by a band of
+    its own; +15% at another point of its variant fails the gate, +15% at it
+    does not (its own A/A move was 28%), 2x at it does."""
+    b, a = ab_pair(H200_AB)
+    rows = [r for r in sbcsv.read(b) if r["status"] == "ok"
+            and variant_of(r) == ("gemm", "ws_tma_wgmma_multicast")]
+    noisy = next(r for r in rows if (r["m"], r["k"], r["tile"], r["cluster_shape"])
+                 == (1024, 16384, "64x128x64", "1x2"))
+    quiet = next(r for r in rows if r is not noisy)
+    table = sbcompare.load_bands()
+    band = table.band(noisy["gpu_name"], "ab", "gemm", "ws_tma_wgmma_multicast", sbcompare.point_axes(noisy))
+    assert band.source.endswith(sbcompare.OWN_POINT_WORDS) and band.point > 0.3
+    assert table.band(noisy["gpu_name"], "ab", "gemm", "ws_tma_wgmma_multicast").point < 0.05
+    for row, factor, flagged in ((quiet, 1.15, True), (noisy, 1.15, False), (noisy, 2.0, True)):
+        cmp = gate(a, planted(tmp_path, "b.csv", src=b, points={row["_line"]: factor}), interleaved=True)
+        assert [sbcsv.key(m.base) for m in cmp.regressions] == ([sbcsv.key(row)] if flagged else []), \
+            (row["cluster_shape"], factor)
+    assert "point(s) judged by a band of their own (" in sbcompare.bands_line(cmp)
+
+
+def test_a_table_without_the_point_column_still_loads_and_a_repeated_point_is_refused(tmp_path):
+    header = ",".join(sbcompare.BAND_COLUMNS)
+    row = "NVIDIA H100 80GB HBM3,chip,scan,pingpong,6,144,0.66,1.54,0.75,1.5,2.31,1.13"
+    old = tmp_path / "old.csv"
+    old.write_text(f"{header}\n{row}\n")
+    table = sbcompare.load_bands(str(old))
+    assert table.points == {} and table.own("NVIDIA H100 80GB HBM3", "chip", "scan", "pingpong")
+    dup = tmp_path / "dup.csv"
+    dup.write_text(f"{header},point\n{row},\n{row},n=1k\n{row},n=1k\n")
+    rc, out, err = run_compare("--gate", LATEST, LATEST, "--bands", dup)
+    assert rc == 2 and out == "" and len(err.splitlines()) == 1
+    assert "column 'point': scan/pingpong n=1k" in err and "again (line 3)" in err, err
+
+
+@pytest.mark.parametrize("ab_a", AB_NEWEST, ids=AB_IDS)
+def test_on_the_committed_ab_pair_a_2x_point_with_a_band_of_its_own_fails(tmp_path, ab_a):
+    """Every point with a band of its own (outside the host launch-rate
+    prices), made 2x slower on its own: flagged, and nothing else."""
+    ab_a, ab_b = ab_pair(ab_a)
+    table = sbcompare.load_bands()
+    rows = [r for r in sbcsv.read(ab_b) if r["status"] == "ok"]
+    own = [r for r in rows if variant_of(r) not in HOST_PRICES
+           and (r["gpu_name"], "ab", *variant_of(r), sbcompare.point_axes(r)) in table.points]
+    for row in own:
+        cmp = gate(ab_a, planted(tmp_path, "b.csv", src=ab_b, points={row["_line"]: 2.0}), interleaved=True)
+        assert [sbcsv.key(m.base) for m in cmp.regressions] == [sbcsv.key(row)], \
+            sbcompare.describe_point(row)

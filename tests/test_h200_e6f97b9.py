@@ -162,3 +162,29 @@ def test_the_fast_mode_figures():
     fast = [1 - lo / med for lo, _, med in t if lo < 62]
     assert len(fast) >= 9 and f"{min(fast) * 100:.0f}-{max(fast) * 100:.0f}% under its median" in FLAT
     assert "the first quartile is 75-76 us" in FLAT and all(75 <= q1 < 76 for _, q1, _ in t)
+
+
+def test_the_points_of_their_own_figures():
+    """docs/history.md's "Points with a band of their own": the bands.csv
+    figures it quotes."""
+    text = HISTORY[HISTORY.index("## Points with a band of their own"):]
+    flat = " ".join(text.split())
+    rows = list(csv.DictReader(line for line in open(os.path.join(ROOT, "results", "bands.csv"))
+                               if not line.startswith("#")))
+
+    def pick(gpu, pairing, variant, point):
+        return next(r for r in rows if (r["gpu_name"], r["pairing"], r["variant"]) == (gpu, pairing, variant)
+                    and bool(r["point"]) == point)
+    own = pick("NVIDIA H200", "ab", "ws_tma_wgmma_multicast", True)
+    rest = pick("NVIDIA H200", "ab", "ws_tma_wgmma_multicast", False)
+    assert "cluster_shape=1x2" in own["point"] and "m=1024 k=16384 tile=64x128x64" in own["point"]
+    assert (f"the multicast point {float(own['point_band_pct']):.1f}% of its own, the variant's other "
+            f"points at the floors ({rest['point_band_pct']}% measured)") in flat
+    assert float(rest["point_band_pct"]) < 5
+    assert f"every other point of the variant had moved at most {rest['worst_move_pct']}%" in flat
+    assert f"(the 1x2 point with a fast mode, {own['worst_move_pct']}% between the contexts)" in flat
+    own = pick("NVIDIA H100 80GB HBM3", "chip", "ws_mbarrier", True)
+    rest = pick("NVIDIA H100 80GB HBM3", "chip", "ws_mbarrier", False)
+    assert "m=1024 k=16384" in own["point"]
+    assert (f"point {float(own['point_band_pct']):.1f}% of its own, the variant's band "
+            f"{float(rest['point_band_pct']):.1f}%") in flat

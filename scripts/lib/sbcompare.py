@@ -117,6 +117,12 @@ BANDS_FILE = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.pat
 BAND_COLUMNS = ["gpu_name", "pairing", "family", "variant", "pairs", "points",
                 "median_move_pct", "worst_move_pct", "worst_shift_pct", "margin",
                 "point_band_pct", "shift_band_pct"]
+# Optional last column: empty for a variant's band; a point's axes
+# (point_axes) for a band of that point's own, which it is judged by instead
+# (scripts/bands.py gives one to a point that moved far more than every
+# other point of its variant in the A/A runs).
+BAND_POINT_COLUMN = "point"
+OWN_POINT_WORDS = ", the point's own band"  # the end of such a Band's source
 # The pairings a band is measured for, narrowest first (Band: the fallback
 # takes the widest of the others).
 PAIRINGS = ("ab", "same_chip", "chip")
@@ -265,9 +271,16 @@ def fmt_axis(value):
     return str(value)
 
 
-def describe_point(row):
-    axes = " ".join(f"{a}={fmt_axis(row.get(a))}" for a in axis_columns()
+def point_axes(row):
+    """A point's axes as one string ("stages=8 n=1024 ... cluster_shape=1x2"):
+    with family and variant, what names it (describe_point, a band of one
+    point's own in results/bands.csv)."""
+    return " ".join(f"{a}={fmt_axis(row.get(a))}" for a in axis_columns()
                     if row.get(a) is not None)
+
+
+def describe_point(row):
+    axes = point_axes(row)
     return f"{row['family']}/{row['variant']}" + (f" {axes}" if axes else "")
 
 
@@ -426,10 +439,11 @@ def variant_shift(log_ratios, shift=VARIANT_SHIFT, alpha=VARIANT_ALPHA):
 def apply_variant_rule(matches):
     """Rule B over matches, on each point's gated figure, each variant
     against its own shift band (verdicts set in place); points not judged
-    (power state differs, unjudged) take no part."""
+    (power state differs, unjudged) and points with a band of their own
+    (judged by it alone) take no part."""
     groups = {}
     for m in matches:
-        if not m.gated_out:
+        if not m.gated_out and not (m.band and m.band.source.endswith(OWN_POINT_WORDS)):
             groups.setdefault(by_variant(m), []).append(m)
     for group in groups.values():
         shift = group[0].shift_threshold
@@ -658,7 +672,7 @@ def match_of(b, n, threshold, cross_gpu=False, bands=None, pairing="chip", inter
     m.power_state = bool(column and not cross_gpu and clock and not clock_free
                          and abs(clock - 1) > POWER_STATE_LIMIT)
     if bands is not None and not cross_gpu:
-        m.band = bands.band(b["gpu_name"], pairing, b["family"], b["variant"])
+        m.band = bands.band(b["gpu_name"], pairing, b["family"], b["variant"], point_axes(b))
         m.unjudged = m.band is None
     if not m.gated_out:
         m.verdict = ("slower" if match_slower(m, m.point_threshold) else
@@ -778,17 +792,24 @@ def load_acceptances(path):
 @dataclass
 class Bands:
     """results/bands.csv: per GPU model, pairing and variant, the band its
-    committed A/A runs moved within (Band)."""
+    committed A/A runs moved within (Band); and the points with a band of
+    their own."""
     path: str
     rows: dict  # (gpu_name, pairing, family, variant) -> Band
+    points: dict = field(default_factory=dict)  # (gpu_name, pairing, family, variant, point_axes) -> Band
 
     def own(self, gpu_name, pairing, family, variant):
         return self.rows.get((gpu_name, pairing, family, variant))
 
-    def band(self, gpu_name, pairing, family, variant):
-        """The variant's band for this pairing; without data there, the
-        widest of its other pairings on this model, then of any pairing on
-        another model (the source says which); None: no A/A data anywhere."""
+    def band(self, gpu_name, pairing, family, variant, point=None):
+        """The band a point (point_axes; None: the variant's) is judged by in
+        this pairing: its own where it has one, else its variant's; without
+        data in this pairing, the widest of the variant's other pairings on
+        this model, then of any pairing on another model, and no narrower
+        than the point's own band there (the source says which); None: no
+        A/A data anywhere."""
+        if point is not None and (gpu_name, pairing, family, variant, point) in self.points:
+            return self.points[(gpu_name, pairing, family, variant, point)]
         own = self.own(gpu_name, pairing, family, variant)
         if own:
             return own
@@ -797,7 +818,9 @@ class Bands:
                       if (f, v) == (family, variant) and (g == gpu_name) == same_model]
             if others:
                 widest = max(others, key=lambda b: (b.point, b.shift))
-                return Band(widest.point, widest.shift,
+                own_points = [b.point for (g, _, f, v, pt), b in self.points.items()
+                              if (f, v, pt) == (family, variant, point) and (g == gpu_name) == same_model]
+                return Band(max([widest.point, *own_points]), widest.shift,
                             f"{widest.source}, for want of {PAIRING_WORDS[pairing]} data"
                             + ("" if same_model else f" on {gpu_name}"), widest.pairing)
         return None
@@ -821,7 +844,7 @@ def load_bands(path=BANDS_FILE):
     rows = _named_rows(path, BAND_COLUMNS, "band table",
                        read_hint=" (write it with: python3 scripts/bands.py)",
                        column_hint=" (a band table, scripts/bands.py)")
-    bands, seen = {}, {}
+    bands, points, seen = {}, {}, {}
     for number, row in rows:
         for column in ("gpu_name", "family", "variant"):
             if not row[column]:
@@ -837,16 +860,18 @@ def load_bands(path=BANDS_FILE):
             _band_number(path, number, column, row[column], float)
         point = _band_number(path, number, "point_band_pct", row["point_band_pct"], float)
         shift = _band_number(path, number, "shift_band_pct", row["shift_band_pct"], float)
-        k = (row["gpu_name"], row["pairing"], row["family"], row["variant"])
+        one = row.get(BAND_POINT_COLUMN, "")
+        k = (row["gpu_name"], row["pairing"], row["family"], row["variant"]) + ((one,) if one else ())
         if k in seen:
-            raise sbcsv.CsvError(f"{path}:{number}: column 'variant': {row['family']}/"
-                                 f"{row['variant']} for {row['gpu_name']}, {row['pairing']} "
-                                 f"again (line {seen[k]})")
+            raise sbcsv.CsvError(f"{path}:{number}: column '{'point' if one else 'variant'}': "
+                                 f"{row['family']}/{row['variant']}{' ' + one if one else ''} for "
+                                 f"{row['gpu_name']}, {row['pairing']} again (line {seen[k]})")
         seen[k] = number
-        bands[k] = Band(point / 100, shift / 100,
-                        f"{row['gpu_name']}, {PAIRING_WORDS[row['pairing']]}, {n} A/A pair(s)",
-                        row["pairing"])
-    return Bands(path=path, rows=bands)
+        (points if one else bands)[k] = Band(
+            point / 100, shift / 100,
+            f"{row['gpu_name']}, {PAIRING_WORDS[row['pairing']]}, {n} A/A pair(s)"
+            + (OWN_POINT_WORDS if one else ""), row["pairing"])
+    return Bands(path=path, rows=bands, points=points)
 
 
 def geomeans(matches, group, value=lambda m: m.ratio):
@@ -983,7 +1008,8 @@ def band_cell(m):
     """The band the point was judged by: rule A's threshold / rule B's shift."""
     if m.unjudged:
         return "none (no A/A data)"
-    return f"A {m.point_threshold * 100:.1f}% / B {m.shift_threshold * 100:.1f}%"
+    own = " (its own)" if m.band and m.band.source.endswith(OWN_POINT_WORDS) else ""
+    return f"A {m.point_threshold * 100:.1f}%{own} / B {m.shift_threshold * 100:.1f}%"
 
 
 def matches_table(cmp, matches, markdown, order="csv", compact=False):
@@ -1266,7 +1292,10 @@ def bands_line(cmp):
     if cmp.bands is None:
         return (f"{where}: no band table given, every point judged by the threshold "
                 f"({cmp.threshold * 100:g}%) and rule B's {VARIANT_SHIFT * 100:g}%")
-    judged = {by_variant(m): m.band for m in cmp.matches if m.band}
+    judged = {by_variant(m): m.band for m in cmp.matches
+              if m.band and not m.band.source.endswith(OWN_POINT_WORDS)}
+    own = [describe_point(m.base) for m in cmp.matches
+           if m.band and m.band.source.endswith(OWN_POINT_WORDS)]
     borrowed = sorted(f"{f}/{v}" for (f, v), b in judged.items() if b.pairing != cmp.pairing
                       or b.source.split(",")[0] != cmp.new.gpu_name)
     text = (f"{where}: every variant judged by its own {PAIRING_WORDS[cmp.pairing]} band "
@@ -1275,6 +1304,9 @@ def bands_line(cmp):
         text += (f"; {len(borrowed)} variant(s) without such data judged by their widest "
                  f"band measured elsewhere ({', '.join(borrowed[:8])}"
                  f"{', ...' if len(borrowed) > 8 else ''})")
+    if own:
+        text += (f"; {len(own)} point(s) judged by a band of their own ({', '.join(own[:4])}"
+                 f"{', ...' if len(own) > 4 else ''})")
     if cmp.unjudged:
         names = sorted({"/".join(by_variant(m)) for m in cmp.unjudged})
         text += (f"; {len(cmp.unjudged)} point(s) of {len(names)} variant(s) with no A/A data "
