@@ -62,7 +62,7 @@ H100 = os.path.join("results", "h100-80gb-hbm3")
 # (path relative to ROOT, label in the table)
 DATA = [
     (os.path.join(H100, "proofs", "round_075319f", "splits.csv"), "R"),
-    (os.path.join(H100, "proofs", "offsweep_4152772", "gemm.csv"), "O"),
+    (os.path.join(H100, "proofs", "offsweep_4152772", "gemm.csv.xz"), "O"),
     (os.path.join(H100, "proofs", "offsweep_2f31c13", "gemm.csv"), "A"),
     # the 62fd08f pair (two leases), the last whose default sweep ran both
     # tiles at every splits count at the K-heavy shapes

@@ -292,7 +292,7 @@ def test_the_answers_say_how_each_ceiling_ratio_is_read():
     assert "the median of the v c c v block ratios" in readme
 
 
-OFFSWEEP = [os.path.join(ROOT, "results", g, "proofs", "offsweep_edbf733", "gemm.csv")
+OFFSWEEP = [os.path.join(ROOT, "results", g, "proofs", "offsweep_edbf733", "gemm.csv.xz")
             for g in ("h100-80gb-hbm3", "h200")]
 
 
