@@ -19,7 +19,11 @@
 #        and persistent multicast kernels), one tile at a time at its stage
 #        counts, so the CSV holds no rows skipped by the stage rule
 #                                                             -> offsweep/gemm.csv
-# Budget: q < 30 s, p < 1 min, s about 2 min, f about 4 min, a and d < 10 min each: split
+#     g  the gate's A/A (issue 36's proof): scripts/ab.py with the carried
+#        binary on both sides, retakes on, over ^(reference|gemm|barrier|devscan)/;
+#        a flagged point fails the step (a change that does nothing)   -> aa/
+# Budget: q < 30 s, p < 1 min, s about 2 min, f about 4 min, g about 4.5 min,
+# a and d < 10 min each: split
 # them over device calls (one call may run 10 minutes).
 set -u
 C=${1:?usage: STEPS=... scripts/gpu_round.sh CARRY_DIR OUT_DIR}
@@ -121,5 +125,11 @@ $MN;^gemm/ws_tma_wgmma_pingpong_tma_store/;--tile 128x128x64 --stages 6 --warps 
 $MN;^gemm/ws_tma_wgmma_multicast_persistent_tma_store/;--tile 128x256x64 --stages 4 --warps 8 --cluster-shape 2x1
 EOF
   ran offsweep $s $((SECONDS - t)); tail -1 "$O/offsweep/gemm.log"
+fi
+if step g; then
+  t=$SECONDS
+  python3 scripts/ab.py --base A --new A2 --base-bin "$C/syncbench" --new-bin "$C/syncbench" \
+    --dir "$O/aa" -- --filter '^(reference|gemm|barrier|devscan)/' > "$O/aa.log" 2>&1
+  ran aa $? $((SECONDS - t)); tail -3 "$O/aa.log"
 fi
 exit $rc

@@ -1,7 +1,8 @@
 """scripts/gpu_round.sh step f, the off-sweep proof, with a fake binary that
 records its arguments: one CSV (--out, then --resume), every K-heavy square
 and M != N shape, each tile at the stage and warp counts the family runs it
-at (so no row is skipped by the stage rule), and a failing run fails the step."""
+at (so no row is skipped by the stage rule), and a failing run fails the step;
+and step g, the gate's A/A by A/B of the carried binary."""
 import os
 import subprocess
 
@@ -38,3 +39,33 @@ def test_step_f_runs_each_shape_and_tile_into_one_csv(tmp_path):
 def test_a_failing_run_fails_the_step(tmp_path):
     r, calls = step_f(tmp_path, exit_code=1)
     assert len(calls) == 6 and r.returncode == 1 and "gpu_round: offsweep: exit 1" in r.stdout
+
+
+def step_g(tmp_path, exit_code):
+    """Step g with a fake python3 first on PATH that records its arguments."""
+    carry, bin_dir = tmp_path / "carry", tmp_path / "bin"
+    carry.mkdir()
+    bin_dir.mkdir()
+    calls = tmp_path / "calls"
+    fake = bin_dir / "python3"
+    fake.write_text(f'#!/bin/sh\necho "$@" >> "{calls}"\nexit {exit_code}\n')
+    fake.chmod(0o755)
+    r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpu_round.sh"), str(carry),
+                        str(tmp_path / "out")], capture_output=True, text=True, cwd=ROOT,
+                       env=dict(os.environ, STEPS="g", PATH=f"{bin_dir}:{os.environ['PATH']}"),
+                       timeout=60)
+    return r, calls.read_text().splitlines(), carry
+
+
+def test_step_g_is_an_aa_by_ab_of_the_carried_binary_over_the_proof_filter(tmp_path):
+    r, calls, carry = step_g(tmp_path, 0)
+    assert r.returncode == 0 and "gpu_round: aa: exit 0" in r.stdout
+    assert len(calls) == 1
+    assert calls[0] == (f"scripts/ab.py --base A --new A2 --base-bin {carry}/syncbench "
+                        f"--new-bin {carry}/syncbench --dir {tmp_path}/out/aa -- "
+                        f"--filter ^(reference|gemm|barrier|devscan)/")
+
+
+def test_step_g_fails_when_the_aa_fails_the_gate(tmp_path):
+    r, calls, _ = step_g(tmp_path, 1)
+    assert r.returncode == 1 and "gpu_round: aa: exit 1" in r.stdout
