@@ -9,17 +9,29 @@ import subprocess
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def step_f(tmp_path, exit_code=0):
-    carry = tmp_path / "carry"
+def run_steps(tmp_path, steps, tool, exit_code, path_first=False):
+    """gpu_round.sh STEPS=steps with a fake `tool` (in the carry, or first on
+    PATH) that records its arguments and exits exit_code: (the run, its
+    calls, the carry)."""
+    carry, bin_dir = tmp_path / "carry", tmp_path / "bin"
     carry.mkdir()
+    bin_dir.mkdir()
     calls = tmp_path / "calls"
-    fake = carry / "syncbench"
+    fake = (bin_dir if path_first else carry) / tool
     fake.write_text(f'#!/bin/sh\necho "$@" >> "{calls}"\nexit {exit_code}\n')
     fake.chmod(0o755)
+    env = dict(os.environ, STEPS=steps)
+    if path_first:
+        env["PATH"] = f"{bin_dir}:{os.environ['PATH']}"
     r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpu_round.sh"), str(carry),
                         str(tmp_path / "out")], capture_output=True, text=True, cwd=ROOT,
-                       env=dict(os.environ, STEPS="f"), timeout=60)
-    return r, calls.read_text().splitlines()
+                       env=env, timeout=60)
+    return r, calls.read_text().splitlines(), carry
+
+
+def step_f(tmp_path, exit_code=0):
+    r, calls, _ = run_steps(tmp_path, "f", "syncbench", exit_code)
+    return r, calls
 
 
 def test_step_f_runs_each_shape_and_tile_into_one_csv(tmp_path):
@@ -42,19 +54,8 @@ def test_a_failing_run_fails_the_step(tmp_path):
 
 
 def step_g(tmp_path, exit_code):
-    """Step g with a fake python3 first on PATH that records its arguments."""
-    carry, bin_dir = tmp_path / "carry", tmp_path / "bin"
-    carry.mkdir()
-    bin_dir.mkdir()
-    calls = tmp_path / "calls"
-    fake = bin_dir / "python3"
-    fake.write_text(f'#!/bin/sh\necho "$@" >> "{calls}"\nexit {exit_code}\n')
-    fake.chmod(0o755)
-    r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpu_round.sh"), str(carry),
-                        str(tmp_path / "out")], capture_output=True, text=True, cwd=ROOT,
-                       env=dict(os.environ, STEPS="g", PATH=f"{bin_dir}:{os.environ['PATH']}"),
-                       timeout=60)
-    return r, calls.read_text().splitlines(), carry
+    """Step g with a fake python3 first on PATH."""
+    return run_steps(tmp_path, "g", "python3", exit_code, path_first=True)
 
 
 def test_step_g_is_an_aa_by_ab_of_the_carried_binary_over_the_proof_filter(tmp_path):
