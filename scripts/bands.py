@@ -17,7 +17,7 @@ compare, of one GPU model. Three pairings, as the gate tells them apart:
   chip       two runs of one clean commit on two chips of the model (two
              leases, two machines).
 The runs of the last two are each GPU directory's baseline.csv, latest.csv,
-history/*.csv, the BASE side of each A/A-by-A/B proof (aa_a.csv,
+history/*.csv (or .csv.xz), the BASE side of each A/A-by-A/B proof (aa_a.csv,
 aa_gate_a.csv: one sweep per lease) and a proof lease's plain default sweep
 (default.csv). Each pair is compared by scripts/sbcompare.py
 exactly as the gate compares two runs of that pairing (its matching, its
@@ -95,7 +95,7 @@ def gpu_runs(gpu_dir):
     aa_gate_a.csv) and each proof lease's plain default sweep (default.csv)."""
     paths = [os.path.join(gpu_dir, f) for f in ("baseline.csv", "latest.csv")]
     paths = [p for p in paths if os.path.exists(p)]
-    paths += sorted(glob.glob(os.path.join(gpu_dir, "history", "*.csv")))
+    paths += sbcsv.csv_files(os.path.join(gpu_dir, "history", "*.csv"))
     for name in ("aa_a.csv", "aa_gate_a.csv", "default.csv"):
         paths += sorted(glob.glob(os.path.join(gpu_dir, "proofs", "ab_*", "*", name)))
     return [sbcompare.load_run(p) for p in paths]
@@ -268,7 +268,7 @@ def render(pairs_by_gpu):
 def gpu_dirs(results):
     return sorted(d for d in glob.glob(os.path.join(results, "*"))
                   if os.path.isdir(d) and (os.path.exists(os.path.join(d, "baseline.csv"))
-                                           or glob.glob(os.path.join(d, "history", "*.csv"))))
+                                           or sbcsv.csv_files(os.path.join(d, "history", "*.csv"))))
 
 
 def compute(results):

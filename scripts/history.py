@@ -86,10 +86,11 @@ class Step:
 
 def committed_sources(results):
     """results/<gpu>/*.csv (the current pair) and results/<gpu>/history/*.csv
-    (earlier committed runs, kept byte for byte as they were committed)."""
+    (earlier committed runs, kept byte for byte as they were committed; the
+    older ones as .csv.xz)."""
     out = []
     paths = (glob.glob(os.path.join(results, "*", "*.csv"))
-             + glob.glob(os.path.join(results, "*", HISTORY_DIR, "*.csv")))
+             + sbcsv.csv_files(os.path.join(results, "*", HISTORY_DIR, "*.csv")))
     for path in sorted(paths):
         name = os.path.basename(path)
         if not any(fnmatch.fnmatch(name, pat) for pat in NOT_HISTORY):
@@ -98,11 +99,11 @@ def committed_sources(results):
 
 
 def expand(paths):
-    """CSV files, directories searched recursively for *.csv."""
+    """CSV files, directories searched recursively for *.csv (and *.csv.xz)."""
     out = []
     for p in paths:
         if os.path.isdir(p):
-            out += sorted(glob.glob(os.path.join(p, "**", "*.csv"), recursive=True))
+            out += sbcsv.csv_files(os.path.join(p, "**", "*.csv"))
         else:
             out.append(p)
     return out

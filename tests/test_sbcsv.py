@@ -250,3 +250,22 @@ def test_an_xz_compressed_csv_reads_as_the_csv(tmp_path):
     broken.write_bytes(raw)
     with pytest.raises(sbcsv.CsvError, match=r"broken\.csv\.xz: not a readable xz file"):
         sbcsv.read(str(broken))
+
+
+def test_csv_files_finds_a_pattern_plain_and_compressed(tmp_path):
+    """The committed history keeps its older runs as .csv.xz: csv_files
+    lists them beside the plain ones (recursively with **), sorted, once."""
+    (tmp_path / "h" / "deep").mkdir(parents=True)
+    for name in ("h/a.csv", "h/b.csv.xz", "h/deep/c.csv", "h/notes.txt", "h/d.csv.gz"):
+        (tmp_path / name).write_text("")
+    assert sbcsv.csv_files(str(tmp_path / "h" / "*.csv")) == [str(tmp_path / "h" / "a.csv"),
+                                                              str(tmp_path / "h" / "b.csv.xz")]
+    assert sbcsv.csv_files(str(tmp_path / "h" / "**" / "*.csv")) == [
+        str(tmp_path / "h" / "a.csv"), str(tmp_path / "h" / "b.csv.xz"), str(tmp_path / "h" / "deep" / "c.csv")]
+
+
+def test_the_bands_read_the_compressed_history():
+    """results/bands.csv's pairs include history runs committed as .csv.xz."""
+    header = [line for line in open(os.path.join(os.path.dirname(sbcsv.HEADER_SNAPSHOT), "bands.csv"))
+              if line.startswith("# results/")]
+    assert any("/history/" in line and ".csv.xz)" in line for line in header)

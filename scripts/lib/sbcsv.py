@@ -8,6 +8,7 @@ version does not know are kept as strings, so newer files stay readable.
 from __future__ import annotations
 
 import csv
+import glob
 import lzma
 import math
 import os
@@ -109,6 +110,12 @@ def _first_bad_column(header, record):
     if len(record) < len(header):
         return f"column '{header[len(record)]}' onward missing"
     return f"extra field(s) after column '{header[-1]}'"
+
+
+def csv_files(pattern):
+    """The files a glob pattern ending in .csv names, and their committed
+    .csv.xz forms (older runs are kept compressed: read() reads either)."""
+    return sorted(set(glob.glob(pattern, recursive=True)) | set(glob.glob(pattern + ".xz", recursive=True)))
 
 
 def read(path):
