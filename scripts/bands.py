@@ -22,8 +22,8 @@ aa_gate_a.csv: one sweep per lease) and a proof lease's plain default sweep
 (default.csv). Each pair is compared by scripts/sbcompare.py
 exactly as the gate compares two runs of that pairing (its matching, its
 gated figure: time, cycles, the paired ceiling ratio or the fastest
-sample), with no band table, so a move is what the gate would see. Points
-whose power state differs (not gated) are left out.
+sample), with no band table, so a move is what the gate would see; points
+whose power state differs too (the gate judges them).
 
 The band, per (model, pairing, variant), from its moves over every pair (a
 move: how far the gated figure went either way, exp(|log ratio|) - 1, so
@@ -154,12 +154,12 @@ def ab_pairs(gpu_dir):
 def pair_moves(base, new, interleaved=False):
     """{(family, variant): [(point_axes, gated figure)] per point} of one
     pair, as the gate sees it with no band table (interleaved: as it reads
-    an A/B run); points whose power state differs left out."""
+    an A/B run); points whose power state differs too, since the gate
+    judges them."""
     cmp = sbcompare.compare(base, new, interleaved=interleaved)
     out = {}
     for m in cmp.matches:
-        if not m.power_state:
-            out.setdefault(sbcompare.by_variant(m), []).append((sbcompare.point_axes(m.base), m.gated))
+        out.setdefault(sbcompare.by_variant(m), []).append((sbcompare.point_axes(m.base), m.gated))
     return out
 
 

@@ -80,7 +80,7 @@ class Step:
     change: float       # geomean of the gated figure's ratio, minus 1
     points: int
     flagged: int        # points the gate would have flagged slower
-    power_state: int    # points not gated: power state differs or lease-bound
+    unjudged: int       # points not gated: no A/A data for the variant
     accepted: int = 0   # flagged points an acceptance (--accept) covers
 
 

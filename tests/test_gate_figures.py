@@ -218,9 +218,11 @@ def test_paired_ratios_compare_only_when_read_the_same_way(tmp_path, base_schema
         assert warning is None
 
 
-def test_clock_move_beyond_the_limit_is_power_state_differs_not_a_verdict(tmp_path):
-    """On a schema-2 pair (cycles): a clock move beyond the limit is power
-    state differs; within it, cycles absorb it."""
+def test_clock_move_beyond_the_limit_is_listed_and_judged(tmp_path):
+    """On a schema-2 pair (cycles): a clock move beyond the limit is listed
+    as power state differs and judged all the same (cycles equal: no
+    verdict; 10% more cycles at one point: a regression); within it, cycles
+    absorb it."""
     header, rows = records()
     rows = [schema2(r) for r in rows]
     moved = []
@@ -237,10 +239,17 @@ def test_clock_move_beyond_the_limit_is_power_state_differs_not_a_verdict(tmp_pa
     ceiling_ok = keys(r for r in base.rows if r["family"] in CEILING_FAMILIES
                       and r["status"] == "ok")
     assert keys(m.base for m in cmp.power_state_differs) == ceiling_ok
-    assert all(m.verdict == "" for m in cmp.power_state_differs)
-    assert not any(m.base["family"] in CEILING_FAMILIES for m in cmp.regressions)
+    assert all(m.verdict == "" and not m.gated_out for m in cmp.power_state_differs)
+    assert all(sbcompare.verdict_cell(cmp, m) == "clock moved" for m in cmp.power_state_differs)
     # Other families are gated on time whatever the clock: unchanged, clean.
     assert cmp.regressions == [] and cmp.gate_failures() == 0
+    # A point of a ceiling family 10% slower beyond the clock's 8%: flagged.
+    victim = next(i for i, r in enumerate(moved) if r["family"] == GEMM and r["status"] == "ok")
+    worse = list(moved)
+    worse[victim] = slower(moved[victim], 1.10)
+    cmp = sbcompare.compare(base, run(write(tmp_path / "worse.csv", header, worse)))
+    assert keys(m.base for m in cmp.regressions) == keys(r for r in base.rows if r["_line"] == victim + 2)
+    assert sbcompare.verdict_cell(cmp, cmp.regressions[0]).endswith(", clock moved")
     # Within the limit (4%), the gemm rows are gated on cycles: equal, clean.
     small = [{**r, "sm_clock_mhz": f"{float(r['sm_clock_mhz']) * 0.96:.2f}"}
              if r["family"] in CEILING_FAMILIES and r["status"] == "ok" else r for r in rows]
@@ -254,11 +263,12 @@ def test_clock_move_beyond_the_limit_is_power_state_differs_not_a_verdict(tmp_pa
 @pytest.mark.parametrize("schema", ["5", "6"])
 def test_a_fastest_sample_ratio_stays_gated_when_the_clocks_differ(tmp_path, schema):
     """Clocks 8% lower on every row, ratios unchanged. Schema 5 (block
-    median): every paired point is power state differs. Schema 6: gemm's
-    ratio is read from the fastest samples, which the clock does not move
-    (measured, sbcompare.CLOCK_FREE_READINGS): its points stay gated, and a
-    3% loss of one variant there is still a regression; devscan (block
-    median) and the ceilings' own rows (cycles) are power state differs."""
+    median): every paired point is listed as power state differs. Schema 6:
+    gemm's ratio is read from the fastest samples, which the clock does not
+    move (measured, sbcompare.CLOCK_FREE_READINGS): its points are not even
+    listed; devscan (block median) and the ceilings' own rows (cycles) are.
+    Either way every point is judged: a 3% loss of one variant is a
+    regression."""
     header, rows = records()
     rows = [{**r, "schema_version": schema} for r in rows]
     lower = [{**r, "sm_clock_mhz": f"{float(r['sm_clock_mhz']) * 0.92:.2f}"}
@@ -275,13 +285,13 @@ def test_a_fastest_sample_ratio_stays_gated_when_the_clocks_differ(tmp_path, sch
     assert gemm_paired
     if schema == "5":
         assert differs == set(CEILING_FAMILIES)
-        assert all(m.power_state for m in gemm_paired) and cmp.regressions == []
+        assert all(m.power_state for m in gemm_paired)
     else:
         assert not any(m.power_state for m in gemm_paired)
         assert "devscan" in differs  # block median: the clock rule still holds
-        assert {m.base["variant"] for m in cmp.regressions} == {victim}
-        assert keys(m.base for m in cmp.regressions) == keys(
-            r for r in base.rows if (r["family"], r["variant"], r["status"]) == (GEMM, victim, "ok"))
+    assert {m.base["variant"] for m in cmp.regressions} == {victim}
+    assert keys(m.base for m in cmp.regressions) == keys(
+        r for r in base.rows if (r["family"], r["variant"], r["status"]) == (GEMM, victim, "ok"))
 
 
 # ------------------------------------------------------------ the PR comment

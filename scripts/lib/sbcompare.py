@@ -31,10 +31,11 @@ follow the GPU's power state, so the rules above do not read their time:
   - otherwise, and for the ceiling's own row: cycles, time x sm_clock_mhz
     (median and quartiles each multiplied by the row's clock);
   - either way, a point whose sm_clock_mhz differs between the two runs by
-    more than POWER_STATE_LIMIT is "power state differs": listed, neither a
-    pass nor a regression, and left out of rule B; except a paired ratio
-    read from the fastest samples on both sides (CLOCK_FREE_READINGS),
-    which moved no more at such points than at the others.
+    more than POWER_STATE_LIMIT is "power state differs": judged all the
+    same, by its band (the A/A runs' such points are in it), and listed;
+    a paired ratio read from the fastest samples on both sides
+    (CLOCK_FREE_READINGS) is not even listed: it moved no more at such
+    points than at the others.
 Every other row is gated on its time.
 
 Bands: every variant judged against its own measured noise. Rule A's
@@ -85,7 +86,8 @@ import sbvariants
 
 DEFAULT_THRESHOLD = 0.05
 # A ceiling-family point whose SM clock (sm_clock_mhz) moved by more than
-# this between the runs is not gated: "power state differs".
+# this between the runs is listed as "power state differs" (and judged all
+# the same: no point is left ungated for its clocks).
 POWER_STATE_LIMIT = 0.05
 # Paired-ratio readings that the clock over the samples does not move: on
 # six cross-lease pairs of four H100 runs (commits 5347b92, 361a70c), the
@@ -486,15 +488,15 @@ class Match:
     why: str = ""  # "point" (rule A) or "variant" (rule B)
     figure: str = "time"  # what it is gated on: FIGURES
     column: str | None = None  # the family's ceiling column, if it has one
-    power_state: bool = False  # SM clocks differ beyond POWER_STATE_LIMIT: not gated
+    power_state: bool = False  # SM clocks differ beyond POWER_STATE_LIMIT: listed, judged all the same
     band: Band | None = None  # the variant's band; None with a table: unjudged
     unjudged: bool = False  # no A/A data for its variant anywhere: listed, counted
     threshold: float = DEFAULT_THRESHOLD  # the gate's floor for rule A
 
     @property
     def gated_out(self):
-        """Listed, never a verdict: power state differs, or no A/A data."""
-        return self.power_state or self.unjudged
+        """Listed, never a verdict: no A/A data for its variant anywhere."""
+        return self.unjudged
 
     @property
     def point_threshold(self):
@@ -577,14 +579,15 @@ class Comparison:
 
     @property
     def power_state_differs(self):
-        """Ceiling-family points whose SM clocks differ beyond the limit."""
+        """Ceiling-family points whose SM clocks differ beyond the limit
+        (judged like every other point; listed)."""
         return [m for m in self.matches if m.power_state]
 
     @property
     def unjudged(self):
         """Points of variants with no A/A data anywhere (a new variant):
         listed and counted, not judged."""
-        return [m for m in self.matches if m.unjudged and not m.power_state]
+        return [m for m in self.matches if m.unjudged]
 
     @property
     def pairing(self):
@@ -978,18 +981,18 @@ def point_cells(row, axes):
 
 def verdict_cell(cmp, m):
     """SLOWER / faster, with the rule that said so (A: the point, B: its
-    variant); accepted for a slowdown an acceptance covers; power state
-    differs for a point not gated."""
-    if m.power_state:
-        return "power state differs"
+    variant); accepted for a slowdown an acceptance covers; "clock moved"
+    added where the power state differs (the point is judged all the same)."""
     if m.unjudged:
         return "unjudged (no A/A data)"
+    clock = "clock moved" if m.power_state else ""
     if not m.verdict:
-        return ""
+        return clock
     word = m.verdict.upper() if m.verdict == "slower" else m.verdict
     if m.verdict == "slower" and cmp.is_accepted(m.base):
         word = "accepted"
-    return f"{word} ({'A' if m.why == 'point' else 'B'})"
+    cell = f"{word} ({'A' if m.why == 'point' else 'B'})"
+    return f"{cell}, {clock}" if clock else cell
 
 
 def figure_cell(m):
@@ -1121,8 +1124,8 @@ def rule_text(cmp, markdown=False):
                if banded else "")
             + f". Families with a ceiling column are gated on the paired ratio (schema 3+, read "
             f"the same way on both sides) or "
-            f"on cycles (time x sm_clock_mhz), and not gated where the SM clock moved by more "
-            f"than {POWER_STATE_LIMIT * 100:g}% (power state differs)")
+            f"on cycles (time x sm_clock_mhz); a point whose SM clock moved by more than "
+            f"{POWER_STATE_LIMIT * 100:g}% is judged all the same, and listed (power state differs)")
 
 
 def header_block(cmp, markdown):
@@ -1319,8 +1322,8 @@ def figures_line(cmp):
     used = [f"{n} on {FIGURES[f]}" for f, n in counts.items() if n]
     text = f"{len(cmp.matches)} points compared: " + (", ".join(used) or "none gated")
     if cmp.power_state_differs:
-        text += (f"; {len(cmp.power_state_differs)} not gated: SM clock moved by more than "
-                 f"{POWER_STATE_LIMIT * 100:g}% (power state differs)")
+        text += (f"; {len(cmp.power_state_differs)} of them with the SM clock moved by more than "
+                 f"{POWER_STATE_LIMIT * 100:g}% (power state differs: judged all the same)")
     if cmp.unjudged:
         text += f"; {len(cmp.unjudged)} unjudged: no A/A data for their variant"
     return text
@@ -1392,7 +1395,7 @@ def _summary_parts(cmp, allow_missing, detail_name, detail_url, unmatched, liste
     section(title, [(r, None) for r in cmp.missing],
             lambda ps: status_table(cmp, ps, True, detail_chars=160, compact=True))
     section(f"### Power state differs: SM clock moved by more than {POWER_STATE_LIMIT * 100:g}% "
-            f"(not gated)", cmp.power_state_differs,
+            f"(judged all the same)", cmp.power_state_differs,
             lambda ms: matches_table(cmp, ms, True, compact=True))
     section("### Unjudged: no A/A data for the variant yet (scripts/bands.py)",
             sorted(cmp.unjudged, key=lambda m: -abs(math.log(m.gated))),
@@ -1446,7 +1449,7 @@ def render_gate_detail(cmp, allow_missing=False, unmatched=()):
     if cmp.missing:
         out += ["### Missing in new", "", status_table(cmp, [(r, None) for r in cmp.missing], True), ""]
     if cmp.power_state_differs:
-        out += ["### Power state differs (not gated)", "",
+        out += ["### Power state differs (judged all the same)", "",
                 matches_table(cmp, cmp.power_state_differs, True), ""]
     if cmp.unjudged:
         out += ["### Unjudged: no A/A data for the variant yet", "",
