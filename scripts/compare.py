@@ -207,7 +207,7 @@ def run_gate(cmp, args, acceptances):
     print(f"compare: gate {'FAILED' if failures else 'passed'}: {len(cmp.regressions)} "
           f"regression(s), {len(cmp.failing_broken)} broken, {len(cmp.missing)} missing "
           f"({'not counted' if args.allow_missing else 'counted'}), {len(cmp.accepted)} "
-          f"accepted, {len(cmp.power_state_differs)} power state differs, "
+          f"accepted, {len(cmp.power_state_differs)} power state differs (judged), "
           f"{len(cmp.unjudged)} unjudged ({'counted' if args.fail_unjudged else 'not counted'}) "
           f"({sbcompare.chips_word(cmp)}), over "
           f"{len(cmp.matches)} points ({cmp.new.path})", file=sys.stderr)

@@ -1241,7 +1241,7 @@ def gate_counts(cmp, allow_missing=False):
     if not allow_missing:
         parts.append(f"{len(cmp.missing)} missing point(s)")
     if cmp.power_state_differs:
-        parts.append(f"{len(cmp.power_state_differs)} power state differs")
+        parts.append(f"{len(cmp.power_state_differs)} power state differs (judged)")
     if cmp.unjudged:
         parts.append(f"{len(cmp.unjudged)} unjudged (no A/A data)")
     if cmp.accepted:
