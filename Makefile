@@ -81,7 +81,7 @@ DEVICE    ?= 0
 GBENCH_HDR := $(firstword $(wildcard /usr/include/benchmark/benchmark.h /usr/local/include/benchmark/benchmark.h))
 
 .PHONY: all bench bench-quick plots test test-c test-asan test-py test-resources test-experimental clean check-gbench venv lint-ci \
-        fuzz fuzz-build sanitize broken nowatchdog sass plain predecessors carry carry-ab
+        fuzz fuzz-build sanitize broken nowatchdog sass plain predecessors carry carry-ab carry-lean
 CANARY    := $(BUILD)/racecheck_canary
 all: $(BIN) $(CANARY)
 
@@ -142,11 +142,21 @@ carry: $(BIN) $(PLAIN) $(PREDECESSORS) $(CANARY)
 # xz) and libbenchmark, what scripts/gpu_round.sh steps q, d and f need (a
 # pair's lease, the off-sweep). The full .carry/ holds three binaries, more
 # than fits beside the tree in what the device tool carries (scripts/carry_fits.sh).
+# REV=<commit>: that commit's binary instead (built in a worktree,
+# build/rev/<sha12>, so its rows name that commit: a pair's second GPU at the
+# first's commit); BROKEN=1 adds the SB_BROKEN build (gpu_round step b).
+LEAN_SRC  = $(if $(REV),build/rev/$(shell git rev-parse --short=12 $(REV) 2>/dev/null),.)
 carry-lean:
-	$(MAKE) CUDA_ARCH=sm_90a BUILD=build/h build/h/syncbench
+	@if [ -n "$(REV)" ]; then sha=$$(git rev-parse --verify --quiet --short=12 "$(REV)^{commit}") || \
+	  { echo "carry-lean: REV=$(REV) is not a commit of this repository" >&2; exit 2; }; \
+	  [ -d build/rev/$$sha ] || git worktree add --detach build/rev/$$sha $$sha; fi
+	$(MAKE) -C $(LEAN_SRC) CUDA_ARCH=sm_90a BUILD=build/h build/h/syncbench
 	@rm -rf .carry_round && mkdir -p .carry_round/lib
-	strip -o .carry_round/syncbench build/h/syncbench && xz -9e -T0 .carry_round/syncbench
-	cp build/h/lib/* .carry_round/lib/
+	strip -o .carry_round/syncbench $(LEAN_SRC)/build/h/syncbench && xz -9e -T0 .carry_round/syncbench
+	cp $(LEAN_SRC)/build/h/lib/* .carry_round/lib/
+	@if [ "$(BROKEN)" = 1 ]; then $(MAKE) -C $(LEAN_SRC) SB_BROKEN=1 CUDA_ARCH=sm_90a BUILD=build/hb build/hb/syncbench && \
+	  mkdir -p .carry_round/broken && strip -o .carry_round/broken/syncbench $(LEAN_SRC)/build/hb/syncbench && \
+	  xz -9e -T0 .carry_round/broken/syncbench && ln -sf ../lib .carry_round/broken/lib; fi
 	@scripts/carry_fits.sh .carry_round
 
 # What an A/B proof round needs on a GPU machine (scripts/ab_proof.sh runs

@@ -33,3 +33,14 @@ def test_over_the_limit_is_exit_1_with_what_to_do(tmp_path):
 def test_a_missing_folder_is_exit_2(tmp_path):
     r = fits(tmp_path / "nothing")
     assert r.returncode == 2 and "no such file or folder" in r.stderr
+
+
+def test_carry_lean_refuses_a_rev_that_is_no_commit():
+    """make carry-lean REV=<commit> builds that commit in a worktree; a REV
+    that names no commit stops before anything is built or removed."""
+    before = os.path.exists(os.path.join(ROOT, ".carry_round"))
+    r = subprocess.run(["make", "--no-print-directory", "carry-lean", "REV=no-such-rev-0f0f"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=60)
+    assert r.returncode == 2
+    assert "carry-lean: REV=no-such-rev-0f0f is not a commit of this repository" in r.stderr
+    assert os.path.exists(os.path.join(ROOT, ".carry_round")) == before
