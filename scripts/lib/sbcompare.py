@@ -124,7 +124,6 @@ BAND_COLUMNS = ["gpu_name", "pairing", "family", "variant", "pairs", "points",
 # (scripts/bands.py gives one to a point that moved far more than every
 # other point of its variant in the A/A runs).
 BAND_POINT_COLUMN = "point"
-OWN_POINT_WORDS = ", the point's own band"  # the end of such a Band's source
 # The pairings a band is measured for, narrowest first (Band: the fallback
 # takes the widest of the others).
 PAIRINGS = ("ab", "same_chip", "chip")
@@ -441,11 +440,11 @@ def variant_shift(log_ratios, shift=VARIANT_SHIFT, alpha=VARIANT_ALPHA):
 def apply_variant_rule(matches):
     """Rule B over matches, on each point's gated figure, each variant
     against its own shift band (verdicts set in place); points not judged
-    (power state differs, unjudged) and points with a band of their own
-    (judged by it alone) take no part."""
+    (unjudged) and points with a band of their own (judged by it alone)
+    take no part."""
     groups = {}
     for m in matches:
-        if not m.gated_out and not (m.band and m.band.source.endswith(OWN_POINT_WORDS)):
+        if not m.gated_out and not (m.band and m.band.own):
             groups.setdefault(by_variant(m), []).append(m)
     for group in groups.values():
         shift = group[0].shift_threshold
@@ -477,6 +476,7 @@ class Band:
     shift: float
     source: str  # e.g. "NVIDIA H100 80GB HBM3, two chips, 6 A/A pairs"
     pairing: str = ""  # the pairing whose data it is (PAIRINGS)
+    own: bool = False  # one point's own band (BAND_POINT_COLUMN), not its variant's
 
 
 @dataclass
@@ -489,7 +489,7 @@ class Match:
     figure: str = "time"  # what it is gated on: FIGURES
     column: str | None = None  # the family's ceiling column, if it has one
     power_state: bool = False  # SM clocks differ beyond POWER_STATE_LIMIT: listed, judged all the same
-    band: Band | None = None  # the variant's band; None with a table: unjudged
+    band: Band | None = None  # its band (its variant's or its own); None with a table: unjudged
     unjudged: bool = False  # no A/A data for its variant anywhere: listed, counted
     threshold: float = DEFAULT_THRESHOLD  # the gate's floor for rule A
 
@@ -873,7 +873,7 @@ def load_bands(path=BANDS_FILE):
         (points if one else bands)[k] = Band(
             point / 100, shift / 100,
             f"{row['gpu_name']}, {PAIRING_WORDS[row['pairing']]}, {n} A/A pair(s)"
-            + (OWN_POINT_WORDS if one else ""), row["pairing"])
+            + (", the point's own band" if one else ""), row["pairing"], own=bool(one))
     return Bands(path=path, rows=bands, points=points)
 
 
@@ -1011,7 +1011,7 @@ def band_cell(m):
     """The band the point was judged by: rule A's threshold / rule B's shift."""
     if m.unjudged:
         return "none (no A/A data)"
-    own = " (its own)" if m.band and m.band.source.endswith(OWN_POINT_WORDS) else ""
+    own = " (its own)" if m.band and m.band.own else ""
     return f"A {m.point_threshold * 100:.1f}%{own} / B {m.shift_threshold * 100:.1f}%"
 
 
@@ -1296,9 +1296,9 @@ def bands_line(cmp):
         return (f"{where}: no band table given, every point judged by the threshold "
                 f"({cmp.threshold * 100:g}%) and rule B's {VARIANT_SHIFT * 100:g}%")
     judged = {by_variant(m): m.band for m in cmp.matches
-              if m.band and not m.band.source.endswith(OWN_POINT_WORDS)}
+              if m.band and not m.band.own}
     own = [describe_point(m.base) for m in cmp.matches
-           if m.band and m.band.source.endswith(OWN_POINT_WORDS)]
+           if m.band and m.band.own]
     borrowed = sorted(f"{f}/{v}" for (f, v), b in judged.items() if b.pairing != cmp.pairing
                       or b.source.split(",")[0] != cmp.new.gpu_name)
     text = (f"{where}: every variant judged by its own {PAIRING_WORDS[cmp.pairing]} band "
