@@ -75,10 +75,10 @@ MIN_POINTS = 20
 MIN_PAIRS = 2
 # A point of its own: a variant's point whose worst A/A move is over
 # OWN_POINT_FACTOR times that of every other point of the variant gets a
-# band of its own, and the variant's band is measured without it, and rule
-# B leaves it out; at most one point in ten of a variant (own_points). So one placement-ridden
-# point (a rare fast mode one context never gets) does not widen the band
-# of every other point of its variant.
+# band of its own (the gate judges it by that alone, rule B leaves it out)
+# and the variant's band is measured without it; at most one point in ten
+# of a variant (own_points). So one placement-ridden point (a rare fast
+# mode one context never gets) does not widen every other point's band.
 OWN_POINT_FACTOR = 2.0
 EXIT_OK, EXIT_STALE, EXIT_UNUSABLE = 0, 1, 2
 
@@ -459,7 +459,8 @@ def band_table_rows(results):
         point, shift = float(r["point_band_pct"]), float(r["shift_band_pct"])
         above = point > 5 or shift > sbcompare.VARIANT_SHIFT * 100
         if key not in cells:
-            cells[key], _ = {}, order.append(key)
+            cells[key] = {}
+            order.append(key)
         cells[key][r["pairing"]] = (above, (
             f"A {max(point, 5):.1f}% / B {max(shift, sbcompare.VARIANT_SHIFT * 100):.1f}%, "
             f"worst {r['worst_move_pct']}% ({r['pairs']})") if above else f"floors ({r['pairs']})")
