@@ -145,11 +145,11 @@ carry: $(BIN) $(PLAIN) $(PREDECESSORS) $(CANARY)
 # REV=<commit>: that commit's binary instead (built in a worktree,
 # build/rev/<sha12>, so its rows name that commit: a pair's second GPU at the
 # first's commit); BROKEN=1 adds the SB_BROKEN build (gpu_round step b).
-LEAN_SRC  = $(if $(REV),build/rev/$(shell git rev-parse --short=12 $(REV) 2>/dev/null),.)
+LEAN_SRC  = $(if $(REV),build/rev/$(shell git rev-parse --verify --quiet --short=12 "$(REV)^{commit}"),.)
 carry-lean:
-	@if [ -n "$(REV)" ]; then sha=$$(git rev-parse --verify --quiet --short=12 "$(REV)^{commit}") || \
+	@if [ -n "$(REV)" ]; then [ "$(LEAN_SRC)" != build/rev/ ] || \
 	  { echo "carry-lean: REV=$(REV) is not a commit of this repository" >&2; exit 2; }; \
-	  [ -d build/rev/$$sha ] || git worktree add --detach build/rev/$$sha $$sha; fi
+	  [ -d $(LEAN_SRC) ] || git worktree add --detach $(LEAN_SRC) "$(REV)"; fi
 	$(MAKE) -C $(LEAN_SRC) CUDA_ARCH=sm_90a BUILD=build/h build/h/syncbench
 	@rm -rf .carry_round && mkdir -p .carry_round/lib
 	strip -o .carry_round/syncbench $(LEAN_SRC)/build/h/syncbench && xz -9e -T0 .carry_round/syncbench

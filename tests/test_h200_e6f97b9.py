@@ -15,6 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
 import sbcompare  # noqa: E402
+from test_process_modes import best_by_shape, rows, span  # noqa: E402  (the same readings)
 
 H200 = os.path.join(ROOT, "results", "h200")
 PROOFS = os.path.join(H200, "proofs")
@@ -22,11 +23,6 @@ HISTORY = open(os.path.join(ROOT, "docs", "history.md"), encoding="utf-8").read(
 SECTION = HISTORY[HISTORY.index("## The H200 current, and its first A/A by A/B"):]
 SECTION = SECTION[:SECTION.find("\n## ", 1) if "\n## " in SECTION[1:] else len(SECTION)]
 FLAT = " ".join(SECTION.split())
-
-
-def rows(path):
-    with open(path, newline="") as f:
-        return [r for r in csv.DictReader(f) if r["status"] == "ok"]
 
 
 def best(run, m, k, n=None):
@@ -59,11 +55,7 @@ def test_the_pair_passes_its_own_gate_with_the_committed_bands():
 
 
 def test_the_off_sweep_figures():
-    best_of = {}
-    for r in rows(os.path.join(PROOFS, "offsweep_e6f97b9", "gemm.csv")):
-        if r["family"] == "gemm" and r["variant"] != "cublas":
-            key = (int(r["m"]), int(r["n"]), int(r["k"]))
-            best_of[key] = max(best_of.get(key, 0.0), float(r["pct_of_cublas"]))
+    best_of = best_by_shape(os.path.join(PROOFS, "offsweep_e6f97b9", "gemm.csv"))
     squares = {k: v for k, v in best_of.items() if k[0] == k[1]}
     under = sorted((k, v) for k, v in squares.items() if v < 90)
     assert len(squares) == 30 and f"{len(under)} of its 30 squares are under 90%" in FLAT
@@ -130,10 +122,6 @@ def test_the_aa_failed_with_the_bands_of_before():
         assert got, head
         counts.append(got.group(1))
     assert f"failed both ({counts[0]} and {counts[1]} points;" in FLAT
-
-
-def span(xs):
-    return f"{min(xs):.1f}-{max(xs):.1f}"
 
 
 @pytest.mark.parametrize("pattern,label", [
