@@ -789,6 +789,26 @@ SB_TEST(gemm_cluster_split_cut_and_its_auto) {
     }
 }
 
+/* splitk_reduce's reduction (gemm_schedule_math.h): slice groups double
+ * (up to 8, at most the slices) while the grid stays within one wave. */
+SB_TEST(gemm_reduce_groups_stay_within_a_wave) {
+  CHECK_EQ_INT(sb_gemm_reduce_groups(16, 16, 132), 8);   /* 128^2 at 64x128: 16 blocks -> 128 */
+  CHECK_EQ_INT(sb_gemm_reduce_groups(16, 2, 132), 2);    /* no more groups than slices */
+  CHECK_EQ_INT(sb_gemm_reduce_groups(16, 3, 132), 2);    /* a power of two */
+  CHECK_EQ_INT(sb_gemm_reduce_groups(64, 12, 132), 2);   /* 256^2: 128 blocks, not 256 */
+  CHECK_EQ_INT(sb_gemm_reduce_groups(72, 7, 132), 1);    /* 384^2: 144 blocks would be two waves */
+  CHECK_EQ_INT(sb_gemm_reduce_groups(1296, 3, 132), 1);  /* 1152^2 at 128x128 */
+  CHECK_EQ_INT(sb_gemm_reduce_groups(1, 1, 132), 1);     /* one slice: nothing to share */
+  for (long long blocks = 1; blocks <= 300; blocks += 7)
+    for (int splits = 1; splits <= 64; ++splits) {
+      const int g = sb_gemm_reduce_groups(blocks, splits, 132);
+      CHECK(g >= 1 && g <= SB_GEMM_REDUCE_MAX_GROUPS && (g & (g - 1)) == 0 && g <= splits);
+      CHECK(g == 1 || blocks * g <= 132);  /* one wave */
+      /* no larger count would do */
+      CHECK(2 * g > SB_GEMM_REDUCE_MAX_GROUPS || 2 * g > splits || blocks * 2 * g > 132);
+    }
+}
+
 /* The cut a splitk_cluster row ran is in its detail (gemm_derive, from
  * splits_used: no GPU needed, the epilogue profile is not armed). */
 SB_TEST(gemm_cluster_rows_say_their_cut) {

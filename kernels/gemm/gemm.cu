@@ -1055,15 +1055,26 @@ static cudaError_t gemm_streamk_setup(sb_launch *L, GemmParams *p, int bm, int b
 
 // The separate reduction after the GEMM kernel, as its PDL secondary:
 // splitk_reduce always (every tile), streamk when many blocks feed a tile
-// (p.sk_reduce: its stream-K tiles). One thread per float4 of a tile.
+// (p.sk_reduce: its stream-K tiles). p.reduce_groups threads per float4 of
+// a tile (streamk: one; splitk_reduce: sb_gemm_reduce_groups on this
+// device's SMs, read once a process).
+static int gemm_sm_count(void) {
+  static int sms = 0;
+  int dev = 0;
+  if (sms == 0 && (cudaGetDevice(&dev) != cudaSuccess ||
+                   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess))
+    sms = 1;  // unknown: one group (the launch itself reports a broken device)
+  return sms;
+}
 template <class T, bool StreamK, bool DropLast = false>
 static cudaError_t gemm_reduce_launch_tile(sb_launch *L, GemmParams &p) {
   const int tiles = (p.m / T::BM) * (p.n / T::BN);
   const int n = StreamK ? sb_gemm_sk_tiles(tiles, p.sk_grid_blocks) : tiles;
+  const long long blocks = (long long)n * (GemmWarpgroupMma<T>::TILE_V4 / SB_GEMM_REDUCE_THREADS);
+  p.reduce_groups = StreamK ? 1 : sb_gemm_reduce_groups(blocks, p.splits, gemm_sm_count());
   void *args[] = {&p};
-  return sb_pdl_launch((const void *)gemm_reduce_kernel<T, StreamK, DropLast>,
-                       (unsigned)n * (GemmWarpgroupMma<T>::TILE_V4 / SB_GEMM_REDUCE_THREADS), SB_GEMM_REDUCE_THREADS,
-                       L->stream, args);
+  return sb_pdl_launch((const void *)gemm_reduce_kernel<T, StreamK, DropLast>, (unsigned)(blocks * p.reduce_groups),
+                       SB_GEMM_REDUCE_THREADS, L->stream, args);
 }
 template <class V>
 static cudaError_t gemm_reduce_launch(sb_launch *L, GemmParams &p, int tile) {

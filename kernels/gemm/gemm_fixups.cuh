@@ -356,17 +356,20 @@ constexpr int gemm_reduce_unroll = SB_GEMM_REDUCE_UNROLL;  // #pragma unroll tak
 // no wait, no counter) and lets this kernel launch early
 // (griddepcontrol.launch_dependents); this kernel's griddepcontrol.wait is
 // the only synchronization: every block of the GEMM has completed and its
-// partials are visible (kernels/common/pdl.cuh). One thread per float4 of a tile in
-// save()'s order, the tile's contributors summed in block order (the same
-// order every launch: a deterministic sum), the result stored at the
-// fragment's place in C. Grid: tiles x (TILE_V4 / 256) blocks of 256.
+// partials are visible (kernels/common/pdl.cuh). One float4 of a tile in
+// save()'s order per p.reduce_groups threads (streamk: 1), each summing a
+// contiguous share of the tile's contributors in order, the shares then
+// added in group order through shared memory (the same order every
+// launch: a deterministic sum); the result stored at the fragment's place
+// in C. Grid: tiles x (TILE_V4 x groups / 256) blocks of 256.
 // DropLast: the broken build's planted bug (splitk_reduce_drops_a_slice):
 // the last slice is left out of the sum, so C is wrong at every point.
 template <class T, bool StreamK, bool DropLast = false>
 __device__ __forceinline__ void gemm_reduce_partials(const GemmParams &p) {
   using Math = GemmWarpgroupMma<T>;
-  constexpr int CHUNKS = Math::TILE_V4 / SB_GEMM_REDUCE_THREADS;
-  const int tile = blockIdx.x / CHUNKS, f = (blockIdx.x % CHUNKS) * SB_GEMM_REDUCE_THREADS + threadIdx.x;
+  const int groups = StreamK ? 1 : p.reduce_groups, per = SB_GEMM_REDUCE_THREADS / groups;
+  const int chunks = Math::TILE_V4 / per, group = threadIdx.x / per;
+  const int tile = blockIdx.x / chunks, f = (blockIdx.x % chunks) * per + threadIdx.x % per;
   const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK;
   sb_pdl_wait();  // the GEMM grid is complete and its partials visible
   const long long t0 = clock64();  // after the wait: the profile counts the sum, not the GEMM it waited for
@@ -387,10 +390,22 @@ __device__ __forceinline__ void gemm_reduce_partials(const GemmParams &p) {
       if (sb_gemm_sk_begin(sk_iters, sk_grid, d + 1) > b0) add(sb_gemm_sk_slot(d, b0 > lo));
     }
   } else {
+    const int slices = p.splits - (DropLast ? 1 : 0);
+    const int s0 = sb_gemm_slice_begin(slices, groups, group), s1 = sb_gemm_slice_begin(slices, groups, group + 1);
     // unrolled: the loads of 8 slices in flight at once, not one L2 round
     // trip per slice (the sum stays in slice order)
 #pragma unroll gemm_reduce_unroll
-    for (int s = 0; s < p.splits - (DropLast ? 1 : 0); ++s) add(s * tiles + tile);
+    for (int s = s0; s < s1; ++s) add(s * tiles + tile);
+    if (groups > 1) {  // block-uniform: every thread reaches the barrier
+      __shared__ float4 share[SB_GEMM_REDUCE_THREADS];
+      share[threadIdx.x] = v;
+      __syncthreads();
+      if (group != 0) return;
+      for (int g = 1; g < groups; ++g) {
+        const float4 w = share[g * per + threadIdx.x];
+        v.x += w.x, v.y += w.y, v.z += w.z, v.w += w.w;
+      }
+    }
   }
   int m0, n0;
   gemm_tile_origin<T>(p, tile, &m0, &n0);

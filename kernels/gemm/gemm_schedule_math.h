@@ -138,6 +138,25 @@ static inline SB_GEMM_HD int sb_gemm_coop_auto_splits(int tiles, int kts, int sm
   return sb_gemm_argmin_splits(tiles, kts, sm_count, SB_GEMM_COOP_AUTO_MAX_SPLITS, SB_GEMM_COMBINE_COOPERATIVE);
 }
 
+/* splitk_reduce's separate reduction (gemm_fixups.cuh, gemm_reduce_partials):
+ * a block of SB_GEMM_REDUCE_THREADS sums (threads / groups) float4s of one
+ * tile, `groups` threads a float4, each over its contiguous share of the
+ * slices, the shares then added in slice order through shared memory. With
+ * one group a float4 a one-tile output (128^2) runs 16 blocks, 16-32
+ * slices' loads each, on 16 SMs; cuBLAS's reduction there runs 32 blocks of
+ * 512 threads (one thread a float of C). The count: groups double (up to 8,
+ * and the slices) while the grid stays within one block an SM. Measured
+ * against one group (H200, one A/B; docs/history.md): 8 groups at 128^2 x
+ * 16k-64k, 24-32 slices, 4.5-10.8% faster, the same at 8-16 slices; 4
+ * groups at 256^2 (256 blocks) and 2 at 384^2 (144) up to 8.6% slower at
+ * 7-12 slices, hence the cap at one wave. */
+#define SB_GEMM_REDUCE_MAX_GROUPS 8
+static inline SB_GEMM_HD int sb_gemm_reduce_groups(long long blocks, int splits, int sm_count) {
+  int g = 1;
+  while (2 * g <= SB_GEMM_REDUCE_MAX_GROUPS && 2 * g <= splits && blocks * 2 * g <= sm_count) g *= 2;
+  return g;
+}
+
 /* splitk_cluster (kernels/gemm/gemm_schedulers.cuh, GemmClusterEpi): the blocks
  * of one tile's K slices in clusters of C CTAs that sum their partials in
  * distributed shared memory; C = the largest power of two up to 8 (the
