@@ -789,24 +789,41 @@ SB_TEST(gemm_cluster_split_cut_and_its_auto) {
     }
 }
 
-/* splitk_reduce's reduction (gemm_schedule_math.h): slice groups double
- * (up to 8, at most the slices) while the grid stays within one wave. */
-SB_TEST(gemm_reduce_groups_stay_within_a_wave) {
+/* splitk_reduce's reduction (gemm_schedule_math.h): 8 slice groups (at
+ * most the slices, a power of two) where 8 times the one-group grid fits in
+ * one wave, else 1; and its splits=auto, the model with the combining term
+ * shared by the groups. */
+SB_TEST(gemm_reduce_groups_and_their_auto) {
   CHECK_EQ_INT(sb_gemm_reduce_groups(16, 16, 132), 8);   /* 128^2 at 64x128: 16 blocks -> 128 */
   CHECK_EQ_INT(sb_gemm_reduce_groups(16, 2, 132), 2);    /* no more groups than slices */
   CHECK_EQ_INT(sb_gemm_reduce_groups(16, 3, 132), 2);    /* a power of two */
-  CHECK_EQ_INT(sb_gemm_reduce_groups(64, 12, 132), 2);   /* 256^2: 128 blocks, not 256 */
-  CHECK_EQ_INT(sb_gemm_reduce_groups(72, 7, 132), 1);    /* 384^2: 144 blocks would be two waves */
+  CHECK_EQ_INT(sb_gemm_reduce_groups(17, 16, 132), 1);   /* 136 blocks: two waves */
+  CHECK_EQ_INT(sb_gemm_reduce_groups(64, 12, 132), 1);   /* 256^2: measured slower with 2 or 4 */
   CHECK_EQ_INT(sb_gemm_reduce_groups(1296, 3, 132), 1);  /* 1152^2 at 128x128 */
   CHECK_EQ_INT(sb_gemm_reduce_groups(1, 1, 132), 1);     /* one slice: nothing to share */
   for (long long blocks = 1; blocks <= 300; blocks += 7)
     for (int splits = 1; splits <= 64; ++splits) {
       const int g = sb_gemm_reduce_groups(blocks, splits, 132);
       CHECK(g >= 1 && g <= SB_GEMM_REDUCE_MAX_GROUPS && (g & (g - 1)) == 0 && g <= splits);
-      CHECK(g == 1 || blocks * g <= 132);  /* one wave */
-      /* no larger count would do */
-      CHECK(2 * g > SB_GEMM_REDUCE_MAX_GROUPS || 2 * g > splits || blocks * 2 * g > 132);
+      CHECK(g == 1 || blocks * SB_GEMM_REDUCE_MAX_GROUPS <= 132); /* one wave at the most groups */
+      CHECK(g == 1 || 2 * g > splits || g == SB_GEMM_REDUCE_MAX_GROUPS);
     }
+  /* blocks a tile: 64x128 8, 128x128 16, 128x256 32 (BM BN / 1024) */
+  CHECK_EQ_INT(sb_gemm_reduce_auto_splits(2, 16384 / 64, 132, 8), 32);  /* the plain model: 26 */
+  CHECK_EQ_INT(sb_gemm_auto_splits(2, 16384 / 64, 132), 26);
+  CHECK_EQ_INT(sb_gemm_reduce_auto_splits(2, 65536 / 64, 132, 8), 32);
+  CHECK_EQ_INT(sb_gemm_reduce_auto_splits(1, 16384 / 64, 132, 16), 32); /* 128^2 at 128x128 */
+  /* where the reduction runs one group, the plain model's count */
+  for (int tiles = 1; tiles <= 200; tiles += 3)
+    for (int kts = 1; kts <= 2048; kts = kts * 3 / 2 + 1)
+      for (int bpt = 8; bpt <= 32; bpt *= 2) {
+        const int s = sb_gemm_reduce_auto_splits(tiles, kts, 132, bpt);
+        CHECK(s >= 1 && (s == 1 || s <= kts / SB_GEMM_AUTO_MIN_SLICE_KTS) && s <= SB_GEMM_AUTO_MAX_SPLITS);
+        if ((long long)tiles * bpt * SB_GEMM_REDUCE_MAX_GROUPS > 132)
+          CHECK_EQ_INT(s, sb_gemm_auto_splits(tiles, kts, 132));
+        else
+          CHECK(s >= sb_gemm_auto_splits(tiles, kts, 132)); /* a cheaper combining: never fewer slices */
+      }
 }
 
 /* The cut a splitk_cluster row ran is in its detail (gemm_derive, from

@@ -1007,7 +1007,10 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
       L->splits_used = want != SB_AXIS_AUTO            ? (int)want
                        : GemmClusterSplit<V>::value ? sb_gemm_cluster_auto_splits((int)tiles, kts, sms)
                        : GemmCooperative<V>::value  ? sb_gemm_coop_auto_splits((int)tiles, kts, sms)
-                                                    : sb_gemm_auto_splits((int)tiles, kts, sms);
+                       : GemmReduces<V>::value
+                           ? sb_gemm_reduce_auto_splits((int)tiles, kts, sms,
+                                                        (int)((long long)p->m * p->n / tiles / 4 / SB_GEMM_REDUCE_THREADS))
+                           : sb_gemm_auto_splits((int)tiles, kts, sms);
     }
     p->splits = L->splits_used;
     s->grid = tiles * p->splits;

@@ -343,9 +343,7 @@ __device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math
 // Diagnostic switches (-D at build time): 64 or 128 threads a block and
 // 16 loads in flight measured within 0.3 us of the defaults at 128^2 and
 // 256^2 x 8k-64k (H100, 69bb694; docs/gemm.md, "Three ways to combine").
-#ifndef SB_GEMM_REDUCE_THREADS
-#define SB_GEMM_REDUCE_THREADS 256
-#endif
+// (SB_GEMM_REDUCE_THREADS: gemm_schedule_math.h, whose splits=auto reads it.)
 #ifndef SB_GEMM_REDUCE_UNROLL
 #define SB_GEMM_REDUCE_UNROLL 8
 #endif

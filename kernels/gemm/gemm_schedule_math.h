@@ -141,20 +141,45 @@ static inline SB_GEMM_HD int sb_gemm_coop_auto_splits(int tiles, int kts, int sm
 /* splitk_reduce's separate reduction (gemm_fixups.cuh, gemm_reduce_partials):
  * a block of SB_GEMM_REDUCE_THREADS sums (threads / groups) float4s of one
  * tile, `groups` threads a float4, each over its contiguous share of the
- * slices, the shares then added in slice order through shared memory. With
- * one group a float4 a one-tile output (128^2) runs 16 blocks, 16-32
- * slices' loads each, on 16 SMs; cuBLAS's reduction there runs 32 blocks of
- * 512 threads (one thread a float of C). The count: groups double (up to 8,
- * and the slices) while the grid stays within one block an SM. Measured
- * against one group (H200, one A/B; docs/history.md): 8 groups at 128^2 x
- * 16k-64k, 24-32 slices, 4.5-10.8% faster, the same at 8-16 slices; 4
- * groups at 256^2 (256 blocks) and 2 at 384^2 (144) up to 8.6% slower at
- * 7-12 slices, hence the cap at one wave. */
+ * slices, the shares then added in slice order through shared memory.
+ * With one group a float4 a one-tile output (128^2) runs 16 blocks, 16-32
+ * slices' loads each, on 16 SMs; cuBLAS's reduction there runs 32 blocks
+ * of 512 threads (one thread a float of C). The count: 8 groups (at most
+ * the slices, a power of two) where 8 times the one-group grid fits in one
+ * wave, else 1. Measured against one group (H200, A/B; docs/history.md):
+ * 8 groups at 128^2 x 16k-64k 6.6-11.8% faster at 24-32 slices, within 2%
+ * at 8-16; 2 or 4 groups at 256^2 (64 blocks) up to 9.4% slower at 8-13
+ * slices, and 2 at 384^2 (72 blocks) 3.5-8.5% slower at 7. */
 #define SB_GEMM_REDUCE_MAX_GROUPS 8
 static inline SB_GEMM_HD int sb_gemm_reduce_groups(long long blocks, int splits, int sm_count) {
+  if (blocks * SB_GEMM_REDUCE_MAX_GROUPS > sm_count) return 1;
   int g = 1;
-  while (2 * g <= SB_GEMM_REDUCE_MAX_GROUPS && 2 * g <= splits && blocks * 2 * g <= sm_count) g *= 2;
+  while (2 * g <= SB_GEMM_REDUCE_MAX_GROUPS && 2 * g <= splits) g *= 2;
   return g;
+}
+/* splitk_reduce's splits=auto: sb_gemm_auto_splits's model with the
+ * combining term divided by the reduction's groups (the partials read on
+ * that many times the SMs); blocks_per_tile = the one-group reduction
+ * blocks a tile (BM BN / 4 / SB_GEMM_REDUCE_THREADS). Where the reduction
+ * runs one group, the same count as sb_gemm_auto_splits. At 128^2 x 16k
+ * (2 tiles of 64x128): 32 slices, where the model without groups says 26
+ * (H200, 1e06a2e: 90.4 against 87.7% of cuBLAS). */
+#ifndef SB_GEMM_REDUCE_THREADS
+#define SB_GEMM_REDUCE_THREADS 256
+#endif
+static inline SB_GEMM_HD int sb_gemm_reduce_auto_splits(int tiles, int kts, int sm_count, int blocks_per_tile) {
+  if (tiles < 1 || kts < 1 || sm_count < 1) return 1;
+  int cap = kts / SB_GEMM_AUTO_MIN_SLICE_KTS;
+  if (cap > SB_GEMM_AUTO_MAX_SPLITS) cap = SB_GEMM_AUTO_MAX_SPLITS;
+  int best = 1;
+  unsigned long long best_cost = 0;
+  for (int s = 1; s <= cap || s == 1; ++s) {
+    const int g = sb_gemm_reduce_groups((long long)tiles * blocks_per_tile, s, sm_count);
+    const unsigned long long c = sb_gemm_auto_walk(tiles, kts, sm_count, s) +
+                                 sb_gemm_auto_combine((unsigned long long)tiles * (unsigned long long)s) / (unsigned)g;
+    if (s == 1 || c < best_cost) best = s, best_cost = c;
+  }
+  return best;
 }
 
 /* splitk_cluster (kernels/gemm/gemm_schedulers.cuh, GemmClusterEpi): the blocks
