@@ -365,9 +365,9 @@ using GemmSplitKCluster = GemmSplitKClusterT<true>;
 
 // The separate reduction kernel of splitk_reduce and of streamk when many
 // blocks feed a tile (p.sk_reduce): gemm_fixups.cuh.
-template <class T, bool StreamK, bool DropLast = false>
+template <class T, bool StreamK, bool DropLast = false, bool Grouped = false>
 __global__ void __launch_bounds__(SB_GEMM_REDUCE_THREADS) gemm_reduce_kernel(const __grid_constant__ GemmParams p) {
-  gemm_reduce_partials<T, StreamK, DropLast>(p);
+  gemm_reduce_partials<T, StreamK, DropLast, Grouped>(p);
 }
 
 // Stream-K (the schedule: gemm_schedulers.cuh; the fix-up: gemm_fixups.cuh): one ring over
@@ -1076,8 +1076,10 @@ static cudaError_t gemm_reduce_launch_tile(sb_launch *L, GemmParams &p) {
   const long long blocks = (long long)n * (GemmWarpgroupMma<T>::TILE_V4 / SB_GEMM_REDUCE_THREADS);
   p.reduce_groups = StreamK ? 1 : sb_gemm_reduce_groups(blocks, p.splits, gemm_sm_count());
   void *args[] = {&p};
-  return sb_pdl_launch((const void *)gemm_reduce_kernel<T, StreamK, DropLast>, (unsigned)(blocks * p.reduce_groups),
-                       SB_GEMM_REDUCE_THREADS, L->stream, args);
+  const void *kernel = (const void *)gemm_reduce_kernel<T, StreamK, DropLast>;
+  if constexpr (!StreamK)
+    if (p.reduce_groups > 1) kernel = (const void *)gemm_reduce_kernel<T, StreamK, DropLast, true>;
+  return sb_pdl_launch(kernel, (unsigned)(blocks * p.reduce_groups), SB_GEMM_REDUCE_THREADS, L->stream, args);
 }
 template <class V>
 static cudaError_t gemm_reduce_launch(sb_launch *L, GemmParams &p, int tile) {

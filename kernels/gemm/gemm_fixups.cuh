@@ -360,12 +360,16 @@ constexpr int gemm_reduce_unroll = SB_GEMM_REDUCE_UNROLL;  // #pragma unroll tak
 // added in group order through shared memory (the same order every
 // launch: a deterministic sum); the result stored at the fragment's place
 // in C. Grid: tiles x (TILE_V4 x groups / 256) blocks of 256.
+// Grouped: the kernel for p.reduce_groups > 1; with one group a float4 the
+// other, which has no shared memory (the grouped kernel's, unused, made the
+// one-group reduction 3.5-4.9% slower at 256^2 x 16k-64k: H200, A/B).
 // DropLast: the broken build's planted bug (splitk_reduce_drops_a_slice):
 // the last slice is left out of the sum, so C is wrong at every point.
-template <class T, bool StreamK, bool DropLast = false>
+template <class T, bool StreamK, bool DropLast = false, bool Grouped = false>
 __device__ __forceinline__ void gemm_reduce_partials(const GemmParams &p) {
   using Math = GemmWarpgroupMma<T>;
-  const int groups = StreamK ? 1 : p.reduce_groups, per = SB_GEMM_REDUCE_THREADS / groups;
+  static_assert(!(StreamK && Grouped), "stream-K's reduction runs one group");
+  const int groups = Grouped ? p.reduce_groups : 1, per = SB_GEMM_REDUCE_THREADS / groups;
   const int chunks = Math::TILE_V4 / per, group = threadIdx.x / per;
   const int tile = blockIdx.x / chunks, f = (blockIdx.x % chunks) * per + threadIdx.x % per;
   const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK;
@@ -394,7 +398,7 @@ __device__ __forceinline__ void gemm_reduce_partials(const GemmParams &p) {
     // trip per slice (the sum stays in slice order)
 #pragma unroll gemm_reduce_unroll
     for (int s = s0; s < s1; ++s) add(s * tiles + tile);
-    if (groups > 1) {  // block-uniform: every thread reaches the barrier
+    if constexpr (Grouped) {  // block-uniform: every thread reaches the barrier
       __shared__ float4 share[SB_GEMM_REDUCE_THREADS];
       share[threadIdx.x] = v;
       __syncthreads();

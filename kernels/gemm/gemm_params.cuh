@@ -28,7 +28,6 @@ struct alignas(128) GemmParams {
   int sk_grid_blocks; // streamk: its persistent grid (the separate reduction's schedule)
   int sk_reduce;      // streamk: split tiles summed by the separate reduction kernel (1), or
                       // finished in the kernel by their last k-piece (0): sb_gemm_sk_separate
-  int reduce_groups;  // splitk_reduce's reduction kernel: threads a float4 (sb_gemm_reduce_groups)
   // The validating (bounded) twin of the ws_tma-based variants only, NULL
   // in every timed launch: [0] += SM cycles thread 0 spent in epilogues
   // (stores, and for the split variants the waits, workspace traffic and
@@ -43,6 +42,9 @@ struct alignas(128) GemmParams {
   // from (epoch - 1) n to epoch x n (gemm_schedulers.cuh, launch
   // numbering). After map_c, as map_c is.
   unsigned epoch;
+  // splitk_reduce's reduction kernel: threads a float4 (sb_gemm_reduce_groups).
+  // Last, for the same reason.
+  int reduce_groups;
 };
 
 // Thread 0's cycles since t0 into prof[slot]: the bounded twin's epilogue
