@@ -1304,7 +1304,8 @@ static const sb_variant gemm_rows[] = {
      "reduces in the same kernel; the counters count launches, no memset"),
     gemm_row<GemmSplitKReduce>("splitk_reduce",
      "ws_tma_wgmma over K/splits; fp32 partials to a workspace, no counter, no wait; a second kernel "
-     "(PDL secondary, griddepcontrol.wait) sums the slices, one thread per float4 (cuBLASLt's separate reduction)"),
+     "(PDL secondary, griddepcontrol.wait) sums the slices, one thread per float4 (cuBLASLt's separate reduction); "
+     "8 threads a float4 where the tiles are few, each over a share of the slices, summed in shared memory"),
     gemm_row<GemmSplitKCoop>("splitk_cooperative",
      "ws_tma_wgmma over K/splits on a cooperative grid (every block resident): fp32 partials to a workspace, "
      "atom.acq_rel.gpu arrival, each slice spins (ld.acquire.gpu) until all slices of its tile arrived, then sums "

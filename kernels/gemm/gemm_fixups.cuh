@@ -369,9 +369,15 @@ template <class T, bool StreamK, bool DropLast = false, bool Grouped = false>
 __device__ __forceinline__ void gemm_reduce_partials(const GemmParams &p) {
   using Math = GemmWarpgroupMma<T>;
   static_assert(!(StreamK && Grouped), "stream-K's reduction runs one group");
+  // One group: a thread a float4, CHUNKS blocks a tile (the plain kernel's
+  // index math, kept as it was); grouped: per float4s a block, each by
+  // `groups` threads (group: which share of the slices).
+  constexpr int CHUNKS = Math::TILE_V4 / SB_GEMM_REDUCE_THREADS;
   const int groups = Grouped ? p.reduce_groups : 1, per = SB_GEMM_REDUCE_THREADS / groups;
   const int chunks = Math::TILE_V4 / per, group = threadIdx.x / per;
-  const int tile = blockIdx.x / chunks, f = (blockIdx.x % chunks) * per + threadIdx.x % per;
+  const int tile = Grouped ? blockIdx.x / chunks : blockIdx.x / CHUNKS,
+            f = Grouped ? (blockIdx.x % chunks) * per + threadIdx.x % per
+                        : (blockIdx.x % CHUNKS) * SB_GEMM_REDUCE_THREADS + threadIdx.x;
   const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK;
   sb_pdl_wait();  // the GEMM grid is complete and its partials visible
   const long long t0 = clock64();  // after the wait: the profile counts the sum, not the GEMM it waited for
@@ -392,12 +398,17 @@ __device__ __forceinline__ void gemm_reduce_partials(const GemmParams &p) {
       if (sb_gemm_sk_begin(sk_iters, sk_grid, d + 1) > b0) add(sb_gemm_sk_slot(d, b0 > lo));
     }
   } else {
-    const int slices = p.splits - (DropLast ? 1 : 0);
-    const int s0 = sb_gemm_slice_begin(slices, groups, group), s1 = sb_gemm_slice_begin(slices, groups, group + 1);
     // unrolled: the loads of 8 slices in flight at once, not one L2 round
     // trip per slice (the sum stays in slice order)
+    if constexpr (Grouped) {
+      const int slices = p.splits - (DropLast ? 1 : 0);
+      const int s0 = sb_gemm_slice_begin(slices, groups, group), s1 = sb_gemm_slice_begin(slices, groups, group + 1);
 #pragma unroll gemm_reduce_unroll
-    for (int s = s0; s < s1; ++s) add(s * tiles + tile);
+      for (int s = s0; s < s1; ++s) add(s * tiles + tile);
+    } else {
+#pragma unroll gemm_reduce_unroll
+      for (int s = 0; s < p.splits - (DropLast ? 1 : 0); ++s) add(s * tiles + tile);
+    }
     if constexpr (Grouped) {  // block-uniform: every thread reaches the barrier
       __shared__ float4 share[SB_GEMM_REDUCE_THREADS];
       share[threadIdx.x] = v;

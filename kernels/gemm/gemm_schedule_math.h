@@ -146,10 +146,11 @@ static inline SB_GEMM_HD int sb_gemm_coop_auto_splits(int tiles, int kts, int sm
  * slices' loads each, on 16 SMs; cuBLAS's reduction there runs 32 blocks
  * of 512 threads (one thread a float of C). The count: 8 groups (at most
  * the slices, a power of two) where 8 times the one-group grid fits in one
- * wave, else 1. Measured against one group (H200, A/B; docs/history.md):
- * 8 groups at 128^2 x 16k-64k 6.6-11.8% faster at 24-32 slices, within 2%
- * at 8-16; 2 or 4 groups at 256^2 (64 blocks) up to 9.4% slower at 8-13
- * slices, and 2 at 384^2 (72 blocks) 3.5-8.5% slower at 7. */
+ * wave, else 1. Measured against one group (H200, A/B; docs/history.md,
+ * "the separate reduction's slice groups"): 8 groups at 128^2 x 16k-64k
+ * 4.0-12.5% faster at 24-32 slices (four A/B runs); 2 or 4 groups at
+ * 256^2 (64 blocks) up to 9.4% slower at 8-13 slices, and 2 at 384^2 (72
+ * blocks) 3.5-8.5% slower at 7. */
 #define SB_GEMM_REDUCE_MAX_GROUPS 8
 static inline SB_GEMM_HD int sb_gemm_reduce_groups(long long blocks, int splits, int sm_count) {
   if (blocks * SB_GEMM_REDUCE_MAX_GROUPS > sm_count) return 1;
