@@ -85,8 +85,9 @@ def test_c_map_matches_the_piece():
     params = read("kernels/gemm/gemm_params.cuh")
     struct = params[params.index("struct alignas(128) GemmParams"):]
     struct = struct[:struct.index("\n};")]
-    # appended after prof; only later appends (splitk_cooperative's epoch) follow it
+    # appended after prof; only later appends (splitk_cooperative's epoch,
+    # splitk_reduce's reduce_groups) follow it
     fields = [l.strip() for l in struct.splitlines() if l.strip() and not l.strip().startswith("//")]
     at = fields.index("CUtensorMap map_c;")
     assert fields[at - 1] == "unsigned long long *prof;"
-    assert fields[at + 1:] == ["unsigned epoch;"]
+    assert fields[at + 1:] == ["unsigned epoch;", "int reduce_groups;"]

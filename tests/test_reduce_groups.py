@@ -170,3 +170,10 @@ def test_the_range_the_header_quotes():
     assert (round(-max(got), 1), round(-min(got), 1)) == (4.0, 12.5)
     with open(os.path.join(ROOT, "kernels", "gemm", "gemm_schedule_math.h")) as f:
         assert "4.0-12.5% faster at 24-32 slices" in f.read()
+
+
+def test_more_slices_at_128_squared():
+    got = {int(r["splits"]): round(float(r["pct_of_cublas"]), 1)
+           for r in rows(os.path.join(GROUPS, "slices_a88679b.csv"))
+           if r["variant"] == "splitk_reduce" and r["k"] == "16384" and r["tile"] == T64}
+    assert got == {24: 89.2, 32: 88.7, 40: 85.8, 48: 81.4, 64: 76.1}
