@@ -177,3 +177,12 @@ def test_more_slices_at_128_squared():
            for r in rows(os.path.join(GROUPS, "slices_a88679b.csv"))
            if r["variant"] == "splitk_reduce" and r["k"] == "16384" and r["tile"] == T64}
     assert got == {24: 89.2, 32: 88.7, 40: 85.8, 48: 81.4, 64: 76.1}
+
+
+def test_where_the_rest_is_at_128_squared():
+    k = ncu_kernels(os.path.join(GROUPS, "ncu_warm_a88679b.csv"))
+    us = {name[:24]: round(v["gpu__time_duration.sum"] / 1e3, 1) for (_, pid, name), v in k.items() if pid in (1, 2, 7, 8)}
+    assert us == {"nvjet_sm90_hss_64x32_64x": 6.1, "void cublasLt::splitKred": 2.8,
+                  "void gemm_kernel<GemmSpl": 5.1, "void gemm_reduce_kernel<": 3.9}
+    grids = {pid: int(v["launch__grid_size"]) for (_, pid, name), v in k.items() if pid in (2, 7, 8)}
+    assert grids == {2: 32, 7: 64, 8: 128}  # 32 slices x 2 tiles; 16 blocks x 8 groups
