@@ -23,7 +23,9 @@ static inline SB_GEMM_HD int sb_gemm_slice_begin(int kts, int splits, int slice)
 
 /* splits=auto (SB_AXIS_AUTO on the splits axis): the split count the
  * launcher runs for `tiles` output tiles of kts k-tiles each on sm_count
- * SMs (splitk_serial, splitk_parallel, splitk_reduce). The split variants
+ * SMs (splitk_serial, splitk_parallel; splitk_reduce through
+ * sb_gemm_reduce_auto_splits, below, the same count where its reduction
+ * runs one group). The split variants
  * run one block per (tile, slice), one block per SM, so s slices run in
  * waves(s) = ceil(tiles s / SMs) waves of ceil(kts / s) k-tiles. A cost
  * model, in k-tiles of one block's mainloop, picks the s in [1, cap] with
