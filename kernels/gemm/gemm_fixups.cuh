@@ -401,10 +401,20 @@ __device__ __forceinline__ void gemm_reduce_partials(const GemmParams &p) {
     // unrolled: the loads of 8 slices in flight at once, not one L2 round
     // trip per slice (the sum stays in slice order)
     if constexpr (Grouped) {
+      // A share is a few slices (32 over 8 groups: 4), fewer than the
+      // unroll: a plain loop ran them in its remainder, one L2 round trip
+      // each. So every load of a batch of 8 issues before the first add.
       const int slices = p.splits - (DropLast ? 1 : 0);
       const int s0 = sb_gemm_slice_begin(slices, groups, group), s1 = sb_gemm_slice_begin(slices, groups, group + 1);
-#pragma unroll gemm_reduce_unroll
-      for (int s = s0; s < s1; ++s) add(s * tiles + tile);
+      for (int b = s0; b < s1; b += 8) {
+        float4 w[8];
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+          if (b + i < s1) w[i] = __ldcg(ws + (size_t)((b + i) * tiles + tile) * Math::TILE_V4);
+#pragma unroll
+        for (int i = 0; i < 8; ++i)
+          if (b + i < s1) v.x += w[i].x, v.y += w[i].y, v.z += w[i].z, v.w += w[i].w;
+      }
     } else {
 #pragma unroll gemm_reduce_unroll
       for (int s = 0; s < p.splits - (DropLast ? 1 : 0); ++s) add(s * tiles + tile);
@@ -414,10 +424,12 @@ __device__ __forceinline__ void gemm_reduce_partials(const GemmParams &p) {
       share[threadIdx.x] = v;
       __syncthreads();
       if (group != 0) return;
-      for (int g = 1; g < groups; ++g) {
-        const float4 w = share[g * per + threadIdx.x];
-        v.x += w.x, v.y += w.y, v.z += w.z, v.w += w.w;
-      }
+#pragma unroll
+      for (int g = 1; g < SB_GEMM_REDUCE_MAX_GROUPS; ++g)
+        if (g < groups) {
+          const float4 w = share[g * per + threadIdx.x];
+          v.x += w.x, v.y += w.y, v.z += w.z, v.w += w.w;
+        }
     }
   }
   int m0, n0;
