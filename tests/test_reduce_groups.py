@@ -186,3 +186,16 @@ def test_where_the_rest_is_at_128_squared():
                   "void gemm_kernel<GemmSpl": 5.1, "void gemm_reduce_kernel<": 3.9}
     grids = {pid: int(v["launch__grid_size"]) for (_, pid, name), v in k.items() if pid in (2, 7, 8)}
     assert grids == {2: 32, 7: 64, 8: 128}  # 32 slices x 2 tiles; 16 blocks x 8 groups
+
+
+def test_a_shares_loads_in_flight_at_once():
+    m, a, b = moves("ab_926afa2")
+    auto = {k: v for k, v in m.items() if k[3] == "auto"}
+    assert (round(-max(auto.values()), 1), round(-min(auto.values()), 1)) == (2.7, 5.7)
+    ks = (8192, 16384, 32768, 65536, 131072)
+    assert [round(float(b[(128, k, T64, "auto")]["pct_of_cublas"]), 1) for k in ks] == [99.6, 94.1, 95.7, 97.2, 95.4]
+    assert [round(float(a[(128, k, T64, "auto")]["pct_of_cublas"]), 1) for k in ks] == [95.2, 88.3, 91.5, 93.9, 92.7]
+    for tool in ("memcheck", "racecheck", "synccheck"):
+        with open(os.path.join(GROUPS, "sanitize_926afa2", f"san_{tool}.log")) as f:
+            log = f.read()
+        assert "0 errors" in log and "syncbench: 3 ok" in log, tool
