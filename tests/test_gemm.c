@@ -789,6 +789,23 @@ SB_TEST(gemm_cluster_split_cut_and_its_auto) {
     }
 }
 
+/* The default sweep runs no grouped reduction: its smallest output (512^2)
+ * has 256 one-group blocks a reduction at every tile, so every default
+ * point keeps one group and splits=auto's count (132 SMs, the H100's, and
+ * the H200's). */
+SB_TEST(gemm_default_sweep_keeps_one_group) {
+  const int ms[] = {512, 1024, 2048, 4096, 8192}, ks[] = {1024, 2048, 4096, 8192, 16384, 32768};
+  const int bm[] = {64, 128, 128}, bn[] = {128, 128, 256};
+  for (size_t t = 0; t < 3; ++t)
+    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; ++i)
+      for (size_t j = 0; j < sizeof ks / sizeof ks[0]; ++j) {
+        const int tiles = (ms[i] / bm[t]) * (ms[i] / bn[t]), bpt = bm[t] * bn[t] / 4 / SB_GEMM_REDUCE_THREADS;
+        const int kts = ks[j] / SB_GEMM_BK;
+        for (int s = 1; s <= 64; ++s) CHECK_EQ_INT(sb_gemm_reduce_groups((long long)tiles * bpt, s, 132), 1);
+        CHECK_EQ_INT(sb_gemm_reduce_auto_splits(tiles, kts, 132, bpt), sb_gemm_auto_splits(tiles, kts, 132));
+      }
+}
+
 /* splitk_reduce's reduction (gemm_schedule_math.h): 8 slice groups (at
  * most the slices, a power of two) where 8 times the one-group grid fits in
  * one wave, else 1; and its splits=auto, the model with the combining term
