@@ -199,3 +199,30 @@ def test_a_shares_loads_in_flight_at_once():
         with open(os.path.join(GROUPS, "sanitize_926afa2", f"san_{tool}.log")) as f:
             log = f.read()
         assert "0 errors" in log and "syncbench: 3 ok" in log, tool
+
+
+def band(gpu, pairing, variant):
+    with open(os.path.join(ROOT, "results", "bands.csv")) as f:
+        rows = [r for r in csv.DictReader(line for line in f if not line.startswith("#"))
+                if (r["gpu_name"], r["pairing"], r["variant"]) == (gpu, pairing, variant) and not r.get("point")]
+    return float(rows[0]["point_band_pct"])
+
+
+def move(a_rows, b_rows, pick):
+    (a,), (b,) = [r for r in a_rows if pick(r)], [r for r in b_rows if pick(r)]
+    return (100 * (float(b["min_us"]) / float(a["min_us"]) - 1), 100 * (float(b["median_us"]) / float(a["median_us"]) - 1))
+
+
+def test_the_median_condition_figures():
+    """docs/history.md, "The fastest-sample rule A against a median
+    condition": the false flag it would spare and the planted point it
+    would lose."""
+    d = os.path.join(GROUPS, "ab_a88679b")
+    fastest, median = move(rows(os.path.join(d, "a.csv")), rows(os.path.join(d, "b.csv")),
+                           lambda r: r["variant"] == "cublas" and r["m"] == "384" and r["k"] == "65536")
+    assert (round(fastest, 1), round(median, 1), band("NVIDIA H200", "ab", "cublas")) == (5.9, 3.8, 5.82)
+    d = os.path.join(ROOT, "results", "h100-80gb-hbm3", "proofs", "ab_16d0f95", "leaseA")
+    fastest, median = move(rows(os.path.join(d, "plant36_a.csv")), rows(os.path.join(d, "plant36_b.csv")),
+                           lambda r: r["variant"] == "streamk" and r["m"] == "1024" and r["k"] == "1024"
+                           and r["tile"] == "128x256x64")
+    assert (round(fastest, 1), round(median, 1), band("NVIDIA H100 80GB HBM3", "ab", "streamk")) == (8.3, 6.2, 6.40)
