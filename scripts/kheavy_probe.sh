@@ -17,7 +17,6 @@ STEPS=${STEPS:-tn}
 mkdir -p "$O"
 . "$(dirname "$0")/carry.sh"
 unpack_carry "$C"
-export LD_LIBRARY_PATH="$C/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 nvidia-smi --query-gpu=name,uuid,driver_version,clocks.max.sm --format=csv,noheader > "$O/gpu.txt" 2>&1
 cat "$O/gpu.txt"
 SB=$C/syncbench
@@ -38,19 +37,20 @@ if [[ $STEPS == *t* ]]; then
   done
   echo "kheavy_probe: timed: exit $rc in $((SECONDS - t)) s"; tail -2 "$O/splits.log"
 fi
+# One ncu run over syncbench's profiled warm-up launches of the points its
+# arguments name; the kernels' rows append to ncu.csv.
+profile() {
+  ncu --profile-from-start off --csv --print-units base \
+    --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__cluster_size,launch__registers_per_thread,dram__bytes.sum,lts__t_bytes.sum \
+    "$SB" --no-fork --unpaired --no-reference --warmup 2 --min-time 0.001 --profile-warmup "$@" \
+    >> "$O/ncu.csv" 2>> "$O/ncu.log" || rc=$?
+}
 if [[ $STEPS == *n* ]]; then
   t=$SECONDS
-  ncu --profile-from-start off --csv --print-units base \
-    --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__cluster_size,launch__registers_per_thread,dram__bytes.sum,lts__t_bytes.sum \
-    "$SB" --no-fork --unpaired --no-reference --warmup 2 --min-time 0.001 --profile-warmup \
-    --filter "$SPLIT" --m 128 --k 16k --tile 64x128x64 --stages 8 --warps 4 --splits 16,32 --out "$O/ncu_rows.csv" \
-    > "$O/ncu.csv" 2> "$O/ncu.log" || rc=$?
-  ncu --profile-from-start off --csv --print-units base \
-    --metrics gpu__time_duration.sum,launch__grid_size,launch__block_size,launch__cluster_size,launch__registers_per_thread,dram__bytes.sum,lts__t_bytes.sum \
-    "$SB" --no-fork --unpaired --no-reference --warmup 2 --min-time 0.001 --profile-warmup \
-    --filter '^gemm/(cublas|splitk_reduce|streamk|ws_tma_wgmma)/' --m 1152 --k 8k --tile 128x128x64 \
-    --splits 3 --stages 6 --warps 4 --resume "$O/ncu_rows.csv" \
-    >> "$O/ncu.csv" 2>> "$O/ncu.log" || rc=$?
+  : > "$O/ncu.csv"; : > "$O/ncu.log"
+  profile --filter "$SPLIT" --m 128 --k 16k --tile 64x128x64 --stages 8 --warps 4 --splits 16,32 --out "$O/ncu_rows.csv"
+  profile --filter '^gemm/(cublas|splitk_reduce|streamk|ws_tma_wgmma)/' --m 1152 --k 8k --tile 128x128x64 \
+    --splits 3 --stages 6 --warps 4 --resume "$O/ncu_rows.csv"
   echo "kheavy_probe: ncu: exit $rc in $((SECONDS - t)) s"; tail -2 "$O/ncu.log"
 fi
 exit $rc

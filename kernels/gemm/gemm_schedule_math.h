@@ -106,40 +106,6 @@ static inline SB_GEMM_HD unsigned long long sb_gemm_auto_cost(int tiles, int kts
   return sb_gemm_auto_walk(tiles, kts, sm_count, s) +
          sb_gemm_auto_combine((unsigned long long)tiles * (unsigned long long)s);
 }
-/* The model's argmin over s in [1, min(kts / SB_GEMM_AUTO_MIN_SLICE_KTS,
- * max_splits)], the smaller s of a tie, for one of the combining schemes:
- * SB_GEMM_COMBINE_MEMORY, a partial tile through memory per block
- * (sb_gemm_auto_cost); SB_GEMM_COMBINE_COOPERATIVE, splitk_cooperative's:
- * every block of a tile reads 1/s of every partial, one partial's worth a
- * block whatever s, so the combining term does not grow with s, and s
- * stops at one wave (a cooperative grid is resident: tiles x s <= SMs, one
- * block per SM at the split stages). */
-enum { SB_GEMM_COMBINE_MEMORY, SB_GEMM_COMBINE_COOPERATIVE };
-static inline SB_GEMM_HD int sb_gemm_argmin_splits(int tiles, int kts, int sm_count, int max_splits, int combine) {
-  if (tiles < 1 || kts < 1 || sm_count < 1) return 1;
-  int cap = kts / SB_GEMM_AUTO_MIN_SLICE_KTS;
-  if (cap > max_splits) cap = max_splits;
-  if (combine == SB_GEMM_COMBINE_COOPERATIVE && cap > sm_count / tiles) cap = sm_count / tiles;
-  int best = 1;
-  unsigned long long best_cost = 0;
-  for (int s = 1; s <= cap || s == 1; ++s) {
-    const unsigned long long c =
-        combine == SB_GEMM_COMBINE_COOPERATIVE
-            ? sb_gemm_auto_walk(tiles, kts, sm_count, s) + sb_gemm_auto_combine((unsigned long long)tiles)
-            : sb_gemm_auto_cost(tiles, kts, sm_count, s);
-    if (s == 1 || c < best_cost) best = s, best_cost = c;
-  }
-  return best;
-}
-static inline SB_GEMM_HD int sb_gemm_auto_splits(int tiles, int kts, int sm_count) {
-  return sb_gemm_argmin_splits(tiles, kts, sm_count, SB_GEMM_AUTO_MAX_SPLITS, SB_GEMM_COMBINE_MEMORY);
-}
-/* splitk_cooperative's splits=auto (above): at most 128 slices. */
-#define SB_GEMM_COOP_AUTO_MAX_SPLITS 128
-static inline SB_GEMM_HD int sb_gemm_coop_auto_splits(int tiles, int kts, int sm_count) {
-  return sb_gemm_argmin_splits(tiles, kts, sm_count, SB_GEMM_COOP_AUTO_MAX_SPLITS, SB_GEMM_COMBINE_COOPERATIVE);
-}
-
 /* splitk_reduce's separate reduction (gemm_fixups.cuh, gemm_reduce_partials):
  * a block of SB_GEMM_REDUCE_THREADS sums (threads / groups) float4s of one
  * tile, `groups` threads a float4, each over its contiguous share of the
@@ -154,6 +120,9 @@ static inline SB_GEMM_HD int sb_gemm_coop_auto_splits(int tiles, int kts, int sm
  * 256^2 (64 blocks) up to 9.4% slower at 8-13 slices, and 2 at 384^2 (72
  * blocks) 3.5-8.5% slower at 7. A share's loads batched (926afa2): 128^2
  * 2.7-5.7% faster again at auto slices. */
+#ifndef SB_GEMM_REDUCE_THREADS
+#define SB_GEMM_REDUCE_THREADS 256
+#endif
 #define SB_GEMM_REDUCE_MAX_GROUPS 8
 static inline SB_GEMM_HD int sb_gemm_reduce_groups(long long blocks, int splits, int sm_count) {
   if (blocks * SB_GEMM_REDUCE_MAX_GROUPS > sm_count) return 1;
@@ -161,29 +130,55 @@ static inline SB_GEMM_HD int sb_gemm_reduce_groups(long long blocks, int splits,
   while (2 * g <= SB_GEMM_REDUCE_MAX_GROUPS && 2 * g <= splits) g *= 2;
   return g;
 }
-/* splitk_reduce's splits=auto: sb_gemm_auto_splits's model with the
- * combining term divided by the reduction's groups (the partials read on
- * that many times the SMs); blocks_per_tile = the one-group reduction
- * blocks a tile (BM BN / 4 / SB_GEMM_REDUCE_THREADS). Where the reduction
- * runs one group, the same count as sb_gemm_auto_splits. At 128^2 x 16k
- * (2 tiles of 64x128): 32 slices, where the model without groups says 26
- * (H200, 1e06a2e: 90.4 against 87.7% of cuBLAS). */
-#ifndef SB_GEMM_REDUCE_THREADS
-#define SB_GEMM_REDUCE_THREADS 256
-#endif
-static inline SB_GEMM_HD int sb_gemm_reduce_auto_splits(int tiles, int kts, int sm_count, int blocks_per_tile) {
+/* The model's argmin over s in [1, min(kts / SB_GEMM_AUTO_MIN_SLICE_KTS,
+ * max_splits)], the smaller s of a tie, for one of the combining schemes:
+ * SB_GEMM_COMBINE_MEMORY, a partial tile through memory per block
+ * (sb_gemm_auto_cost); SB_GEMM_COMBINE_COOPERATIVE, splitk_cooperative's:
+ * every block of a tile reads 1/s of every partial, one partial's worth a
+ * block whatever s, so the combining term does not grow with s, and s
+ * stops at one wave (a cooperative grid is resident: tiles x s <= SMs, one
+ * block per SM at the split stages). reduce_blocks: for
+ * SB_GEMM_COMBINE_MEMORY through splitk_reduce's separate reduction, its
+ * one-group grid (tiles x BM BN / 4 / SB_GEMM_REDUCE_THREADS), whose
+ * groups (sb_gemm_reduce_groups, above) share the combining term: the
+ * partials read on that many times the SMs; 0 for the other schemes. */
+enum { SB_GEMM_COMBINE_MEMORY, SB_GEMM_COMBINE_COOPERATIVE };
+static inline SB_GEMM_HD int sb_gemm_argmin_splits(int tiles, int kts, int sm_count, int max_splits, int combine,
+                                                   long long reduce_blocks) {
   if (tiles < 1 || kts < 1 || sm_count < 1) return 1;
   int cap = kts / SB_GEMM_AUTO_MIN_SLICE_KTS;
-  if (cap > SB_GEMM_AUTO_MAX_SPLITS) cap = SB_GEMM_AUTO_MAX_SPLITS;
+  if (cap > max_splits) cap = max_splits;
+  if (combine == SB_GEMM_COMBINE_COOPERATIVE && cap > sm_count / tiles) cap = sm_count / tiles;
   int best = 1;
   unsigned long long best_cost = 0;
   for (int s = 1; s <= cap || s == 1; ++s) {
-    const int g = sb_gemm_reduce_groups((long long)tiles * blocks_per_tile, s, sm_count);
-    const unsigned long long c = sb_gemm_auto_walk(tiles, kts, sm_count, s) +
-                                 sb_gemm_auto_combine((unsigned long long)tiles * (unsigned long long)s) / (unsigned)g;
+    const unsigned groups = reduce_blocks > 0 ? (unsigned)sb_gemm_reduce_groups(reduce_blocks, s, sm_count) : 1u;
+    const unsigned long long c =
+        sb_gemm_auto_walk(tiles, kts, sm_count, s) +
+        (combine == SB_GEMM_COMBINE_COOPERATIVE
+             ? sb_gemm_auto_combine((unsigned long long)tiles)
+             : sb_gemm_auto_combine((unsigned long long)tiles * (unsigned long long)s) / groups);
     if (s == 1 || c < best_cost) best = s, best_cost = c;
   }
   return best;
+}
+static inline SB_GEMM_HD int sb_gemm_auto_splits(int tiles, int kts, int sm_count) {
+  return sb_gemm_argmin_splits(tiles, kts, sm_count, SB_GEMM_AUTO_MAX_SPLITS, SB_GEMM_COMBINE_MEMORY, 0);
+}
+/* splitk_reduce's splits=auto: the same model, its combining term shared by
+ * its reduction's groups; blocks_per_tile = the one-group reduction blocks
+ * a tile (BM BN / 4 / SB_GEMM_REDUCE_THREADS). Where the reduction runs one
+ * group, the same count as sb_gemm_auto_splits. At 128^2 x 16k (2 tiles of
+ * 64x128): 32 slices, where the model without groups says 26 (H200,
+ * 1e06a2e: 90.4 against 87.7% of cuBLAS). */
+static inline SB_GEMM_HD int sb_gemm_reduce_auto_splits(int tiles, int kts, int sm_count, int blocks_per_tile) {
+  return sb_gemm_argmin_splits(tiles, kts, sm_count, SB_GEMM_AUTO_MAX_SPLITS, SB_GEMM_COMBINE_MEMORY,
+                               (long long)tiles * blocks_per_tile);
+}
+/* splitk_cooperative's splits=auto (above): at most 128 slices. */
+#define SB_GEMM_COOP_AUTO_MAX_SPLITS 128
+static inline SB_GEMM_HD int sb_gemm_coop_auto_splits(int tiles, int kts, int sm_count) {
+  return sb_gemm_argmin_splits(tiles, kts, sm_count, SB_GEMM_COOP_AUTO_MAX_SPLITS, SB_GEMM_COMBINE_COOPERATIVE, 0);
 }
 
 /* splitk_cluster (kernels/gemm/gemm_schedulers.cuh, GemmClusterEpi): the blocks
