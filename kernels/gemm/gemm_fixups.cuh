@@ -383,9 +383,24 @@ __device__ __forceinline__ void gemm_reduce_partials(const GemmParams &p) {
   const long long t0 = clock64();  // after the wait: the profile counts the sum, not the GEMM it waited for
   const float4 *ws = reinterpret_cast<const float4 *>(p.ws) + f;
   float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
-  const auto add = [&](int slot) {
-    const float4 w = __ldcg(ws + (size_t)slot * Math::TILE_V4);
-    v.x += w.x, v.y += w.y, v.z += w.z, v.w += w.w;
+  // Sums the partials slot(i), i in [i0, i1), in order; slot < 0: nothing
+  // there. Every load of a batch of 8 issues before the batch's first add:
+  // one L2 round trip a batch, not one a partial (a `#pragma unroll 8` loop
+  // left its remainder, all of 2-7 partials, one load at a time: SASS).
+  const auto sum = [&](int i0, int i1, auto slot) {
+    for (int b = i0; b < i1; b += 8) {
+      float4 w[8];
+      bool has[8];
+#pragma unroll
+      for (int i = 0; i < 8; ++i) {
+        const int s = b + i < i1 ? slot(b + i) : -1;
+        has[i] = s >= 0;
+        if (has[i]) w[i] = __ldcg(ws + (size_t)s * Math::TILE_V4);
+      }
+#pragma unroll
+      for (int i = 0; i < 8; ++i)
+        if (has[i]) v.x += w[i].x, v.y += w[i].y, v.z += w[i].z, v.w += w[i].w;
+    }
   };
   if constexpr (StreamK) {
     const int grid = p.sk_grid_blocks;  // the stream-K kernel's persistent grid
@@ -393,32 +408,16 @@ __device__ __forceinline__ void gemm_reduce_partials(const GemmParams &p) {
     const int sk_iters = sk_tiles * kts, lo = tile * kts, hi = lo + kts;
     const int c = sb_gemm_sk_first_block(sk_iters, sk_grid, lo);
     if (sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) >= hi) return;  // one block's whole tile: stored
-    for (int d = c; d < sk_grid && sb_gemm_sk_begin(sk_iters, sk_grid, d) < hi; ++d) {
+    const int last = sb_gemm_sk_first_block(sk_iters, sk_grid, hi - 1);  // the last block that feeds it
+    sum(c, last + 1, [&](int d) {  // a block with no iterations saved nothing
       const int b0 = sb_gemm_sk_begin(sk_iters, sk_grid, d);
-      if (sb_gemm_sk_begin(sk_iters, sk_grid, d + 1) > b0) add(sb_gemm_sk_slot(d, b0 > lo));
-    }
+      return sb_gemm_sk_begin(sk_iters, sk_grid, d + 1) > b0 ? sb_gemm_sk_slot(d, b0 > lo) : -1;
+    });
   } else {
-    // unrolled: the loads of 8 slices in flight at once, not one L2 round
-    // trip per slice (the sum stays in slice order)
-    if constexpr (Grouped) {
-      // A share is a few slices (32 over 8 groups: 4), fewer than the
-      // unroll: a plain loop ran them in its remainder, one L2 round trip
-      // each. So every load of a batch of 8 issues before the first add.
-      const int slices = p.splits - (DropLast ? 1 : 0);
-      const int s0 = sb_gemm_slice_begin(slices, groups, group), s1 = sb_gemm_slice_begin(slices, groups, group + 1);
-      for (int b = s0; b < s1; b += 8) {
-        float4 w[8];
-#pragma unroll
-        for (int i = 0; i < 8; ++i)
-          if (b + i < s1) w[i] = __ldcg(ws + (size_t)((b + i) * tiles + tile) * Math::TILE_V4);
-#pragma unroll
-        for (int i = 0; i < 8; ++i)
-          if (b + i < s1) v.x += w[i].x, v.y += w[i].y, v.z += w[i].z, v.w += w[i].w;
-      }
-    } else {
-#pragma unroll gemm_reduce_unroll
-      for (int s = 0; s < p.splits - (DropLast ? 1 : 0); ++s) add(s * tiles + tile);
-    }
+    // A group's share of the slices (one group: all of them), in order.
+    const int slices = p.splits - (DropLast ? 1 : 0);
+    sum(sb_gemm_slice_begin(slices, groups, group), sb_gemm_slice_begin(slices, groups, group + 1),
+        [&](int s) { return s * tiles + tile; });
     if constexpr (Grouped) {  // block-uniform: every thread reaches the barrier
       __shared__ float4 share[SB_GEMM_REDUCE_THREADS];
       share[threadIdx.x] = v;
