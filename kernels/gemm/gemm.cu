@@ -365,9 +365,10 @@ using GemmSplitKCluster = GemmSplitKClusterT<true>;
 
 // The separate reduction kernel of splitk_reduce and of streamk when many
 // blocks feed a tile (p.sk_reduce): gemm_fixups.cuh.
-template <class T, bool StreamK, bool DropLast = false, bool Grouped = false>
-__global__ void __launch_bounds__(SB_GEMM_REDUCE_THREADS) gemm_reduce_kernel(const __grid_constant__ GemmParams p) {
-  gemm_reduce_partials<T, StreamK, DropLast, Grouped>(p);
+template <class T, bool StreamK, bool DropLast = false, bool Grouped = false, bool Narrow = false>
+__global__ void __launch_bounds__(SB_GEMM_REDUCE_THREADS, Narrow ? gemm_reduce_narrow_blocks : 0)
+    gemm_reduce_kernel(const __grid_constant__ GemmParams p) {
+  gemm_reduce_partials<T, StreamK, DropLast, Grouped, Narrow>(p);
 }
 
 // Stream-K (the schedule: gemm_schedulers.cuh; the fix-up: gemm_fixups.cuh): one ring over
@@ -1077,8 +1078,16 @@ static cudaError_t gemm_reduce_launch_tile(sb_launch *L, GemmParams &p) {
   p.reduce_groups = StreamK ? 1 : sb_gemm_reduce_groups(blocks, p.splits, gemm_sm_count());
   void *args[] = {&p};
   const void *kernel = (const void *)gemm_reduce_kernel<T, StreamK, DropLast>;
-  if constexpr (!StreamK)
-    if (p.reduce_groups > 1) kernel = (const void *)gemm_reduce_kernel<T, StreamK, DropLast, true>;
+  if constexpr (!StreamK) {
+    // a grid over one wave of the wide kernel: the narrow one (more blocks an SM)
+    static int wave = 0;
+    if (wave == 0 && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&wave, kernel, SB_GEMM_REDUCE_THREADS, 0) != cudaSuccess)
+      wave = 1;  // unknown: narrow (the launch itself reports a broken device)
+    if (p.reduce_groups > 1)
+      kernel = (const void *)gemm_reduce_kernel<T, StreamK, DropLast, true>;
+    else if (blocks > (long long)wave * gemm_sm_count())
+      kernel = (const void *)gemm_reduce_kernel<T, StreamK, DropLast, false, true>;
+  }
   return sb_pdl_launch(kernel, (unsigned)(blocks * p.reduce_groups), SB_GEMM_REDUCE_THREADS, L->stream, args);
 }
 template <class V>

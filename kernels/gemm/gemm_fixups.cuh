@@ -339,15 +339,14 @@ __device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math
 }
 
 // ---- the separate reduction: a second kernel sums the partial tiles ----
-// Its block size and how many slices' loads one thread keeps in flight.
-// Diagnostic switches (-D at build time): 64 or 128 threads a block and
-// 16 loads in flight measured within 0.3 us of the defaults at 128^2 and
-// 256^2 x 8k-64k (H100, 69bb694; docs/gemm.md, "Three ways to combine").
-// (SB_GEMM_REDUCE_THREADS: gemm_schedule_math.h, whose splits=auto reads it.)
-#ifndef SB_GEMM_REDUCE_UNROLL
-#define SB_GEMM_REDUCE_UNROLL 8
-#endif
-constexpr int gemm_reduce_unroll = SB_GEMM_REDUCE_UNROLL;  // #pragma unroll takes a constant, not a macro
+// Its block size (SB_GEMM_REDUCE_THREADS: gemm_schedule_math.h, whose
+// splits=auto reads it; 64 or 128 threads measured within 0.3 us of 256 at
+// 128^2 and 256^2 x 8k-64k: H100, 69bb694; docs/gemm.md, "Three ways to
+// combine") and how many partials' loads a thread keeps in flight: 8, at
+// 64 registers (4 blocks an SM), or in the narrow kernel 4, at 40 (6 blocks
+// an SM), for grids over one wave of the wide one, where occupancy is what
+// hides the L2's latency (H200, A/B: docs/gemm.md).
+constexpr int gemm_reduce_batch = 8, gemm_reduce_narrow_batch = 4, gemm_reduce_narrow_blocks = 6;
 // splitk_reduce (every tile: slices 0 .. splits - 1 at [slice][tile]) and
 // streamk with p.sk_reduce (its split tiles: the blocks whose range meets
 // the tile, at gemm_sk_slot). The GEMM kernel only saves partials (no flag,
@@ -365,10 +364,10 @@ constexpr int gemm_reduce_unroll = SB_GEMM_REDUCE_UNROLL;  // #pragma unroll tak
 // one-group reduction 3.5-4.9% slower at 256^2 x 16k-64k: H200, A/B).
 // DropLast: the broken build's planted bug (splitk_reduce_drops_a_slice):
 // the last slice is left out of the sum, so C is wrong at every point.
-template <class T, bool StreamK, bool DropLast = false, bool Grouped = false>
+template <class T, bool StreamK, bool DropLast = false, bool Grouped = false, bool Narrow = false>
 __device__ __forceinline__ void gemm_reduce_partials(const GemmParams &p) {
   using Math = GemmWarpgroupMma<T>;
-  static_assert(!(StreamK && Grouped), "stream-K's reduction runs one group");
+  static_assert(!(StreamK && Grouped) && !(Narrow && (StreamK || Grouped)), "stream-K's reduction runs one group, wide");
   // One group: a thread a float4, CHUNKS blocks a tile (the plain kernel's
   // index math, kept as it was); grouped: per float4s a block, each by
   // `groups` threads (group: which share of the slices).
@@ -384,21 +383,22 @@ __device__ __forceinline__ void gemm_reduce_partials(const GemmParams &p) {
   const float4 *ws = reinterpret_cast<const float4 *>(p.ws) + f;
   float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
   // Sums the partials slot(i), i in [i0, i1), in order; slot < 0: nothing
-  // there. Every load of a batch of 8 issues before the batch's first add:
-  // one L2 round trip a batch, not one a partial (a `#pragma unroll 8` loop
-  // left its remainder, all of 2-7 partials, one load at a time: SASS).
+  // there. Every load of a batch issues before the batch's first add: one
+  // L2 round trip a batch, not one a partial (a `#pragma unroll 8` loop left
+  // its remainder, all of 2-7 partials, one load at a time: SASS).
+  constexpr int BATCH = Narrow ? gemm_reduce_narrow_batch : gemm_reduce_batch;
   const auto sum = [&](int i0, int i1, auto slot) {
-    for (int b = i0; b < i1; b += 8) {
-      float4 w[8];
-      bool has[8];
+    for (int b = i0; b < i1; b += BATCH) {
+      float4 w[BATCH];
+      bool has[BATCH];
 #pragma unroll
-      for (int i = 0; i < 8; ++i) {
+      for (int i = 0; i < BATCH; ++i) {
         const int s = b + i < i1 ? slot(b + i) : -1;
         has[i] = s >= 0;
         if (has[i]) w[i] = __ldcg(ws + (size_t)s * Math::TILE_V4);
       }
 #pragma unroll
-      for (int i = 0; i < 8; ++i)
+      for (int i = 0; i < BATCH; ++i)
         if (has[i]) v.x += w[i].x, v.y += w[i].y, v.z += w[i].z, v.w += w[i].w;
     }
   };
