@@ -15,7 +15,8 @@
 #     b  the broken-variant proof (each bad point costs one row; the
 #        planted gemm/barrier rows each get their expected status)    -> broken.csv
 #     f  the off-sweep proof: gemm's K-heavy squares (m = n = 128-1152, k =
-#        8k-128k) and M != N shapes (there also the data-parallel ping-pong
+#        8k-128k) and M != N shapes (there also the 128x256 tile, which
+#        1152 / 256 rules out at the squares, and the data-parallel ping-pong
 #        and persistent multicast kernels), one tile at a time at its stage
 #        counts, so the CSV holds no rows skipped by the stage rule
 #                                                             -> offsweep/gemm.csv
@@ -121,6 +122,7 @@ $SQUARES;$G;--tile 128x128x64 --stages 5,6 --warps 4
 $SQUARES;$G;--tile 64x128x64 --stages 8 --warps 4
 $MN;$G;--tile 128x128x64 --stages 5,6 --warps 4
 $MN;$G;--tile 64x128x64 --stages 8 --warps 4
+$MN;$G;--tile 128x256x64 --stages 4 --warps 8
 $MN;^gemm/ws_tma_wgmma_pingpong_tma_store/;--tile 128x128x64 --stages 6 --warps 8
 $MN;^gemm/ws_tma_wgmma_multicast_persistent_tma_store/;--tile 128x256x64 --stages 4 --warps 8 --cluster-shape 2x1
 EOF

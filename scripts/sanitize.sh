@@ -15,6 +15,10 @@
 # under racecheck and their hazards shown, but they fail the run only if
 # the canary's race-free software-barrier hand-off was NOT flagged, i.e.
 # only if this racecheck is not blind to such barriers after all.
+# The GEMM ceiling (`gemm/cublas`: RACECHECK_VENDOR) runs cuBLAS's own
+# kernels, no line of syncbench: racecheck runs it apart, its hazards shown,
+# not counted (an H200's cuBLAS picked a clustered nvjet kernel at the
+# --quick GEMM point that racecheck flags); the other tools count it.
 # Usage: scripts/sanitize.sh BIN [DEVICE]. Writes results/<gpu-slug>/sanitize.md
 # (one line per tool x family); exit 1 if any tool reported an error.
 set -u
@@ -36,6 +40,7 @@ tools=${SANITIZE_TOOLS:-"memcheck racecheck synccheck initcheck"}  # SANITIZE_FA
 canary=${CANARY:-$(dirname "$bin")/racecheck_canary}
 # Variants on libcu++'s software barrier, by name (see the header).
 racecheck_blind=${RACECHECK_BLIND:-"completion|completion_function"}
+racecheck_vendor=${RACECHECK_VENDOR:-"cublas"}
 # The hazard count of a racecheck log ("RACECHECK SUMMARY: N hazards
 # displayed (E errors, W warnings)"), empty if it has none.
 racecheck_hazards() {
@@ -149,11 +154,14 @@ for tool in $tools; do
       run_family "$tool" "$fam" "^$fam/" "$tool" 1
       continue
     fi
-    seen=$(variants_of "$fam" | grep -Evx "$racecheck_blind" | paste -sd'|')
+    seen=$(variants_of "$fam" | grep -Evx "$racecheck_blind|$racecheck_vendor" | paste -sd'|')
     blindv=$(variants_of "$fam" | grep -Ex "$racecheck_blind" | paste -sd'|')
+    vendorv=$(variants_of "$fam" | grep -Ex "$racecheck_vendor" | paste -sd'|')
     [ -z "$seen" ] || run_family racecheck "$fam" "^$fam/($seen)/" racecheck 1
     # The software-barrier variants: shown, and counted unless calibrated blind.
     [ -z "$blindv" ] || run_family racecheck "$fam" "^$fam/($blindv)/" "racecheck, blind spot: $blindv" $((1 - blind))
+    # The vendor library's kernels: shown, never counted (none of ours).
+    [ -z "$vendorv" ] || run_family racecheck "$fam" "^$fam/($vendorv)/" "racecheck, vendor kernels: $vendorv" 0
   done
 done
 commit=$(python3 -c 'import csv, sys; print(next(csv.DictReader(open(sys.argv[1])))["commit"])' "$(ls "$logs"/*.csv | head -1)" 2>/dev/null)

@@ -5,6 +5,7 @@ Every pair here is a committed CSV transformed in code: a GEMM variant
 made 3% slower (its times x1.03 and its paired ratio / 1.03), clocks moved,
 every point made slower. In-process (sbcompare), so the file stays fast."""
 import glob
+import math
 import os
 import subprocess
 import sys
@@ -134,6 +135,7 @@ def test_three_percent_slower_gemm_variant_against_the_other_lease(tmp_path, bas
     figure = {sbcsv.key(m.base): m.gated for m in aa.matches}
     shift = {sbcsv.key(m.base): m.shift_threshold for m in aa.matches}
     point = {sbcsv.key(m.base): m.point_threshold for m in aa.matches}
+    own_band = {sbcsv.key(m.base) for m in aa.matches if m.band is not None and m.band.own}
     header, rows = records(latest_path)
     planted_points = missed = 0
     for variant in GEMM_VARIANTS:
@@ -153,12 +155,23 @@ def test_three_percent_slower_gemm_variant_against_the_other_lease(tmp_path, bas
             assert got <= {k for k in want if figure[k] * 1.03 > 1 + point[k]}, variant
             continue
         band = shift[next(iter(want))]
-        if band >= 0.03 or ((GEMM, variant) in GEMM_BEYOND_3PCT_ACROSS_CHIPS and base_path.startswith(os.path.dirname(LATEST))):
+        own = sbcompare.shift_estimate([math.log(m.gated) for m in aa.matches
+                                        if (m.base["family"], m.base["variant"]) == (GEMM, variant)])
+        if band >= 0.03 or 1.03 * math.exp(own) - 1 <= band:
             # its shift band is beyond 3%, or beyond 3% plus the pair's own
-            # move of the variant (tests/test_bands.py says which, and why)
+            # move of the variant (on the H100 pair: GEMM_BEYOND_3PCT_ACROSS_CHIPS,
+            # tests/test_bands.py says why); then 5% beyond that move is caught
             assert got <= want, variant
+            assert (GEMM, variant) in GEMM_BEYOND_3PCT_ACROSS_CHIPS or not base_path.startswith(
+                os.path.dirname(LATEST)), variant
+            factor = 1.05 * math.exp(-own) if own < 0 else 1.05
+            if band < 0.05:
+                heavier = [slower(r, factor) if pick(r) else r for r in rows]
+                cmp = sbcompare.compare(base, run(write(tmp_path / "new5.csv", header, heavier)), bands=bands)
+                assert {(m.base["family"], m.base["variant"]) for m in cmp.regressions} == {(GEMM, variant)}, variant
             continue
-        assert got == {k for k in want if figure[k] * 1.03 > 1 + band}, variant
+        # a point with a band of its own is judged by that band alone (rule B leaves it out)
+        assert got == {k for k in want if figure[k] * 1.03 > 1 + band and k not in own_band}, variant
         assert got, variant  # the variant is caught
         planted_points += len(want)
         missed += len(want - got)

@@ -806,6 +806,23 @@ SB_TEST(gemm_default_sweep_keeps_one_group) {
       }
 }
 
+/* The one-group reduction's width: at the default sweep's split points
+ * (512^2 x 32k, 1024^2 x 16k; 64x128 and 128x128 tiles) with the wide
+ * kernel's 4 blocks an SM (64 registers) on 132 SMs, the narrow kernel
+ * runs exactly at 1024^2 (1024 blocks), the wide one at 512^2 (256). */
+SB_TEST(gemm_reduce_width_at_the_default_split_points) {
+  const int bm[] = {64, 128}, bn[] = {128, 128};
+  for (size_t t = 0; t < 2; ++t) {
+    const long long bpt = bm[t] * bn[t] / 4 / SB_GEMM_REDUCE_THREADS;
+    CHECK_EQ_INT(sb_gemm_reduce_narrow((512 / bm[t]) * (512 / bn[t]) * bpt, 4, 132), 0);
+    CHECK_EQ_INT(sb_gemm_reduce_narrow((1024 / bm[t]) * (1024 / bn[t]) * bpt, 4, 132), 1);
+  }
+  CHECK_EQ_INT(sb_gemm_reduce_narrow(528, 4, 132), 0); /* one wave exactly */
+  CHECK_EQ_INT(sb_gemm_reduce_narrow(529, 4, 132), 1);
+  CHECK_EQ_INT(sb_gemm_reduce_narrow(2, 1, 1), 1);     /* occupancy unknown (1): narrow past one block an SM */
+  CHECK_EQ_INT(sb_gemm_reduce_narrow(144, 4, 132), 0); /* 384^2 at 64x128: 18 tiles x 8 */
+}
+
 /* splitk_reduce's reduction (gemm_schedule_math.h): 8 slice groups (at
  * most the slices, a power of two) where 8 times the one-group grid fits in
  * one wave, else 1; and its splits=auto, the model with the combining term

@@ -22,6 +22,13 @@ stencil: 1D
   two_barrier            a
   completion             b
 LIST
+  # FAKE_GEMM=1: a second family whose ceiling is a vendor library
+  [ "${FAKE_GEMM:-0}" = 1 ] && cat <<'LIST'
+gemm: G
+  axis m             default 1k           quick 256
+  ws_tma                 a
+  cublas                 c
+LIST
   exit 0 ;;
 esac
 # A sweep: remember the filter, write a CSV with one ok row.
@@ -41,7 +48,7 @@ if [ "$(basename "$1")" = racecheck_canary ]; then
   exit 0
 fi
 h=${FAKE_HAZARDS:-0}
-case " $* " in *completion*) h=${FAKE_BLIND_HAZARDS:-0} ;; esac
+case " $* " in *completion*) h=${FAKE_BLIND_HAZARDS:-0} ;; *cublas*) h=${FAKE_VENDOR_HAZARDS:-0} ;; esac
 if [ "$tool" = racecheck ]; then
   echo "========= RACECHECK SUMMARY: $h hazards displayed ($h errors, 0 warnings)"
 else
@@ -61,7 +68,7 @@ def write_exe(path, text):
     path.chmod(path.stat().st_mode | stat.S_IEXEC)
 
 
-def run(tmp_path, hazards, blind_hazards=0, canary=BLIND, with_canary=True):
+def run(tmp_path, hazards, blind_hazards=0, canary=BLIND, with_canary=True, vendor_hazards=None):
     write_exe(tmp_path / "syncbench", FAKE_SYNCBENCH)
     write_exe(tmp_path / "cs", FAKE_SANITIZER)
     if with_canary:
@@ -69,6 +76,8 @@ def run(tmp_path, hazards, blind_hazards=0, canary=BLIND, with_canary=True):
     env = dict(os.environ, COMPUTE_SANITIZER=str(tmp_path / "cs"), FAKE_HAZARDS=str(hazards),
                FAKE_BLIND_HAZARDS=str(blind_hazards), FAKE_CANARY=canary,
                FAKE_FILTERS=str(tmp_path / "filters"), SANITIZE_TOOLS="racecheck memcheck")
+    if vendor_hazards is not None:
+        env.update(FAKE_GEMM="1", FAKE_VENDOR_HAZARDS=str(vendor_hazards))
     r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "sanitize.sh"),
                         str(tmp_path / "syncbench")], cwd=tmp_path, env=env,
                        capture_output=True, text=True, timeout=60)
@@ -136,3 +145,22 @@ def test_without_canary_every_hazard_counts(tmp_path):
     r, summary, _ = run(tmp_path, hazards=0, blind_hazards=7, with_canary=False)
     assert r.returncode == 1
     assert "canary not found" in summary
+
+
+def test_vendor_kernels_run_apart_and_are_shown_not_counted(tmp_path):
+    # cuBLAS's own kernels (the GEMM ceiling) under racecheck: their row
+    # shows the hazards, the run stays clean; memcheck still runs them.
+    r, summary, filters = run(tmp_path, hazards=0, vendor_hazards=2)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "^gemm/(ws_tma)/" in filters and "^gemm/(cublas)/" in filters
+    assert "| racecheck, vendor kernels: cublas | gemm | 2 |" in summary
+    assert "| racecheck | gemm | 0 |" in summary
+    assert filters.count("^gemm/") == 1  # memcheck: every variant, cuBLAS too
+    assert "clean" in summary.splitlines()[-1]
+
+
+def test_hazards_in_our_gemm_variants_still_fail_beside_the_vendor_row(tmp_path):
+    r, summary, _ = run(tmp_path, hazards=3, vendor_hazards=0)
+    assert r.returncode == 1
+    assert "| racecheck | gemm | 3 |" in summary
+    assert "NOT clean" in summary

@@ -1085,7 +1085,7 @@ static cudaError_t gemm_reduce_launch_tile(sb_launch *L, GemmParams &p) {
       wave = 1;  // unknown: narrow (the launch itself reports a broken device)
     if (p.reduce_groups > 1)
       kernel = (const void *)gemm_reduce_kernel<T, StreamK, DropLast, true>;
-    else if (blocks > (long long)wave * gemm_sm_count())
+    else if (sb_gemm_reduce_narrow(blocks, wave, gemm_sm_count()))
       kernel = (const void *)gemm_reduce_kernel<T, StreamK, DropLast, false, true>;
   }
   return sb_pdl_launch(kernel, (unsigned)(blocks * p.reduce_groups), SB_GEMM_REDUCE_THREADS, L->stream, args);

@@ -130,6 +130,13 @@ static inline SB_GEMM_HD int sb_gemm_reduce_groups(long long blocks, int splits,
   while (2 * g <= SB_GEMM_REDUCE_MAX_GROUPS && 2 * g <= splits) g *= 2;
   return g;
 }
+/* The one-group reduction's width (kernels/gemm/gemm_fixups.cuh): the
+ * narrow kernel (4 loads a thread in flight, 6 blocks an SM) where the grid
+ * of `blocks` is over one wave of the wide one (8 loads, `wide_per_sm`
+ * blocks an SM: its occupancy, read from the runtime), else the wide one. */
+static inline SB_GEMM_HD int sb_gemm_reduce_narrow(long long blocks, int wide_per_sm, int sm_count) {
+  return blocks > (long long)wide_per_sm * sm_count;
+}
 /* The model's argmin over s in [1, min(kts / SB_GEMM_AUTO_MIN_SLICE_KTS,
  * max_splits)], the smaller s of a tie, for one of the combining schemes:
  * SB_GEMM_COMBINE_MEMORY, a partial tile through memory per block
