@@ -110,7 +110,7 @@ fi
 run_family() {
   local tool=$1 fam=$2 filter=$3 label=$4 counts=$5 axes args t0 rc errors rows ok tag
   axes=$(awk -v f="$fam:" '/^[^ ]/ {cur=$1} cur==f && $1=="axis" {print $2}' <<<"$list")
-  tag=$tool-$fam$([ "$label" = "$tool" ] || echo -blind)
+  tag=$tool-$fam$(case $label in "$tool") ;; *vendor*) echo -vendor ;; *) echo -blind ;; esac)
   args=(--quick --filter "$filter" --warmup 0 --min-time 0.0005 --no-fork --unpaired --watchdog-ms 120000
         --device "$device" --seed 1 --out "$logs/$tag.csv")
   # devscan: 300001 words = 74 tiles of 128x32, the --quick tile (several

@@ -48,6 +48,7 @@ if [ "$(basename "$1")" = racecheck_canary ]; then
   exit 0
 fi
 h=${FAKE_HAZARDS:-0}
+case " $* " in *"^gemm/"*) h=${FAKE_GEMM_HAZARDS:-$h} ;; esac
 case " $* " in *completion*) h=${FAKE_BLIND_HAZARDS:-0} ;; *cublas*) h=${FAKE_VENDOR_HAZARDS:-0} ;; esac
 if [ "$tool" = racecheck ]; then
   echo "========= RACECHECK SUMMARY: $h hazards displayed ($h errors, 0 warnings)"
@@ -68,7 +69,8 @@ def write_exe(path, text):
     path.chmod(path.stat().st_mode | stat.S_IEXEC)
 
 
-def run(tmp_path, hazards, blind_hazards=0, canary=BLIND, with_canary=True, vendor_hazards=None):
+def run(tmp_path, hazards, blind_hazards=0, canary=BLIND, with_canary=True, vendor_hazards=None,
+        gemm_hazards=None):
     write_exe(tmp_path / "syncbench", FAKE_SYNCBENCH)
     write_exe(tmp_path / "cs", FAKE_SANITIZER)
     if with_canary:
@@ -78,6 +80,8 @@ def run(tmp_path, hazards, blind_hazards=0, canary=BLIND, with_canary=True, vend
                FAKE_FILTERS=str(tmp_path / "filters"), SANITIZE_TOOLS="racecheck memcheck")
     if vendor_hazards is not None:
         env.update(FAKE_GEMM="1", FAKE_VENDOR_HAZARDS=str(vendor_hazards))
+    if gemm_hazards is not None:
+        env["FAKE_GEMM_HAZARDS"] = str(gemm_hazards)
     r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "sanitize.sh"),
                         str(tmp_path / "syncbench")], cwd=tmp_path, env=env,
                        capture_output=True, text=True, timeout=60)
@@ -160,7 +164,9 @@ def test_vendor_kernels_run_apart_and_are_shown_not_counted(tmp_path):
 
 
 def test_hazards_in_our_gemm_variants_still_fail_beside_the_vendor_row(tmp_path):
-    r, summary, _ = run(tmp_path, hazards=3, vendor_hazards=0)
+    # stencil clean, gemm's own variants 3 hazards, cuBLAS's none: the gemm row fails the run
+    r, summary, _ = run(tmp_path, hazards=0, vendor_hazards=0, gemm_hazards=3)
     assert r.returncode == 1
-    assert "| racecheck | gemm | 3 |" in summary
+    assert "| racecheck | gemm | 3 |" in summary and "| racecheck | stencil | 0 |" in summary
+    assert "| racecheck, vendor kernels: cublas | gemm | 0 |" in summary
     assert "NOT clean" in summary

@@ -1079,10 +1079,18 @@ static cudaError_t gemm_reduce_launch_tile(sb_launch *L, GemmParams &p) {
   void *args[] = {&p};
   const void *kernel = (const void *)gemm_reduce_kernel<T, StreamK, DropLast>;
   if constexpr (!StreamK) {
-    // a grid over one wave of the wide kernel: the narrow one (more blocks an SM)
-    static int wave = 0;
-    if (wave == 0 && cudaOccupancyMaxActiveBlocksPerMultiprocessor(&wave, kernel, SB_GEMM_REDUCE_THREADS, 0) != cudaSuccess)
-      wave = 1;  // unknown: narrow (the launch itself reports a broken device)
+    // a grid over one wave of the wide kernel: the narrow one (more blocks
+    // an SM). Its occupancy is read once per instantiation (one device a
+    // process); a failed query is not cached, and its error is cleared so
+    // that the launch below reports only its own.
+    static int wave_cached = 0;
+    int wave = wave_cached;
+    if (wave == 0) {
+      if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&wave, kernel, SB_GEMM_REDUCE_THREADS, 0) == cudaSuccess && wave > 0)
+        wave_cached = wave;
+      else
+        (void)cudaGetLastError(), wave = 1;  // unknown: narrow past one block an SM
+    }
     if (p.reduce_groups > 1)
       kernel = (const void *)gemm_reduce_kernel<T, StreamK, DropLast, true>;
     else if (sb_gemm_reduce_narrow(blocks, wave, gemm_sm_count()))
