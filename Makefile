@@ -139,8 +139,8 @@ carry: $(BIN) $(PLAIN) $(PREDECESSORS) $(CANARY)
 	@scripts/carry_fits.sh .carry || true  # says so when it is over the device's limit
 
 # The smallest round, in .carry_round/: the sm_90a-only syncbench (stripped,
-# xz) and libbenchmark, what scripts/gpu_round.sh steps q, d and f need (a
-# pair's lease, the off-sweep). The full .carry/ holds three binaries, more
+# xz) and libbenchmark, what scripts/gpu_round.sh steps q, d, f and g need (a
+# pair's lease, the off-sweep, the A/A), and the racecheck canary (step s). The full .carry/ holds three binaries, more
 # than fits beside the tree in what the device tool carries (scripts/carry_fits.sh).
 # REV=<commit>: that commit's binary instead (built in a worktree,
 # build/rev/<sha12>, so its rows name that commit: a pair's second GPU at the
@@ -150,9 +150,10 @@ carry-lean:
 	@if [ -n "$(REV)" ]; then [ "$(LEAN_SRC)" != build/rev/ ] || \
 	  { echo "carry-lean: REV=$(REV) is not a commit of this repository" >&2; exit 2; }; \
 	  [ -d $(LEAN_SRC) ] || git worktree add --detach $(LEAN_SRC) "$(REV)"; fi
-	$(MAKE) -C $(LEAN_SRC) CUDA_ARCH=sm_90a BUILD=build/h build/h/syncbench
+	$(MAKE) -C $(LEAN_SRC) CUDA_ARCH=sm_90a BUILD=build/h build/h/syncbench build/h/racecheck_canary
 	@rm -rf .carry_round && mkdir -p .carry_round/lib
 	strip -o .carry_round/syncbench $(LEAN_SRC)/build/h/syncbench && xz -9e -T0 .carry_round/syncbench
+	strip -o .carry_round/racecheck_canary $(LEAN_SRC)/build/h/racecheck_canary && xz -9e -T0 .carry_round/racecheck_canary
 	cp $(LEAN_SRC)/build/h/lib/* .carry_round/lib/
 	@if [ "$(BROKEN)" = 1 ]; then $(MAKE) -C $(LEAN_SRC) SB_BROKEN=1 CUDA_ARCH=sm_90a BUILD=build/hb build/hb/syncbench && \
 	  mkdir -p .carry_round/broken && strip -o .carry_round/broken/syncbench $(LEAN_SRC)/build/hb/syncbench && \
