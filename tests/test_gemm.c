@@ -799,7 +799,7 @@ SB_TEST(gemm_default_sweep_keeps_one_group) {
   for (size_t t = 0; t < 3; ++t)
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; ++i)
       for (size_t j = 0; j < sizeof ks / sizeof ks[0]; ++j) {
-        const int tiles = (ms[i] / bm[t]) * (ms[i] / bn[t]), bpt = bm[t] * bn[t] / 4 / SB_GEMM_REDUCE_THREADS;
+        const int tiles = (ms[i] / bm[t]) * (ms[i] / bn[t]), bpt = sb_gemm_reduce_blocks_per_tile(bm[t] * bn[t]);
         const int kts = ks[j] / SB_GEMM_BK;
         for (int s = 1; s <= 64; ++s) CHECK_EQ_INT(sb_gemm_reduce_groups((long long)tiles * bpt, s, 132), 1);
         CHECK_EQ_INT(sb_gemm_reduce_auto_splits(tiles, kts, 132, bpt), sb_gemm_auto_splits(tiles, kts, 132));
@@ -813,7 +813,7 @@ SB_TEST(gemm_default_sweep_keeps_one_group) {
 SB_TEST(gemm_reduce_width_at_the_default_split_points) {
   const int bm[] = {64, 128}, bn[] = {128, 128};
   for (size_t t = 0; t < 2; ++t) {
-    const long long bpt = bm[t] * bn[t] / 4 / SB_GEMM_REDUCE_THREADS;
+    const long long bpt = sb_gemm_reduce_blocks_per_tile(bm[t] * bn[t]);
     CHECK_EQ_INT(sb_gemm_reduce_narrow((512 / bm[t]) * (512 / bn[t]) * bpt, 4, 132), 0);
     CHECK_EQ_INT(sb_gemm_reduce_narrow((1024 / bm[t]) * (1024 / bn[t]) * bpt, 4, 132), 1);
   }

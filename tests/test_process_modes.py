@@ -15,6 +15,14 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROOFS = os.path.join(ROOT, "results", "h100-80gb-hbm3", "proofs")
 HISTORY = open(os.path.join(ROOT, "docs", "history.md"), encoding="utf-8").read()
+
+
+def history_section(heading):
+    """docs/history.md's section whose '## ' heading starts with `heading`,
+    up to the next one, its whitespace flattened to single spaces."""
+    start = HISTORY.index("## " + heading)
+    end = HISTORY.find("\n## ", start + 1)
+    return " ".join(HISTORY[start:end if end > 0 else len(HISTORY)].split())
 KEY = ("variant", "n", "m", "k", "tile", "stages", "splits", "consumer_warps", "block_threads",
        "elems_per_thread", "cluster_shape")
 

@@ -8,30 +8,20 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_process_modes import best_by_shape, rows  # noqa: E402  (ok rows; best % of cuBLAS a shape)
+from test_process_modes import best_by_shape, history_section, rows  # noqa: E402  (ok rows; best % of cuBLAS a shape)
+from test_reduce_groups import moves as reduce_groups_moves  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROOFS = os.path.join(ROOT, "results", "h200", "proofs")
 BATCH = os.path.join(PROOFS, "reduce_batch")
 
 
-def section():
-    text = open(os.path.join(ROOT, "docs", "history.md")).read()
-    start = text.index("## gemm: the separate reduction's loads in batches")
-    end = text.find("\n## ", start + 1)
-    return " ".join(text[start:end if end > 0 else len(text)].split())
-
-
-TEXT = section()
+TEXT = history_section("gemm: the separate reduction's loads in batches")
 
 
 def moves(run, variant="splitk_reduce"):
-    """{(m, k, tile, splits): % median move, B against A}, and B's rows."""
-    def by_key(name):
-        return {(int(r["m"]), int(r["k"]), r["tile"], r["splits"]): r
-                for r in rows(os.path.join(BATCH, run, name)) if r["variant"] == variant}
-    a, b = by_key("a.csv"), by_key("b.csv")
-    return {k: 100 * (float(b[k]["median_us"]) / float(a[k]["median_us"]) - 1) for k in a if k in b}, a, b
+    """test_reduce_groups' reading of an A/B dir, under reduce_batch/."""
+    return reduce_groups_moves(run, variant, root=BATCH)
 
 
 def test_the_first_batch_against_7c4542b():

@@ -65,11 +65,12 @@ def test_what_cublas_and_ours_ran_at_two_k_heavy_shapes():
     assert round(red["lts__t_bytes.sum"] / 1e6) == 33
 
 
-def moves(run, variant="splitk_reduce"):
-    """{(m, k, tile, splits): % median move, B against A} of an A/B dir."""
+def moves(run, variant="splitk_reduce", root=GROUPS):
+    """{(m, k, tile, splits): % median move, B against A} of an A/B dir
+    under root, and both sides' rows by the same key."""
     def by(side):
         return {(int(r["m"]), int(r["k"]), r["tile"], r["splits"]): r
-                for r in rows(os.path.join(GROUPS, run, side + ".csv")) if r["variant"] == variant}
+                for r in rows(os.path.join(root, run, side + ".csv")) if r["variant"] == variant}
     a, b = by("a"), by("b")
     return {key: 100 * (float(b[key]["median_us"]) / float(a[key]["median_us"]) - 1) for key in a if key in b}, a, b
 

@@ -1010,7 +1010,7 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
                        : GemmCooperative<V>::value  ? sb_gemm_coop_auto_splits((int)tiles, kts, sms)
                        : GemmReduces<V>::value
                            ? sb_gemm_reduce_auto_splits((int)tiles, kts, sms,
-                                                        (int)((long long)p->m * p->n / tiles / 4 / SB_GEMM_REDUCE_THREADS))
+                                                        sb_gemm_reduce_blocks_per_tile((long long)p->m * p->n / tiles))
                            : sb_gemm_auto_splits((int)tiles, kts, sms);
     }
     p->splits = L->splits_used;
@@ -1074,7 +1074,8 @@ template <class T, bool StreamK, bool DropLast = false>
 static cudaError_t gemm_reduce_launch_tile(sb_launch *L, GemmParams &p) {
   const int tiles = (p.m / T::BM) * (p.n / T::BN);
   const int n = StreamK ? sb_gemm_sk_tiles(tiles, p.sk_grid_blocks) : tiles;
-  const long long blocks = (long long)n * (GemmWarpgroupMma<T>::TILE_V4 / SB_GEMM_REDUCE_THREADS);
+  static_assert(GemmWarpgroupMma<T>::TILE_V4 == T::BM * T::BN / 4, "the reduction's float4s are the tile's");
+  const long long blocks = (long long)n * sb_gemm_reduce_blocks_per_tile(T::BM * T::BN);
   p.reduce_groups = StreamK ? 1 : sb_gemm_reduce_groups(blocks, p.splits, gemm_sm_count());
   void *args[] = {&p};
   const void *kernel = (const void *)gemm_reduce_kernel<T, StreamK, DropLast>;

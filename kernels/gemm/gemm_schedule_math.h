@@ -124,6 +124,10 @@ static inline SB_GEMM_HD unsigned long long sb_gemm_auto_cost(int tiles, int kts
 #define SB_GEMM_REDUCE_THREADS 256
 #endif
 #define SB_GEMM_REDUCE_MAX_GROUPS 8
+/* The one-group reduction's blocks a tile of bm x bn: a thread a float4. */
+static inline SB_GEMM_HD int sb_gemm_reduce_blocks_per_tile(long long bm_bn) {
+  return (int)(bm_bn / 4 / SB_GEMM_REDUCE_THREADS);
+}
 static inline SB_GEMM_HD int sb_gemm_reduce_groups(long long blocks, int splits, int sm_count) {
   if (blocks * SB_GEMM_REDUCE_MAX_GROUPS > sm_count) return 1;
   int g = 1;
