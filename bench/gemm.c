@@ -319,14 +319,17 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
     BROKEN(AXIS_BIT(WARPS) | AXIS_BIT(TILE),
            "consumer_warps=%lld: a %dx%d tile has %d (%s)", w, bm, bn, sb_gemm_tile_warps(t),
            sb_gemm_tile_wgmma_only(t) ? "one wgmma warpgroup" : "one 64x64 warp tile each, one warpgroup per 64 rows");
-  /* 64 x 128: one wgmma warpgroup (m64); compiled for ws_tma_wgmma, its
-   * multicast clusters and the variants that cut K (kernels/gemm/gemm.cu's
-   * gemm_takes_64x128), at their stages. */
+  /* 64 x 128 and 128 x 96: one wgmma warpgroup; compiled for ws_tma_wgmma,
+   * its TMA-store form, at 64 x 128 its multicast clusters, and the variants
+   * that cut K (kernels/gemm/gemm.cu's gemm_takes_one_group_tile), at their stages. */
   const int cuts_k = (f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK)) != 0;
   const int takes_narrow = cuts_k || (f & (SB_VF_GEMM_WGMMA_TILE | SB_VF_GEMM_MULTICAST | SB_VF_GEMM_TMA_STORE));
   if (sb_gemm_tile_wgmma_only(t) && !takes_narrow)
     BROKEN(AXIS_BIT(TILE), "%s: a %dx%d tile is one wgmma warpgroup, compiled for ws_tma_wgmma, its TMA-store "
            "and multicast forms and the variants that cut K only", p->variant->name, bm, bn);
+  else if ((f & SB_VF_GEMM_MULTICAST) && !sb_gemm_tile_multicast(t))
+    BROKEN(AXIS_BIT(TILE), "%s: no multicast clusters are compiled at a %dx%d tile (64x128x64, 128x128x64 "
+           "and 128x256x64 only)", p->variant->name, bm, bn);
   if ((f & SB_VF_GEMM_ONE_STAGE) && s != 1)
     BROKEN(AXIS_BIT(STAGES), "%s has one buffer per operand: stages=1 only", p->variant->name);
   if ((f & SB_VF_GEMM_TWO_STAGES) && s != 2)
@@ -369,7 +372,8 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
       !sb_gemm_multicast_stages_ok(t, s))
     BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE),
            "%s is compiled where ws_tma_wgmma is best only: stages %s for a %dx%d tile", p->variant->name,
-           t == SB_GEMM_TILE_128X256 ? "3-4" : t == SB_GEMM_TILE_64X128 ? "8" : "4-6", bm, bn);
+           t == SB_GEMM_TILE_128X256 ? "3-4" : t == SB_GEMM_TILE_64X128 ? "8" : t == SB_GEMM_TILE_128X96 ? "7" : "4-6",
+           bm, bn);
   if ((size_t)smem > smem_limit)
     BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE),
            "stages x stage bytes = %lld x %lld (+ %lld C staging + %d alignment) exceeds the %zu B of shared memory "
@@ -434,11 +438,16 @@ static int default_config(const sb_point *p, long long m, long long k, unsigned 
   if (user_axes & SB_QUICK_GRID) return 1; /* --quick's few points, picked by hand */
   const int tile_free = !(user_axes & AXIS_BIT(TILE)), stages_free = !(user_axes & AXIS_BIT(STAGES));
   const int table = m == 4096 && k == 4096;
+  /* A tile the user did not name is a point only where it fits the shape
+   * whole (128x96 at 1152, not at 1024): no skipped rows for it. */
+  if (tile_free && (m % sb_gemm_tile_bm(t) || sb_gemm_cols(p->axis) % sb_gemm_tile_bn(t))) return 0;
+  /* 7 stages: the 128x96 tile's one count (the others compile up to 6). */
+  if (stages_free && s == SB_GEMM_SPLIT_STAGES_96 && t != SB_GEMM_TILE_128X96) return 0;
   if (!on_wgmma(f)) {
     if (table || !stages_free || (f & (SB_VF_GEMM_ONE_STAGE | SB_VF_GEMM_TWO_STAGES))) return 1;
     return s == (t == SB_GEMM_TILE_128X256 ? 3 : 4);
   }
-  if ((f & SB_VF_GEMM_SPLIT) && t == SB_GEMM_TILE_64X128 && !(user_axes & AXIS_BIT(SPLITS)) &&
+  if ((f & SB_VF_GEMM_SPLIT) && sb_gemm_tile_wgmma_only(t) && !(user_axes & AXIS_BIT(SPLITS)) &&
       p->axis[SB_AXIS_SPLITS] != SB_AXIS_AUTO)
     return 0;
   if (table && (f & SB_VF_GEMM_WGMMA_TILE)) return 1;
@@ -457,7 +466,7 @@ static int default_config(const sb_point *p, long long m, long long k, unsigned 
   if (!stages_free) return 1;
   if (t == SB_GEMM_TILE_128X256) return (f & SB_VF_GEMM_MULTICAST) && !(f & SB_VF_GEMM_PINGPONG) ? s == 4 : s == 3 || s == 4;
   if (t == SB_GEMM_TILE_128X128) return s == 5 || s == 6;
-  return 1; /* 64x128: its one compiled count (gemm_reason) */
+  return 1; /* 64x128, 128x96: their one compiled count (gemm_reason) */
 }
 
 /* The default grid: square shapes plus the K-heavy shapes (default_shape);
@@ -643,8 +652,9 @@ const sb_family sb_family_gemm = {
                      [SB_AXIS_K] = "1k,2k,4k,8k,16k,32k",
                      [SB_AXIS_N] = "1", /* = m (sb_gemm_in_sweep): --n with --m sets it */
                      [SB_AXIS_SPLITS] = "auto,2,4,8",
-                     [SB_AXIS_TILE] = "64x128x64,128x128x64,128x256x64",
-                     [SB_AXIS_STAGES] = "1,2,3,4,5,6,8", /* 8: the 64x128 tile's */
+                     /* 128x96x64: whole tiles only where M and N are multiples of 96 (none of the default shapes) */
+                     [SB_AXIS_TILE] = "64x128x64,128x128x64,128x256x64,128x96x64",
+                     [SB_AXIS_STAGES] = "1,2,3,4,5,6,7,8", /* 8: the 64x128 tile's, 7: 128x96's */
                      [SB_AXIS_WARPS] = "4,8",
                      [SB_AXIS_CLUSTER_SHAPE] = "2x1,1x2"},
     .quick_axes = {[SB_AXIS_M] = "512,1k",

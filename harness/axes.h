@@ -29,7 +29,7 @@
   X(CLUSTER, "cluster", "cluster", 1, 16, NULL, "thread-block cluster size")        \
   X(M, "m", "m", 1, 1LL << 20, NULL, "GEMM rows of A and C (N = M unless --n is given with it)") \
   X(K, "k", "k", 1, 1LL << 20, NULL, "GEMM reduction length (columns of A, rows of B)") \
-  X(TILE, "tile", "tile", 0, 2, "128x128x64|128x256x64|64x128x64", "GEMM block tile BMxBNxBK") \
+  X(TILE, "tile", "tile", 0, 3, "128x128x64|128x256x64|64x128x64|128x96x64", "GEMM block tile BMxBNxBK") \
   X(SPLITS, "splits", "splits", 1, 256, NULL, "GEMM K slices per output tile (split-K), or auto") \
   X(CLUSTER_SHAPE, "cluster_shape", "cluster-shape", 0, 1, "2x1|1x2",               \
     "GEMM multicast cluster of 2 tiles: 2x1 (one column: B shared) or 1x2 (one row: A shared)")

@@ -17,8 +17,9 @@
 #     f  the off-sweep proof: gemm's K-heavy squares (m = n = 128-1152, k =
 #        8k-128k) and M != N shapes (there also the 128x256 tile, which
 #        1152 / 256 rules out at the squares, and the data-parallel ping-pong
-#        and persistent multicast kernels), one tile at a time at its stage
-#        counts, so the CSV holds no rows skipped by the stage rule
+#        and persistent multicast kernels; the 128x96 tile where M and N
+#        are whole 96s), one tile at a time at its stage counts, so the CSV
+#        holds no rows skipped by the stage rule
 #                                                             -> offsweep/gemm.csv
 #     g  the gate's A/A (issue 36's proof): scripts/ab.py with the carried
 #        binary on both sides, retakes on, over ^(reference|gemm|barrier|devscan)/;
@@ -111,6 +112,7 @@ if step f; then
   G='^gemm/(cublas|splitk|streamk|ws_tma_wgmma/)'
   SQUARES="--m 128,256,384,640,768,1152 --k 8192,16384,32768,65536,131072"
   MN="--m 256,1152 --n 768,2048 --k 16384,65536"
+  SQUARES96="--m 384,768,1152 --k 8192,16384,32768,65536,131072" MN96="--m 256,1152 --n 768 --k 16384,65536"
   # shape ; filter ; tile and the stage, warp and cluster counts it runs at
   while IFS=';' read -r shape filter tile; do
     # shellcheck disable=SC2086  # the shapes and tiles are word lists
@@ -120,9 +122,11 @@ if step f; then
   done <<EOF
 $SQUARES;$G;--tile 128x128x64 --stages 5,6 --warps 4
 $SQUARES;$G;--tile 64x128x64 --stages 8 --warps 4
+$SQUARES96;$G;--tile 128x96x64 --stages 7 --warps 4
 $MN;$G;--tile 128x128x64 --stages 5,6 --warps 4
 $MN;$G;--tile 64x128x64 --stages 8 --warps 4
 $MN;$G;--tile 128x256x64 --stages 4 --warps 8
+$MN96;$G;--tile 128x96x64 --stages 7 --warps 4
 $MN;^gemm/ws_tma_wgmma_pingpong_tma_store/;--tile 128x128x64 --stages 6 --warps 8
 $MN;^gemm/ws_tma_wgmma_multicast_persistent_tma_store/;--tile 128x256x64 --stages 4 --warps 8 --cluster-shape 2x1
 EOF

@@ -497,6 +497,47 @@ SB_TEST(gemm_tma_store_staging_counts_in_the_shared_memory_check) {
   CHECK(f->check(&pp, &d, buf, sizeof buf) != NULL && strstr(buf, "+ 32768 C staging") != NULL);
 }
 
+/* A one-warpgroup tile's rules against the pickers: each named variant in
+ * turn at (m, k) on the tile, at the tile's stage count; the first
+ * `compiled` have a twin with the tile's shared memory and pass the
+ * host's rules, the others get no kernel and a reason containing
+ * `refusal` (ping-pong: its own). */
+static void check_one_group_tile(int tile, long long m, const char *const *names, size_t count, size_t compiled,
+                                 const char *refusal) {
+  const sb_family *f = sb_find_family("gemm");
+  const sb_device d = sb_test_hopper();
+  const int stages = sb_gemm_split_stages(tile);
+  char buf[SB_DETAIL_LEN], why[SB_SKIP_LEN];
+  for (size_t i = 0; i < count; ++i) {
+    sb_point q = {f, gemm_variant(f, names[i]), {0}};
+    CHECK(q.variant != NULL);
+    if (!q.variant) continue;
+    const unsigned fl = q.variant->flags;
+    for (int a = 0; a < SB_NUM_AXES; ++a) q.axis[a] = SB_AXIS_UNSET;
+    q.axis[SB_AXIS_M] = m, q.axis[SB_AXIS_K] = 8192, q.axis[SB_AXIS_TILE] = tile;
+    q.axis[SB_AXIS_WARPS] = (fl & SB_VF_GEMM_PINGPONG) ? 8 : 4;
+    q.axis[SB_AXIS_STAGES] = (fl & SB_VF_GEMM_ONE_STAGE) ? 1 : (fl & SB_VF_GEMM_TWO_STAGES) ? 2 : stages;
+    if (fl & SB_VF_GEMM_SPLIT) q.axis[SB_AXIS_SPLITS] = SB_AXIS_AUTO;
+    if (fl & SB_VF_GEMM_MULTICAST) q.axis[SB_AXIS_CLUSTER_SHAPE] = SB_GEMM_CLUSTER_2X1;
+    const char *reason = f->check(&q, &d, buf, sizeof buf);
+    sb_kernels k;
+    memset(&k, 0, sizeof k);
+    why[0] = 0;
+    const int rc = q.variant->pick(q.axis, &k, why, sizeof why);
+    if (i < compiled) {
+      CHECK(reason == NULL);
+      CHECK_EQ_INT(rc, 0);
+      CHECK(k.raw != NULL && k.bounded != NULL && k.bounded != k.raw);
+      /* the stages of (BM + BN) x 64 fp16 (+ the TMA store's staging: 4 warps x 2 x 16x32 fp32) */
+      CHECK_EQ_INT(k.smem, stages * sb_gemm_stage_bytes(tile) + 1024 + ((fl & SB_VF_GEMM_TMA_STORE) ? 4 * 2 * 2048 : 0));
+    } else {
+      CHECK(reason != NULL && (strstr(reason, refusal) || (fl & SB_VF_GEMM_PINGPONG)));
+      CHECK_EQ_INT(rc, -1);
+      CHECK(why[0] != 0);
+    }
+  }
+}
+
 /* The 64x128x64 tile (issue 29): one wgmma warpgroup (4 consumer warps,
  * not the 2 its 64x64 pieces would give mma.sync), compiled for
  * ws_tma_wgmma (and its TMA-store and multicast forms) and the variants
@@ -522,36 +563,8 @@ SB_TEST(gemm_64x128_tile_is_wgmma_only_and_its_rules_match_the_pickers) {
                          "splitk_cluster", "streamk", "ws_tma_wgmma_multicast", "ws_tma_wgmma_tma_store",
                          /* compiled; refused: */
                          "single", "swap", "ring", "ws_mbarrier", "ws_tma", "ws_tma_wgmma_pingpong"};
-  const size_t compiled = 9;
-  for (size_t i = 0; i < sizeof names / sizeof *names; ++i) {
-    sb_point q = {f, gemm_variant(f, names[i]), {0}};
-    CHECK(q.variant != NULL);
-    if (!q.variant) continue;
-    const unsigned fl = q.variant->flags;
-    for (int a = 0; a < SB_NUM_AXES; ++a) q.axis[a] = SB_AXIS_UNSET;
-    q.axis[SB_AXIS_M] = 256, q.axis[SB_AXIS_K] = 8192, q.axis[SB_AXIS_TILE] = SB_GEMM_TILE_64X128;
-    q.axis[SB_AXIS_WARPS] = (fl & SB_VF_GEMM_PINGPONG) ? 8 : 4;
-    q.axis[SB_AXIS_STAGES] = (fl & SB_VF_GEMM_ONE_STAGE) ? 1 : (fl & SB_VF_GEMM_TWO_STAGES) ? 2 : 8;
-    if (fl & SB_VF_GEMM_SPLIT) q.axis[SB_AXIS_SPLITS] = SB_AXIS_AUTO;
-    if (fl & SB_VF_GEMM_MULTICAST) q.axis[SB_AXIS_CLUSTER_SHAPE] = SB_GEMM_CLUSTER_2X1;
-    const char *reason = f->check(&q, &d, buf, sizeof buf);
-    sb_kernels k;
-    memset(&k, 0, sizeof k);
-    why[0] = 0;
-    const int rc = q.variant->pick(q.axis, &k, why, sizeof why);
-    if (i < compiled) {
-      CHECK(reason == NULL);
-      CHECK_EQ_INT(rc, 0);
-      CHECK(k.raw != NULL && k.bounded != NULL && k.bounded != k.raw);
-      /* 8 stages of (64 + 128) x 64 fp16 (+ the TMA store's staging: 4 warps x 2 x 16x32 fp32) */
-      CHECK_EQ_INT(k.smem, 8 * 24576 + 1024 + ((fl & SB_VF_GEMM_TMA_STORE) ? 4 * 2 * 2048 : 0));
-    } else {
-      CHECK(reason != NULL && (strstr(reason, "compiled for ws_tma_wgmma, its TMA-store and multicast forms and the variants that cut K only") ||
-                               (fl & SB_VF_GEMM_PINGPONG)));
-      CHECK_EQ_INT(rc, -1);
-      CHECK(why[0] != 0);
-    }
-  }
+  check_one_group_tile(SB_GEMM_TILE_64X128, 256, names, sizeof names / sizeof *names, 9,
+                       "compiled for ws_tma_wgmma, its TMA-store and multicast forms and the variants that cut K only");
   /* ws_tma_wgmma: 8 stages and one warpgroup only, both sides. */
   sb_point q = {f, gemm_variant(f, "ws_tma_wgmma"), {0}};
   if (!q.variant) return;
@@ -568,6 +581,47 @@ SB_TEST(gemm_64x128_tile_is_wgmma_only_and_its_rules_match_the_pickers) {
   /* m = 192: 3 tile rows of 64, 1.5 tile columns of 128: not whole tiles. */
   q.axis[SB_AXIS_WARPS] = 4, q.axis[SB_AXIS_M] = 192;
   CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "whole 64x128x64 tiles"));
+}
+
+/* The 128x96x64 tile (issue 39): two m64n96 wgmma slices of one warpgroup,
+ * for M and N that are multiples of 96 but not of 256 (1152: 108 tiles on
+ * 132 SMs where 128x128 has 81); compiled for ws_tma_wgmma, its TMA-store
+ * form and the variants that cut K at 7 stages, not for multicast. Whole
+ * tiles only; the default sweep's shapes have none, so its points stay. */
+SB_TEST(gemm_128x96_tile_is_one_warpgroup_and_its_rules_match_the_pickers) {
+  const sb_family *f = sb_find_family("gemm");
+  if (!f) return;
+  CHECK_EQ_INT(sb_gemm_tile_bm(SB_GEMM_TILE_128X96), 128);
+  CHECK_EQ_INT(sb_gemm_tile_bn(SB_GEMM_TILE_128X96), 96);
+  CHECK_EQ_INT(sb_gemm_tile_warps(SB_GEMM_TILE_128X96), 4);
+  CHECK(sb_gemm_tile_wgmma_only(SB_GEMM_TILE_128X96));
+  CHECK_EQ_INT(sb_gemm_stage_bytes(SB_GEMM_TILE_128X96), (128 + 96) * 64 * 2);
+  CHECK_EQ_INT(sb_gemm_split_stages(SB_GEMM_TILE_128X96), 7);
+  CHECK(!sb_gemm_tile_multicast(SB_GEMM_TILE_128X96) && sb_gemm_tile_multicast(SB_GEMM_TILE_64X128));
+  /* 128x96's 12 reduction blocks a tile (a thread a float4 of 12288 floats) */
+  CHECK_EQ_INT(sb_gemm_reduce_blocks_per_tile(128 * 96), 12);
+  sb_axis_values vals;
+  char err[256];
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_TILE, "128x96x64", &vals, err, sizeof err), 0);
+  CHECK(vals.count == 1 && vals.v[0] == SB_GEMM_TILE_128X96);
+  const char *names[] = {"ws_tma_wgmma", "splitk_serial", "splitk_parallel", "splitk_reduce", "splitk_cooperative",
+                         "splitk_cluster", "streamk", "ws_tma_wgmma_tma_store",
+                         /* compiled; refused: */
+                         "ws_tma_wgmma_multicast", "single", "ring", "ws_tma", "ws_tma_wgmma_pingpong"};
+  check_one_group_tile(SB_GEMM_TILE_128X96, 1152, names, 8, 8, "");
+  check_one_group_tile(SB_GEMM_TILE_128X96, 1152, names + 8, 1, 0, "no multicast clusters are compiled at a 128x96 tile");
+  check_one_group_tile(SB_GEMM_TILE_128X96, 1152, names + 9, 4, 0, "a 128x96 tile is one wgmma warpgroup");
+  const sb_device d = sb_test_hopper();
+  char buf[SB_DETAIL_LEN];
+  sb_point q = {f, gemm_variant(f, "ws_tma_wgmma"), {0}};
+  if (!q.variant) return;
+  for (int a = 0; a < SB_NUM_AXES; ++a) q.axis[a] = SB_AXIS_UNSET;
+  q.axis[SB_AXIS_M] = 1024, q.axis[SB_AXIS_K] = 8192, q.axis[SB_AXIS_TILE] = SB_GEMM_TILE_128X96;
+  q.axis[SB_AXIS_WARPS] = 4, q.axis[SB_AXIS_STAGES] = 7;
+  /* 1024 columns are 10.7 tiles of 96: not whole tiles */
+  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "whole 128x96x64 tiles"));
+  q.axis[SB_AXIS_M] = 1152, q.axis[SB_AXIS_STAGES] = 6;
+  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "compiled with 7 stages for a 128x96 tile only"));
 }
 
 SB_TEST(gemm_multicast_points_need_whole_clusters_and_sm90) {

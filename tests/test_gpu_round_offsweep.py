@@ -41,17 +41,22 @@ def test_step_f_runs_each_shape_and_tile_into_one_csv(tmp_path):
     assert calls[0].endswith(f"--out {out}") and all(c.endswith(f"--resume {out}") for c in calls[1:])
     squares = [c for c in calls if "--m 128,256,384,640,768,1152 --k 8192,16384,32768,65536,131072" in c]
     mn = [c for c in calls if "--m 256,1152 --n 768,2048 --k 16384,65536" in c]
-    assert len(squares) == 2 and len(mn) == 5 and len(calls) == 7
+    # the 128x96 tile where 96 divides M and N: the squares 384-1152, n = 768
+    squares96 = [c for c in calls if "--m 384,768,1152 --k 8192,16384,32768,65536,131072" in c]
+    mn96 = [c for c in calls if "--m 256,1152 --n 768 --k 16384,65536" in c]
+    assert len(squares) == 2 and len(mn) == 5 and len(squares96) == 1 and len(mn96) == 1 and len(calls) == 9
+    assert all("--tile 128x96x64 --stages 7 --warps 4" in c for c in squares96 + mn96)
     for c in calls:  # the combining variants at 4 consumer warps (8 on the 128x256 tile), the data-parallel ones at 8
         assert ("--warps 4" in c) == ("splitk|streamk" in c and "128x256" not in c)
         assert ("--tile 64x128x64 --stages 8" in c) or ("--tile 128x128x64" in c and "--stages" in c) \
+            or ("--tile 128x96x64 --stages 7" in c) \
             or ("--tile 128x256x64 --stages 4 --warps 8" in c
                 and ("multicast" not in c or "--cluster-shape 2x1" in c))
 
 
 def test_a_failing_run_fails_the_step(tmp_path):
     r, calls = step_f(tmp_path, exit_code=1)
-    assert len(calls) == 7 and r.returncode == 1 and "gpu_round: offsweep: exit 1" in r.stdout
+    assert len(calls) == 9 and r.returncode == 1 and "gpu_round: offsweep: exit 1" in r.stdout
 
 
 def step_g(tmp_path, exit_code):

@@ -744,10 +744,14 @@ __global__ void __launch_bounds__(gemm_threads<V, T>(), gemm_kernel_min_blocks<V
 
 // Stages compiled per variant and tile (what 227 KiB of shared memory
 // holds: 6 x 32 KiB stages of 128 x 128 x 64, 4 x 48 KiB of 128 x 256 x 64).
-// 64 x 128 (ws_tma_wgmma, its TMA-store and multicast forms, the split variants): their 8 only.
+// The one-warpgroup tiles (ws_tma_wgmma, its TMA-store and multicast forms,
+// the split variants): one count each, 8 of 64 x 128, 7 of 128 x 96.
+template <class T>
+using GemmOneGroupStages =
+    std::conditional_t<T::BM == 64, sb_values<SB_GEMM_SPLIT_STAGES_64>, sb_values<SB_GEMM_SPLIT_STAGES_96>>;
 template <class V, class T>
 struct GemmStages {
-  using list = std::conditional_t<T::BM == 64, sb_values<SB_GEMM_SPLIT_STAGES_64>,
+  using list = std::conditional_t<T::WGMMA_ONLY, GemmOneGroupStages<T>,
                                   std::conditional_t<T::BN == 256, sb_values<2, 3, 4>, sb_values<2, 3, 4, 5, 6>>>;
 };
 template <class T>
@@ -763,7 +767,7 @@ struct GemmStages<GemmSwap, T> {
 template <class T>
 struct GemmSplitStages {
   using list = std::conditional_t<T::BN == 256, sb_values<SB_GEMM_SPLIT_STAGES_256>,
-                                  std::conditional_t<T::BM == 64, sb_values<SB_GEMM_SPLIT_STAGES_64>,
+                                  std::conditional_t<T::WGMMA_ONLY, GemmOneGroupStages<T>,
                                                      sb_values<SB_GEMM_SPLIT_STAGES_128>>>;
 };
 template <bool R, class T>
@@ -783,7 +787,7 @@ struct GemmStages<GemmSplitKCoopT<A>, T> : GemmSplitStages<T> {};
 template <class T>
 struct GemmBestStages {
   using list = std::conditional_t<T::BN == 256, sb_values<3, 4>,
-                                  std::conditional_t<T::BM == 64, sb_values<SB_GEMM_SPLIT_STAGES_64>, sb_values<4, 5, 6>>>;
+                                  std::conditional_t<T::WGMMA_ONLY, GemmOneGroupStages<T>, sb_values<4, 5, 6>>>;
 };
 template <int CM, int CN, template <int, bool, int> class R, bool P, bool TS, class T>
 struct GemmStages<GemmWsTmaWgmmaMulticastT<CM, CN, R, P, TS>, T> : GemmBestStages<T> {};
@@ -820,17 +824,18 @@ static int gemm_pick_tile(const long long *axis, sb_kernels *k, char *why, size_
   return sb_no_instance<List>("stages", axis[SB_AXIS_STAGES], why, len);
 }
 
-// The variants compiled for the 64 x 128 tile (one wgmma warpgroup): the
-// ones that cut K, ws_tma_wgmma (their mainloop uncut) and its multicast
-// clusters, the small squares' tile (bench/gemm.c's gemm_reason has the same rule).
+// The variants compiled for the one-warpgroup tiles: the ones that cut K,
+// ws_tma_wgmma (their mainloop uncut), its TMA-store form and, at 64 x 128
+// (the small squares' tile), its multicast clusters (bench/gemm.c's
+// gemm_reason has the same rule).
 template <class V>
 struct GemmIsMulticast : std::false_type {};
 template <int CM, int CN, template <int, bool, int> class R, bool P, bool TS>
 struct GemmIsMulticast<GemmWsTmaWgmmaMulticastT<CM, CN, R, P, TS>> : std::true_type {};
-template <class V>
-constexpr bool gemm_takes_64x128() {
+template <class V, class T>
+constexpr bool gemm_takes_one_group_tile() {
   return GemmIsSplit<V>::value || std::is_same<V, GemmStreamK>::value || std::is_same<V, GemmWsTmaWgmma>::value ||
-         std::is_same<V, GemmWsTmaWgmmaTmaStore>::value || GemmIsMulticast<V>::value;
+         std::is_same<V, GemmWsTmaWgmmaTmaStore>::value || (GemmIsMulticast<V>::value && T::BM == 64);
 }
 
 template <class V>
@@ -847,9 +852,14 @@ static int gemm_pick(const long long *axis, sb_kernels *k, char *why, size_t len
       case SB_GEMM_TILE_128X128: return gemm_pick_tile<V, Tile128x128>(axis, k, why, len);
       case SB_GEMM_TILE_128X256: return gemm_pick_tile<V, Tile128x256>(axis, k, why, len);
       case SB_GEMM_TILE_64X128:
-        if constexpr (gemm_takes_64x128<V>()) return gemm_pick_tile<V, Tile64x128>(axis, k, why, len);
+        if constexpr (gemm_takes_one_group_tile<V, Tile64x128>()) return gemm_pick_tile<V, Tile64x128>(axis, k, why, len);
         snprintf(why, len, "tile=64x128x64 has no compiled kernel for this variant (one wgmma warpgroup: "
                  "ws_tma_wgmma, its TMA-store and multicast forms and the variants that cut K only)");
+        return -1;
+      case SB_GEMM_TILE_128X96:
+        if constexpr (gemm_takes_one_group_tile<V, Tile128x96>()) return gemm_pick_tile<V, Tile128x96>(axis, k, why, len);
+        snprintf(why, len, "tile=128x96x64 has no compiled kernel for this variant (one wgmma warpgroup: "
+                 "ws_tma_wgmma, its TMA-store form and the variants that cut K only)");
         return -1;
     }
     snprintf(why, len, "tile=%lld has no compiled kernel", axis[SB_AXIS_TILE]);
@@ -1107,6 +1117,7 @@ static cudaError_t gemm_reduce_launch(sb_launch *L, GemmParams &p, int tile) {
     constexpr bool drop = GemmReduceDrops<V>::value;
     return tile == SB_GEMM_TILE_128X256 ? gemm_reduce_launch_tile<Tile128x256, streamk, drop>(L, p)
            : tile == SB_GEMM_TILE_64X128 ? gemm_reduce_launch_tile<Tile64x128, streamk, drop>(L, p)
+           : tile == SB_GEMM_TILE_128X96 ? gemm_reduce_launch_tile<Tile128x96, streamk, drop>(L, p)
                                          : gemm_reduce_launch_tile<Tile128x128, streamk, drop>(L, p);
   }
   (void)L, (void)p, (void)tile;

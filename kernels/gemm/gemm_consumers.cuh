@@ -163,6 +163,18 @@ __device__ __forceinline__ void gemm_wgmma_m64n128k16(float (&d)[64], uint64_t d
       : "l"(desc_a), "l"(desc_b), "r"(1));
 }
 
+#define GEMM_WG_D48 \
+  "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+  "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+  "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47"
+__device__ __forceinline__ void gemm_wgmma_m64n96k16(float (&d)[48], uint64_t desc_a, uint64_t desc_b) {
+  asm volatile(
+      "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %50, 0;\n\t"
+      "wgmma.mma_async.sync.aligned.m64n96k16.f32.f16.f16 {" GEMM_WG_D48 "}, %48, %49, p, 1, 1, 0, 0;\n\t}\n"
+      : GEMM_F8(0), GEMM_F8(8), GEMM_F8(16), GEMM_F8(24), GEMM_F8(32), GEMM_F8(40)
+      : "l"(desc_a), "l"(desc_b), "r"(1));
+}
+
 __device__ __forceinline__ void gemm_wgmma_m64n256k16(float (&d)[128], uint64_t desc_a, uint64_t desc_b) {
   asm volatile(
       "{\n\t.reg .pred p;\n\tsetp.ne.b32 p, %130, 0;\n\t"
@@ -174,17 +186,19 @@ __device__ __forceinline__ void gemm_wgmma_m64n256k16(float (&d)[128], uint64_t 
 #undef GEMM_F8
 #undef GEMM_WG_D128
 #undef GEMM_WG_D64
+#undef GEMM_WG_D48
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
 
 // Warpgroup consumers: warpgroup wg owns rows [64 wg * MSUB, +64 MSUB) of
 // the block tile, all BN columns: 128 x 128 has 1 warpgroup with 2 m64
 // slices, 128 x 256 has 2 with 1 each (128 fp32 accumulators per thread in
-// both, as in the mma.sync consumers).
+// both, as in the mma.sync consumers); 64 x 128 one slice (64), 128 x 96
+// two of n96 (96).
 template <class T>
 struct GemmWarpgroupMma {
   static constexpr int WGS = T::WARPS / 4;
   static constexpr int MSUB = T::BM / 64 / WGS;
-  static_assert(T::BN == 128 || T::BN == 256, "wgmma n128 / n256");
+  static_assert(T::BN == 96 || T::BN == 128 || T::BN == 256, "wgmma n96 / n128 / n256");
   float acc[MSUB][T::BN / 2];
   int wg;
 
@@ -224,7 +238,9 @@ struct GemmWarpgroupMma {
       for (int s = 0; s < MSUB; ++s) {
         const uint64_t da = gemm_wgmma_desc(a_s + s * 64 * 128 + kk * 32);
         const uint64_t db = gemm_wgmma_desc(b_s + kk * 32);
-        if constexpr (T::BN == 128)
+        if constexpr (T::BN == 96)
+          gemm_wgmma_m64n96k16(acc[s], da, db);
+        else if constexpr (T::BN == 128)
           gemm_wgmma_m64n128k16(acc[s], da, db);
         else
           gemm_wgmma_m64n256k16(acc[s], da, db);

@@ -61,16 +61,18 @@ struct GemmTile {
   static constexpr int WARPS_N = BN / 64;             // mma.sync: 64 x 64 per warp
   // Fewer 64 x 64 pieces than a warpgroup's 4 warps (64 x 128): wgmma
   // only, one warpgroup (sb_gemm_tile_wgmma_only).
-  static constexpr bool WGMMA_ONLY = (BM / 64) * WARPS_N < 4;
+  static constexpr bool WGMMA_ONLY = (BM / 64) * WARPS_N < 4 || BN % 64 != 0;
   static constexpr int WARPS = WGMMA_ONLY ? 4 : (BM / 64) * WARPS_N;  // = 4 per 64-row warpgroup
   static constexpr int A_BYTES = BM * BK * 2, B_BYTES = BN * BK * 2;
   static constexpr int STAGE_BYTES = A_BYTES + B_BYTES;
-  static_assert(BM % 64 == 0 && BN % 64 == 0, "64 x 64 warp tiles");
+  static_assert(BM % 64 == 0 && (BN % 64 == 0 || (WGMMA_ONLY && BN % 32 == 0)),
+                "64 x 64 warp tiles, or wgmma columns in whole 32-column pieces (the TMA-store epilogue's)");
   static_assert(A_BYTES % 1024 == 0, "B tile and next stage stay 1024-B aligned");
 };
 using Tile128x128 = GemmTile<128, 128>;  // tile axis 0
 using Tile128x256 = GemmTile<128, 256>;  // tile axis 1
 using Tile64x128 = GemmTile<64, 128>;    // tile axis 2 (wgmma variants only)
+using Tile128x96 = GemmTile<128, 96>;    // tile axis 3 (wgmma variants only)
 
 // Byte offset of 16-B chunk `chunk` of tile row `row` (128-byte swizzle).
 __device__ __forceinline__ uint32_t gemm_swz(int row, int chunk) {

@@ -13,15 +13,20 @@
  * 128 x 256. 64 x 128 has two 64 x 64 pieces, fewer than a warpgroup's 4
  * warps: one warpgroup of wgmma (m64n128) computes it, and only
  * ws_tma_wgmma, its TMA-store and multicast forms and the variants that cut
- * K compile it: the tile of the small outputs (issue 29). */
+ * K compile it: the tile of the small outputs (issue 29). 128 x 96 is one
+ * warpgroup too (two m64n96 slices): where M and N are multiples of 128 and
+ * 96 but not of 128 twice, e.g. 1152 = 9 x 128 = 12 x 96, its 108 tiles fill
+ * 132 SMs in one wave where 81 of 128x128 leave 51 idle (cuBLAS picks a
+ * 96-wide tile there too); ws_tma_wgmma, its TMA-store form and the
+ * variants that cut K compile it (issue 39). */
 #ifndef SB_GEMM_TILES_H
 #define SB_GEMM_TILES_H
 
 #include "../../harness/launch.h"
 
 #define SB_GEMM_BK 64
-#define SB_GEMM_NUM_TILES 3
-#define SB_GEMM_MAX_STAGES 8 /* the 64x128 tile's; 6 for 128x128, 4 for 128x256 */
+#define SB_GEMM_NUM_TILES 4
+#define SB_GEMM_MAX_STAGES 8 /* the 64x128 tile's; 6 for 128x128, 4 for 128x256, 7 for 128x96 */
 /* Dynamic shared memory beyond the stages: slack to align them to 1024 B
  * (the 128-byte swizzle repeats every 8 rows = 1024 B). */
 #define SB_GEMM_ALIGN_SLACK 1024
@@ -32,13 +37,15 @@ static inline long long sb_gemm_cols(const long long *axis) {
   return axis[SB_AXIS_N] > 0 ? axis[SB_AXIS_N] : axis[SB_AXIS_M];
 }
 
-/* The tile axis: 0 = 128x128x64, 1 = 128x256x64, 2 = 64x128x64. */
-enum { SB_GEMM_TILE_128X128 = 0, SB_GEMM_TILE_128X256 = 1, SB_GEMM_TILE_64X128 = 2 };
+/* The tile axis: 0 = 128x128x64, 1 = 128x256x64, 2 = 64x128x64, 3 = 128x96x64. */
+enum { SB_GEMM_TILE_128X128 = 0, SB_GEMM_TILE_128X256 = 1, SB_GEMM_TILE_64X128 = 2, SB_GEMM_TILE_128X96 = 3 };
 static inline int sb_gemm_tile_bm(int tile) { return tile == SB_GEMM_TILE_64X128 ? 64 : 128; }
-static inline int sb_gemm_tile_bn(int tile) { return tile == SB_GEMM_TILE_128X256 ? 256 : 128; }
-/* Fewer 64 x 64 pieces than a warpgroup has warps: wgmma only. */
+static inline int sb_gemm_tile_bn(int tile) {
+  return tile == SB_GEMM_TILE_128X256 ? 256 : tile == SB_GEMM_TILE_128X96 ? 96 : 128;
+}
+/* Fewer whole 64 x 64 pieces than a warpgroup has warps: wgmma only. */
 static inline int sb_gemm_tile_wgmma_only(int tile) {
-  return (sb_gemm_tile_bm(tile) / 64) * (sb_gemm_tile_bn(tile) / 64) < 4;
+  return (sb_gemm_tile_bm(tile) / 64) * (sb_gemm_tile_bn(tile) / 64) < 4 || sb_gemm_tile_bn(tile) % 64;
 }
 static inline int sb_gemm_tile_warps(int tile) {
   return sb_gemm_tile_wgmma_only(tile) ? 4 : (sb_gemm_tile_bm(tile) / 64) * (sb_gemm_tile_bn(tile) / 64);
@@ -85,6 +92,9 @@ static inline int sb_gemm_cluster_n(int shape) { return shape == SB_GEMM_CLUSTER
  * -2 to -5 at 16k-32k. */
 #define SB_GEMM_SPLIT_STAGES_128 6
 #define SB_GEMM_SPLIT_STAGES_256 4
+/* 128 x 96: 7, the bytes in flight of 6 of 128 x 128 (196 against 192 KiB),
+ * and with the TMA-store form's staging still under 227 KiB (8 is not). */
+#define SB_GEMM_SPLIT_STAGES_96 7
 /* A diagnostic switch (-D at build time, in NVEXTRA and CFLAGS both, so that
  * host rules and kernels agree): the comparison above was this at 6. */
 #ifndef SB_GEMM_SPLIT_STAGES_64
@@ -93,17 +103,22 @@ static inline int sb_gemm_cluster_n(int shape) { return shape == SB_GEMM_CLUSTER
 static inline int sb_gemm_split_stages(int tile) {
   return tile == SB_GEMM_TILE_128X256 ? SB_GEMM_SPLIT_STAGES_256
          : tile == SB_GEMM_TILE_64X128 ? SB_GEMM_SPLIT_STAGES_64
+         : tile == SB_GEMM_TILE_128X96 ? SB_GEMM_SPLIT_STAGES_96
                                        : SB_GEMM_SPLIT_STAGES_128;
 }
 
 /* The stages ws_tma_wgmma_multicast compiles per tile: where ws_tma_wgmma
  * is best (3-4 of 128x256x64, 4-6 of 128x128x64, 8 of 64x128x64), so that the comparison
- * is one of synchronization at the mainloop's best settings. */
+ * is one of synchronization at the mainloop's best settings (the TMA-store
+ * form too, and at 128x96x64 its one count, 7). */
 static inline int sb_gemm_multicast_stages_ok(int tile, long long stages) {
   return tile == SB_GEMM_TILE_128X256  ? stages >= 3 && stages <= 4
-         : tile == SB_GEMM_TILE_64X128 ? stages == sb_gemm_split_stages(tile)
-                                       : stages >= 4 && stages <= 6;
+         : tile == SB_GEMM_TILE_128X128 ? stages >= 4 && stages <= 6
+                                        : stages == sb_gemm_split_stages(tile);
 }
+/* The multicast clusters are compiled at the 64x128 tile, not at 128x96
+ * (not measured there; the build's time). */
+static inline int sb_gemm_tile_multicast(int tile) { return tile != SB_GEMM_TILE_128X96; }
 
 /* The split-K and stream-K schedule math (slices, splits=auto, stream-K
    shares): gemm_schedule_math.h, which the kernels and the host share too. */
