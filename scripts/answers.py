@@ -247,24 +247,40 @@ def gemm_rows(rows):
     return [r for r in rows if r["family"] == "gemm" and r["status"] == "ok"]
 
 
+def gemm_n(r):
+    """C's columns of a gemm row: n (= m but where --n was given with --m)."""
+    return r.get("n") or r["m"]
+
+
+def at_shape(r, m, k, n=None):
+    """Is row r at m x n x k (n None: the square, n = m)?"""
+    return (r["m"], r["k"]) == (m, k) and gemm_n(r) == (n or m)
+
+
 def gemm_shapes(runs):
-    """The (m, k) with an ok gemm row in any run: the squares by size, then
-    the others (the K-heavy shape)."""
-    shapes = {(r["m"], r["k"]) for run in runs for r in gemm_rows(run.rows)}
+    """The square (m, k) (n = m) with an ok gemm row in any run: by size,
+    then the others (the K-heavy shape). M != N: gemm_mn_shapes."""
+    shapes = {(r["m"], r["k"]) for run in runs for r in gemm_rows(run.rows) if gemm_n(r) == r["m"]}
     return sorted(shapes, key=lambda s: (s[0] != s[1], s[0], s[1]))
 
 
-def gemm_cublas(rows, m, k):
-    """The ok cublas row at (m, k), or None."""
+def gemm_mn_shapes(runs):
+    """The (m, k, n) with n != m with an ok gemm row in any run, sorted."""
+    return sorted({(r["m"], r["k"], gemm_n(r)) for run in runs for r in gemm_rows(run.rows) if gemm_n(r) != r["m"]})
+
+
+def gemm_cublas(rows, m, k, n=None):
+    """The ok cublas row at m x n x k (n None: n = m), or None."""
     return next((r for r in gemm_rows(rows) if r["variant"] == GEMM_YARDSTICK
-                 and (r["m"], r["k"]) == (m, k) and r.get("gflops")), None)
+                 and at_shape(r, m, k, n) and r.get("gflops")), None)
 
 
-def gemm_best(rows, m, k, variant=None):
-    """The ok row at (m, k) with the highest pct_of_cublas: among every
-    non-cuBLAS variant, or only `variant`'s. None if there is none."""
+def gemm_best(rows, m, k, variant=None, n=None):
+    """The ok row at m x n x k (n None: n = m) with the highest
+    pct_of_cublas: among every non-cuBLAS variant, or only `variant`'s.
+    None if there is none."""
     cands = [r for r in gemm_rows(rows)
-             if (r["m"], r["k"]) == (m, k) and r.get("pct_of_cublas") is not None
+             if at_shape(r, m, k, n) and r.get("pct_of_cublas") is not None
              and (r["variant"] == variant if variant else r["variant"] != GEMM_YARDSTICK)]
     return max(cands, key=lambda r: r["pct_of_cublas"], default=None)
 
@@ -273,13 +289,13 @@ def gemm_ties(rows, m, k, best):
     """The other non-cuBLAS ok rows at (m, k) within TIE of `best`, best first."""
     top = best["pct_of_cublas"]
     near = [r for r in gemm_rows(rows)
-            if (r["m"], r["k"]) == (m, k) and r is not best and r["variant"] != GEMM_YARDSTICK
+            if at_shape(r, m, k) and r is not best and r["variant"] != GEMM_YARDSTICK
             and r.get("pct_of_cublas") is not None and r["pct_of_cublas"] * (1 + TIE) >= top]
     return sorted(near, key=lambda r: -r["pct_of_cublas"])
 
 
-def fmt_shape(m, k):
-    return f"{m} x {m} x {k}"
+def fmt_shape(m, k, n=None):
+    return f"{m} x {n or m} x {k}"
 
 
 def fmt_gemm_config(r):
@@ -398,16 +414,16 @@ def gemm_split_table(runs):
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     proofs = [Run(run.path, offsweep_rows(run), run.label, run.commit, run.run_utc) for run in runs]
     default = gemm_shapes(runs)
-    extra = [s for s in gemm_shapes(proofs) if s not in default]
-    for m, k in default + extra:
-        proof = (m, k) not in default
-        cells = [fmt_shape(m, k) + (" (off-sweep proof)" if proof else ""),
-                 f"{int(k) / (int(m) * int(m)):.3g}"]
+    extra = [(m, k, None) for m, k in gemm_shapes(proofs) if (m, k) not in default] + gemm_mn_shapes(proofs)
+    for m, k, n in [(m, k, None) for m, k in default] + extra:
+        proof = (m, k) not in default or n is not None
+        cells = [fmt_shape(m, k, n) + (" (off-sweep proof)" if proof else ""),
+                 f"{int(k) / (int(m) * int(n or m)):.3g}"]
         for run in (proofs if proof else runs):
-            base = gemm_best(run.rows, m, k, GEMM_SPLIT_MAINLOOP)
+            base = gemm_best(run.rows, m, k, GEMM_SPLIT_MAINLOOP, n)
             cells.append(f"{base['pct_of_cublas']:.1f}%" if base else "-")
             for v in split:
-                b = gemm_best(run.rows, m, k, v)
+                b = gemm_best(run.rows, m, k, v, n)
                 if not b:
                     cells.append("-")
                     continue
@@ -433,9 +449,9 @@ def offsweep_proof_table(main, other=None):
     the best at 128x128 alone, and `other`'s best (another GPU's proof)."""
     split = gemm_split_variants()
 
-    def best(rows, m, k, tile=None):
+    def best(rows, m, k, n, tile=None):
         cands = [r for v in split for r in [gemm_best([x for x in rows if tile is None or x.get("tile") == tile],
-                                                     m, k, v)] if r]
+                                                     m, k, v, n)] if r]
         return max(cands, key=lambda r: r["pct_of_cublas"], default=None)
 
     def cell(r):
@@ -445,17 +461,19 @@ def offsweep_proof_table(main, other=None):
         return f"`{r['variant']}` {tile}: {r['pct_of_cublas']:.1f}% ({r.get('splits_used') or '-'})"
 
     other_gpu = next((r["gpu_name"] for r in other or [] if r.get("gpu_name")), "other GPU").removeprefix("NVIDIA ")
-    lines = ["| m = n | k | cuBLAS median | best combining variant, tile: % of cuBLAS (splits_used) "
+    lines = ["| m x n | k | cuBLAS median | best combining variant, tile: % of cuBLAS (splits_used) "
              f"| best at 128x128 | {other_gpu}: best combining variant |", "|---|---|---|---|---|---|"]
-    for m, k in gemm_shapes([Run("", main, "", "", "")]):
-        cub = gemm_cublas(main, m, k)
-        b, b128 = best(main, m, k), best(main, m, k, "128x128x64")
+    main_run = [Run("", main, "", "", "")]
+    for m, k, n in [(m, k, None) for m, k in gemm_shapes(main_run)] + gemm_mn_shapes(main_run):
+        cub = gemm_cublas(main, m, k, n)
+        b, b128 = best(main, m, k, n), best(main, m, k, n, "128x128x64")
         text = cell(b)
         if b is not None and b["pct_of_cublas"] < OFFSWEEP_BAR:
             text = f"**{text}**"
-        lines.append(f"| {m} | {k} | {cub['median_us']:.2f} us | {text} | "
-                     f"{b128['pct_of_cublas']:.1f}% | {cell(best(other, m, k)) if other else '-'} |"
-                     if cub and b128 else f"| {m} | {k} | - | {text} | - | - |")
+        shape = f"{m} x {n or m}"
+        lines.append(f"| {shape} | {k} | {cub['median_us']:.2f} us | {text} | "
+                     f"{b128['pct_of_cublas']:.1f}% | {cell(best(other, m, k, n)) if other else '-'} |"
+                     if cub and b128 else f"| {shape} | {k} | - | {text} | - | - |")
     return lines
 
 

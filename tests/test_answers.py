@@ -297,11 +297,11 @@ OFFSWEEP = [os.path.join(ROOT, "results", g, "proofs", "offsweep_edbf733", "gemm
 
 
 def test_docs_carry_the_off_sweep_table_of_the_committed_proofs(capsys):
-    """docs/gemm.md's table at edbf733 is what `answers.py --offsweep` prints
+    """docs/history.md's table at edbf733 is what `answers.py --offsweep` prints
     for the committed H100 and H200 proofs, and the H100 column has no bold
     cell: every off-sweep shape at 85% of cuBLAS or more (issue 29)."""
     table = answers.offsweep_proof_table(*(answers.sbcsv.read(p) for p in OFFSWEEP))
-    with open(os.path.join(ROOT, "docs", "gemm.md"), encoding="utf-8") as f:
+    with open(os.path.join(ROOT, "docs", "history.md"), encoding="utf-8") as f:
         assert "\n".join(table) + "\n" in f.read()
     assert len(table) == 2 + 20 and "| H200: best combining variant |" in table[0]
     assert all(line.split(" | ")[3][:2] != "**" for line in table[2:])
@@ -322,11 +322,31 @@ def test_off_sweep_table_bolds_a_shape_under_the_bar():
                 "gpu_name": "NVIDIA Synthetic"}
     main = [row("cublas", "", 100.0), row(split[0], "64x128x64", 84.9, 16), row(split[1], "128x128x64", 70.0, 8)]
     lines = answers.offsweep_proof_table(main, [row("cublas", "", 100.0), row(split[1], "64x128x64", 91.0, 8)])
-    assert lines[2] == (f"| 128 | 8192 | 10.00 us | **`{split[0]}` 64x128: 84.9% (16)** | 70.0% | "
+    assert lines[2] == (f"| 128 x 128 | 8192 | 10.00 us | **`{split[0]}` 64x128: 84.9% (16)** | 70.0% | "
                         f"`{split[1]}` 64x128: 91.0% (8) |")
     assert "| Synthetic: best combining variant |" in lines[0]
     main[1]["pct_of_cublas"] = 85.0
     assert "| `" + split[0] + "` 64x128: 85.0% (16) |" in answers.offsweep_proof_table(main)[2]
+
+
+def test_off_sweep_and_split_tables_keep_m_by_n_shapes_apart_from_the_squares():
+    """A row of m x n x k (n != m, --n with --m) is its own line, after the
+    squares, and never the best of the square m x m x k (5273e2f's tables
+    showed 1152 x 768 x 16k's 99.5% as 1152^2 x 16k's)."""
+    split = answers.gemm_split_variants()
+
+    def row(variant, n, pct):
+        return {"family": "gemm", "variant": variant, "status": "ok", "m": 1152, "n": n, "k": 16384,
+                "tile": "128x128x64", "pct_of_cublas": pct, "splits_used": 3, "median_us": 10.0, "gflops": 1.0}
+    rows = [row("cublas", 1152, 100.0), row(split[0], 1152, 88.0), row("cublas", 768, 100.0), row(split[0], 768, 99.5)]
+    lines = answers.offsweep_proof_table(rows)
+    assert len(lines) == 4
+    assert lines[2].startswith("| 1152 x 1152 | 16384 |") and "88.0%" in lines[2] and "99.5%" not in lines[2]
+    assert lines[3].startswith("| 1152 x 768 | 16384 |") and "99.5%" in lines[3]
+    assert answers.gemm_best(rows, 1152, 16384)["pct_of_cublas"] == 88.0
+    assert answers.gemm_best(rows, 1152, 16384, n=768)["pct_of_cublas"] == 99.5
+    assert answers.gemm_shapes([answers.Run("", rows, "", "", "")]) == [(1152, 16384)]
+    assert answers.gemm_mn_shapes([answers.Run("", rows, "", "", "")]) == [(1152, 16384, 768)]
 
 
 def test_why_lines_say_when_the_explain_run_is_of_other_kernels(tmp_path):

@@ -93,9 +93,13 @@ def test_the_off_sweep_at_5273e2f():
     assert max(v for k, v in cl.items() if k != (1152, 1152, 8192)) < cl[(1152, 1152, 8192)]
 
 
+# The pair, moved to history/ when f5ffa93's was blessed (scripts/bless_pair.py).
+PAIR = [os.path.join(ROOT, "results", "h200", "history", f) for f in (
+    "20261129T051149Z_5273e2f_b539a1a7.csv.xz", "20261129T051729Z_5273e2f_9bac4ad2.csv.xz")]
+
+
 def test_the_h200_pair_and_its_third_lease():
-    base = rows(os.path.join(ROOT, "results", "h200", "baseline.csv"))
-    latest = rows(os.path.join(ROOT, "results", "h200", "latest.csv"))
+    base, latest = (rows(f) for f in PAIR)
     assert {r["commit"] for r in base + latest} == {"5273e2f9f34c"}
     assert {r["gpu_uuid"][:12] for r in base} == {"GPU-b539a1a7"} and {r["gpu_uuid"][:12] for r in latest} == {"GPU-9bac4ad2"}
     assert "lease A GPU-b539a1a7 (baseline), lease B GPU-9bac4ad2 (latest)" in TEXT

@@ -1,0 +1,83 @@
+"""The figures of docs/history.md's "the 128x96x64 tile at 1152" entry, read
+back from the committed H200 runs they come from (results/h200/proofs/
+tile96_probe_527bf3b/, offsweep_f5ffa93/, round_f5ffa93/, the pair)."""
+import csv
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_process_modes import best_by_shape, history_section, rows  # noqa: E402  (ok rows; best % of cuBLAS a shape)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+H200 = os.path.join(ROOT, "results", "h200")
+PROOFS = os.path.join(H200, "proofs")
+OFF = os.path.join(PROOFS, "offsweep_f5ffa93", "gemm.csv")
+TEXT = history_section("gemm: the 128x96x64 tile at 1152")
+
+
+def row(path, variant, m, n, k, tile=None):
+    (r,) = [r for r in rows(path) if r["variant"] == variant and (int(r["m"]), int(r["n"]), int(r["k"])) == (m, n, k)
+            and (tile is None or r["tile"] == tile)]
+    return r
+
+
+def test_the_probe_81_against_108_blocks():
+    probe = os.path.join(PROOFS, "tile96_probe_527bf3b", "probe.csv")
+    assert {r["gpu_uuid"][:12] for r in rows(probe)} == {"GPU-ae09c18a"}
+    sq, wide = (float(row(probe, "ws_tma_wgmma", 1152, n, 8192)["median_us"]) for n in (1152, 1536))
+    assert f"(81 blocks) in {sq:.2f} us" in TEXT and f"(108 blocks, one wave) in {wide:.2f} us" in TEXT
+    assert f"cost {round(100 * (wide / sq - 1))}% more time" in TEXT
+    assert f"near cuBLAS's {float(row(probe, 'cublas', 1152, 1152, 8192)['median_us']):.2f} us" in TEXT
+    with open(os.path.join(PROOFS, "kheavy_e6f97b9", "ncu.csv")) as f:
+        assert "nvjet_sm90_hss_96x128_" in f.read()  # cuBLAS's 96-wide tile
+
+
+def test_the_off_sweep_at_f5ffa93():
+    assert {r["gpu_uuid"][:12] for r in rows(OFF)} == {"GPU-37bdb8c7"}
+    with open(OFF) as f:
+        assert not [r for r in csv.DictReader(f) if r["status"] in ("wrong", "error", "deadlock")]
+    ws = row(OFF, "ws_tma_wgmma", 1152, 1152, 8192, "128x96x64")
+    assert f"128x96 {float(ws['median_us']):.2f} us, {float(ws['pct_of_cublas']):.1f}% of cuBLAS" in TEXT
+    sk8, sk16 = (row(OFF, "streamk", 1152, 1152, k, "128x96x64") for k in (8192, 16384))
+    assert "nothing to split" in sk8["detail"]
+    assert f"to split on 132 blocks) {float(sk8['pct_of_cublas']):.1f}%" in TEXT
+    assert f"1152^2 x 16k `streamk` 128x96 {float(sk16['pct_of_cublas']):.1f}%" in TEXT
+    best128 = max(float(r["pct_of_cublas"]) for r in rows(OFF) if r["variant"] != "cublas"
+                  and (r["m"], r["n"], r["k"], r["tile"]) == ("1152", "1152", "8192", "128x128x64"))
+    assert f"where the best at 128x128 is {best128:.1f}%" in TEXT
+    best = best_by_shape(OFF)
+    assert len(best) == 38
+    under = [s for s, v in best.items() if v < 90]
+    assert f"{38 - len(under)} of the 38 shapes reach 90%" in TEXT
+    assert under == [(1152, 2048, 65536)]
+    r = row(OFF, "splitk_reduce", 1152, 2048, 65536, "128x256x64")
+    assert r["splits_used"] == "5" and best[(1152, 2048, 65536)] == float(r["pct_of_cublas"])
+    assert f"128x256 at 5 slices {float(r['pct_of_cublas']):.1f}%" in TEXT
+    five = [r for r in rows(os.path.join(PROOFS, "tile96_probe_527bf3b", "probe.csv"))
+            if r["variant"] == "splitk_reduce" and r["tile"] == "128x256x64" and r["splits"] == "5"]
+    assert len(five) == 1 and f"ran {float(five[0]['pct_of_cublas']):.1f}% on the probe lease" in TEXT
+
+
+def test_sanitizers_planted_bugs_and_the_pair():
+    for tool in ("memcheck", "racecheck", "synccheck"):
+        log = open(os.path.join(PROOFS, "round_f5ffa93", "san96", f"{tool}.log")).read()
+        assert ("0 hazards" if tool == "racecheck" else "ERROR SUMMARY: 0 errors") in log
+        assert "14 ok, 0 skipped, 0 unsupported, 0 wrong, 0 error, 0 deadlock" in log
+    with open(os.path.join(PROOFS, "round_f5ffa93", "broken96_leaseA.csv")) as f:
+        planted = [r for r in csv.DictReader(f) if r["family"] == "gemm"]
+    assert len(planted) == 5 and all(r["tile"] == "128x96x64" for r in planted)
+    status = [r["status"] for r in planted]
+    assert f"{status.count('wrong')} wrong, {status.count('deadlock')} deadlock" in TEXT
+    assert status.count("wrong") + status.count("deadlock") == 5
+    for name, chip in (("baseline", "GPU-6502e095"), ("latest", "GPU-36bb449f")):
+        with open(os.path.join(H200, f"{name}.csv")) as f:
+            run = list(csv.DictReader(f))
+        assert {r["commit"] for r in run} == {"f5ffa939e6b9"} and {r["gpu_uuid"][:12] for r in run} == {chip}
+        assert sum(r["status"] == "ok" for r in run) == 1025 and sum(r["status"] == "skipped" for r in run) == 117
+        assert f"{name} {chip}" in TEXT
+
+
+def test_the_m_by_n_rows_of_5273e2f():
+    old = best_by_shape(os.path.join(PROOFS, "offsweep_5273e2f", "gemm.csv"))
+    assert f"1152 x 768 x 16k's {old[(1152, 768, 16384)]:.1f}%" in TEXT
+    assert f"whose own best was {old[(1152, 1152, 16384)]:.1f}%" in TEXT
