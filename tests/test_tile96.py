@@ -81,3 +81,36 @@ def test_the_m_by_n_rows_of_5273e2f():
     old = best_by_shape(os.path.join(PROOFS, "offsweep_5273e2f", "gemm.csv"))
     assert f"1152 x 768 x 16k's {old[(1152, 768, 16384)]:.1f}%" in TEXT
     assert f"whose own best was {old[(1152, 1152, 16384)]:.1f}%" in TEXT
+
+
+def test_a_third_chip_and_the_whole_96_squares():
+    d = os.path.join(PROOFS, "tile96_f5ffa93")
+    chip2, whole = os.path.join(d, "chip2.csv"), os.path.join(d, "whole96.csv")
+    assert {r["gpu_uuid"][:12] for r in rows(chip2)} == {"GPU-d0e052fd"}
+    assert {r["gpu_uuid"][:12] for r in rows(whole)} == {"GPU-49094819"}
+    assert {r["commit"] for r in rows(chip2) + rows(whole)} == {"f5ffa939e6b9"}
+
+    def best(path, m, n, k, tile=None):
+        cands = [(float(r["pct_of_cublas"]), r) for r in rows(path) if r["family"] == "gemm" and r["variant"] != "cublas"
+                 and (int(r["m"]), int(r["n"]), int(r["k"])) == (m, n, k) and (tile is None or r["tile"] == tile)]
+        return max(cands, key=lambda pr: pr[0])
+    p96, r96 = best(chip2, 1152, 1152, 8192, "128x96x64")
+    p128, _ = best(chip2, 1152, 1152, 8192, "128x128x64")
+    assert r96["variant"] == "streamk" and f"ran {p96:.1f}% (`streamk` 128x96) against {p128:.1f}% at 128x128" in TEXT
+    pw, rw = best(chip2, 1152, 2048, 65536)
+    assert (rw["variant"], rw["tile"], rw["splits_used"]) == ("splitk_reduce", "128x256x64", "7")
+    assert f"best was {pw:.1f}% (`splitk_reduce` 128x256, 7 slices" in TEXT
+    five = [float(r["pct_of_cublas"]) for r in rows(chip2) if r["variant"] == "splitk_reduce" and r["n"] == "2048"
+            and r["tile"] == "128x256x64" and r["splits"] == "5"]
+    assert f"{five[0]:.1f}% at 5)" in TEXT
+    (cub,) = [r for r in rows(chip2) if r["variant"] == "cublas" and r["n"] == "2048"]
+    assert f"spread from {float(cub['min_us']):.0f} to {float(cub['max_us']):.0f} us" in TEXT
+    # the whole-96 squares: 128x96 best at 1152 only
+    winners = {}
+    for m in (768, 1152, 1536, 2304):
+        for k in (2048, 4096, 8192):
+            winners[(m, k)] = best(whole, m, m, k)[1]["tile"]
+    assert [s for s, t in winners.items() if t == "128x96x64"] == [(1152, 2048), (1152, 4096), (1152, 8192)]
+    p96s = [best(whole, 1152, 1152, k, "128x96x64")[0] for k in (2048, 4096, 8192)]
+    p128s = [best(whole, 1152, 1152, k, "128x128x64")[0] for k in (2048, 4096, 8192)]
+    assert f"{min(p96s):.1f}-{max(p96s):.1f}% against {min(p128s):.1f}-{max(p128s):.1f}% at 128x128" in TEXT
