@@ -325,8 +325,9 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
   const int cuts_k = (f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK)) != 0;
   const int takes_narrow = cuts_k || (f & (SB_VF_GEMM_WGMMA_TILE | SB_VF_GEMM_MULTICAST | SB_VF_GEMM_TMA_STORE));
   if (sb_gemm_tile_wgmma_only(t) && !takes_narrow)
-    BROKEN(AXIS_BIT(TILE), "%s: a %dx%d tile is one wgmma warpgroup, compiled for ws_tma_wgmma, its TMA-store "
-           "and multicast forms and the variants that cut K only", p->variant->name, bm, bn);
+    BROKEN(AXIS_BIT(TILE), "%s: a %dx%d tile is one wgmma warpgroup, compiled for ws_tma_wgmma, its %s and the "
+           "variants that cut K only", p->variant->name, bm, bn,
+           sb_gemm_tile_multicast(t) ? "TMA-store and multicast forms" : "TMA-store form");
   else if ((f & SB_VF_GEMM_MULTICAST) && !sb_gemm_tile_multicast(t))
     BROKEN(AXIS_BIT(TILE), "%s: no multicast clusters are compiled at a %dx%d tile (64x128x64, 128x128x64 "
            "and 128x256x64 only)", p->variant->name, bm, bn);

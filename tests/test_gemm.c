@@ -610,7 +610,9 @@ SB_TEST(gemm_128x96_tile_is_one_warpgroup_and_its_rules_match_the_pickers) {
                          "ws_tma_wgmma_multicast", "single", "ring", "ws_tma", "ws_tma_wgmma_pingpong"};
   check_one_group_tile(SB_GEMM_TILE_128X96, 1152, names, 8, 8, "");
   check_one_group_tile(SB_GEMM_TILE_128X96, 1152, names + 8, 1, 0, "no multicast clusters are compiled at a 128x96 tile");
-  check_one_group_tile(SB_GEMM_TILE_128X96, 1152, names + 9, 4, 0, "a 128x96 tile is one wgmma warpgroup");
+  check_one_group_tile(SB_GEMM_TILE_128X96, 1152, names + 9, 4, 0,
+                       "a 128x96 tile is one wgmma warpgroup, compiled for ws_tma_wgmma, its TMA-store form and the "
+                       "variants that cut K only");
   const sb_device d = sb_test_hopper();
   char buf[SB_DETAIL_LEN];
   sb_point q = {f, gemm_variant(f, "ws_tma_wgmma"), {0}};

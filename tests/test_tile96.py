@@ -114,3 +114,13 @@ def test_a_third_chip_and_the_whole_96_squares():
     p96s = [best(whole, 1152, 1152, k, "128x96x64")[0] for k in (2048, 4096, 8192)]
     p128s = [best(whole, 1152, 1152, k, "128x128x64")[0] for k in (2048, 4096, 8192)]
     assert f"{min(p96s):.1f}-{max(p96s):.1f}% against {min(p128s):.1f}-{max(p128s):.1f}% at 128x128" in TEXT
+
+
+def test_the_tma_store_form_at_the_tile():
+    path = os.path.join(PROOFS, "tile96_f5ffa93", "tma_store96.csv")
+    assert {r["gpu_uuid"][:12] for r in rows(path)} == {"GPU-d270079d"}
+    pct = {(r["variant"], int(r["k"])): float(r["pct_of_cublas"]) for r in rows(path)
+           if r["family"] == "gemm" and r["variant"] != "cublas" and r["tile"] == "128x96x64"}
+    for k, name in ((2048, "2k"), (8192, "8k"), (32768, "32k")):
+        assert (f"{name} {pct[('ws_tma_wgmma_tma_store', k)]:.1f}% against "
+                f"{'`ws_tma_wgmma`' + chr(39) + 's ' if k == 2048 else ''}{pct[('ws_tma_wgmma', k)]:.1f}%") in TEXT
