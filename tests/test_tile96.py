@@ -124,3 +124,17 @@ def test_the_tma_store_form_at_the_tile():
     for k, name in ((2048, "2k"), (8192, "8k"), (32768, "32k")):
         assert (f"{name} {pct[('ws_tma_wgmma_tma_store', k)]:.1f}% against "
                 f"{'`ws_tma_wgmma`' + chr(39) + 's ' if k == 2048 else ''}{pct[('ws_tma_wgmma', k)]:.1f}%") in TEXT
+
+
+def test_every_tile_above_1024():
+    path = os.path.join(PROOFS, "tile96_f5ffa93", "tiles_above_1024.csv")
+    assert {r["gpu_uuid"][:12] for r in rows(path)} == {"GPU-b44cda30"}
+    best = {}
+    for r in rows(path):
+        if r["family"] == "gemm" and r["variant"] != "cublas":
+            key, pct = (int(r["m"]), int(r["k"])), float(r["pct_of_cublas"])
+            if pct > best.get(key, (0.0, ""))[0]:
+                best[key] = (pct, r["tile"])
+    assert len(best) == 6 and all(tile != "64x128x64" for _, tile in best.values())
+    at1536 = [best[(1536, k)][0] for k in (4096, 8192)]
+    assert f"stays at {min(at1536):.1f}-{max(at1536):.1f}% of cuBLAS at 4k-8k" in TEXT
