@@ -379,6 +379,13 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
     BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE),
            "stages x stage bytes = %lld x %lld (+ %lld C staging + %d alignment) exceeds the %zu B of shared memory "
            "a block may use", s, sb_gemm_stage_bytes(t), staging, SB_GEMM_ALIGN_SLACK, smem_limit);
+  /* The tiles of whole 64x64 warp tiles compile 2..6 (128x128) and 2..4 (128x256)
+   * stages (kernels/gemm/gemm.cu's GemmStages): 7 of 128x128 fits 227 KiB
+   * but has no kernel (after the memory rule: where both apply, that one). */
+  const int most = t == SB_GEMM_TILE_128X256 ? 4 : 6;
+  if (!(f & (SB_VF_GEMM_ONE_STAGE | SB_VF_GEMM_TWO_STAGES)) && !sb_gemm_tile_wgmma_only(t) && s > most)
+    BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE), "%s is compiled with at most %d stages for a %dx%d tile",
+           p->variant->name, most, bm, bn);
 #undef BROKEN
   return first;
 }
@@ -421,9 +428,10 @@ static int default_shape(const sb_point *p, long long m, long long k) {
  *    128x256: 3; single's 1, swap's 2), within 2 points of their best;
  *  - the wgmma variants: 64x128 and 128x128 where M = N <= 1024 (at 1024^3
  *    the 128 tiles of 64x128 fill the SMs, 32 of 128x256 leave 100 idle),
- *    128x128 and 128x256 above; ws_tma_wgmma every compiled tile and stage
+ *    128x128 and 128x256 above; ws_tma_wgmma every compiled tile that fits and stage
  *    count at 4096^3; elsewhere stages 5-6 of 128x128 and 3-4 of 128x256
- *    (ws_tma_wgmma's best; the others were 2-10 points lower), 8 of 64x128;
+ *    (ws_tma_wgmma's best; the others were 2-10 points lower), 8 of 64x128
+ *    (7 of 128x96, which fits none of the default shapes);
  *  - multicast at 4 stages of 128x256 (3 measured 2-6 points lower) and 8
  *    of 64x128, never 128x128 (65-85% of cuBLAS where 128x256 took 93-100%,
  *    proofs/persistent_multicast_f8b7c70);
@@ -431,7 +439,16 @@ static int default_shape(const sb_point *p, long long m, long long k) {
  *    leave one warpgroup of each block idle; at 2 and 3 stages it measured
  *    44-73% of cuBLAS where 4-6 took 86-94% (proofs/first_run_aee9a22);
  *    its clusters 2x1 (1x2 measured 1-5 points lower);
- *  - the split variants: 64x128 at splits=auto only. */
+ *  - the split variants: 64x128 (and 128x96) at splits=auto only. */
+static int tile_fits(int t, long long m, long long n) {
+  return m % sb_gemm_tile_bm(t) == 0 && n % sb_gemm_tile_bn(t) == 0;
+}
+static int some_tile_fits(long long m, long long n) {
+  for (int t = 0; t < SB_GEMM_NUM_TILES; ++t)
+    if (tile_fits(t, m, n)) return 1;
+  return 0;
+}
+
 static int default_config(const sb_point *p, long long m, long long k, unsigned long long user_axes) {
   const unsigned f = p->variant->flags;
   const int t = (int)p->axis[SB_AXIS_TILE];
@@ -440,14 +457,19 @@ static int default_config(const sb_point *p, long long m, long long k, unsigned 
   const int tile_free = !(user_axes & AXIS_BIT(TILE)), stages_free = !(user_axes & AXIS_BIT(STAGES));
   const int table = m == 4096 && k == 4096;
   /* A tile the user did not name is a point only where it fits the shape
-   * whole (128x96 at 1152, not at 1024): no skipped rows for it. */
-  if (tile_free && (m % sb_gemm_tile_bm(t) || sb_gemm_cols(p->axis) % sb_gemm_tile_bn(t))) return 0;
-  /* 7 stages: the 128x96 tile's one count (the others compile up to 6). */
-  if (stages_free && s == SB_GEMM_SPLIT_STAGES_96 && t != SB_GEMM_TILE_128X96) return 0;
+   * whole (128x96 at 1152, not at 1024), if any tile does: no skipped rows
+   * for it. Where none fits (m = 1000), every tile keeps its skipped row
+   * that says so (gemm_reason). */
+  const long long n = sb_gemm_cols(p->axis);
+  if (tile_free && !tile_fits(t, m, n) && some_tile_fits(m, n)) return 0;
   if (!on_wgmma(f)) {
     if (table || !stages_free || (f & (SB_VF_GEMM_ONE_STAGE | SB_VF_GEMM_TWO_STAGES))) return 1;
     return s == (t == SB_GEMM_TILE_128X256 ? 3 : 4);
   }
+  /* A one-warpgroup tile the user named without --stages: its one compiled
+   * count, not a skipped row for each of the others (the mma.sync variants
+   * keep their one stage count, above, and its row that says why not). */
+  if (stages_free && sb_gemm_tile_wgmma_only(t) && s != sb_gemm_split_stages(t)) return 0;
   if ((f & SB_VF_GEMM_SPLIT) && sb_gemm_tile_wgmma_only(t) && !(user_axes & AXIS_BIT(SPLITS)) &&
       p->axis[SB_AXIS_SPLITS] != SB_AXIS_AUTO)
     return 0;

@@ -443,8 +443,8 @@ OFFSWEEP_BAR = 85.0  # issue 29: the best combining variant at every off-sweep s
 
 
 def offsweep_proof_table(main, other=None):
-    """docs/gemm.md's off-sweep table from off-sweep proofs (offsweep_<commit>/
-    gemm.csv rows): per shape of `main`, cuBLAS's median, the best combining
+    """The off-sweep table of off-sweep proofs (offsweep_<commit>/gemm.csv
+    rows; docs/history.md has edbf733's): per shape of `main`, cuBLAS's median, the best combining
     variant over every tile (bold under OFFSWEEP_BAR) with its splits_used,
     the best at 128x128 alone, and `other`'s best (another GPU's proof)."""
     split = gemm_split_variants()
@@ -868,7 +868,7 @@ def main(argv=None):
     ap.add_argument("csv", nargs="*", default=DEFAULT_CSVS)
     ap.add_argument("--write", metavar="README", help="replace the block in this file")
     ap.add_argument("--offsweep", nargs="+", metavar="PROOF_CSV",
-                    help="print docs/gemm.md's off-sweep table of this proof (a second: another GPU's)")
+                    help="print the off-sweep table of this proof (a second: another GPU's)")
     args = ap.parse_args(argv)
     try:
         if args.offsweep:

@@ -159,13 +159,14 @@ def plot_heatmap(rows, outdir):
 
 def k_ratio_points(rows, gpu, variant):
     """[(K/(M*N), best pct_of_cublas over tiles and stages)] of one variant
-    on one GPU, by the ratio (N = M in this family)."""
+    on one GPU, a point per shape m x n x k (n = m but where --n was given),
+    sorted by the ratio: two shapes of one ratio are two points."""
     best_at = {}
     for r in _ok(rows):
         if r["gpu_name"] == gpu and r["variant"] == variant and r.get("pct_of_cublas") is not None:
-            x = r["k"] / (r["m"] * r["m"])
-            best_at[x] = max(best_at.get(x, 0.0), r["pct_of_cublas"])
-    return sorted(best_at.items())
+            shape = (r["m"], r.get("n") or r["m"], r["k"])
+            best_at[shape] = max(best_at.get(shape, 0.0), r["pct_of_cublas"])
+    return sorted((k / (m * n), pct) for (m, n, k), pct in best_at.items())
 
 
 def offsweep_rows(rows, outdir):

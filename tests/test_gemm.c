@@ -584,8 +584,8 @@ SB_TEST(gemm_64x128_tile_is_wgmma_only_and_its_rules_match_the_pickers) {
 }
 
 /* The 128x96x64 tile (issue 39): two m64n96 wgmma slices of one warpgroup,
- * for M and N that are multiples of 96 but not of 256 (1152: 108 tiles on
- * 132 SMs where 128x128 has 81); compiled for ws_tma_wgmma, its TMA-store
+ * for M and N that are whole 96s where 128x128 tiles fall short of a wave
+ * (1152: 108 tiles on 132 SMs where 128x128 has 81); compiled for ws_tma_wgmma, its TMA-store
  * form and the variants that cut K at 7 stages, not for multicast. Whole
  * tiles only; the default sweep's shapes have none, so its points stay. */
 SB_TEST(gemm_128x96_tile_is_one_warpgroup_and_its_rules_match_the_pickers) {
@@ -607,10 +607,11 @@ SB_TEST(gemm_128x96_tile_is_one_warpgroup_and_its_rules_match_the_pickers) {
   const char *names[] = {"ws_tma_wgmma", "splitk_serial", "splitk_parallel", "splitk_reduce", "splitk_cooperative",
                          "splitk_cluster", "streamk", "ws_tma_wgmma_tma_store",
                          /* compiled; refused: */
-                         "ws_tma_wgmma_multicast", "single", "ring", "ws_tma", "ws_tma_wgmma_pingpong"};
+                         "ws_tma_wgmma_multicast", "single", "swap", "ring", "ws_mbarrier", "ws_tma",
+                         "ws_tma_wgmma_pingpong"};
   check_one_group_tile(SB_GEMM_TILE_128X96, 1152, names, 8, 8, "");
   check_one_group_tile(SB_GEMM_TILE_128X96, 1152, names + 8, 1, 0, "no multicast clusters are compiled at a 128x96 tile");
-  check_one_group_tile(SB_GEMM_TILE_128X96, 1152, names + 9, 4, 0,
+  check_one_group_tile(SB_GEMM_TILE_128X96, 1152, names + 9, 6, 0,
                        "a 128x96 tile is one wgmma warpgroup, compiled for ws_tma_wgmma, its TMA-store form and the "
                        "variants that cut K only");
   const sb_device d = sb_test_hopper();
@@ -624,6 +625,71 @@ SB_TEST(gemm_128x96_tile_is_one_warpgroup_and_its_rules_match_the_pickers) {
   CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "whole 128x96x64 tiles"));
   q.axis[SB_AXIS_M] = 1152, q.axis[SB_AXIS_STAGES] = 6;
   CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "compiled with 7 stages for a 128x96 tile only"));
+}
+
+/* Which tiles and stages a user's shape gets when --tile or --stages is not
+ * given: the tiles that fit it whole at their stage counts (1152: 128x128
+ * at 5 and 6, 128x96 at 7; no 128x256, no 64x128 above 1024); a named
+ * one-warpgroup tile its one count; a shape no tile fits, every tile's
+ * skipped row that says so; 7 stages of 128x128 a reason, not a kernel
+ * the picker lacks. */
+static long gemm_sweep(char **argv, int argc, sb_point **p) {
+  char err[256];
+  sb_cli c;
+  CHECK_EQ_INT(sb_cli_parse(argc, argv, &c, err, sizeof err), 0);
+  const long n = sb_sweep_build(&c.spec, p, err, sizeof err);
+  sb_cli_free(&c);
+  return n;
+}
+SB_TEST(gemm_unnamed_tiles_are_those_that_fit_the_shape) {
+  const sb_family *f = sb_find_family("gemm");
+  if (!f) return;
+  const sb_device d = sb_test_hopper();
+  char buf[SB_DETAIL_LEN];
+  sb_point *p;
+  char *fits[] = {"syncbench", "--m", "1152", "--k", "8192", "--filter", "^gemm/ws_tma_wgmma/", NULL};
+  long n = gemm_sweep(fits, 7, &p);
+  int seen = 0;
+  for (long i = 0; i < n; ++i) {
+    if (strcmp(p[i].family->name, "gemm")) continue;
+    const long long t = p[i].axis[SB_AXIS_TILE], s = p[i].axis[SB_AXIS_STAGES];
+    CHECK((t == SB_GEMM_TILE_128X128 && (s == 5 || s == 6)) || (t == SB_GEMM_TILE_128X96 && s == 7));
+    CHECK(f->check(&p[i], &d, buf, sizeof buf) == NULL);
+    seen |= t == SB_GEMM_TILE_128X96 ? 1 : 2;
+  }
+  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma"), 3);
+  CHECK_EQ_INT(seen, 3);
+  free(p);
+  char *named[] = {"syncbench", "--m", "1152", "--k", "8192", "--tile", "128x96x64", "--filter",
+                   "^gemm/(ws_tma_wgmma|ring)/", NULL};
+  n = gemm_sweep(named, 9, &p);
+  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma"), 2); /* its one count, 7, at consumer warps 4 (and 8's row) */
+  CHECK_EQ_INT(count_gemm(p, n, "ring"), 2);         /* a row that says why at each warp count, not every stage count */
+  for (long i = 0; i < n; ++i) {
+    if (strcmp(p[i].family->name, "gemm")) continue;
+    if (!strcmp(p[i].variant->name, "ws_tma_wgmma")) {
+      CHECK_EQ_INT(p[i].axis[SB_AXIS_STAGES], 7);
+    } else if (p[i].axis[SB_AXIS_WARPS] == 4) {
+      CHECK(f->check(&p[i], &d, buf, sizeof buf) != NULL && strstr(buf, "a 128x96 tile is one wgmma warpgroup"));
+    }
+  }
+  free(p);
+  char *none[] = {"syncbench", "--m", "1000", "--k", "8192", "--filter", "^gemm/ws_tma_wgmma/", NULL};
+  n = gemm_sweep(none, 7, &p);
+  CHECK(count_gemm(p, n, "ws_tma_wgmma") >= 4); /* every tile keeps a row */
+  for (long i = 0; i < n; ++i)
+    if (!strcmp(p[i].family->name, "gemm"))
+      CHECK(f->check(&p[i], &d, buf, sizeof buf) != NULL && strstr(buf, "the kernels take whole"));
+  free(p);
+  char *seven[] = {"syncbench", "--m", "1024", "--k", "1024", "--stages", "7", "--tile", "128x128x64",
+                   "--filter", "^gemm/ring/", NULL};
+  n = gemm_sweep(seven, 11, &p);
+  CHECK_EQ_INT(count_gemm(p, n, "ring"), 2); /* consumer warps 4 and 8: the 8 has its own reason */
+  for (long i = 0; i < n; ++i)
+    if (!strcmp(p[i].family->name, "gemm") && p[i].axis[SB_AXIS_WARPS] == 4)
+      CHECK(f->check(&p[i], &d, buf, sizeof buf) != NULL &&
+            strstr(buf, "ring is compiled with at most 6 stages for a 128x128 tile"));
+  free(p);
 }
 
 SB_TEST(gemm_multicast_points_need_whole_clusters_and_sm90) {

@@ -66,3 +66,15 @@ def test_summary_names_the_best_variant_per_gpu(rows):
         assert v["best_variant"] == "ws_tma_wgmma"
         assert v["cublas_tflops"] > 0
         assert v["meets_target"] == (v["best_pct_of_cublas"] >= 70.0)
+
+
+def test_k_ratio_points_keep_m_by_n_shapes_apart():
+    """256 x 2048 x 64k and 256^2 x 8k have one K / (M N), 0.125: two points,
+    each its own shape's best, the M != N one at k / (m n) (5273e2f's plot
+    put 256 x 2048 x 64k's 107% on 256^2 x 64k's x, 1.0)."""
+    def row(n, k, pct):
+        return {"family": "gemm", "status": "ok", "gflops": 1.0, "gpu_name": "G", "variant": "splitk_reduce",
+                "m": 256, "n": n, "k": k, "pct_of_cublas": pct}
+    pts = plot_gemm.k_ratio_points([row(256, 8192, 80.0), row(2048, 65536, 107.0), row(256, 65536, 95.0),
+                                    row(None, 65536, 90.0)], "G", "splitk_reduce")
+    assert pts == [(0.125, 80.0), (0.125, 107.0), (1.0, 95.0)]

@@ -2,7 +2,10 @@
 back from the committed H200 runs they come from (results/h200/proofs/
 tile96_probe_527bf3b/, offsweep_f5ffa93/, round_f5ffa93/, the pair)."""
 import csv
+import glob
+import lzma
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -13,6 +16,20 @@ H200 = os.path.join(ROOT, "results", "h200")
 PROOFS = os.path.join(H200, "proofs")
 OFF = os.path.join(PROOFS, "offsweep_f5ffa93", "gemm.csv")
 TEXT = history_section("gemm: the 128x96x64 tile at 1152")
+
+
+def pair_run(name, chip):
+    """Every row of the f5ffa93 pair's run on `chip`: results/h200/<name>.csv
+    while it is the committed pair, else its file under history/ (where
+    scripts/bless_pair.py moves it)."""
+    paths = [os.path.join(H200, f"{name}.csv")] + sorted(glob.glob(os.path.join(
+        H200, "history", f"*_f5ffa93_{chip.removeprefix('GPU-')}.csv*")))
+    for path in paths:
+        with (lzma.open if path.endswith(".xz") else open)(path, "rt", newline="") as f:
+            run = list(csv.DictReader(f))
+        if {r["commit"] for r in run} == {"f5ffa939e6b9"} and {r["gpu_uuid"][:12] for r in run} == {chip}:
+            return run
+    raise AssertionError(f"no f5ffa93 run on {chip}")
 
 
 def row(path, variant, m, n, k, tile=None):
@@ -70,8 +87,7 @@ def test_sanitizers_planted_bugs_and_the_pair():
     assert f"{status.count('wrong')} wrong, {status.count('deadlock')} deadlock" in TEXT
     assert status.count("wrong") + status.count("deadlock") == 5
     for name, chip in (("baseline", "GPU-6502e095"), ("latest", "GPU-36bb449f")):
-        with open(os.path.join(H200, f"{name}.csv")) as f:
-            run = list(csv.DictReader(f))
+        run = pair_run(name, chip)
         assert {r["commit"] for r in run} == {"f5ffa939e6b9"} and {r["gpu_uuid"][:12] for r in run} == {chip}
         assert sum(r["status"] == "ok" for r in run) == 1025 and sum(r["status"] == "skipped" for r in run) == 117
         assert f"{name} {chip}" in TEXT
@@ -138,3 +154,24 @@ def test_every_tile_above_1024():
     assert len(best) == 6 and all(tile != "64x128x64" for _, tile in best.values())
     at1536 = [best[(1536, k)][0] for k in (4096, 8192)]
     assert f"stays at {min(at1536):.1f}-{max(at1536):.1f}% of cuBLAS at 4k-8k" in TEXT
+
+
+def test_the_tile_the_sanitizers_and_the_plants_as_the_entry_says():
+    tiles_h = open(os.path.join(ROOT, "kernels", "gemm", "gemm_tiles.h")).read()
+    stages = int(re.search(r"#define SB_GEMM_SPLIT_STAGES_96 (\d+)", tiles_h).group(1))
+    stage_kib = (128 + 96) * 64 * 2 // 1024
+    assert f"{stages} stages of {stage_kib} KiB ({stages * stage_kib} KiB in flight" in TEXT
+    assert f"slices ({2 * 96 // 2} accumulators a thread)" in TEXT
+    old = best_by_shape(os.path.join(PROOFS, "offsweep_5273e2f", "gemm.csv"))
+    assert f"Where 1152^2 x 8k lost ({old[(1152, 1152, 8192)]:.1f}% of cuBLAS" in TEXT
+    (sms,) = {r["sm_count"] for r in rows(OFF)}
+    assert f"81 tiles for {sms} SMs" in TEXT and (1152 // 128) ** 2 == 81
+    assert f"({(1536 // 128) ** 2} tiles of 128x128, {(1536 // 128) ** 2 / int(sms):.2f} waves)" in TEXT
+    san = [r for tool in ("memcheck", "racecheck", "synccheck")
+           for r in rows(os.path.join(PROOFS, "round_f5ffa93", "san96", f"{tool}.csv")) if r["family"] == "gemm"]
+    assert len({r["variant"] for r in san}) == 8 and "over the eight variants at 384^2 x 1k" in TEXT
+    assert {(r["m"], r["k"], r["tile"]) for r in san} == {("384", "1024", "128x96x64")}
+    assert {r["splits"] for r in san if r["splits"]} == {"auto", "4"} and "splits auto and 4" in TEXT
+    with open(os.path.join(PROOFS, "round_f5ffa93", "broken96_leaseA.csv")) as f:
+        planted = [r for r in csv.DictReader(f) if r["family"] == "gemm"]
+    assert {(r["m"], r["k"]) for r in planted} == {("384", "8192")} and "build at 384^2 x 8k" in TEXT

@@ -744,8 +744,9 @@ __global__ void __launch_bounds__(gemm_threads<V, T>(), gemm_kernel_min_blocks<V
 
 // Stages compiled per variant and tile (what 227 KiB of shared memory
 // holds: 6 x 32 KiB stages of 128 x 128 x 64, 4 x 48 KiB of 128 x 256 x 64).
-// The one-warpgroup tiles (ws_tma_wgmma, its TMA-store and multicast forms,
-// the split variants): one count each, 8 of 64 x 128, 7 of 128 x 96.
+// The one-warpgroup tiles (ws_tma_wgmma, its TMA-store form, the split
+// variants; at 64 x 128 also multicast): one count each, 8 of 64 x 128, 7
+// of 128 x 96.
 template <class T>
 using GemmOneGroupStages =
     std::conditional_t<T::BM == 64, sb_values<SB_GEMM_SPLIT_STAGES_64>, sb_values<SB_GEMM_SPLIT_STAGES_96>>;

@@ -14,8 +14,8 @@
  * warps: one warpgroup of wgmma (m64n128) computes it, and only
  * ws_tma_wgmma, its TMA-store and multicast forms and the variants that cut
  * K compile it: the tile of the small outputs (issue 29). 128 x 96 is one
- * warpgroup too (two m64n96 slices): where M and N are multiples of 128 and
- * 96 but not of 128 twice, e.g. 1152 = 9 x 128 = 12 x 96, its 108 tiles fill
+ * warpgroup too (two m64n96 slices): for M and N that are whole 96s where
+ * 128x128 tiles fall short of a wave, e.g. 1152 = 9 x 128 = 12 x 96: its 108 tiles fill
  * 132 SMs in one wave where 81 of 128x128 leave 51 idle (cuBLAS picks a
  * 96-wide tile there too); ws_tma_wgmma, its TMA-store form and the
  * variants that cut K compile it (issue 39). */
@@ -109,8 +109,8 @@ static inline int sb_gemm_split_stages(int tile) {
 
 /* The stages ws_tma_wgmma_multicast compiles per tile: where ws_tma_wgmma
  * is best (3-4 of 128x256x64, 4-6 of 128x128x64, 8 of 64x128x64), so that the comparison
- * is one of synchronization at the mainloop's best settings (the TMA-store
- * form too, and at 128x96x64 its one count, 7). */
+ * is one of synchronization at the mainloop's best settings. The TMA-store
+ * form has the same counts, and at 128x96x64 (no multicast there) its one, 7. */
 static inline int sb_gemm_multicast_stages_ok(int tile, long long stages) {
   return tile == SB_GEMM_TILE_128X256  ? stages >= 3 && stages <= 4
          : tile == SB_GEMM_TILE_128X128 ? stages >= 4 && stages <= 6
