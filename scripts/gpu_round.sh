@@ -13,7 +13,8 @@
 #     a  the sm_80 code path: the compute_80 PTX build's default sweep -> sm80-path.csv
 #     d  the default sweep (make bench's)                             -> latest.csv, pairs.jsonl
 #     b  the broken-variant proof (each bad point costs one row; the
-#        planted gemm/barrier rows each get their expected status)    -> broken.csv
+#        planted gemm/barrier rows each get their expected status, the
+#        split-K ones also at the 128x96 tile)                         -> broken.csv
 #     f  the off-sweep proof: gemm's K-heavy squares (m = n = 128-1152, k =
 #        8k-128k) and M != N shapes (there also the 128x256 tile, which
 #        1152 / 256 rules out at the squares, and the data-parallel ping-pong
@@ -74,7 +75,16 @@ if step b; then
   # (splits > 8: its counters), which --quick's auto counts never reach.
   "$C/broken/syncbench" --filter '^gemm/splitk_cluster_no_reset/' --m 256 --k 8k --splits 16,24 \
     --resume "$O/broken.csv" 2>> "$O/broken.log"
-  s2=$?; [ $s = 1 ] && [ $s2 != 1 ] && s=$s2
+  s2=$?
+  # The split-K plants again at the 128x96x64 tile, at 384^2 where it fits
+  # (its own stage count and bookkeeping: 12 reduction blocks a tile).
+  "$C/broken/syncbench" --filter '^gemm/(splitk_serial_no_release|splitk_parallel_stale_counters|splitk_reduce_drops_a_slice|splitk_cooperative_missing_arrival)/' \
+    --m 384 --k 8k --tile 128x96x64 --splits auto --resume "$O/broken.csv" 2>> "$O/broken.log"
+  s3=$?
+  "$C/broken/syncbench" --filter '^gemm/splitk_cluster_no_reset/' --m 384 --k 8k --tile 128x96x64 --splits 16 \
+    --resume "$O/broken.csv" 2>> "$O/broken.log"
+  s4=$?
+  for x in $s2 $s3 $s4; do [ $s = 1 ] && [ $x != 1 ] && s=$x; done
   ran broken "$([ $s = 1 ] && echo 0 || echo $s)" $((SECONDS - t))  # 1 expected: bad points
   grep -c ',deadlock,\|,wrong,\|,error,' "$O/broken.csv"
   # The planted rows outside the broken family (its own: proof_reliability.sh
@@ -90,6 +100,7 @@ want = {"gemm/splitk_serial_no_release": ("deadlock", "watchdog"),
         "barrier/flag_handoff_lost_token": ("deadlock", "watchdog"),
         "devscan/lookback_stale_tag": ("wrong", "second launch on the dirty workspace")}
 seen = dict.fromkeys(want, 0)
+at96 = dict.fromkeys((n for n in want if n.startswith("gemm/splitk_")), 0)  # caught at the 128x96 tile too
 bad = 0
 for r in csv.DictReader(open(sys.argv[1], newline="")):
     name = r["family"] + "/" + r["variant"]
@@ -98,12 +109,17 @@ for r in csv.DictReader(open(sys.argv[1], newline="")):
     status, words = want[name]
     good = r["status"] == status and words in r["detail"]
     seen[name] += good
+    if name in at96 and r.get("tile") == "128x96x64":
+        at96[name] += good
     bad += not good
     print(f"  {'PASS' if good else 'FAIL'} {name}: {r['status']}: {r['detail'][:200]}")
 missing = [n for n, k in seen.items() if k == 0]
 for n in missing:
     print(f"  FAIL {n}: no row with status {want[n][0]}")
-sys.exit(1 if bad or missing else 0)
+missing96 = [n for n, k in at96.items() if k == 0]
+for n in missing96:
+    print(f"  FAIL {n}: no row with status {want[n][0]} at the 128x96x64 tile")
+sys.exit(1 if bad or missing or missing96 else 0)
 EOF
   ran planted $? 0
 fi

@@ -41,6 +41,8 @@ canary=${CANARY:-$(dirname "$bin")/racecheck_canary}
 # Variants on libcu++'s software barrier, by name (see the header).
 racecheck_blind=${RACECHECK_BLIND:-"completion|completion_function"}
 racecheck_vendor=${RACECHECK_VENDOR:-"cublas"}
+# The variants compiled at gemm's 128x96x64 tile (kernels/gemm/gemm.cu's gemm_takes_one_group_tile).
+tile96_variants="ws_tma_wgmma|ws_tma_wgmma_tma_store|splitk_serial|splitk_parallel|splitk_reduce|splitk_cooperative|splitk_cluster|streamk"
 # The hazard count of a racecheck log ("RACECHECK SUMMARY: N hazards
 # displayed (E errors, W warnings)"), empty if it has none.
 racecheck_hazards() {
@@ -58,6 +60,7 @@ t_all=$SECONDS
   echo
   echo "Each family: \`--quick --n 4096 --iters 1,2 --m 256 --k 1024 --warmup 0 --min-time 0.0005 --no-fork --unpaired --watchdog-ms 120000\`"
   echo "(--n/--iters/--m/--k only where the family sweeps them; devscan: --n 300001, so that tiles wait on each other). The reference copy runs with the first family."
+  echo "gemm's 128x96x64 rows: the variants compiled at that tile once more, \`--m 384 --tile 128x96x64 --stages 7 --splits auto,4\`."
 } > "$summary"
 fail=0
 # ---- racecheck calibration on the canary kernels ----
@@ -106,11 +109,11 @@ fi
   echo "| tool | family | errors | rows ok / total | syncbench exit | seconds |"
   echo "|---|---|---|---|---|---|"
 } >> "$summary"
-# One sanitized sweep: run_family TOOL FAMILY FILTER LABEL COUNTS(1/0).
+# One sanitized sweep: run_family TOOL FAMILY FILTER LABEL COUNTS(1/0) [TILE96].
 run_family() {
-  local tool=$1 fam=$2 filter=$3 label=$4 counts=$5 axes args t0 rc errors rows ok tag
+  local tool=$1 fam=$2 filter=$3 label=$4 counts=$5 tile96=${6:-} axes args t0 rc errors rows ok tag
   axes=$(awk -v f="$fam:" '/^[^ ]/ {cur=$1} cur==f && $1=="axis" {print $2}' <<<"$list")
-  tag=$tool-$fam$(case $label in "$tool") ;; *vendor*) echo -vendor ;; *) echo -blind ;; esac)
+  tag=$tool-$fam$(case $label in "$tool") ;; *vendor*) echo -vendor ;; *tile*) echo -tile96 ;; *) echo -blind ;; esac)
   args=(--quick --filter "$filter" --warmup 0 --min-time 0.0005 --no-fork --unpaired --watchdog-ms 120000
         --device "$device" --seed 1 --out "$logs/$tag.csv")
   # devscan: 300001 words = 74 tiles of 128x32, the --quick tile (several
@@ -122,7 +125,10 @@ run_family() {
   # GEMM: 256 x 256 blocks of output (4 tiles of 128 x 128, 2 of 128 x 256)
   # over K = 1024, 16 k-tiles: every ring of <= 6 stages wraps at least twice,
   # so each barrier's phase parity flips under the tool.
-  grep -qx m <<<"$axes" && args+=(--m 256)
+  # The 128x96x64 tile (TILE96): 384 x 384 (3 x 4 of its tiles), its one
+  # stage count, splits auto and 4 (its own reduction bookkeeping).
+  if [ -n "$tile96" ]; then args+=(--m 384 --tile 128x96x64 --stages 7 --splits auto,4)
+  else grep -qx m <<<"$axes" && args+=(--m 256); fi
   grep -qx k <<<"$axes" && args+=(--k 1024)
   [ $first = 1 ] || args+=(--no-reference)
   first=0
@@ -163,6 +169,12 @@ for tool in $tools; do
     # The vendor library's kernels: shown, never counted (none of ours).
     [ -z "$vendorv" ] || run_family racecheck "$fam" "^$fam/($vendorv)/" "racecheck, vendor kernels: $vendorv" 0
   done
+  # gemm's one-warpgroup 128x96 tile, which 256 x 256 does not fit: its
+  # compiled variants once more at 384 x 384, counted.
+  if [[ " ${families//$'\n'/ } " == *" gemm "* ]]; then
+    tile96=$(variants_of gemm | grep -Ex "$tile96_variants" | paste -sd'|')
+    [ -z "$tile96" ] || run_family "$tool" gemm "^gemm/($tile96)/" "$tool, 128x96x64 tile" 1 tile96
+  fi
 done
 commit=$(python3 -c 'import csv, sys; print(next(csv.DictReader(open(sys.argv[1])))["commit"])' "$(ls "$logs"/*.csv | head -1)" 2>/dev/null)
 echo >> "$summary"

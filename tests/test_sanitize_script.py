@@ -23,14 +23,20 @@ stencil: 1D
   completion             b
 LIST
   # FAKE_GEMM=1: a second family whose ceiling is a vendor library
-  [ "${FAKE_GEMM:-0}" = 1 ] && cat <<'LIST'
+  # (FAKE_GEMM=2: and two variants compiled at the 128x96 tile)
+  [ "${FAKE_GEMM:-0}" != 0 ] && cat <<'LIST'
 gemm: G
   axis m             default 1k           quick 256
   ws_tma                 a
   cublas                 c
 LIST
+  [ "${FAKE_GEMM:-0}" = 2 ] && cat <<'LIST'
+  ws_tma_wgmma           d
+  splitk_reduce          e
+LIST
   exit 0 ;;
 esac
+[ -n "${FAKE_ARGS:-}" ] && echo "$*" >> "$FAKE_ARGS"
 # A sweep: remember the filter, write a CSV with one ok row.
 out=""; prev=""
 for a in "$@"; do [ "$prev" = --out ] && out=$a; [ "$prev" = --filter ] && echo "$a" >> "$FAKE_FILTERS"; prev=$a; done
@@ -50,6 +56,7 @@ fi
 h=${FAKE_HAZARDS:-0}
 case " $* " in *"^gemm/"*) h=${FAKE_GEMM_HAZARDS:-$h} ;; esac
 case " $* " in *completion*) h=${FAKE_BLIND_HAZARDS:-0} ;; *cublas*) h=${FAKE_VENDOR_HAZARDS:-0} ;; esac
+case " $* " in *128x96x64*) h=${FAKE_TILE96_HAZARDS:-$h} ;; esac
 if [ "$tool" = racecheck ]; then
   echo "========= RACECHECK SUMMARY: $h hazards displayed ($h errors, 0 warnings)"
 else
@@ -70,7 +77,7 @@ def write_exe(path, text):
 
 
 def run(tmp_path, hazards, blind_hazards=0, canary=BLIND, with_canary=True, vendor_hazards=None,
-        gemm_hazards=None):
+        gemm_hazards=None, tile96=None):
     write_exe(tmp_path / "syncbench", FAKE_SYNCBENCH)
     write_exe(tmp_path / "cs", FAKE_SANITIZER)
     if with_canary:
@@ -82,6 +89,8 @@ def run(tmp_path, hazards, blind_hazards=0, canary=BLIND, with_canary=True, vend
         env.update(FAKE_GEMM="1", FAKE_VENDOR_HAZARDS=str(vendor_hazards))
     if gemm_hazards is not None:
         env["FAKE_GEMM_HAZARDS"] = str(gemm_hazards)
+    if tile96 is not None:  # the 128x96 tile run's hazard count
+        env.update(FAKE_GEMM="2", FAKE_ARGS=str(tmp_path / "args"), FAKE_TILE96_HAZARDS=str(tile96))
     r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "sanitize.sh"),
                         str(tmp_path / "syncbench")], cwd=tmp_path, env=env,
                        capture_output=True, text=True, timeout=60)
@@ -170,3 +179,17 @@ def test_hazards_in_our_gemm_variants_still_fail_beside_the_vendor_row(tmp_path)
     assert "| racecheck | gemm | 3 |" in summary and "| racecheck | stencil | 0 |" in summary
     assert "| racecheck, vendor kernels: cublas | gemm | 0 |" in summary
     assert "NOT clean" in summary
+
+
+def test_gemm_runs_again_at_the_128x96_tile_and_counts(tmp_path):
+    # the variants compiled at the tile (here ws_tma_wgmma, splitk_reduce), at
+    # 384^2 (256^2 is not whole 96s), under every tool, and their hazards count
+    r, summary, filters = run(tmp_path, hazards=0, vendor_hazards=0, tile96=0)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert filters.count("^gemm/(ws_tma_wgmma|splitk_reduce)/") == 2  # racecheck and memcheck
+    args = [a for a in (tmp_path / "args").read_text().splitlines() if "(ws_tma_wgmma|splitk_reduce)" in a]
+    assert len(args) == 2 and all("--m 384 --tile 128x96x64 --stages 7 --splits auto,4" in a for a in args)
+    assert "| racecheck, 128x96x64 tile | gemm | 0 |" in summary and "| memcheck, 128x96x64 tile | gemm | 0 |" in summary
+    r, summary, _ = run(tmp_path, hazards=0, vendor_hazards=0, tile96=2)
+    assert r.returncode == 1 and "| racecheck, 128x96x64 tile | gemm | 2 |" in summary
+    assert "| racecheck | gemm | 0 |" in summary  # the tile's row alone fails the run

@@ -126,7 +126,7 @@ def test_step_b_fails_when_the_cluster_counters_pass(tmp_path):
     assert "FAIL gemm/" + CLUSTER + ": ok" in r.stdout
 
 
-ROW = {"family": "", "variant": "", "status": "", "detail": ""}
+ROW = {"family": "", "variant": "", "status": "", "detail": "", "tile": ""}
 
 
 def _step_b(tmp_path, rows):
@@ -137,8 +137,9 @@ def _step_b(tmp_path, rows):
     with open(fixture, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(ROW))
         w.writeheader()
-        for family, variant, status, detail in rows:
-            w.writerow({"family": family, "variant": variant, "status": status, "detail": detail})
+        for family, variant, status, detail, *tile in rows:
+            w.writerow({"family": family, "variant": variant, "status": status, "detail": detail,
+                        "tile": tile[0] if tile else "128x128x64"})
     fake = carry / "broken" / "syncbench"
     # --out FILE: the fixture's rows; --resume FILE (the second run, at
     # splits > 8): they are already there
@@ -164,6 +165,9 @@ GOOD = [("broken", "missing_barrier", "wrong", "differ"),
         ("gemm", "splitk_cooperative_missing_arrival", "deadlock", WATCHDOG),
         ("barrier", "flag_handoff_lost_token", "deadlock", WATCHDOG),
         ("devscan", DEVSCAN_STALE, "wrong", DIRTY.replace("of C", "of the scan"))]
+# The split-K plants at the 128x96x64 tile (step b's run at 384^2)
+GOOD += [(fam, v, status, detail, "128x96x64") for fam, v, status, detail in GOOD
+         if v.startswith("splitk_") and status != "skipped"]
 
 
 def test_step_b_passes_when_each_planted_row_gets_its_status(tmp_path):
@@ -190,3 +194,17 @@ def test_step_b_fails_when_a_planted_row_is_missing(tmp_path):
     r = _step_b(tmp_path, [g for g in GOOD if g[1] != STALE or g[2] == "skipped"])
     assert r.returncode != 0
     assert "FAIL gemm/" + STALE + ": no row with status wrong" in r.stdout
+
+
+def test_step_b_runs_the_split_plants_at_the_128x96_tile_and_fails_without_them(tmp_path):
+    step_b = read("scripts/gpu_round.sh")
+    step_b = step_b[step_b.index("if step b; then"):step_b.index("if step f; then")]
+    runs = [c for c in step_b.split("\n") if "--tile 128x96x64" in c]
+    assert len(runs) == 2 and all("--m 384" in c for c in runs)
+    plants = {v for fam, v, *_ in GOOD if v.startswith("splitk_")}
+    assert all(any(v in line for line in step_b.split("\n")
+                   if "128x96x64" in line or "splitk_serial_no_release|" in line) for v in plants)
+    without = [g for g in GOOD if len(g) == 4 or g[1] != "splitk_reduce_drops_a_slice"]
+    r = _step_b(tmp_path, without)
+    assert r.returncode != 0
+    assert "FAIL gemm/splitk_reduce_drops_a_slice: no row with status wrong at the 128x96x64 tile" in r.stdout
