@@ -286,10 +286,11 @@ def gemm_best(rows, m, k, variant=None, n=None):
 
 
 def gemm_ties(rows, m, k, best):
-    """The other non-cuBLAS ok rows at (m, k) within TIE of `best`, best first."""
+    """The other non-cuBLAS ok rows at best's shape (m x n x k) within TIE
+    of `best`, best first."""
     top = best["pct_of_cublas"]
     near = [r for r in gemm_rows(rows)
-            if at_shape(r, m, k) and r is not best and r["variant"] != GEMM_YARDSTICK
+            if at_shape(r, m, k, gemm_n(best)) and r is not best and r["variant"] != GEMM_YARDSTICK
             and r.get("pct_of_cublas") is not None and r["pct_of_cublas"] * (1 + TIE) >= top]
     return sorted(near, key=lambda r: -r["pct_of_cublas"])
 

@@ -347,6 +347,10 @@ def test_off_sweep_and_split_tables_keep_m_by_n_shapes_apart_from_the_squares():
     assert answers.gemm_best(rows, 1152, 16384, n=768)["pct_of_cublas"] == 99.5
     assert answers.gemm_shapes([answers.Run("", rows, "", "", "")]) == [(1152, 16384)]
     assert answers.gemm_mn_shapes([answers.Run("", rows, "", "", "")]) == [(1152, 16384, 768)]
+    # ties stay at the best row's shape: a square row as close is not one of them
+    best = answers.gemm_best(rows, 1152, 16384, n=768)
+    near = [row(split[1], 768, 99.0), row(split[1], 1152, 99.4)]
+    assert answers.gemm_ties(rows + near, 1152, 16384, best) == [near[0]]
 
 
 def test_why_lines_say_when_the_explain_run_is_of_other_kernels(tmp_path):
