@@ -269,6 +269,12 @@ def gemm_mn_shapes(runs):
     return sorted({(r["m"], r["k"], gemm_n(r)) for run in runs for r in gemm_rows(run.rows) if gemm_n(r) != r["m"]})
 
 
+def gemm_every_shape(runs):
+    """Every (m, k, n) of the runs: the squares (n None) as gemm_shapes
+    orders them, then the M != N shapes."""
+    return [(m, k, None) for m, k in gemm_shapes(runs)] + gemm_mn_shapes(runs)
+
+
 def gemm_cublas(rows, m, k, n=None):
     """The ok cublas row at m x n x k (n None: n = m), or None."""
     return next((r for r in gemm_rows(rows) if r["variant"] == GEMM_YARDSTICK
@@ -415,7 +421,7 @@ def gemm_split_table(runs):
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     proofs = [Run(run.path, offsweep_rows(run), run.label, run.commit, run.run_utc) for run in runs]
     default = gemm_shapes(runs)
-    extra = [(m, k, None) for m, k in gemm_shapes(proofs) if (m, k) not in default] + gemm_mn_shapes(proofs)
+    extra = [(m, k, n) for m, k, n in gemm_every_shape(proofs) if n is not None or (m, k) not in default]
     for m, k, n in [(m, k, None) for m, k in default] + extra:
         proof = (m, k) not in default or n is not None
         cells = [fmt_shape(m, k, n) + (" (off-sweep proof)" if proof else ""),
@@ -464,8 +470,7 @@ def offsweep_proof_table(main, other=None):
     other_gpu = next((r["gpu_name"] for r in other or [] if r.get("gpu_name")), "other GPU").removeprefix("NVIDIA ")
     lines = ["| m x n | k | cuBLAS median | best combining variant, tile: % of cuBLAS (splits_used) "
              f"| best at 128x128 | {other_gpu}: best combining variant |", "|---|---|---|---|---|---|"]
-    main_run = [Run("", main, "", "", "")]
-    for m, k, n in [(m, k, None) for m, k in gemm_shapes(main_run)] + gemm_mn_shapes(main_run):
+    for m, k, n in gemm_every_shape([Run("", main, "", "", "")]):
         cub = gemm_cublas(main, m, k, n)
         b, b128 = best(main, m, k, n), best(main, m, k, n, "128x128x64")
         text = cell(b)

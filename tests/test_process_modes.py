@@ -145,13 +145,20 @@ def test_the_raster_group_ratios():
     assert re.search(r"time ratio 16 / 8: 1\.064, and 1 / 0\.940", " ".join(HISTORY.split()))
 
 
+def pair_paths(gpu, commit):
+    """The pair of `commit` on results/<gpu>/: baseline.csv and latest.csv
+    as committed, or their files in history/ (run_utc order: baseline
+    first) once scripts/bless_pair.py moved them for a newer pair."""
+    where = os.path.join(ROOT, "results", gpu)
+    current = [os.path.join(where, f) for f in ("baseline.csv", "latest.csv")]
+    if all(rows(p)[0]["commit"].startswith(commit) for p in current):
+        return current
+    return sorted(glob.glob(os.path.join(where, "history", f"*_{commit}_*.csv*")))
+
+
 def test_the_pair_figures():
     """The 4878a0f pair's figures that the page quotes: baseline / latest."""
-    h100 = os.path.join(ROOT, "results", "h100-80gb-hbm3")
-    # the pair as committed, or in history/ once a newer pair replaced it
-    current = [os.path.join(h100, f) for f in ("baseline.csv", "latest.csv")]
-    paths = (current if all(rows(p)[0]["commit"].startswith("4878a0f") for p in current)
-             else sorted(glob.glob(os.path.join(h100, "history", "*_4878a0f_*.csv*"))))  # run_utc order
+    paths = pair_paths("h100-80gb-hbm3", "4878a0f")
     assert len(paths) == 2, paths
     runs = [rows(p) for p in paths]
     assert {r["commit"][:7] for run in runs for r in run} == {"4878a0f"}

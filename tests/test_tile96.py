@@ -2,14 +2,13 @@
 back from the committed H200 runs they come from (results/h200/proofs/
 tile96_probe_527bf3b/, offsweep_f5ffa93/, round_f5ffa93/, the pair)."""
 import csv
-import glob
 import lzma
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_process_modes import best_by_shape, history_section, rows  # noqa: E402  (ok rows; best % of cuBLAS a shape)
+from test_process_modes import best_by_shape, history_section, pair_paths, rows  # noqa: E402  (ok rows; best % of cuBLAS a shape)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 H200 = os.path.join(ROOT, "results", "h200")
@@ -18,18 +17,13 @@ OFF = os.path.join(PROOFS, "offsweep_f5ffa93", "gemm.csv")
 TEXT = history_section("gemm: the 128x96x64 tile at 1152")
 
 
-def pair_run(name, chip):
-    """Every row of the f5ffa93 pair's run on `chip`: results/h200/<name>.csv
-    while it is the committed pair, else its file under history/ (where
-    scripts/bless_pair.py moves it)."""
-    paths = [os.path.join(H200, f"{name}.csv")] + sorted(glob.glob(os.path.join(
-        H200, "history", f"*_f5ffa93_{chip.removeprefix('GPU-')}.csv*")))
-    for path in paths:
-        with (lzma.open if path.endswith(".xz") else open)(path, "rt", newline="") as f:
-            run = list(csv.DictReader(f))
-        if {r["commit"] for r in run} == {"f5ffa939e6b9"} and {r["gpu_uuid"][:12] for r in run} == {chip}:
-            return run
-    raise AssertionError(f"no f5ffa93 run on {chip}")
+def pair_run(name):
+    """Every row of the f5ffa93 pair's baseline or latest run, where it is now."""
+    paths = pair_paths("h200", "f5ffa93")
+    assert len(paths) == 2, paths
+    path = paths[("baseline", "latest").index(name)]
+    with (lzma.open if path.endswith(".xz") else open)(path, "rt", newline="") as f:
+        return list(csv.DictReader(f))
 
 
 def row(path, variant, m, n, k, tile=None):
@@ -87,7 +81,7 @@ def test_sanitizers_planted_bugs_and_the_pair():
     assert f"{status.count('wrong')} wrong, {status.count('deadlock')} deadlock" in TEXT
     assert status.count("wrong") + status.count("deadlock") == 5
     for name, chip in (("baseline", "GPU-6502e095"), ("latest", "GPU-36bb449f")):
-        run = pair_run(name, chip)
+        run = pair_run(name)
         assert {r["commit"] for r in run} == {"f5ffa939e6b9"} and {r["gpu_uuid"][:12] for r in run} == {chip}
         assert sum(r["status"] == "ok" for r in run) == 1025 and sum(r["status"] == "skipped" for r in run) == 117
         assert f"{name} {chip}" in TEXT
