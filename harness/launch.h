@@ -127,10 +127,13 @@ cudaError_t sb_profile_mark(cudaStream_t stream, long point_index);
 /* kernels/common/l2_flush.cu: the L2 flush by reading `bytes` of buf on
  * `blocks` blocks (the default flush: harness/timing.c). */
 cudaError_t sb_l2_flush_read(cudaStream_t stream, const void *buf, size_t bytes, unsigned blocks);
+/* ... and SB_FLUSH=discard's second step: each 128-byte line of buf (128-byte
+ * aligned) invalidated in the L2, nothing written back. */
+cudaError_t sb_l2_discard(cudaStream_t stream, const void *buf, size_t bytes, unsigned blocks);
 
 /* harness/runner.c: SB_FLUSH, the flush before each sample: unset, empty
- * or `read` (the default), `memset`; anything else is refused at start. */
-enum { SB_FLUSH_READ = 0, SB_FLUSH_MEMSET = 1, SB_FLUSH_UNKNOWN = -1 };
+ * or `read` (the default), `memset`, `discard`; anything else is refused at start. */
+enum { SB_FLUSH_READ = 0, SB_FLUSH_MEMSET = 1, SB_FLUSH_DISCARD = 2, SB_FLUSH_UNKNOWN = -1 };
 int sb_flush_method(void);
 
 /* harness/runner.c: whether SB_REPLACE names `what` (the re-placement

@@ -346,7 +346,7 @@ int main(int argc, char **argv) {
   int info = info_only(&cli);
   if (info >= 0) return info;
   if (sb_flush_method() == SB_FLUSH_UNKNOWN) {
-    fprintf(stderr, "syncbench: SB_FLUSH=%s: the L2 flush is `read` (the default) or `memset`\n",
+    fprintf(stderr, "syncbench: SB_FLUSH=%s: the L2 flush is `read` (the default), `memset` or `discard`\n",
             getenv("SB_FLUSH"));
     return SB_EXIT_USAGE;
   }

@@ -304,6 +304,7 @@ static int configure(runner *r, const sb_point *p, sb_launch *L, sb_row *row) {
 int sb_flush_method(void) {
   const char *env = getenv("SB_FLUSH");
   if (!env || !*env || !strcmp(env, "read")) return SB_FLUSH_READ;
+  if (!strcmp(env, "discard")) return SB_FLUSH_DISCARD;
   return !strcmp(env, "memset") ? SB_FLUSH_MEMSET : SB_FLUSH_UNKNOWN;
 }
 
@@ -521,6 +522,7 @@ static void record_timing(runner *r, const sb_point *p, int flush, double after_
   record_power_state(&r->timer, after_mhz, row);
   int used = snprintf(row->detail, sizeof row->detail, "%s",
                       !flush ? ""
+                      : r->timer.flush_discard     ? "L2 flushed by a read and a discard before each sample"
                       : r->timer.flush_read_blocks ? "L2 flushed by a read before each sample"
                                                    : "L2 flushed by a memset before each sample");
   if (r->timer.retaken > 0)
@@ -737,6 +739,7 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
     cudaGetLastError();
   r.buf.flush_bytes = 2 * d->l2_bytes;
   r.timer.flush_read_blocks = sb_flush_method() == SB_FLUSH_MEMSET ? 0 : 4u * (unsigned)d->sm_count;
+  r.timer.flush_discard = sb_flush_method() == SB_FLUSH_DISCARD;
   if (e == cudaSuccess) e = cudaMalloc(&r.buf.d_flush, r.buf.flush_bytes);
   if (e == cudaSuccess && r.timer.flush_read_blocks)
     e = cudaMemset(r.buf.d_flush, 0, r.buf.flush_bytes); /* the read flush reads it */

@@ -18,6 +18,7 @@ cudaError_t sb_timer_init(sb_timer *t, cudaStream_t stream) {
   t->count = t->cap = 0;
   t->flushes = 0;
   t->flush_read_blocks = 0;
+  t->flush_discard = 0;
   t->witness = NULL;
   t->nvml = NULL;
   t->pair_fn = NULL;
@@ -136,10 +137,12 @@ static cudaError_t timed_launch(sb_timer *t, sb_launch_fn fn, sb_launch *L, doub
   cudaError_t e = cudaSuccess;
   float ms = 0;
   if (t->flush_buf &&
-      (e = t->flush_read_blocks
-               ? sb_l2_flush_read(t->stream, t->flush_buf, t->flush_bytes, t->flush_read_blocks)
-               : cudaMemsetAsync(t->flush_buf, (int)(++t->flushes & 0xff), t->flush_bytes, t->stream)) !=
-          cudaSuccess)
+      ((e = t->flush_read_blocks
+                ? sb_l2_flush_read(t->stream, t->flush_buf, t->flush_bytes, t->flush_read_blocks)
+                : cudaMemsetAsync(t->flush_buf, (int)(++t->flushes & 0xff), t->flush_bytes, t->stream)) !=
+           cudaSuccess ||
+       (t->flush_discard &&
+        (e = sb_l2_discard(t->stream, t->flush_buf, t->flush_bytes, t->flush_read_blocks)) != cudaSuccess)))
     *what = "L2 flush";
   else if ((e = cudaEventRecord(t->start, t->stream)) != cudaSuccess)
     *what = "cudaEventRecord";

@@ -30,6 +30,7 @@ typedef struct sb_timer {
   void *flush_buf;     /* non-NULL: empty the L2 through it before every sample */
   size_t flush_bytes;
   unsigned flushes;
+  int flush_discard;          /* after the read, discard flush_buf's lines (SB_FLUSH=discard) */
   unsigned flush_read_blocks; /* read flush_buf on this many blocks (the default); 0:
                                  overwrite it (SB_FLUSH=memset) */
   double *samples;     /* seconds */

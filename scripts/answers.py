@@ -821,8 +821,9 @@ def flush_words(run):
     """', the L2 flushed by a memset' where the run's rows say so: the flush
     it was timed under, when it is not today's read (SB_FLUSH)."""
     methods = sbcompare.flush_methods(run)
-    return (f", the L2 flushed by a {' and a '.join(sorted(methods))}: `SB_FLUSH=memset`"
-            if methods and set(methods) != {"read"} else "")
+    others = sorted(set(methods) - {"read"})
+    return (f", the L2 flushed by a {' and a '.join(sorted(methods))}: "
+            + ", ".join(f"`SB_FLUSH={m}`" for m in others) if others else "")
 
 
 def block(runs):

@@ -110,7 +110,7 @@ def test_run_without_gpu_exits_3(syncbench, tmp_path):
     assert os.listdir(tmp_path) == []
 
 
-@pytest.mark.parametrize("value, code", [("", 3), ("read", 3), ("memset", 3), ("write", 2), ("READ", 2)])
+@pytest.mark.parametrize("value, code", [("", 3), ("read", 3), ("memset", 3), ("discard", 3), ("write", 2), ("READ", 2)])
 def test_the_flush_is_read_or_memset(syncbench, tmp_path, value, code):
     # SB_FLUSH names the L2 flush (read by default); any other word is
     # refused with one line before the GPU check (exit 3 here means it passed).
@@ -119,7 +119,7 @@ def test_the_flush_is_read_or_memset(syncbench, tmp_path, value, code):
     line = r.stderr.strip()
     assert len(r.stderr.splitlines()) == 1, r.stderr
     if code == 2:
-        assert line == f"syncbench: SB_FLUSH={value}: the L2 flush is `read` (the default) or `memset`"
+        assert line == f"syncbench: SB_FLUSH={value}: the L2 flush is `read` (the default), `memset` or `discard`"
 
 
 def test_no_gpu_message_says_what_to_check(syncbench, tmp_path):

@@ -206,7 +206,7 @@ def unique_keys(path, rows):
 # How the L2 was emptied before each sample, from an ok row's detail
 # (harness/runner.c): a read since 54fa7a1, a memset before it (the rows of
 # that time say only "L2 flushed before each sample").
-FLUSH_WORDS = (("L2 flushed by a read", "read"), ("L2 flushed by a memset", "memset"),
+FLUSH_WORDS = (("L2 flushed by a read and a discard", "discard"), ("L2 flushed by a read", "read"), ("L2 flushed by a memset", "memset"),
                ("L2 flushed before each sample", "memset"))
 
 
