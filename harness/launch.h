@@ -132,9 +132,11 @@ cudaError_t sb_l2_flush_read(cudaStream_t stream, const void *buf, size_t bytes,
 cudaError_t sb_l2_discard(cudaStream_t stream, const void *buf, size_t bytes, unsigned blocks);
 
 /* harness/runner.c: SB_FLUSH, the flush before each sample: unset, empty
- * or `read` (the default), `memset`, `discard`; anything else is refused at start. */
-enum { SB_FLUSH_READ = 0, SB_FLUSH_MEMSET = 1, SB_FLUSH_DISCARD = 2, SB_FLUSH_UNKNOWN = -1 };
+ * or `read` (the default), `memset`, `discard`, `none` (no flush: a warm L2); anything else is refused at start. */
+enum { SB_FLUSH_READ = 0, SB_FLUSH_MEMSET = 1, SB_FLUSH_DISCARD = 2, SB_FLUSH_NONE = 3, SB_FLUSH_UNKNOWN = -1 };
 int sb_flush_method(void);
+/* SB_FLUSH_L2S: the flush buffer in L2s (default 2); 0: refused at start. */
+int sb_flush_l2s(void);
 
 /* harness/runner.c: whether SB_REPLACE names `what` (the re-placement
  * probe: each point allocates that anew, elsewhere; 'w': a family's own

@@ -346,8 +346,13 @@ int main(int argc, char **argv) {
   int info = info_only(&cli);
   if (info >= 0) return info;
   if (sb_flush_method() == SB_FLUSH_UNKNOWN) {
-    fprintf(stderr, "syncbench: SB_FLUSH=%s: the L2 flush is `read` (the default), `memset` or `discard`\n",
+    fprintf(stderr, "syncbench: SB_FLUSH=%s: the L2 flush is `read` (the default), `memset`, `discard` or `none`\n",
             getenv("SB_FLUSH"));
+    return SB_EXIT_USAGE;
+  }
+  if (sb_flush_l2s() == 0) {
+    fprintf(stderr, "syncbench: SB_FLUSH_L2S=%s: the flush buffer's size in L2s is a whole number 1-64\n",
+            getenv("SB_FLUSH_L2S"));
     return SB_EXIT_USAGE;
   }
 

@@ -305,7 +305,19 @@ int sb_flush_method(void) {
   const char *env = getenv("SB_FLUSH");
   if (!env || !*env || !strcmp(env, "read")) return SB_FLUSH_READ;
   if (!strcmp(env, "discard")) return SB_FLUSH_DISCARD;
+  if (!strcmp(env, "none")) return SB_FLUSH_NONE;
   return !strcmp(env, "memset") ? SB_FLUSH_MEMSET : SB_FLUSH_UNKNOWN;
+}
+
+/* SB_FLUSH_L2S: the flush buffer's size in L2s, 1-64 (default 2); 0 when
+ * it is not a whole number in that range (refused at start). A probe of
+ * whether twice the L2 empties it. */
+int sb_flush_l2s(void) {
+  const char *env = getenv("SB_FLUSH_L2S");
+  if (!env || !*env) return 2;
+  char *end;
+  const long v = strtol(env, &end, 10);
+  return *end || v < 1 || v > 64 ? 0 : (int)v;
 }
 
 /* SB_REPLACE (the re-placement probe, scripts/noise_probe.sh step r): the
@@ -622,7 +634,7 @@ static int set_up_point(runner *r, const sb_point *p, sb_row *row) {
             replace_pad);
   /* Flush L2 before each sample when the working set is within 4x of L2
    * and could otherwise be served partly from the cache. */
-  s->flush = s->in_bytes + s->out_bytes < 4 * r->dev->l2_bytes;
+  s->flush = s->in_bytes + s->out_bytes < 4 * r->dev->l2_bytes && sb_flush_method() != SB_FLUSH_NONE;
   sb_point_name(p, s->name, sizeof s->name);
   return NEXT;
 }
@@ -737,7 +749,7 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
     r.timer.nvml = sb_nvml_open(NULL, bus_id);
   else
     cudaGetLastError();
-  r.buf.flush_bytes = 2 * d->l2_bytes;
+  r.buf.flush_bytes = (size_t)sb_flush_l2s() * d->l2_bytes;
   r.timer.flush_read_blocks = sb_flush_method() == SB_FLUSH_MEMSET ? 0 : 4u * (unsigned)d->sm_count;
   r.timer.flush_discard = sb_flush_method() == SB_FLUSH_DISCARD;
   if (e == cudaSuccess) e = cudaMalloc(&r.buf.d_flush, r.buf.flush_bytes);

@@ -110,7 +110,7 @@ def test_run_without_gpu_exits_3(syncbench, tmp_path):
     assert os.listdir(tmp_path) == []
 
 
-@pytest.mark.parametrize("value, code", [("", 3), ("read", 3), ("memset", 3), ("discard", 3), ("write", 2), ("READ", 2)])
+@pytest.mark.parametrize("value, code", [("", 3), ("read", 3), ("memset", 3), ("discard", 3), ("none", 3), ("write", 2), ("READ", 2)])
 def test_the_flush_is_read_or_memset(syncbench, tmp_path, value, code):
     # SB_FLUSH names the L2 flush (read by default); any other word is
     # refused with one line before the GPU check (exit 3 here means it passed).
@@ -119,7 +119,19 @@ def test_the_flush_is_read_or_memset(syncbench, tmp_path, value, code):
     line = r.stderr.strip()
     assert len(r.stderr.splitlines()) == 1, r.stderr
     if code == 2:
-        assert line == f"syncbench: SB_FLUSH={value}: the L2 flush is `read` (the default), `memset` or `discard`"
+        assert line == f"syncbench: SB_FLUSH={value}: the L2 flush is `read` (the default), `memset`, `discard` or `none`"
+
+
+@pytest.mark.parametrize("value, code", [("", 3), ("2", 3), ("1", 3), ("64", 3), ("0", 2), ("65", 2), ("4x", 2)])
+def test_the_flush_size_is_a_whole_number_of_l2s(syncbench, tmp_path, value, code):
+    # SB_FLUSH_L2S sizes the flush buffer in L2s (2 by default); anything but
+    # a whole number 1-64 is refused with one line before the GPU check.
+    r = run("--quick", cwd=tmp_path, env_extra={"SB_FLUSH_L2S": value})
+    assert r.returncode == code, r.stderr
+    assert len(r.stderr.splitlines()) == 1, r.stderr
+    if code == 2:
+        assert r.stderr.strip() == (f"syncbench: SB_FLUSH_L2S={value}: the flush buffer's size in L2s "
+                                    "is a whole number 1-64")
 
 
 def test_no_gpu_message_says_what_to_check(syncbench, tmp_path):
