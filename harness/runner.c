@@ -532,11 +532,16 @@ static void record_timing(runner *r, const sb_point *p, int flush, double after_
   }
   if (f->flops) row->gflops = (double)f->flops(p) / s.median * 1e-9;
   record_power_state(&r->timer, after_mhz, row);
-  int used = snprintf(row->detail, sizeof row->detail, "%s",
-                      !flush ? ""
-                      : r->timer.flush_discard     ? "L2 flushed by a read and a discard before each sample"
-                      : r->timer.flush_read_blocks ? "L2 flushed by a read before each sample"
-                                                   : "L2 flushed by a memset before each sample");
+  /* The flush's words (scripts/lib/sbcompare.py reads them: the gate
+   * compares runs of one flush); its size only when not the default 2 L2s. */
+  char size[32] = "";
+  if (sb_flush_l2s() != 2) snprintf(size, sizeof size, " of %d L2s", sb_flush_l2s());
+  int used = !flush ? snprintf(row->detail, sizeof row->detail, "%s", "")
+                    : snprintf(row->detail, sizeof row->detail, "L2 flushed by a %s%s before each sample",
+                               r->timer.flush_discard       ? "read and a discard"
+                               : r->timer.flush_read_blocks ? "read"
+                                                            : "memset",
+                               size);
   if (r->timer.retaken > 0)
     snprintf(row->detail + used, sizeof row->detail - (size_t)used,
              "%s%lld samples taken while throttled were re-taken after a %.0f ms rest",

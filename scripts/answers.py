@@ -823,7 +823,7 @@ def flush_words(run):
     methods = sbcompare.flush_methods(run)
     others = sorted(set(methods) - {"read"})
     return (f", the L2 flushed by a {' and a '.join(sorted(methods))}: "
-            + ", ".join(f"`SB_FLUSH={m}`" for m in others) if others else "")
+            + ", ".join(f"`{sbcompare.flush_env(m)}`" for m in others) if others else "")
 
 
 def block(runs):

@@ -293,7 +293,8 @@ PROOF = os.path.join("h100-80gb-hbm3", "proofs", "ab_16d0f95")
 # The A/A-by-A/B proofs the block's first table quotes: 16d0f95's two leases
 # (the memset flush) and 54fa7a1's (the read flush, the default since).
 AA_PROOFS = (PROOF, os.path.join("h100-80gb-hbm3", "proofs", "ab_54fa7a1"),
-             os.path.join("h200", "proofs", "ab_e6f97b9"))
+             os.path.join("h200", "proofs", "ab_e6f97b9"), os.path.join("h200", "proofs", "ab_f5ffa93"),
+             os.path.join("h200", "proofs", "ab_3880117"), os.path.join("h200", "proofs", "ab_52efaa9"))
 PLANTED = ("gemm/splitk_serial", "gemm/streamk", "scan/pingpong")
 
 

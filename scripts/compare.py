@@ -164,7 +164,7 @@ def check_gate_input(cmp):
             f"{cmp.new.path}:{new[n]}: column 'detail': the L2 was flushed by a {n} before each "
             f"sample, but {cmp.base.path} flushed it by a {b} (line {base[b]}); the flush changes "
             f"the times it precedes, so the gate compares runs of one flush (SB_FLUSH): "
-            f"re-baseline, or time the new run with SB_FLUSH={b}")
+            f"re-baseline, or time the new run with {sbcompare.flush_env(b)}")
 
 
 def emit(text):

@@ -794,7 +794,8 @@ def test_family_and_variant_filters():
 @pytest.mark.parametrize("base_words, new_words", [
     ("L2 flushed before each sample", "L2 flushed by a read before each sample"),
     ("L2 flushed by a read before each sample", "L2 flushed by a memset before each sample"),
-    ("L2 flushed by a read and a discard before each sample", "L2 flushed by a read before each sample")])
+    ("L2 flushed by a read and a discard before each sample", "L2 flushed by a read before each sample"),
+    ("L2 flushed by a read of 8 L2s before each sample", "L2 flushed by a read before each sample")])
 def test_the_gate_refuses_two_flushes_with_exit_2(tmp_path, base_words, new_words):
     """A run timed under another L2 flush (SB_FLUSH) is not gated against the
     base, nor passed: one line, exit 2. The same flush on both sides gates."""
@@ -805,7 +806,8 @@ def test_the_gate_refuses_two_flushes_with_exit_2(tmp_path, base_words, new_word
     rc, out, err = run_compare("--gate", base, new)
     assert rc == 2 and out == "", (rc, out, err)
     old = {"L2 flushed before each sample": "memset", "L2 flushed by a read before each sample": "read",
-           "L2 flushed by a read and a discard before each sample": "discard"}[base_words]
+           "L2 flushed by a read and a discard before each sample": "discard",
+           "L2 flushed by a read of 8 L2s before each sample": "read SB_FLUSH_L2S=8"}[base_words]
     assert err.count("\n") == 1 and "column 'detail': the L2 was flushed by a" in err, err
     assert err.rstrip().endswith(f"re-baseline, or time the new run with SB_FLUSH={old}"), err
     same = transformed(tmp_path, worded(base_words), name="same.csv", src=QUICK)
@@ -818,7 +820,9 @@ def test_the_flush_words_are_the_runners():
     with open(os.path.join(ROOT, "harness", "runner.c"), encoding="utf-8") as f:
         runner = f.read()
     current = [words for words, _ in sbcompare.FLUSH_WORDS if words != "L2 flushed before each sample"]
-    assert len(current) == 3 and all(f'"{w} before each sample"' in runner for w in current)
+    assert len(current) == 3 and '"L2 flushed by a %s%s before each sample"' in runner
+    assert all(f'"{w.removeprefix("L2 flushed by a ")}"' in runner for w in current)
+    assert 'snprintf(size, sizeof size, " of %d L2s", sb_flush_l2s())' in runner
     with open(QUICK, newline="") as f:  # a committed run of before: the legacy words, a memset
         assert "L2 flushed before each sample" in f.read()
     assert dict(sbcompare.FLUSH_WORDS)["L2 flushed before each sample"] == "memset"

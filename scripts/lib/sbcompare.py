@@ -76,6 +76,7 @@ from __future__ import annotations
 import csv
 import fnmatch
 import math
+import re
 import os
 import statistics
 import textwrap
@@ -211,15 +212,23 @@ FLUSH_WORDS = (("L2 flushed by a read and a discard", "discard"), ("L2 flushed b
 
 
 def flush_methods(run):
-    """{method: first line that says it} over the run's ok rows."""
+    """{method: first line that says it} over the run's ok rows; a flush of
+    other than 2 L2s (SB_FLUSH_L2S) is a method of its own, "read of 8 L2s"."""
     seen = {}
     for row in run.rows:
         detail = row.get("detail") or ""
         for words, method in FLUSH_WORDS:
             if row["status"] == OK and words in detail:
-                seen.setdefault(method, row["_line"])
+                size = re.search(re.escape(words) + r" of (\d+) L2s", detail)
+                seen.setdefault(f"{method} of {size.group(1)} L2s" if size else method, row["_line"])
                 break
     return seen
+
+
+def flush_env(method):
+    """The environment that times a run under a flush_methods() method."""
+    size = re.fullmatch(r"(\w+) of (\d+) L2s", method)
+    return f"SB_FLUSH={size.group(1)} SB_FLUSH_L2S={size.group(2)}" if size else f"SB_FLUSH={method}"
 
 
 def check_one_gpu(path, rows):
