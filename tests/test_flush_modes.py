@@ -155,3 +155,17 @@ def test_the_new_flushes_a_a_runs():
               for r in csv.DictReader(open(os.path.join(PROOFS, "explain_52efaa9", "stalls.csv"), encoding="utf-8"))}
     assert (f"the two split kernels took the same {stalls[('splitk_serial', '64x128x64')]:.1f} us and "
             f"`ws_tma_wgmma` {stalls[('ws_tma_wgmma', '64x128x64')]:.1f}") in TEXT
+
+
+def test_streamk_shows_the_same_signature():
+    """stream-K at 1024^2 x 16k, 128x128 (2 blocks a tile): its fastest sample
+    as splitk_parallel's 2 slices', its median 20% over theirs (lease A's A/A, side A)."""
+    a = rows(os.path.join(PROOFS, "ab_f5ffa93", "leaseA", "aa_gate_a.csv"))
+
+    def one(variant, splits):
+        (r,) = [r for r in a if r["variant"] == variant and r["m"] == "1024" and r["k"] == "16384"
+                and r["tile"] == "128x128x64" and r["splits"] == splits and r["stages"] == "6"]
+        return float(r["min_us"]), float(r["median_us"])
+    sk, par = one("streamk", ""), one("splitk_parallel", "2")
+    assert sk[0] == par[0]
+    assert f"median {round(100 * (sk[1] / par[1] - 1))}% over" in TEXT
