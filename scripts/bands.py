@@ -96,8 +96,8 @@ def gpu_runs(gpu_dir):
     paths = [os.path.join(gpu_dir, f) for f in ("baseline.csv", "latest.csv")]
     paths = [p for p in paths if os.path.exists(p)]
     paths += sbcsv.csv_files(os.path.join(gpu_dir, "history", "*.csv"))
-    for name in ("aa_a.csv", "aa_gate_a.csv", "default.csv"):
-        paths += sorted(glob.glob(os.path.join(gpu_dir, "proofs", "ab_*", "*", name)))
+    for name in ("aa_a.csv", "aa_gate_a.csv", "default.csv"):  # or .csv.xz (sbcsv.csv_files)
+        paths += sbcsv.csv_files(os.path.join(gpu_dir, "proofs", "ab_*", "*", name))
     return [sbcompare.load_run(p) for p in paths]
 
 
@@ -143,11 +143,11 @@ def ab_pairs(gpu_dir):
     before retakes (fbb4b06) keep one-offs the protocol now answers, such as
     devscan/three_kernel_pdl 3.65x slower at one point of a --quick A/A."""
     pairs = []
-    for a in sorted(glob.glob(os.path.join(gpu_dir, "proofs", "ab_*", "*", "*_a.csv"))):
-        run = a[:-len("_a.csv")]
-        if (not os.path.basename(a).startswith("plant") and os.path.exists(run + "_b.csv")
+    for a in sbcsv.csv_files(os.path.join(gpu_dir, "proofs", "ab_*", "*", "*_a.csv")):
+        run, ext = (a[:-len("_a.csv.xz")], ".csv.xz") if a.endswith(".xz") else (a[:-len("_a.csv")], ".csv")
+        if (not os.path.basename(a).startswith("plant") and os.path.exists(run + "_b" + ext)
                 and retakes_on(run + "_ab.txt")):
-            pairs.append((sbcompare.load_run(a), sbcompare.load_run(run + "_b.csv")))
+            pairs.append((sbcompare.load_run(a), sbcompare.load_run(run + "_b" + ext)))
     return pairs
 
 
@@ -309,7 +309,7 @@ def aa_rows(results):
     rows = []
     table = sbcompare.load_bands(os.path.join(results, "bands.csv"))
     for a in [a for proof in AA_PROOFS
-              for a in sorted(glob.glob(os.path.join(results, proof, "*", "aa_gate_a.csv")))]:
+              for a in sbcsv.csv_files(os.path.join(results, proof, "*", "aa_gate_a.csv"))]:
         base, new = sbcompare.load_run(a), sbcompare.load_run(a.replace("_a.csv", "_b.csv"))
         cmp = sbcompare.compare(base, new, bands=table, interleaved=True)
         move = lambda m: math.expm1(abs(math.log(m.gated))) * 100  # noqa: E731

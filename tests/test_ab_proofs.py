@@ -20,8 +20,16 @@ PLANT = ("scan", "pingpong")  # make PLANT_SLOWDOWN=1: one extra barrier per ste
 # default sweep, --quick, the default sweep's reference|gemm, and its
 # reference|gemm|barrier|devscan (issue 36's proof, ab_16d0f95).
 MIN_POINTS = {"aa": 1000, "quick": 150, "aa_gemm": 250, "aa_gate": 500}
+
+
+def run_file(lease, kind, side):
+    """A side's CSV of a run, as committed: <kind>_<side>.csv or .csv.xz."""
+    path = os.path.join(lease, f"{kind}_{side}.csv")
+    return path if os.path.exists(path) or not os.path.exists(path + ".xz") else path + ".xz"
+
+
 RUNS = [(lease, kind) for lease in LEASES for kind in MIN_POINTS
-        if os.path.exists(os.path.join(lease, f"{kind}_a.csv"))]
+        if os.path.exists(run_file(lease, kind, "a"))]
 # The runs the A/B bands are measured from: those of the protocol the gate
 # judges (retakes on, scripts/bands.py); the earlier ones (fbb4b06) keep
 # moves the protocol now retakes.
@@ -33,8 +41,8 @@ SWEEPS = [lease for lease in LEASES if os.path.exists(os.path.join(lease, "defau
 
 def gate(lease, kind, interleaved=True):
     """As compare.py --gate [--interleaved] reads the run, with the bands."""
-    base = sbcompare.load_run(os.path.join(lease, f"{kind}_a.csv"))
-    new = sbcompare.load_run(os.path.join(lease, f"{kind}_b.csv"))
+    base = sbcompare.load_run(run_file(lease, kind, "a"))
+    new = sbcompare.load_run(run_file(lease, kind, "b"))
     return sbcompare.compare(base, new, bands=sbcompare.load_bands(), interleaved=interleaved)
 
 

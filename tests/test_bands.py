@@ -8,6 +8,7 @@ Every "other run" here is a committed CSV transformed in code (times scaled,
 gpu_uuid changed, rows dropped), so each test plants one known difference."""
 import csv
 import glob
+import lzma
 import math
 import os
 import shutil
@@ -130,13 +131,14 @@ def test_every_band_is_its_margin_times_its_worst_move():
         assert r["pairing"] in sbcompare.PAIRINGS
 
 
-def test_the_script_on_fixtures(tmp_path):
+@pytest.mark.parametrize("xz", [False, True], ids=["csv", "csv.xz"])
+def test_the_script_on_fixtures(tmp_path, xz):
     """A results/ tree of three runs: baseline and latest on two chips (one
     commit, two points of one variant 4% and 3% slower), and an A/A-by-A/B
     pair run with retakes (that variant 2% slower, one point 9%): the chip
     band and the ab band of the variant are margin x its worst move there;
     an A/B run without retakes is not read; a pairing with no data says
-    so."""
+    so. The A/A pair is read as well when committed compressed (.csv.xz)."""
     gpu = tmp_path / "h100-80gb-hbm3"
     (gpu / "proofs" / "ab_x" / "lease1").mkdir(parents=True)
     keep = lambda r: r["family"] == "scan"  # noqa: E731
@@ -156,6 +158,12 @@ def test_the_script_on_fixtures(tmp_path):
     shutil.copy(gpu / "proofs/ab_x/lease1/aa_a.csv", gpu / "proofs/ab_x/lease0/aa_a.csv")
     shutil.copy(planted(tmp_path, "old.csv", keep=keep, factors={variant_of(rows[0]): 3.0}),
                 gpu / "proofs/ab_x/lease0/aa_b.csv")
+    if xz:
+        for side in ("a", "b"):
+            path = gpu / f"proofs/ab_x/lease1/aa_{side}.csv"
+            with lzma.open(str(path) + ".xz", "wb") as f:
+                f.write(path.read_bytes())
+            path.unlink()
     out = tmp_path / "bands.csv"
     p = subprocess.run([sys.executable, BANDS, "--results", str(tmp_path), "--file", str(out)],
                        capture_output=True, text=True, timeout=300)

@@ -6,6 +6,7 @@ explain_52efaa9/, ticket_diag/)."""
 import csv
 import glob
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -19,11 +20,11 @@ with open(os.path.join(ROOT, "docs", "REGRESSIONS.md"), encoding="utf-8") as f:
 
 # The processes timed under each flush: the A/A sides and the one-process probes.
 FLUSHES = {
-    "read, 2 L2s (the default)": ["ab_f5ffa93/lease*/aa_gate_[ab].csv", "ab_3880117/discard/modes/read_*.csv",
+    "read, 2 L2s (the default)": ["ab_f5ffa93/lease*/aa_gate_[ab].csv*", "ab_3880117/discard/modes/read_*.csv",
                                   "ab_52efaa9/read8/modes/read2_*.csv",
                                   "ab_f5ffa93/leaseA/multicast_flush/run_*_read_*.csv"],
-    "read, 8 L2s": ["ab_52efaa9/read8/aa_gate_[ab].csv", "ab_52efaa9/read8/modes/read8_*.csv"],
-    "read and discard": ["ab_3880117/discard/aa_gate_[ab].csv", "ab_3880117/discard/modes/discard_*.csv"],
+    "read, 8 L2s": ["ab_52efaa9/read8/aa_gate_[ab].csv*", "ab_52efaa9/read8/modes/read8_*.csv"],
+    "read and discard": ["ab_3880117/discard/aa_gate_[ab].csv*", "ab_3880117/discard/modes/discard_*.csv"],
     "memset, 2 L2s": ["ab_3880117/discard/modes/memset_*.csv", "ab_52efaa9/read8/modes/memset2_*.csv",
                       "ab_f5ffa93/leaseA/multicast_flush/run_*_memset_*.csv"],
     "memset, 8 L2s": ["ab_52efaa9/read8/modes/memset8_*.csv"],
@@ -87,11 +88,11 @@ def test_the_regressions_paragraph():
     against ws_tma_wgmma's kernel, and ncu's durations."""
     mc = KERNELS["`ws_tma_wgmma_multicast` 1x2"]
     sides = {os.path.basename(os.path.dirname(p)) + os.path.basename(p): [r for r in rows(p) if at_the_point(r) and mc(r)][0]
-             for p in glob.glob(os.path.join(PROOFS, "ab_f5ffa93", "lease*", "aa_gate_[ab].csv"))}
+             for p in glob.glob(os.path.join(PROOFS, "ab_f5ffa93", "lease*", "aa_gate_[ab].csv*"))}
     assert len(sides) == 4
-    fast = [float(r["min_us"]) for k, r in sides.items() if k.endswith("_a.csv")]
+    fast = [float(r["min_us"]) for k, r in sides.items() if "_a.csv" in k]
     assert f"fastest {span(fast)} us on one side of each A/A at f5ffa93" in REGRESSIONS
-    assert all(float(r["min_us"]) > 75 for k, r in sides.items() if k.endswith("_b.csv"))
+    assert all(float(r["min_us"]) > 75 for k, r in sides.items() if "_b.csv" in k)
     assert f"every side's median {span([float(r['median_us']) for r in sides.values()])}" in REGRESSIONS
     memset = timed("memset, 2 L2s", "`ws_tma_wgmma_multicast` 1x2")
     assert f"medians {span([b for _, b in memset])})" in REGRESSIONS
@@ -137,11 +138,11 @@ def test_the_ticket_diagnostic():
 def test_the_new_flushes_a_a_runs():
     """The discard and 8-L2 A/A runs: their worst points, the one process of
     the 8-L2 run in the fast mode, and the gate's grid_sync flags."""
-    discard = {p[-5]: [r for r in rows(p) if at_the_point(r) and KERNELS["`splitk_serial`, one slice"](r)][0]
-               for p in glob.glob(os.path.join(PROOFS, "ab_3880117", "discard", "aa_gate_[ab].csv"))}
+    discard = {re.search(r"_([ab])\.csv", p).group(1): [r for r in rows(p) if at_the_point(r) and KERNELS["`splitk_serial`, one slice"](r)][0]
+               for p in glob.glob(os.path.join(PROOFS, "ab_3880117", "discard", "aa_gate_[ab].csv*"))}
     move = 100 * (float(discard["b"]["min_us"]) / float(discard["a"]["min_us"]) - 1)
     assert f"`splitk_serial` ({move:.2f}%, side B without a fast launch" in TEXT
-    read8 = [float(r["median_us"]) for p in glob.glob(os.path.join(PROOFS, "ab_52efaa9", "read8", "aa_gate_[ab].csv"))
+    read8 = [float(r["median_us"]) for p in glob.glob(os.path.join(PROOFS, "ab_52efaa9", "read8", "aa_gate_[ab].csv*"))
              for r in rows(p) if at_the_point(r) and KERNELS["`ws_tma_wgmma_multicast` 1x2"](r)]
     assert f"ran in it (median {min(read8):.1f})" in TEXT and max(read8) > 70
     with open(os.path.join(PROOFS, "ab_52efaa9", "read8", "aa_gate.md"), encoding="utf-8") as f:
@@ -160,7 +161,7 @@ def test_the_new_flushes_a_a_runs():
 def test_streamk_shows_the_same_signature():
     """stream-K at 1024^2 x 16k, 128x128 (2 blocks a tile): its fastest sample
     as splitk_parallel's 2 slices', its median 20% over theirs (lease A's A/A, side A)."""
-    a = rows(os.path.join(PROOFS, "ab_f5ffa93", "leaseA", "aa_gate_a.csv"))
+    a = rows(os.path.join(PROOFS, "ab_f5ffa93", "leaseA", "aa_gate_a.csv.xz"))
 
     def one(variant, splits):
         (r,) = [r for r in a if r["variant"] == variant and r["m"] == "1024" and r["k"] == "16384"
