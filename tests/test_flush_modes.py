@@ -55,6 +55,12 @@ def span(values):
     return f"{min(values):.1f}-{max(values):.1f}"
 
 
+def ncu_durations():
+    """{(variant, tile): us} of one launch under Nsight Compute (explain.py's stalls.csv)."""
+    with open(os.path.join(PROOFS, "explain_52efaa9", "stalls.csv"), encoding="utf-8") as f:
+        return {(r["variant"], r["tile"]): float(r["duration_us"]) for r in csv.DictReader(f)}
+
+
 def table_rows():
     lines = []
     for flush in FLUSHES:
@@ -96,13 +102,10 @@ def test_the_regressions_paragraph():
     assert f"every side's median {span([float(r['median_us']) for r in sides.values()])}" in REGRESSIONS
     memset = timed("memset, 2 L2s", "`ws_tma_wgmma_multicast` 1x2")
     assert f"medians {span([b for _, b in memset])})" in REGRESSIONS
-    serial = [b for pattern in FLUSHES["read, 2 L2s (the default)"][:3]
-              for p in glob.glob(os.path.join(PROOFS, pattern)) for b in [float(r["median_us"]) for r in rows(p)
-                                                                         if at_the_point(r) and KERNELS["`splitk_serial`, one slice"](r)]]
+    serial = [b for _, b in timed("read, 2 L2s (the default)", "`splitk_serial`, one slice")]
     dp = [b for _, b in timed("read, 2 L2s (the default)", "`ws_tma_wgmma`")]
     assert f"(medians {span(serial)} us where `ws_tma_wgmma`'s kernel runs {span(dp)}" in REGRESSIONS
-    stalls = {(r["variant"], r["tile"]): float(r["duration_us"])
-              for r in csv.DictReader(open(os.path.join(PROOFS, "explain_52efaa9", "stalls.csv"), encoding="utf-8"))}
+    stalls = ncu_durations()
     assert stalls[("splitk_serial", "64x128x64")] == stalls[("splitk_parallel", "64x128x64")]
     assert (f"under ncu {stalls[('splitk_serial', '64x128x64')]:.1f} against "
             f"{stalls[('ws_tma_wgmma', '64x128x64')]:.1f} us") in REGRESSIONS
@@ -152,8 +155,7 @@ def test_the_new_flushes_a_a_runs():
     changes = [float(line.split("|")[-4].strip().rstrip("%")) for line in flagged]
     assert "FAIL (5 regression(s)" in gate and len(flagged) == 5
     assert f"failed `grid_sync` by rule B at {len(flagged)} points, side B {span(changes)}% slower" in TEXT
-    stalls = {(r["variant"], r["tile"]): float(r["duration_us"])
-              for r in csv.DictReader(open(os.path.join(PROOFS, "explain_52efaa9", "stalls.csv"), encoding="utf-8"))}
+    stalls = ncu_durations()
     assert (f"the two split kernels took the same {stalls[('splitk_serial', '64x128x64')]:.1f} us and "
             f"`ws_tma_wgmma` {stalls[('ws_tma_wgmma', '64x128x64')]:.1f}") in TEXT
 

@@ -497,6 +497,17 @@ SB_TEST(gemm_tma_store_staging_counts_in_the_shared_memory_check) {
   CHECK(f->check(&pp, &d, buf, sizeof buf) != NULL && strstr(buf, "+ 32768 C staging") != NULL);
 }
 
+/* A one-warpgroup tile's geometry: BM x BN, 4 warps (one warpgroup), wgmma
+ * only, its stage's bytes and its one stage count. */
+static void check_one_group_geometry(int tile, int bm, int bn, int stages) {
+  CHECK_EQ_INT(sb_gemm_tile_bm(tile), bm);
+  CHECK_EQ_INT(sb_gemm_tile_bn(tile), bn);
+  CHECK_EQ_INT(sb_gemm_tile_warps(tile), 4);
+  CHECK(sb_gemm_tile_wgmma_only(tile));
+  CHECK_EQ_INT(sb_gemm_stage_bytes(tile), (bm + bn) * 64 * 2);
+  CHECK_EQ_INT(sb_gemm_split_stages(tile), stages);
+}
+
 /* A one-warpgroup tile's rules against the pickers: each named variant in
  * turn at (m, k) on the tile, at the tile's stage count; the first
  * `compiled` have a twin with the tile's shared memory and pass the
@@ -547,12 +558,8 @@ static void check_one_group_tile(int tile, long long m, const char *const *names
 SB_TEST(gemm_64x128_tile_is_wgmma_only_and_its_rules_match_the_pickers) {
   const sb_family *f = sb_find_family("gemm");
   if (!f) return;
-  CHECK_EQ_INT(sb_gemm_tile_bm(SB_GEMM_TILE_64X128), 64);
-  CHECK_EQ_INT(sb_gemm_tile_bn(SB_GEMM_TILE_64X128), 128);
-  CHECK_EQ_INT(sb_gemm_tile_warps(SB_GEMM_TILE_64X128), 4);
-  CHECK(sb_gemm_tile_wgmma_only(SB_GEMM_TILE_64X128) && !sb_gemm_tile_wgmma_only(0) && !sb_gemm_tile_wgmma_only(1));
-  CHECK_EQ_INT(sb_gemm_stage_bytes(SB_GEMM_TILE_64X128), (64 + 128) * 64 * 2);
-  CHECK_EQ_INT(sb_gemm_split_stages(SB_GEMM_TILE_64X128), 8);
+  check_one_group_geometry(SB_GEMM_TILE_64X128, 64, 128, 8);
+  CHECK(!sb_gemm_tile_wgmma_only(0) && !sb_gemm_tile_wgmma_only(1));
   sb_axis_values vals;
   char err[256];
   CHECK_EQ_INT(sb_axis_parse(SB_AXIS_TILE, "64x128x64,128x128x64", &vals, err, sizeof err), 0);
@@ -591,12 +598,7 @@ SB_TEST(gemm_64x128_tile_is_wgmma_only_and_its_rules_match_the_pickers) {
 SB_TEST(gemm_128x96_tile_is_one_warpgroup_and_its_rules_match_the_pickers) {
   const sb_family *f = sb_find_family("gemm");
   if (!f) return;
-  CHECK_EQ_INT(sb_gemm_tile_bm(SB_GEMM_TILE_128X96), 128);
-  CHECK_EQ_INT(sb_gemm_tile_bn(SB_GEMM_TILE_128X96), 96);
-  CHECK_EQ_INT(sb_gemm_tile_warps(SB_GEMM_TILE_128X96), 4);
-  CHECK(sb_gemm_tile_wgmma_only(SB_GEMM_TILE_128X96));
-  CHECK_EQ_INT(sb_gemm_stage_bytes(SB_GEMM_TILE_128X96), (128 + 96) * 64 * 2);
-  CHECK_EQ_INT(sb_gemm_split_stages(SB_GEMM_TILE_128X96), 7);
+  check_one_group_geometry(SB_GEMM_TILE_128X96, 128, 96, 7);
   CHECK(!sb_gemm_tile_multicast(SB_GEMM_TILE_128X96) && sb_gemm_tile_multicast(SB_GEMM_TILE_64X128));
   /* 128x96's 12 reduction blocks a tile (a thread a float4 of 12288 floats) */
   CHECK_EQ_INT(sb_gemm_reduce_blocks_per_tile(128 * 96), 12);

@@ -15,7 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
 import sbcompare  # noqa: E402
-from test_process_modes import best_by_shape, rows, span  # noqa: E402  (the same readings)
+from test_process_modes import best_by_shape, h200_ab_bands_then, rows, span  # noqa: E402  (the same readings)
 
 H200 = os.path.join(ROOT, "results", "h200")
 PROOFS = os.path.join(H200, "proofs")
@@ -161,13 +161,8 @@ def test_the_points_of_their_own_figures():
     flat = " ".join(text.split())
     rows = list(csv.DictReader(line for line in open(os.path.join(ROOT, "results", "bands.csv"))
                                if not line.startswith("#")))
-    # The H200's ab bands as they were then: from ab_e6f97b9's two A/A runs
-    # alone (later A/A runs widen them; the entry quotes the data it had).
-    import bands  # noqa: E402  (scripts/)
-    then = [p for p in bands.ab_pairs(os.path.join(ROOT, "results", "h200")) if "ab_e6f97b9" in p[0].path]
-    assert len(then) == 2
-    rows = [r for r in rows if (r["gpu_name"], r["pairing"]) != ("NVIDIA H200", "ab")]
-    rows += [{k: str(v) for k, v in r.items()} for r in bands.table_rows(then, "ab")]
+    # The H200's ab bands as they were then (h200_ab_bands_then)
+    rows = [r for r in rows if (r["gpu_name"], r["pairing"]) != ("NVIDIA H200", "ab")] + h200_ab_bands_then()
 
     def pick(gpu, pairing, variant, point):
         return next(r for r in rows if (r["gpu_name"], r["pairing"], r["variant"]) == (gpu, pairing, variant)

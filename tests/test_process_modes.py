@@ -145,6 +145,19 @@ def test_the_raster_group_ratios():
     assert re.search(r"time ratio 16 / 8: 1\.064, and 1 / 0\.940", " ".join(HISTORY.split()))
 
 
+def h200_ab_bands_then():
+    """The H200's `ab` band rows (scripts/bands.py's table_rows) as the
+    entries written after ab_e6f97b9 had them: from its two A/A runs alone
+    (the A/A runs committed since widen them; an entry quotes its data)."""
+    import sys
+    sys.path.insert(0, os.path.join(ROOT, "scripts"))
+    sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
+    import bands
+    then = [p for p in bands.ab_pairs(os.path.join(ROOT, "results", "h200")) if "ab_e6f97b9" in p[0].path]
+    assert len(then) == 2
+    return [{k: str(v) for k, v in r.items()} for r in bands.table_rows(then, "ab")]
+
+
 def pair_paths(gpu, commit):
     """The pair of `commit` on results/<gpu>/: baseline.csv and latest.csv
     as committed, or their files in history/ (run_utc order: baseline

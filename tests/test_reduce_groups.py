@@ -10,7 +10,7 @@ import sys
 import pytest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_process_modes import best_by_shape, rows  # noqa: E402  (the same readings: ok rows, best % a shape)
+from test_process_modes import best_by_shape, h200_ab_bands_then, rows  # noqa: E402  (ok rows, best % a shape)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROOFS = os.path.join(ROOT, "results", "h200", "proofs")
@@ -197,14 +197,8 @@ def band(gpu, pairing, variant):
 
 
 def h200_ab_band_then(variant):
-    """The H200's `ab` band of a variant as the entry had it: from ab_e6f97b9's
-    two A/A runs alone (the A/A runs since widen it; the entry quotes its data)."""
-    sys.path.insert(0, os.path.join(ROOT, "scripts"))
-    sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
-    import bands
-    then = [p for p in bands.ab_pairs(os.path.join(ROOT, "results", "h200")) if "ab_e6f97b9" in p[0].path]
-    assert len(then) == 2
-    (row,) = [r for r in bands.table_rows(then, "ab") if r["variant"] == variant and not r["point"]]
+    """The H200's `ab` band of a variant as the entry had it (h200_ab_bands_then)."""
+    (row,) = [r for r in h200_ab_bands_then() if r["variant"] == variant and not r["point"]]
     return float(row["point_band_pct"])
 
 
