@@ -254,8 +254,9 @@ struct GemmSplitKSerialT {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    // (tile, slice) from a slice-major ticket: a slice waits only on a block
-    // that already holds a lower ticket (gemm_slice_ticket).
+    // The tile from blockIdx.x, the slice from the tile's ticket: a slice
+    // waits only on a block that took the tile's ticket before it
+    // (gemm_slice_ticket).
     int tile, slice, kt0, kt1;
     gemm_slice_ticket<T>(p, &tile, &slice, &kt0, &kt1);
     gemm_tile_origin<T>(p, tile, &m0, &n0);
@@ -1032,10 +1033,10 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
 #ifndef SB_GEMM_COOP_PLAIN_LAUNCH
     if constexpr (GemmCooperative<V>::value) s->cooperative = true;
 #endif
-    // serial: + the ticket counter after the semaphores (gemm_slice_ticket);
+    // serial: + a ticket counter per tile after the semaphores (gemm_slice_ticket);
     // cluster: a counter per (tile, rank), at most tiles x splits
     const size_t sem_bytes =
-        gemm_flag(GemmClusterSplit<V>::value ? tiles * p->splits : tiles + (V::parallel ? 0 : 1)) * sizeof(unsigned);
+        gemm_flag(GemmClusterSplit<V>::value ? tiles * p->splits : tiles * (V::parallel ? 1 : 2)) * sizeof(unsigned);
     const size_t ws_bytes = V::parallel ? (size_t)p->m * p->n * p->splits * sizeof(float) : 0;
     if (L->query) {
       cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
@@ -1327,8 +1328,8 @@ static const sb_variant gemm_rows[] = {
     gemm_row<GemmWsTmaWgmma>("ws_tma_wgmma",
      "ws_tma with wgmma consumer warpgroups: fence, k16 x4, commit, wait_group 1, arrive empty of the previous stage"),
     gemm_row<GemmSplitKSerial>("splitk_serial",
-     "ws_tma_wgmma over K/splits, (tile, slice) from a slice-major atomic ticket; slices add into C in order "
-     "behind a per-tile semaphore (ld.acquire.gpu spin, st.release.gpu); semaphores and ticket count launches, no memset"),
+     "ws_tma_wgmma over K/splits, the tile from blockIdx, the slice from the tile's atomic ticket; slices add into C in order "
+     "behind a per-tile semaphore (ld.acquire.gpu spin, st.release.gpu); semaphores and tickets count launches, no memset"),
     gemm_row<GemmSplitKParallel>("splitk_parallel",
      "ws_tma_wgmma over K/splits; fp32 partials to a workspace, atom.acq_rel.gpu arrival; the last slice "
      "reduces in the same kernel; the counters count launches, no memset"),
