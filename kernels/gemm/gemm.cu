@@ -381,17 +381,12 @@ struct GemmStreamK {
   __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     __shared__ GemmRingBars<T, S> bars;
-    // Block b is a ticket (gemm_schedulers.cuh: finishers wait only on lower
-    // tickets), taken under the barrier that publishes the ring's init.
+    // Block b (gemm_sk_block: finishers wait only on blocks that took their
+    // ticket before them), taken under the barrier that publishes the ring's init.
     __shared__ unsigned ticket;
     if (threadIdx.x == 0) {
       sb_ring<S, Bounded>::init(bars.full, bars.empty, 1, T::WARPS * 32);
-      // after the per-block flags; a data-parallel grid (no tile split)
-      // waits on no one and takes none (sb_gemm_sk_data_parallel's launch
-      // runs ws_tma_wgmma's kernel instead: this path is its fallback)
-      ticket = sb_gemm_sk_tiles((p.m / T::BM) * (p.n / T::BN), (int)gridDim.x)
-                   ? gemm_epoch_ticket(p, p.sem + gemm_flag(gridDim.x), gridDim.x)
-                   : blockIdx.x;
+      ticket = gemm_sk_block(p, (p.m / T::BM) * (p.n / T::BN));
       if (p.sk_reduce) sb_pdl_launch_dependents();  // the separate reduction may be scheduled
     }
     __syncthreads();  // the inits and the ticket are visible; no block barrier after this
@@ -1052,14 +1047,15 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
 }
 
 // Stream-K: the persistent grid (SMs x blocks/SM, from the query); two
-// workspace slots (gemm_sk_slot) and one flag per block, then the ticket
-// counter (GemmStreamK::run): zeroed by the query, numbered by launch
-// (gemm_number_launch: a flag set in this launch reads its number, grid
-// tickets a launch). A data-parallel launch (sb_gemm_sk_data_parallel:
+// workspace slots (gemm_sk_slot) and one flag per block, then the grid's
+// ticket counter and one per tile (gemm_sk_block): zeroed by the query,
+// numbered by launch (gemm_number_launch: a flag set in this launch reads
+// its number; a counter hands out its tickets a launch). A data-parallel launch (sb_gemm_sk_data_parallel:
 // ws_tma_wgmma's kernel, a block per tile; or no tile split on the grid)
 // takes no ticket and reads no flag.
 static cudaError_t gemm_streamk_setup(sb_launch *L, GemmParams *p, int bm, int bn, bool data_parallel) {
-  const size_t sem_bytes = gemm_flag((size_t)L->grid_blocks + 1) * sizeof(unsigned);
+  // + a ticket counter per tile where fewer tiles than blocks (gemm_sk_block)
+  const size_t sem_bytes = gemm_flag((size_t)L->grid_blocks + 1 + (size_t)(p->m / bm) * (p->n / bn)) * sizeof(unsigned);
   if (L->query) {
     cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
     if (e == cudaSuccess && !data_parallel)

@@ -161,6 +161,34 @@ __device__ __forceinline__ void gemm_slice_ticket(const GemmParams &p, int *tile
 // cooperative grid cannot start until the previous kernel's blocks have
 // drained. The ticket costs one atomicAdd, taken under the barrier that
 // publishes the ring's init (no extra barrier).
+
+// Stream-K's block identity b (thread 0, once). A data-parallel grid (no
+// tile split) waits on no one and takes blockIdx.x (sb_gemm_sk_data_parallel's
+// launch runs ws_tma_wgmma's kernel instead: this path is its fallback).
+// Fewer tiles than blocks: every tile is cut in g = sk_grid / tiles equal
+// pieces, b = tile g + piece, so a tile's pieces are the blocks that share
+// it; the tile comes from blockIdx.x (tile = blockIdx.x mod tiles,
+// splitk_parallel's placement) and the piece from the tile's own ticket
+// counter (p.sem[grid + 1 + tile], after the flags and the grid's ticket
+// counter; g tickets a launch): the finisher, the piece that holds the
+// tile's end, is the tile's last arrival and waits only on its earlier
+// ones, which have started. Blocks past sk_grid have empty ranges. DP + SK
+// (tiles >= blocks: a block's range crosses tiles): one ticket counter for
+// the grid (p.sem[grid]), b in arrival order, finishers waiting on lower
+// tickets. Why not every block from the grid's counter: splitk_serial's
+// (tile, slice) from such a counter put tiles on SMs in the order the
+// atomics were served, 81-84 us against 55 in blockIdx order at 1024^2 x
+// 16k (docs/history.md, "The flush, and the fast launches of the 64x128
+// tile on the H200").
+__device__ __forceinline__ unsigned gemm_sk_block(const GemmParams &p, int tiles) {
+  const int grid = (int)gridDim.x;
+  if (!sb_gemm_sk_tiles(tiles, grid)) return blockIdx.x;
+  if (tiles >= grid) return gemm_epoch_ticket(p, p.sem + gemm_flag(grid), (unsigned)grid);
+  const unsigned g = (unsigned)(grid / tiles), tile = blockIdx.x % (unsigned)tiles;
+  if (blockIdx.x >= g * (unsigned)tiles) return blockIdx.x;
+  return tile * g + gemm_epoch_ticket(p, p.sem + gemm_flag((size_t)grid + 1 + tile), g);
+}
+
 template <class F>
 __device__ __forceinline__ void gemm_sk_units(int b, int tiles, int kts, int sk_tiles, int it0, int it1, F &&f) {
   for (int it = it1; it > it0;) {  // the stream-K pieces, last first
