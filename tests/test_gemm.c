@@ -1175,6 +1175,32 @@ static void check_streamk(int tiles, int kts, int grid) {
   free(done), free(owners), free(parts), free(found), free(saved);
 }
 
+/* gemm_sk_block (kernels/gemm/gemm_schedulers.cuh): where fewer tiles than
+ * blocks, block b = tile g + piece (the tile from blockIdx, the piece from
+ * the tile's ticket). That holds only if the schedule cuts every tile in g
+ * pieces of its own: blocks t g .. t g + g - 1 cover exactly tile t's
+ * k-tiles, none empty, and the blocks past sk_grid nothing. */
+SB_TEST(gemm_streamk_pieces_of_a_tile_are_its_g_blocks_when_tiles_are_fewer_than_blocks) {
+  const int grids[] = {66, 114, 128, 132, 264};
+  const int kts_list[] = {1, 2, 3, 16, 64, 255, 256, 2048};
+  for (size_t gi = 0; gi < sizeof grids / sizeof grids[0]; ++gi)
+    for (int tiles = 1; tiles < grids[gi]; ++tiles)
+      for (size_t ki = 0; ki < sizeof kts_list / sizeof kts_list[0]; ++ki) {
+        const int grid = grids[gi], kts = kts_list[ki];
+        CHECK_EQ_INT(sb_gemm_sk_tiles(tiles, grid), tiles);
+        const int sk_grid = sb_gemm_sk_grid(tiles, grid), g = sk_grid / tiles, iters = tiles * kts;
+        CHECK_EQ_INT(sk_grid % tiles, 0);
+        CHECK(sk_grid <= grid);
+        for (int t = 0; t < tiles; ++t) {
+          CHECK_EQ_INT(sb_gemm_sk_begin(iters, sk_grid, t * g), t * kts);
+          CHECK_EQ_INT(sb_gemm_sk_begin(iters, sk_grid, t * g + g), (t + 1) * kts);
+          for (int piece = 0; piece < g && g <= kts; ++piece)
+            CHECK(sb_gemm_sk_begin(iters, sk_grid, t * g + piece + 1) > sb_gemm_sk_begin(iters, sk_grid, t * g + piece));
+        }
+        for (int b = sk_grid; b <= grid; ++b) CHECK_EQ_INT(sb_gemm_sk_begin(iters, sk_grid, b), iters);
+      }
+}
+
 SB_TEST(gemm_streamk_schedule_does_every_iteration_once_and_fixes_up_every_split_tile) {
   /* 1024x16384, 4096^3, 8192^3 on 132 blocks (both tiles: 1 block/SM at
    * their stages), odd tile counts, tiny shapes with more blocks than

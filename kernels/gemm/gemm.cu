@@ -254,8 +254,9 @@ struct GemmSplitKSerialT {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    // (tile, slice) from a slice-major ticket: a slice waits only on a block
-    // that already holds a lower ticket (gemm_slice_ticket).
+    // The tile from blockIdx.x, the slice from the tile's ticket: a slice
+    // waits only on a block that took the tile's ticket before it
+    // (gemm_slice_ticket).
     int tile, slice, kt0, kt1;
     gemm_slice_ticket<T>(p, &tile, &slice, &kt0, &kt1);
     gemm_tile_origin<T>(p, tile, &m0, &n0);
@@ -380,17 +381,12 @@ struct GemmStreamK {
   __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     __shared__ GemmRingBars<T, S> bars;
-    // Block b is a ticket (gemm_schedulers.cuh: finishers wait only on lower
-    // tickets), taken under the barrier that publishes the ring's init.
+    // Block b (gemm_sk_block: finishers wait only on blocks that took their
+    // ticket before them), taken under the barrier that publishes the ring's init.
     __shared__ unsigned ticket;
     if (threadIdx.x == 0) {
       sb_ring<S, Bounded>::init(bars.full, bars.empty, 1, T::WARPS * 32);
-      // after the per-block flags; a data-parallel grid (no tile split)
-      // waits on no one and takes none (sb_gemm_sk_data_parallel's launch
-      // runs ws_tma_wgmma's kernel instead: this path is its fallback)
-      ticket = sb_gemm_sk_tiles((p.m / T::BM) * (p.n / T::BN), (int)gridDim.x)
-                   ? gemm_epoch_ticket(p, p.sem + gemm_flag(gridDim.x), gridDim.x)
-                   : blockIdx.x;
+      ticket = gemm_sk_block(p, (p.m / T::BM) * (p.n / T::BN));
       if (p.sk_reduce) sb_pdl_launch_dependents();  // the separate reduction may be scheduled
     }
     __syncthreads();  // the inits and the ticket are visible; no block barrier after this
@@ -1032,10 +1028,10 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
 #ifndef SB_GEMM_COOP_PLAIN_LAUNCH
     if constexpr (GemmCooperative<V>::value) s->cooperative = true;
 #endif
-    // serial: + the ticket counter after the semaphores (gemm_slice_ticket);
+    // serial: + a ticket counter per tile after the semaphores (gemm_slice_ticket);
     // cluster: a counter per (tile, rank), at most tiles x splits
     const size_t sem_bytes =
-        gemm_flag(GemmClusterSplit<V>::value ? tiles * p->splits : tiles + (V::parallel ? 0 : 1)) * sizeof(unsigned);
+        gemm_flag(GemmClusterSplit<V>::value ? tiles * p->splits : tiles * (V::parallel ? 1 : 2)) * sizeof(unsigned);
     const size_t ws_bytes = V::parallel ? (size_t)p->m * p->n * p->splits * sizeof(float) : 0;
     if (L->query) {
       cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
@@ -1051,14 +1047,15 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
 }
 
 // Stream-K: the persistent grid (SMs x blocks/SM, from the query); two
-// workspace slots (gemm_sk_slot) and one flag per block, then the ticket
-// counter (GemmStreamK::run): zeroed by the query, numbered by launch
-// (gemm_number_launch: a flag set in this launch reads its number, grid
-// tickets a launch). A data-parallel launch (sb_gemm_sk_data_parallel:
+// workspace slots (gemm_sk_slot) and one flag per block, then the grid's
+// ticket counter and one per tile (gemm_sk_block): zeroed by the query,
+// numbered by launch (gemm_number_launch: a flag set in this launch reads
+// its number; a counter hands out its tickets a launch). A data-parallel launch (sb_gemm_sk_data_parallel:
 // ws_tma_wgmma's kernel, a block per tile; or no tile split on the grid)
 // takes no ticket and reads no flag.
 static cudaError_t gemm_streamk_setup(sb_launch *L, GemmParams *p, int bm, int bn, bool data_parallel) {
-  const size_t sem_bytes = gemm_flag((size_t)L->grid_blocks + 1) * sizeof(unsigned);
+  // + a ticket counter per tile where fewer tiles than blocks (gemm_sk_block)
+  const size_t sem_bytes = gemm_flag((size_t)L->grid_blocks + 1 + (size_t)(p->m / bm) * (p->n / bn)) * sizeof(unsigned);
   if (L->query) {
     cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
     if (e == cudaSuccess && !data_parallel)
@@ -1327,8 +1324,8 @@ static const sb_variant gemm_rows[] = {
     gemm_row<GemmWsTmaWgmma>("ws_tma_wgmma",
      "ws_tma with wgmma consumer warpgroups: fence, k16 x4, commit, wait_group 1, arrive empty of the previous stage"),
     gemm_row<GemmSplitKSerial>("splitk_serial",
-     "ws_tma_wgmma over K/splits, (tile, slice) from a slice-major atomic ticket; slices add into C in order "
-     "behind a per-tile semaphore (ld.acquire.gpu spin, st.release.gpu); semaphores and ticket count launches, no memset"),
+     "ws_tma_wgmma over K/splits, the tile from blockIdx, the slice from the tile's atomic ticket; slices add into C in order "
+     "behind a per-tile semaphore (ld.acquire.gpu spin, st.release.gpu); semaphores and tickets count launches, no memset"),
     gemm_row<GemmSplitKParallel>("splitk_parallel",
      "ws_tma_wgmma over K/splits; fp32 partials to a workspace, atom.acq_rel.gpu arrival; the last slice "
      "reduces in the same kernel; the counters count launches, no memset"),

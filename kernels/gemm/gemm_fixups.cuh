@@ -70,7 +70,7 @@ __device__ __forceinline__ void gemm_sem_wait(const unsigned *sem, unsigned want
 template <class T, bool Bounded, bool Release = true>
 struct GemmSerialEpi {
   int slice;
-  int tile;  // from the ticket (gemm_slice_ticket), not blockIdx.x
+  int tile;  // gemm_slice_ticket's (blockIdx.x % tiles)
   template <class Math>
   __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
     unsigned *sem = p.sem + gemm_flag(tile);

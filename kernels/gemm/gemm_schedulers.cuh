@@ -89,9 +89,9 @@ __device__ __forceinline__ unsigned gemm_epoch_ticket(const GemmParams &p, unsig
 // ---- split-K: several blocks per output tile, each a slice of K ----
 // Parallel split-K: block b of a split grid takes tile b % tiles (the
 // grouped order above) and K slice b / tiles; it never waits, so blockIdx.x
-// will do. Serial split-K waits on the slice before it, so it takes (tile,
-// slice) from an atomic ticket instead (gemm_slice_ticket): no reliance on
-// the order in which blocks are dispatched. Slice s covers k-tiles
+// will do. Serial split-K waits on the slice before it, so its slice comes
+// from an atomic ticket instead (gemm_slice_ticket): no reliance on the
+// order in which blocks are dispatched. Slice s covers k-tiles
 // [s * KT / splits, (s + 1) * KT / splits).
 
 template <class T>
@@ -102,29 +102,32 @@ __device__ __forceinline__ void gemm_slice_range(const GemmParams &p, int *slice
   *kt1 = sb_gemm_slice_begin(kts, p.splits, *slice + 1);
 }
 
-// Serial split-K's schedule without the dispatch-order assumption (as
-// devscan's dev_next_tile): thread 0 takes a ticket from the counter after
-// the per-tile semaphores (p.sem[tiles], numbered by launch with them:
-// tiles x splits tickets a launch), and ticket t is tile t % tiles, slice t / tiles: the blockIdx.x
-// mapping of gemm_slice_range, so tiles, slices and k-ranges are today's.
-// The numbering is slice-major: every slice s of every tile is handed out
-// before any slice s + 1. The block that waits on slice s - 1 of its tile
-// (ticket t - tiles) waits on a ticket handed out before its own, hence on
-// a block that has started and is resident, and that block waits only on
-// a lower ticket still: by induction on the ticket every wait ends, in any
+// Serial split-K's schedule without the dispatch-order assumption: block b
+// takes tile b % tiles, as splitk_parallel's blocks do (so the tiles land
+// on the SMs where blockIdx.x puts them), and its slice from the tile's own
+// ticket counter (p.sem[tiles + tile], after the per-tile semaphores,
+// numbered by launch with them: splits tickets a tile a launch): a tile's
+// blocks take slices 0, 1, ... in the order they arrive. The block that
+// waits on slice s - 1 of its tile waits on a block that took its ticket
+// before it, hence has started and is resident, and that block waits only
+// on an earlier arrival still: by induction every wait ends, in any
 // dispatch order and whatever the residency. Cost: one atomicAdd and one
-// __syncthreads at the block's start (the ticket reaches the producer and
-// the consumers before the ring's k-ranges are known).
+// __syncthreads at the block's start (the slice reaches the producer and
+// the consumers before the ring's k-range is known). One slice-major
+// ticket for the whole grid (tile and slice both in arrival order, before
+// this) kept the same argument but put tiles on SMs in the order the
+// atomics were served: at 1024^2 x 16k, 64x128 tiles, one slice ran 81-84
+// us where this order runs 55 (docs/history.md, "The flush, and the fast
+// launches of the 64x128 tile on the H200").
 template <class T>
 __device__ __forceinline__ void gemm_slice_ticket(const GemmParams &p, int *tile, int *slice, int *kt0,
                                                   int *kt1) {
   __shared__ unsigned ticket;
   const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK;
-  if (threadIdx.x == 0) ticket = gemm_epoch_ticket(p, p.sem + gemm_flag(tiles), (unsigned)(tiles * p.splits));
-  __syncthreads();  // the ticket is every thread's
-  const int t = (int)ticket;
-  *tile = t % tiles;
-  *slice = t / tiles;
+  *tile = (int)(blockIdx.x % (unsigned)tiles);
+  if (threadIdx.x == 0) ticket = gemm_epoch_ticket(p, p.sem + gemm_flag(tiles + *tile), (unsigned)p.splits);
+  __syncthreads();  // the slice is every thread's
+  *slice = (int)ticket;
   *kt0 = sb_gemm_slice_begin(kts, p.splits, *slice);
   *kt1 = sb_gemm_slice_begin(kts, p.splits, *slice + 1);
 }
@@ -158,6 +161,34 @@ __device__ __forceinline__ void gemm_slice_ticket(const GemmParams &p, int *tile
 // cooperative grid cannot start until the previous kernel's blocks have
 // drained. The ticket costs one atomicAdd, taken under the barrier that
 // publishes the ring's init (no extra barrier).
+
+// Stream-K's block identity b (thread 0, once). A data-parallel grid (no
+// tile split) waits on no one and takes blockIdx.x (sb_gemm_sk_data_parallel's
+// launch runs ws_tma_wgmma's kernel instead: this path is its fallback).
+// Fewer tiles than blocks: every tile is cut in g = sk_grid / tiles equal
+// pieces, b = tile g + piece, so a tile's pieces are the blocks that share
+// it; the tile comes from blockIdx.x (tile = blockIdx.x mod tiles,
+// splitk_parallel's placement) and the piece from the tile's own ticket
+// counter (p.sem[grid + 1 + tile], after the flags and the grid's ticket
+// counter; g tickets a launch): the finisher, the piece that holds the
+// tile's end, is the tile's last arrival and waits only on its earlier
+// ones, which have started. Blocks past sk_grid have empty ranges. DP + SK
+// (tiles >= blocks: a block's range crosses tiles): one ticket counter for
+// the grid (p.sem[grid]), b in arrival order, finishers waiting on lower
+// tickets. Why not every block from the grid's counter: splitk_serial's
+// (tile, slice) from such a counter put tiles on SMs in the order the
+// atomics were served, 81-84 us against 55 in blockIdx order at 1024^2 x
+// 16k (docs/history.md, "The flush, and the fast launches of the 64x128
+// tile on the H200").
+__device__ __forceinline__ unsigned gemm_sk_block(const GemmParams &p, int tiles) {
+  const int grid = (int)gridDim.x;
+  if (!sb_gemm_sk_tiles(tiles, grid)) return blockIdx.x;
+  if (tiles >= grid) return gemm_epoch_ticket(p, p.sem + gemm_flag(grid), (unsigned)grid);
+  const unsigned g = (unsigned)(grid / tiles), tile = blockIdx.x % (unsigned)tiles;
+  if (blockIdx.x >= g * (unsigned)tiles) return blockIdx.x;
+  return tile * g + gemm_epoch_ticket(p, p.sem + gemm_flag((size_t)grid + 1 + tile), g);
+}
+
 template <class F>
 __device__ __forceinline__ void gemm_sk_units(int b, int tiles, int kts, int sk_tiles, int it0, int it1, F &&f) {
   for (int it = it1; it > it0;) {  // the stream-K pieces, last first
