@@ -60,9 +60,10 @@ t_all=$SECONDS
   echo
   echo "Each family: \`--quick --n 4096 --iters 1,2 --m 256 --k 1024 --warmup 0 --min-time 0.0005 --no-fork --unpaired --watchdog-ms 120000\`"
   echo "(--n/--iters/--m/--k only where the family sweeps them; devscan: --n 300001, so that tiles wait on each other). The reference copy runs with the first family."
-  echo "gemm's 128x96x64 rows: the variants compiled at that tile once more, \`--m 384 --tile 128x96x64 --stages 7 --splits auto,4\`."
+  echo "gemm's 128x96x64 rows: the variants compiled at that tile once more at 384 x 384 (n = m), without --quick, \`--m 384 --k 1024 --tile 128x96x64 --warps 4 --splits auto,4\`."
 } > "$summary"
 fail=0
+nothing_ran=""  # the counted runs with no row ok (a failure: nothing was checked)
 # ---- racecheck calibration on the canary kernels ----
 blind=0  # 1 once racecheck is shown to flag a race-free software barrier
 if grep -qw racecheck <<<"$tools"; then
@@ -114,20 +115,25 @@ run_family() {
   local tool=$1 fam=$2 filter=$3 label=$4 counts=$5 tile96=${6:-} axes args t0 rc errors rows ok tag
   axes=$(awk -v f="$fam:" '/^[^ ]/ {cur=$1} cur==f && $1=="axis" {print $2}' <<<"$list")
   tag=$tool-$fam$(case $label in "$tool") ;; *vendor*) echo -vendor ;; *tile*) echo -tile96 ;; *) echo -blind ;; esac)
-  args=(--quick --filter "$filter" --warmup 0 --min-time 0.0005 --no-fork --unpaired --watchdog-ms 120000
+  args=(--filter "$filter" --warmup 0 --min-time 0.0005 --no-fork --unpaired --watchdog-ms 120000
         --device "$device" --seed 1 --out "$logs/$tag.csv")
+  # --quick's few points; at the 128x96 tile the default grid at the tile's
+  # one stage and warp count (a named tile keeps consumer_warps=8 as a skipped row).
+  [ -n "$tile96" ] || args=(--quick "${args[@]}")
   # devscan: 300001 words = 74 tiles of 128x32, the --quick tile (several
   # look-back windows, 19 cluster tiles, a ragged scalar tail); 4096 would
   # be one tile, and no block would ever wait on another.
+  # gemm's n is C's columns (unset: = m): 4096 at 256 rows, but the 128x96
+  # tile takes whole 96s, so there n stays m (4096 skipped all 26 of its rows).
   if [ "$fam" = devscan ]; then args+=(--n 300001)
-  elif grep -qx n <<<"$axes"; then args+=(--n 4096); fi
+  elif [ -z "$tile96" ] && grep -qx n <<<"$axes"; then args+=(--n 4096); fi
   grep -qx iters <<<"$axes" && args+=(--iters 1,2)
-  # GEMM: 256 x 256 blocks of output (4 tiles of 128 x 128, 2 of 128 x 256)
+  # GEMM: 256 x 4096 blocks of output (32 tiles of 128 x 128, 16 of 128 x 256)
   # over K = 1024, 16 k-tiles: every ring of <= 6 stages wraps at least twice,
   # so each barrier's phase parity flips under the tool.
   # The 128x96x64 tile (TILE96): 384 x 384 (3 x 4 of its tiles), its one
   # stage count, splits auto and 4 (its own reduction bookkeeping).
-  if [ -n "$tile96" ]; then args+=(--m 384 --tile 128x96x64 --stages 7 --splits auto,4)
+  if [ -n "$tile96" ]; then args+=(--m 384 --tile 128x96x64 --warps 4 --splits auto,4)
   else grep -qx m <<<"$axes" && args+=(--m 256); fi
   grep -qx k <<<"$axes" && args+=(--k 1024)
   [ $first = 1 ] || args+=(--no-reference)
@@ -150,6 +156,15 @@ run_family() {
   if [ $rc -ne 0 ] || { [ "$errors" != 0 ] && [ "$counts" = 1 ]; }; then
     fail=1
     grep -E '^=========' "$logs/$tag.log" | head -30
+  fi
+  # A run in which no kernel ran checked nothing: unless every row is
+  # unsupported (this GPU lacks what the variants need), that fails too.
+  unsupported=$(grep -c ',unsupported,' "$logs/$tag.csv" 2>/dev/null)
+  if [ "$counts" = 1 ] && [ "${ok:-0}" = 0 ] && [ "${unsupported:-0}" != "$rows" ]; then
+    fail=1
+    nothing_ran+="- $label, $fam: no row ran ($rows rows, none ok): the tool checked nothing."$'\n'
+    echo "sanitize: $label $fam: no row ran ($rows rows, none ok): the tool checked nothing"
+    grep -Eo ',skipped,[^,]*' "$logs/$tag.csv" 2>/dev/null | sort | uniq -c | head -5
   fi
 }
 for tool in $tools; do
@@ -178,6 +193,7 @@ for tool in $tools; do
 done
 commit=$(python3 -c 'import csv, sys; print(next(csv.DictReader(open(sys.argv[1])))["commit"])' "$(ls "$logs"/*.csv | head -1)" 2>/dev/null)
 echo >> "$summary"
+[ -z "$nothing_ran" ] || printf '%s\n' "$nothing_ran" >> "$summary"
 echo "syncbench commit: ${commit:-unknown}." >> "$summary"
 echo "Total: $((SECONDS - t_all)) s; $([ $fail = 0 ] && echo clean || echo 'NOT clean: see the logs')." >> "$summary"
 echo "sanitize: $([ $fail = 0 ] && echo clean || echo 'errors found') in $((SECONDS - t_all)) s -> $summary (logs: $logs)"

@@ -26,6 +26,7 @@ LIST
   # (FAKE_GEMM=2: and two variants compiled at the 128x96 tile)
   [ "${FAKE_GEMM:-0}" != 0 ] && cat <<'LIST'
 gemm: G
+  axis n             default 1            quick 1
   axis m             default 1k           quick 256
   ws_tma                 a
   cublas                 c
@@ -40,7 +41,8 @@ esac
 # A sweep: remember the filter, write a CSV with one ok row.
 out=""; prev=""
 for a in "$@"; do [ "$prev" = --out ] && out=$a; [ "$prev" = --filter ] && echo "$a" >> "$FAKE_FILTERS"; prev=$a; done
-printf 'h\n1,stencil,two_barrier,ok\n' > "$out"
+st=ok; case " $* " in *128x96x64*) st=${FAKE_TILE96_STATUS:-ok} ;; esac
+printf 'h\n1,stencil,two_barrier,%s,why\n' "$st" > "$out"
 """
 
 FAKE_SANITIZER = r"""#!/usr/bin/env bash
@@ -77,7 +79,7 @@ def write_exe(path, text):
 
 
 def run(tmp_path, hazards, blind_hazards=0, canary=BLIND, with_canary=True, vendor_hazards=None,
-        gemm_hazards=None, tile96=None):
+        gemm_hazards=None, tile96=None, tile96_status="ok"):
     write_exe(tmp_path / "syncbench", FAKE_SYNCBENCH)
     write_exe(tmp_path / "cs", FAKE_SANITIZER)
     if with_canary:
@@ -90,7 +92,8 @@ def run(tmp_path, hazards, blind_hazards=0, canary=BLIND, with_canary=True, vend
     if gemm_hazards is not None:
         env["FAKE_GEMM_HAZARDS"] = str(gemm_hazards)
     if tile96 is not None:  # the 128x96 tile run's hazard count
-        env.update(FAKE_GEMM="2", FAKE_ARGS=str(tmp_path / "args"), FAKE_TILE96_HAZARDS=str(tile96))
+        env.update(FAKE_GEMM="2", FAKE_ARGS=str(tmp_path / "args"), FAKE_TILE96_HAZARDS=str(tile96),
+                   FAKE_TILE96_STATUS=tile96_status)
     r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "sanitize.sh"),
                         str(tmp_path / "syncbench")], cwd=tmp_path, env=env,
                        capture_output=True, text=True, timeout=60)
@@ -188,8 +191,26 @@ def test_gemm_runs_again_at_the_128x96_tile_and_counts(tmp_path):
     assert r.returncode == 0, r.stdout + r.stderr
     assert filters.count("^gemm/(ws_tma_wgmma|splitk_reduce)/") == 2  # racecheck and memcheck
     args = [a for a in (tmp_path / "args").read_text().splitlines() if "(ws_tma_wgmma|splitk_reduce)" in a]
-    assert len(args) == 2 and all("--m 384 --tile 128x96x64 --stages 7 --splits auto,4" in a for a in args)
+    assert len(args) == 2 and all("--m 384 --tile 128x96x64 --warps 4 --splits auto,4" in a for a in args)
+    # n stays m there (--n 4096, the other gemm run's, is not whole 96s: every
+    # row skipped on an H200), and the default grid (--quick's adds consumer_warps=8)
+    assert not any("--n " in a or "--quick" in a for a in args)
+    others = [a for a in (tmp_path / "args").read_text().splitlines()
+              if "^gemm/" in a and "128x96" not in a and "cublas" not in a]
+    assert len(others) == 2 and all("--quick" in a and "--n 4096 " in a for a in others)
     assert "| racecheck, 128x96x64 tile | gemm | 0 |" in summary and "| memcheck, 128x96x64 tile | gemm | 0 |" in summary
     r, summary, _ = run(tmp_path, hazards=0, vendor_hazards=0, tile96=2)
     assert r.returncode == 1 and "| racecheck, 128x96x64 tile | gemm | 2 |" in summary
     assert "| racecheck | gemm | 0 |" in summary  # the tile's row alone fails the run
+
+
+def test_a_counted_run_in_which_no_row_ran_fails(tmp_path):
+    # every row skipped: the tool checked nothing, which is not "clean"
+    r, summary, _ = run(tmp_path, hazards=0, vendor_hazards=0, tile96=0, tile96_status="skipped")
+    assert r.returncode == 1, r.stdout + r.stderr
+    assert "- racecheck, 128x96x64 tile, gemm: no row ran (1 rows, none ok)" in summary
+    assert "NOT clean" in summary
+    # every row unsupported (a GPU without what the variants need): not a failure
+    r, summary, _ = run(tmp_path, hazards=0, vendor_hazards=0, tile96=0, tile96_status="unsupported")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "no row ran" not in summary
