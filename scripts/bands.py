@@ -49,13 +49,17 @@ what the data gives (or missing), 2 unusable input (one line).
 from __future__ import annotations
 
 import argparse
+import csv
+import functools
 import glob
 import io
 import itertools
 import math
 import os
+import re
 import statistics
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -81,6 +85,11 @@ MIN_PAIRS = 2
 # mode one context never gets) does not widen every other point's band.
 OWN_POINT_FACTOR = 2.0
 EXIT_OK, EXIT_STALE, EXIT_UNUSABLE = 0, 1, 2
+# A variant whose kernel changed reads only the A/A runs of its new kernel
+# (results/band_epochs.csv: from since_utc on), where a model and pairing
+# has any; elsewhere the older runs still give its band (a comment line says so).
+EPOCHS = "band_epochs.csv"
+EPOCH_COLUMNS = ("family", "variant", "since_utc", "since_commit", "why")
 
 
 def rel(path):
@@ -203,12 +212,52 @@ def band_row(gpu, pairing, family, variant, pairs, moves, shift, margin, point="
             sbcompare.BAND_POINT_COLUMN: point}
 
 
-def table_rows(pairs, pairing):
+def load_epochs(results):
+    """{(family, variant): (since_utc, since_commit)} from results/band_epochs.csv
+    (# comments; a missing file: none). A malformed one is sbcsv.CsvError."""
+    path = os.path.join(results, EPOCHS)
+    if not os.path.exists(path):
+        return {}
+    epochs = {}
+    with open(path, encoding="utf-8", newline="") as f:
+        lines = [(n, line) for n, line in enumerate(f, 1) if line.strip() and not line.startswith("#")]
+    if not lines:
+        return {}
+    reader = csv.DictReader([line for _, line in lines])
+    if tuple(reader.fieldnames or ()) != EPOCH_COLUMNS:
+        raise sbcsv.CsvError(f"{rel(path)}:{lines[0][0]}: header {','.join(reader.fieldnames or ())!r}: "
+                             f"want {','.join(EPOCH_COLUMNS)}")
+    for (n, _), row in zip(lines[1:], reader):
+        utc = row["since_utc"] or ""
+        if not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", utc):
+            raise sbcsv.CsvError(f"{rel(path)}:{n}: column 'since_utc': {utc!r}: want YYYY-MM-DDTHH:MM:SSZ "
+                                 f"(a run_utc)")
+        key = (row["family"], row["variant"])
+        if key in epochs:
+            raise sbcsv.CsvError(f"{rel(path)}:{n}: column 'variant': {'/'.join(key)} again")
+        epochs[key] = (utc, row["since_commit"])
+    return epochs
+
+
+def since(pair, epoch):
+    """Whether both runs of a pair were made from epoch's since_utc on."""
+    return all(run.provenance("run_utc") >= epoch[0] for run in pair)
+
+
+def table_rows(pairs, pairing, epochs=None, notes=None):
     """One row per (model, variant) measured in some pair of this pairing,
-    each followed by the rows of its points with a band of their own."""
+    each followed by the rows of its points with a band of their own.
+    epochs: a variant there reads only its pairs made since, where this
+    model and pairing has one (else all, noted in notes)."""
+    epochs = epochs or {}
+    moves = [((base, new), pair_moves(base, new, interleaved=pairing == "ab")) for base, new in pairs]
+    current = {(pair[0].gpu_name, *k) for pair, by_variant in moves
+               for k in by_variant if k in epochs and since(pair, epochs[k])}
     stats = {}
-    for base, new in pairs:
-        for k, moved in pair_moves(base, new, interleaved=pairing == "ab").items():
+    for (base, new), by_variant in moves:
+        for k, moved in by_variant.items():
+            if (base.gpu_name, *k) in current and not since((base, new), epochs[k]):
+                continue  # the kernel before its change
             s = stats.setdefault((base.gpu_name, *k), {"pairs": 0, "by_point": {}, "shift": 0.0})
             s["pairs"] += 1
             for point, gated in moved:
@@ -219,6 +268,12 @@ def table_rows(pairs, pairing):
     rows = []
     for (gpu, family, variant), s in sorted(stats.items(),
                                             key=lambda kv: (kv[0][0], variant_order(kv[0][1:]))):
+        if (family, variant) in epochs and notes is not None:
+            utc, commit = epochs[(family, variant)]
+            notes.append(f"{gpu}: {pairing}: {family}/{variant}: "
+                         + (f"the A/A pairs of its kernel since {commit} ({utc}) only"
+                            if (gpu, family, variant) in current
+                            else f"no A/A pair of its kernel since {commit} ({utc}) yet: the older ones"))
         # the margin is the variant's, from all its moves: a point of its own
         # keeps the band its variant would have had, the others get theirs
         little = sum(map(len, s["by_point"].values())) < MIN_POINTS or s["pairs"] < MIN_PAIRS
@@ -236,8 +291,8 @@ def describe_pair(base, new):
             f"({rel(base.path)}) -> {sbcompare.short_uuid(*new.gpu_uuids())} ({rel(new.path)})")
 
 
-def render(pairs_by_gpu):
-    """The file's text: comments (rule, pairs), header, rows.
+def render(pairs_by_gpu, epochs=None):
+    """The file's text: comments (rule, pairs, epochs), header, rows.
     pairs_by_gpu: [(gpu_dir, {pairing: [(base, new)]})]."""
     out = io.StringIO()
     out.write("# Each variant's noise band per GPU model and pairing: written by\n"
@@ -257,11 +312,15 @@ def render(pairs_by_gpu):
             for base, new in pairs[pairing]:
                 out.write(f"# {rel(gpu_dir)}: {pairing}: {describe_pair(base, new)}\n")
     columns = [*sbcompare.BAND_COLUMNS, sbcompare.BAND_POINT_COLUMN]
-    out.write(",".join(columns) + "\n")
+    body, notes = io.StringIO(), []
     for pairing in sbcompare.PAIRINGS:
-        for row in table_rows([p for _, ps in pairs_by_gpu for p in ps[pairing]], pairing):
+        for row in table_rows([p for _, ps in pairs_by_gpu for p in ps[pairing]], pairing, epochs, notes):
             cells = [str(row[c]) for c in columns]
-            out.write(",".join(f'"{c}"' if "," in c or '"' in c else c for c in cells) + "\n")
+            body.write(",".join(f'"{c}"' if "," in c or '"' in c else c for c in cells) + "\n")
+    for note in notes:  # results/band_epochs.csv: which runs a changed kernel's band reads
+        out.write(f"# epoch: {note}\n")
+    out.write(",".join(columns) + "\n")
+    out.write(body.getvalue())
     return out.getvalue()
 
 
@@ -271,8 +330,10 @@ def gpu_dirs(results):
                                            or sbcsv.csv_files(os.path.join(d, "history", "*.csv"))))
 
 
-def compute(results):
-    """(the file's text, one summary line per GPU directory and pairing)."""
+def compute(results, drop=()):
+    """(the file's text, one summary line per GPU directory and pairing).
+    drop: the variants of band_epochs.csv to read as if their kernel had not
+    changed (bands_as_of)."""
     pairs_by_gpu, lines = [], []
     for d in gpu_dirs(results):
         pairs = run_pairs(gpu_runs(d))
@@ -280,7 +341,30 @@ def compute(results):
         pairs_by_gpu.append((d, pairs))
         lines.append(f"{rel(d)}: " + ", ".join(f"{len(pairs[p])} {p} pair(s)"
                                                for p in sbcompare.PAIRINGS))
-    return render(pairs_by_gpu), lines
+    epochs = {k: v for k, v in load_epochs(results).items() if k not in drop}
+    return render(pairs_by_gpu, epochs), lines
+
+
+def bands_as_of(run_utc, results=RESULTS):
+    """The band table that judges a run made at run_utc: results/bands.csv,
+    or where a variant's kernel changed after it (band_epochs.csv), the
+    table computed as before that change, from every A/A run of the variant
+    (a committed A/A of the old kernel is judged by the bands its kernel had)."""
+    later = frozenset(k for k, (utc, _) in load_epochs(results).items() if utc > run_utc)
+    if not later:
+        return sbcompare.load_bands(os.path.join(results, "bands.csv"))
+    return _bands_without(results, later)
+
+
+@functools.lru_cache(maxsize=None)
+def _bands_without(results, drop):
+    fd, path = tempfile.mkstemp(prefix="bands_as_of_", suffix=".csv")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(compute(results, drop)[0])
+        return sbcompare.load_bands(path)
+    finally:
+        os.unlink(path)
 
 
 # ---------------------------------------------------------------- the doc block
@@ -294,7 +378,8 @@ PROOF = os.path.join("h100-80gb-hbm3", "proofs", "ab_16d0f95")
 # (the memset flush) and 54fa7a1's (the read flush, the default since).
 AA_PROOFS = (PROOF, os.path.join("h100-80gb-hbm3", "proofs", "ab_54fa7a1"),
              os.path.join("h200", "proofs", "ab_e6f97b9"), os.path.join("h200", "proofs", "ab_f5ffa93"),
-             os.path.join("h200", "proofs", "ab_3880117"), os.path.join("h200", "proofs", "ab_52efaa9"))
+             os.path.join("h200", "proofs", "ab_3880117"), os.path.join("h200", "proofs", "ab_52efaa9"),
+             os.path.join("h200", "proofs", "ab_910219a"))
 PLANTED = ("gemm/splitk_serial", "gemm/streamk", "scan/pingpong")
 
 
@@ -307,11 +392,12 @@ def aa_rows(results):
     flags with the bands, gemm's own fastest sample and every other point's
     move (median / worst), and how many gemm points moved over 3%."""
     rows = []
-    table = sbcompare.load_bands(os.path.join(results, "bands.csv"))
     for a in [a for proof in AA_PROOFS
               for a in sbcsv.csv_files(os.path.join(results, proof, "*", "aa_gate_a.csv"))]:
         base, new = sbcompare.load_run(a), sbcompare.load_run(a.replace("_a.csv", "_b.csv"))
-        cmp = sbcompare.compare(base, new, bands=table, interleaved=True)
+        # the bands of its kernels (band_epochs.csv)
+        cmp = sbcompare.compare(base, new, bands=bands_as_of(base.provenance("run_utc"), results),
+                                interleaved=True)
         move = lambda m: math.expm1(abs(math.log(m.gated))) * 100  # noqa: E731
         gemm = [move(m) for m in cmp.matches if m.figure == "fastest"]
         other = [move(m) for m in cmp.matches if m.figure != "fastest" and not m.gated_out]
@@ -486,7 +572,7 @@ def doc_block(results=RESULTS):
            "`results/bands.csv` and the proofs " + ", ".join(f"`results/{p}/`" for p in AA_PROOFS)
            + " (`make test` checks it).", "",
            "A/A by A/B (`ab.py`, retakes on) over `^(reference|gemm|barrier|devscan)/`, "
-           "gated with the bands:", "",
+           "gated with the bands of its kernels (`results/band_epochs.csv`):", "",
            "| GPU, proof / lease (chip, L2 flush) | points | flagged | gemm own fastest sample: median / worst "
            "| gemm points over 3% | every other point: median / worst |",
            "| --- | --- | --- | --- | --- | --- |", *aa_rows(results), "",

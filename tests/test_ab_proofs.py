@@ -43,7 +43,9 @@ def gate(lease, kind, interleaved=True):
     """As compare.py --gate [--interleaved] reads the run, with the bands."""
     base = sbcompare.load_run(run_file(lease, kind, "a"))
     new = sbcompare.load_run(run_file(lease, kind, "b"))
-    return sbcompare.compare(base, new, bands=sbcompare.load_bands(), interleaved=interleaved)
+    # the bands of the run's kernels (results/band_epochs.csv)
+    return sbcompare.compare(base, new, bands=bands.bands_as_of(base.provenance("run_utc")),
+                             interleaved=interleaved)
 
 
 def test_there_are_proofs_of_three_leases():

@@ -79,8 +79,9 @@ def table_rows(path=TABLE):
 
 
 def gate(base, new, interleaved=False, table=TABLE):
-    return sbcompare.compare(sbcompare.load_run(base), sbcompare.load_run(new),
-                             bands=sbcompare.load_bands(table), interleaved=interleaved)
+    """table: a band table's path, or a table (bands.bands_as_of's)."""
+    return sbcompare.compare(sbcompare.load_run(base), sbcompare.load_run(new), interleaved=interleaved,
+                             bands=sbcompare.load_bands(table) if isinstance(table, str) else table)
 
 
 def variants_with(path, at_least=1):
@@ -306,14 +307,15 @@ def ab_variants(ab_a, at_least=1):
 
 
 def ab_pair(ab_a):
-    return ab_a, ab_a[:-len("_a.csv")] + "_b.csv"
+    return ab_a, ab_a.replace("_a.csv", "_b.csv")
 
 
 # The plant tests run on the newest pair of each proof (ab_16d0f95: leaseB,
 # as issue 36's criteria were first checked; ab_54fa7a1: the read flush's).
-# And the H200's (ab_e6f97b9, the first H200 A/A by A/B).
-AB_NEWEST = sorted({os.path.dirname(os.path.dirname(p)): p for p in AB_RUNS}.values()) + sorted(
-    glob.glob(os.path.join(ROOT, "results", "h200", "proofs", "ab_*", "*", "aa_gate_a.csv")))[-1:]
+# And the H200's newest (ab_910219a: its split-K and stream-K kernels of now).
+AB_NEWEST = sorted({os.path.dirname(os.path.dirname(p)): p for p in AB_RUNS}.values()) + [max(
+    sbcsv.csv_files(os.path.join(ROOT, "results", "h200", "proofs", "ab_*", "*", "aa_gate_a.csv")),
+    key=lambda p: sbcsv.read(p)[0]["run_utc"])]
 AB_IDS = [os.path.relpath(os.path.dirname(p), os.path.join(ROOT, "results")).replace("/proofs", "")
           for p in AB_NEWEST]
 
@@ -574,12 +576,14 @@ def test_on_the_h200_ab_pair_the_noisy_point_alone_has_a_wide_band(tmp_path):
     noisy = next(r for r in rows if (r["m"], r["k"], r["tile"], r["cluster_shape"])
                  == (1024, 16384, "64x128x64", "1x2"))
     quiet = next(r for r in rows if r is not noisy)
-    table = sbcompare.load_bands()
+    # the bands of its kernels (split-K and stream-K changed after it: band_epochs.csv)
+    table = bands.bands_as_of(noisy["run_utc"])
     band = table.band(noisy["gpu_name"], "ab", "gemm", "ws_tma_wgmma_multicast", sbcompare.point_axes(noisy))
     assert band.own and band.point > 0.3
     assert table.band(noisy["gpu_name"], "ab", "gemm", "ws_tma_wgmma_multicast").point < 0.05
     for row, factor, flagged in ((quiet, 1.15, True), (noisy, 1.15, False), (noisy, 2.0, True)):
-        cmp = gate(a, planted(tmp_path, "b.csv", src=b, points={row["_line"]: factor}), interleaved=True)
+        cmp = gate(a, planted(tmp_path, "b.csv", src=b, points={row["_line"]: factor}), interleaved=True,
+                   table=table)
         assert [sbcsv.key(m.base) for m in cmp.regressions] == ([sbcsv.key(row)] if flagged else []), \
             (row["cluster_shape"], factor)
     assert "point(s) judged by a band of their own (" in sbcompare.bands_line(cmp)
@@ -612,3 +616,91 @@ def test_on_the_committed_ab_pair_a_2x_point_with_a_band_of_its_own_fails(tmp_pa
         cmp = gate(ab_a, planted(tmp_path, "b.csv", src=ab_b, points={row["_line"]: 2.0}), interleaved=True)
         assert [sbcsv.key(m.base) for m in cmp.regressions] == [sbcsv.key(row)], \
             sbcompare.describe_point(row)
+
+
+# ------------------------------------------------------------ epochs
+
+def with_run_utc(path, utc):
+    header, rows = read_records(path)
+    return write_records(path, header, [dict(r, run_utc=utc) for r in rows])
+
+
+def test_a_changed_kernel_reads_only_its_own_aa_runs_where_there_are_any(tmp_path):
+    """Two A/A-by-A/B runs of scan: an old one (a variant 9% apart at one
+    point) and one after that variant's kernel changed (band_epochs.csv; 1%
+    apart). Its ab band reads the new run alone, another variant both; its
+    chip band (only an old pair) still reads the old data, and a comment
+    line says which. bands_as_of(the old run's time) judges as before the
+    change: the 9% move is in its band again."""
+    gpu = tmp_path / "h100-80gb-hbm3"
+    keep = lambda r: r["family"] == "scan"  # noqa: E731
+    rows = [r for r in sbcsv.read(LATEST) if keep(r) and r["status"] == "ok"]
+    changed, other = variant_of(rows[0]), next(variant_of(r) for r in rows if variant_of(r) != variant_of(rows[0]))
+    first = rows[0]["_line"]
+    other_line = next(r["_line"] for r in rows if variant_of(r) == other)
+    old, new = "2026-11-01T00:00:00Z", "2026-11-20T00:00:00Z"
+    (gpu / "proofs").mkdir(parents=True)
+    shutil.copy(with_run_utc(planted(tmp_path, "base.csv", keep=keep), old), gpu / "baseline.csv")
+    shutil.copy(with_run_utc(planted(tmp_path, "chip.csv", keep=keep, uuid=OTHER_CHIP, points={first: 1.04}), old),
+                gpu / "latest.csv")
+    for lease, utc, move in (("ab_old/lease1", old, 1.09), ("ab_new/lease1", new, 1.01)):
+        d = gpu / "proofs" / lease
+        d.mkdir(parents=True)
+        shutil.copy(with_run_utc(planted(tmp_path, "a.csv", keep=keep), utc), d / "aa_a.csv")
+        shutil.copy(with_run_utc(planted(tmp_path, "b.csv", keep=keep, points={first: move, other_line: 1.06}), utc),
+                    d / "aa_b.csv")
+        (d / "aa_ab.txt").write_text("retakes: a common point whose gated figure moved 2.5% or more ran again\n")
+    (tmp_path / "band_epochs.csv").write_text(
+        "# a comment\nfamily,variant,since_utc,since_commit,why\n"
+        f"{changed[0]},{changed[1]},2026-11-10T00:00:00Z,abc1234,\"its kernel changed\"\n")
+    out = tmp_path / "bands.csv"
+    p = subprocess.run([sys.executable, BANDS, "--results", str(tmp_path), "--file", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    got = {(r["pairing"], r["family"], r["variant"]): r for r in table_rows(out)}
+    assert got[("ab", *changed)]["pairs"] == "1"
+    assert float(got[("ab", *changed)]["worst_move_pct"]) == pytest.approx(1.0, abs=0.01)
+    assert got[("ab", *other)]["pairs"] == "2"
+    assert float(got[("ab", *other)]["worst_move_pct"]) == pytest.approx(6.0, abs=0.01)
+    assert float(got[("chip", *changed)]["worst_move_pct"]) == pytest.approx(4.0, abs=0.01)
+    text = out.read_text()
+    name = sbcsv.read(LATEST)[0]["gpu_name"]
+    assert (f"# epoch: {name}: ab: {'/'.join(changed)}: the A/A pairs of its kernel since abc1234 "
+            "(2026-11-10T00:00:00Z) only") in text
+    assert f"# epoch: {name}: chip: {'/'.join(changed)}: no A/A pair of its kernel since abc1234" in text
+    at = sbcompare.point_axes(rows[0])
+    then = bands.bands_as_of(old, results=str(tmp_path))
+    assert then.band(name, "ab", *changed, at).point == pytest.approx(0.09 * 1.5, abs=1e-3)  # two pairs: margin 1.5
+    now = bands.bands_as_of(new, results=str(tmp_path))
+    assert now.band(name, "ab", *changed, at).point == pytest.approx(0.01 * 2, abs=1e-3)  # one pair: margin 2
+
+
+@pytest.mark.parametrize("text,words", [
+    ("family,variant,since_utc,why\nscan,pingpong,2026-11-10T00:00:00Z,x\n", "header"),
+    ("family,variant,since_utc,since_commit,why\nscan,pingpong,2026-11-10,abc,x\n", "column 'since_utc'"),
+    ("family,variant,since_utc,since_commit,why\nscan,pingpong,2026-11-10T00:00:00Z,abc,x\n"
+     "scan,pingpong,2026-11-11T00:00:00Z,abd,y\n", "scan/pingpong again")])
+def test_a_malformed_epochs_file_exits_2_with_one_line(tmp_path, text, words):
+    (tmp_path / "h100-80gb-hbm3").mkdir()
+    shutil.copy(LATEST, tmp_path / "h100-80gb-hbm3" / "baseline.csv")
+    (tmp_path / "band_epochs.csv").write_text(text)
+    p = subprocess.run([sys.executable, BANDS, "--results", str(tmp_path), "--file", str(tmp_path / "b.csv")],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 2 and p.stdout == "" and len(p.stderr.splitlines()) == 1, p.stderr
+    assert "band_epochs.csv:" in p.stderr and words in p.stderr, p.stderr
+
+
+def test_the_committed_epochs_name_a_first_run_of_their_commit():
+    """Each epoch's since_utc is the run_utc of a committed run of its
+    since_commit (its kernel's first GPU run)."""
+    epochs = bands.load_epochs(os.path.join(ROOT, "results"))
+    assert epochs
+    runs = set()
+    for p in sbcsv.csv_files(os.path.join(ROOT, "results", "*", "proofs", "**", "*.csv")):
+        with (lzma.open if p.endswith(".xz") else open)(p, "rt", newline="") as f:
+            first = next(csv.DictReader(f), None)
+        if first and first.get("commit") and first.get("run_utc"):
+            runs.add((first["commit"][:7], first["run_utc"]))
+    for key, (utc, commit) in epochs.items():
+        assert (commit, utc) in runs, key
+        assert not any(c == commit and u < utc for c, u in runs), key

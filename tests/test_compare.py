@@ -4,6 +4,7 @@ GPU name changed), so each test plants exactly one known difference.
 Real pairs from the GPU go in tests/fixtures/compare/<case>/ (see the README
 there) and are checked by test_recorded_case."""
 import csv
+import lzma
 import glob
 import json
 import math
@@ -31,8 +32,10 @@ SCAN_VARIANTS = ["two_barrier", "pingpong", "mbarrier", "warp_shuffle"]
 # ------------------------------------------------------------ helpers
 
 def read_records(path=FIXTURE):
-    """(header, rows as dicts of strings) exactly as the file has them."""
-    with open(path, newline="") as f:
+    """(header, rows as dicts of strings) exactly as the file has them
+    (a committed .csv.xz through lzma)."""
+    opener = lzma.open if str(path).endswith(".xz") else open
+    with opener(path, "rt", newline="") as f:
         reader = csv.DictReader(f)
         return reader.fieldnames, list(reader)
 

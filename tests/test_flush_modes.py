@@ -2,9 +2,11 @@
 the 64x128 tile on the H200" and of docs/REGRESSIONS.md's paragraph on what is
 left of gemm's widest A/A moves, read back from the committed H200 runs they
 come from (results/h200/proofs/ab_f5ffa93/, ab_3880117/, ab_52efaa9/,
-explain_52efaa9/, ticket_diag/)."""
+explain_52efaa9/, ticket_diag/); and of its entry "The tile's own ticket on
+the H200" (round_910219a/, ticket_diag/fix_910219a_*, ab_910219a/, the pair)."""
 import csv
 import glob
+import math
 import os
 import re
 import sys
@@ -13,6 +15,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from test_process_modes import history_section, rows  # noqa: E402  (ok rows of a CSV)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
+import bands  # noqa: E402
+import sbcompare  # noqa: E402
 PROOFS = os.path.join(ROOT, "results", "h200", "proofs")
 TEXT = history_section("The flush, and the fast launches of the 64x128 tile on the H200")
 with open(os.path.join(ROOT, "docs", "REGRESSIONS.md"), encoding="utf-8") as f:
@@ -89,26 +95,14 @@ def test_the_read_flush_runs_are_what_they_say():
 
 
 def test_the_regressions_paragraph():
-    """REGRESSIONS.md: the multicast point's fast side in each A/A at f5ffa93,
-    every side's median, the memset's medians, splitk_serial's one slice
-    against ws_tma_wgmma's kernel, and ncu's durations."""
-    mc = KERNELS["`ws_tma_wgmma_multicast` 1x2"]
-    sides = {os.path.basename(os.path.dirname(p)) + os.path.basename(p): [r for r in rows(p) if at_the_point(r) and mc(r)][0]
-             for p in glob.glob(os.path.join(PROOFS, "ab_f5ffa93", "lease*", "aa_gate_[ab].csv*"))}
-    assert len(sides) == 4
-    fast = [float(r["min_us"]) for k, r in sides.items() if "_a.csv" in k]
-    assert f"fastest {span(fast)} us on one side of each A/A at f5ffa93" in REGRESSIONS
-    assert all(float(r["min_us"]) > 75 for k, r in sides.items() if "_b.csv" in k)
-    assert f"every side's median {span([float(r['median_us']) for r in sides.values()])}" in REGRESSIONS
-    memset = timed("memset, 2 L2s", "`ws_tma_wgmma_multicast` 1x2")
-    assert f"medians {span([b for _, b in memset])})" in REGRESSIONS
-    serial = [b for _, b in timed("read, 2 L2s (the default)", "`splitk_serial`, one slice")]
-    dp = [b for _, b in timed("read, 2 L2s (the default)", "`ws_tma_wgmma`")]
-    assert f"(medians {span(serial)} us where `ws_tma_wgmma`'s kernel runs {span(dp)}" in REGRESSIONS
-    stalls = ncu_durations()
-    assert stalls[("splitk_serial", "64x128x64")] == stalls[("splitk_parallel", "64x128x64")]
-    assert (f"under ncu {stalls[('splitk_serial', '64x128x64')]:.1f} against "
-            f"{stalls[('ws_tma_wgmma', '64x128x64')]:.1f} us") in REGRESSIONS
+    """REGRESSIONS.md: the ticket's placement found and removed in 910219a,
+    and both variants' bands reading the new kernels' A/A runs since then
+    (results/band_epochs.csv)."""
+    assert ("Found and removed: where the grid-wide ticket of `splitk_serial` and `streamk` put their "
+            "tiles on the SMs (910219a:") in REGRESSIONS
+    epochs = bands.load_epochs(os.path.join(ROOT, "results"))
+    assert {k: c for k, (_, c) in epochs.items()} == {("gemm", "splitk_serial"): "910219a",
+                                                      ("gemm", "streamk"): "910219a"}
 
 
 def diag(build, variant, m, tile, splits):
@@ -128,8 +122,6 @@ def test_the_ticket_diagnostic():
         assert len(ticket) == len(block) == 2
         assert f"{span(ticket)} us against {span(block)}" in TEXT, (m, tile, splits)
         assert min(ticket) > max(block)
-        if (m, tile, splits) == ("1024", "64x128x64", "auto"):
-            assert f"a diagnostic build that takes (tile, slice) from blockIdx ran it at {span(block)} us" in REGRESSIONS
     for variant in ("splitk_parallel", "ws_tma_wgmma"):  # untouched by the switch: within 1%
         for tile in ("64x128x64", "128x128x64"):
             for splits in (("auto", "2") if variant != "ws_tma_wgmma" else ("",)):
@@ -172,3 +164,97 @@ def test_streamk_shows_the_same_signature():
     sk, par = one("streamk", ""), one("splitk_parallel", "2")
     assert sk[0] == par[0]
     assert f"median {round(100 * (sk[1] / par[1] - 1))}% over" in TEXT
+
+
+# ------------------------------------------------ the fix's first GPU runs (910219a)
+
+FIX = history_section("The tile's own ticket on the H200")
+
+
+def test_the_fix_at_the_diagnostics_points():
+    """splitk_serial (and streamk, splitk_parallel) at the ticket diagnostic's
+    points, two processes of 910219a, against the diagnostic's medians."""
+    said = {("1024", "64x128x64", "auto"): "one slice {fix} us (the grid-wide ticket: {ticket}, the diagnostic build {block},",
+            ("1024", "64x128x64", "2"): "two slices {fix} ({block})",
+            ("512", "128x128x64", "auto"): "128x128 {fix} ({block})"}
+    for (m, tile, splits), words in said.items():
+        fix, block = diag("fix_910219a", "splitk_serial", m, tile, splits), diag("diag", "splitk_serial", m, tile, splits)
+        ticket = diag("syncbench", "splitk_serial", m, tile, splits)
+        assert len(fix) == 2 and words.format(fix=span(fix), block=span(block), ticket=span(ticket)) in FIX, (m, tile, splits)
+        assert min(ticket) > 1.1 * max(fix), (m, tile, splits)
+    fix = diag("fix_910219a", "splitk_serial", "512", "64x128x64", "auto")
+    fastest = [float(r["min_us"]) for p in sorted(glob.glob(os.path.join(PROOFS, "ticket_diag", "fix_910219a_*_b.csv")))
+               for r in rows(p) if r["variant"] == "splitk_serial" and r["tile"] == "64x128x64"]
+    block = diag("diag", "splitk_serial", "512", "64x128x64", "auto")
+    assert f"512^2 x 32k 64x128 {span(fix)}, fastest samples {span(fastest)} (diagnostic medians {span(block)})" in FIX
+    sk = diag("fix_910219a", "streamk", "1024", "128x128x64", "")
+    par = diag("fix_910219a", "splitk_parallel", "1024", "128x128x64", "2")
+    assert f"median {span(sk)} us, `splitk_parallel`'s two slices {span(par)}" in FIX
+    assert {r["commit"] for p in glob.glob(os.path.join(PROOFS, "ticket_diag", "fix_910219a_*.csv"))
+            for r in rows(p)} == {"910219ab05ad"}
+
+
+def test_the_round_and_the_sanitizer_run_that_checked_nothing():
+    d = os.path.join(PROOFS, "round_910219a")
+    quick = [r["status"] for r in csv.DictReader(open(os.path.join(d, "quick_validate.csv")))]
+    assert f"`--quick` {quick.count('ok')} ok, {quick.count('skipped')} skipped, nothing wrong" in FIX
+    assert set(quick) == {"ok", "skipped"}
+    san = open(os.path.join(d, "sanitize.md")).read()
+    for tool in ("memcheck", "racecheck", "synccheck", "initcheck"):
+        assert f"| {tool}, 128x96x64 tile | gemm | 0 | 0 / 26 | 0 |" in san, tool
+    again = open(os.path.join(d, "sanitize_gemm_leaseB.md")).read()
+    for tool in ("memcheck", "racecheck", "synccheck", "initcheck"):
+        assert f"| {tool}, 128x96x64 tile | gemm | 0 | 13 / 26 | 0 |" in again, tool
+    assert "0 of 26 ok under each tool" in FIX and "13 of 26 rows ok under each tool" in FIX
+    assert again.rstrip().endswith("clean.")
+
+
+def geomean_vs(old, new, variant):
+    key = lambda r: tuple(r[c] for c in ("variant", "m", "n", "k", "tile", "stages", "splits", "consumer_warps",  # noqa: E731
+                                         "cluster_shape"))
+    a = {key(r): float(r["median_us"]) for r in rows(old) if r["variant"] == variant}
+    b = {key(r): float(r["median_us"]) for r in rows(new) if r["variant"] == variant}
+    ratios = [b[k] / a[k] for k in a if k in b]
+    return math.exp(sum(map(math.log, ratios)) / len(ratios)), min(ratios)
+
+
+def test_the_pair_against_f5ffa93s():
+    old = glob.glob(os.path.join(ROOT, "results", "h200", "history", "*_f5ffa93_6502e095.csv*"))[0]
+    new = os.path.join(ROOT, "results", "h200", "baseline.csv")
+    assert rows(new)[0]["commit"] == "910219ab05ad"
+    pct = lambda x: f"{100 * (x - 1):+.1f}%".replace("+-", "-")  # noqa: E731
+    g, best = geomean_vs(old, new, "splitk_serial")
+    assert f"`splitk_serial` {pct(g)} (best point {pct(best)})" in FIX
+    g, best = geomean_vs(old, new, "streamk")
+    assert f"`streamk` {pct(g)} (best {pct(best)})" in FIX
+    for v in ("splitk_parallel", "ws_tma_wgmma"):
+        assert f"`{v}` {pct(geomean_vs(old, new, v)[0])}" in FIX, v
+
+
+def worst_own_fastest(a, variant):
+    """The worst move of a variant's own fastest sample in one A/A run by A/B."""
+    base, new = sbcompare.load_run(a), sbcompare.load_run(a.replace("_a.csv", "_b.csv"))
+    moved = bands.pair_moves(base, new, interleaved=True)[("gemm", variant)]
+    return 100 * max(math.expm1(abs(math.log(g))) for _, g in moved)
+
+
+def test_the_aa_runs_of_the_new_kernels():
+    new = [os.path.join(PROOFS, "ab_910219a", lease, "aa_gate_a.csv.xz") for lease in ("leaseB", "leaseB_again")]
+    old = [p for proof in ("ab_f5ffa93", "ab_3880117", "ab_52efaa9")
+           for p in glob.glob(os.path.join(PROOFS, proof, "*", "aa_gate_a.csv*"))]
+    assert len(old) == 4
+    for variant, before in (("splitk_serial", "`splitk_serial` "), ("streamk", "`streamk` ")):
+        now = [worst_own_fastest(p, variant) for p in new]
+        then = [worst_own_fastest(p, variant) for p in old]
+        assert f"{now[0]:.2f}% and {now[1]:.2f}%" in FIX, variant
+        assert f"{before}{min(then):.2f}-{max(then):.2f}%" in FIX, variant
+        assert max(now) < 1.5 < min(then)
+
+
+def test_the_bands_before_and_after_the_epoch():
+    then = bands.bands_as_of("2026-11-29T07:14:47Z")  # f5ffa93's pair
+    now = sbcompare.load_bands()
+    point = ("stages=8 buffer_bytes=24576 n=1024 consumer_warps=4 m=1024 k=16384 tile=64x128x64 splits=auto")
+    b, own = then.band("NVIDIA H200", "ab", "gemm", "splitk_serial"), then.band("NVIDIA H200", "ab", "gemm", "splitk_serial", point)
+    assert own.own and f"`splitk_serial` {100 * b.point:.2f}% and its one-slice point's own {100 * own.point:.2f}%" in FIX
+    assert now.band("NVIDIA H200", "ab", "gemm", "splitk_serial", point).point < sbcompare.DEFAULT_THRESHOLD

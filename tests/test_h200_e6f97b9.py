@@ -14,6 +14,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(0, os.path.join(ROOT, "scripts", "lib"))
+import bands  # noqa: E402
 import sbcompare  # noqa: E402
 from test_process_modes import best_by_shape, h200_ab_bands_then, rows, span  # noqa: E402  (the same readings)
 
@@ -51,8 +52,9 @@ def test_the_pair_is_e6f97b9_on_two_chips_and_its_figures():
 
 
 def test_the_pair_passes_its_own_gate_with_the_committed_bands():
-    cmp = sbcompare.compare(sbcompare.load_run(PAIR[0]), sbcompare.load_run(PAIR[1]),
-                            bands=sbcompare.load_bands(os.path.join(ROOT, "results", "bands.csv")))
+    base = sbcompare.load_run(PAIR[0])
+    # the committed bands as its kernels had them (results/band_epochs.csv)
+    cmp = sbcompare.compare(base, sbcompare.load_run(PAIR[1]), bands=bands.bands_as_of(base.provenance("run_utc")))
     assert not cmp.regressions
 
 
