@@ -1343,7 +1343,8 @@ static const sb_variant gemm_rows[] = {
      "generic addresses); clusters "
      "of one tile meet in a workspace (atom.acq_rel.gpu per piece, the last sums; counters set back by it, no memset)"),
     gemm_row<GemmStreamK>("streamk",
-     "persistent ws_tma_wgmma blocks (atomic tickets), equal shares of all k-tiles (DP + SK hybrid; a block per tile "
+     "persistent ws_tma_wgmma blocks (a grid-wide atomic ticket; with fewer tiles than blocks, the tile from blockIdx "
+     "and the piece from the tile's own ticket), equal shares of all k-tiles (DP + SK hybrid; a block per tile "
      "where no tile is split: ws_tma_wgmma's kernel); split tiles "
      "finished by the tile's last k-piece, which waits only on lower tickets' flags (st.release.gpu / "
      "ld.acquire.gpu) and adds their fp32 partials; with more than 4 blocks per tile, partials only, summed by "
