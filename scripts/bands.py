@@ -90,6 +90,7 @@ EXIT_OK, EXIT_STALE, EXIT_UNUSABLE = 0, 1, 2
 # has any; elsewhere the older runs still give its band (a comment line says so).
 EPOCHS = "band_epochs.csv"
 EPOCH_COLUMNS = ("family", "variant", "since_utc", "since_commit", "why")
+UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")  # a run_utc
 
 
 def rel(path):
@@ -229,7 +230,7 @@ def load_epochs(results):
                              f"want {','.join(EPOCH_COLUMNS)}")
     for (n, _), row in zip(lines[1:], reader):
         utc = row["since_utc"] or ""
-        if not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", utc):
+        if not UTC.fullmatch(utc):
             raise sbcsv.CsvError(f"{rel(path)}:{n}: column 'since_utc': {utc!r}: want YYYY-MM-DDTHH:MM:SSZ "
                                  f"(a run_utc)")
         key = (row["family"], row["variant"])
@@ -240,8 +241,10 @@ def load_epochs(results):
 
 
 def since(pair, epoch):
-    """Whether both runs of a pair were made from epoch's since_utc on."""
-    return all(run.provenance("run_utc") >= epoch[0] for run in pair)
+    """Whether both runs of a pair were made from epoch's since_utc on (a run
+    with no run_utc is taken as older)."""
+    return all(UTC.fullmatch(run.provenance("run_utc")) and run.provenance("run_utc") >= epoch[0]
+               for run in pair)
 
 
 def table_rows(pairs, pairing, epochs=None, notes=None):
@@ -350,7 +353,8 @@ def bands_as_of(run_utc, results=RESULTS):
     or where a variant's kernel changed after it (band_epochs.csv), the
     table computed as before that change, from every A/A run of the variant
     (a committed A/A of the old kernel is judged by the bands its kernel had)."""
-    later = frozenset(k for k, (utc, _) in load_epochs(results).items() if utc > run_utc)
+    later = frozenset(k for k, (utc, _) in load_epochs(results).items()
+                      if not UTC.fullmatch(run_utc or "") or utc > run_utc)
     if not later:
         return sbcompare.load_bands(os.path.join(results, "bands.csv"))
     return _bands_without(results, later)

@@ -704,3 +704,17 @@ def test_the_committed_epochs_name_a_first_run_of_their_commit():
     for key, (utc, commit) in epochs.items():
         assert (commit, utc) in runs, key
         assert not any(c == commit and u < utc for c, u in runs), key
+
+
+def test_a_run_without_its_time_counts_as_older_than_every_epoch():
+    class Run:
+        def __init__(self, utc):
+            self.utc = utc
+
+        def provenance(self, column):
+            assert column == "run_utc"
+            return self.utc
+    epoch = ("2026-11-10T00:00:00Z", "abc1234")
+    assert bands.since((Run("2026-11-10T00:00:00Z"), Run("2026-11-12T00:00:00Z")), epoch)
+    assert not bands.since((Run("2026-11-09T23:59:59Z"), Run("2026-11-12T00:00:00Z")), epoch)
+    assert not bands.since((Run("?"), Run("2026-11-12T00:00:00Z")), epoch)
