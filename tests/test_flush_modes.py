@@ -258,3 +258,26 @@ def test_the_bands_before_and_after_the_epoch():
     b, own = then.band("NVIDIA H200", "ab", "gemm", "splitk_serial"), then.band("NVIDIA H200", "ab", "gemm", "splitk_serial", point)
     assert own.own and f"`splitk_serial` {100 * b.point:.2f}% and its one-slice point's own {100 * own.point:.2f}%" in FIX
     assert now.band("NVIDIA H200", "ab", "gemm", "splitk_serial", point).point < sbcompare.DEFAULT_THRESHOLD
+
+
+def multicast_1x2(path):
+    return [r for r in rows(path) if at_the_point(r) and KERNELS["`ws_tma_wgmma_multicast` 1x2"](r)]
+
+
+def test_the_multicast_fast_launches_follow_the_first_context():
+    """The six A/A runs under the default flush: side A (its context created
+    first) has the fast launches, side B none; every take of 910219a's two."""
+    runs = [p for proof in ("ab_e6f97b9", "ab_f5ffa93", "ab_910219a")
+            for p in sorted(glob.glob(os.path.join(PROOFS, proof, "*", "aa_gate_a.csv*")))]
+    assert len(runs) == 6
+    a = [float(r["min_us"]) for p in runs for r in multicast_1x2(p)]
+    b = [float(r["min_us"]) for p in runs for r in multicast_1x2(p.replace("_a.csv", "_b.csv"))]
+    assert len(a) == len(b) == 6 and max(a) < 60 < 70 < min(b)
+    assert f"side A, whose context is created first, had them (fastest {span(a)} us) and side B never ({span(b)})" in FIX
+    for run in runs:
+        with open(os.path.join(os.path.dirname(run), "aa_gate_ab.txt"), encoding="utf-8") as f:
+            assert "CUDA contexts created in this order: A, B" in f.read(), run
+    takes = {side: [float(r["min_us"]) for p in glob.glob(os.path.join(PROOFS, "ab_910219a", "*", f"aa_gate_{side}.takes.csv.xz"))
+                    for r in multicast_1x2(p)] for side in "ab"}
+    assert len(takes["a"]) == len(takes["b"]) == 4  # a first take and a retake, in each run
+    assert f"every take of A {span(takes['a'])} us, of B {span(takes['b'])}" in FIX
