@@ -38,6 +38,12 @@ margin is MARGIN, or LITTLE_DATA_MARGIN for a variant with fewer than
 MIN_POINTS point moves or fewer than MIN_PAIRS pairs in that pairing: a
 worst case seen few times is a low estimate of the next one.
 
+A changed kernel (results/band_epochs.csv: family, variant, since_utc,
+since_commit, why): from its first GPU run on, the variant's bands read only
+the pairs of runs made since, in each model and pairing that has one (the
+older ones elsewhere; "# epoch:" lines say which). bands_as_of(run_utc)
+gives the table that judges a run of the old kernel.
+
 No variant is left out and none is exempt: a noisy variant gets a wide
 band, never "not gated". The gate takes a variant with no row for its
 pairing at its widest band elsewhere, and lists one with no row at all (a
