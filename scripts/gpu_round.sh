@@ -25,9 +25,9 @@
 #     g  the gate's A/A (issue 36's proof): scripts/ab.py with the carried
 #        binary on both sides, retakes on, over ^(reference|gemm|barrier|devscan)/;
 #        a flagged point fails the step (a change that does nothing)   -> aa/
-# Budget: q < 30 s, p < 1 min, s about 2 min, f about 4 min, g about 4.5 min,
-# a and d < 10 min each: split
-# them over device calls (one call may run 10 minutes).
+# Budget (an H200 at 910219a): q 25 s, p < 1 min, s 3.5 min, f about 4 min,
+# g 4.5 min, d 4 min, a < 10 min: split them over device calls (one call may
+# run 10 minutes; a fresh machine's start costs about a minute more).
 set -u
 C=${1:?usage: STEPS=... scripts/gpu_round.sh CARRY_DIR OUT_DIR}
 O=${2:?usage: STEPS=... scripts/gpu_round.sh CARRY_DIR OUT_DIR}
