@@ -112,7 +112,7 @@ fi
 } >> "$summary"
 # One sanitized sweep: run_family TOOL FAMILY FILTER LABEL COUNTS(1/0) [TILE96].
 run_family() {
-  local tool=$1 fam=$2 filter=$3 label=$4 counts=$5 tile96=${6:-} axes args t0 rc errors rows ok tag
+  local tool=$1 fam=$2 filter=$3 label=$4 counts=$5 tile96=${6:-} axes args t0 rc errors rows ok tag unsupported why
   axes=$(awk -v f="$fam:" '/^[^ ]/ {cur=$1} cur==f && $1=="axis" {print $2}' <<<"$list")
   tag=$tool-$fam$(case $label in "$tool") ;; *vendor*) echo -vendor ;; *tile*) echo -tile96 ;; *) echo -blind ;; esac)
   args=(--filter "$filter" --warmup 0 --min-time 0.0005 --no-fork --unpaired --watchdog-ms 120000
@@ -122,9 +122,9 @@ run_family() {
   [ -n "$tile96" ] || args=(--quick "${args[@]}")
   # devscan: 300001 words = 74 tiles of 128x32, the --quick tile (several
   # look-back windows, 19 cluster tiles, a ragged scalar tail); 4096 would
-  # be one tile, and no block would ever wait on another.
-  # gemm's n is C's columns (unset: = m): 4096 at 256 rows, but the 128x96
-  # tile takes whole 96s, so there n stays m (4096 skipped all 26 of its rows).
+  # be one tile, and no block would ever wait on another. gemm's n is C's
+  # columns (unset: = m): 4096 at 256 rows, but the 128x96 tile takes whole
+  # 96s, so there n stays m (4096 skipped all 26 of its rows).
   if [ "$fam" = devscan ]; then args+=(--n 300001)
   elif [ -z "$tile96" ] && grep -qx n <<<"$axes"; then args+=(--n 4096); fi
   grep -qx iters <<<"$axes" && args+=(--iters 1,2)
@@ -162,8 +162,9 @@ run_family() {
   unsupported=$(grep -c ',unsupported,' "$logs/$tag.csv" 2>/dev/null)
   if [ "$counts" = 1 ] && [ "${ok:-0}" = 0 ] && [ "${unsupported:-0}" != "$rows" ]; then
     fail=1
-    nothing_ran+="- $label, $fam: no row ran ($rows rows, none ok): the tool checked nothing."$'\n'
-    echo "sanitize: $label $fam: no row ran ($rows rows, none ok): the tool checked nothing"
+    why="no row ran ($rows rows, none ok): the tool checked nothing"
+    nothing_ran+="- $label, $fam: $why."$'\n'
+    echo "sanitize: $label $fam: $why"
     grep -Eo ',skipped,[^,]*' "$logs/$tag.csv" 2>/dev/null | sort | uniq -c | head -5
   fi
 }

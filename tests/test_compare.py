@@ -4,9 +4,9 @@ GPU name changed), so each test plants exactly one known difference.
 Real pairs from the GPU go in tests/fixtures/compare/<case>/ (see the README
 there) and are checked by test_recorded_case."""
 import csv
-import lzma
 import glob
 import json
+import lzma
 import math
 import os
 import re

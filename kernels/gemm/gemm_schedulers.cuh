@@ -175,17 +175,16 @@ __device__ __forceinline__ void gemm_slice_ticket(const GemmParams &p, int *tile
 // ones, which have started. Blocks past sk_grid have empty ranges. DP + SK
 // (tiles >= blocks: a block's range crosses tiles): one ticket counter for
 // the grid (p.sem[grid]), b in arrival order, finishers waiting on lower
-// tickets. Why not every block from the grid's counter: splitk_serial's
-// (tile, slice) from such a counter put tiles on SMs in the order the
-// atomics were served, 81-84 us against 55 in blockIdx order at 1024^2 x
-// 16k (docs/history.md, "The flush, and the fast launches of the 64x128
-// tile on the H200").
+// tickets. Why not every block from the grid's counter: it puts tiles on
+// SMs in the order the atomics are served (gemm_slice_ticket).
 __device__ __forceinline__ unsigned gemm_sk_block(const GemmParams &p, int tiles) {
   const int grid = (int)gridDim.x;
   if (!sb_gemm_sk_tiles(tiles, grid)) return blockIdx.x;
   if (tiles >= grid) return gemm_epoch_ticket(p, p.sem + gemm_flag(grid), (unsigned)grid);
-  const unsigned g = (unsigned)(grid / tiles), tile = blockIdx.x % (unsigned)tiles;
-  if (blockIdx.x >= g * (unsigned)tiles) return blockIdx.x;
+  // sk_grid = g tiles (gemm_schedule_math.h; tests/test_gemm.c checks the cut)
+  const unsigned sk_grid = (unsigned)sb_gemm_sk_grid(tiles, grid), g = sk_grid / (unsigned)tiles;
+  const unsigned tile = blockIdx.x % (unsigned)tiles;
+  if (blockIdx.x >= sk_grid) return blockIdx.x;
   return tile * g + gemm_epoch_ticket(p, p.sem + gemm_flag((size_t)grid + 1 + tile), g);
 }
 

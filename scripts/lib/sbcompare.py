@@ -76,8 +76,8 @@ from __future__ import annotations
 import csv
 import fnmatch
 import math
-import re
 import os
+import re
 import statistics
 import textwrap
 from dataclasses import dataclass, field
@@ -207,8 +207,8 @@ def unique_keys(path, rows):
 # How the L2 was emptied before each sample, from an ok row's detail
 # (harness/runner.c): a read since 54fa7a1, a memset before it (the rows of
 # that time say only "L2 flushed before each sample").
-FLUSH_WORDS = (("L2 flushed by a read and a discard", "discard"), ("L2 flushed by a read", "read"), ("L2 flushed by a memset", "memset"),
-               ("L2 flushed before each sample", "memset"))
+FLUSH_WORDS = (("L2 flushed by a read and a discard", "discard"), ("L2 flushed by a read", "read"),
+               ("L2 flushed by a memset", "memset"), ("L2 flushed before each sample", "memset"))
 
 
 def flush_methods(run):
