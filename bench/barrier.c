@@ -25,6 +25,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "../harness/random.h"
 #include "../kernels/families/barrier_layout.h"
@@ -193,9 +194,53 @@ long long sb_barrier_check_tally(const void *out, long long iters, long long wan
   return h->grid_blocks;
 }
 
+const sb_handoff_probe *sb_barrier_sweep_probes(const void *out) {
+  return (const sb_handoff_probe *)((const unsigned char *)out + SB_HANDOFF_PROBE_OFFSET);
+}
+
+long long sb_barrier_check_sweep(const void *out, long long iters, char *detail, size_t len) {
+  const sb_barrier_head *h = out;
+  if (h->magic != SB_BARRIER_MAGIC) {
+    snprintf(detail, len, "block 0 wrote no header (magic 0x%08x)", h->magic);
+    return -1;
+  }
+  if ((long long)h->iters != iters || h->grid_blocks < 2 || h->grid_blocks > SB_HANDOFF_MAX_SMS) {
+    snprintf(detail, len, "header says %u blocks, %u round trips a probe; want 2..%d blocks, %lld",
+             h->grid_blocks, h->iters, SB_HANDOFF_MAX_SMS, iters);
+    return -1;
+  }
+  const int n = (int)h->grid_blocks;
+  const long long probes = sb_handoff_probes(n);
+  const sb_handoff_probe *q = sb_barrier_sweep_probes(out);
+  for (long long j = 0; j < probes; ++j) {
+    int a, b;
+    sb_handoff_pair((int)j, n, &a, &b);
+    for (int side = 0; side < 2; ++side)
+      if (q[j].rounds[side] != (uint32_t)iters || q[j].cycles[side] == 0 ||
+          q[j].cycles[side] >= 0xA5A5A5A5A5A5A5A5ULL) {
+        snprintf(detail, len,
+                 "probe %lld (SM ranks %d-%d), side %d: %u of %lld round trips proven, cycles %llu",
+                 j, a, b, side, q[j].rounds[side], iters, q[j].cycles[side]);
+        return -1;
+      }
+    if (q[j].smid[0] == q[j].smid[1]) {
+      snprintf(detail, len, "probe %lld: both sides ran on SM %u: the hand-off must cross SMs", j,
+               q[j].smid[0]);
+      return -1;
+    }
+  }
+  return probes;
+}
+
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
+}
+
+/* The median of n values, sorting them in place. */
+static double sb_median_of(double *c, long long n) {
+  qsort(c, (size_t)n, sizeof *c, cmp_double);
+  return n % 2 ? c[n / 2] : 0.5 * (c[n / 2 - 1] + c[n / 2]);
 }
 
 void sb_barrier_cycles(const void *out, long long blocks, long long iters, double *median,
@@ -207,8 +252,7 @@ void sb_barrier_cycles(const void *out, long long blocks, long long iters, doubl
     return;
   }
   for (long long b = 0; b < blocks; ++b) c[b] = (double)r[b].cycles / (double)iters;
-  qsort(c, (size_t)blocks, sizeof *c, cmp_double);
-  *median = blocks % 2 ? c[blocks / 2] : 0.5 * (c[blocks / 2 - 1] + c[blocks / 2]);
+  *median = sb_median_of(c, blocks);
   *lo = c[0];
   *hi = c[blocks - 1];
   free(c);
@@ -223,8 +267,9 @@ static int participants(const sb_point *p) {
 
 /* The default (and quick) grid keeps the rows priced between SMs to
  * participants=all and block_threads 32, 256, 1024 (sb_barrier_device_block:
- * a few points each, seconds of sweep); flag_handoff runs its
- * 2-block launch one block per SM whatever the list says. An axis given on
+ * a few points each, seconds of sweep); flag_handoff runs one block per
+ * SM whatever the list says, SB_HANDOFF_ROUNDS round trips a probe unless
+ * the command line gives iters. An axis given on
  * the command line is kept, and barrier_check says why a point cannot run. */
 static int barrier_in_sweep(sb_point *p, unsigned long long user_axes) {
   const unsigned f = p->variant->flags;
@@ -241,6 +286,8 @@ static int barrier_in_sweep(sb_point *p, unsigned long long user_axes) {
     return 0;
   if ((f & SB_BARRIER_VF_PAIR) && !((user_axes >> SB_AXIS_CONTENTION) & 1))
     p->axis[SB_AXIS_CONTENTION] = SB_CONT_ONE_BLOCK;
+  if ((f & SB_BARRIER_VF_SWEEP) && !((user_axes >> SB_AXIS_ITERS) & 1))
+    p->axis[SB_AXIS_ITERS] = SB_HANDOFF_ROUNDS; /* round trips per probe */
   return 1;
 }
 
@@ -270,6 +317,7 @@ static long long barrier_check_point(const sb_point *p, const void *host_in, con
                                      char *detail, size_t len) {
   const unsigned f = p->variant->flags;
   const long long block = p->axis[SB_AXIS_BLOCK], iters = p->axis[SB_AXIS_ITERS];
+  if (f & SB_BARRIER_VF_SWEEP) return sb_barrier_check_sweep(out, iters, detail, len);
   const long long blocks = sb_barrier_check_tally(
       out, iters, sb_barrier_want(f, iters, block), sb_barrier_reporters(f, participants(p), block),
       !(f & SB_BARRIER_VF_HOST_TIMED), detail, len);
@@ -286,8 +334,7 @@ static size_t barrier_in_bytes(const sb_point *p) {
 }
 
 static size_t barrier_out_bytes(const sb_point *p) {
-  (void)p;
-  return SB_BARRIER_OUT_BYTES;
+  return p->variant->flags & SB_BARRIER_VF_SWEEP ? SB_HANDOFF_OUT_BYTES : SB_BARRIER_OUT_BYTES;
 }
 
 static void barrier_make_input(const sb_point *p, void *host_in, uint64_t seed) {
@@ -315,6 +362,90 @@ static long long barrier_check_timed(const sb_point *p, const void *host_out, sb
   const long long blocks = barrier_check_point(p, in, host_out, row->detail, sizeof row->detail);
   free(in);
   return blocks;
+}
+
+/* flag_handoff's sweep: one figure per probe (the mean of its two sides'
+ * fastest launches, per one-way hand-off), then the median over probes. */
+static int sweep_figures(const void *out, long long probes, long long iters, double *c) {
+  const sb_handoff_probe *q = sb_barrier_sweep_probes(out);
+  for (long long j = 0; j < probes; ++j)
+    c[j] = 0.5 * ((double)q[j].cycles[0] + (double)q[j].cycles[1]) / (double)(2 * iters);
+  return 0;
+}
+
+int sb_barrier_sweep_stats(const void *out, long long probes, long long iters, sb_sweep_stats *st) {
+  if (probes < 1) return -1;
+  double *c = malloc((size_t)probes * sizeof *c), *s = malloc((size_t)probes * sizeof *s);
+  if (!c || !s) {
+    free(c), free(s);
+    return -1;
+  }
+  sweep_figures(out, probes, iters, c);
+  st->lo_probe = st->hi_probe = 0;
+  for (long long j = 0; j < probes; ++j) {
+    if (c[j] < c[st->lo_probe]) st->lo_probe = j;
+    if (c[j] > c[st->hi_probe]) st->hi_probe = j;
+  }
+  st->lo = c[st->lo_probe], st->hi = c[st->hi_probe];
+  /* the median over every probe, over SM 0's (the first half) and the cross pairs */
+  const long long half = probes / 2;
+  memcpy(s, c, (size_t)probes * sizeof *s);
+  st->median = sb_median_of(s, probes);
+  memcpy(s, c, (size_t)half * sizeof *s);
+  st->median_sm0 = sb_median_of(s, half);
+  memcpy(s, c + half, (size_t)(probes - half) * sizeof *s);
+  st->median_cross = sb_median_of(s, probes - half);
+  free(c), free(s);
+  return 0;
+}
+
+static int sweep_derive(const sb_point *p, const void *out, long long probes, sb_row *row) {
+  const long long iters = p->axis[SB_AXIS_ITERS];
+  sb_sweep_stats st;
+  if (sb_barrier_sweep_stats(out, probes, iters, &st) != 0) {
+    snprintf(row->detail, sizeof row->detail, "out of host memory for the sweep's statistics");
+    return -1;
+  }
+  row->cycles_per_op = st.median;
+  if (!isnan(row->sm_clock_mhz) && row->sm_clock_mhz > 0)
+    row->ns_per_op = st.median * 1000.0 / row->sm_clock_mhz;
+  const sb_handoff_probe *q = sb_barrier_sweep_probes(out);
+  const sb_handoff_probe *lo = &q[st.lo_probe], *hi = &q[st.hi_probe];
+  snprintf(row->detail, sizeof row->detail,
+           "one-way hand-off = round trip / 2; median over %lld probes (SM pairs x flag places): "
+           "%.2f cycles; min %.2f (SMs %u-%u, place %zu), max %.2f (SMs %u-%u, place %zu); "
+           "median with SM 0 %.2f, across the chip %.2f",
+           probes, st.median, st.lo, lo->smid[0], lo->smid[1], sb_handoff_place((int)st.lo_probe),
+           st.hi, hi->smid[0], hi->smid[1], sb_handoff_place((int)st.hi_probe), st.median_sm0,
+           st.median_cross);
+  return sb_barrier_sweep_map(p, out, probes, row);
+}
+
+/* SB_HANDOFF_MAP=path: every probe of a sweep row appended to path as
+ * CSV (the plot of latency by SM pair and flag place reads it). */
+int sb_barrier_sweep_map(const sb_point *p, const void *out, long long probes, const sb_row *row) {
+  const char *path = getenv("SB_HANDOFF_MAP");
+  if (!path || !*path) return 0;
+  FILE *f = fopen(path, "a");
+  if (!f) {
+    fprintf(stderr, "syncbench: SB_HANDOFF_MAP=%s: cannot open for appending\n", path);
+    return 0; /* the row stands; its map is lost, and said so */
+  }
+  if (ftell(f) == 0)
+    fprintf(f, "variant,block_threads,probe,sm_a,sm_b,place,cycles_per_op,gpu_uuid,commit\n");
+  const sb_handoff_probe *q = sb_barrier_sweep_probes(out);
+  const long long iters = p->axis[SB_AXIS_ITERS];
+  double *c = malloc((size_t)probes * sizeof *c);
+  if (c) {
+    sweep_figures(out, probes, iters, c);
+    for (long long j = 0; j < probes; ++j)
+      fprintf(f, "%s,%lld,%lld,%u,%u,%zu,%.2f,%s,%s\n", p->variant->name, p->axis[SB_AXIS_BLOCK], j,
+              q[j].smid[0], q[j].smid[1], sb_handoff_place((int)j), c[j], row->prov->gpu_uuid,
+              row->prov->commit);
+  }
+  free(c);
+  fclose(f);
+  return 0;
 }
 
 /* A kernel boundary: the host timed `iters` launches (or one graph of
@@ -350,6 +481,7 @@ static int barrier_derive(const sb_point *p, const sb_device *d, const void *hos
   const long long blocks = barrier_check_timed(p, host_out, row);
   if (blocks < 0) return -1; /* the timed launch's count or result failed */
   if (f & SB_BARRIER_VF_HOST_TIMED) return boundary_derive(p, blocks, row);
+  if (f & SB_BARRIER_VF_SWEEP) return sweep_derive(p, host_out, blocks, row);
   double med, lo, hi;
   sb_barrier_cycles(host_out, blocks, iters * sb_barrier_ops_per_iter(f), &med, &lo, &hi);
   row->cycles_per_op = med;

@@ -5,7 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../harness/family.h"
 #include "../harness/launch.h"
+#include "../kernels/families/barrier_layout.h"
 
 /* The variant tables (kernels/families/barrier.cu). */
 extern const sb_variant_table sb_barrier_variants, sb_barrier_tma_variants,
@@ -43,7 +45,25 @@ long long sb_barrier_check_tally(const void *out, long long iters, long long wan
 int sb_barrier_check_values(unsigned flags, const void *host_in, const void *out, long long blocks,
                             long long iters, char *detail, size_t len);
 
-/* flag_handoff's two %smid words in an output (SB_BARRIER_PAIR_SMID). */
+/* flag_handoff(_relaxed)'s sweep (SB_BARRIER_VF_SWEEP; barrier_layout.h):
+ * its probes in an output; the check of an output (the header, every
+ * probe's two sides proved `iters` round trips, timed them and ran on two
+ * SMs), returning the probe count or -1 with the first problem in detail;
+ * the statistics over the probes' one-way figures (each the mean of the
+ * two sides' fastest launches / (2 iters)): median, extremes and the probes
+ * that set them, and the medians over SM 0's probes (the first half) and
+ * over the pairs across the chip; and the per-probe CSV that SB_HANDOFF_MAP
+ * names (appended; nothing without it). */
+typedef struct sb_sweep_stats {
+  double median, lo, hi, median_sm0, median_cross;
+  long long lo_probe, hi_probe;
+} sb_sweep_stats;
+const sb_handoff_probe *sb_barrier_sweep_probes(const void *out);
+long long sb_barrier_check_sweep(const void *out, long long iters, char *detail, size_t len);
+int sb_barrier_sweep_stats(const void *out, long long probes, long long iters, sb_sweep_stats *st);
+int sb_barrier_sweep_map(const sb_point *p, const void *out, long long probes, const sb_row *row);
+
+/* dsmem_handoff's two %smid words in an output (SB_BARRIER_PAIR_SMID). */
 const uint32_t *sb_barrier_pair_smids(const void *out);
 
 /* Operations per loop trip: 2 for flag_handoff (a round trip is two one-way

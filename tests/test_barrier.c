@@ -26,6 +26,28 @@ static unsigned char *fake_out(uint32_t blocks, uint32_t iters, uint32_t reporte
   return out;
 }
 
+/* A sweep output (flag_handoff): n SMs, probe j's sides timed 1000 + 10 j
+ * and 1002 + 10 j cycles per loop of `iters` round trips, on the SMs of its
+ * ranks (rank r = SM r). */
+static unsigned char *fake_sweep(int n, uint32_t iters) {
+  unsigned char *out = malloc(SB_HANDOFF_AREA_OFFSET);
+  memset(out, 0xA5, SB_HANDOFF_AREA_OFFSET);
+  sb_barrier_head *h = (sb_barrier_head *)out;
+  h->grid_blocks = (uint32_t)n;
+  h->iters = iters;
+  h->magic = SB_BARRIER_MAGIC;
+  sb_handoff_probe *q = (sb_handoff_probe *)(out + SB_HANDOFF_PROBE_OFFSET);
+  for (int j = 0; j < sb_handoff_probes(n); ++j) {
+    int a, b;
+    sb_handoff_pair(j, n, &a, &b);
+    q[j].cycles[0] = 1000ull + 10ull * (unsigned)j;
+    q[j].cycles[1] = 1002ull + 10ull * (unsigned)j;
+    q[j].smid[0] = (uint32_t)a, q[j].smid[1] = (uint32_t)b;
+    q[j].rounds[0] = q[j].rounds[1] = iters;
+  }
+  return out;
+}
+
 /* The table row of a variant, from any of the three families. */
 static const sb_variant *row(const char *name) {
   const sb_variant_table *t[] = {&sb_barrier_variants, &sb_barrier_tma_variants,
@@ -297,7 +319,7 @@ SB_TEST(barrier_walk_input_makes_the_look_back_stop_at_its_p) {
 SB_TEST(barrier_check_values_catches_wrong_sums_tokens_and_one_sm) {
   char d[512];
   const long long iters = 1024;
-  const sb_variant *walk = row("lookback_walk_64"), *pair = row("flag_handoff");
+  const sb_variant *walk = row("lookback_walk_64"), *pair = row("dsmem_handoff");
   CHECK(walk != NULL && pair != NULL);
   if (!walk || !pair) return;
   const int w = SB_BARRIER_WALK_OF(walk->flags);
@@ -530,24 +552,33 @@ SB_TEST(barrier_derive_prices_hand_offs_walks_and_boundaries) {
   const long long iters = 4096;
   sb_row r;
 
-  /* flag_handoff: a loop trip is a round trip, the price one way */
-  sb_point p = barrier_point("flag_handoff", 256, iters, SB_CONT_ONE_BLOCK);
+  /* flag_handoff: the sweep's probes, each a round trip per loop trip, the
+   * price one way; the figure is the median over probes */
+  sb_point p = barrier_point("flag_handoff", 256, 32, SB_CONT_ONE_BLOCK);
   CHECK(p.family && p.variant);
   if (!p.family || !p.variant) return;
-  unsigned char *out = fake_out(2, (uint32_t)iters, 1);
-  sb_barrier_rec *rec = (sb_barrier_rec *)((sb_barrier_head *)out + 1);
-  uint32_t *smid = (uint32_t *)sb_barrier_pair_smids(out);
-  rec[0].cycles = 1400ull * (unsigned long long)iters; /* 1400 cycles per round trip */
-  rec[1].cycles = 1404ull * (unsigned long long)iters;
-  rec[0].value = rec[1].value = (uint32_t)iters;
-  smid[0] = 0, smid[1] = 1;
+  unsigned char *out = fake_sweep(8, 32);
+  sb_handoff_probe *q = (sb_handoff_probe *)sb_barrier_sweep_probes(out);
+  const int probes = sb_handoff_probes(8);
   sb_row_init(&r, &d.prov);
   r.sm_clock_mhz = 2000;
   CHECK_EQ_INT(p.family->derive(&p, &d, out, &r), 0);
-  CHECK_NEAR(r.cycles_per_op, 701.0, 1e-9); /* median of 700 and 702 */
-  CHECK_NEAR(r.ns_per_op, 350.5, 1e-9);
-  CHECK(strstr(r.detail, "SM 0") && strstr(r.detail, "SM 1"));
-  smid[1] = 0;
+  /* probe j one-way = (1000 + 10 j + 1000 + 10 j + 2) / 2 / 64: the median of 28 probes */
+  CHECK_NEAR(r.cycles_per_op, (2000.0 + 10.0 * 27 + 2.0) / 2.0 / 64.0, 1e-9);
+  CHECK_NEAR(r.ns_per_op, r.cycles_per_op / 2.0, 1e-9);
+  CHECK(strstr(r.detail, "median over 28 probes") != NULL);
+  CHECK(strstr(r.detail, "SMs 0-1, place 0") != NULL);  /* the fastest: probe 0 */
+  q[5].rounds[1] = 31; /* one round trip not proven */
+  sb_row_init(&r, &d.prov);
+  CHECK_EQ_INT(p.family->derive(&p, &d, out, &r), -1);
+  CHECK(strstr(r.detail, "probe 5") != NULL);
+  q[5].rounds[1] = 32;
+  q[probes - 1].smid[1] = q[probes - 1].smid[0]; /* both sides on one SM */
+  sb_row_init(&r, &d.prov);
+  CHECK_EQ_INT(p.family->derive(&p, &d, out, &r), -1);
+  CHECK(strstr(r.detail, "must cross SMs") != NULL);
+  q[probes - 1].smid[1] = 7;
+  q[3].cycles[0] = 0xA5A5A5A5A5A5A5A5ULL; /* a side that never timed */
   sb_row_init(&r, &d.prov);
   CHECK_EQ_INT(p.family->derive(&p, &d, out, &r), -1);
   free(out);
@@ -559,7 +590,7 @@ SB_TEST(barrier_derive_prices_hand_offs_walks_and_boundaries) {
   CHECK_EQ_INT(p.family->in_bytes(&p), sb_barrier_walk_words(w) * sizeof *in);
   p.family->make_input(&p, in, 555);
   out = fake_out(300, (uint32_t)iters, 1);
-  rec = (sb_barrier_rec *)((sb_barrier_head *)out + 1);
+  sb_barrier_rec *rec = (sb_barrier_rec *)((sb_barrier_head *)out + 1);
   for (int b = 0; b < 300; ++b) {
     rec[b].value = (uint32_t)iters * sb_barrier_walk_prefix(in, w, b % SB_BARRIER_WALK_COPIES);
     rec[b].cycles = 6000ull * (unsigned long long)iters;
@@ -622,4 +653,42 @@ SB_TEST(barrier_derive_prices_hand_offs_walks_and_boundaries) {
     CHECK(strstr(r.detail, "block 7") != NULL);
   }
   free(out);
+}
+
+SB_TEST(barrier_sweep_pairs_every_sm_with_sm0_and_across_the_chip_at_distinct_places) {
+  const int sizes[] = {2, 3, 8, 132, SB_HANDOFF_MAX_SMS};
+  for (int i = 0; i < 5; ++i) {
+    const int n = sizes[i], probes = sb_handoff_probes(n);
+    CHECK(probes <= SB_HANDOFF_MAX_PROBES);
+    int *with0 = calloc((size_t)n, sizeof *with0), across = 0;
+    for (int j = 0; j < probes; ++j) {
+      int a, b;
+      sb_handoff_pair(j, n, &a, &b);
+      CHECK(a >= 0 && a < n && b >= 0 && b < n && a != b);
+      if (j < 2 * (n - 1)) {
+        CHECK_EQ_INT(a, 0);
+        ++with0[b];
+      } else {
+        across += a != 0 && b != 0;
+      }
+    }
+    for (int k = 1; k < n; ++k) CHECK_EQ_INT(with0[k], 2); /* every SM with SM 0, twice */
+    if (n >= 8) CHECK(across >= 2 * (n - 1) - 4); /* the rest pairs SMs across the chip */
+    free(with0);
+  }
+  /* places: inside the area, on their own 512 bytes (four 128-byte lines),
+   * consecutive probes on different 2 MiB pages, and no two probes share one */
+  size_t *seen = malloc(SB_HANDOFF_MAX_PROBES * sizeof *seen);
+  for (int j = 0; j < SB_HANDOFF_MAX_PROBES; ++j) {
+    const size_t o = sb_handoff_place(j);
+    CHECK(o % 128 == 0 && o + 512 <= SB_HANDOFF_AREA_BYTES);
+    CHECK(o / SB_HANDOFF_PAGE == (size_t)j % SB_HANDOFF_PAGES);
+    seen[j] = o;
+  }
+  int clashes = 0;
+  for (int j = 0; j < 4 * 131; ++j) /* the H200's sweep: every place its own */
+    for (int i = 0; i < j; ++i) clashes += seen[i] / 512 == seen[j] / 512;
+  CHECK_EQ_INT(clashes, 0);
+  free(seen);
+  CHECK(SB_HANDOFF_AREA_OFFSET >= SB_HANDOFF_PROBE_OFFSET + SB_HANDOFF_MAX_PROBES * sizeof(sb_handoff_probe));
 }

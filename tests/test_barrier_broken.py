@@ -1,5 +1,5 @@
 """The planted flag hand-off bug (kernels/families/barrier.cu, flag_handoff_lost_token:
-block 1 waits for a token block 0 never sends, so both spin) is a test-only
+side 1 waits for a token side 0 never sends, so both spin) is a test-only
 row of the barrier table, built only with SB_BROKEN=1, whose validating twin
 waits under the watchdog, and scripts/gpu_round.sh step b runs it with the
 other planted bugs (each must cost one `deadlock` row). The GPU run is the
@@ -23,15 +23,16 @@ def _inside_sb_broken(src, needle):
 
 def test_lost_token_is_a_test_only_row_of_the_broken_build():
     src = read("kernels/families/barrier.cu")
-    row = src[src.index("BARRIER_DEVICE_ROW(flag_handoff_lost_token"):]
+    row = src[src.index("BARRIER_HANDOFF_ROW(flag_handoff_lost_token"):]
     row = row[:row.index("),")]
-    assert "SB_VF_TEST_ONLY" in row and "SB_BARRIER_VF_PAIR" in row
-    assert _inside_sb_broken(src, "BARRIER_DEVICE_ROW(flag_handoff_lost_token")
-    assert _inside_sb_broken(src, "struct barrier_op_flag_handoff_lost_token")
+    assert "SB_VF_TEST_ONLY" in row
+    # the planted twin of flag_handoff: its policy, with LoseToken = true
+    assert row.split(",")[1:3] == [" DevLookAcqRel", " true"]
+    assert _inside_sb_broken(src, "BARRIER_HANDOFF_ROW(flag_handoff_lost_token")
+    macro = src[src.index("#define BARRIER_HANDOFF_ROW"):]
+    assert "SB_BARRIER_VF_PAIR" in macro[:macro.index("summary}")]
     # the bug itself: the waiting side asks for a token one ahead
     assert "LoseToken ? want + 1 : want" in src
-    op = src[src.index("struct barrier_op_flag_handoff_lost_token"):]
-    assert op[:op.index("{}")].rstrip().endswith("true>")
     # and its wait is bounded in the validating twin (a row, not a hang)
     flags = read("kernels/common/lookback.cuh")
     wait_for = flags[flags.index("void wait_for("):]

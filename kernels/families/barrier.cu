@@ -608,96 +608,139 @@ struct barrier_op_grid_sync : BarrierBase {
 // devscan's own flag code (kernels/common/lookback.cuh, DevFlags). Thread 0 (or
 // warp 0) of a block takes part; participants must be all.
 
-// flag_handoff(_relaxed): blocks 0 and 1 of a 2-block cooperative launch
-// whose dynamic shared memory is padded past half an SM's (the launcher's
-// SB_BARRIER_VF_PAIR shape): resident at once (cooperative), on two SMs
-// (the padding; the host checks their %smid differ), so nobody waits on a
-// block that has not started. Thread 0 of each plays one side of a
-// ping-pong on two packed flag words 128 bytes apart, round r carrying
-// token r + 1:
-//   block 0: publish ping (P, r+1); wait until pong == (P, r+1)
-//   block 1: wait until ping == (P, r+1); publish pong (P, r+1)
-// Each loop trip is a round trip, two one-way hand-offs through L2 (derive
+// flag_handoff(_relaxed): a ping-pong on two packed flag words 128 bytes
+// apart, round r carrying token r + 1:
+//   side 0: publish ping (P, r+1); wait until pong == (P, r+1)
+//   side 1: wait until ping == (P, r+1); publish pong (P, r+1)
+// Each round is a round trip, two one-way hand-offs through L2 (derive
 // halves it). Pol: DevLookAcqRel (st.release.gpu / ld.acquire.gpu: devscan's
 // chained and lookback) or DevLookRelaxed (st/ld.relaxed.gpu: its
-// lookback_relaxed). The validating twin bounds both waits with the
-// watchdog (a broken protocol is a `deadlock` row); with release/acquire it
-// also hands data over beside the flag: each side stores a tag in its
-// payload slot (a plain st.global) before its flag and checks the other
-// side's after its wait (a plain ld.global), which only the release/acquire
-// pair makes safe. The slots alternate by round: a side rewrites one two
-// rounds later, after its reader's next flag. Relaxed carries nothing
-// beside the word (as lookback_relaxed): its proof is the token itself.
-// Both report the last token received, iters, and their SM
-// (SB_BARRIER_PAIR_SMID).
-#define BARRIER_PING 0   // u64 words of the exchange area
+// lookback_relaxed).
+//
+// Where the two sides run and where the flags live set the price (the L2
+// slice of the flag's line, the SMs' distance to it), so one pair at one
+// address is one draw of a map. The launch is one block per SM
+// (cooperative, padded past half an SM's shared memory: every block
+// resident, one per SM, nobody waits on a block that has not started), and
+// thread 0 of each block plays the probes that name its SM's rank
+// (barrier_layout.h: sb_handoff_pair, sb_handoff_place), one probe at a
+// time: the `step` word says which probe may run, and the two players of
+// probe j wait for step == j (acquire; a block whose turn is further off
+// sleeps 8 us between polls, the next pair polls every 100 ns, so the
+// waiting blocks put next to no traffic on the L2 while a pair plays).
+// Side 0 moves step on (release) after its last round, when side 1 has
+// published its last flag. Each side times its own `iters` rounds after
+// SB_HANDOFF_WARMUP untimed ones (the flags' lines fetched, both players
+// in), and keeps its fastest launch per probe.
+//
+// The validating twin bounds every wait with the watchdog (step's wait
+// restarts the clock whenever step moves: only a stalled sweep is a
+// deadlock). With release/acquire it also hands data over beside the flag:
+// each side stores a tag in its payload slot (a plain st.global) before its
+// flag and checks the other side's after its wait (a plain ld.global),
+// which only the release/acquire pair makes safe. The slots alternate by
+// round: a side rewrites one two rounds later, after its reader's next
+// flag. Relaxed carries nothing beside the word (as lookback_relaxed): its
+// proof is the token itself. LoseToken: the planted bug (side 1 waits for a
+// token side 0 never sends).
+#define BARRIER_PING 0   // u64 words of a probe's place
 #define BARRIER_PONG 16  // the next 128-byte line
 #define BARRIER_DATA 64  // u32 words: side s's slot k at BARRIER_DATA + 32 s + k
 
-template <class Pol, class Self, bool LoseToken = false>
-struct BarrierFlagHandoff : BarrierBase {
-  unsigned long long *words;
-  uint32_t *data;
-  uint32_t token;  // rounds done: the last token received
-  __host__ static size_t smem(const long long *) { return 0; }  // the launcher pads it
-  __device__ static BarrierRole role(int) {
-    BarrierRole r = barrier_role(SB_PART_ALL);
-    r.on = r.report = threadIdx.x == 0;
-    return r;
+template <class Pol, bool LoseToken, bool Validate>
+__device__ __forceinline__ void barrier_handoff_round(const DevFlags<Pol, Validate> &f, int side,
+                                                      uint32_t token) {
+  const unsigned long long want = SB_FLAG_WORD(SB_FLAG_P, token);
+  if (side == 0) {
+    f.publish(BARRIER_PING, SB_FLAG_P, token);
+    f.wait_for(BARRIER_PONG, want);
+  } else {
+    f.wait_for(BARRIER_PING, LoseToken ? want + 1 : want);
+    f.publish(BARRIER_PONG, SB_FLAG_P, token);
   }
-  __device__ static Self make(const BarrierParams &a, const BarrierRole &) {
-    unsigned char *x = a.out + sizeof(sb_barrier_head) + SB_BARRIER_MAX_BLOCKS * sizeof(sb_barrier_rec);
-    Self op{};
-    op.words = (unsigned long long *)x;
-    op.data = (uint32_t *)x;
-    op.token = 0;
-    return op;
-  }
-  // The flags back to X (the last launch left its last token), then both
-  // blocks past one grid barrier: the clock starts with both running.
-  __device__ void before_start() const {
-    if (blockIdx.x == 0 && threadIdx.x == 0) words[BARRIER_PING] = words[BARRIER_PONG] = 0;
-    cg::this_grid().sync();
-  }
-  template <bool Validate>
-  __device__ void sync() {
-    const DevFlags<Pol, Validate> f{words, 0};
-    ++token;
-    const unsigned long long want = SB_FLAG_WORD(SB_FLAG_P, token);
-    if (blockIdx.x == 0) {
-      f.publish(BARRIER_PING, SB_FLAG_P, token);
-      f.wait_for(BARRIER_PONG, want);
-    } else {
-      f.wait_for(BARRIER_PING, LoseToken ? want + 1 : want);  // LoseToken: the planted bug
-      f.publish(BARRIER_PONG, SB_FLAG_P, token);
+}
+
+template <bool Bounded>
+__device__ __forceinline__ void barrier_handoff_turn(const unsigned *step, unsigned j) {
+  unsigned s, seen = 0xffffffffu;
+  unsigned long long t0 = 0;
+  for (;;) {
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(s) : "l"(step) : "memory");
+    if (s >= j) return;
+    __nanosleep(j - s > 1 ? 8000 : 100);
+#if SB_WATCHDOG
+    if constexpr (Bounded) {
+      if (s != seen) t0 = 0;  // the sweep moved: a new wait
+      sb_wd_check(sb_wd_now_ns(), &t0, 0u, 0u, (int)j);
     }
-  }
-  __device__ void publish(const BarrierSlotProof &, int p) const {
-    if constexpr (!Pol::relaxed)
-      data[BARRIER_DATA + 32 * blockIdx.x + (p & 1)] = barrier_tag(p, (int)blockIdx.x);
-  }
-  __device__ unsigned proven(const BarrierSlotProof &, int p) const {
-    if constexpr (Pol::relaxed) return 1;  // the token in the word: wait_for checked it
-    const int other = (int)blockIdx.x ^ 1;
-    return data[BARRIER_DATA + 32 * other + (p & 1)] == barrier_tag(p, other);
-  }
-  __device__ uint32_t value() const { return token; }
-  // Which SM each side ran on, for the host's check (after the clock).
-  __device__ void after_finish() const {
-    if (threadIdx.x == 0) data[SB_BARRIER_PAIR_SMID + blockIdx.x] = barrier_smid();
-  }
-};
-struct barrier_op_flag_handoff : BarrierFlagHandoff<DevLookAcqRel, barrier_op_flag_handoff> {};
-struct barrier_op_flag_handoff_relaxed
-    : BarrierFlagHandoff<DevLookRelaxed, barrier_op_flag_handoff_relaxed> {};
-#ifdef SB_BROKEN
-// The planted protocol bug (make SB_BROKEN=1 only): block 1 waits for a
-// token one ahead of the one block 0 sends, and block 0 for block 1's
-// answer: both spin forever. The validating twin's watchdog turns that into
-// a `deadlock` row (scripts/gpu_round.sh step b).
-struct barrier_op_flag_handoff_lost_token
-    : BarrierFlagHandoff<DevLookAcqRel, barrier_op_flag_handoff_lost_token, true> {};
 #endif
+    seen = s;
+    (void)t0, (void)seen;
+  }
+}
+
+template <class Pol, bool LoseToken, bool Validate>
+__global__ void __launch_bounds__(SB_BARRIER_MAX_THREADS) barrier_handoff_kernel(const BarrierParams a) {
+  sb_barrier_head *head = (sb_barrier_head *)a.out;
+  uint32_t *smids = (uint32_t *)((sb_barrier_rec *)(head + 1) + SB_BARRIER_MAX_BLOCKS);
+  unsigned *step = smids + SB_HANDOFF_MAX_SMS;
+  sb_handoff_probe *probe = (sb_handoff_probe *)(a.out + SB_HANDOFF_PROBE_OFFSET);
+  unsigned char *area = a.out + SB_HANDOFF_AREA_OFFSET;
+  const int n = (int)gridDim.x, probes = sb_handoff_probes(n);
+  const uint32_t me = barrier_smid();
+  if (threadIdx.x == 0) {  // every probe's flags back to X, the sweep to probe 0
+    smids[blockIdx.x] = me;
+    for (int j = (int)blockIdx.x; j < probes; j += n) {
+      unsigned long long *w = (unsigned long long *)(area + sb_handoff_place(j));
+      w[BARRIER_PING] = w[BARRIER_PONG] = 0;
+    }
+    if (blockIdx.x == 0) *step = 0;
+  }
+  cg::this_grid().sync();  // every SM's id and every flag published
+  if (threadIdx.x != 0) return;
+  int rank = 0;
+  for (int b = 0; b < n; ++b) rank += smids[b] < me;
+  for (int j = 0; j < probes; ++j) {
+    int ra, rb;
+    sb_handoff_pair(j, n, &ra, &rb);
+    const int side = rank == ra ? 0 : rank == rb ? 1 : -1;
+    if (side < 0) continue;
+    barrier_handoff_turn<Validate>(step, (unsigned)j);
+    unsigned long long *w = (unsigned long long *)(area + sb_handoff_place(j));
+    uint32_t *data = (uint32_t *)w;
+    const DevFlags<Pol, Validate> f{w, 0};
+    uint32_t token = 0;
+    for (int i = 0; i < SB_HANDOFF_WARMUP; ++i) barrier_handoff_round<Pol, LoseToken>(f, side, ++token);
+    unsigned ok = 0;
+    const long long t0 = clock64();
+    if constexpr (Validate) {
+      for (int p = 0; p < a.iters; ++p) {
+        if constexpr (!Pol::relaxed) data[BARRIER_DATA + 32 * side + (p & 1)] = barrier_tag(p, side);
+        barrier_handoff_round<Pol, LoseToken>(f, side, ++token);
+        if constexpr (Pol::relaxed)
+          ++ok;  // the token in the word: wait_for checked it
+        else
+          ok += data[BARRIER_DATA + 32 * (side ^ 1) + (p & 1)] == barrier_tag(p, side ^ 1);
+      }
+    } else {
+#pragma unroll 4
+      for (int p = 0; p < a.iters; ++p) barrier_handoff_round<Pol, LoseToken>(f, side, ++token);
+      ok = token - SB_HANDOFF_WARMUP;
+    }
+    const long long cycles = clock64() - t0;
+    if (side == 0)  // side 1 has published its last flag: the next pair may play
+      asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(step), "r"((unsigned)j + 1u) : "memory");
+    atomicMin(&probe[j].cycles[side], (unsigned long long)cycles);
+    probe[j].smid[side] = me;
+    probe[j].rounds[side] = ok;
+  }
+  if (blockIdx.x == 0) {
+    head->grid_blocks = gridDim.x;
+    head->iters = (uint32_t)a.iters;
+    head->magic = SB_BARRIER_MAGIC;
+    head->pad = 0;
+  }
+}
 
 // lookback_walk_<W>: warp 0 of every block runs devscan's look-back
 // (DevFlags<DevLookAcqRel>::look_back: the `lookback` row's protocol) over
@@ -1097,8 +1140,9 @@ static int barrier_pick(const long long *axis, sb_kernels *k, char *why, size_t 
 // Grid: one block per SM (the dynamic shared memory is padded past half an
 // SM's, so two cannot share one) or SMs x occupancy (full_occupancy), at
 // most SB_BARRIER_MAX_BLOCKS; cluster launches: as many whole clusters as
-// fit at once; grid_sync: a cooperative launch; flag_handoff (PAIR): a
-// cooperative launch of 2 blocks, one per SM. The shape matters only to
+// fit at once; grid_sync: a cooperative launch; dsmem_handoff (PAIR): a
+// cluster of 2 blocks, one per SM; flag_handoff (PAIR + SWEEP): a
+// cooperative launch of one block per SM. The shape matters only to
 // the query (launch.cuh): launches reuse what it chose, so the device is
 // asked for its shared memory only then.
 static cudaError_t barrier_launch(sb_launch *L) {
@@ -1128,6 +1172,10 @@ static cudaError_t barrier_launch(sb_launch *L) {
       s.grid = 2;
       s.one_per_sm = true;
     }
+    if (flags & SB_BARRIER_VF_SWEEP) {  // one block on every SM, all resident
+      s.grid = SB_GRID_PERSISTENT;
+      s.work = SB_HANDOFF_MAX_SMS;
+    }
     if (s.one_per_sm) {
       int dev = 0, smem_sm = 0;
       cudaError_t e = cudaGetDevice(&dev);
@@ -1138,6 +1186,15 @@ static cudaError_t barrier_launch(sb_launch *L) {
     }
   }
   return sb_launch_params(L, s, a);
+}
+
+// flag_handoff(_relaxed)'s sweep kernel and its validating twin.
+template <class Pol, bool LoseToken>
+static int handoff_pick(const long long *axis, sb_kernels *k, char *why, size_t len) {
+  (void)axis, (void)why, (void)len;
+  *k = sb_twin_kernels<true>(
+      [](auto validate) { return barrier_handoff_kernel<Pol, LoseToken, decltype(validate)::value>; }, 0);
+  return 0;
 }
 
 // The kernel-boundary rows: the empty kernel (timed) and its counting twin.
@@ -1231,6 +1288,11 @@ static cudaError_t boundary_launch(sb_launch *L) {
 // The rows priced between SMs: thread 0 (or warp 0) of a block reports.
 #define BARRIER_DEVICE_ROW(variant, flags, summary) \
   BARRIER_ROW(variant, 0, SB_BARRIER_VF_DEVICE | SB_BARRIER_VF_THREAD0 | (flags), summary)
+// flag_handoff(_relaxed): the sweep over SM pairs and flag places.
+#define BARRIER_HANDOFF_ROW(variant, pol, lose, flags, summary)                                     \
+  {#variant, barrier_launch, handoff_pick<pol, lose>, 0,                                             \
+   SB_BARRIER_VF_DEVICE | SB_BARRIER_VF_THREAD0 | SB_BARRIER_VF_PAIR | SB_BARRIER_VF_SWEEP | (flags), \
+   summary}
 // lookback_walk_<w>: the walk length in the flags and the template from one w.
 #define BARRIER_WALK_ROW(w)                                                                  \
   BARRIER_DEVICE_ROW(lookback_walk_##w, SB_BARRIER_VF_WALK(w),                              \
@@ -1246,7 +1308,7 @@ static_assert((SB_VF_PDL & (SB_BARRIER_VF_BLOCK | SB_BARRIER_VF_GRID | SB_BARRIE
                             SB_BARRIER_VF_WARPS | SB_BARRIER_VF_HALVES | SB_BARRIER_VF_DROP_HALF |
                             SB_BARRIER_VF_THREAD0 | SB_BARRIER_VF_CHASE | SB_BARRIER_VF_DEVICE |
                             SB_BARRIER_VF_PAIR | SB_BARRIER_VF_HOST_TIMED |
-                            SB_BARRIER_VF_WALK(SB_BARRIER_WALK_MAX))) == 0,
+                            SB_BARRIER_VF_SWEEP | SB_BARRIER_VF_WALK(SB_BARRIER_WALK_MAX))) == 0,
               "SB_VF_PDL (kernels/common/pdl.h) must not share a bit with the barrier families' flags");
 
 static const sb_variant barrier_rows[] = {
@@ -1282,12 +1344,14 @@ static const sb_variant barrier_rows[] = {
                 "no synchronization: address pointer chase a = *a, one bare LDS per hop (load-to-use)"),
     BARRIER_ROW(grid_sync, 0, SB_BARRIER_VF_GRID | SB_BARRIER_VF_THREAD0,
                 "cooperative launch, cooperative_groups this_grid().sync() back to back"),
-    BARRIER_DEVICE_ROW(flag_handoff, SB_BARRIER_VF_PAIR | SB_VF_LEASE_BOUND,
-                       "between SMs through L2: blocks 0 and 1, one per SM, ping-pong a packed flag "
-                       "word, st.release.gpu / ld.acquire.gpu spin; per one-way hand-off"),
-    BARRIER_DEVICE_ROW(flag_handoff_relaxed, SB_BARRIER_VF_PAIR | SB_VF_LEASE_BOUND,
-                       "between SMs through L2: flag_handoff's ping-pong with st.relaxed.gpu / "
-                       "ld.relaxed.gpu (devscan's lookback_relaxed); per one-way hand-off"),
+    BARRIER_HANDOFF_ROW(flag_handoff, DevLookAcqRel, false, 0,
+                        "between SMs through L2: two blocks on two SMs ping-pong a packed flag word, "
+                        "st.release.gpu / ld.acquire.gpu spin; per one-way hand-off, the median over "
+                        "SM pairs (SM 0 with every SM, and pairs across the chip) and flag places"),
+    BARRIER_HANDOFF_ROW(flag_handoff_relaxed, DevLookRelaxed, false, 0,
+                        "between SMs through L2: flag_handoff's ping-pong with st.relaxed.gpu / "
+                        "ld.relaxed.gpu (devscan's lookback_relaxed); per one-way hand-off, the "
+                        "median over SM pairs and flag places"),
     BARRIER_WALK_ROW(1),
     BARRIER_WALK_ROW(32),
     BARRIER_WALK_ROW(64),
@@ -1310,9 +1374,9 @@ static const sb_variant barrier_rows[] = {
                          "each a PDL secondary (launch_dependents, then griddepcontrol.wait); "
                          "per boundary"),
 #ifdef SB_BROKEN
-    BARRIER_DEVICE_ROW(flag_handoff_lost_token, SB_BARRIER_VF_PAIR | SB_VF_TEST_ONLY,
-                       "TEST ONLY: flag_handoff whose block 1 waits for a token block 0 never "
-                       "sends: both spin; the watchdog makes it a deadlock row"),
+    BARRIER_HANDOFF_ROW(flag_handoff_lost_token, DevLookAcqRel, true, SB_VF_TEST_ONLY,
+                        "TEST ONLY: flag_handoff whose side 1 waits for a token side 0 never "
+                        "sends: both spin; the watchdog makes it a deadlock row"),
 #endif
 };
 extern "C" const sb_variant_table sb_barrier_variants = {

@@ -76,11 +76,75 @@ enum sb_barrier_variant_flag {
   SB_BARRIER_VF_HOST_TIMED = SB_VF_FAMILY0 << 10 /* a sample is `iters` launches timed by
                                                    the host: per op = median / iters */
 };
+/* A PAIR row swept over SM pairs and flag places (flag_handoff: see below).
+ * Above the walk length's bits (SB_BARRIER_WALK_SHIFT): the family's bits
+ * below them are all taken (SB_VF_PDL is FAMILY0 << 11). */
+#define SB_BARRIER_VF_SWEEP (1u << 30)
 
 /* flag_handoff's blocks write their %smid at these u32 words of the
  * exchange area (block b at SB_BARRIER_PAIR_SMID + b), after the clock: the
- * host checks the two differ. */
+ * host checks the two differ. (The sweep rows below keep theirs per probe.) */
 #define SB_BARRIER_PAIR_SMID 256
+
+/* ---- flag_handoff(_relaxed): the sweep over SM pairs and flag places ----
+ * One hand-off between two SMs is one sample of a map: its latency depends
+ * on which two SMs play and on which L2 slice holds the flag, and both are
+ * where the scheduler and the allocator happened to put them. So the rows
+ * launch one block on every SM (cooperative, padded to one per SM) and run
+ * `probes` probes one after another; probe j is `iters` round trips (after
+ * SB_HANDOFF_WARMUP untimed ones) between the blocks on the SMs of rank
+ * (a, b) (rank: place of the block's %smid among the launch's, so rank r
+ * is SM r wherever the SMs are numbered 0..n-1) on flags at byte
+ * sb_handoff_place(j) of a SB_HANDOFF_AREA_BYTES area (pages of 2 MiB,
+ * offsets spread inside them: other L2 slices). Probes 0 .. 2(n-1)-1 pair
+ * SM 0 with every other SM twice, at two places; the next 2(n-1) pair SM k
+ * with SM k + n/2 (+1) across the chip. The figure is the median over
+ * probes; min and max go into the row's detail.
+ *
+ * Output: the head and records as above (records unused), then at
+ * SB_HANDOFF_PROBE_OFFSET one sb_handoff_probe per probe, then the flag
+ * area at SB_HANDOFF_AREA_OFFSET (2 MiB aligned inside the buffer). */
+#define SB_HANDOFF_MAX_SMS 1024
+#define SB_HANDOFF_MAX_PROBES (4 * (SB_HANDOFF_MAX_SMS - 1))
+#define SB_HANDOFF_WARMUP 2  /* untimed round trips before a probe's clock */
+#define SB_HANDOFF_ROUNDS 32 /* the sweep's iters: timed round trips per probe */
+#define SB_HANDOFF_PAGE (2u << 20)
+#define SB_HANDOFF_PAGES 32u
+#define SB_HANDOFF_AREA_BYTES ((size_t)SB_HANDOFF_PAGES * SB_HANDOFF_PAGE)
+#define SB_HANDOFF_PROBE_OFFSET ((size_t)SB_BARRIER_OUT_BYTES)
+#define SB_HANDOFF_AREA_OFFSET ((size_t)SB_HANDOFF_PAGE) /* past the probes */
+#define SB_HANDOFF_OUT_BYTES (SB_HANDOFF_AREA_OFFSET + SB_HANDOFF_AREA_BYTES)
+
+typedef struct sb_handoff_probe {
+  unsigned long long cycles[2]; /* each side's timed loop, atomic min over launches */
+  uint32_t smid[2];             /* where side 0 (rank a) and side 1 (rank b) ran */
+  uint32_t rounds[2];           /* proven (validating) or completed (timed) round trips */
+} sb_handoff_probe;
+
+#ifdef __CUDACC__
+#define SB_HANDOFF_FN static inline __host__ __device__
+#else
+#define SB_HANDOFF_FN static inline
+#endif
+/* Probes of a launch on n SMs (n >= 2). */
+SB_HANDOFF_FN int sb_handoff_probes(int n) { return 4 * (n - 1); }
+/* The ranks of probe j's two sides. */
+SB_HANDOFF_FN void sb_handoff_pair(int j, int n, int *a, int *b) {
+  const int k = 1 + j % (n - 1), round = j / (n - 1);
+  if (round < 2) {
+    *a = 0, *b = k;
+  } else {
+    *a = k, *b = (k + n / 2 + (round - 2)) % n;
+    if (*b == *a) *b = (*b + 1) % n;
+  }
+}
+/* Byte offset of probe j's flags in the area: page j mod 32, and inside it
+ * one of 60 offsets 32 KiB + 640 bytes apart (a probe uses 512 bytes: ping,
+ * pong and the payload slots, each on its own 128-byte line). */
+SB_HANDOFF_FN size_t sb_handoff_place(int j) {
+  return (size_t)(j % SB_HANDOFF_PAGES) * SB_HANDOFF_PAGE +
+         (size_t)((j / SB_HANDOFF_PAGES) % 60) * (32768u + 640u);
+}
 
 /* lookback_walk_<w>: the walk length w (how many status words the look-back
  * reads back to the nearest P) rides in the row's flags, so that the host's
