@@ -288,6 +288,8 @@ static int barrier_in_sweep(sb_point *p, unsigned long long user_axes) {
     p->axis[SB_AXIS_CONTENTION] = SB_CONT_ONE_BLOCK;
   if ((f & SB_BARRIER_VF_SWEEP) && !((user_axes >> SB_AXIS_ITERS) & 1))
     p->axis[SB_AXIS_ITERS] = SB_HANDOFF_ROUNDS; /* round trips per probe */
+  if ((f & SB_BARRIER_VF_HELD) && !((user_axes >> SB_AXIS_ITERS) & 1))
+    p->axis[SB_AXIS_ITERS] = SB_BARRIER_HELD_ITERS; /* what the launch queue takes at once */
   return 1;
 }
 
@@ -458,8 +460,9 @@ static int boundary_derive(const sb_point *p, long long blocks, sb_row *row) {
   if (!isnan(row->sm_clock_mhz) && row->sm_clock_mhz > 0)
     row->cycles_per_op = row->ns_per_op * row->sm_clock_mhz / 1000.0;
   snprintf(row->detail, sizeof row->detail,
-           "host-timed: a sample is %lld %slaunches of %lld blocks x %lld threads; per boundary = "
+           "%s: a sample is %lld %slaunches of %lld blocks x %lld threads; per boundary = "
            "median sample / %lld (quartiles %.1f..%.1f ns)",
+           p->variant->flags & SB_BARRIER_VF_HELD ? "held stream, GPU-paced" : "host-timed graph",
            iters, p->variant->flags & SB_VF_PDL ? "programmatic dependent (PDL) " : "", blocks,
            p->axis[SB_AXIS_BLOCK], iters, row->q1_us * 1000.0 / (double)iters,
            row->q3_us * 1000.0 / (double)iters);

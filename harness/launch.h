@@ -55,11 +55,6 @@ enum sb_variant_flag {
   SB_VF_BASELINE = 1u << 5,    /* the family's baseline: the 1.0 of its speedups */
   SB_VF_PLAIN = 1u << 6,       /* a plain loop with no synchronization strategy
                                   (the family's own yardstick, e.g. pipeline/reference) */
-  SB_VF_LEASE_BOUND = 1u << 7, /* a price the machine sets, not the code: the host's
-                                  launch rate, which two SMs a pair lands on. Two
-                                  leases of one GPU model disagree on it by 5-58%
-                                  (docs/REGRESSIONS.md), so the gate lists it, never
-                                  gates it */
   SB_VF_FAMILY0 = 1u << 8      /* first bit a family may define for itself */
 };
 
@@ -107,6 +102,10 @@ struct sb_launch {
                                 runner checks the timed kernel's output too */
   int splits_used;           /* split-K: K slices per tile, splits=auto resolved
                                 (the row's splits_used); 0: no splits axis */
+  int hold;                  /* 1: a sample is many launches; enqueue them while the
+                                stream is held (harness/timing.c), so the events time
+                                the GPU running them back to back, not the host
+                                issuing them (kernel_boundary_stream, _pdl) */
 };
 
 /* kernels/common/clock.cu: the SM clock right now, in MHz: clock64() ticks against %globaltimer over
@@ -118,6 +117,12 @@ cudaError_t sb_measure_sm_clock(cudaStream_t stream, double *mhz);
  * adds no synchronization of its own. */
 cudaError_t sb_clock_witness(cudaStream_t stream, unsigned long long spin_ns,
                              double *mapped_mhz);
+
+/* The stream hold (kernels/common/clock.cu): a 1-thread kernel that spins
+ * until *gate (mapped pinned host memory) is nonzero, or timeout_ns pass;
+ * then it writes 1 to *timed_out if the gate never opened. */
+cudaError_t sb_stream_hold(cudaStream_t stream, const volatile int *gate, int *timed_out,
+                           unsigned long long timeout_ns);
 
 /* kernels/common/profile_mark.cu: an empty kernel on point_index + 1 blocks,
  * the marker that opens a point's profiled launch (--profile-warmup): a

@@ -20,6 +20,7 @@ cudaError_t sb_timer_init(sb_timer *t, cudaStream_t stream) {
   t->flush_read_blocks = 0;
   t->flush_discard = 0;
   t->witness = NULL;
+  t->hold = NULL;
   t->nvml = NULL;
   t->pair_fn = NULL;
   t->pair_samples = NULL;
@@ -32,6 +33,11 @@ cudaError_t sb_timer_init(sb_timer *t, cudaStream_t stream) {
       cudaHostAlloc((void **)&t->witness, sizeof *t->witness, cudaHostAllocMapped) != cudaSuccess) {
     cudaGetLastError();
     t->witness = NULL;
+  }
+  if (e == cudaSuccess &&
+      cudaHostAlloc((void **)&t->hold, 2 * sizeof *t->hold, cudaHostAllocMapped) != cudaSuccess) {
+    cudaGetLastError();
+    t->hold = NULL;
   }
   sb_timer_reset(t);
   return e;
@@ -46,6 +52,8 @@ void sb_timer_destroy(sb_timer *t) {
   t->pair_samples = NULL;
   if (t->witness) cudaFreeHost(t->witness);
   t->witness = NULL;
+  if (t->hold) cudaFreeHost(t->hold);
+  t->hold = NULL;
 }
 
 void sb_timer_reset(sb_timer *t) {
@@ -144,16 +152,31 @@ static cudaError_t timed_launch(sb_timer *t, sb_launch_fn fn, sb_launch *L, doub
        (t->flush_discard &&
         (e = sb_l2_discard(t->stream, t->flush_buf, t->flush_bytes, t->flush_read_blocks)) != cudaSuccess)))
     *what = "L2 flush";
+  else if (L->hold && !t->hold) {
+    e = cudaErrorNotSupported;
+    *what = "the stream hold (no mapped host memory)";
+  } else if (L->hold && (t->hold[0] = t->hold[1] = 0,
+                         (e = sb_stream_hold(t->stream, &t->hold[0], &t->hold[1], SB_HOLD_TIMEOUT_NS)) !=
+                             cudaSuccess))
+    *what = "the stream hold";
   else if ((e = cudaEventRecord(t->start, t->stream)) != cudaSuccess)
     *what = "cudaEventRecord";
   else if ((e = fn(L)) != cudaSuccess)
     *what = "launch";
   else if ((e = cudaEventRecord(t->stop, t->stream)) != cudaSuccess)
     *what = "cudaEventRecord";
-  else if ((e = cudaEventSynchronize(t->stop)) != cudaSuccess)
+  else if ((L->hold && (__atomic_store_n(&t->hold[0], 1, __ATOMIC_SEQ_CST), 0)) ||
+           (e = cudaEventSynchronize(t->stop)) != cudaSuccess)
     *what = "kernel";
   else if ((e = cudaEventElapsedTime(&ms, t->start, t->stop)) != cudaSuccess)
     *what = "cudaEventElapsedTime";
+  else if (L->hold && __atomic_load_n(&t->hold[1], __ATOMIC_SEQ_CST)) {
+    /* the host could not enqueue the sample before the hold gave up */
+    e = cudaErrorLaunchOutOfResources;
+    *what = "the stream hold timed out: the launch queue took fewer launches than the sample's iters; "
+            "give a smaller --iters";
+  }
+  if (e != cudaSuccess && L->hold && t->hold) __atomic_store_n(&t->hold[0], 1, __ATOMIC_SEQ_CST);
   *seconds = ms * 1e-3;
   return e;
 }

@@ -38,6 +38,8 @@ typedef struct sb_timer {
   volatile int *stop_flag; /* set by a signal handler: end the benchmark */
   /* Power state over the samples (witness, NVML, throttle rule). */
   double *witness;         /* mapped pinned host reading; NULL: no witness */
+  int *hold;               /* mapped pinned [gate, timed_out] of the stream hold
+                              (launch->hold); NULL: no mapped memory, no hold */
   double since_witness_s;  /* kernel time sampled since the last reading */
   double window_mhz;       /* the last reading (NaN: none yet) */
   int window_flagged;      /* it was taken while throttled */
@@ -73,6 +75,9 @@ void sb_timer_resume(sb_timer *t);
 /* The SM clock over the samples since the reset: witness readings weighted
  * by the sample time each covers (NaN without a reading). */
 double sb_timer_clock_mhz(const sb_timer *t);
+
+/* The stream hold's bound: a sample's launches must be enqueued within it. */
+#define SB_HOLD_TIMEOUT_NS 2000000000ull
 
 /* gbs_iteration_fn: one flushed (if asked), event-timed launch. */
 int sb_timer_sample(void *ctx, double *seconds, char *err, size_t errlen);

@@ -406,8 +406,14 @@ static void note_device_point(const sb_point *p, int quick, int rc, const sb_ker
   if (!(f & SB_BARRIER_VF_DEVICE)) return;
   const int idx = (int)(p->variant - sb_barrier_variants.rows);
   if (idx >= 0 && idx < 64) ++s->seen[quick][idx];
+  /* iters: round trips per probe for the sweep rows, what the launch queue
+   * takes at once for the held rows, the family's own elsewhere */
+  const long long iters = f & SB_BARRIER_VF_SWEEP  ? SB_HANDOFF_ROUNDS
+                          : f & SB_BARRIER_VF_HELD ? SB_BARRIER_HELD_ITERS
+                          : quick                  ? 1024
+                                                   : 8192;
   if (rc != 0 || p->axis[SB_AXIS_PARTICIPANTS] != SB_PART_ALL ||
-      !sb_barrier_device_block(p->axis[SB_AXIS_BLOCK]) ||
+      !sb_barrier_device_block(p->axis[SB_AXIS_BLOCK]) || p->axis[SB_AXIS_ITERS] != iters ||
       ((f & SB_BARRIER_VF_PAIR) && p->axis[SB_AXIS_CONTENTION] != SB_CONT_ONE_BLOCK))
     ++s->bad;
 }
@@ -457,16 +463,19 @@ SB_TEST(barrier_pair_refuses_full_occupancy_when_asked_for_it) {
 }
 
 /* kernel_boundary_pdl: the one PDL row of the barrier families, a kernel
- * boundary like its two neighbours, sm_90 only, lease-bound like the stream
- * row (its kernels are host launches too), with kernels of its own. */
+ * boundary like its two neighbours, sm_90 only, held like the stream row
+ * (its kernels are host launches too; the graph's are one), with kernels
+ * of its own. */
 SB_TEST(barrier_pdl_boundary_row_has_its_traits) {
   const sb_variant *pdl = row("kernel_boundary_pdl"), *stream = row("kernel_boundary_stream"),
                    *graph = row("kernel_boundary_graph");
   CHECK(pdl != NULL && stream != NULL && graph != NULL);
   if (!pdl || !stream || !graph) return;
   const unsigned want = SB_BARRIER_VF_DEVICE | SB_BARRIER_VF_THREAD0 | SB_BARRIER_VF_HOST_TIMED |
-                        SB_VF_PDL | SB_VF_LEASE_BOUND;
+                        SB_VF_PDL | SB_BARRIER_VF_HELD;
   CHECK_EQ_INT(pdl->flags, want);
+  CHECK(stream->flags & SB_BARRIER_VF_HELD);
+  CHECK_EQ_INT(graph->flags & SB_BARRIER_VF_HELD, 0);
   CHECK_EQ_INT(pdl->min_cc, 90);
   CHECK_EQ_INT(pdl->min_cc, SB_PDL_MIN_CC);
   CHECK_EQ_INT(stream->flags & SB_VF_PDL, 0);

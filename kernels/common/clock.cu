@@ -43,3 +43,25 @@ extern "C" cudaError_t sb_clock_witness(cudaStream_t stream, unsigned long long 
   sb_clock_kernel<<<1, 1, 0, stream>>>(spin_ns, mapped_mhz);
   return cudaGetLastError();
 }
+
+// The stream hold: launches enqueued behind it wait until the host opens
+// the gate, so they run back to back at the GPU's own pace however fast the
+// host issued them. Bounded: a host stuck in a launch (a queue too full to
+// take the sample) cannot open the gate, so after timeout_ns the hold gives
+// up and says so in *timed_out; the sample is then refused.
+__global__ void sb_hold_kernel(const volatile int *gate, int *timed_out, unsigned long long timeout_ns) {
+  const unsigned long long t0 = sb_globaltimer_ns();
+  while (*gate == 0) {
+    if (sb_globaltimer_ns() - t0 > timeout_ns) {
+      *(volatile int *)timed_out = 1;
+      return;
+    }
+    __nanosleep(1000);
+  }
+}
+
+extern "C" cudaError_t sb_stream_hold(cudaStream_t stream, const volatile int *gate, int *timed_out,
+                                      unsigned long long timeout_ns) {
+  sb_hold_kernel<<<1, 1, 0, stream>>>(gate, timed_out, timeout_ns);
+  return cudaGetLastError();
+}

@@ -1266,6 +1266,7 @@ static cudaError_t boundary_launch(sb_launch *L) {
     s.block = (int)L->axis[SB_AXIS_BLOCK];
     s.one_per_sm = L->axis[SB_AXIS_CONTENTION] != SB_CONT_FULL;
     const cudaError_t e = sb_launch_query(L, s);
+    L->hold = (L->variant->flags & SB_BARRIER_VF_HELD) != 0;
     if (e != cudaSuccess || !Graph || L->skip[0] || L->blocks_per_sm == 0) return e;
     boundary_exec_out = nullptr;
     return boundary_build(L, 0);
@@ -1308,7 +1309,8 @@ static_assert((SB_VF_PDL & (SB_BARRIER_VF_BLOCK | SB_BARRIER_VF_GRID | SB_BARRIE
                             SB_BARRIER_VF_WARPS | SB_BARRIER_VF_HALVES | SB_BARRIER_VF_DROP_HALF |
                             SB_BARRIER_VF_THREAD0 | SB_BARRIER_VF_CHASE | SB_BARRIER_VF_DEVICE |
                             SB_BARRIER_VF_PAIR | SB_BARRIER_VF_HOST_TIMED |
-                            SB_BARRIER_VF_SWEEP | SB_BARRIER_VF_WALK(SB_BARRIER_WALK_MAX))) == 0,
+                            SB_BARRIER_VF_SWEEP | SB_BARRIER_VF_HELD |
+                            SB_BARRIER_VF_WALK(SB_BARRIER_WALK_MAX))) == 0,
               "SB_VF_PDL (kernels/common/pdl.h) must not share a bit with the barrier families' flags");
 
 static const sb_variant barrier_rows[] = {
@@ -1356,23 +1358,22 @@ static const sb_variant barrier_rows[] = {
     BARRIER_WALK_ROW(32),
     BARRIER_WALK_ROW(64),
     BARRIER_WALK_ROW(256),
-    BARRIER_BOUNDARY_ROW(kernel_boundary_stream, false, false, SB_VF_LEASE_BOUND,
-                         "kernel boundary, host-timed: iters empty kernels back to back in one "
-                         "stream, events around them; per boundary"),
+    BARRIER_BOUNDARY_ROW(kernel_boundary_stream, false, false, SB_BARRIER_VF_HELD,
+                         "kernel boundary: iters empty kernels back to back in one stream, "
+                         "enqueued behind a held stream and timed by events around them (the "
+                         "GPU's pace, not the host's launch rate); per boundary"),
     BARRIER_BOUNDARY_ROW(kernel_boundary_graph, true, false, 0,
                          "kernel boundary, host-timed: one CUDA graph of iters empty kernel nodes "
                          "(captured, instantiated before timing); per boundary"),
-    // Lease-bound like the stream row: each of its kernels is still one host
-    // launch (cudaLaunchKernelExC with one more attribute), and with kernels
-    // this short the host's launch rate sets the sample whenever it is slower
-    // than the GPU's own boundary, as on the committed leases (docs/barrier.md:
-    // 2.9-5.1 us per stream boundary, 0.7-1.2 us per graph boundary). That
-    // rate is the machine's, not the code's (docs/REGRESSIONS.md); PDL can
-    // only take the GPU's share out of a boundary, never the host's.
-    BARRIER_BOUNDARY_ROW(kernel_boundary_pdl, false, true, SB_VF_LEASE_BOUND,
-                         "kernel boundary, host-timed: iters kernels back to back in one stream, "
-                         "each a PDL secondary (launch_dependents, then griddepcontrol.wait); "
-                         "per boundary"),
+    // Held like the stream row: each of its kernels is one host launch
+    // (cudaLaunchKernelExC with one more attribute), and unheld, with kernels
+    // this short, the host's launch rate would set the sample (2.9-5.1 us a
+    // launch on the machines measured, docs/barrier.md), a price of the host,
+    // not of the boundary. PDL can only take the GPU's share out of a boundary.
+    BARRIER_BOUNDARY_ROW(kernel_boundary_pdl, false, true, SB_BARRIER_VF_HELD,
+                         "kernel boundary: iters kernels back to back in one stream, each a PDL "
+                         "secondary (launch_dependents, then griddepcontrol.wait), enqueued behind "
+                         "a held stream; per boundary"),
 #ifdef SB_BROKEN
     BARRIER_HANDOFF_ROW(flag_handoff_lost_token, DevLookAcqRel, true, SB_VF_TEST_ONLY,
                         "TEST ONLY: flag_handoff whose side 1 waits for a token side 0 never "

@@ -80,6 +80,12 @@ enum sb_barrier_variant_flag {
  * Above the walk length's bits (SB_BARRIER_WALK_SHIFT): the family's bits
  * below them are all taken (SB_VF_PDL is FAMILY0 << 11). */
 #define SB_BARRIER_VF_SWEEP (1u << 30)
+/* A host-timed row whose sample's launches are enqueued behind the stream
+ * hold (harness/timing.c): the events then time the GPU running them back
+ * to back, not the host issuing them. SB_BARRIER_HELD_ITERS launches a
+ * sample by default: few enough for the launch queue to take them all. */
+#define SB_BARRIER_VF_HELD (1u << 31)
+#define SB_BARRIER_HELD_ITERS 512
 
 /* flag_handoff's blocks write their %smid at these u32 words of the
  * exchange area (block b at SB_BARRIER_PAIR_SMID + b), after the clock: the
