@@ -44,8 +44,17 @@
  *    empty elsewhere), after splits.
  * 8: elapsed_s, last: seconds from the sweep's start (this process's, with
  *    --resume) to the row's writing, so the largest cell of a run is its
- *    wall time, checkable from the committed CSV (a sweep's budget). */
-#define SB_CSV_SCHEMA_VERSION 8
+ *    wall time, checkable from the committed CSV (a sweep's budget).
+ * 9: gemm's pct_of_cublas is the ratio of the two sides' lower quartiles
+ *    (over the same interleaved v c c v pairs; ceiling_reading
+ *    low_quartile), not of their fastest samples: a rare fast mode (one
+ *    launch in many, in some processes and not others) moved the fastest
+ *    by up to 26% between two processes of one binary. The A/B gate reads
+ *    a gemm point's own q1_us likewise. barrier's flag_handoff rows are
+ *    the median over a sweep of SM pairs and flag places (iters: round
+ *    trips per probe), kernel_boundary_stream/_pdl are timed behind a held
+ *    stream (iters 512). Columns unchanged. */
+#define SB_CSV_SCHEMA_VERSION 9
 
 typedef enum sb_status {
   SB_OK = 0,       /* validated and timed */

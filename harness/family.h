@@ -30,7 +30,8 @@ typedef struct sb_point {
  * (harness/paired.h, sb_paired_pct). */
 typedef enum sb_ratio_reading {
   SB_RATIO_BLOCK_MEDIAN = 0, /* median of v c c v block ratios */
-  SB_RATIO_FASTEST           /* fastest ceiling sample / fastest variant sample */
+  SB_RATIO_FASTEST,          /* fastest ceiling sample / fastest variant sample */
+  SB_RATIO_LOW_QUARTILE      /* lower quartile of the ceiling's samples / the variant's */
 } sb_ratio_reading;
 
 /* Family traits the engine and the scripts read instead of names. */

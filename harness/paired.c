@@ -50,6 +50,22 @@ static double fastest_ratio(const double *variant, const double *ceiling, size_t
   return isfinite(v_min) && isfinite(c_min) ? c_min / v_min : NAN;
 }
 
+/* The ceiling's lower quartile over the variant's. */
+static double low_quartile_ratio(const double *variant, const double *ceiling, size_t pairs) {
+  double *v = malloc(pairs * sizeof *v), *c = malloc(pairs * sizeof *c);
+  size_t nv = 0, nc = 0;
+  for (size_t j = 0; v && c && j < pairs; ++j) {
+    if (variant[j] > 0) v[nv++] = variant[j];
+    if (ceiling[j] > 0) c[nc++] = ceiling[j];
+  }
+  sb_stats sv, sc;
+  const double r = nv && nc && sb_stats_compute(v, nv, &sv) == 0 && sb_stats_compute(c, nc, &sc) == 0
+                       ? sc.q1 / sv.q1
+                       : NAN;
+  free(v), free(c);
+  return r;
+}
+
 double sb_paired_pct(const double *variant, const double *ceiling, size_t pairs,
                      sb_ratio_reading reading) {
   if (pairs == 0) return NAN;
@@ -59,13 +75,16 @@ double sb_paired_pct(const double *variant, const double *ceiling, size_t pairs,
    * alike (and in a block, a drift linear over it cancels). A trailing odd
    * pair has no partner and is left out. */
   const size_t used = pairs > 1 ? pairs - pairs % 2 : pairs;
-  const double r = reading == SB_RATIO_FASTEST ? fastest_ratio(variant, ceiling, used)
-                                               : block_median_ratio(variant, ceiling, used);
+  const double r = reading == SB_RATIO_FASTEST        ? fastest_ratio(variant, ceiling, used)
+                   : reading == SB_RATIO_LOW_QUARTILE ? low_quartile_ratio(variant, ceiling, used)
+                                                      : block_median_ratio(variant, ceiling, used);
   return 100.0 * r;
 }
 
 const char *sb_ratio_reading_name(sb_ratio_reading reading) {
-  return reading == SB_RATIO_FASTEST ? "fastest" : "block_median";
+  return reading == SB_RATIO_FASTEST        ? "fastest"
+         : reading == SB_RATIO_LOW_QUARTILE ? "low_quartile"
+                                            : "block_median";
 }
 
 double *sb_ceiling_cell(sb_row *row, const char *column) {
