@@ -50,12 +50,13 @@ int sb_barrier_check_values(unsigned flags, const void *host_in, const void *out
  * probe's two sides proved `iters` round trips, timed them and ran on two
  * SMs), returning the probe count or -1 with the first problem in detail;
  * the statistics over the probes' one-way figures (each the mean of the
- * two sides' fastest launches / (2 iters)): median, extremes and the probes
+ * two sides' fastest launches / (2 iters)): mean (the row's figure),
+ * median, extremes and the probes
  * that set them, and the medians over SM 0's probes (the first half) and
  * over the pairs across the chip; and the per-probe CSV that SB_HANDOFF_MAP
  * names (appended; nothing without it). */
 typedef struct sb_sweep_stats {
-  double median, lo, hi, median_sm0, median_cross;
+  double mean, median, lo, hi, median_sm0, median_cross;
   long long lo_probe, hi_probe;
 } sb_sweep_stats;
 const sb_handoff_probe *sb_barrier_sweep_probes(const void *out);

@@ -572,10 +572,19 @@ SB_TEST(barrier_derive_prices_hand_offs_walks_and_boundaries) {
   sb_row_init(&r, &d.prov);
   r.sm_clock_mhz = 2000;
   CHECK_EQ_INT(p.family->derive(&p, &d, out, &r), 0);
-  /* probe j one-way = (1000 + 10 j + 1000 + 10 j + 2) / 2 / 64: the median of 28 probes */
-  CHECK_NEAR(r.cycles_per_op, (2000.0 + 10.0 * 27 + 2.0) / 2.0 / 64.0, 1e-9);
+  /* probe j one-way = (1000 + 10 j + 1002 + 10 j) / 2 / 64: the mean of 28
+   * probes (j = 0..27) is probe 13.5's; so is the median here */
+  CHECK_NEAR(r.cycles_per_op, (2002.0 + 20.0 * 13.5) / 2.0 / 64.0, 1e-9);
   CHECK_NEAR(r.ns_per_op, r.cycles_per_op / 2.0, 1e-9);
-  CHECK(strstr(r.detail, "median over 28 probes") != NULL);
+  CHECK(strstr(r.detail, "mean over 28 probes") != NULL);
+  sb_sweep_stats st;
+  q[27].cycles[0] += 64ull * 2 * 28 * 2; /* one slow probe: +56 cycles one way */
+  CHECK_EQ_INT(sb_barrier_sweep_stats(out, probes, 32, &st), 0);
+  CHECK_NEAR(st.mean, (2002.0 + 20.0 * 13.5) / 2.0 / 64.0 + 28.0 * 2 * 2 / 28.0 / 2.0, 1e-9);
+  CHECK_NEAR(st.median, (2002.0 + 20.0 * 13.5) / 2.0 / 64.0, 1e-9); /* the median does not move */
+  CHECK_EQ_INT(st.hi_probe, 27);
+  CHECK_EQ_INT(st.lo_probe, 0);
+  q[27].cycles[0] -= 64ull * 2 * 28 * 2;
   CHECK(strstr(r.detail, "SMs 0-1, place 0") != NULL);  /* the fastest: probe 0 */
   q[5].rounds[1] = 31; /* one round trip not proven */
   sb_row_init(&r, &d.prov);

@@ -104,8 +104,8 @@ enum sb_barrier_variant_flag {
  * sb_handoff_place(j) of a SB_HANDOFF_AREA_BYTES area (pages of 2 MiB,
  * offsets spread inside them: other L2 slices). Probes 0 .. 2(n-1)-1 pair
  * SM 0 with every other SM twice, at two places; the next 2(n-1) pair SM k
- * with SM k + n/2 (+1) across the chip. The figure is the median over
- * probes; min and max go into the row's detail.
+ * with SM k + n/2 (+1) across the chip. The figure is the mean over
+ * probes; median, min and max go into the row's detail.
  *
  * Output: the head and records as above (records unused), then at
  * SB_HANDOFF_PROBE_OFFSET one sb_handoff_probe per probe, then the flag
