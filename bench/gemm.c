@@ -107,7 +107,10 @@ double sb_gemm_tolerance(long long k, double abs_dot) {
  * indexing bugs), one element at a pseudo-random place in every 64 x 64
  * block of C (every warp tile of every block tile, hence every block and
  * every consumer warp), and 4096 more pseudo-random elements. Indices into
- * C (row * n + col); duplicates are harmless. */
+ * C (row * n + col); duplicates are harmless. The pseudo-random places come
+ * from the salt, a hash of the whole shape, the input's seed and which
+ * check reads them: the validation, the timed recheck and the dirty
+ * workspace's validation each read other places. */
 size_t sb_gemm_sample_count(long long m, long long n) {
   const long long blocks = ((m + 63) / 64) * ((n + 63) / 64);
   return (size_t)(4 + n + m + blocks + 4096);
@@ -133,6 +136,13 @@ size_t sb_gemm_sample_set(long long m, long long n, uint64_t salt, long long *id
     idx[c++] = (long long)(s % (uint64_t)(m * n));
   }
   return c;
+}
+
+uint64_t sb_gemm_sample_salt(long long m, long long n, long long k, uint64_t seed, int pass) {
+  uint64_t s = sb_splitmix64(seed);
+  const uint64_t parts[] = {(uint64_t)m, (uint64_t)n, (uint64_t)k, (uint64_t)pass};
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) s = sb_splitmix64(s ^ parts[i]);
+  return s;
 }
 
 /* ---- CPU reference ---- */
@@ -564,8 +574,8 @@ static void gemm_make_input(const sb_point *p, void *host_in, uint64_t seed) {
   sb_parallel_for(gemm_in_bytes(p) / sizeof(uint16_t), 4096, fill_f16, &j);
 }
 
-static int gemm_verify(const sb_point *p, const void *host_in, const void *host_out,
-                       char *detail, size_t len) {
+static int gemm_verify(const sb_point *p, const sb_check *check, const void *host_in,
+                       const void *host_out, char *detail, size_t len) {
   const long long m = p->axis[SB_AXIS_M], n = sb_gemm_cols(p->axis), k = p->axis[SB_AXIS_K];
   const uint16_t *a = host_in, *b = a + m * k;
   const float *c = host_out;
@@ -580,7 +590,7 @@ static int gemm_verify(const sb_point *p, const void *host_in, const void *host_
       snprintf(detail, len, "out of host memory for the sample set");
       return -1;
     }
-    count = sb_gemm_sample_set(m, n, sb_splitmix64((uint64_t)(m * 131 + k)), idx);
+    count = sb_gemm_sample_set(m, n, sb_gemm_sample_salt(m, n, k, check->seed, check->pass), idx);
   }
   long long first;
   const size_t bad = sb_gemm_check(a, b, c, m, n, k, idx, count, &first);

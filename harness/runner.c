@@ -380,9 +380,10 @@ static int prepare_buffers(runner *r, size_t in_bytes, size_t out_bytes, sb_row 
 }
 
 /* Validate: fresh random input, poisoned output, one bounded launch,
- * compare with the CPU reference. A wrong result is never timed. */
+ * compare with the CPU reference. A wrong result is never timed. pass: the
+ * validation, or the one on the dirty workspace. */
 static int validate(runner *r, const sb_point *p, sb_launch *L, unsigned long long seed,
-                    size_t in_bytes, size_t out_bytes, sb_row *row) {
+                    sb_check_pass pass, size_t in_bytes, size_t out_bytes, sb_row *row) {
   const sb_family *f = p->family;
   cudaError_t e;
   row->seed = seed;
@@ -398,7 +399,8 @@ static int validate(runner *r, const sb_point *p, sb_launch *L, unsigned long lo
   if ((e = cudaStreamSynchronize(r->stream)) != cudaSuccess) return cuda_failed(row, "kernel", e);
   if ((e = cudaMemcpy(r->buf.h_out, r->buf.d_out, out_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess)
     return cuda_failed(row, "reading the output", e);
-  if (f->verify(p, r->buf.h_in, r->buf.h_out, row->detail, sizeof row->detail) != 0) {
+  const sb_check check = {seed, pass};
+  if (f->verify(p, &check, r->buf.h_in, r->buf.h_out, row->detail, sizeof row->detail) != 0) {
     row->status = SB_WRONG;
     return 0;
   }
@@ -499,7 +501,8 @@ static int recheck_timed(runner *r, const sb_point *p, const sb_launch *L, size_
   cudaError_t e = cudaMemcpy(r->buf.h_out, r->buf.d_out, out_bytes, cudaMemcpyDeviceToHost);
   if (e != cudaSuccess) return cuda_failed(row, "reading the timed output", e);
   char why[SB_DETAIL_LEN - 40];
-  if (f->verify(p, r->buf.h_in, r->buf.h_out, why, sizeof why) != 0) {
+  const sb_check check = {row->seed, SB_CHECK_TIMED}; /* the validation's input, other elements */
+  if (f->verify(p, &check, r->buf.h_in, r->buf.h_out, why, sizeof why) != 0) {
     gbs_discard_last(name);
     row->status = SB_WRONG;
     snprintf(row->detail, sizeof row->detail, "timed (raw-wait) kernel: %s", why);
@@ -602,7 +605,7 @@ static int revalidate_on_dirty_workspace(runner *r, const sb_point *p, sb_launch
   const unsigned long long seed = sb_second_seed(row->seed);
   sb_row check; /* validate writes its seed, status and detail here, not over the timed row */
   sb_row_init(&check, row->prov);
-  const int rc = validate(r, p, L, seed, in_bytes, out_bytes, &check);
+  const int rc = validate(r, p, L, seed, SB_CHECK_DIRTY, in_bytes, out_bytes, &check);
   if (rc == NEXT) return 0;
   snprintf(row->detail, sizeof row->detail, "second launch on the dirty workspace (seed %llu): %.440s",
            seed, check.detail);
@@ -673,7 +676,7 @@ static int run_point(runner *r, const sb_point *p, long index, int part, unsigne
     *row = s->row;
   } else {
     if ((rc = set_up_point(r, p, row)) != NEXT) return rc;
-    if ((rc = validate(r, p, &s->L, seed, s->in_bytes, s->out_bytes, row)) != NEXT) return rc;
+    if ((rc = validate(r, p, &s->L, seed, SB_CHECK_VALIDATION, s->in_bytes, s->out_bytes, row)) != NEXT) return rc;
   }
   const double share = part == SB_PART_WHOLE ? 1.0 : 0.5;
   if ((rc = time_point(r, s, share, resume, row, &after_mhz)) != NEXT) return rc;

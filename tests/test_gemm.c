@@ -236,6 +236,64 @@ SB_TEST(gemm_sample_set_has_corners_edges_every_block_and_4096) {
   }
 }
 
+/* A sampled check's places (bench/gemm.c's gemm_verify): the salt comes
+ * from the whole shape, the input's seed and the check, so the validation,
+ * the timed recheck and the dirty workspace's validation read other places,
+ * and over checks every row and column of C is read. */
+static long long *sample_of(long long m, long long n, long long k, uint64_t seed, int pass, size_t *count) {
+  long long *idx = malloc(sb_gemm_sample_count(m, n) * sizeof *idx);
+  *count = sb_gemm_sample_set(m, n, sb_gemm_sample_salt(m, n, k, seed, pass), idx);
+  return idx;
+}
+
+SB_TEST(gemm_sample_places_follow_the_whole_shape_the_seed_and_the_check) {
+  /* Salts: every change of m, n, k, seed or check gives another. */
+  const uint64_t base = sb_gemm_sample_salt(2048, 2048, 4096, 7, SB_CHECK_VALIDATION);
+  CHECK(sb_gemm_sample_salt(2048, 4096, 4096, 7, SB_CHECK_VALIDATION) != base); /* n alone */
+  CHECK(sb_gemm_sample_salt(4096, 2048, 4096, 7, SB_CHECK_VALIDATION) != base);
+  CHECK(sb_gemm_sample_salt(2048, 2048, 8192, 7, SB_CHECK_VALIDATION) != base);
+  CHECK(sb_gemm_sample_salt(2048, 2048, 4096, 8, SB_CHECK_VALIDATION) != base); /* the seed */
+  CHECK(sb_gemm_sample_salt(2048, 2048, 4096, 7, SB_CHECK_TIMED) != base);      /* the check */
+  CHECK(sb_gemm_sample_salt(2048, 2048, 4096, 7, SB_CHECK_DIRTY) != base);
+  CHECK(sb_gemm_sample_salt(2048, 2048, 4096, 7, SB_CHECK_DIRTY) !=
+        sb_gemm_sample_salt(2048, 2048, 4096, 7, SB_CHECK_TIMED));
+  CHECK_EQ_INT(sb_gemm_sample_salt(2048, 2048, 4096, 7, SB_CHECK_VALIDATION), base); /* replayable */
+  /* Places: the one element of each 64 x 64 block and the 4096 more are
+   * (nearly all) others between two checks of a point, two seeds, two n. */
+  const long long m = 1024, k = 4096;
+  size_t cv, ct, cs, cn;
+  long long *v = sample_of(m, m, k, 7, SB_CHECK_VALIDATION, &cv), *t = sample_of(m, m, k, 7, SB_CHECK_TIMED, &ct);
+  long long *s = sample_of(m, m, k, 8, SB_CHECK_VALIDATION, &cs), *w = sample_of(m, 2 * m, k, 7, SB_CHECK_VALIDATION, &cn);
+  CHECK(cv == ct && cv == cs);
+  const size_t fixed = (size_t)(4 + 2 * m); /* corners, last row, last column: every check reads them */
+  size_t same_t = 0, same_s = 0, same_n = 0;
+  for (size_t i = fixed; i < cv; ++i) {
+    same_t += v[i] == t[i];
+    same_s += v[i] == s[i];
+  }
+  /* n = 2m: the same place (row, col) in C, not the same index */
+  for (size_t i = fixed, j = (size_t)(4 + m + 2 * m); i < cv && j < cn; ++i, ++j)
+    same_n += v[i] / m == w[j] / (2 * m) && v[i] % m == w[j] % (2 * m);
+  CHECK(same_t < (cv - fixed) / 50);
+  CHECK(same_s < (cv - fixed) / 50);
+  CHECK(same_n < (cv - fixed) / 50);
+  free(v), free(t), free(s), free(w);
+  /* Over seeds and checks, every row and column of C is read. */
+  const long long mm = 256;
+  char *rows = calloc((size_t)mm, 1), *cols = calloc((size_t)mm, 1);
+  for (uint64_t seed = 0; seed < 64; ++seed)
+    for (int pass = SB_CHECK_VALIDATION; pass <= SB_CHECK_DIRTY; ++pass) {
+      size_t c;
+      long long *x = sample_of(mm, mm, k, seed, pass, &c);
+      for (size_t i = (size_t)(4 + 2 * mm); i < c; ++i) rows[x[i] / mm] = cols[x[i] % mm] = 1;
+      free(x);
+    }
+  int unread = 0;
+  for (long long i = 0; i < mm; ++i) unread += !rows[i] + !cols[i];
+  CHECK_EQ_INT(unread, 0);
+  free(rows), free(cols);
+}
+
 static const sb_variant *gemm_variant(const sb_family *f, const char *name) {
   for (int i = 0; i < f->variants->count; ++i)
     if (!strcmp(f->variants->rows[i].name, name)) return &f->variants->rows[i];
