@@ -134,6 +134,14 @@ struct sb_family {
    * detail. */
   int (*verify)(const sb_point *p, const sb_check *check, const void *host_in, const void *host_out,
                 char *detail, size_t len);
+  /* A family whose verify reads only a sample of a large output: the point
+   * of p's kernel at a size whose verify reads all of it, into *whole, and
+   * p with only the axes that pick its kernel, into *kernel. Returns 1 when
+   * p's own check is a sample, 0 when it reads all of it, -1 when p has no
+   * kernel of ours. The runner checks each kernel whole once per process:
+   * at p itself (0), or before p, in a launch that is never timed, at
+   * *whole (1). May be NULL: every check reads all of it. */
+  int (*whole_check)(const sb_point *p, sb_point *whole, sb_point *kernel);
 };
 
 /* The table: registry.c. The `reference` family comes first, because every

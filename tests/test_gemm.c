@@ -307,6 +307,63 @@ static long count_gemm(const sb_point *p, long n, const char *variant) {
   return c;
 }
 
+/* Every GEMM kernel gets a whole check: a point whose check is a sample
+ * names the same kernel at a shape whose check reads all of C, one that
+ * runs on an H100/H200 (the runner validates it before the point, once per
+ * kernel unless a point of the kernel was checked whole already). */
+SB_TEST(gemm_every_sampled_point_has_a_whole_check_of_its_kernel) {
+  const sb_family *f = sb_find_family("gemm");
+  CHECK(f != NULL && f->whole_check != NULL);
+  if (!f || !f->whole_check) return;
+  const sb_device d = sb_test_hopper();
+  char err[256], why[SB_DETAIL_LEN];
+  for (int quick = 0; quick <= 1; ++quick) {
+    sb_sweep_spec spec = {.quick = quick};
+    sb_point *p;
+    const long n = sb_sweep_build(&spec, &p, err, sizeof err);
+    long sampled = 0, kernels = 0;
+    for (long i = 0; i < n; ++i) {
+      if (strcmp(p[i].family->name, "gemm")) continue;
+      sb_point w, kernel;
+      const int rc = f->whole_check(&p[i], &w, &kernel);
+      const long long m = p[i].axis[SB_AXIS_M], nn = sb_gemm_cols(p[i].axis), k = p[i].axis[SB_AXIS_K];
+      if (p[i].variant->flags & SB_VF_NO_KERNEL) {
+        CHECK_EQ_INT(rc, -1);
+        continue;
+      }
+      ++kernels;
+      CHECK_EQ_INT(rc, m * nn * k > (1LL << 30));
+      /* the kernel: the point but its shape */
+      CHECK(kernel.axis[SB_AXIS_M] == SB_AXIS_UNSET && kernel.axis[SB_AXIS_K] == SB_AXIS_UNSET);
+      CHECK(kernel.axis[SB_AXIS_TILE] == p[i].axis[SB_AXIS_TILE] && kernel.variant == p[i].variant);
+      if (rc != 1) continue;
+      ++sampled;
+      const long long wm = w.axis[SB_AXIS_M], wn = sb_gemm_cols(w.axis), wk = w.axis[SB_AXIS_K];
+      CHECK(wm * wn * wk <= (1LL << 30));
+      CHECK(wm <= m && wn <= nn && wk <= k && wk >= k / 64); /* the k-loop halved at most 6 times */
+      CHECK(w.variant == p[i].variant);
+      int others = 0;
+      for (int a = 0; a < SB_NUM_AXES; ++a)
+        others += a != SB_AXIS_M && a != SB_AXIS_N && a != SB_AXIS_K && w.axis[a] != p[i].axis[a];
+      CHECK_EQ_INT(others, 0);
+      CHECK(f->check(&w, &d, why, sizeof why) == NULL);
+      sb_row row;
+      sb_row_init(&row, &d.prov);
+      CHECK_EQ_INT(sb_point_precheck(&w, &d, &row), 0);
+    }
+    CHECK(kernels > 0 && sampled > 0 && sampled < kernels);
+    free(p);
+  }
+  /* The smallest there is: one cluster of tiles and a k-tile per slice. */
+  sb_point q = {f, gemm_variant(f, "splitk_serial"), {0}};
+  for (int a = 0; a < SB_NUM_AXES; ++a) q.axis[a] = SB_AXIS_UNSET;
+  q.axis[SB_AXIS_M] = q.axis[SB_AXIS_N] = 8192, q.axis[SB_AXIS_K] = 1 << 20, q.axis[SB_AXIS_TILE] = 0;
+  q.axis[SB_AXIS_SPLITS] = 4;
+  sb_point w, kernel;
+  CHECK_EQ_INT(f->whole_check(&q, &w, &kernel), 1);
+  CHECK(w.axis[SB_AXIS_M] == 128 && w.axis[SB_AXIS_N] == 128 && w.axis[SB_AXIS_K] == 65536);
+}
+
 SB_TEST(gemm_default_sweep_keeps_only_the_shapes_and_stages_each_variant_takes) {
   const sb_family *f = sb_find_family("gemm");
   CHECK(f != NULL);
