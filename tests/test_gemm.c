@@ -362,6 +362,14 @@ SB_TEST(gemm_every_sampled_point_has_a_whole_check_of_its_kernel) {
   sb_point w, kernel;
   CHECK_EQ_INT(f->whole_check(&q, &w, &kernel), 1);
   CHECK(w.axis[SB_AXIS_M] == 128 && w.axis[SB_AXIS_N] == 128 && w.axis[SB_AXIS_K] == 65536);
+  /* docs/gemm.md's examples: 2048^3 -> 512 x 1024 x 2048, 1024 x 16384 -> 256^2 x 16384 */
+  q.axis[SB_AXIS_SPLITS] = SB_AXIS_AUTO;
+  q.axis[SB_AXIS_M] = q.axis[SB_AXIS_N] = q.axis[SB_AXIS_K] = 2048;
+  CHECK_EQ_INT(f->whole_check(&q, &w, &kernel), 1);
+  CHECK(w.axis[SB_AXIS_M] == 512 && w.axis[SB_AXIS_N] == 1024 && w.axis[SB_AXIS_K] == 2048);
+  q.axis[SB_AXIS_M] = q.axis[SB_AXIS_N] = 1024, q.axis[SB_AXIS_K] = 16384;
+  CHECK_EQ_INT(f->whole_check(&q, &w, &kernel), 1);
+  CHECK(w.axis[SB_AXIS_M] == 256 && w.axis[SB_AXIS_N] == 256 && w.axis[SB_AXIS_K] == 16384);
 }
 
 SB_TEST(gemm_default_sweep_keeps_only_the_shapes_and_stages_each_variant_takes) {
