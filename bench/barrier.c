@@ -347,8 +347,9 @@ static void barrier_make_input(const sb_point *p, void *host_in, uint64_t seed) 
     sb_fill_u32(host_in, barrier_in_bytes(p) / sizeof(uint32_t), seed);
 }
 
-static int barrier_verify(const sb_point *p, const void *host_in, const void *host_out,
-                          char *detail, size_t len) {
+static int barrier_verify(const sb_point *p, const sb_check *check, const void *host_in,
+                          const void *host_out, char *detail, size_t len) {
+  (void)check;
   return barrier_check_point(p, host_in, host_out, detail, len) < 0 ? -1 : 0;
 }
 

@@ -35,8 +35,9 @@ static void broken_make_input(const sb_point *p, void *host_in, uint64_t seed) {
 
 /* What a correct kernel would produce: a copy, or for missing_barrier each
  * tile rotated left by 32 words. */
-static int broken_verify(const sb_point *p, const void *host_in, const void *host_out,
-                         char *detail, size_t len) {
+static int broken_verify(const sb_point *p, const sb_check *check, const void *host_in,
+                         const void *host_out, char *detail, size_t len) {
+  (void)check;
   size_t n = (size_t)p->axis[SB_AXIS_N], tile = (size_t)p->axis[SB_AXIS_BLOCK];
   const uint32_t *in = host_in;
   uint32_t *want = malloc(n * sizeof *want);

@@ -146,8 +146,9 @@ static void devscan_make_input(const sb_point *p, void *host_in, uint64_t seed) 
   sb_fill_u32(host_in, (size_t)p->axis[SB_AXIS_N], seed);
 }
 
-static int devscan_verify(const sb_point *p, const void *host_in, const void *host_out,
-                          char *detail, size_t len) {
+static int devscan_verify(const sb_point *p, const sb_check *check, const void *host_in,
+                          const void *host_out, char *detail, size_t len) {
+  (void)check;
   return sb_devscan_check(host_in, host_out, (size_t)p->axis[SB_AXIS_N], detail, len);
 }
 

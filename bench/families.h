@@ -95,6 +95,10 @@ double sb_gemm_epilogue_pct(void);
  * what sample_set writes; it returns how many it wrote. */
 size_t sb_gemm_sample_count(long long m, long long n);
 size_t sb_gemm_sample_set(long long m, long long n, uint64_t salt, long long *idx);
+/* The salt of a check's sample: the whole shape, the input's seed and the
+ * check (sb_check_pass: validation, timed recheck, dirty workspace), so no
+ * two checks of a point, nor two shapes or inputs, read the same places. */
+uint64_t sb_gemm_sample_salt(long long m, long long n, long long k, uint64_t seed, int pass);
 /* C[row][col] of A (m x k row-major fp16) * B (stored n x k) in double,
  * and sum_k |a_k b_k|. */
 void sb_gemm_reference_at(const uint16_t *a, const uint16_t *b, long long n, long long k,

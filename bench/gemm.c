@@ -107,7 +107,10 @@ double sb_gemm_tolerance(long long k, double abs_dot) {
  * indexing bugs), one element at a pseudo-random place in every 64 x 64
  * block of C (every warp tile of every block tile, hence every block and
  * every consumer warp), and 4096 more pseudo-random elements. Indices into
- * C (row * n + col); duplicates are harmless. */
+ * C (row * n + col); duplicates are harmless. The pseudo-random places come
+ * from the salt, a hash of the whole shape, the input's seed and which
+ * check reads them: the validation, the timed recheck and the dirty
+ * workspace's validation each read other places. */
 size_t sb_gemm_sample_count(long long m, long long n) {
   const long long blocks = ((m + 63) / 64) * ((n + 63) / 64);
   return (size_t)(4 + n + m + blocks + 4096);
@@ -133,6 +136,13 @@ size_t sb_gemm_sample_set(long long m, long long n, uint64_t salt, long long *id
     idx[c++] = (long long)(s % (uint64_t)(m * n));
   }
   return c;
+}
+
+uint64_t sb_gemm_sample_salt(long long m, long long n, long long k, uint64_t seed, int pass) {
+  uint64_t s = sb_splitmix64(seed);
+  const uint64_t parts[] = {(uint64_t)m, (uint64_t)n, (uint64_t)k, (uint64_t)pass};
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; ++i) s = sb_splitmix64(s ^ parts[i]);
+  return s;
 }
 
 /* ---- CPU reference ---- */
@@ -564,14 +574,46 @@ static void gemm_make_input(const sb_point *p, void *host_in, uint64_t seed) {
   sb_parallel_for(gemm_in_bytes(p) / sizeof(uint16_t), 4096, fill_f16, &j);
 }
 
-static int gemm_verify(const sb_point *p, const void *host_in, const void *host_out,
-                       char *detail, size_t len) {
+/* Every element of C when the check costs at most 2^30 multiply-adds
+ * (1024^3), else the sample set. */
+static int checks_whole(long long m, long long n, long long k) { return m * n * k <= (1LL << 30); }
+
+/* A point whose check is a sample: the same kernel (variant, tile, stages,
+ * cluster shape, splits: every axis but M, N and K) at a shape whose check
+ * reads the whole C, which the runner validates once per process before
+ * the first such point of the kernel (not timed) unless a point of the
+ * kernel was checked whole already. M and N give way first, by halving
+ * their tile counts (in whole clusters), the larger first, so K and its
+ * k-loop stay the point's where they can; then K, down to a k-tile per
+ * slice. */
+static int gemm_whole_check(const sb_point *p, sb_point *whole, sb_point *kernel) {
+  if (is_cublas(p)) return -1;
+  *kernel = *whole = *p;
+  kernel->axis[SB_AXIS_M] = kernel->axis[SB_AXIS_N] = kernel->axis[SB_AXIS_K] = SB_AXIS_UNSET;
+  long long *ax = whole->axis, m = ax[SB_AXIS_M], n = sb_gemm_cols(ax), k = ax[SB_AXIS_K];
+  if (checks_whole(m, n, k)) return 0;
+  const int t = (int)ax[SB_AXIS_TILE];
+  const long long cs = ax[SB_AXIS_CLUSTER_SHAPE], sp = ax[SB_AXIS_SPLITS];
+  const long long um = (long long)sb_gemm_tile_bm(t) * (cs == SB_AXIS_UNSET ? 1 : sb_gemm_cluster_m((int)cs));
+  const long long un = (long long)sb_gemm_tile_bn(t) * (cs == SB_AXIS_UNSET ? 1 : sb_gemm_cluster_n((int)cs));
+  const long long kmin = SB_GEMM_BK * (sp > 1 ? sp : 1);
+  while (!checks_whole(m, n, k)) {
+    if (m >= n && m > um) m = (m / um / 2 > 1 ? m / um / 2 : 1) * um;
+    else if (n > un) n = (n / un / 2 > 1 ? n / un / 2 : 1) * un;
+    else if (m > um) m = (m / um / 2 > 1 ? m / um / 2 : 1) * um;
+    else if (k > kmin) k = (k / SB_GEMM_BK / 2) * SB_GEMM_BK > kmin ? (k / SB_GEMM_BK / 2) * SB_GEMM_BK : kmin;
+    else break; /* one cluster of tiles, a k-tile per slice: the smallest there is */
+  }
+  ax[SB_AXIS_M] = m, ax[SB_AXIS_N] = n, ax[SB_AXIS_K] = k;
+  return 1;
+}
+
+static int gemm_verify(const sb_point *p, const sb_check *check, const void *host_in,
+                       const void *host_out, char *detail, size_t len) {
   const long long m = p->axis[SB_AXIS_M], n = sb_gemm_cols(p->axis), k = p->axis[SB_AXIS_K];
   const uint16_t *a = host_in, *b = a + m * k;
   const float *c = host_out;
-  /* Every element when the check costs at most 2^30 multiply-adds (the
-   * smallest shape), else the sample set. */
-  const int full = m * n * k <= (1LL << 30);
+  const int full = checks_whole(m, n, k);
   long long *idx = NULL;
   size_t count = (size_t)(m * n);
   if (!full) {
@@ -580,7 +622,7 @@ static int gemm_verify(const sb_point *p, const void *host_in, const void *host_
       snprintf(detail, len, "out of host memory for the sample set");
       return -1;
     }
-    count = sb_gemm_sample_set(m, n, sb_splitmix64((uint64_t)(m * 131 + k)), idx);
+    count = sb_gemm_sample_set(m, n, sb_gemm_sample_salt(m, n, k, check->seed, check->pass), idx);
   }
   long long first;
   const size_t bad = sb_gemm_check(a, b, c, m, n, k, idx, count, &first);
@@ -704,4 +746,5 @@ const sb_family sb_family_gemm = {
     .keeps_state = gemm_keeps_state,
     .make_input = gemm_make_input,
     .verify = gemm_verify,
+    .whole_check = gemm_whole_check,
 };

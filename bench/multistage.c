@@ -119,8 +119,9 @@ static void multistage_make_input(const sb_point *p, void *host_in, uint64_t see
   sb_fill_f32(host_in, (size_t)p->axis[SB_AXIS_N], seed, 1.0f, 2.0f);
 }
 
-static int multistage_verify(const sb_point *p, const void *host_in, const void *host_out,
-                             char *detail, size_t len) {
+static int multistage_verify(const sb_point *p, const sb_check *check, const void *host_in,
+                             const void *host_out, char *detail, size_t len) {
+  (void)check;
   const size_t n = (size_t)p->axis[SB_AXIS_N];
   const int iters = (int)p->axis[SB_AXIS_ITERS];
   double *want = malloc(n * sizeof *want);

@@ -173,8 +173,9 @@ static void pipeline_make_input(const sb_point *p, void *host_in, uint64_t seed)
   sb_fill_f32(host_in, (size_t)p->axis[SB_AXIS_N], seed, -1.0f, 1.0f);
 }
 
-static int pipeline_verify(const sb_point *p, const void *host_in, const void *host_out,
-                           char *detail, size_t len) {
+static int pipeline_verify(const sb_point *p, const sb_check *check, const void *host_in,
+                           const void *host_out, char *detail, size_t len) {
+  (void)check;
   const size_t n = (size_t)p->axis[SB_AXIS_N];
   const int intensity = (int)p->axis[SB_AXIS_INTENSITY];
   const float *in = host_in, *got = host_out;

@@ -72,8 +72,9 @@ static void scan_make_input(const sb_point *p, void *host_in, uint64_t seed) {
   sb_fill_u32(host_in, (size_t)p->axis[SB_AXIS_N], seed);
 }
 
-static int scan_verify(const sb_point *p, const void *host_in,
+static int scan_verify(const sb_point *p, const sb_check *check, const void *host_in,
                        const void *host_out, char *detail, size_t len) {
+  (void)check;
   size_t n = (size_t)p->axis[SB_AXIS_N];
   uint32_t *want = malloc(n * sizeof *want);
   if (!want) {

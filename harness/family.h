@@ -18,6 +18,17 @@
 
 typedef struct sb_family sb_family;
 
+/* Which of a point's checks a verify call is: the validation, the recheck
+ * of a raw twin's timed output (same input), or the validation on the dirty
+ * workspace (the second seed's input). A family that reads a sample of a
+ * large output draws the sample from these, so no two checks read the same
+ * elements. */
+typedef enum sb_check_pass { SB_CHECK_VALIDATION = 0, SB_CHECK_TIMED, SB_CHECK_DIRTY } sb_check_pass;
+typedef struct sb_check {
+  uint64_t seed;      /* the seed make_input drew host_in from */
+  sb_check_pass pass;
+} sb_check;
+
 /* One sweep point: a variant and a value for every axis (SB_AXIS_UNSET
  * where the family does not use the axis). */
 typedef struct sb_point {
@@ -118,11 +129,20 @@ struct sb_family {
   int (*keeps_state)(const sb_point *p);
   /* Fills the host input from seed (fresh for every point). */
   void (*make_input)(const sb_point *p, void *host_in, uint64_t seed);
-  /* Compares the host output with the CPU reference computed from host_in.
-   * Returns 0 when it matches, else writes the first mismatches and their
-   * count into detail. */
-  int (*verify)(const sb_point *p, const void *host_in, const void *host_out,
+  /* Compares the host output with the CPU reference computed from host_in
+   * (drawn from check->seed; check->pass: which check this is). Returns 0
+   * when it matches, else writes the first mismatches and their count into
+   * detail. */
+  int (*verify)(const sb_point *p, const sb_check *check, const void *host_in, const void *host_out,
                 char *detail, size_t len);
+  /* A family whose verify reads only a sample of a large output: the point
+   * of p's kernel at a size whose verify reads all of it, into *whole, and
+   * p with only the axes that pick its kernel, into *kernel. Returns 1 when
+   * p's own check is a sample, 0 when it reads all of it, -1 when p has no
+   * kernel of ours. The runner checks each kernel whole once per process:
+   * at p itself (0), or before p, in a launch that is never timed, at
+   * *whole (1). May be NULL: every check reads all of it. */
+  int (*whole_check)(const sb_point *p, sb_point *whole, sb_point *kernel);
 };
 
 /* The table: registry.c. The `reference` family comes first, because every

@@ -90,6 +90,34 @@ typedef struct point_state {
   sb_row row;          /* part 1's row so far: seed, configure's cells */
 } point_state;
 
+/* Names of points, each once. */
+typedef struct name_set {
+  char **names;
+  size_t count, cap;
+} name_set;
+
+/* 1: name added, 0: already there, -1: out of memory. */
+static int name_set_add(name_set *s, const char *name) {
+  for (size_t i = 0; i < s->count; ++i)
+    if (!strcmp(s->names[i], name)) return 0;
+  if (s->count == s->cap) {
+    const size_t cap = s->cap ? 2 * s->cap : 64;
+    char **grown = realloc(s->names, cap * sizeof *grown);
+    if (!grown) return -1;
+    s->names = grown, s->cap = cap;
+  }
+  char *copy = malloc(strlen(name) + 1);
+  if (!copy) return -1;
+  s->names[s->count++] = strcpy(copy, name);
+  return 1;
+}
+
+static void name_set_free(name_set *s) {
+  for (size_t i = 0; i < s->count; ++i) free(s->names[i]);
+  free(s->names);
+  *s = (name_set){0};
+}
+
 typedef struct runner {
   sb_device *dev;
   const sb_run_options *opt;
@@ -100,6 +128,7 @@ typedef struct runner {
   void *d_pair_out; /* the paired ceiling's own output (harness/paired.h) */
   size_t pair_out_cap;
   point_state st;
+  name_set wholes; /* the kernels checked whole (validate_whole_once) */
 } runner;
 
 /* Sets up the paired ceiling for p's timing: the ceiling point, queried
@@ -380,9 +409,10 @@ static int prepare_buffers(runner *r, size_t in_bytes, size_t out_bytes, sb_row 
 }
 
 /* Validate: fresh random input, poisoned output, one bounded launch,
- * compare with the CPU reference. A wrong result is never timed. */
+ * compare with the CPU reference. A wrong result is never timed. pass: the
+ * validation, or the one on the dirty workspace. */
 static int validate(runner *r, const sb_point *p, sb_launch *L, unsigned long long seed,
-                    size_t in_bytes, size_t out_bytes, sb_row *row) {
+                    sb_check_pass pass, size_t in_bytes, size_t out_bytes, sb_row *row) {
   const sb_family *f = p->family;
   cudaError_t e;
   row->seed = seed;
@@ -398,7 +428,8 @@ static int validate(runner *r, const sb_point *p, sb_launch *L, unsigned long lo
   if ((e = cudaStreamSynchronize(r->stream)) != cudaSuccess) return cuda_failed(row, "kernel", e);
   if ((e = cudaMemcpy(r->buf.h_out, r->buf.d_out, out_bytes, cudaMemcpyDeviceToHost)) != cudaSuccess)
     return cuda_failed(row, "reading the output", e);
-  if (f->verify(p, r->buf.h_in, r->buf.h_out, row->detail, sizeof row->detail) != 0) {
+  const sb_check check = {seed, pass};
+  if (f->verify(p, &check, r->buf.h_in, r->buf.h_out, row->detail, sizeof row->detail) != 0) {
     row->status = SB_WRONG;
     return 0;
   }
@@ -499,7 +530,8 @@ static int recheck_timed(runner *r, const sb_point *p, const sb_launch *L, size_
   cudaError_t e = cudaMemcpy(r->buf.h_out, r->buf.d_out, out_bytes, cudaMemcpyDeviceToHost);
   if (e != cudaSuccess) return cuda_failed(row, "reading the timed output", e);
   char why[SB_DETAIL_LEN - 40];
-  if (f->verify(p, r->buf.h_in, r->buf.h_out, why, sizeof why) != 0) {
+  const sb_check check = {row->seed, SB_CHECK_TIMED}; /* the validation's input, other elements */
+  if (f->verify(p, &check, r->buf.h_in, r->buf.h_out, why, sizeof why) != 0) {
     gbs_discard_last(name);
     row->status = SB_WRONG;
     snprintf(row->detail, sizeof row->detail, "timed (raw-wait) kernel: %s", why);
@@ -602,7 +634,7 @@ static int revalidate_on_dirty_workspace(runner *r, const sb_point *p, sb_launch
   const unsigned long long seed = sb_second_seed(row->seed);
   sb_row check; /* validate writes its seed, status and detail here, not over the timed row */
   sb_row_init(&check, row->prov);
-  const int rc = validate(r, p, L, seed, in_bytes, out_bytes, &check);
+  const int rc = validate(r, p, L, seed, SB_CHECK_DIRTY, in_bytes, out_bytes, &check);
   if (rc == NEXT) return 0;
   snprintf(row->detail, sizeof row->detail, "second launch on the dirty workspace (seed %llu): %.440s",
            seed, check.detail);
@@ -610,17 +642,48 @@ static int revalidate_on_dirty_workspace(runner *r, const sb_point *p, sb_launch
   return rc;
 }
 
+/* A point whose check reads a sample of its output (family->whole_check):
+ * unless its kernel was checked whole already in this process, the kernel
+ * at a size whose check reads the whole output, validated with the point's
+ * seed, before the point's own query (a launcher keeps the state of its
+ * last query). Not timed. Where that point is wrong (or its launch fails),
+ * so is the point's row. */
+static int validate_whole_once(runner *r, const sb_point *p, unsigned long long seed, sb_row *row) {
+  const sb_family *f = p->family;
+  sb_point w, kernel;
+  const int sampled = f->whole_check ? f->whole_check(p, &w, &kernel) : -1;
+  if (sampled < 0) return NEXT;
+  char name[sizeof r->st.name];
+  sb_point_name(&kernel, name, sizeof name);
+  if (name_set_add(&r->wholes, name) == 0 || !sampled) return NEXT; /* checked whole already, or now by p's own */
+  sb_point_name(&w, name, sizeof name);
+  sb_row check; /* configure and validate write here, not over the point's row */
+  sb_row_init(&check, row->prov);
+  if (sb_point_precheck(&w, r->dev, &check)) return NEXT; /* cannot run here: the point's sample stands */
+  sb_launch L = {.axis = w.axis, .variant = w.variant, .stream = r->stream, .query = 1};
+  const size_t in_bytes = f->in_bytes(&w), out_bytes = f->out_bytes(&w);
+  int rc = configure(r, &w, &L, &check);
+  if (rc == NEXT) rc = prepare_buffers(r, in_bytes, out_bytes, &check);
+  if (rc == NEXT) rc = validate(r, &w, &L, seed, SB_CHECK_VALIDATION, in_bytes, out_bytes, &check);
+  if (rc == NEXT || (rc == 0 && (check.status == SB_SKIPPED || check.status == SB_UNSUPPORTED))) return NEXT;
+  row->status = check.status;
+  row->seed = seed;
+  snprintf(row->detail, sizeof row->detail, "the whole check of this kernel at %.160s: %.300s", name, check.detail);
+  return rc;
+}
+
 /* The checks and the launch configuration of p, its buffers, and what
  * its timing needs (name, flush) in the runner's point state. */
-static int set_up_point(runner *r, const sb_point *p, sb_row *row) {
+static int set_up_point(runner *r, const sb_point *p, unsigned long long seed, sb_row *row) {
   const sb_family *f = p->family;
   point_state *s = &r->st;
   s->p = p;
   if (sb_point_precheck(p, r->dev, row)) return 0;
+  int rc;
+  if ((rc = validate_whole_once(r, p, seed, row)) != NEXT) return rc;
   s->L = (sb_launch){.axis = p->axis, .variant = p->variant, .stream = r->stream, .query = 1};
   s->in_bytes = f->in_bytes(p);
   s->out_bytes = f->out_bytes(p);
-  int rc;
   const char *replacing = getenv("SB_REPLACE");
   if (replacing && strpbrk(replacing, "iowfp"))
     replace_shuffle(); /* before the query: gemm's workspace lands behind the new pad */
@@ -672,8 +735,8 @@ static int run_point(runner *r, const sb_point *p, long index, int part, unsigne
   if (resume) {
     *row = s->row;
   } else {
-    if ((rc = set_up_point(r, p, row)) != NEXT) return rc;
-    if ((rc = validate(r, p, &s->L, seed, s->in_bytes, s->out_bytes, row)) != NEXT) return rc;
+    if ((rc = set_up_point(r, p, seed, row)) != NEXT) return rc;
+    if ((rc = validate(r, p, &s->L, seed, SB_CHECK_VALIDATION, s->in_bytes, s->out_bytes, row)) != NEXT) return rc;
   }
   const double share = part == SB_PART_WHOLE ? 1.0 : 0.5;
   if ((rc = time_point(r, s, share, resume, row, &after_mhz)) != NEXT) return rc;
@@ -818,6 +881,7 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
   }
   sum->interrupted = sb_stop_requested != 0;
   sb_nvml_close(r.timer.nvml);
+  name_set_free(&r.wholes);
   if (!sum->context_lost) {
     sb_timer_destroy(&r.timer);
     free_buffers(&r.buf);

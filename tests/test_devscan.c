@@ -53,10 +53,11 @@ SB_TEST(devscan_verify_reports_a_single_wrong_element) {
   sb_fill_u32(in, n, 5);
   sb_devscan_reference(in, out, n);
   char detail[256] = "";
-  CHECK_EQ_INT(p.family->verify(&p, in, out, detail, sizeof detail), 0);
+  const sb_check check = {5, SB_CHECK_VALIDATION};
+  CHECK_EQ_INT(p.family->verify(&p, &check, in, out, detail, sizeof detail), 0);
   const uint32_t right = out[4321];
   out[4321] += 1;
-  CHECK_EQ_INT(p.family->verify(&p, in, out, detail, sizeof detail), -1);
+  CHECK_EQ_INT(p.family->verify(&p, &check, in, out, detail, sizeof detail), -1);
   char want[160];
   snprintf(want, sizeof want, "1 of 10000 elements differ from the CPU scan; first at 4321: got %u, want %u",
            right + 1, right);

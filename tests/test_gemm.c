@@ -236,6 +236,64 @@ SB_TEST(gemm_sample_set_has_corners_edges_every_block_and_4096) {
   }
 }
 
+/* A sampled check's places (bench/gemm.c's gemm_verify): the salt comes
+ * from the whole shape, the input's seed and the check, so the validation,
+ * the timed recheck and the dirty workspace's validation read other places,
+ * and over checks every row and column of C is read. */
+static long long *sample_of(long long m, long long n, long long k, uint64_t seed, int pass, size_t *count) {
+  long long *idx = malloc(sb_gemm_sample_count(m, n) * sizeof *idx);
+  *count = sb_gemm_sample_set(m, n, sb_gemm_sample_salt(m, n, k, seed, pass), idx);
+  return idx;
+}
+
+SB_TEST(gemm_sample_places_follow_the_whole_shape_the_seed_and_the_check) {
+  /* Salts: every change of m, n, k, seed or check gives another. */
+  const uint64_t base = sb_gemm_sample_salt(2048, 2048, 4096, 7, SB_CHECK_VALIDATION);
+  CHECK(sb_gemm_sample_salt(2048, 4096, 4096, 7, SB_CHECK_VALIDATION) != base); /* n alone */
+  CHECK(sb_gemm_sample_salt(4096, 2048, 4096, 7, SB_CHECK_VALIDATION) != base);
+  CHECK(sb_gemm_sample_salt(2048, 2048, 8192, 7, SB_CHECK_VALIDATION) != base);
+  CHECK(sb_gemm_sample_salt(2048, 2048, 4096, 8, SB_CHECK_VALIDATION) != base); /* the seed */
+  CHECK(sb_gemm_sample_salt(2048, 2048, 4096, 7, SB_CHECK_TIMED) != base);      /* the check */
+  CHECK(sb_gemm_sample_salt(2048, 2048, 4096, 7, SB_CHECK_DIRTY) != base);
+  CHECK(sb_gemm_sample_salt(2048, 2048, 4096, 7, SB_CHECK_DIRTY) !=
+        sb_gemm_sample_salt(2048, 2048, 4096, 7, SB_CHECK_TIMED));
+  CHECK_EQ_INT(sb_gemm_sample_salt(2048, 2048, 4096, 7, SB_CHECK_VALIDATION), base); /* replayable */
+  /* Places: the one element of each 64 x 64 block and the 4096 more are
+   * (nearly all) others between two checks of a point, two seeds, two n. */
+  const long long m = 1024, k = 4096;
+  size_t cv, ct, cs, cn;
+  long long *v = sample_of(m, m, k, 7, SB_CHECK_VALIDATION, &cv), *t = sample_of(m, m, k, 7, SB_CHECK_TIMED, &ct);
+  long long *s = sample_of(m, m, k, 8, SB_CHECK_VALIDATION, &cs), *w = sample_of(m, 2 * m, k, 7, SB_CHECK_VALIDATION, &cn);
+  CHECK(cv == ct && cv == cs);
+  const size_t fixed = (size_t)(4 + 2 * m); /* corners, last row, last column: every check reads them */
+  size_t same_t = 0, same_s = 0, same_n = 0;
+  for (size_t i = fixed; i < cv; ++i) {
+    same_t += v[i] == t[i];
+    same_s += v[i] == s[i];
+  }
+  /* n = 2m: the same place (row, col) in C, not the same index */
+  for (size_t i = fixed, j = (size_t)(4 + m + 2 * m); i < cv && j < cn; ++i, ++j)
+    same_n += v[i] / m == w[j] / (2 * m) && v[i] % m == w[j] % (2 * m);
+  CHECK(same_t < (cv - fixed) / 50);
+  CHECK(same_s < (cv - fixed) / 50);
+  CHECK(same_n < (cv - fixed) / 50);
+  free(v), free(t), free(s), free(w);
+  /* Over seeds and checks, every row and column of C is read. */
+  const long long mm = 256;
+  char *rows = calloc((size_t)mm, 1), *cols = calloc((size_t)mm, 1);
+  for (uint64_t seed = 0; seed < 64; ++seed)
+    for (int pass = SB_CHECK_VALIDATION; pass <= SB_CHECK_DIRTY; ++pass) {
+      size_t c;
+      long long *x = sample_of(mm, mm, k, seed, pass, &c);
+      for (size_t i = (size_t)(4 + 2 * mm); i < c; ++i) rows[x[i] / mm] = cols[x[i] % mm] = 1;
+      free(x);
+    }
+  int unread = 0;
+  for (long long i = 0; i < mm; ++i) unread += !rows[i] + !cols[i];
+  CHECK_EQ_INT(unread, 0);
+  free(rows), free(cols);
+}
+
 static const sb_variant *gemm_variant(const sb_family *f, const char *name) {
   for (int i = 0; i < f->variants->count; ++i)
     if (!strcmp(f->variants->rows[i].name, name)) return &f->variants->rows[i];
@@ -247,6 +305,71 @@ static long count_gemm(const sb_point *p, long n, const char *variant) {
   for (long i = 0; i < n; ++i)
     c += !strcmp(p[i].family->name, "gemm") && (!variant || !strcmp(p[i].variant->name, variant));
   return c;
+}
+
+/* Every GEMM kernel gets a whole check: a point whose check is a sample
+ * names the same kernel at a shape whose check reads all of C, one that
+ * runs on an H100/H200 (the runner validates it before the point, once per
+ * kernel unless a point of the kernel was checked whole already). */
+SB_TEST(gemm_every_sampled_point_has_a_whole_check_of_its_kernel) {
+  const sb_family *f = sb_find_family("gemm");
+  CHECK(f != NULL && f->whole_check != NULL);
+  if (!f || !f->whole_check) return;
+  const sb_device d = sb_test_hopper();
+  char err[256], why[SB_DETAIL_LEN];
+  for (int quick = 0; quick <= 1; ++quick) {
+    sb_sweep_spec spec = {.quick = quick};
+    sb_point *p;
+    const long n = sb_sweep_build(&spec, &p, err, sizeof err);
+    long sampled = 0, kernels = 0;
+    for (long i = 0; i < n; ++i) {
+      if (strcmp(p[i].family->name, "gemm")) continue;
+      sb_point w, kernel;
+      const int rc = f->whole_check(&p[i], &w, &kernel);
+      const long long m = p[i].axis[SB_AXIS_M], nn = sb_gemm_cols(p[i].axis), k = p[i].axis[SB_AXIS_K];
+      if (p[i].variant->flags & SB_VF_NO_KERNEL) {
+        CHECK_EQ_INT(rc, -1);
+        continue;
+      }
+      ++kernels;
+      CHECK_EQ_INT(rc, m * nn * k > (1LL << 30));
+      /* the kernel: the point but its shape */
+      CHECK(kernel.axis[SB_AXIS_M] == SB_AXIS_UNSET && kernel.axis[SB_AXIS_K] == SB_AXIS_UNSET);
+      CHECK(kernel.axis[SB_AXIS_TILE] == p[i].axis[SB_AXIS_TILE] && kernel.variant == p[i].variant);
+      if (rc != 1) continue;
+      ++sampled;
+      const long long wm = w.axis[SB_AXIS_M], wn = sb_gemm_cols(w.axis), wk = w.axis[SB_AXIS_K];
+      CHECK(wm * wn * wk <= (1LL << 30));
+      CHECK(wm <= m && wn <= nn && wk <= k && wk >= k / 64); /* the k-loop halved at most 6 times */
+      CHECK(w.variant == p[i].variant);
+      int others = 0;
+      for (int a = 0; a < SB_NUM_AXES; ++a)
+        others += a != SB_AXIS_M && a != SB_AXIS_N && a != SB_AXIS_K && w.axis[a] != p[i].axis[a];
+      CHECK_EQ_INT(others, 0);
+      CHECK(f->check(&w, &d, why, sizeof why) == NULL);
+      sb_row row;
+      sb_row_init(&row, &d.prov);
+      CHECK_EQ_INT(sb_point_precheck(&w, &d, &row), 0);
+    }
+    CHECK(kernels > 0 && sampled > 0 && sampled < kernels);
+    free(p);
+  }
+  /* The smallest there is: one cluster of tiles and a k-tile per slice. */
+  sb_point q = {f, gemm_variant(f, "splitk_serial"), {0}};
+  for (int a = 0; a < SB_NUM_AXES; ++a) q.axis[a] = SB_AXIS_UNSET;
+  q.axis[SB_AXIS_M] = q.axis[SB_AXIS_N] = 8192, q.axis[SB_AXIS_K] = 1 << 20, q.axis[SB_AXIS_TILE] = 0;
+  q.axis[SB_AXIS_SPLITS] = 4;
+  sb_point w, kernel;
+  CHECK_EQ_INT(f->whole_check(&q, &w, &kernel), 1);
+  CHECK(w.axis[SB_AXIS_M] == 128 && w.axis[SB_AXIS_N] == 128 && w.axis[SB_AXIS_K] == 65536);
+  /* docs/gemm.md's examples: 2048^3 -> 512 x 1024 x 2048, 1024 x 16384 -> 256^2 x 16384 */
+  q.axis[SB_AXIS_SPLITS] = SB_AXIS_AUTO;
+  q.axis[SB_AXIS_M] = q.axis[SB_AXIS_N] = q.axis[SB_AXIS_K] = 2048;
+  CHECK_EQ_INT(f->whole_check(&q, &w, &kernel), 1);
+  CHECK(w.axis[SB_AXIS_M] == 512 && w.axis[SB_AXIS_N] == 1024 && w.axis[SB_AXIS_K] == 2048);
+  q.axis[SB_AXIS_M] = q.axis[SB_AXIS_N] = 1024, q.axis[SB_AXIS_K] = 16384;
+  CHECK_EQ_INT(f->whole_check(&q, &w, &kernel), 1);
+  CHECK(w.axis[SB_AXIS_M] == 256 && w.axis[SB_AXIS_N] == 256 && w.axis[SB_AXIS_K] == 16384);
 }
 
 SB_TEST(gemm_default_sweep_keeps_only_the_shapes_and_stages_each_variant_takes) {

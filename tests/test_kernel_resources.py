@@ -37,11 +37,30 @@ def test_parse_reads_registers_smem_and_spills(tmp_path):
         ("sm_90a", 40, 1032, 8, 8, 8)
 
 
-def test_last_template_argument():
-    assert kernel_resources.last_template_arg("void k<A<1, 2>, 128, true>(P)") == "true"
-    assert kernel_resources.last_template_arg("void k<A, 128, false>(P)") == "false"
-    assert kernel_resources.last_template_arg("void k<B>(P)") == "B"
-    assert kernel_resources.last_template_arg("void k(P)") is None
+def test_template_arguments():
+    assert kernel_resources.template_args("void k<A<1, 2>, 128, true>(P)") == ["A<1, 2>", "128", "true"]
+    assert kernel_resources.template_args("void k<B>(P)") == ["B"]
+    assert kernel_resources.template_args("void k(P)") is None
+    assert kernel_resources.kernel_name("void ns::k<A, true>(P)") == "k"
+
+
+def test_the_twin_flag_is_read_from_each_kernel_templates_declaration():
+    flags = kernel_resources.twin_flags([kernel_resources.KERNELS_DIR])
+    assert flags["scan_kernel"] == 2 and flags["gemm_kernel"] == 3 and flags["barrier_kernel"] == 1
+    assert flags["gemm_reduce_kernel"] is None  # no twin: every instantiation is timed
+
+
+def test_a_declaration_names_its_flag_wherever_it_stands(tmp_path):
+    src = tmp_path / "k.cu"
+    src.write_text("// template <bool Bounded> __global__ void not_a_kernel(int);\n"
+                   "template <bool Bounded, int B, bool Wide = true>\n"
+                   "__global__ void __launch_bounds__(B, Bounded ? 1 : 2) k(const P p) {}\n")
+    assert kernel_resources.twin_flags([str(tmp_path)]) == {"k": 0}
+    twin = {"file": "x.res", "name": "void k<true, 128, false>(P)"}
+    timed = {"file": "x.res", "name": "void k<false, 128, true>(P)"}
+    assert not kernel_resources.is_timed(twin, {"k": 0})
+    assert kernel_resources.is_timed(timed, {"k": 0})
+    assert kernel_resources.is_timed(twin, {})  # an undeclared kernel is timed
 
 
 def test_a_spilling_timed_kernel_fails(tmp_path, capsys):
@@ -58,6 +77,16 @@ def test_a_spilling_validating_twin_is_listed_not_failed(tmp_path):
     assert rc == 0
     rows = [r for r in table.read_text().splitlines() if "scan_kernel" in r]
     assert len(rows) == 2 and any("| no |" in r and "24/24" in r for r in rows)
+
+
+def test_a_spilling_narrow_reduction_fails(tmp_path, capsys):
+    # gemm_reduce_kernel<GemmTile<128, 128>, false, false, false, true>: its
+    # last argument is Narrow, not a twin flag; the kernel is timed.
+    narrow = "_Z18gemm_reduce_kernelI8GemmTileILi128ELi128EELb0ELb0ELb0ELb1EEv10GemmParams"
+    rc = kernel_resources.main([report(tmp_path, "gemm.res", {narrow: 8})])
+    out = capsys.readouterr().out
+    assert rc == 1
+    assert "SPILL gemm.res sm_90a" in out and "gemm_reduce_kernel" in out
 
 
 def test_broken_family_is_never_failed(tmp_path):

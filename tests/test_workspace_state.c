@@ -88,9 +88,10 @@ static void check_second_input_rejects_stale_output(const sb_point *p, void *fir
   CHECK(differ > in_bytes / 2);
   memset(poison, 0xA5, out_bytes); /* the runner's poison */
   char detail[SB_DETAIL_LEN];
-  CHECK_EQ_INT(f->verify(p, in1, first_out, detail, sizeof detail), 0);
-  CHECK_EQ_INT(f->verify(p, in2, first_out, detail, sizeof detail), -1);
-  CHECK_EQ_INT(f->verify(p, in2, poison, detail, sizeof detail), -1);
+  const sb_check first = {seed, SB_CHECK_VALIDATION}, second = {sb_second_seed(seed), SB_CHECK_DIRTY};
+  CHECK_EQ_INT(f->verify(p, &first, in1, first_out, detail, sizeof detail), 0);
+  CHECK_EQ_INT(f->verify(p, &second, in2, first_out, detail, sizeof detail), -1);
+  CHECK_EQ_INT(f->verify(p, &second, in2, poison, detail, sizeof detail), -1);
   free(in1);
   free(in2);
   free(poison);

@@ -534,8 +534,8 @@ __global__ void DEV_LAUNCH_BOUNDS(B) devscan_sums_kernel(const DevscanParams p) 
 }
 
 // three_kernel_pdl's first two kernels (DevThreeKernelPdlT says who
-// triggers and waits where). Early leads the template arguments: the last
-// one of a kernel-layer kernel is its Bounded flag (scripts/kernel_resources.py).
+// triggers and waits where). Early leads the template arguments: a last
+// `false` reads as a raw twin's Bounded flag to scripts/twin_sass.py.
 template <int B, int E>
 __global__ void DEV_LAUNCH_BOUNDS(B) devscan_pdl_reduce_kernel(const DevscanParams p) {
 #if __CUDA_ARCH__ >= 900
