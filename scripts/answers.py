@@ -503,8 +503,8 @@ def offsweep_words(run):
     if not offsweep_rows(run):
         return "no off-sweep proof"
     commit = os.path.basename(offsweep_dir(run)).removeprefix("offsweep_")
-    pair = "" if run.commit.startswith(commit) else f", the pair's is {run.commit[:7]}"
-    return f"off-sweep lines: `{offsweep_dir(run)}/` (commit {commit}{pair})"
+    pair = "" if run.commit.startswith(commit) else f"; the sweep's: {run.commit[:7]}"
+    return f"off-sweep lines from `{offsweep_dir(run)}/`, commit {commit}{pair}"
 
 
 def gemm_split_section(runs):
@@ -522,7 +522,7 @@ def gemm_split_section(runs):
         "outside the default sweep.",
     ]
     for run in runs:
-        lines += ["", f"{run.label} ({offsweep_words(run)}):", "", *gemm_split_table(run)]
+        lines += ["", f"{run.label}, {offsweep_words(run)}:", "", *gemm_split_table(run)]
     return lines
 
 
