@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
 """The README's answers, computed from committed CSVs: per workload, which
-variant to use and the measured why, and the barrier price list.
+variant to use; the GEMM squares, devscan and the price list in a line or
+a table each; and the docs pages' long tables (docs/gemm.md: GEMM with its
+ties, each variant, split-K and stream-K per GPU with its off-sweep proof;
+docs/devscan.md; docs/barrier.md: the price list; docs/explain.md: where
+the warps wait), and the README's list of families (the variant table).
 
-    python3 scripts/answers.py [CSV ...]            print the markdown block
+    python3 scripts/answers.py [CSV ...]            print the README's block
     python3 scripts/answers.py --write README.md [CSV ...]
-                                                    replace the block between
+                                                    replace that block between
                                                     the markers in place
+    python3 scripts/answers.py --write-all [CSV ...]
+                                                    replace every generated
+                                                    block (make answers)
 
 Default CSVs: results/h200/latest.csv and results/h100-80gb-hbm3/latest.csv
 (one GPU each, columns read by name through sbcsv). tests/test_answers.py
-checks that README.md holds exactly what this prints, so the README cannot
+checks that every page holds exactly what this prints, so the pages cannot
 drift from the data: after new results, run `make answers`.
 
 The rule, per workload family and GPU: every variant's speedup over the
