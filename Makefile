@@ -405,10 +405,11 @@ history: $(PY_DEP)
 explain: $(BIN) $(PY_DEP)
 	@$(PY) scripts/explain.py --binary $(BIN) --device $(DEVICE) $(ARGS)
 
-# README.md's answers block (workload -> variant to use -> measured why, the
-# price list) from the committed CSVs; tests/test_answers.py checks it is current.
+# README.md's answers and families blocks and the docs pages' tables (gemm,
+# devscan, the price list, where the warps wait) from the committed CSVs;
+# tests/test_answers.py checks they are current.
 answers: $(PY_DEP)
-	@$(PY) scripts/answers.py --write README.md
+	@$(PY) scripts/answers.py --write-all
 
 # results/<gpu>/REPORT.md for each latest.csv (or CSV="a.csv b.csv"); with
 # several GPUs also results/plots/ of all of them and results/CROSS_GPU.md.

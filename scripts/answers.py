@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
 """The README's answers, computed from committed CSVs: per workload, which
-variant to use and the measured why, and the barrier price list.
+variant to use; the GEMM squares, devscan and the price list in a line or
+a table each; and the docs pages' long tables (docs/gemm.md: GEMM with its
+ties, each variant, split-K and stream-K per GPU with its off-sweep proof;
+docs/devscan.md; docs/barrier.md: the price list; docs/explain.md: where
+the warps wait), and the README's list of families (the variant table).
 
-    python3 scripts/answers.py [CSV ...]            print the markdown block
+    python3 scripts/answers.py [CSV ...]            print the README's block
     python3 scripts/answers.py --write README.md [CSV ...]
-                                                    replace the block between
+                                                    replace that block between
                                                     the markers in place
+    python3 scripts/answers.py --write-all [CSV ...]
+                                                    replace every generated
+                                                    block (make answers)
 
 Default CSVs: results/h200/latest.csv and results/h100-80gb-hbm3/latest.csv
 (one GPU each, columns read by name through sbcsv). tests/test_answers.py
-checks that README.md holds exactly what this prints, so the README cannot
+checks that every page holds exactly what this prints, so the pages cannot
 drift from the data: after new results, run `make answers`.
 
 The rule, per workload family and GPU: every variant's speedup over the
@@ -310,12 +317,12 @@ def fmt_gemm_config(r):
     return f"{r['tile']}, {stages} stage{'s' if stages != 1 else ''}"
 
 
-def gemm_best_cell(rows, m, k):
+def gemm_best_cell(rows, m, k, ties=True):
     best = gemm_best(rows, m, k)
     if best is None:
         return "-"
     text = f"`{best['variant']}` ({fmt_gemm_config(best)}): {best['pct_of_cublas']:.1f}%"
-    ties = gemm_ties(rows, m, k, best)
+    ties = gemm_ties(rows, m, k, best) if ties else []
     if ties:
         text += f"; within {TIE:.0%}: " + ", ".join(
             (f"`{r['variant']}` " if r["variant"] != best["variant"] else "")
@@ -323,7 +330,7 @@ def gemm_best_cell(rows, m, k):
     return text
 
 
-def gemm_table(runs):
+def gemm_table(runs, ties=True):
     head = ["M x N x K"]
     for run in runs:
         head += [f"{run.label}: cuBLAS TFLOP/s", f"{run.label}: best other variant, % of cuBLAS"]
@@ -332,7 +339,7 @@ def gemm_table(runs):
         cells = [fmt_shape(m, k)]
         for run in runs:
             ref = gemm_cublas(run.rows, m, k)
-            cells += [f"{ref['gflops'] / 1000:.0f}" if ref else "-", gemm_best_cell(run.rows, m, k)]
+            cells += [f"{ref['gflops'] / 1000:.0f}" if ref else "-", gemm_best_cell(run.rows, m, k, ties)]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 
@@ -351,19 +358,21 @@ def gemm_variant_table(runs, m, k):
     return lines
 
 
-def gemm_section(runs):
-    """The GEMM answer, or [] when no run has an ok gemm row."""
+def gemm_intro(ties):
+    return ("GEMM (`gemm`: fp16 in, fp32 out, N = M) against cuBLAS at the same shape: cuBLAS's "
+            "TFLOP/s, and the fastest other variant with its tile and stage count, as % of "
+            f"cuBLAS ({paired_text('gemm')}; higher is better)"
+            + (f", with the other configurations within {TIE:.0%} of it." if ties else "."))
+
+
+def gemm_section(runs, where=""):
+    """docs/gemm.md's block: the GEMM answer with its ties, each variant at
+    GEMM_DETAIL, the split-K tables and the plots; [] when no run has an ok
+    gemm row."""
     if not gemm_shapes(runs):
         return []
-    plots = "; ".join(f"{what}: {plot_links(runs, plot)}" for what, plot in GEMM_PLOTS)
-    lines = [
-        "GEMM (`gemm`: fp16 in, fp32 out, N = M) against cuBLAS at the same shape: cuBLAS's "
-        "TFLOP/s, and the fastest other variant with its tile and stage count, as % of "
-        f"cuBLAS ({paired_text('gemm')}; higher is better), with the other configurations "
-        f"within {TIE:.0%} of it.",
-        "",
-        *gemm_table(runs),
-    ]
+    plots = "; ".join(f"{what}: {plot_links(runs, plot, where)}" for what, plot in GEMM_PLOTS)
+    lines = [gemm_intro(True), "", *gemm_table(runs)]
     m, k = GEMM_DETAIL
     if any(gemm_best(run.rows, m, k, v) for run in runs for v, _ in gemm_variants()):
         lines += [
@@ -374,7 +383,7 @@ def gemm_section(runs):
             *gemm_variant_table(runs, m, k),
         ]
     lines += gemm_split_section(runs)
-    lines += ["", f"Kernels and synchronization: [docs/gemm.md](docs/gemm.md). Plots: {plots}."]
+    lines += ["", f"Plots: {plots}."]
     return lines
 
 
@@ -398,50 +407,63 @@ def _split_mainloop():
 GEMM_SPLIT_MAINLOOP = _split_mainloop()
 
 
+# The off-sweep proof (results/<gpu>/proofs/offsweep_<commit>/gemm.csv:
+# shapes outside the default sweep, issues 29 and 39) the split-K table
+# reads: the one of the run's own commit, but where a GPU's directory is
+# named here, that commit's. The H200's is of the pair before its pair
+# (910219a changed only where splitk_serial's and streamk's blocks take
+# their tiles: docs/gemm.md, "Off the default sweep").
+OFFSWEEP_PROOF = {"h200": "f5ffa93"}
+
+
+def offsweep_dir(run):
+    """The directory of the run's off-sweep proof, as `run.path` is given
+    (it may not exist)."""
+    where = os.path.dirname(run.path)
+    commit = OFFSWEEP_PROOF.get(os.path.basename(where), run.commit[:7])
+    return os.path.join(where, "proofs", f"offsweep_{commit}")
+
+
 def offsweep_rows(run):
-    """The run's off-sweep proof of the same commit
-    (results/<gpu>/proofs/offsweep_<commit>/gemm.csv: shapes outside the
-    default sweep, issue 29), or []."""
-    where = os.path.dirname(run.path if os.path.isabs(run.path) else os.path.join(ROOT, run.path))
-    path = os.path.join(where, "proofs", f"offsweep_{run.commit[:7]}", "gemm.csv")
+    """The rows of the run's off-sweep proof (offsweep_dir), or []."""
+    where = offsweep_dir(run)
+    path = os.path.join(where if os.path.isabs(where) else os.path.join(ROOT, where), "gemm.csv")
     if not os.path.exists(path) and os.path.exists(path + ".xz"):  # committed compressed
         path += ".xz"
     return sbcsv.read(path) if os.path.exists(path) else []
 
 
-def gemm_split_table(runs):
-    """Per shape and GPU: the mainloop's best % of cuBLAS, and each
+def gemm_split_table(run):
+    """Per shape of one run: the mainloop's best % of cuBLAS, and each
     combining variant's best with its gain over the mainloop; then a line
-    per shape of each run's off-sweep proof of the same commit."""
+    per shape of the run's off-sweep proof (offsweep_rows)."""
     split = gemm_split_variants()
-    head = ["M x N x K", "K / (M N)"]
-    for run in runs:
-        head += [f"{run.label}: `{GEMM_SPLIT_MAINLOOP}`",
-                 *(f"{run.label}: `{v}`" for v in split)]
+    head = ["M x N x K", "K / (M N)", f"`{GEMM_SPLIT_MAINLOOP}`", *(f"`{v}`" for v in split)]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    proofs = [Run(run.path, offsweep_rows(run), run.label, run.commit, run.run_utc) for run in runs]
-    default = gemm_shapes(runs)
-    extra = [(m, k, n) for m, k, n in gemm_every_shape(proofs) if n is not None or (m, k) not in default]
+    proof_run = Run(run.path, offsweep_rows(run), run.label, run.commit, run.run_utc)
+    default = gemm_shapes([run])
+    extra = [(m, k, n) for m, k, n in gemm_every_shape([proof_run]) if n is not None or (m, k) not in default]
     for m, k, n in [(m, k, None) for m, k in default] + extra:
         proof = (m, k) not in default or n is not None
         cells = [fmt_shape(m, k, n) + (" (off-sweep proof)" if proof else ""),
                  f"{int(k) / (int(m) * int(n or m)):.3g}"]
-        for run in (proofs if proof else runs):
-            base = gemm_best(run.rows, m, k, GEMM_SPLIT_MAINLOOP, n)
-            cells.append(f"{base['pct_of_cublas']:.1f}%" if base else "-")
-            for v in split:
-                b = gemm_best(run.rows, m, k, v, n)
-                if not b:
-                    cells.append("-")
-                    continue
-                text = f"{b['pct_of_cublas']:.1f}%"
-                if b.get("splits") == sbcsv.AUTO:  # schema 7: the launcher's pick
-                    text += f" (auto: {b.get('splits_used') or '?'} splits)"
-                elif b.get("splits"):
-                    text += f" ({b['splits']} splits)"
-                if base:
-                    text += f", {b['pct_of_cublas'] / base['pct_of_cublas']:.2f}x"
-                cells.append(text)
+        src = proof_run if proof else run
+        base = gemm_best(src.rows, m, k, GEMM_SPLIT_MAINLOOP, n)
+        cells.append(f"{base['pct_of_cublas']:.1f}%" if base else "-")
+        for v in split:
+            b = gemm_best(src.rows, m, k, v, n)
+            if not b:
+                cells.append("-")
+                continue
+            text = f"{b['pct_of_cublas']:.1f}%"
+            if b.get("splits") == sbcsv.AUTO:  # schema 7: the launcher's pick
+                used = b.get("splits_used") or "?"
+                text += f" (auto: {used} split{'' if str(used) == '1' else 's'})"
+            elif b.get("splits"):
+                text += f" ({b['splits']} splits)"
+            if base:
+                text += f", {b['pct_of_cublas'] / base['pct_of_cublas']:.2f}x"
+            cells.append(text)
         lines.append("| " + " | ".join(cells) + " |")
     return lines
 
@@ -483,22 +505,32 @@ def offsweep_proof_table(main, other=None):
     return lines
 
 
+def offsweep_words(run):
+    """Where a run's off-sweep lines come from, in words."""
+    if not offsweep_rows(run):
+        return "no off-sweep proof"
+    commit = os.path.basename(offsweep_dir(run)).removeprefix("offsweep_")
+    pair = "" if run.commit.startswith(commit) else f"; the sweep's: {run.commit[:7]}"
+    return f"off-sweep lines from `{offsweep_dir(run)}/`, commit {commit}{pair}"
+
+
 def gemm_split_section(runs):
-    if not gemm_split_variants() or not any(
-            gemm_best(run.rows, m, k, v) for run in runs for m, k in gemm_shapes(runs)
-            for v in gemm_split_variants()):
+    runs = [run for run in runs if any(gemm_best(run.rows, m, k, v) for m, k in gemm_shapes([run])
+                                       for v in gemm_split_variants())]
+    if not runs:
         return []
-    return [
+    lines = [
         "",
         "Split-K and stream-K (blocks combining partial tiles of one output, on "
-        f"`{GEMM_SPLIT_MAINLOOP}`'s mainloop): each variant's best % of cuBLAS per shape, "
-        f"best over tiles and splits, and its speedup over the best `{GEMM_SPLIT_MAINLOOP}` "
-        "row of the same run (>1.00x: the combining pays). Lines marked (off-sweep proof) are "
-        "the shapes of `results/<gpu>/proofs/offsweep_<commit>/gemm.csv` of the same commit "
-        "(splits=auto), outside the default sweep.",
-        "",
-        *gemm_split_table(runs),
+        f"`{GEMM_SPLIT_MAINLOOP}`'s mainloop), one table per GPU: each variant's best % of "
+        f"cuBLAS per shape, best over tiles and splits, and its speedup over the best "
+        f"`{GEMM_SPLIT_MAINLOOP}` row of the same run (>1.00x: the combining pays). Lines "
+        "marked (off-sweep proof) are the shapes of the GPU's off-sweep proof (splits=auto), "
+        "outside the default sweep.",
     ]
+    for run in runs:
+        lines += ["", f"{run.label}, {offsweep_words(run)}:", "", *gemm_split_table(run)]
+    return lines
 
 
 # ---- devscan: the cross-block strategies against CUB and copy ----
@@ -539,7 +571,8 @@ def devscan_fastest(rows, n, ceiling):
     return max(cands, key=lambda r: r["gbps"], default=None)
 
 
-def devscan_section(runs):
+def devscan_section(runs, where=""):
+    """docs/devscan.md's block: every strategy against CUB and copy."""
     sizes = devscan_sizes(runs)
     if not sizes:
         return []
@@ -551,29 +584,33 @@ def devscan_section(runs):
         cells = [f"`{v}`: {md_text(sbvariants.summary(DEVSCAN, v))}",
                  *(devscan_cell(run.rows, n, v, ceiling) for run in runs for n in sizes)]
         lines.append("| " + " | ".join(cells) + " |")
+    return [
+        "",
+        f"Device-wide scan (`{DEVSCAN}`: inclusive scan of n int32 across the whole GPU), one "
+        "row per way blocks learn their prefix: % of CUB's `DeviceScan::InclusiveSum` "
+        f"({paired_text(DEVSCAN)}) and % of a device-to-device copy of the same bytes, both in the "
+        "same run, best tile shape (block threads x elements per thread). " + devscan_use(runs),
+        "",
+        *lines,
+        "",
+        f"Plots: {plot_links(runs, DEVSCAN + '_bandwidth.png', where)}.",
+    ]
+
+
+def devscan_use(runs):
+    """'Fastest non-CUB strategy per size: <GPU>: 1M: `v` (95% of CUB), ...'"""
+    ceiling = sbvariants.ceiling(DEVSCAN)
     use = []
     for run in runs:
         picks = []
-        for n in sizes:
+        for n in devscan_sizes(runs):
             best = devscan_fastest(run.rows, n, ceiling)
             if best is not None:
                 picks.append(f"{sbcompare.fmt_axis(n)}: `{best['variant']}` ({best['pct_of_cub']:.0f}% of CUB)"
                              if best.get("pct_of_cub") is not None else f"{sbcompare.fmt_axis(n)}: `{best['variant']}`")
         if picks:
             use.append(f"{run.label}: " + ", ".join(picks))
-    return [
-        "",
-        f"Device-wide scan (`{DEVSCAN}`: inclusive scan of n int32 across the whole GPU), one "
-        "row per way blocks learn their prefix: % of CUB's `DeviceScan::InclusiveSum` "
-        f"({paired_text(DEVSCAN)}) and % of a device-to-device copy of the same bytes, both in the "
-        "same run, best tile shape (block threads x elements per thread). Fastest "
-        "non-CUB strategy per size: " + "; ".join(use) + ".",
-        "",
-        *lines,
-        "",
-        f"Why, with the price list's hand-off and look-back rows: [docs/devscan.md](docs/devscan.md). "
-        f"Plots: {plot_links(runs, DEVSCAN + '_bandwidth.png')}.",
-    ]
+    return "Fastest non-CUB strategy per size: " + "; ".join(use) + "."
 
 
 # ---- rendering ----
@@ -603,12 +640,18 @@ def fmt_ratio(r):
             f"{r.points} point{'s' if r.points != 1 else ''})")
 
 
-def plot_links(runs, plot):
+def link(path, where=""):
+    """`path` (from the repository root) as a link from a page in the
+    directory `where` ("": the README)."""
+    return os.path.relpath(path, where) if where and not os.path.isabs(path) else path
+
+
+def plot_links(runs, plot, where=""):
     links = []
     for run in runs:
         rel = os.path.join(os.path.dirname(run.path), "plots", plot)
         if os.path.exists(os.path.join(ROOT, rel) if not os.path.isabs(rel) else rel):
-            links.append(f"[{run.label}]({rel})")
+            links.append(f"[{run.label}]({link(rel, where)})")
     return ", ".join(links) or "-"
 
 
@@ -691,7 +734,7 @@ def fmt_config(where):
     return ", ".join(words.get(a, "{}").format(v) for a, v in where.items())
 
 
-def price_table(runs):
+def price_table(runs, where=""):
     price_list = prices()
     reference = next(p for p in price_list if p.variant == price_reference())
     head = ["primitive", "configuration", *(f"{r.label}: cycles/op" for r in runs), "plot"]
@@ -701,9 +744,32 @@ def price_table(runs):
             continue
         config = fmt_config(p.where)
         cells = [p.label, config, *(price_cell(run.rows, p, reference) for run in runs),
-                 plot_links(runs, p.plot)]
+                 plot_links(runs, p.plot, where)]
         lines.append("| " + " | ".join(cells) + " |")
     return lines
+
+
+def price_section(runs, marked, where=""):
+    """docs/barrier.md's block: the whole price list."""
+    if not any(price_row(run.rows, p) for run in runs for p in prices()):
+        return []
+    return [f"Cycles per operation, median over blocks (in parentheses: multiples of "
+            f"`{price_reference()}` on the same GPU){f' {MARK}' if marked else ''}.",
+            "", *price_table(runs, where), *(["", *caveat(runs)] if marked else [])]
+
+
+def price_summary(runs, marked):
+    """The README's line: the reference primitive's price per GPU."""
+    price_list = prices()
+    reference = next(p for p in price_list if p.variant == price_reference())
+    cells = [f"{price_cell(run.rows, reference, reference)} on the {run.label}"
+             for run in runs if price_row(run.rows, reference)]
+    if not cells:
+        return []
+    return ["", f"Barrier price list{f' {MARK}' if marked else ''}: `{reference.variant}` costs "
+            f"{', '.join(cells)} (cycles per operation, {fmt_config(reference.where)}); every primitive "
+            f"({len(price_list)}), in cycles and as multiples of it: "
+            f"[docs/barrier.md]({PAGE_LINKS['docs/barrier.md']})."]
 
 
 def caveat(runs):
@@ -744,7 +810,7 @@ def sm80_note(runs):
     return [f"**No {SM80_GPU} has been measured.** "
             f"The {SM80_GPU}'s code path (sm_80) is proven only by the `compute_80` build run "
             f"on Hopper{where}: [The A100 code path, run without an A100]"
-            "(#the-a100-code-path-run-without-an-a100).", ""]
+            "(docs/usage.md#the-a100-code-path-run-without-an-a100).", ""]
 
 
 def readme_lines(stalls_rows, latest_rows=None):
@@ -812,8 +878,8 @@ def why_lines(runs):
             other = sorted({str(r.get("commit") or "")[:7] for r in stalls} - {str(run.commit or "")[:7]})
             if other:
                 notes.append(f"{run.label}: the explain run at {', '.join(other)}, the sweep at {str(run.commit)[:7]}")
-    return ["", "Where the warps wait (Nsight Compute warp states, "
-            f"[docs/explain.md](docs/explain.md){''.join('; ' + n for n in notes)}):", "",
+    return ["Where the warps wait (Nsight Compute warp states"
+            f"{''.join('; ' + n for n in notes)}):", "",
             *(f"- {x}" for x in out)] if out else []
 
 
@@ -826,10 +892,34 @@ def flush_words(run):
             + ", ".join(f"`{sbcompare.flush_env(m)}`" for m in others) if others else "")
 
 
+def gemm_summary(runs):
+    """The README's GEMM lines: the fastest variant per default shape."""
+    if not gemm_shapes(runs):
+        return []
+    return ["", gemm_intro(False) + f" With the ties, each variant at {fmt_shape(*GEMM_DETAIL)}, "
+            "and split-K and stream-K at the K-heavy and off-sweep shapes: "
+            f"[docs/gemm.md]({PAGE_LINKS['docs/gemm.md']}).", "", *gemm_table(runs, ties=False)]
+
+
+def devscan_summary(runs):
+    if not devscan_sizes(runs):
+        return []
+    return ["", f"Device-wide scan (`{DEVSCAN}`), % of CUB ({paired_text(DEVSCAN)}). "
+            + devscan_use(runs) + f" Every strategy: [docs/devscan.md]({PAGE_LINKS['docs/devscan.md']})."]
+
+
+def why_summary(runs):
+    if not why_lines(runs):
+        return []
+    return ["", "Where the chosen variant's and the baseline's warps wait (Nsight Compute warp "
+            f"states): [docs/explain.md]({PAGE_LINKS['docs/explain.md']})."]
+
+
 def block(runs):
-    """The markdown between the README's markers (without them)."""
+    """The markdown between the README's markers (without them): a line a
+    workload, the GEMM squares, a line for devscan and the price list; the
+    long tables are the docs pages' blocks (page_blocks)."""
     marked = audited(runs)
-    gemm = gemm_section(runs)
     measured = "; ".join(f"{r.label}: `{r.path}` (commit {r.commit[:7]}, {r.run_utc}"
                          f"{flush_words(r)})" for r in runs)
     lines = [
@@ -839,41 +929,104 @@ def block(runs):
         "sweep; higher is better.",
         "",
         *answers_table(runs, marked),
-        *why_lines(runs),
-        "",
-        *gemm,
-        *devscan_section(runs),
-        *([""] if gemm or devscan_sizes(runs) else []),
-        f"Barrier price list: cycles per operation, median over blocks (in parentheses: "
-        f"multiples of `__syncthreads` on the same GPU){f' {MARK}' if marked else ''}.",
-        "",
-        *price_table(runs),
+        *why_summary(runs),
+        *gemm_summary(runs),
+        *devscan_summary(runs),
+        *price_summary(runs, marked),
     ]
     if marked:
         lines += ["", *caveat(runs)]
     return "\n".join(lines) + "\n"
 
 
-def replace_block(text, new_block, where="README"):
+# The docs pages with a generated block, and the heading above it (the
+# README's block links there).
+PAGE_LINKS = {
+    "docs/gemm.md": "docs/gemm.md#the-committed-results",
+    "docs/devscan.md": "docs/devscan.md#the-committed-results",
+    "docs/barrier.md": "docs/barrier.md#the-price-list",
+    "docs/explain.md": "docs/explain.md#where-the-warps-wait",
+}
+
+
+def page_blocks(runs):
+    """{page: its block} for the docs pages of PAGE_LINKS."""
+    marked = audited(runs)
+    blocks = {
+        "docs/gemm.md": gemm_section(runs, "docs"),
+        "docs/devscan.md": devscan_section(runs, "docs"),
+        "docs/barrier.md": price_section(runs, marked, "docs"),
+        "docs/explain.md": why_lines(runs),
+    }
+    return {page: "\n".join(lines).lstrip("\n") + "\n" for page, lines in blocks.items()}
+
+
+# The README's list of families: what each is and its variants, from the
+# variant table (results/variants.csv), with the page that explains it.
+FAMILY_DOCS = {"stencil": "stencil", "stencil2d": "stencil", "multistage": "stencil",
+               "pipeline": "pipeline", "pipeline_intensity": "pipeline", "barrier": "barrier",
+               "barrier_tma": "barrier", "barrier_cluster": "barrier", "gemm": "gemm",
+               "devscan": "devscan"}
+
+
+def families_block():
+    lines = []
+    for name, fam in sbvariants.catalog().items():
+        roles = {sbvariants.baseline(name): "baseline", sbvariants.ceiling(name): "ceiling",
+                 sbvariants.plain(name): "plain loop"}
+        names = ", ".join(f"`{v}`" + (f" ({roles[v]})" if v in roles else "")
+                          for v in sbvariants.variants(name))
+        doc = FAMILY_DOCS.get(name)
+        where = f", [docs/{doc}.md](docs/{doc}.md)" if doc else ""
+        count = len(fam.variants)
+        lines.append(f"- **{name}** ({count} variant{'s' if count != 1 else ''}{where}): "
+                     f"{md_text(fam.summary)}: {names}")
+    return "\n".join(lines) + "\n"
+
+
+def markers(name):
+    return f"<!-- {name}:begin -->", f"<!-- {name}:end -->"
+
+
+def replace_block(text, new_block, where="README", name="answers"):
     """`text` with the part between the markers replaced; ValueError if the
     markers are missing or out of order."""
-    begin, end = text.find(BEGIN), text.find(END)
+    begin_mark, end_mark = markers(name)
+    begin, end = text.find(begin_mark), text.find(end_mark)
     if begin < 0 or end < begin:
-        raise ValueError(f"{where}: no '{BEGIN}' ... '{END}' markers")
-    return text[:begin + len(BEGIN)] + "\n" + new_block + text[end:]
+        raise ValueError(f"{where}: no '{begin_mark}' ... '{end_mark}' markers")
+    return text[:begin + len(begin_mark)] + "\n" + new_block + text[end:]
 
 
-def current_block(text):
-    begin, end = text.find(BEGIN), text.find(END)
+def current_block(text, name="answers"):
+    begin_mark, end_mark = markers(name)
+    begin, end = text.find(begin_mark), text.find(end_mark)
     if begin < 0 or end < begin:
         return None
-    return text[begin + len(BEGIN):end].removeprefix("\n")
+    return text[begin + len(begin_mark):end].removeprefix("\n")
+
+
+def expected_blocks(runs):
+    """{(page, marker name): block} of every generated block."""
+    out = {("README.md", "answers"): block(runs), ("README.md", "families"): families_block()}
+    out.update({(page, "answers"): text for page, text in page_blocks(runs).items()})
+    return out
+
+
+def write_block(path, new_block, name="answers"):
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    text = replace_block(text, new_block, path, name)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("csv", nargs="*", default=DEFAULT_CSVS)
-    ap.add_argument("--write", metavar="README", help="replace the block in this file")
+    ap.add_argument("--write", metavar="README", help="replace the answers block in this file")
+    ap.add_argument("--write-all", action="store_true",
+                    help="replace every generated block: README.md's and the docs pages'")
     ap.add_argument("--offsweep", nargs="+", metavar="PROOF_CSV",
                     help="print the off-sweep table of this proof (a second: another GPU's)")
     args = ap.parse_args(argv)
@@ -882,13 +1035,13 @@ def main(argv=None):
             rows = [sbcsv.read(p) for p in args.offsweep[:2]]
             sys.stdout.write("\n".join(offsweep_proof_table(*rows)) + "\n")
             return 0
-        out = block([load(p) for p in args.csv])
-        if args.write:
-            with open(args.write, encoding="utf-8") as f:
-                text = f.read()
-            text = replace_block(text, out, args.write)
-            with open(args.write, "w", encoding="utf-8") as f:
-                f.write(text)
+        runs = [load(p) for p in args.csv]
+        out = block(runs)
+        if args.write_all:
+            for (page, name), text in expected_blocks(runs).items():
+                write_block(os.path.join(ROOT, page), text, name)
+        elif args.write:
+            write_block(args.write, out)
         else:
             sys.stdout.write(out)
     except (sbcsv.CsvError, ValueError, OSError) as e:

@@ -1,5 +1,5 @@
-"""scripts/answers.py: README.md's answers block is exactly what the script
-prints for the committed CSVs, and the selection rule does what its
+"""scripts/answers.py: README.md's answers and families blocks and the docs
+pages' tables are exactly what the script prints for the committed CSVs, and the selection rule does what its
 docstring says, on synthetic CSVs (tests/fixtures/answers/synthetic_*.csv:
 made-up times, no GPU result)."""
 import os
@@ -24,12 +24,45 @@ def choice(path, family):
     return answers.choose(answers.load(path).rows, workload(family))
 
 
-def test_readme_block_matches_the_committed_csvs():
-    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
-        readme = answers.current_block(f.read())
-    assert readme is not None, "README.md lacks the answers markers"
-    expected = answers.block([answers.load(p) for p in answers.DEFAULT_CSVS])
-    assert readme == expected, "README.md is stale: run `make answers`"
+def test_every_generated_block_matches_the_committed_csvs():
+    expected = answers.expected_blocks([answers.load(p) for p in answers.DEFAULT_CSVS])
+    assert {page for page, _ in expected} >= {"README.md", "docs/gemm.md", "docs/devscan.md",
+                                              "docs/barrier.md", "docs/explain.md"}
+    for (page, name), text in expected.items():
+        with open(os.path.join(ROOT, page), encoding="utf-8") as f:
+            current = answers.current_block(f.read(), name)
+        assert current is not None, f"{page} lacks the {name} markers"
+        assert current == text, f"{page}'s {name} block is stale: run `make answers`"
+
+
+def test_the_readme_block_is_a_summary_and_links_the_tables():
+    """At most 80 lines; the long tables are the docs pages' blocks, which
+    the README's block links."""
+    runs = [answers.load(p) for p in answers.DEFAULT_CSVS]
+    text = answers.block(runs)
+    assert text.count("\n") <= 80
+    for page, target in answers.PAGE_LINKS.items():
+        if answers.page_blocks(runs)[page].strip():
+            assert f"]({target})" in text, page
+
+
+def test_each_gpu_reads_a_committed_off_sweep_proof():
+    """The split-K table's off-sweep lines come from a proof that is there
+    (its own commit's, or the one OFFSWEEP_PROOF names) and say which."""
+    for path in answers.DEFAULT_CSVS:
+        run = answers.load(path)
+        assert answers.offsweep_rows(run), answers.offsweep_dir(run)
+        commit = answers.offsweep_dir(run).rsplit("offsweep_", 1)[1]
+        assert {str(r["commit"])[:7] for r in answers.offsweep_rows(run)} == {commit}
+        assert f"commit {commit}" in answers.offsweep_words(run)
+
+
+def test_the_families_list_is_the_variant_table():
+    text = answers.families_block()
+    for name, fam in answers.sbvariants.catalog().items():
+        line = next(x for x in text.splitlines() if x.startswith(f"- **{name}** ({len(fam.variants)} variant"))
+        assert all(f"`{v.name}`" in line for v in fam.variants)
+    assert "`cublas` (ceiling)" in text and "`two_barrier` (baseline)" in text
 
 
 def test_geomean_not_the_single_best_point():
@@ -196,9 +229,11 @@ def test_gemm_picks_the_highest_pct_of_cublas_ok_row(tmp_path):
     runs = [answers.load(path)]
     assert answers.gemm_shapes(runs) == [(1024, 1024), (4096, 4096)]
     text = answers.block(runs)
-    assert "| 4096 x 4096 x 4096 | 500 | `ws_tma` (128x128x64, 5 stages): 80.0%" in text
-    assert f"| `ws_tma` | {answers.gemm_variants()[4][1]} | 80.0% ({t1}, 5 stages) |" in text
-    assert "| `single` |" not in text  # no single row at all: left out
+    assert "| 4096 x 4096 x 4096 | 500 | `ws_tma` (128x128x64, 5 stages): 80.0% |" in text
+    page = "\n".join(answers.gemm_section(runs, "docs"))
+    assert "`ws_tma` (128x128x64, 5 stages): 80.0%; within 2%" in page
+    assert f"| `ws_tma` | {answers.gemm_variants()[4][1]} | 80.0% ({t1}, 5 stages) |" in page
+    assert "| `single` |" not in page  # no single row at all: left out
 
 
 def test_gemm_section_left_out_without_gemm_rows():
@@ -364,7 +399,7 @@ def test_why_lines_say_when_the_explain_run_is_of_other_kernels(tmp_path):
     assert len(stalls_commit) == 1
     (commit,) = stalls_commit
     other = answers.Run(str(tmp_path / "latest.csv"), run.rows, "H100", "0123456789ab", run.run_utc)
-    header = answers.why_lines([other])[1]
+    header = answers.why_lines([other])[0]
     assert f"H100: the explain run at {commit}, the sweep at 0123456" in header
     same = answers.Run(str(tmp_path / "latest.csv"), run.rows, "H100", commit + "00000", run.run_utc)
-    assert answers.why_lines([same])[1].endswith("[docs/explain.md](docs/explain.md)):")
+    assert answers.why_lines([same])[0].endswith("(Nsight Compute warp states):")

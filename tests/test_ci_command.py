@@ -1,6 +1,6 @@
 """CI runs what the README tells a developer to type: the `make test` line
-of the README's Two commands is a command of .ci/run, and the README's
-Run it in CI names that same command."""
+of the README's Start is a command of .ci/run, and docs/usage.md's Run it
+in CI names that same command."""
 import os
 import re
 
@@ -14,7 +14,7 @@ def read(path):
 
 def readme_test_command():
     """The command of the README's `make test` line (its comment cut off)."""
-    block = read("README.md").split("## Two commands", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+    block = read("README.md").split("## Start", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
     lines = [ln.split("#", 1)[0].strip() for ln in block.splitlines()]
     found = [ln for ln in lines if ln.startswith("make test")]
     assert len(found) == 1, block
@@ -32,7 +32,7 @@ def test_ci_runs_the_readmes_test_command():
 
 
 def test_run_it_in_ci_names_the_same_command():
-    text = " ".join(read("README.md").split("## Run it in CI", 1)[1].split())
+    text = " ".join(read("docs/usage.md").split("## Run it in CI", 1)[1].split())
     m = re.match(r"`bash \.ci/run` is `([^`]+)`", text)
     assert m, text[:200]
     assert m.group(1) == readme_test_command()

@@ -1,4 +1,4 @@
-"""The README's and docs/REGRESSIONS.md's statements that the code can
+"""docs/usage.md's and docs/REGRESSIONS.md's statements that the code can
 contradict: exit statuses (harness/cli.h, scripts/bench.sh), the sm_80 path's
 counts (results/h100-80gb-hbm3/sm80-path.csv), the gate's limits
 (scripts/sbcompare.py) and the CI steps (the example workflow's)."""
@@ -26,12 +26,12 @@ def table_codes(text, header):
 
 def test_binary_exit_statuses_are_the_enum():
     enum = {int(v) for v in re.findall(r"SB_EXIT_\w+ = (\d+)", read("harness", "cli.h"))}
-    assert table_codes(read("README.md"), "| exit status | meaning |") == sorted(enum)
+    assert table_codes(read("docs", "usage.md"), "| exit status | meaning |") == sorted(enum)
 
 
 def test_bench_script_exit_statuses_are_its_header():
     script = {int(v) for v in re.findall(r"^#   (\d+) ", read("scripts", "bench.sh"), re.M)}
-    readme = table_codes(read("README.md"), "| `scripts/bench.sh` exit status | meaning |")
+    readme = table_codes(read("docs", "usage.md"), "| `scripts/bench.sh` exit status | meaning |")
     assert readme == sorted(script) == [0, 1, 2, 3, 4, 130]
     for code in script:  # and the CI section lists them
         assert f" {code} " in read("docs", "REGRESSIONS.md").split("## CI", 1)[1]
@@ -40,10 +40,10 @@ def test_bench_script_exit_statuses_are_its_header():
 def test_sm80_counts_are_the_committed_csv():
     rows = sbcsv.read(os.path.join(ROOT, "results", "h100-80gb-hbm3", "sm80-path.csv"))
     counts = collections.Counter(r["status"] for r in rows)
-    text = " ".join(read("README.md").split())
+    text = " ".join(read("docs", "usage.md").split())
     m = re.search(r"sm80-path\.csv` is that build's whole default sweep on an H100 \(.*?\): "
                   r"(\d+) `ok`, (\d+) `skipped`.*?, (\d+) `unsupported`", text)
-    assert m, "README: the sm80-path.csv sentence moved"
+    assert m, "docs/usage.md: the sm80-path.csv sentence moved"
     assert [int(m.group(i)) for i in (1, 2, 3)] == [counts["ok"], counts["skipped"],
                                                       counts["unsupported"]]
     assert counts["wrong"] == counts["error"] == counts["deadlock"] == 0

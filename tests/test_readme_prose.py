@@ -1,4 +1,5 @@
-"""The README's prose names no commit.
+"""The README is a front page whose prose names no commit, and the docs
+pages are reference-sized.
 
 A commit in prose is a figure's date stamp that nothing updates: the
 generated blocks (scripts/answers.py, checked by make test) name the commits
@@ -54,14 +55,30 @@ def test_the_generated_blocks_are_left_out_and_only_they():
 
 
 def test_every_docs_page_but_history_is_reference_sized():
-    """docs/ pages are reference, each at most 500 lines; how a finding was
-    reached goes to docs/history.md (issue 37)."""
+    """docs/ pages are reference, each at most 500 lines of prose (the
+    generated tables aside); how a finding was reached goes to
+    docs/history.md (issue 37)."""
     docs = os.path.join(ROOT, "docs")
     long = {}
     for name in sorted(os.listdir(docs)):
         if name.endswith(".md") and name != "history.md":
             with open(os.path.join(docs, name), encoding="utf-8") as f:
-                n = sum(1 for _ in f)
+                n = prose(f.read()).count("\n")
             if n > 500:
                 long[name] = n
     assert long == {}
+
+
+def test_the_readme_is_a_front_page():
+    """Its first screen says what syncbench answers and shows the install,
+    `make bench`, `make test` and where the answers are; it is well under
+    200 lines, and its answers block at most 80."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        text = f.read()
+    first = "\n".join(text.splitlines()[:40])
+    for words in ("CUDA Toolkit", "libbenchmark-dev", "make bench", "make test",
+                  "(#the-answers)", "git clone --depth 1"):
+        assert words in first, words
+    assert text.count("\n") < 200
+    block = GENERATED.search(text)
+    assert block and block.group(1) == "answers" and block.group(0).count("\n") <= 81
