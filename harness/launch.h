@@ -142,6 +142,9 @@ enum { SB_FLUSH_READ = 0, SB_FLUSH_MEMSET = 1, SB_FLUSH_DISCARD = 2, SB_FLUSH_NO
 int sb_flush_method(void);
 /* SB_FLUSH_L2S: the flush buffer in L2s (default 2); 0: refused at start. */
 int sb_flush_l2s(void);
+/* SB_HOLD_STREAMS (harness/runner.c): how many streams held samples rotate
+ * over, 1-32 (default 8); 0 when the variable is not such a number. */
+int sb_hold_streams(void);
 
 /* harness/runner.c: whether SB_REPLACE names `what` (the re-placement
  * probe: each point allocates that anew, elsewhere; 'w': a family's own

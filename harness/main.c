@@ -350,6 +350,11 @@ int main(int argc, char **argv) {
             getenv("SB_FLUSH"));
     return SB_EXIT_USAGE;
   }
+  if (sb_hold_streams() == 0) {
+    fprintf(stderr, "syncbench: SB_HOLD_STREAMS=%s: the streams a held sample rotates over are a whole number 1-32\n",
+            getenv("SB_HOLD_STREAMS"));
+    return SB_EXIT_USAGE;
+  }
   if (sb_flush_l2s() == 0) {
     fprintf(stderr, "syncbench: SB_FLUSH_L2S=%s: the flush buffer's size in L2s is a whole number 1-64\n",
             getenv("SB_FLUSH_L2S"));

@@ -338,6 +338,17 @@ int sb_flush_method(void) {
   return !strcmp(env, "memset") ? SB_FLUSH_MEMSET : SB_FLUSH_UNKNOWN;
 }
 
+/* SB_HOLD_STREAMS: the streams a held sample rotates over, 1-32 (default
+ * SB_HOLD_STREAMS, harness/timing.h); 0 when not a whole number in that
+ * range (refused at start). */
+int sb_hold_streams(void) {
+  const char *env = getenv("SB_HOLD_STREAMS");
+  if (!env || !*env) return SB_HOLD_STREAMS;
+  char *end;
+  const long v = strtol(env, &end, 10);
+  return *end || v < 1 || v > 32 ? 0 : (int)v;
+}
+
 /* SB_FLUSH_L2S: the flush buffer's size in L2s, 1-64 (default 2); 0 when
  * it is not a whole number in that range (refused at start). A probe of
  * whether twice the L2 empties it. */

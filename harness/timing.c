@@ -21,6 +21,9 @@ cudaError_t sb_timer_init(sb_timer *t, cudaStream_t stream) {
   t->flush_discard = 0;
   t->witness = NULL;
   t->hold = NULL;
+  t->held_count = 0;
+  t->held_samples = 0;
+  t->order = NULL;
   t->nvml = NULL;
   t->pair_fn = NULL;
   t->pair_samples = NULL;
@@ -54,6 +57,29 @@ void sb_timer_destroy(sb_timer *t) {
   t->witness = NULL;
   if (t->hold) cudaFreeHost(t->hold);
   t->hold = NULL;
+  for (int i = 0; i < t->held_count; ++i) cudaStreamDestroy(t->held[i]);
+  t->held_count = 0;
+  if (t->order) cudaEventDestroy(t->order);
+  t->order = NULL;
+}
+
+/* The stream a held sample runs on: the next of the pool (created at the
+ * first held sample), after t->stream's work (the clock witness). */
+static cudaError_t held_stream(sb_timer *t, cudaStream_t *s) {
+  if (t->held_count == 0) {
+    int n = sb_hold_streams();
+    if (n < 1) n = SB_HOLD_STREAMS; /* main() refuses a bad value first */
+    cudaError_t e = cudaEventCreateWithFlags(&t->order, cudaEventDisableTiming);
+    for (int i = 0; i < n && e == cudaSuccess; ++i) {
+      e = cudaStreamCreateWithFlags(&t->held[i], cudaStreamNonBlocking);
+      if (e == cudaSuccess) t->held_count = i + 1;
+    }
+    if (e != cudaSuccess) return e;
+  }
+  *s = t->held[t->held_samples++ % (unsigned long long)t->held_count];
+  cudaError_t e = cudaEventRecord(t->order, t->stream);
+  if (e == cudaSuccess) e = cudaStreamWaitEvent(*s, t->order, 0);
+  return e;
 }
 
 void sb_timer_reset(sb_timer *t) {
@@ -144,26 +170,34 @@ static cudaError_t timed_launch(sb_timer *t, sb_launch_fn fn, sb_launch *L, doub
                                 const char **what) {
   cudaError_t e = cudaSuccess;
   float ms = 0;
+  cudaStream_t s = t->stream;
+  if (L->hold && t->hold && (e = held_stream(t, &s)) != cudaSuccess) {
+    *what = "the held sample's stream";
+    *seconds = 0;
+    return e;
+  }
+  const cudaStream_t keep = L->stream;
+  L->stream = s;
   if (t->flush_buf &&
       ((e = t->flush_read_blocks
-                ? sb_l2_flush_read(t->stream, t->flush_buf, t->flush_bytes, t->flush_read_blocks)
-                : cudaMemsetAsync(t->flush_buf, (int)(++t->flushes & 0xff), t->flush_bytes, t->stream)) !=
+                ? sb_l2_flush_read(s, t->flush_buf, t->flush_bytes, t->flush_read_blocks)
+                : cudaMemsetAsync(t->flush_buf, (int)(++t->flushes & 0xff), t->flush_bytes, s)) !=
            cudaSuccess ||
        (t->flush_discard &&
-        (e = sb_l2_discard(t->stream, t->flush_buf, t->flush_bytes, t->flush_read_blocks)) != cudaSuccess)))
+        (e = sb_l2_discard(s, t->flush_buf, t->flush_bytes, t->flush_read_blocks)) != cudaSuccess)))
     *what = "L2 flush";
   else if (L->hold && !t->hold) {
     e = cudaErrorNotSupported;
     *what = "the stream hold (no mapped host memory)";
   } else if (L->hold && (t->hold[0] = t->hold[1] = 0,
-                         (e = sb_stream_hold(t->stream, &t->hold[0], &t->hold[1], SB_HOLD_TIMEOUT_NS)) !=
+                         (e = sb_stream_hold(s, &t->hold[0], &t->hold[1], SB_HOLD_TIMEOUT_NS)) !=
                              cudaSuccess))
     *what = "the stream hold";
-  else if ((e = cudaEventRecord(t->start, t->stream)) != cudaSuccess)
+  else if ((e = cudaEventRecord(t->start, s)) != cudaSuccess)
     *what = "cudaEventRecord";
   else if ((e = fn(L)) != cudaSuccess)
     *what = "launch";
-  else if ((e = cudaEventRecord(t->stop, t->stream)) != cudaSuccess)
+  else if ((e = cudaEventRecord(t->stop, s)) != cudaSuccess)
     *what = "cudaEventRecord";
   else if ((L->hold && (__atomic_store_n(&t->hold[0], 1, __ATOMIC_SEQ_CST), 0)) ||
            (e = cudaEventSynchronize(t->stop)) != cudaSuccess)
@@ -177,6 +211,7 @@ static cudaError_t timed_launch(sb_timer *t, sb_launch_fn fn, sb_launch *L, doub
             "give a smaller --iters";
   }
   if (e != cudaSuccess && L->hold && t->hold) __atomic_store_n(&t->hold[0], 1, __ATOMIC_SEQ_CST);
+  L->stream = keep;
   *seconds = ms * 1e-3;
   return e;
 }

@@ -40,6 +40,14 @@ typedef struct sb_timer {
   double *witness;         /* mapped pinned host reading; NULL: no witness */
   int *hold;               /* mapped pinned [gate, timed_out] of the stream hold
                               (launch->hold); NULL: no mapped memory, no hold */
+  /* Held samples rotate over these streams (created at the first one):
+   * each stream is its own hardware queue, and where a queue's launches
+   * cross a boundary depends on it, so a point samples every queue alike.
+   * SB_HOLD_STREAMS=N (1-32) sets how many (default SB_HOLD_STREAMS). */
+  cudaStream_t held[32];
+  int held_count;
+  unsigned long long held_samples;
+  cudaEvent_t order;       /* the sample's stream waits for t->stream's work */
   double since_witness_s;  /* kernel time sampled since the last reading */
   double window_mhz;       /* the last reading (NaN: none yet) */
   int window_flagged;      /* it was taken while throttled */
@@ -77,6 +85,7 @@ void sb_timer_resume(sb_timer *t);
 double sb_timer_clock_mhz(const sb_timer *t);
 
 /* The stream hold's bound: a sample's launches must be enqueued within it. */
+#define SB_HOLD_STREAMS 8
 #define SB_HOLD_TIMEOUT_NS 2000000000ull
 
 /* gbs_iteration_fn: one flushed (if asked), event-timed launch. */

@@ -134,6 +134,18 @@ def test_the_flush_size_is_a_whole_number_of_l2s(syncbench, tmp_path, value, cod
                                     "is a whole number 1-64")
 
 
+@pytest.mark.parametrize("value, code", [("", 3), ("8", 3), ("1", 3), ("32", 3), ("0", 2), ("33", 2), ("x", 2)])
+def test_the_held_streams_are_a_whole_number_1_to_32(syncbench, tmp_path, value, code):
+    # SB_HOLD_STREAMS: the streams a held sample rotates over (8 by default);
+    # anything else is refused with one line before the GPU check.
+    r = run("--quick", cwd=tmp_path, env_extra={"SB_HOLD_STREAMS": value})
+    assert r.returncode == code, r.stderr
+    assert len(r.stderr.splitlines()) == 1, r.stderr
+    if code == 2:
+        assert r.stderr.strip() == (f"syncbench: SB_HOLD_STREAMS={value}: the streams a held sample "
+                                    "rotates over are a whole number 1-32")
+
+
 def test_no_gpu_message_says_what_to_check(syncbench, tmp_path):
     # Not CUDA's "CUDA driver version is insufficient for CUDA runtime
     # version": what is missing, in plain words, and what to check.
