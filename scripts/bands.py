@@ -55,6 +55,7 @@ what the data gives (or missing), 2 unusable input (one line).
 from __future__ import annotations
 
 import argparse
+import collections
 import csv
 import dataclasses
 import functools
@@ -514,9 +515,8 @@ def aa_rows(results):
     for a in [a for proof in AA_PROOFS
               for a in sbcsv.csv_files(os.path.join(results, proof, "*", "aa_gate_a.csv"))]:
         base, new = sbcompare.load_run(a), sbcompare.load_run(a.replace("_a.csv", "_b.csv"))
-        # the bands of its kernels (band_epochs.csv)
-        cmp = sbcompare.compare(base, new, bands=bands_as_of(base.provenance("run_utc"), results),
-                                interleaved=True)
+        # the bands of its kernels (band_epochs.csv), out of sample
+        cmp = sbcompare.compare(base, new, bands=for_pair(base, new, results), interleaved=True)
         move = lambda m: math.expm1(abs(math.log(m.gated))) * 100  # noqa: E731
         gemm = [move(m) for m in cmp.matches if m.figure == "fastest"]
         other = [move(m) for m in cmp.matches if m.figure != "fastest" and not m.gated_out]
@@ -524,17 +524,19 @@ def aa_rows(results):
         gpu_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(a))))
         lease = os.path.relpath(os.path.dirname(a), os.path.join(gpu_dir, "proofs"))
         rows.append(f"| {os.path.basename(gpu_dir)} {lease} ({sbcompare.short_uuid(*base.gpu_uuids())}, {flush}) "
-                    f"| {len(cmp.matches)} | {len(cmp.slower) + len(cmp.improvements)} "
+                    f"| {len(cmp.matches)} | {len(cmp.slower) + len(cmp.improvements)}"
+                    + "".join(f"; {'/'.join(k)} {n} slower" for k, n in sorted(
+                        collections.Counter(map(sbcompare.by_variant, cmp.slower)).items()))
+                    + " "
                     f"| {pct(gemm)} | {sum(v > 3 for v in gemm)} of {len(gemm)} | {pct(other)} |")
     return rows
 
 
 def plant_rows(results):
-    table = sbcompare.load_bands(os.path.join(results, "bands.csv"))
     rows = []
     for a in sorted(glob.glob(os.path.join(results, PROOF, "*", "plant36_a.csv"))):
-        cmp = sbcompare.compare(sbcompare.load_run(a), sbcompare.load_run(a.replace("_a.csv", "_b.csv")),
-                                bands=table, interleaved=True)
+        base, new = sbcompare.load_run(a), sbcompare.load_run(a.replace("_a.csv", "_b.csv"))
+        cmp = sbcompare.compare(base, new, bands=for_pair(base, new, results), interleaved=True)
         for name in PLANTED:
             ms = [m for m in cmp.matches if "/".join(sbcompare.by_variant(m)) == name]
             beyond = [m for m in ms if m.gated > 1 + m.point_threshold]
@@ -562,11 +564,10 @@ NOOP_PAIR = [os.path.join("h100-80gb-hbm3", "history", name)
 
 def noop_rows(results):
     rows = []
-    table = sbcompare.load_bands(os.path.join(results, "bands.csv"))
 
     def row(base_path, new_path):
         base, new = sbcompare.load_run(base_path), sbcompare.load_run(new_path)
-        cmp = sbcompare.compare(base, new, bands=table)
+        cmp = sbcompare.compare(base, new, bands=for_pair(base, new, results))
         return (f"| `{rel(base_path)}` ({sbcompare.short_uuid(*base.gpu_uuids())}, "
                 f"{base.provenance('commit')[:7]}) -> `{rel(new_path)}` "
                 f"({sbcompare.short_uuid(*new.gpu_uuids())}, {new.provenance('commit')[:7]}) "
@@ -654,8 +655,9 @@ def placement_rows(results):
 def band_table_rows(results):
     """One row per model and variant whose band is above the floors (5% a
     point, 1.5% a shift) in some pairing; a cell per pairing: its rule A /
-    rule B band, the worst point move and the A/A pairs it comes from
-    ("floors" where that pairing's band is the floors, "-" without data)."""
+    rule B band (capped: "over the cap" where its data needs more), the
+    QUANTILE point move and the A/A pairs it comes from ("floors" where
+    that pairing's band is the floors, "-" without data)."""
     cells, order = {}, []
     for _, r in sbcompare._named_rows(os.path.join(results, "bands.csv"), sbcompare.BAND_COLUMNS,
                                       "band table"):
@@ -669,7 +671,9 @@ def band_table_rows(results):
             order.append(key)
         cells[key][r["pairing"]] = (above, (
             f"A {max(point, 5):.1f}% / B {max(shift, sbcompare.VARIANT_SHIFT * 100):.1f}%, "
-            f"worst {r['worst_move_pct']}% ({r['pairs']})") if above else f"floors ({r['pairs']})")
+            f"q{QUANTILE * 100:g} {r[sbcompare.BAND_QUANTILE_COLUMN]}% ({r['pairs']})"
+            + (", over the cap" if r[sbcompare.BAND_OVER_CAP_COLUMN] else ""))
+            if above else f"floors ({r['pairs']})")
     return [f"| {gpu} | `{name}` | "
             + " | ".join(cells[(gpu, name)].get(p, (False, "-"))[1] for p in sbcompare.PAIRINGS) + " |"
             for gpu, name in order if any(above for above, _ in cells[(gpu, name)].values())]
@@ -691,7 +695,9 @@ def doc_block(results=RESULTS):
            "`results/bands.csv` and the proofs " + ", ".join(f"`results/{p}/`" for p in AA_PROOFS)
            + " (`make test` checks it).", "",
            "A/A by A/B (`ab.py`, retakes on) over `^(reference|gemm|barrier|devscan)/`, "
-           "gated with the bands of its kernels (`results/band_epochs.csv`):", "",
+           "gated with the bands of its kernels (`results/band_epochs.csv`), out of sample (those "
+           "of the other A/A pairs, `bands.for_pair`); flagged: slower or faster beyond the band, "
+           "the slower variants named:", "",
            "| GPU, proof / lease (chip, L2 flush) | points | flagged | gemm own fastest sample: median / worst "
            "| gemm points over 3% | every other point: median / worst |",
            "| --- | --- | --- | --- | --- | --- |", *aa_rows(results), "",
@@ -712,14 +718,14 @@ def doc_block(results=RESULTS):
            "| variant | points | pads (MiB) | worst, two runs of one pad | worst, all runs |",
            "| --- | --- | --- | --- | --- |", *placement_rows(results), "",
            "Fresh leases' plain default sweeps (no change) against a committed pair of the "
-           "same kernels: the committed pair's second lease against its first, and a third "
-           "lease (16d0f95) against the 9249a8b pair:", "",
+           "same kernels, out of sample: the committed pair's second lease against its first, "
+           "and a third lease (16d0f95) against the 9249a8b pair:", "",
            "| pair | points | regressions | unjudged | power state differs |",
            "| --- | --- | --- | --- | --- |", *noop_rows(results), "",
            "Bands above the floors (rule A at least 5%, rule B at least "
-           f"{sbcompare.VARIANT_SHIFT * 100:g}%), per pairing: rule A / rule B, the worst point "
-           "move of the A/A runs and (in brackets) how many A/A pairs; every variant not "
-           "listed is judged at the floors:", "",
+           f"{sbcompare.VARIANT_SHIFT * 100:g}%), per pairing: rule A / rule B, the "
+           f"{QUANTILE * 100:g}th percentile of the point moves of its A/A window and (in brackets) "
+           "how many A/A pairs; every variant not listed is judged at the floors:", "",
            "| GPU | variant | " + " | ".join(f"`{p}`" for p in sbcompare.PAIRINGS) + " |",
            "| --- | --- | " + " | ".join("---" for _ in sbcompare.PAIRINGS) + " |",
            *band_table_rows(results), "",
@@ -727,7 +733,12 @@ def doc_block(results=RESULTS):
            "of every other point of the variant, at most one point in ten): judged by it alone "
            "(rule B leaves them out), their variant's band above measured without them:", "",
            "| GPU | pairing | variant | point | worst move (A/A pairs) | rule A band |",
-           "| --- | --- | --- | --- | --- | --- |", *own_point_rows(results), ""]
+           "| --- | --- | --- | --- | --- | --- |", *own_point_rows(results), "",
+           f"Over the {sbcompare.BAND_CAP * 100:g}% cap (written at it; their measurement is to be fixed, "
+           f"a pair made before {sbcompare.BAND_CAP_SINCE} is judged by the band its data measured):", "",
+           *[f"- {line}" for line in over_cap_lines(
+               [r for _, r in sbcompare._named_rows(os.path.join(results, "bands.csv"),
+                                                    sbcompare.BAND_COLUMNS, "band table")])], ""]
     return "\n".join(out)
 
 
