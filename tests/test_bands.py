@@ -27,6 +27,7 @@ from test_compare import (read_records, run_compare, scale_times,  # noqa: E402
 
 BANDS = os.path.join(ROOT, "scripts", "bands.py")
 TABLE = sbcompare.BANDS_FILE
+CAP = sbcompare.BAND_CAP * 100
 ACCEPTED = os.path.join(ROOT, "results", "accepted.csv")
 H100 = os.path.join(ROOT, "results", "h100-80gb-hbm3")
 LATEST = os.path.join(H100, "latest.csv")
@@ -112,7 +113,7 @@ def test_check_fails_on_a_modified_copy(tmp_path):
     assert "not what the committed runs give" in p.stderr and "Traceback" not in p.stderr
 
 
-def test_every_band_is_its_margin_times_its_worst_move():
+def test_every_band_is_its_margin_times_its_quantile_move_capped():
     rows = table_rows()
     assert rows
     variant = {}  # the variant's rows: its own and its points of their own, one margin
@@ -125,11 +126,53 @@ def test_every_band_is_its_margin_times_its_worst_move():
         little = (sum(int(g["points"]) for g in group) < bands.MIN_POINTS
                   or int(whole["pairs"]) < bands.MIN_PAIRS)
         assert margin == (bands.LITTLE_DATA_MARGIN if little else bands.MARGIN), r
-        assert float(r["point_band_pct"]) == pytest.approx(margin * float(r["worst_move_pct"]),
-                                                           abs=0.011), r
-        assert float(r["shift_band_pct"]) == pytest.approx(margin * float(r["worst_shift_pct"]),
-                                                           abs=0.011), r
+        point = margin * float(r[sbcompare.BAND_QUANTILE_COLUMN])
+        shift = margin * float(r["worst_shift_pct"])
+        assert float(r["point_band_pct"]) == pytest.approx(min(point, CAP), abs=0.011), r
+        assert float(r["shift_band_pct"]) == pytest.approx(min(shift, CAP), abs=0.011), r
+        over = r[sbcompare.BAND_OVER_CAP_COLUMN].split("+") if r[sbcompare.BAND_OVER_CAP_COLUMN] else []
+        assert over == [rule for rule, band in (("point", point), ("shift", shift)) if band > CAP + 0.01], r
+        assert float(r[sbcompare.BAND_QUANTILE_COLUMN]) <= float(r["worst_move_pct"])
+        assert 1 <= int(whole["pairs"]) <= bands.WINDOW
         assert r["pairing"] in sbcompare.PAIRINGS
+
+
+def test_no_band_is_over_the_cap_and_the_ones_written_at_it_are_listed():
+    """No band of results/bands.csv over 10%; the variants whose A/A data
+    would need more are written at the cap and marked (OVER_CAP: their
+    measurement is to be fixed, issue 52), and bands.py --check names each."""
+    rows = table_rows()
+    assert all(float(r[c]) <= CAP for r in rows for c in ("point_band_pct", "shift_band_pct"))
+    over = {(r["gpu_name"].split()[1], r["pairing"], f"{r['family']}/{r['variant']}")
+            for r in rows if r[sbcompare.BAND_OVER_CAP_COLUMN]}
+    assert over == OVER_CAP
+    p = subprocess.run([sys.executable, BANDS, "--check"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    named = [line for line in p.stdout.splitlines() if "over the 10% cap" in line]
+    assert len(named) == sum(1 for r in rows if r[sbcompare.BAND_OVER_CAP_COLUMN])
+
+
+# The bands the committed A/A runs would need over the cap, (model, pairing,
+# variant) (a point of its own counts as its variant): the host's launch
+# rate, the flag hand-offs' SM pair and flag address, the 1x2 multicast
+# point's fast mode on the H200 (issue 52, item 1), and on the H100 two-run
+# same_chip data of splitk_serial's old kernel; devscan's 1M-element point
+# on the H200 ab pairing.
+OVER_CAP = {
+    ("H100", "ab", "barrier/flag_handoff"), ("H100", "ab", "barrier/kernel_boundary_stream"),
+    ("H100", "ab", "barrier/kernel_boundary_pdl"),
+    ("H200", "ab", "barrier/flag_handoff"), ("H200", "ab", "barrier/flag_handoff_relaxed"),
+    ("H200", "ab", "barrier/kernel_boundary_stream"), ("H200", "ab", "barrier/kernel_boundary_pdl"),
+    ("H200", "ab", "gemm/ws_tma_wgmma_multicast"), ("H200", "ab", "devscan/three_kernel"),
+    ("H200", "ab", "devscan/three_kernel_pdl"),
+    ("H100", "same_chip", "barrier/flag_handoff"), ("H100", "same_chip", "barrier/kernel_boundary_stream"),
+    ("H100", "same_chip", "barrier/kernel_boundary_pdl"), ("H100", "same_chip", "gemm/splitk_serial"),
+    ("H200", "same_chip", "barrier/flag_handoff"), ("H200", "same_chip", "barrier/kernel_boundary_stream"),
+    ("H200", "same_chip", "barrier/kernel_boundary_pdl"), ("H200", "same_chip", "gemm/ws_tma_wgmma_multicast"),
+    ("H100", "chip", "barrier/flag_handoff"), ("H100", "chip", "barrier/flag_handoff_relaxed"),
+    ("H100", "chip", "barrier/kernel_boundary_stream"), ("H100", "chip", "barrier/kernel_boundary_pdl"),
+    ("H200", "chip", "barrier/flag_handoff"), ("H200", "chip", "barrier/kernel_boundary_stream"),
+    ("H200", "chip", "barrier/kernel_boundary_pdl"), ("H200", "chip", "gemm/ws_tma_wgmma_multicast")}
 
 
 @pytest.mark.parametrize("xz", [False, True], ids=["csv", "csv.xz"])
@@ -718,3 +761,123 @@ def test_a_run_without_its_time_counts_as_older_than_every_epoch():
     assert bands.since((Run("2026-11-10T00:00:00Z"), Run("2026-11-12T00:00:00Z")), epoch)
     assert not bands.since((Run("2026-11-09T23:59:59Z"), Run("2026-11-12T00:00:00Z")), epoch)
     assert not bands.since((Run("?"), Run("2026-11-12T00:00:00Z")), epoch)
+
+
+# ------------------------------------------------------------ issue 52: honest bands
+
+# Every committed pair the gate judges: each A/A by A/B of the protocol the
+# gate reads (the ab pairing's data) and each GPU's baseline -> latest; named
+# as results/<gpu>/proofs/<proof>/<lease> or results/<gpu>/latest.
+def committed_pairs():
+    pairs = [(p.new.path, p.base, p.new, True) for p in bands.collect(bands.RESULTS)[1] if p.pairing == "ab"]
+    pairs += [(os.path.join(ROOT, "results", gpu, "latest.csv"),
+               sbcompare.load_run(os.path.join(ROOT, "results", gpu, "baseline.csv")),
+               sbcompare.load_run(os.path.join(ROOT, "results", gpu, "latest.csv")), False) for gpu in GPUS]
+    return [(pair_name(path), base, new, ab) for path, base, new, ab in pairs]
+
+
+def pair_name(path):
+    rel = os.path.relpath(path, os.path.join(ROOT, "results")).replace("/proofs/", "/")
+    return os.path.dirname(rel) if "/ab_" in rel else rel.split(".")[0]
+
+
+SCALED = ("median_us", "q1_us", "q3_us", "min_us", "max_us")
+
+
+def scaled_row(row, factor):
+    """A parsed row whose point takes factor times as long (a ceiling ratio
+    and throughput scale inversely)."""
+    row = dict(row)
+    for c in SCALED:
+        if row.get(c) is not None:
+            row[c] *= factor
+    for c in ("gbps", "pct_of_copy", "pct_of_cublas", "pct_of_cub"):
+        if row.get(c):
+            row[c] /= factor
+    return row
+
+
+def with_rows(run, rows):
+    return sbcompare.Run(path=run.path, rows=rows, by_key={sbcsv.key(r): r for r in rows},
+                         columns=run.columns)
+
+
+def uncaught(factor, whole):
+    """{variant: {pair}}: what the gate, with each pair's own bands (out of
+    sample, of its time), lets through when a whole variant (whole) or any
+    one of its points is made factor times slower on the new side."""
+    missed = {}
+    for name, base, new, ab in committed_pairs():
+        table = bands.for_pair(base, new)
+        t = table.as_of(max(base.provenance("run_utc"), new.provenance("run_utc")))
+        pairing = "ab" if ab else sbcompare.compare(with_rows(base, base.rows[:1]),
+                                                    with_rows(new, new.rows[:1])).pairing
+        by_variant = {}
+        for b in base.rows:
+            n = new.by_key.get(sbcsv.key(b))
+            if n is not None and b["status"] == n["status"] == "ok":
+                by_variant.setdefault(variant_of(b), []).append((b, n))
+        for k, rows in by_variant.items():
+            # rule A, point by point (what rule B adds needs a shift of 5+ points)
+            slower = [sbcompare.match_of(b, scaled_row(n, factor), sbcompare.DEFAULT_THRESHOLD, bands=t,
+                                         pairing=pairing, interleaved=ab).verdict == "slower" for b, n in rows]
+            if whole:
+                caught = any(slower) or sbcompare.compare(
+                    with_rows(base, [b for b, _ in rows]), with_rows(new, [scaled_row(n, factor) for _, n in rows]),
+                    bands=table, interleaved=ab).regressions
+            else:
+                caught = all(slower)
+            if not caught:
+                missed.setdefault("/".join(k), set()).add(name)
+    return missed
+
+
+def test_with_its_bands_10pct_on_any_whole_variant_fails_on_every_committed_pair():
+    """Each committed pair judged by its bands (out of sample, of its time):
+    any one variant made 10% slower, all its points, fails the gate; except
+    MISSED_10PCT_VARIANT: the variants over the cap, which the bands of
+    their time (made before the cap) let through, and two A/A by A/B pairs
+    of the H100 (ab_a973f88 leaseA: a --quick run whose devscan/cub and
+    splitk_serial moved more between its contexts than the other pairs'
+    bands allow: a +10% plant on a side already faster nets under them)."""
+    assert uncaught(1.10, whole=True) == MISSED_10PCT_VARIANT
+
+
+def test_with_its_bands_20pct_at_any_one_point_fails_on_every_committed_pair():
+    """Each committed pair judged by its bands: any one point made 20%
+    slower on its own fails (rule A), except in MISSED_20PCT_POINT: the
+    variants over the cap (judged by the bands of their time), splitk_serial's
+    64x128 point at 1024 x 1024 x 16384 on the H200 (its old kernel, before
+    910219a), the 1x2 multicast point and arrive_and_drop in one pair."""
+    assert uncaught(1.20, whole=False) == MISSED_20PCT_POINT
+
+
+H200_AB = {f"h200/ab_{p}" for p in ("3880117/discard", "52efaa9/read8", "910219a/leaseB",
+                                     "910219a/leaseB_again", "e6f97b9/leaseA", "e6f97b9/leaseB",
+                                     "f5ffa93/leaseA", "f5ffa93/leaseB")}
+H100_AB = {f"h100-80gb-hbm3/ab_{p}" for p in ("16d0f95/leaseA", "16d0f95/leaseB", "54fa7a1/leaseA",
+                                               "a973f88/leaseA", "a973f88/leaseB", "a973f88/leaseC")}
+LATEST = {"h100-80gb-hbm3/latest", "h200/latest"}
+# What a 10% or 20% plant nets under the bands of each pair's time: the
+# variants over the cap (OVER_CAP: measured before the cap, their data needs
+# wider bands) in every pair that has them, and the few others named in the
+# tests' docstrings. A variant that joins these fails the tests.
+MISSED_10PCT_VARIANT = {
+    "barrier/flag_handoff": H100_AB - {"h100-80gb-hbm3/ab_a973f88/leaseA", "h100-80gb-hbm3/ab_a973f88/leaseC"}
+    | H200_AB | {"h200/latest"},
+    "barrier/flag_handoff_relaxed": H200_AB,
+    "barrier/kernel_boundary_pdl": H100_AB - {"h100-80gb-hbm3/ab_54fa7a1/leaseA", "h100-80gb-hbm3/ab_a973f88/leaseC"}
+    | H200_AB - {"h200/ab_e6f97b9/leaseB"} | LATEST,
+    "barrier/kernel_boundary_stream": H100_AB - {"h100-80gb-hbm3/ab_16d0f95/leaseA", "h100-80gb-hbm3/ab_a973f88/leaseC"}
+    | H200_AB - {"h200/ab_e6f97b9/leaseB"} | LATEST,
+    "devscan/cub": {"h100-80gb-hbm3/ab_a973f88/leaseA"},
+    "gemm/splitk_serial": {"h100-80gb-hbm3/ab_a973f88/leaseA"}}
+MISSED_20PCT_POINT = {
+    "barrier/arrive_and_drop": {"h200/ab_3880117/discard"},
+    "barrier/flag_handoff": H200_AB | {"h200/latest"},
+    "barrier/flag_handoff_relaxed": H200_AB,
+    "barrier/kernel_boundary_pdl": H100_AB - {"h100-80gb-hbm3/ab_a973f88/leaseC"} | H200_AB | LATEST,
+    "barrier/kernel_boundary_stream": H100_AB - {"h100-80gb-hbm3/ab_a973f88/leaseC"} | H200_AB | LATEST,
+    "gemm/splitk_serial": H200_AB - {"h200/ab_3880117/discard", "h200/ab_910219a/leaseB",
+                                     "h200/ab_910219a/leaseB_again"} | {"h200/latest"},
+    "gemm/ws_tma_wgmma_multicast": {"h200/ab_3880117/discard", "h200/ab_52efaa9/read8"}}
