@@ -79,10 +79,21 @@ def table_rows(path=TABLE):
         return list(csv.DictReader(line for line in f if not line.startswith("#")))
 
 
-def gate(base, new, interleaved=False, table=TABLE):
-    """table: a band table's path, or a table (bands.bands_as_of's)."""
-    return sbcompare.compare(sbcompare.load_run(base), sbcompare.load_run(new), interleaved=interleaved,
+def gate(base, new, interleaved=False, table=None):
+    """table: a band table's path, or a table (bands.bands_as_of's); by
+    default the pair's own (pair_table)."""
+    base, new = sbcompare.load_run(base), sbcompare.load_run(new)
+    if table is None:
+        table = bands.for_pair(base, new)
+    return sbcompare.compare(base, new, interleaved=interleaved,
                              bands=sbcompare.load_bands(table) if isinstance(table, str) else table)
+
+
+def pair_table(base, new):
+    """The bands a committed pair (or a copy of it, planted) is judged by:
+    out of sample, of its time (bands.for_pair, as of its runs)."""
+    base, new = sbcompare.load_run(base), sbcompare.load_run(new)
+    return bands.for_pair(base, new).as_of(max(base.provenance("run_utc"), new.provenance("run_utc")))
 
 
 def variants_with(path, at_least=1):
@@ -220,7 +231,10 @@ def test_the_script_on_fixtures(tmp_path, xz):
     chip = got[("chip", *variant_of(rows[0]))]
     assert float(chip["worst_move_pct"]) == pytest.approx(4.0, abs=0.01)
     assert chip["margin"] == "2"  # one pair: little data
-    assert float(chip["point_band_pct"]) == pytest.approx(8.0, abs=0.02)
+    # margin x the 95th percentile of the variant's point moves (4%, 3%, the rest 0), not its worst
+    n = sum(1 for r in rows if variant_of(r) == variant_of(rows[0]))
+    q = bands.quantile([0.04, 0.03] + [0.0] * (n - 2), bands.QUANTILE)
+    assert 0 < q < 0.04 and float(chip["point_band_pct"]) == pytest.approx(2 * q * 100, abs=0.02)
     ab = got[("ab", *variant_of(rows[0]))]
     assert float(ab["worst_move_pct"]) == pytest.approx(9.0, abs=0.01)
     assert float(ab["worst_shift_pct"]) == pytest.approx(2.0, abs=0.01)
@@ -245,47 +259,53 @@ def test_every_committed_variant_has_its_own_two_chip_band(gpu):
         assert table.own(name, "chip", family, variant), (gpu, family, variant)
 
 
+# What the committed pairs fail out of sample (make gate-committed): the
+# H100 pair's ws_tma_wgmma point at 4096 x 4096 x 4096 (64x128 tile) moved
+# +5.9% between its two chips; its band from the other A/A pairs is the 5%
+# floor (in sample, this pair's own move had set it at 16.4%).
+COMMITTED_PAIR_FAILS = {"h100-80gb-hbm3": {
+    "gemm/ws_tma_wgmma stages=8 buffer_bytes=24576 n=4096 consumer_warps=4 m=4096 k=4096 tile=64x128x64"}}
+
+
 @pytest.mark.parametrize("gpu", GPUS)
-def test_the_committed_pairs_pass_and_judge_every_point(gpu):
+def test_the_committed_pairs_judged_out_of_sample_judge_every_point(gpu):
+    """baseline -> latest as make gate-committed gates it (--out-of-sample):
+    every point judged, none unjudged, the regressions those listed."""
     base = os.path.join(ROOT, "results", gpu, "baseline.csv")
     new = os.path.join(ROOT, "results", gpu, "latest.csv")
-    rc, out, err = run_compare("--gate", base, new, "--accept", ACCEPTED, "--summary", os.devnull)
-    assert rc == 0, err
-    assert "gate passed: 0 regression(s), 0 broken, 0 missing (counted)" in err, err
+    fails = COMMITTED_PAIR_FAILS.get(gpu, set())
+    rc, out, err = run_compare("--gate", base, new, "--out-of-sample", "--accept", ACCEPTED,
+                               "--summary", os.devnull)
+    assert rc == (1 if fails else 0), err
+    assert f"gate {'FAILED' if fails else 'passed'}: {len(fails)} regression(s), 0 broken, 0 missing (counted)" in err
     assert "0 unjudged" in err
     assert all(word not in out for word in ("chip differs", "context differs", "lease-bound"))
-    cmp = gate(base, new)
+    b, n = sbcompare.load_run(base), sbcompare.load_run(new)
+    cmp = sbcompare.compare(b, n, bands=bands.for_pair(b, n))
     assert cmp.unjudged == [] and all(m.band for m in cmp.matches)
+    assert {sbcompare.describe_point(m.base) for m in cmp.regressions} == fails
 
 
 def test_a_uniform_3pct_on_any_one_gemm_variant_across_chips_is_caught(tmp_path):
-    """The committed H100 pair (two chips) with one GEMM variant 3% slower:
-    the gate fails on that variant's points and no other's; except where the
-    variant's measured two-chip shift band is 3% or more
-    (GEMM_BEYOND_3PCT_ACROSS_CHIPS)."""
-    table = sbcompare.load_bands()
-    name = sbcsv.read(LATEST)[0]["gpu_name"]
+    """The committed H100 pair (two chips, its own bands) with one GEMM
+    variant 3% slower: the gate fails on that variant's points and no
+    other's (but the pair's own regression); except where the variant's
+    two-chip shift band and the pair's own move of it take a 3% plant under
+    (GEMM_BEYOND_3PCT_ACROSS_CHIPS), which 5% does not."""
     gemm = [k for k in variants_with(LATEST, sbcompare.VARIANT_MIN_POINTS) if k[0] == "gemm"]
-    # the pair's own move of each variant (its A/A shift), which a plant adds to
     aa = gate(BASELINE, LATEST)
-    own = {k: sbcompare.shift_estimate([math.log(m.gated) for m in aa.matches
-                                        if variant_of(m.base) == k]) for k in gemm}
-    beyond = {k for k in gemm
-              if 1.03 * math.exp(own[k]) - 1 <= table.band(name, "chip", *k).shift}
-    assert beyond <= GEMM_BEYOND_3PCT_ACROSS_CHIPS, beyond - GEMM_BEYOND_3PCT_ACROSS_CHIPS
-    for k in beyond:  # what the band lets through at 3%, 5% does not pass
-        if table.band(name, "chip", *k).shift < 0.03:
-            cmp = gate(BASELINE, planted(tmp_path, "new5.csv", factors={k: 1.05}))
-            assert {variant_of(m.base) for m in cmp.regressions} == {k}, k
-    tried = 0
-    for family, variant in gemm:
-        if (family, variant) in beyond:
-            continue
-        new = planted(tmp_path, "new.csv", factors={(family, variant): 1.03})
-        cmp = gate(BASELINE, new)
-        flagged = {variant_of(m.base) for m in cmp.regressions}
-        assert flagged == {(family, variant)}, (variant, flagged)
-        tried += 1
+    standing = {variant_of(m.base) for m in aa.regressions}  # COMMITTED_PAIR_FAILS
+    missed = set()
+    for k in gemm:
+        flagged = {variant_of(m.base) for m in gate(BASELINE, planted(tmp_path, "new.csv", factors={k: 1.03})).regressions}
+        assert flagged <= {k} | standing, (k, flagged)
+        if k not in flagged:
+            missed.add(k)
+    assert missed <= GEMM_BEYOND_3PCT_ACROSS_CHIPS, missed - GEMM_BEYOND_3PCT_ACROSS_CHIPS
+    for k in missed - SPLITK_SERIAL_H100:  # what the band and the pair's own move let through at 3%, 5% does not
+        flagged = {variant_of(m.base) for m in gate(BASELINE, planted(tmp_path, "new5.csv", factors={k: 1.05})).regressions}
+        assert k in flagged, k
+    tried = len(gemm) - len(missed)
     assert tried >= 10
 
 
@@ -294,7 +314,7 @@ def test_a_wide_band_still_fails_at_2x(tmp_path):
     rate prices still flags a point made 2x slower across chips; the
     launch-rate prices (HOST_PRICES: the host's launch rate differs up to
     2.6x between machines) are flagged at their band's own factor."""
-    table = sbcompare.load_bands()
+    table = pair_table(LATEST, LATEST)
     name = sbcsv.read(LATEST)[0]["gpu_name"]
     present = set(variants_with(LATEST))
     band = lambda k: table.band(name, "chip", *k).point  # noqa: E731
@@ -307,19 +327,26 @@ def test_a_wide_band_still_fails_at_2x(tmp_path):
         assert [sbcsv.key(m.base) for m in cmp.regressions] == [sbcsv.key(row)], (k, factor)
 
 
-def test_a_new_variant_is_listed_as_unjudged_and_exit_status_says_so(tmp_path):
+def test_a_new_variant_is_unjudged_and_fails_unless_allowed(tmp_path):
     """A variant with no A/A data anywhere: its points are unjudged, listed
-    and counted; the gate passes (0) unless --fail-unjudged (1)."""
+    and counted, and fail the gate (1), stderr naming the variant; with
+    --allow-unjudged (its first run) they pass (0)."""
     rename = {("scan", "warp_shuffle"): "warp_shuffle_v2"}
     base = planted(tmp_path, "base.csv", rename=rename)
     new = planted(tmp_path, "new.csv", rename=rename, factors={("scan", "warp_shuffle"): 2.0})
     n = sum(1 for r in sbcsv.read(base) if r["variant"] == "warp_shuffle_v2" and r["status"] == "ok")
-    rc, out, err = run_compare("--gate", base, new)
-    assert rc == 0, err
-    assert f"{n} unjudged (no A/A data)" in out.splitlines()[0]
-    assert "### Unjudged: no A/A data for the variant yet" in out and "scan/warp_shuffle_v2" in out
-    rc, out, err = run_compare("--gate", base, new, "--fail-unjudged")
-    assert rc == 1 and "FAIL" in out.splitlines()[0], err
+    for default in ((), ("--fail-unjudged",)):
+        rc, out, err = run_compare("--gate", base, new, *default)
+        assert rc == 1 and "FAIL" in out.splitlines()[0], err
+        assert f"{n} unjudged (no A/A data)" in out.splitlines()[0]
+        assert "### Unjudged: no A/A data for the variant yet" in out and "scan/warp_shuffle_v2" in out
+        assert (f"compare: scan/warp_shuffle_v2: {n} point(s) unjudged: no A/A data for it in "
+                "results/bands.csv (a failure") in err, err
+    rc, out, err = run_compare("--gate", base, new, "--allow-unjudged")
+    assert rc == 0 and "PASS" in out.splitlines()[0], err
+    assert f"{n} unjudged (not counted)" in err
+    rc, out, err = run_compare("--gate", base, new, "--allow-unjudged", "--fail-unjudged")
+    assert rc == 2 and "not allowed with argument" in err
 
 
 def test_a_variant_without_data_in_its_pairing_borrows_its_widest_band(tmp_path):
@@ -328,7 +355,7 @@ def test_a_variant_without_data_in_its_pairing_borrows_its_widest_band(tmp_path)
     new = planted(tmp_path, "new.csv")
     cmp = gate(LATEST, new)
     assert cmp.pairing == "same_chip" and cmp.unjudged == []
-    table = sbcompare.load_bands()
+    table = pair_table(LATEST, LATEST)
     borrowed = 0
     for m in cmp.matches:
         if table.own(m.base["gpu_name"], "same_chip", *variant_of(m.base)):
@@ -371,7 +398,7 @@ def test_on_the_committed_ab_pair_a_uniform_3pct_on_any_one_variant_fails(tmp_pa
     the pair's own move of the variant (BEYOND_3PCT: docs/REGRESSIONS.md
     gives their bands)."""
     ab_a, ab_b = ab_pair(ab_a)
-    table = sbcompare.load_bands()
+    table = pair_table(ab_a, ab_b)
     name = sbcsv.read(ab_a)[0]["gpu_name"]
     aa = gate(ab_a, ab_b, interleaved=True)
     own = {k: sbcompare.shift_estimate([math.log(m.gated) for m in aa.matches if variant_of(m.base) == k])
@@ -394,7 +421,7 @@ def test_on_the_committed_ab_pair_15pct_at_any_one_point_fails(tmp_path, ab_a):
     a point with a band of its own is the 2x test's), 15% slower: flagged,
     except in the variants whose A/B point band is beyond 15% (BEYOND_15PCT)."""
     ab_a, ab_b = ab_pair(ab_a)
-    table = sbcompare.load_bands()
+    table = pair_table(ab_a, ab_b)
     rows = [r for r in sbcsv.read(ab_b) if r["status"] == "ok"]
     name = rows[0]["gpu_name"]
     firsts = {}
@@ -417,7 +444,7 @@ def test_on_the_committed_ab_pair_a_2x_point_of_the_noisiest_variant_fails(tmp_p
     is beyond 100%: HOST_PRICES) are flagged at their band's own factor
     times the point's own A/A move, and 5% more."""
     ab_a, ab_b = ab_pair(ab_a)
-    table = sbcompare.load_bands()
+    table = pair_table(ab_a, ab_b)
     rows = [r for r in sbcsv.read(ab_b) if r["status"] == "ok"]
     name = rows[0]["gpu_name"]
     band = lambda k: table.band(name, "ab", *k).point  # noqa: E731
@@ -455,6 +482,10 @@ HOST_PRICES = {("barrier", "kernel_boundary_stream"), ("barrier", "kernel_bounda
 # 5% is caught (the test). swap's two-chip shift reached 1.70% in the 54fa7a1
 # pair (ab_54fa7a1: leaseA's A side against leaseB's default sweep), so its
 # band is 2.55% and the 4878a0f pair's own 0.6% move takes a 3% plant under it.
+# On the H100 splitk_serial is still its old kernel (before 910219a: where
+# its grid-wide ticket put the tiles moved it up to 8% between contexts and
+# chips); a 5% plant across chips nets under its band too.
+SPLITK_SERIAL_H100 = {("gemm", "splitk_serial")}
 GEMM_BEYOND_3PCT_ACROSS_CHIPS = {("gemm", "splitk_serial"), ("gemm", "single"), ("gemm", "ring"),
                                  ("gemm", "ws_mbarrier"), ("gemm", "ws_tma"),
                                  ("gemm", "ws_tma_wgmma_pingpong"), ("gemm", "swap")}
@@ -503,7 +534,8 @@ def test_a_malformed_band_table_exits_2_with_one_line(tmp_path, case):
 def test_the_bands_option_is_used_not_the_default(tmp_path):
     """--bands FILE replaces results/bands.csv: a table whose only row gives
     scan/pingpong a 50% band lets a 20% slowdown of one point pass, and the
-    other variants (no data in that table) are unjudged."""
+    other variants (no data in that table) are unjudged (passing only with
+    --allow-unjudged)."""
     header = ",".join(sbcompare.BAND_COLUMNS)
     name = sbcsv.read(LATEST)[0]["gpu_name"]
     wide = tmp_path / "wide.csv"
@@ -514,7 +546,10 @@ def test_the_bands_option_is_used_not_the_default(tmp_path):
     assert cmp.regressions == [] and len(cmp.unjudged) == len(cmp.matches) - sum(
         1 for m in cmp.matches if variant_of(m.base) == ("scan", "pingpong"))
     assert run_compare("--gate", LATEST, new)[0] == 1
-    assert run_compare("--gate", LATEST, new, "--bands", wide)[0] == 0
+    assert run_compare("--gate", LATEST, new, "--bands", wide)[0] == 1  # the unjudged fail
+    assert run_compare("--gate", LATEST, new, "--bands", wide, "--allow-unjudged")[0] == 0
+    rc, out, err = run_compare("--gate", LATEST, new, "--bands", wide, "--out-of-sample")
+    assert rc == 2 and out == "" and "--out-of-sample derives the bands: not with --bands" in err
 
 
 def test_interleaved_with_two_chips_is_an_error(tmp_path):
@@ -599,7 +634,14 @@ def test_a_point_of_its_own_on_fixtures(tmp_path):
     assert own[0]["margin"] == whole[0]["margin"] == "2"
     table = sbcompare.load_bands(str(out))
     name = loud["gpu_name"]
-    assert table.band(name, "ab", "scan", "pingpong", sbcompare.point_axes(loud)).point == pytest.approx(0.626, abs=1e-3)  # 2 x 31.3%
+    # 2 x 31.3% is over the cap: written at it, and marked; the band it measured judges a pair made before the cap
+    assert own[0][sbcompare.BAND_OVER_CAP_COLUMN] == "point" and whole[0][sbcompare.BAND_OVER_CAP_COLUMN] == ""
+    loud_band = table.band(name, "ab", "scan", "pingpong", sbcompare.point_axes(loud))
+    assert loud_band.point == sbcompare.BAND_CAP and loud_band.measured[0] == pytest.approx(0.626, abs=1e-3)
+    assert table.as_of("2026-11-01T00:00:00Z").band(name, "ab", "scan", "pingpong", sbcompare.point_axes(loud)
+                                                   ).point == pytest.approx(0.626, abs=1e-3)
+    assert table.as_of(sbcompare.BAND_CAP_SINCE).band(name, "ab", "scan", "pingpong", sbcompare.point_axes(loud)
+                                                       ).point == sbcompare.BAND_CAP
     assert table.band(name, "ab", "scan", "pingpong", sbcompare.point_axes(other)).point == pytest.approx(0.02, abs=1e-3)
     assert table.band(name, "ab", "scan", "pingpong").point == pytest.approx(0.02, abs=1e-3)
 
@@ -619,15 +661,18 @@ def test_on_the_h200_ab_pair_the_noisy_point_alone_has_a_wide_band(tmp_path):
     noisy = next(r for r in rows if (r["m"], r["k"], r["tile"], r["cluster_shape"])
                  == (1024, 16384, "64x128x64", "1x2"))
     quiet = next(r for r in rows if r is not noisy)
-    # the bands of its kernels (split-K and stream-K changed after it: band_epochs.csv)
-    table = bands.bands_as_of(noisy["run_utc"])
+    # the bands of its kernels (split-K and stream-K changed after it: band_epochs.csv), of its time
+    table = pair_table(b, a)
     band = table.band(noisy["gpu_name"], "ab", "gemm", "ws_tma_wgmma_multicast", sbcompare.point_axes(noisy))
     assert band.own and band.point > 0.3
     assert table.band(noisy["gpu_name"], "ab", "gemm", "ws_tma_wgmma_multicast").point < 0.05
+    # out of sample, the pair read B -> A has a regression of its own (streamk's old kernel)
+    standing = {sbcsv.key(m.base) for m in gate(a, b, interleaved=True, table=table).regressions}
     for row, factor, flagged in ((quiet, 1.15, True), (noisy, 1.15, False), (noisy, 2.0, True)):
         cmp = gate(a, planted(tmp_path, "b.csv", src=b, points={row["_line"]: factor}), interleaved=True,
                    table=table)
-        assert [sbcsv.key(m.base) for m in cmp.regressions] == ([sbcsv.key(row)] if flagged else []), \
+        assert [sbcsv.key(m.base) for m in cmp.regressions if sbcsv.key(m.base) not in standing] == (
+            [sbcsv.key(row)] if flagged else []), \
             (row["cluster_shape"], factor)
     assert "point(s) judged by a band of their own (" in sbcompare.bands_line(cmp)
 
@@ -651,7 +696,7 @@ def test_on_the_committed_ab_pair_a_2x_point_with_a_band_of_its_own_fails(tmp_pa
     """Every point with a band of its own (outside the host launch-rate
     prices), made 2x slower on its own: flagged, and nothing else."""
     ab_a, ab_b = ab_pair(ab_a)
-    table = sbcompare.load_bands()
+    table = pair_table(ab_a, ab_b)
     rows = [r for r in sbcsv.read(ab_b) if r["status"] == "ok"]
     own = [r for r in rows if variant_of(r) not in HOST_PRICES
            and (r["gpu_name"], "ab", *variant_of(r), sbcompare.point_axes(r)) in table.points]
@@ -712,10 +757,13 @@ def test_a_changed_kernel_reads_only_its_own_aa_runs_where_there_are_any(tmp_pat
             "(2026-11-10T00:00:00Z) only") in text
     assert f"# epoch: {name}: chip: {'/'.join(changed)}: no A/A pair of its kernel since abc1234" in text
     at = sbcompare.point_axes(rows[0])
-    then = bands.bands_as_of(old, results=str(tmp_path))
-    assert then.band(name, "ab", *changed, at).point == pytest.approx(0.09 * 1.5, abs=1e-3)  # two pairs: margin 1.5
+    then = bands.bands_as_of(old, results=str(tmp_path)).as_of(old)  # a pair of then: the bands of its time
+    q = bands.quantile([0.09, 0.01], bands.QUANTILE)  # its point's moves in the two pairs
+    assert then.band(name, "ab", *changed, at).point == pytest.approx(q * 1.5, abs=1e-3)  # two pairs: margin 1.5
     now = bands.bands_as_of(new, results=str(tmp_path))
-    assert now.band(name, "ab", *changed, at).point == pytest.approx(0.01 * 2, abs=1e-3)  # one pair: margin 2
+    n = sum(1 for r in rows if variant_of(r) == changed)  # its points: one moved 1%, the rest not
+    q = bands.quantile([0.01] + [0.0] * (n - 1), bands.QUANTILE)
+    assert now.band(name, "ab", *changed, at).point == pytest.approx(q * 2, abs=1e-3)  # one pair: margin 2
 
 
 @pytest.mark.parametrize("text,words", [
@@ -852,32 +900,32 @@ def test_with_its_bands_20pct_at_any_one_point_fails_on_every_committed_pair():
     assert uncaught(1.20, whole=False) == MISSED_20PCT_POINT
 
 
-H200_AB = {f"h200/ab_{p}" for p in ("3880117/discard", "52efaa9/read8", "910219a/leaseB",
+H200_AB_PAIRS = {f"h200/ab_{p}" for p in ("3880117/discard", "52efaa9/read8", "910219a/leaseB",
                                      "910219a/leaseB_again", "e6f97b9/leaseA", "e6f97b9/leaseB",
                                      "f5ffa93/leaseA", "f5ffa93/leaseB")}
-H100_AB = {f"h100-80gb-hbm3/ab_{p}" for p in ("16d0f95/leaseA", "16d0f95/leaseB", "54fa7a1/leaseA",
+H100_AB_PAIRS = {f"h100-80gb-hbm3/ab_{p}" for p in ("16d0f95/leaseA", "16d0f95/leaseB", "54fa7a1/leaseA",
                                                "a973f88/leaseA", "a973f88/leaseB", "a973f88/leaseC")}
-LATEST = {"h100-80gb-hbm3/latest", "h200/latest"}
+LATEST_PAIRS = {"h100-80gb-hbm3/latest", "h200/latest"}
 # What a 10% or 20% plant nets under the bands of each pair's time: the
 # variants over the cap (OVER_CAP: measured before the cap, their data needs
 # wider bands) in every pair that has them, and the few others named in the
 # tests' docstrings. A variant that joins these fails the tests.
 MISSED_10PCT_VARIANT = {
-    "barrier/flag_handoff": H100_AB - {"h100-80gb-hbm3/ab_a973f88/leaseA", "h100-80gb-hbm3/ab_a973f88/leaseC"}
-    | H200_AB | {"h200/latest"},
-    "barrier/flag_handoff_relaxed": H200_AB,
-    "barrier/kernel_boundary_pdl": H100_AB - {"h100-80gb-hbm3/ab_54fa7a1/leaseA", "h100-80gb-hbm3/ab_a973f88/leaseC"}
-    | H200_AB - {"h200/ab_e6f97b9/leaseB"} | LATEST,
-    "barrier/kernel_boundary_stream": H100_AB - {"h100-80gb-hbm3/ab_16d0f95/leaseA", "h100-80gb-hbm3/ab_a973f88/leaseC"}
-    | H200_AB - {"h200/ab_e6f97b9/leaseB"} | LATEST,
+    "barrier/flag_handoff": H100_AB_PAIRS - {"h100-80gb-hbm3/ab_a973f88/leaseA", "h100-80gb-hbm3/ab_a973f88/leaseC"}
+    | H200_AB_PAIRS | {"h200/latest"},
+    "barrier/flag_handoff_relaxed": H200_AB_PAIRS,
+    "barrier/kernel_boundary_pdl": H100_AB_PAIRS - {"h100-80gb-hbm3/ab_54fa7a1/leaseA", "h100-80gb-hbm3/ab_a973f88/leaseC"}
+    | H200_AB_PAIRS - {"h200/ab_e6f97b9/leaseB"} | LATEST_PAIRS,
+    "barrier/kernel_boundary_stream": H100_AB_PAIRS - {"h100-80gb-hbm3/ab_16d0f95/leaseA", "h100-80gb-hbm3/ab_a973f88/leaseC"}
+    | H200_AB_PAIRS - {"h200/ab_e6f97b9/leaseB"} | LATEST_PAIRS,
     "devscan/cub": {"h100-80gb-hbm3/ab_a973f88/leaseA"},
     "gemm/splitk_serial": {"h100-80gb-hbm3/ab_a973f88/leaseA"}}
 MISSED_20PCT_POINT = {
     "barrier/arrive_and_drop": {"h200/ab_3880117/discard"},
-    "barrier/flag_handoff": H200_AB | {"h200/latest"},
-    "barrier/flag_handoff_relaxed": H200_AB,
-    "barrier/kernel_boundary_pdl": H100_AB - {"h100-80gb-hbm3/ab_a973f88/leaseC"} | H200_AB | LATEST,
-    "barrier/kernel_boundary_stream": H100_AB - {"h100-80gb-hbm3/ab_a973f88/leaseC"} | H200_AB | LATEST,
-    "gemm/splitk_serial": H200_AB - {"h200/ab_3880117/discard", "h200/ab_910219a/leaseB",
+    "barrier/flag_handoff": H200_AB_PAIRS | {"h200/latest"},
+    "barrier/flag_handoff_relaxed": H200_AB_PAIRS,
+    "barrier/kernel_boundary_pdl": H100_AB_PAIRS - {"h100-80gb-hbm3/ab_a973f88/leaseC"} | H200_AB_PAIRS | LATEST_PAIRS,
+    "barrier/kernel_boundary_stream": H100_AB_PAIRS - {"h100-80gb-hbm3/ab_a973f88/leaseC"} | H200_AB_PAIRS | LATEST_PAIRS,
+    "gemm/splitk_serial": H200_AB_PAIRS - {"h200/ab_3880117/discard", "h200/ab_910219a/leaseB",
                                      "h200/ab_910219a/leaseB_again"} | {"h200/latest"},
     "gemm/ws_tma_wgmma_multicast": {"h200/ab_3880117/discard", "h200/ab_52efaa9/read8"}}
