@@ -929,3 +929,66 @@ MISSED_20PCT_POINT = {
     "gemm/splitk_serial": H200_AB_PAIRS - {"h200/ab_3880117/discard", "h200/ab_910219a/leaseB",
                                      "h200/ab_910219a/leaseB_again"} | {"h200/latest"},
     "gemm/ws_tma_wgmma_multicast": {"h200/ab_3880117/discard", "h200/ab_52efaa9/read8"}}
+
+
+def ab_fixture(tmp_path, moves):
+    """A results/ tree of A/A-by-A/B runs of scan, one lease each, the n-th
+    made a day after the (n-1)-th: moves[n] is the factor its B side's first
+    scan/pingpong point took. Returns (results dir, [(a, b)] paths, that point)."""
+    gpu = tmp_path / "h100-80gb-hbm3"
+    keep = lambda r: r["family"] == "scan"  # noqa: E731
+    point = next(r for r in sbcsv.read(LATEST) if variant_of(r) == ("scan", "pingpong") and r["status"] == "ok")
+    shutil.copy(planted(tmp_path, "base.csv", keep=keep), gpu.mkdir(parents=True) or gpu / "baseline.csv")
+    pairs = []
+    for i, move in enumerate(moves):
+        d = gpu / "proofs" / "ab_x" / f"lease{i}"
+        d.mkdir(parents=True)
+        utc = f"2026-11-{10 + i:02d}T00:00:00Z"
+        a = shutil.copy(with_run_utc(planted(tmp_path, "a.csv", keep=keep, uuid=f"GPU-{i:08d}-aaaa"), utc),
+                        d / "aa_a.csv")
+        b = shutil.copy(with_run_utc(planted(tmp_path, "b.csv", keep=keep, uuid=f"GPU-{i:08d}-aaaa",
+                                             points={point["_line"]: move}), utc), d / "aa_b.csv")
+        (d / "aa_ab.txt").write_text("retakes: a common point whose gated figure moved 2.5% or more ran again\n")
+        pairs.append((str(a), str(b)))
+    return str(tmp_path), pairs, point
+
+
+def test_leave_one_out_no_pair_helps_set_the_band_that_judges_it(tmp_path):
+    """Three A/A-by-A/B pairs whose scan/pingpong point moved 9%, 2% and 3%:
+    the table from all three covers the 9% move (in sample it would pass);
+    derive(exclude=its runs) and for_pair read the other two only, so the
+    pair that moved 9% is judged by bands from 2-3% moves, and flagged."""
+    results, pairs, point = ab_fixture(tmp_path, [1.09, 1.02, 1.03])
+    name, at = point["gpu_name"], sbcompare.point_axes(point)
+    everything = bands.derive(results)
+    assert everything.band(name, "ab", "scan", "pingpong", at).point >= 0.09
+    left_out = bands.derive(results, exclude=pairs[0])
+    assert left_out.own(name, "ab", "scan", "pingpong").source.endswith("2 A/A pair(s)")
+    a, b = sbcompare.load_run(pairs[0][0]), sbcompare.load_run(pairs[0][1])
+    judge = bands.for_pair(a, b, results=results)
+    for table in (left_out, judge):
+        assert table.band(name, "ab", "scan", "pingpong", at).point < 0.05
+    cmp = sbcompare.compare(a, b, bands=judge, interleaved=True)
+    assert [sbcsv.key(m.base) for m in cmp.regressions] == [sbcsv.key(point)]
+    assert sbcompare.compare(a, b, bands=everything, interleaved=True).regressions == []
+    # the others each pass by the bands of the rest, which hold the 9% move
+    for a, b in pairs[1:]:
+        a, b = sbcompare.load_run(a), sbcompare.load_run(b)
+        assert sbcompare.compare(a, b, bands=bands.for_pair(a, b, results=results), interleaved=True).regressions == []
+
+
+def test_the_window_reads_the_newest_pairs_so_a_quieter_run_narrows_a_band(tmp_path, monkeypatch):
+    """With a window of two pairs, a point that moved 9% in the oldest of
+    three A/A pairs and 2% and 1% since is banded by the two newest: the new
+    runs narrowed its band, where the worst move ever seen would have kept it."""
+    monkeypatch.setattr(bands, "WINDOW", 2)
+    bands._derived.cache_clear()
+    results, pairs, point = ab_fixture(tmp_path, [1.09, 1.02, 1.01])
+    name, at = point["gpu_name"], sbcompare.point_axes(point)
+    table = bands.derive(results)
+    assert table.own(name, "ab", "scan", "pingpong").source.endswith("2 A/A pair(s)")
+    assert table.band(name, "ab", "scan", "pingpong", at).point < 0.05
+    # the oldest two alone (the newest left out): the 9% is in the window again
+    wide = bands.derive(results, exclude=pairs[2])
+    assert wide.band(name, "ab", "scan", "pingpong", at).point > 0.09
+    bands._derived.cache_clear()
