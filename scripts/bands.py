@@ -25,18 +25,28 @@ gated figure: time, cycles, the paired ceiling ratio or the fastest
 sample), with no band table, so a move is what the gate would see; points
 whose power state differs too (the gate judges them).
 
-The band, per (model, pairing, variant), from its moves over every pair (a
-move: how far the gated figure went either way, exp(|log ratio|) - 1, so
-that 2x slower and 2x faster are both 100%, as rules A and B read them):
-  point_band_pct = margin x the worst point move   (rule A's threshold,
-                   floored at the gate's threshold, 5% by default);
+The band, per (model, pairing, variant), from the moves of its WINDOW (8)
+most recent pairs (by the later run; a move: how far the gated figure went
+either way, exp(|log ratio|) - 1, so that 2x slower and 2x faster are both
+100%, as rules A and B read them):
+  point_band_pct = margin x the QUANTILE (95th percentile) of the point
+                   moves (rule A's threshold, floored at the gate's
+                   threshold, 5% by default);
   shift_band_pct = margin x the worst shift of one pair, the Hodges-Lehmann
                    estimate of its log ratios (rule B's, floored at
                    VARIANT_SHIFT, 1.5%; over pairs where the variant has
-                   rule B's VARIANT_MIN_POINTS points).
-margin is MARGIN, or LITTLE_DATA_MARGIN for a variant with fewer than
-MIN_POINTS point moves or fewer than MIN_PAIRS pairs in that pairing: a
-worst case seen few times is a low estimate of the next one.
+                   rule B's VARIANT_MIN_POINTS points);
+each capped at sbcompare.BAND_CAP (10%): a band the data would need wider
+is written at the cap and named in over_cap (its measurement is to be
+fixed); a pair made before BAND_CAP_SINCE is judged by the band its data
+measured (sbcompare.Bands.as_of). margin is MARGIN, or LITTLE_DATA_MARGIN
+for a variant with fewer than MIN_POINTS point moves or fewer than
+MIN_PAIRS pairs in its window: a quantile of a few is a low estimate of the
+next move. A new pair pushes the oldest out: a band narrows as well as widens.
+
+Out of sample: derive(exclude=runs) and for_pair(base, new) give the table
+without every pair that holds a run judged, so that no run helps set the
+band that judges it (the proofs, the tests, compare.py --out-of-sample).
 
 A changed kernel (results/band_epochs.csv: family, variant, since_utc,
 since_commit, why): from its first GPU run on, the variant's bands read only
@@ -44,10 +54,9 @@ the pairs of runs made since, in each model and pairing that has one (the
 older ones elsewhere; "# epoch:" lines say which). bands_as_of(run_utc)
 gives the table that judges a run of the old kernel.
 
-No variant is left out and none is exempt: a noisy variant gets a wide
-band, never "not gated". The gate takes a variant with no row for its
-pairing at its widest band elsewhere, and lists one with no row at all (a
-new variant) as unjudged.
+No variant is left out and none is exempt. The gate takes a variant with
+no row for its pairing at its widest band elsewhere, and fails one with no
+row at all (a new variant: unjudged) unless compare.py --allow-unjudged.
 
 Exit status: 0 written (or --check: current), 1 --check: the file is not
 what the data gives (or missing), 2 unusable input (one line).

@@ -42,7 +42,8 @@ Bands: every variant judged against its own measured noise. Rule A's
 threshold and rule B's shift are not one number for all: results/bands.csv
 (scripts/bands.py writes it from the committed A/A runs, never by hand)
 gives each variant, per GPU model and per pairing, the band its points
-moved within when nothing changed, times a margin:
+moved within when nothing changed (a high quantile over its recent A/A
+pairs), times a margin, capped at BAND_CAP:
   - the pairing is what the two runs of a point are: "ab" (the two sides of
     an A/B run, interleaved on one GPU, each its own CUDA context),
     "same_chip" (two runs on one gpu_uuid) or "chip" (two chips of one
@@ -55,7 +56,8 @@ moved within when nothing changed, times a margin:
   - a variant without data in its pairing takes the widest band measured
     for it in another pairing of its model, then on another model
     (Band.source says which); one with no A/A data anywhere (a new
-    variant) is "unjudged": listed and counted, never a silent pass.
+    variant) is "unjudged": listed, and a gate failure unless allowed
+    (Comparison.fail_unjudged; compare.py --allow-unjudged).
 Without a band table (bands=None: scripts/bands.py measuring the moves,
 cross-GPU mode) every point is judged by threshold and VARIANT_SHIFT.
 
