@@ -680,19 +680,26 @@ def band_table_rows(results):
             order.append(key)
         cells[key][r["pairing"]] = (above, (
             f"A {max(point, 5):.1f}% / B {max(shift, sbcompare.VARIANT_SHIFT * 100):.1f}%, "
-            f"q{QUANTILE * 100:g} {r[sbcompare.BAND_QUANTILE_COLUMN]}% ({r['pairs']})"
-            + (", over the cap" if r[sbcompare.BAND_OVER_CAP_COLUMN] else ""))
+            f"q{QUANTILE * 100:g} {r[sbcompare.BAND_QUANTILE_COLUMN]}% ({r['pairs']})" + over_cap_note(r))
             if above else f"floors ({r['pairs']})")
     return [f"| {gpu} | `{name}` | "
             + " | ".join(cells[(gpu, name)].get(p, (False, "-"))[1] for p in sbcompare.PAIRINGS) + " |"
             for gpu, name in order if any(above for above, _ in cells[(gpu, name)].values())]
 
 
+def over_cap_note(row):
+    """', over the cap: A x% / B y%' (what its data measured) for a band
+    written at the cap, else ''."""
+    return (f", over the cap: A {float(row['margin']) * float(row[sbcompare.BAND_QUANTILE_COLUMN]):.1f}% / "
+            f"B {float(row['margin']) * float(row['worst_shift_pct']):.1f}%"
+            if row[sbcompare.BAND_OVER_CAP_COLUMN] else "")
+
+
 def own_point_rows(results):
     """The points with a band of their own (own_points), one row each."""
     return [f"| {r['gpu_name']} | {r['pairing']} | `{r['family']}/{r['variant']}` "
             f"| {r[sbcompare.BAND_POINT_COLUMN]} | {r['worst_move_pct']}% ({r['pairs']}) "
-            f"| {float(r['point_band_pct']):.1f}% |"
+            f"| {float(r['point_band_pct']):.1f}%{over_cap_note(r)} |"
             for _, r in sbcompare._named_rows(os.path.join(results, "bands.csv"),
                                               sbcompare.BAND_COLUMNS, "band table")
             if r.get(sbcompare.BAND_POINT_COLUMN)]
@@ -734,7 +741,8 @@ def doc_block(results=RESULTS):
            "Bands above the floors (rule A at least 5%, rule B at least "
            f"{sbcompare.VARIANT_SHIFT * 100:g}%), per pairing: rule A / rule B, the "
            f"{QUANTILE * 100:g}th percentile of the point moves of its A/A window and (in brackets) "
-           "how many A/A pairs; every variant not listed is judged at the floors:", "",
+           f"how many A/A pairs (over the {sbcompare.BAND_CAP * 100:g}% cap: written at it, what its data "
+           "measured judging a pair made before the cap); every variant not listed is judged at the floors:", "",
            "| GPU | variant | " + " | ".join(f"`{p}`" for p in sbcompare.PAIRINGS) + " |",
            "| --- | --- | " + " | ".join("---" for _ in sbcompare.PAIRINGS) + " |",
            *band_table_rows(results), "",
@@ -742,12 +750,7 @@ def doc_block(results=RESULTS):
            "of every other point of the variant, at most one point in ten): judged by it alone "
            "(rule B leaves them out), their variant's band above measured without them:", "",
            "| GPU | pairing | variant | point | worst move (A/A pairs) | rule A band |",
-           "| --- | --- | --- | --- | --- | --- |", *own_point_rows(results), "",
-           f"Over the {sbcompare.BAND_CAP * 100:g}% cap (written at it; their measurement is to be fixed, "
-           f"a pair made before {sbcompare.BAND_CAP_SINCE} is judged by the band its data measured):", "",
-           *[f"- {line}" for line in over_cap_lines(
-               [r for _, r in sbcompare._named_rows(os.path.join(results, "bands.csv"),
-                                                    sbcompare.BAND_COLUMNS, "band table")])], ""]
+           "| --- | --- | --- | --- | --- | --- |", *own_point_rows(results), ""]
     return "\n".join(out)
 
 
