@@ -238,14 +238,20 @@ def variant_order(key):
             names.index(variant) if variant in names else len(names), variant)
 
 
-def band_row(gpu, pairing, family, variant, pairs, moves, shift, margin, point=""):
+# The rule before the window, the quantile and the cap (issue 52): margin x
+# the worst move ever seen; what a history entry of then quotes (table_rows).
+WORST_EVER = {"q": 1.0, "cap": math.inf, "window": math.inf}
+
+
+def band_row(gpu, pairing, family, variant, pairs, moves, shift, margin, point="", q=QUANTILE,
+             cap=sbcompare.BAND_CAP):
     """One row of the table from a variant's (or one point's) moves
     (exp|log ratio| - 1 per point), its variant's worst shift over its
     window's pairs (|HL estimate|, as a ratio - 1) and its variant's margin:
-    margin x the QUANTILE of the moves and margin x the shift, each capped
-    at sbcompare.BAND_CAP (over_cap says which the data would need over)."""
-    q = quantile(moves, QUANTILE)
-    cap = sbcompare.BAND_CAP * 100
+    margin x the q-quantile of the moves and margin x the shift, each capped
+    at cap (over_cap says which the data would need over)."""
+    q = quantile(moves, q)
+    cap = cap * 100
     point_band, shift_band = round(margin * q * 100, 2), round(margin * shift * 100, 2)
     over = [rule for rule, band in (("point", point_band), ("shift", shift_band)) if band > cap]
     return {"gpu_name": gpu, "pairing": pairing, "family": family, "variant": variant,
@@ -294,13 +300,20 @@ def since(pair, epoch):
                for run in pair)
 
 
-def table_rows(pairs, pairing, epochs=None, notes=None):
+def table_rows(pairs, pairing, epochs=None, notes=None, q=QUANTILE, cap=sbcompare.BAND_CAP, window=None,
+               before=None):
     """One row per (model, variant) measured in some pair of this pairing,
     each followed by the rows of its points with a band of their own.
-    pairs: [AAPair]. epochs: a variant there reads only its pairs made
-    since, where this model and pairing has one (else all, noted in notes).
-    Each reads the WINDOW most recent of its pairs (by the later run)."""
-    epochs = epochs or {}
+    pairs: [AAPair], or [(base, new)] all of this pairing. epochs: a variant
+    there reads only its pairs made since, where this model and pairing has
+    one (else all, noted in notes). Each reads the WINDOW most recent of its
+    pairs (by the later run; window: another count); q and cap: band_row's
+    (WORST_EVER: the rule of before issue 52). before: epochs whose variant
+    reads only its pairs made before them (its old kernel: bands_as_of)."""
+    window = WINDOW if window is None else window
+    epochs, before = epochs or {}, before or {}
+    pairs = [p if isinstance(p, AAPair) else AAPair("", pairing, *p, pair_moves(*p, interleaved=pairing == "ab"))
+             for p in pairs]
     pairs = [p for p in pairs if p.pairing == pairing]
     current = {(p.gpu, *k) for p in pairs for k in p.moves if k in epochs and since(p.runs, epochs[k])}
     by_variant = {}
@@ -308,9 +321,11 @@ def table_rows(pairs, pairing, epochs=None, notes=None):
         for k, moved in p.moves.items():
             if (p.gpu, *k) in current and not since(p.runs, epochs[k]):
                 continue  # the kernel before its change
-            window = by_variant.setdefault((p.gpu, *k), [])
-            if len(window) < WINDOW:
-                window.append(moved)
+            if k in before and since(p.runs, before[k]):
+                continue  # judging the old kernel: not the new one's runs
+            newest = by_variant.setdefault((p.gpu, *k), [])
+            if len(newest) < window:
+                newest.append(moved)
     rows = []
     for (gpu, family, variant), window in sorted(by_variant.items(),
                                                  key=lambda kv: (kv[0][0], variant_order(kv[0][1:]))):
@@ -332,9 +347,9 @@ def table_rows(pairs, pairing, epochs=None, notes=None):
         margin = LITTLE_DATA_MARGIN if little else MARGIN
         own = own_points(by_point)
         rest = [m for point, moves in by_point.items() if point not in own for m in moves]
-        rows.append(band_row(gpu, pairing, family, variant, len(window), rest, shift, margin))
+        rows.append(band_row(gpu, pairing, family, variant, len(window), rest, shift, margin, q=q, cap=cap))
         rows += [band_row(gpu, pairing, family, variant, len(by_point[point]),
-                          by_point[point], shift, margin, point) for point in own]
+                          by_point[point], shift, margin, point, q=q, cap=cap) for point in own]
     return rows
 
 
@@ -419,11 +434,13 @@ def over_cap_lines(rows):
             for r in rows if r[sbcompare.BAND_OVER_CAP_COLUMN]]
 
 
-def derive_rows(pairs, epochs=None, exclude=frozenset(), notes=None):
+def derive_rows(pairs, epochs=None, exclude=frozenset(), notes=None, rule=None, before=None):
     """(the table's rows, the epoch notes) from pairs ([AAPair]) without
-    every pair holding a run of exclude (run_ids)."""
+    every pair holding a run of exclude (run_ids); rule: table_rows' q, cap
+    and window (WORST_EVER); before: table_rows'."""
     kept = [p for p in pairs if not {run_id(r) for r in p.runs} & exclude]
-    rows = [row for pairing in sbcompare.PAIRINGS for row in table_rows(kept, pairing, epochs, notes)]
+    rows = [row for pairing in sbcompare.PAIRINGS
+            for row in table_rows(kept, pairing, epochs, notes, before=before, **(rule or {}))]
     return rows, notes
 
 
@@ -457,36 +474,40 @@ def compute(results, drop=()):
     return render(dirs, pairs, epochs), lines, over_cap_lines(derive_rows(pairs, epochs)[0])
 
 
-def derive(results=RESULTS, exclude=(), as_of=None):
+def derive(results=RESULTS, exclude=(), as_of=None, rule=None):
     """The band table (sbcompare.Bands) from the committed A/A runs under
     results, out of sample: without any pair that holds a run of exclude
     (Runs or paths: the runs it will judge, so that none helps set the band
     that judges it); as_of (a run_utc): as the table stood for a run of
     then, a variant whose kernel changed later read as before its change
-    (band_epochs.csv)."""
+    (band_epochs.csv); rule: another rule's parameters (WORST_EVER: the
+    table of before issue 52, for the figures a history entry quotes)."""
     ids = frozenset(run_id(r if isinstance(r, sbcompare.Run) else sbcompare.load_run(r)) for r in exclude)
     epochs = load_epochs(results)
     later = frozenset(k for k, (utc, _) in epochs.items()
                       if as_of is not None and (not UTC.fullmatch(as_of or "") or utc > as_of))
-    return _derived(results, ids, later)
+    return _derived(results, ids, later, tuple(sorted((rule or {}).items())))
 
 
 @functools.lru_cache(maxsize=256)
-def _derived(results, exclude, drop):
+def _derived(results, exclude, drop, rule=()):
     _, pairs, _ = collect(results)
-    epochs = {k: v for k, v in load_epochs(results).items() if k not in drop}
-    rows, _ = derive_rows(pairs, epochs, exclude)
+    epochs = load_epochs(results)
+    # a variant whose kernel changed after the run judged: its old kernel's pairs
+    # (the window would otherwise hold the new kernel's, made since)
+    rows, _ = derive_rows(pairs, {k: v for k, v in epochs.items() if k not in drop}, exclude, rule=dict(rule),
+                          before={k: v for k, v in epochs.items() if k in drop})
     label = "results/bands.csv" + (" without the pair judged" if exclude else "")
     return sbcompare.make_bands(label, [(n, {c: str(v) for c, v in r.items()}) for n, r in enumerate(rows, 2)])
 
 
-def bands_as_of(run_utc, results=RESULTS, exclude=()):
+def bands_as_of(run_utc, results=RESULTS, exclude=(), rule=None):
     """The band table that judges a run made at run_utc: results/bands.csv's,
     or where a variant's kernel changed after it (band_epochs.csv), as
     before that change, from every A/A run of the variant (a committed A/A
     of the old kernel is judged by the bands its kernel had); exclude as in
     derive."""
-    return derive(results, exclude, as_of=run_utc or "?")
+    return derive(results, exclude, as_of=run_utc or "?", rule=rule)
 
 
 def for_pair(base, new, results=RESULTS):
