@@ -355,37 +355,39 @@ compare: $(PY_DEP)
 
 # Regression gate (fails on a regression): make gate BASE=... NEW=...
 # [THRESHOLD=5] [SUMMARY=gate.md] [DETAIL=gate-detail.md] [DETAIL_URL=...]
-# [ARGS=--allow-missing]. SUMMARY: the short PR comment (< 60,000
-# characters); DETAIL: every point. make exits 2 on any failure: CI calls
+# [ARGS=--allow-missing] [ALLOW_UNJUDGED=1]. SUMMARY: the short PR comment
+# (< 60,000 characters); DETAIL: every point. A variant with no band (no A/A
+# data) fails unless ALLOW_UNJUDGED=1 (its first run). make exits 2 on any failure: CI calls
 # scripts/compare.py --gate directly for its 0/1/2.
 gate: $(PY_DEP)
-	@test -n "$(BASE)" && test -n "$(NEW)" || { echo "usage: make gate BASE=baseline.csv NEW=latest.csv [THRESHOLD=5] [SUMMARY=gate.md] [DETAIL=gate-detail.md]"; exit 2; }
-	@$(PY) scripts/compare.py --gate $(BASE) $(NEW) --threshold $(or $(THRESHOLD),5) $(if $(SUMMARY),--summary $(SUMMARY)) $(if $(DETAIL),--detail $(DETAIL)) $(if $(DETAIL_URL),--detail-url $(DETAIL_URL)) $(if $(ACCEPT),--accept $(ACCEPT)) $(ARGS)
+	@test -n "$(BASE)" && test -n "$(NEW)" || { echo "usage: make gate BASE=baseline.csv NEW=latest.csv [THRESHOLD=5] [SUMMARY=gate.md] [DETAIL=gate-detail.md] [ALLOW_UNJUDGED=1]"; exit 2; }
+	@$(PY) scripts/compare.py --gate $(BASE) $(NEW) --threshold $(or $(THRESHOLD),5) $(if $(SUMMARY),--summary $(SUMMARY)) $(if $(DETAIL),--detail $(DETAIL)) $(if $(DETAIL_URL),--detail-url $(DETAIL_URL)) $(if $(ACCEPT),--accept $(ACCEPT)) $(if $(ALLOW_UNJUDGED),--allow-unjudged) $(ARGS)
 
 # A/B on one GPU (scripts/ab.py): BASE (a git revision) and NEW (another, or
 # the working tree when left out) built side by side in build/ab/, run as two
 # syncbench servers interleaved point by point (same GPU, clocks, power and
 # seed on both sides of each point), then gated with compare.py:
 # make ab BASE=rev [NEW=rev] [DEVICE=0] [ABDIR=build/ab/run] [THRESHOLD=5]
-# [ARGS="sweep args"]. ABDIR gets a.csv, b.csv, gate.md, gate-detail.md and
+# [ALLOW_UNJUDGED=1] [ARGS="sweep args"]. ABDIR gets a.csv, b.csv, gate.md, gate-detail.md and
 # ab.txt. scripts/ab.py exits 0 pass, 1 regression or broken/lost points, 2
 # bad usage, 3 no GPU, 4 BASE has points NEW lacks, 5 a side does not build
 # or serve, 130 interrupted; make turns them into its 2.
 .PHONY: ab
 ab: $(PY_DEP)
-	@test -n "$(BASE)" || { echo "usage: make ab BASE=rev [NEW=rev] [DEVICE=0] [ABDIR=build/ab/run] [THRESHOLD=5] [ARGS=\"sweep args\"]"; exit 2; }
-	@scripts/ab.py --base $(BASE) $(if $(NEW),--new $(NEW)) --device $(DEVICE) --dir $(or $(ABDIR),build/ab/run) $(if $(THRESHOLD),--threshold $(THRESHOLD)) $(if $(RETAKE),--retake $(RETAKE)) --python $(PY) -- $(ARGS)
+	@test -n "$(BASE)" || { echo "usage: make ab BASE=rev [NEW=rev] [DEVICE=0] [ABDIR=build/ab/run] [THRESHOLD=5] [ALLOW_UNJUDGED=1] [ARGS=\"sweep args\"]"; exit 2; }
+	@scripts/ab.py --base $(BASE) $(if $(NEW),--new $(NEW)) --device $(DEVICE) --dir $(or $(ABDIR),build/ab/run) $(if $(THRESHOLD),--threshold $(THRESHOLD)) $(if $(RETAKE),--retake $(RETAKE)) $(if $(ALLOW_UNJUDGED),--allow-unjudged) --python $(PY) -- $(ARGS)
 
 # The GPU-less CI check: every committed results/<gpu>/latest.csv against its
 # baseline.csv (the previous blessed run), with the known changes of
-# results/accepted.csv. One verdict line per GPU (and one per applied
+# results/accepted.csv, by bands out of sample (--out-of-sample: the pair is
+# A/A data itself; its own runs set none of its bands). One verdict line per GPU (and one per applied
 # acceptance); the summaries go to build/test-logs/gate-<gpu>.md, every
 # point to gate-<gpu>-detail.md.
 ACCEPT    := $(wildcard results/accepted.csv)
 gate-committed: $(PY_DEP)
 	@mkdir -p build/test-logs; for b in $(wildcard results/*/baseline.csv); do \
 	  n=$$(dirname $$b)/latest.csv; g=$$(basename $$(dirname $$b)); \
-	  if [ -f $$n ]; then $(PY) scripts/compare.py --gate $$b $$n $(if $(ACCEPT),--accept $(ACCEPT)) \
+	  if [ -f $$n ]; then $(PY) scripts/compare.py --gate $$b $$n --out-of-sample $(if $(ACCEPT),--accept $(ACCEPT)) \
 	    --summary build/test-logs/gate-$$g.md --detail build/test-logs/gate-$$g-detail.md > build/test-logs/gate-$$g.txt \
 	    || { echo "gate-committed: $$g FAILED: see build/test-logs/gate-$$g.md"; exit 1; }; \
 	  else echo "gate-committed: $$b has no latest.csv beside it"; fi; done

@@ -8,8 +8,9 @@ power and temperature, with the same inputs.
         [--threshold PCT] [--summary FILE] [--detail FILE]
         [--base-bin PATH] [--new-bin PATH] [--seed S] [--python PY]
         [--first-server base|new] [--halves | --no-halves] [--retake PCT]
-        [--build-only] [--repo DIR] [-- SWEEP_ARGS...]
-    make ab BASE=REV [NEW=REV] [DEVICE=N] [ABDIR=DIR] [THRESHOLD=PCT] [RETAKE=PCT] [ARGS="..."]
+        [--allow-unjudged] [--build-only] [--repo DIR] [-- SWEEP_ARGS...]
+    make ab BASE=REV [NEW=REV] [DEVICE=N] [ABDIR=DIR] [THRESHOLD=PCT] [RETAKE=PCT]
+        [ALLOW_UNJUDGED=1] [ARGS="..."]
 
 BASE is a git revision; NEW another one, or (left out) the working tree.
 A revision is built from `git archive` in build/ab/<sha12>/src (built once:
@@ -54,7 +55,8 @@ point, the rest byte for byte (an interrupted run leaves them raw).
 
 Then `scripts/compare.py --gate DIR/a.csv DIR/b.csv` (with --interleaved when
 compare.py has it) writes the summary (default DIR/gate.md) and the detail
-(DIR/gate-detail.md). DIR (default build/ab/run) also keeps a.csv, b.csv,
+(DIR/gate-detail.md); a variant with no band (no A/A data) fails it unless
+--allow-unjudged (a new variant's first run). DIR (default build/ab/run) also keeps a.csv, b.csv,
 the takes, the servers' stderr (a.log, b.log) and ab.txt: both builds, the
 GPU, the seed, the point counts, the one-sided and lost points, the
 retakes, the wall times.
@@ -181,6 +183,9 @@ def parse_args(argv):
                          f"take in first position; at most max({RETAKE_CAP_MIN}, "
                          f"{RETAKE_CAP_SHARE * 100:g}%% of the common points) a run; 0: never "
                          f"(default {RETAKE_PCT:g}; not with --halves)")
+    ap.add_argument("--allow-unjudged", action="store_true",
+                    help="a point of a variant with no A/A data (no band) does not fail the gate "
+                         "(compare.py --allow-unjudged): for a new variant's first A/A run")
     ap.add_argument("--build-only", action="store_true",
                     help="build both sides, print their binaries (BASE then NEW) and exit 0: "
                          "how a GPU machine without Google Benchmark gets them (make carry-ab)")
@@ -927,6 +932,8 @@ class Run:
         # ab.py accounts for the points missing from NEW itself (exit 4, lost).
         if self.only_base or self.new.lost or any(s == "unknown" for s, _ in self.new.bad):
             cmd.append("--allow-missing")
+        if args.allow_unjudged:
+            cmd.append("--allow-unjudged")
         sys.stdout.flush()
         try:
             rc = subprocess.run(cmd).returncode

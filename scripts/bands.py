@@ -25,18 +25,28 @@ gated figure: time, cycles, the paired ceiling ratio or the fastest
 sample), with no band table, so a move is what the gate would see; points
 whose power state differs too (the gate judges them).
 
-The band, per (model, pairing, variant), from its moves over every pair (a
-move: how far the gated figure went either way, exp(|log ratio|) - 1, so
-that 2x slower and 2x faster are both 100%, as rules A and B read them):
-  point_band_pct = margin x the worst point move   (rule A's threshold,
-                   floored at the gate's threshold, 5% by default);
+The band, per (model, pairing, variant), from the moves of its WINDOW (8)
+most recent pairs (by the later run; a move: how far the gated figure went
+either way, exp(|log ratio|) - 1, so that 2x slower and 2x faster are both
+100%, as rules A and B read them):
+  point_band_pct = margin x the QUANTILE (95th percentile) of the point
+                   moves (rule A's threshold, floored at the gate's
+                   threshold, 5% by default);
   shift_band_pct = margin x the worst shift of one pair, the Hodges-Lehmann
                    estimate of its log ratios (rule B's, floored at
                    VARIANT_SHIFT, 1.5%; over pairs where the variant has
-                   rule B's VARIANT_MIN_POINTS points).
-margin is MARGIN, or LITTLE_DATA_MARGIN for a variant with fewer than
-MIN_POINTS point moves or fewer than MIN_PAIRS pairs in that pairing: a
-worst case seen few times is a low estimate of the next one.
+                   rule B's VARIANT_MIN_POINTS points);
+each capped at sbcompare.BAND_CAP (10%): a band the data would need wider
+is written at the cap and named in over_cap (its measurement is to be
+fixed); a pair made before BAND_CAP_SINCE is judged by the band its data
+measured (sbcompare.Bands.as_of). margin is MARGIN, or LITTLE_DATA_MARGIN
+for a variant with fewer than MIN_POINTS point moves or fewer than
+MIN_PAIRS pairs in its window: a quantile of a few is a low estimate of the
+next move. A new pair pushes the oldest out: a band narrows as well as widens.
+
+Out of sample: derive(exclude=runs) and for_pair(base, new) give the table
+without every pair that holds a run judged, so that no run helps set the
+band that judges it (the proofs, the tests, compare.py --out-of-sample).
 
 A changed kernel (results/band_epochs.csv: family, variant, since_utc,
 since_commit, why): from its first GPU run on, the variant's bands read only
@@ -44,10 +54,9 @@ the pairs of runs made since, in each model and pairing that has one (the
 older ones elsewhere; "# epoch:" lines say which). bands_as_of(run_utc)
 gives the table that judges a run of the old kernel.
 
-No variant is left out and none is exempt: a noisy variant gets a wide
-band, never "not gated". The gate takes a variant with no row for its
-pairing at its widest band elsewhere, and lists one with no row at all (a
-new variant) as unjudged.
+No variant is left out and none is exempt. The gate takes a variant with
+no row for its pairing at its widest band elsewhere, and fails one with no
+row at all (a new variant: unjudged) unless compare.py --allow-unjudged.
 
 Exit status: 0 written (or --check: current), 1 --check: the file is not
 what the data gives (or missing), 2 unusable input (one line).
@@ -55,7 +64,9 @@ what the data gives (or missing), 2 unusable input (one line).
 from __future__ import annotations
 
 import argparse
+import collections
 import csv
+import dataclasses
 import functools
 import glob
 import io
@@ -65,7 +76,6 @@ import os
 import re
 import statistics
 import sys
-import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -77,8 +87,13 @@ import sbvariants  # noqa: E402
 
 ROOT = os.path.dirname(HERE)
 RESULTS = os.path.join(ROOT, "results")
-# The margin over the worst A/A move: the next A/A pair is another draw from
-# the same noise, and its worst point lands above the worst of a few pairs.
+# The band: margin x the QUANTILE of the per-point moves of the WINDOW most
+# recent A/A pairs (per model, pairing and variant, of its kernel's epoch),
+# capped at sbcompare.BAND_CAP. The next A/A pair is another draw from the
+# same noise: a high quantile of the recent ones, with a margin, covers it
+# without keeping the worst move ever seen, so a quieter run narrows a band.
+QUANTILE = 0.95
+WINDOW = 8
 MARGIN = 1.5
 LITTLE_DATA_MARGIN = 2.0
 MIN_POINTS = 20
@@ -170,13 +185,32 @@ def ab_pairs(gpu_dir):
 def pair_moves(base, new, interleaved=False):
     """{(family, variant): [(point_axes, gated figure)] per point} of one
     pair, as the gate sees it with no band table (interleaved: as it reads
-    an A/B run); points whose power state differs too, since the gate
-    judges them."""
-    cmp = sbcompare.compare(base, new, interleaved=interleaved)
+    an A/B run; sbcompare.compare's matching); points whose power state
+    differs too, since the gate judges them."""
     out = {}
-    for m in cmp.matches:
-        out.setdefault(sbcompare.by_variant(m), []).append((sbcompare.point_axes(m.base), m.gated))
+    for k, b in base.by_key.items():
+        n = new.by_key.get(k)
+        if n is not None and b["status"] == n["status"] == sbcompare.OK:
+            m = sbcompare.match_of(b, n, sbcompare.DEFAULT_THRESHOLD, interleaved=interleaved)
+            out.setdefault(sbcompare.by_variant(m), []).append((sbcompare.point_axes(b), m.gated))
     return out
+
+
+def run_id(run):
+    """What tells one run from another wherever it is copied: its model,
+    chips and start (the two sides of one A/B run may share it: both are
+    left out together anyway)."""
+    return (run.gpu_name, tuple(sorted(run.gpu_uuids())), run.provenance("run_utc"))
+
+
+def quantile(values, q):
+    """The q-quantile of values, linear between order statistics (numpy's
+    default): of 20 moves, the 95th percentile lies between the 19th and
+    the largest."""
+    s = sorted(values)
+    at = q * (len(s) - 1)
+    lo = int(at)
+    return s[lo] + (s[min(lo + 1, len(s) - 1)] - s[lo]) * (at - lo)
 
 
 def own_points(by_point):
@@ -204,18 +238,31 @@ def variant_order(key):
             names.index(variant) if variant in names else len(names), variant)
 
 
-def band_row(gpu, pairing, family, variant, pairs, moves, shift, margin, point=""):
+# The rule before the window, the quantile and the cap (issue 52): margin x
+# the worst move ever seen; what a history entry of then quotes (table_rows).
+WORST_EVER = {"q": 1.0, "cap": math.inf, "window": math.inf}
+
+
+def band_row(gpu, pairing, family, variant, pairs, moves, shift, margin, point="", q=QUANTILE,
+             cap=sbcompare.BAND_CAP):
     """One row of the table from a variant's (or one point's) moves
-    (exp|log ratio| - 1 per point), its variant's worst shift over pairs
-    (|HL estimate|, as a ratio - 1) and its variant's margin."""
-    worst = max(moves)
+    (exp|log ratio| - 1 per point), its variant's worst shift over its
+    window's pairs (|HL estimate|, as a ratio - 1) and its variant's margin:
+    margin x the q-quantile of the moves and margin x the shift, each capped
+    at cap (over_cap says which the data would need over)."""
+    q = quantile(moves, q)
+    cap = cap * 100
+    point_band, shift_band = round(margin * q * 100, 2), round(margin * shift * 100, 2)
+    over = [rule for rule, band in (("point", point_band), ("shift", shift_band)) if band > cap]
     return {"gpu_name": gpu, "pairing": pairing, "family": family, "variant": variant,
             "pairs": pairs, "points": len(moves),
             "median_move_pct": f"{statistics.median(moves) * 100:.2f}",
-            "worst_move_pct": f"{worst * 100:.2f}",
+            sbcompare.BAND_QUANTILE_COLUMN: f"{q * 100:.2f}",
+            "worst_move_pct": f"{max(moves) * 100:.2f}",
             "worst_shift_pct": f"{shift * 100:.2f}", "margin": f"{margin:g}",
-            "point_band_pct": f"{margin * worst * 100:.2f}",
-            "shift_band_pct": f"{margin * shift * 100:.2f}",
+            "point_band_pct": f"{min(point_band, cap):.2f}",
+            "shift_band_pct": f"{min(shift_band, cap):.2f}",
+            sbcompare.BAND_OVER_CAP_COLUMN: "+".join(over),
             sbcompare.BAND_POINT_COLUMN: point}
 
 
@@ -253,45 +300,56 @@ def since(pair, epoch):
                for run in pair)
 
 
-def table_rows(pairs, pairing, epochs=None, notes=None):
+def table_rows(pairs, pairing, epochs=None, notes=None, q=QUANTILE, cap=sbcompare.BAND_CAP, window=None,
+               before=None):
     """One row per (model, variant) measured in some pair of this pairing,
     each followed by the rows of its points with a band of their own.
-    epochs: a variant there reads only its pairs made since, where this
-    model and pairing has one (else all, noted in notes)."""
-    epochs = epochs or {}
-    moves = [((base, new), pair_moves(base, new, interleaved=pairing == "ab")) for base, new in pairs]
-    current = {(pair[0].gpu_name, *k) for pair, by_variant in moves
-               for k in by_variant if k in epochs and since(pair, epochs[k])}
-    stats = {}
-    for (base, new), by_variant in moves:
-        for k, moved in by_variant.items():
-            if (base.gpu_name, *k) in current and not since((base, new), epochs[k]):
+    pairs: [AAPair], or [(base, new)] all of this pairing. epochs: a variant
+    there reads only its pairs made since, where this model and pairing has
+    one (else all, noted in notes). Each reads the WINDOW most recent of its
+    pairs (by the later run; window: another count); q and cap: band_row's
+    (WORST_EVER: the rule of before issue 52). before: epochs whose variant
+    reads only its pairs made before them (its old kernel: bands_as_of)."""
+    window = WINDOW if window is None else window
+    epochs, before = epochs or {}, before or {}
+    pairs = [p if isinstance(p, AAPair) else AAPair("", pairing, *p, pair_moves(*p, interleaved=pairing == "ab"))
+             for p in pairs]
+    pairs = [p for p in pairs if p.pairing == pairing]
+    current = {(p.gpu, *k) for p in pairs for k in p.moves if k in epochs and since(p.runs, epochs[k])}
+    by_variant = {}
+    for p in sorted(pairs, key=lambda p: p.when, reverse=True):
+        for k, moved in p.moves.items():
+            if (p.gpu, *k) in current and not since(p.runs, epochs[k]):
                 continue  # the kernel before its change
-            s = stats.setdefault((base.gpu_name, *k), {"pairs": 0, "by_point": {}, "shift": 0.0})
-            s["pairs"] += 1
-            for point, gated in moved:
-                s["by_point"].setdefault(point, []).append(math.expm1(abs(math.log(gated))))
-            if len(moved) >= sbcompare.VARIANT_MIN_POINTS:  # rule B's own minimum
-                hl = math.expm1(abs(sbcompare.shift_estimate([math.log(g) for _, g in moved])))
-                s["shift"] = max(s["shift"], hl)
+            if k in before and since(p.runs, before[k]):
+                continue  # judging the old kernel: not the new one's runs
+            newest = by_variant.setdefault((p.gpu, *k), [])
+            if len(newest) < window:
+                newest.append(moved)
     rows = []
-    for (gpu, family, variant), s in sorted(stats.items(),
-                                            key=lambda kv: (kv[0][0], variant_order(kv[0][1:]))):
+    for (gpu, family, variant), window in sorted(by_variant.items(),
+                                                 key=lambda kv: (kv[0][0], variant_order(kv[0][1:]))):
         if (family, variant) in epochs and notes is not None:
             utc, commit = epochs[(family, variant)]
             notes.append(f"{gpu}: {pairing}: {family}/{variant}: "
                          + (f"the A/A pairs of its kernel since {commit} ({utc}) only"
                             if (gpu, family, variant) in current
                             else f"no A/A pair of its kernel since {commit} ({utc}) yet: the older ones"))
+        by_point, shift = {}, 0.0
+        for moved in window:
+            for point, gated in moved:
+                by_point.setdefault(point, []).append(math.expm1(abs(math.log(gated))))
+            if len(moved) >= sbcompare.VARIANT_MIN_POINTS:  # rule B's own minimum
+                shift = max(shift, math.expm1(abs(sbcompare.shift_estimate([math.log(g) for _, g in moved]))))
         # the margin is the variant's, from all its moves: a point of its own
         # keeps the band its variant would have had, the others get theirs
-        little = sum(map(len, s["by_point"].values())) < MIN_POINTS or s["pairs"] < MIN_PAIRS
+        little = sum(map(len, by_point.values())) < MIN_POINTS or len(window) < MIN_PAIRS
         margin = LITTLE_DATA_MARGIN if little else MARGIN
-        own = own_points(s["by_point"])
-        rest = [m for point, moves in s["by_point"].items() if point not in own for m in moves]
-        rows.append(band_row(gpu, pairing, family, variant, s["pairs"], rest, s["shift"], margin))
-        rows += [band_row(gpu, pairing, family, variant, len(s["by_point"][point]),
-                          s["by_point"][point], s["shift"], margin, point) for point in own]
+        own = own_points(by_point)
+        rest = [m for point, moves in by_point.items() if point not in own for m in moves]
+        rows.append(band_row(gpu, pairing, family, variant, len(window), rest, shift, margin, q=q, cap=cap))
+        rows += [band_row(gpu, pairing, family, variant, len(by_point[point]),
+                          by_point[point], shift, margin, point, q=q, cap=cap) for point in own]
     return rows
 
 
@@ -300,37 +358,90 @@ def describe_pair(base, new):
             f"({rel(base.path)}) -> {sbcompare.short_uuid(*new.gpu_uuids())} ({rel(new.path)})")
 
 
-def render(pairs_by_gpu, epochs=None):
-    """The file's text: comments (rule, pairs, epochs), header, rows.
-    pairs_by_gpu: [(gpu_dir, {pairing: [(base, new)]})]."""
+@dataclasses.dataclass(frozen=True)
+class AAPair:
+    """One A/A pair of one GPU directory and pairing, with its moves."""
+    gpu_dir: str
+    pairing: str
+    base: sbcompare.Run
+    new: sbcompare.Run
+    moves: dict  # pair_moves
+
+    @property
+    def gpu(self):
+        return self.base.gpu_name
+
+    @property
+    def runs(self):
+        return (self.base, self.new)
+
+    @property
+    def when(self):
+        """Its later run's start (a run with none is the oldest), then its path."""
+        utcs = [r.provenance("run_utc") for r in self.runs]
+        return (max(u if UTC.fullmatch(u) else "" for u in utcs), self.new.path)
+
+
+def render(gpu_dirs_, pairs, epochs=None, exclude=frozenset()):
+    """The file's text: comments (rule, pairs, epochs, over the cap),
+    header, rows. pairs: [AAPair] of gpu_dirs_; exclude: run_ids left out."""
     out = io.StringIO()
+    cap = sbcompare.BAND_CAP * 100
     out.write("# Each variant's noise band per GPU model and pairing: written by\n"
               "# scripts/bands.py from the committed A/A runs; do not edit,\n"
               "# `python3 scripts/bands.py --check` says whether it is current.\n"
-              f"# point_band_pct = margin x worst_move_pct (rule A, floored at the gate's "
-              f"threshold);\n# shift_band_pct = margin x worst_shift_pct (rule B, floored at "
-              f"{sbcompare.VARIANT_SHIFT * 100:g}%); margin {MARGIN:g}, or "
-              f"{LITTLE_DATA_MARGIN:g} under {MIN_POINTS} points or {MIN_PAIRS} pairs.\n"
+              f"# Per model, pairing and variant, its {WINDOW} most recent A/A pairs (of its kernel: epochs below):\n"
+              f"# quantile_move_pct = the {QUANTILE * 100:g}th percentile of their point moves, worst_shift_pct = their\n"
+              f"# worst shift; point_band_pct = margin x quantile_move_pct (rule A, floored at the gate's threshold),\n"
+              f"# shift_band_pct = margin x worst_shift_pct (rule B, floored at "
+              f"{sbcompare.VARIANT_SHIFT * 100:g}%); margin {MARGIN:g}, or\n"
+              f"# {LITTLE_DATA_MARGIN:g} under {MIN_POINTS} points or {MIN_PAIRS} pairs. Each capped at "
+              f"{cap:g}%: over_cap names the band(s) the data\n# would need wider (its measurement is to be "
+              f"fixed); a pair made before {sbcompare.BAND_CAP_SINCE} is judged by the\n"
+              "# band its data measured (the bands of its time).\n"
               "# point: empty for a variant's band; a point's axes for a band of its own "
               f"(its worst move over {OWN_POINT_FACTOR:g}x\n# every other point's of its variant, "
               "at most one point in ten; its variant's margin), the variant's measured without it,\n# and rule B leaves it out.\n")
-    for gpu_dir, pairs in pairs_by_gpu:
+    for gpu_dir in gpu_dirs_:
         for pairing in sbcompare.PAIRINGS:
-            if not pairs[pairing]:
+            mine = [p for p in pairs if p.gpu_dir == gpu_dir and p.pairing == pairing]
+            if not mine:
                 out.write(f"# {rel(gpu_dir)}: {pairing}: no A/A pair\n")
-            for base, new in pairs[pairing]:
-                out.write(f"# {rel(gpu_dir)}: {pairing}: {describe_pair(base, new)}\n")
-    columns = [*sbcompare.BAND_COLUMNS, sbcompare.BAND_POINT_COLUMN]
-    body, notes = io.StringIO(), []
-    for pairing in sbcompare.PAIRINGS:
-        for row in table_rows([p for _, ps in pairs_by_gpu for p in ps[pairing]], pairing, epochs, notes):
-            cells = [str(row[c]) for c in columns]
-            body.write(",".join(f'"{c}"' if "," in c or '"' in c else c for c in cells) + "\n")
+            for p in mine:
+                left = " (left out)" if {run_id(r) for r in p.runs} & exclude else ""
+                out.write(f"# {rel(gpu_dir)}: {pairing}: {describe_pair(p.base, p.new)}{left}\n")
+    columns = [*sbcompare.BAND_COLUMNS[:7], sbcompare.BAND_QUANTILE_COLUMN, *sbcompare.BAND_COLUMNS[7:],
+               sbcompare.BAND_OVER_CAP_COLUMN, sbcompare.BAND_POINT_COLUMN]
+    rows, notes = derive_rows(pairs, epochs, exclude, notes=[])
     for note in notes:  # results/band_epochs.csv: which runs a changed kernel's band reads
         out.write(f"# epoch: {note}\n")
+    for line in over_cap_lines(rows):
+        out.write(f"# over the cap: {line}\n")
     out.write(",".join(columns) + "\n")
-    out.write(body.getvalue())
+    for row in rows:
+        cells = [str(row[c]) for c in columns]
+        out.write(",".join(f'"{c}"' if "," in c or '"' in c else c for c in cells) + "\n")
     return out.getvalue()
+
+
+def over_cap_lines(rows):
+    """One line per band written at the cap: model, pairing, variant (and
+    point), the band its data measured."""
+    return [f"{r['gpu_name']}: {r['pairing']}: {r['family']}/{r['variant']}"
+            + (f" ({r[sbcompare.BAND_POINT_COLUMN]})" if r[sbcompare.BAND_POINT_COLUMN] else "")
+            + f": measured A {float(r['margin']) * float(r[sbcompare.BAND_QUANTILE_COLUMN]):.1f}% / "
+              f"B {float(r['margin']) * float(r['worst_shift_pct']):.1f}%"
+            for r in rows if r[sbcompare.BAND_OVER_CAP_COLUMN]]
+
+
+def derive_rows(pairs, epochs=None, exclude=frozenset(), notes=None, rule=None, before=None):
+    """(the table's rows, the epoch notes) from pairs ([AAPair]) without
+    every pair holding a run of exclude (run_ids); rule: table_rows' q, cap
+    and window (WORST_EVER); before: table_rows'."""
+    kept = [p for p in pairs if not {run_id(r) for r in p.runs} & exclude]
+    rows = [row for pairing in sbcompare.PAIRINGS
+            for row in table_rows(kept, pairing, epochs, notes, before=before, **(rule or {}))]
+    return rows, notes
 
 
 def gpu_dirs(results):
@@ -339,42 +450,71 @@ def gpu_dirs(results):
                                            or sbcsv.csv_files(os.path.join(d, "history", "*.csv"))))
 
 
-def compute(results, drop=()):
-    """(the file's text, one summary line per GPU directory and pairing).
-    drop: the variants of band_epochs.csv to read as if their kernel had not
-    changed (bands_as_of)."""
-    pairs_by_gpu, lines = [], []
-    for d in gpu_dirs(results):
-        pairs = run_pairs(gpu_runs(d))
-        pairs["ab"] = ab_pairs(d)
-        pairs_by_gpu.append((d, pairs))
-        lines.append(f"{rel(d)}: " + ", ".join(f"{len(pairs[p])} {p} pair(s)"
-                                               for p in sbcompare.PAIRINGS))
-    epochs = {k: v for k, v in load_epochs(results).items() if k not in drop}
-    return render(pairs_by_gpu, epochs), lines
-
-
-def bands_as_of(run_utc, results=RESULTS):
-    """The band table that judges a run made at run_utc: results/bands.csv,
-    or where a variant's kernel changed after it (band_epochs.csv), the
-    table computed as before that change, from every A/A run of the variant
-    (a committed A/A of the old kernel is judged by the bands its kernel had)."""
-    later = frozenset(k for k, (utc, _) in load_epochs(results).items()
-                      if not UTC.fullmatch(run_utc or "") or utc > run_utc)
-    if not later:
-        return sbcompare.load_bands(os.path.join(results, "bands.csv"))
-    return _bands_without(results, later)
-
-
 @functools.lru_cache(maxsize=None)
-def _bands_without(results, drop):
-    fd, path = tempfile.mkstemp(prefix="bands_as_of_", suffix=".csv")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(compute(results, drop)[0])
-        return sbcompare.load_bands(path)
-    finally:
-        os.unlink(path)
+def collect(results):
+    """(GPU directories, [AAPair], one summary line per directory): every
+    committed A/A pair under results with its moves (the slow part: read
+    once a process)."""
+    dirs, pairs, lines = gpu_dirs(results), [], []
+    for d in dirs:
+        found = run_pairs(gpu_runs(d))
+        found["ab"] = ab_pairs(d)
+        pairs += [AAPair(d, pairing, base, new, pair_moves(base, new, interleaved=pairing == "ab"))
+                  for pairing in sbcompare.PAIRINGS for base, new in found[pairing]]
+        lines.append(f"{rel(d)}: " + ", ".join(f"{len(found[p])} {p} pair(s)" for p in sbcompare.PAIRINGS))
+    return dirs, tuple(pairs), lines
+
+
+def compute(results, drop=()):
+    """(the file's text, one summary line per GPU directory and pairing,
+    the lines of the bands over the cap). drop: the variants of
+    band_epochs.csv to read as if their kernel had not changed (bands_as_of)."""
+    dirs, pairs, lines = collect(results)
+    epochs = {k: v for k, v in load_epochs(results).items() if k not in drop}
+    return render(dirs, pairs, epochs), lines, over_cap_lines(derive_rows(pairs, epochs)[0])
+
+
+def derive(results=RESULTS, exclude=(), as_of=None, rule=None):
+    """The band table (sbcompare.Bands) from the committed A/A runs under
+    results, out of sample: without any pair that holds a run of exclude
+    (Runs or paths: the runs it will judge, so that none helps set the band
+    that judges it); as_of (a run_utc): as the table stood for a run of
+    then, a variant whose kernel changed later read as before its change
+    (band_epochs.csv); rule: another rule's parameters (WORST_EVER: the
+    table of before issue 52, for the figures a history entry quotes)."""
+    ids = frozenset(run_id(r if isinstance(r, sbcompare.Run) else sbcompare.load_run(r)) for r in exclude)
+    epochs = load_epochs(results)
+    later = frozenset(k for k, (utc, _) in epochs.items()
+                      if as_of is not None and (not UTC.fullmatch(as_of or "") or utc > as_of))
+    return _derived(results, ids, later, tuple(sorted((rule or {}).items())))
+
+
+@functools.lru_cache(maxsize=256)
+def _derived(results, exclude, drop, rule=()):
+    _, pairs, _ = collect(results)
+    epochs = load_epochs(results)
+    # a variant whose kernel changed after the run judged: its old kernel's pairs
+    # (the window would otherwise hold the new kernel's, made since)
+    rows, _ = derive_rows(pairs, {k: v for k, v in epochs.items() if k not in drop}, exclude, rule=dict(rule),
+                          before={k: v for k, v in epochs.items() if k in drop})
+    label = "results/bands.csv" + (" without the pair judged" if exclude else "")
+    return sbcompare.make_bands(label, [(n, {c: str(v) for c, v in r.items()}) for n, r in enumerate(rows, 2)])
+
+
+def bands_as_of(run_utc, results=RESULTS, exclude=(), rule=None):
+    """The band table that judges a run made at run_utc: results/bands.csv's,
+    or where a variant's kernel changed after it (band_epochs.csv), as
+    before that change, from every A/A run of the variant (a committed A/A
+    of the old kernel is judged by the bands its kernel had); exclude as in
+    derive."""
+    return derive(results, exclude, as_of=run_utc or "?", rule=rule)
+
+
+def for_pair(base, new, results=RESULTS):
+    """The bands that judge a committed pair (or a copy of one, planted):
+    of its time (bands_as_of its base's start) and out of sample (no A/A
+    pair holding either run)."""
+    return bands_as_of(base.provenance("run_utc"), results, exclude=(base, new))
 
 
 # ---------------------------------------------------------------- the doc block
@@ -405,9 +545,8 @@ def aa_rows(results):
     for a in [a for proof in AA_PROOFS
               for a in sbcsv.csv_files(os.path.join(results, proof, "*", "aa_gate_a.csv"))]:
         base, new = sbcompare.load_run(a), sbcompare.load_run(a.replace("_a.csv", "_b.csv"))
-        # the bands of its kernels (band_epochs.csv)
-        cmp = sbcompare.compare(base, new, bands=bands_as_of(base.provenance("run_utc"), results),
-                                interleaved=True)
+        # the bands of its kernels (band_epochs.csv), out of sample
+        cmp = sbcompare.compare(base, new, bands=for_pair(base, new, results), interleaved=True)
         move = lambda m: math.expm1(abs(math.log(m.gated))) * 100  # noqa: E731
         gemm = [move(m) for m in cmp.matches if m.figure == "fastest"]
         other = [move(m) for m in cmp.matches if m.figure != "fastest" and not m.gated_out]
@@ -415,17 +554,19 @@ def aa_rows(results):
         gpu_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(a))))
         lease = os.path.relpath(os.path.dirname(a), os.path.join(gpu_dir, "proofs"))
         rows.append(f"| {os.path.basename(gpu_dir)} {lease} ({sbcompare.short_uuid(*base.gpu_uuids())}, {flush}) "
-                    f"| {len(cmp.matches)} | {len(cmp.slower) + len(cmp.improvements)} "
+                    f"| {len(cmp.matches)} | {len(cmp.slower) + len(cmp.improvements)}"
+                    + "".join(f"; {'/'.join(k)} {n} slower" for k, n in sorted(
+                        collections.Counter(map(sbcompare.by_variant, cmp.slower)).items()))
+                    + " "
                     f"| {pct(gemm)} | {sum(v > 3 for v in gemm)} of {len(gemm)} | {pct(other)} |")
     return rows
 
 
 def plant_rows(results):
-    table = sbcompare.load_bands(os.path.join(results, "bands.csv"))
     rows = []
     for a in sorted(glob.glob(os.path.join(results, PROOF, "*", "plant36_a.csv"))):
-        cmp = sbcompare.compare(sbcompare.load_run(a), sbcompare.load_run(a.replace("_a.csv", "_b.csv")),
-                                bands=table, interleaved=True)
+        base, new = sbcompare.load_run(a), sbcompare.load_run(a.replace("_a.csv", "_b.csv"))
+        cmp = sbcompare.compare(base, new, bands=for_pair(base, new, results), interleaved=True)
         for name in PLANTED:
             ms = [m for m in cmp.matches if "/".join(sbcompare.by_variant(m)) == name]
             beyond = [m for m in ms if m.gated > 1 + m.point_threshold]
@@ -453,11 +594,10 @@ NOOP_PAIR = [os.path.join("h100-80gb-hbm3", "history", name)
 
 def noop_rows(results):
     rows = []
-    table = sbcompare.load_bands(os.path.join(results, "bands.csv"))
 
     def row(base_path, new_path):
         base, new = sbcompare.load_run(base_path), sbcompare.load_run(new_path)
-        cmp = sbcompare.compare(base, new, bands=table)
+        cmp = sbcompare.compare(base, new, bands=for_pair(base, new, results))
         return (f"| `{rel(base_path)}` ({sbcompare.short_uuid(*base.gpu_uuids())}, "
                 f"{base.provenance('commit')[:7]}) -> `{rel(new_path)}` "
                 f"({sbcompare.short_uuid(*new.gpu_uuids())}, {new.provenance('commit')[:7]}) "
@@ -545,8 +685,9 @@ def placement_rows(results):
 def band_table_rows(results):
     """One row per model and variant whose band is above the floors (5% a
     point, 1.5% a shift) in some pairing; a cell per pairing: its rule A /
-    rule B band, the worst point move and the A/A pairs it comes from
-    ("floors" where that pairing's band is the floors, "-" without data)."""
+    rule B band (capped: "over the cap" where its data needs more), the
+    QUANTILE point move and the A/A pairs it comes from ("floors" where
+    that pairing's band is the floors, "-" without data)."""
     cells, order = {}, []
     for _, r in sbcompare._named_rows(os.path.join(results, "bands.csv"), sbcompare.BAND_COLUMNS,
                                       "band table"):
@@ -560,17 +701,26 @@ def band_table_rows(results):
             order.append(key)
         cells[key][r["pairing"]] = (above, (
             f"A {max(point, 5):.1f}% / B {max(shift, sbcompare.VARIANT_SHIFT * 100):.1f}%, "
-            f"worst {r['worst_move_pct']}% ({r['pairs']})") if above else f"floors ({r['pairs']})")
+            f"q{QUANTILE * 100:g} {r[sbcompare.BAND_QUANTILE_COLUMN]}% ({r['pairs']})" + over_cap_note(r))
+            if above else f"floors ({r['pairs']})")
     return [f"| {gpu} | `{name}` | "
             + " | ".join(cells[(gpu, name)].get(p, (False, "-"))[1] for p in sbcompare.PAIRINGS) + " |"
             for gpu, name in order if any(above for above, _ in cells[(gpu, name)].values())]
+
+
+def over_cap_note(row):
+    """', over the cap: A x% / B y%' (what its data measured) for a band
+    written at the cap, else ''."""
+    return (f", over the cap: A {float(row['margin']) * float(row[sbcompare.BAND_QUANTILE_COLUMN]):.1f}% / "
+            f"B {float(row['margin']) * float(row['worst_shift_pct']):.1f}%"
+            if row[sbcompare.BAND_OVER_CAP_COLUMN] else "")
 
 
 def own_point_rows(results):
     """The points with a band of their own (own_points), one row each."""
     return [f"| {r['gpu_name']} | {r['pairing']} | `{r['family']}/{r['variant']}` "
             f"| {r[sbcompare.BAND_POINT_COLUMN]} | {r['worst_move_pct']}% ({r['pairs']}) "
-            f"| {float(r['point_band_pct']):.1f}% |"
+            f"| {float(r['point_band_pct']):.1f}%{over_cap_note(r)} |"
             for _, r in sbcompare._named_rows(os.path.join(results, "bands.csv"),
                                               sbcompare.BAND_COLUMNS, "band table")
             if r.get(sbcompare.BAND_POINT_COLUMN)]
@@ -582,7 +732,9 @@ def doc_block(results=RESULTS):
            "`results/bands.csv` and the proofs " + ", ".join(f"`results/{p}/`" for p in AA_PROOFS)
            + " (`make test` checks it).", "",
            "A/A by A/B (`ab.py`, retakes on) over `^(reference|gemm|barrier|devscan)/`, "
-           "gated with the bands of its kernels (`results/band_epochs.csv`):", "",
+           "gated with the bands of its kernels (`results/band_epochs.csv`), out of sample (those "
+           "of the other A/A pairs, `bands.for_pair`); flagged: slower or faster beyond the band, "
+           "the slower variants named:", "",
            "| GPU, proof / lease (chip, L2 flush) | points | flagged | gemm own fastest sample: median / worst "
            "| gemm points over 3% | every other point: median / worst |",
            "| --- | --- | --- | --- | --- | --- |", *aa_rows(results), "",
@@ -603,14 +755,15 @@ def doc_block(results=RESULTS):
            "| variant | points | pads (MiB) | worst, two runs of one pad | worst, all runs |",
            "| --- | --- | --- | --- | --- |", *placement_rows(results), "",
            "Fresh leases' plain default sweeps (no change) against a committed pair of the "
-           "same kernels: the committed pair's second lease against its first, and a third "
-           "lease (16d0f95) against the 9249a8b pair:", "",
+           "same kernels, out of sample: the committed pair's second lease against its first, "
+           "and a third lease (16d0f95) against the 9249a8b pair:", "",
            "| pair | points | regressions | unjudged | power state differs |",
            "| --- | --- | --- | --- | --- |", *noop_rows(results), "",
            "Bands above the floors (rule A at least 5%, rule B at least "
-           f"{sbcompare.VARIANT_SHIFT * 100:g}%), per pairing: rule A / rule B, the worst point "
-           "move of the A/A runs and (in brackets) how many A/A pairs; every variant not "
-           "listed is judged at the floors:", "",
+           f"{sbcompare.VARIANT_SHIFT * 100:g}%), per pairing: rule A / rule B, the "
+           f"{QUANTILE * 100:g}th percentile of the point moves of its A/A window and (in brackets) "
+           f"how many A/A pairs (over the {sbcompare.BAND_CAP * 100:g}% cap: written at it, what its data "
+           "measured judging a pair made before the cap); every variant not listed is judged at the floors:", "",
            "| GPU | variant | " + " | ".join(f"`{p}`" for p in sbcompare.PAIRINGS) + " |",
            "| --- | --- | " + " | ".join("---" for _ in sbcompare.PAIRINGS) + " |",
            *band_table_rows(results), "",
@@ -691,10 +844,13 @@ def main(argv=None):
             print(f"bands: {e}", file=sys.stderr)
             return EXIT_UNUSABLE
     try:
-        text, lines = compute(args.results)
+        text, lines, over = compute(args.results)
     except sbcsv.CsvError as e:
         print(f"bands: {e}", file=sys.stderr)
         return EXIT_UNUSABLE
+    for line in over:
+        print(f"bands: over the {sbcompare.BAND_CAP * 100:g}% cap (written at it; its measurement "
+              f"is to be fixed): {line}")
     if args.check:
         return check(args.file, text)
     try:

@@ -6,7 +6,7 @@ gates regressions in CI.
         [--family F] [--variant V] [--summary-only | --details | --details-file FILE]
     python scripts/compare.py --gate BASE.csv NEW.csv [--threshold 5] [--summary FILE]
         [--detail FILE] [--detail-url URL] [--summary-only] [--accept results/accepted.csv]
-        [--bands results/bands.csv] [--fail-unjudged] [--interleaved]
+        [--bands results/bands.csv | --out-of-sample] [--allow-unjudged] [--interleaved]
 
 Points are joined on family, variant and every axis. The output starts with
 one row per variant: the geometric mean of the time ratios new/base and how
@@ -29,8 +29,12 @@ SM clocks moved by more than 5%. Every variant is judged against its own
 noise band (--bands FILE, default results/bands.csv, written by
 scripts/bands.py from the committed A/A runs) for the pairing of the two
 runs: A/B interleaved on one GPU, two runs on one chip, or two chips. A
-variant with no A/A data anywhere (a new one) is listed as unjudged and
-counted; --fail-unjudged makes such points fail the gate.
+point of a variant with no A/A data anywhere (a new one) is unjudged and
+fails the gate, each such variant named on stderr; --allow-unjudged lets
+it pass (listed and counted), for the run that gives its first A/A data.
+--out-of-sample: the bands derived by scripts/bands.py from the committed
+A/A runs without any pair that holds BASE or NEW (a committed pair is A/A
+data itself: no run helps set the band that judges it).
 --interleaved: the two CSVs come from an A/B run (scripts/ab.py) that ran
 both builds interleaved point by point on one GPU; their gpu_uuid must
 agree (else exit 2), and the A/B bands apply.
@@ -98,13 +102,20 @@ def parse_args(argv):
                              "the gate's full Markdown report)")
     ap.add_argument("--accept", metavar="FILE",
                     help="acceptance CSV (results/accepted.csv): known changes, listed, not counted")
-    ap.add_argument("--bands", metavar="FILE", default=sbcompare.BANDS_FILE,
+    ap.add_argument("--bands", metavar="FILE",
                     help="each variant's noise band per GPU model and pairing (default "
                          "results/bands.csv, from scripts/bands.py): rule A's threshold and "
                          "rule B's shift of its points")
-    ap.add_argument("--fail-unjudged", action="store_true",
-                    help="with --gate: a point of a variant with no A/A data fails the gate "
-                         "(default: listed and counted as unjudged)")
+    ap.add_argument("--out-of-sample", action="store_true",
+                    help="instead of --bands: derive the bands from the committed A/A runs "
+                         "(scripts/bands.py) without any pair holding BASE or NEW")
+    unjudged = ap.add_mutually_exclusive_group()
+    unjudged.add_argument("--allow-unjudged", action="store_true",
+                          help="with --gate: a point of a variant with no A/A data (a new "
+                               "variant's first run) is listed and counted, not a failure")
+    unjudged.add_argument("--fail-unjudged", action="store_true",
+                          help="with --gate: a point of a variant with no A/A data fails the "
+                               "gate (the default)")
     ap.add_argument("--interleaved", action="store_true",
                     help="the two CSVs come from an A/B run interleaved point by point on one "
                          "GPU (scripts/ab.py): their gpu_uuid must agree; the A/B bands apply")
@@ -115,9 +126,12 @@ def parse_args(argv):
         ap.error("give at least two CSV files")
     if args.gate and len(args.csv) != 2:
         ap.error("--gate compares exactly two CSV files: BASE NEW")
-    if (args.summary or args.allow_missing or args.detail_url or args.fail_unjudged) \
-            and not args.gate:
-        ap.error("--summary, --detail-url, --allow-missing and --fail-unjudged go with --gate")
+    if (args.summary or args.allow_missing or args.detail_url or args.fail_unjudged
+            or args.allow_unjudged) and not args.gate:
+        ap.error("--summary, --detail-url, --allow-missing, --allow-unjudged and --fail-unjudged "
+                 "go with --gate")
+    if args.out_of_sample and args.bands is not None:
+        ap.error("--out-of-sample derives the bands: not with --bands")
     return args
 
 
@@ -183,7 +197,7 @@ def write_text(path, text):
 
 def run_gate(cmp, args, acceptances):
     check_gate_input(cmp)
-    cmp.fail_unjudged = args.fail_unjudged
+    cmp.fail_unjudged = not args.allow_unjudged
     unmatched = sbcompare.unmatched_acceptances(cmp, acceptances)
     detail_name = os.path.basename(args.details_file) if args.details_file else None
     summary = sbcompare.render_gate_summary(cmp, args.allow_missing, detail_name,
@@ -204,14 +218,29 @@ def run_gate(cmp, args, acceptances):
     line = sbcompare.unmatched_line(unmatched)
     if line:
         print(f"compare: {line}", file=sys.stderr)
+    for name in sbcompare.unjudged_names(cmp):
+        n = sum("/".join(sbcompare.by_variant(m)) == name for m in cmp.unjudged)
+        print(f"compare: {name}: {n} point(s) unjudged: no A/A data for it in "
+              f"{sbcompare.shown_path(cmp.bands.path)} ("
+              + ("--allow-unjudged: not counted)" if args.allow_unjudged else
+                 "a failure: commit an A/A run of it and rerun scripts/bands.py, or pass "
+                 "--allow-unjudged for its first run)"), file=sys.stderr)
     print(f"compare: gate {'FAILED' if failures else 'passed'}: {len(cmp.regressions)} "
           f"regression(s), {len(cmp.failing_broken)} broken, {len(cmp.missing)} missing "
           f"({'not counted' if args.allow_missing else 'counted'}), {len(cmp.accepted)} "
           f"accepted, {len(cmp.power_state_differs)} power state differs (judged), "
-          f"{len(cmp.unjudged)} unjudged ({'counted' if args.fail_unjudged else 'not counted'}) "
+          f"{len(cmp.unjudged)} unjudged ({'not counted' if args.allow_unjudged else 'counted'}) "
           f"({sbcompare.chips_word(cmp)}), over "
           f"{len(cmp.matches)} points ({cmp.new.path})", file=sys.stderr)
     return EXIT_REGRESSION if failures else EXIT_OK
+
+
+def out_of_sample(runs):
+    """The bands of the committed A/A runs less every pair holding one of
+    runs (scripts/bands.py), of the base run's time (band_epochs.csv)."""
+    import bands  # scripts/bands.py: reads every committed A/A run, only when asked
+    return bands.for_pair(runs[0], runs[-1]) if len(runs) == 2 else bands.bands_as_of(
+        runs[0].provenance("run_utc"), exclude=runs)
 
 
 def draw_plots(paths, outdir):
@@ -236,7 +265,8 @@ def main(argv=None):
                 raise UsageError("--interleaved compares exactly two CSV files: the two sides "
                                  "of one A/B run")
             check_interleaved(runs)
-        bands = sbcompare.load_bands(args.bands)
+        bands = (out_of_sample(runs) if args.out_of_sample
+                 else sbcompare.load_bands(args.bands or sbcompare.BANDS_FILE))
         comparisons = [sbcompare.compare(runs[0], r, threshold, bands, args.interleaved)
                        for r in runs[1:]]
         acceptances = sbcompare.load_acceptances(args.accept) if args.accept else []

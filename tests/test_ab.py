@@ -244,6 +244,18 @@ def test_the_gate_is_interleaved_when_compare_knows_it(tmp_path, supported):
     assert argv[argv.index("--threshold") + 1] == "3"
 
 
+@pytest.mark.parametrize("allow", [False, True])
+def test_unjudged_fails_the_gate_unless_allowed(tmp_path, allow):
+    """ab.py gates as compare.py does by default (a variant with no band
+    fails); --allow-unjudged, for a new variant's first A/A run, is passed on."""
+    log = tmp_path / "compare.args"
+    compare = tmp_path / "compare.py"
+    compare.write_text(f"import sys\nopen({str(log)!r}, 'w').write(' '.join(sys.argv[1:]))\n")
+    ab = Ab(tmp_path, args=["--compare", str(compare)] + (["--allow-unjudged"] if allow else [])).run()
+    assert ab.rc == 0, ab.err
+    assert ("--allow-unjudged" in log.read_text().split()) == allow
+
+
 def test_interrupt_stops_both_servers_and_keeps_the_csvs(tmp_path):
     ab = Ab(tmp_path, env={"FAKE_DELAY": "0.3"})
     p = subprocess.Popen(ab.cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

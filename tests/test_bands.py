@@ -22,11 +22,12 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import bands  # noqa: E402
 import sbcompare  # noqa: E402
 import sbcsv  # noqa: E402
-from test_compare import (read_records, run_compare, scale_times,  # noqa: E402
-                          write_records)
+from test_compare import (COMMITTED_PAIR_FAILS, read_records, run_compare,  # noqa: E402
+                          scale_times, write_records)
 
 BANDS = os.path.join(ROOT, "scripts", "bands.py")
 TABLE = sbcompare.BANDS_FILE
+CAP = sbcompare.BAND_CAP * 100
 ACCEPTED = os.path.join(ROOT, "results", "accepted.csv")
 H100 = os.path.join(ROOT, "results", "h100-80gb-hbm3")
 LATEST = os.path.join(H100, "latest.csv")
@@ -78,10 +79,21 @@ def table_rows(path=TABLE):
         return list(csv.DictReader(line for line in f if not line.startswith("#")))
 
 
-def gate(base, new, interleaved=False, table=TABLE):
-    """table: a band table's path, or a table (bands.bands_as_of's)."""
-    return sbcompare.compare(sbcompare.load_run(base), sbcompare.load_run(new), interleaved=interleaved,
+def gate(base, new, interleaved=False, table=None):
+    """table: a band table's path, or a table (bands.bands_as_of's); by
+    default the pair's own (pair_table)."""
+    base, new = sbcompare.load_run(base), sbcompare.load_run(new)
+    if table is None:
+        table = bands.for_pair(base, new)
+    return sbcompare.compare(base, new, interleaved=interleaved,
                              bands=sbcompare.load_bands(table) if isinstance(table, str) else table)
+
+
+def pair_table(base, new):
+    """The bands a committed pair (or a copy of it, planted) is judged by:
+    out of sample, of its time (bands.for_pair, as of its runs)."""
+    base, new = sbcompare.load_run(base), sbcompare.load_run(new)
+    return bands.for_pair(base, new).as_of(max(base.provenance("run_utc"), new.provenance("run_utc")))
 
 
 def variants_with(path, at_least=1):
@@ -112,7 +124,7 @@ def test_check_fails_on_a_modified_copy(tmp_path):
     assert "not what the committed runs give" in p.stderr and "Traceback" not in p.stderr
 
 
-def test_every_band_is_its_margin_times_its_worst_move():
+def test_every_band_is_its_margin_times_its_quantile_move_capped():
     rows = table_rows()
     assert rows
     variant = {}  # the variant's rows: its own and its points of their own, one margin
@@ -125,11 +137,53 @@ def test_every_band_is_its_margin_times_its_worst_move():
         little = (sum(int(g["points"]) for g in group) < bands.MIN_POINTS
                   or int(whole["pairs"]) < bands.MIN_PAIRS)
         assert margin == (bands.LITTLE_DATA_MARGIN if little else bands.MARGIN), r
-        assert float(r["point_band_pct"]) == pytest.approx(margin * float(r["worst_move_pct"]),
-                                                           abs=0.011), r
-        assert float(r["shift_band_pct"]) == pytest.approx(margin * float(r["worst_shift_pct"]),
-                                                           abs=0.011), r
+        point = margin * float(r[sbcompare.BAND_QUANTILE_COLUMN])
+        shift = margin * float(r["worst_shift_pct"])
+        assert float(r["point_band_pct"]) == pytest.approx(min(point, CAP), abs=0.011), r
+        assert float(r["shift_band_pct"]) == pytest.approx(min(shift, CAP), abs=0.011), r
+        over = r[sbcompare.BAND_OVER_CAP_COLUMN].split("+") if r[sbcompare.BAND_OVER_CAP_COLUMN] else []
+        assert over == [rule for rule, band in (("point", point), ("shift", shift)) if band > CAP + 0.01], r
+        assert float(r[sbcompare.BAND_QUANTILE_COLUMN]) <= float(r["worst_move_pct"])
+        assert 1 <= int(whole["pairs"]) <= bands.WINDOW
         assert r["pairing"] in sbcompare.PAIRINGS
+
+
+def test_no_band_is_over_the_cap_and_the_ones_written_at_it_are_listed():
+    """No band of results/bands.csv over 10%; the variants whose A/A data
+    would need more are written at the cap and marked (OVER_CAP: their
+    measurement is to be fixed, issue 52), and bands.py --check names each."""
+    rows = table_rows()
+    assert all(float(r[c]) <= CAP for r in rows for c in ("point_band_pct", "shift_band_pct"))
+    over = {(r["gpu_name"].split()[1], r["pairing"], f"{r['family']}/{r['variant']}")
+            for r in rows if r[sbcompare.BAND_OVER_CAP_COLUMN]}
+    assert over == OVER_CAP
+    p = subprocess.run([sys.executable, BANDS, "--check"], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    named = [line for line in p.stdout.splitlines() if "over the 10% cap" in line]
+    assert len(named) == sum(1 for r in rows if r[sbcompare.BAND_OVER_CAP_COLUMN])
+
+
+# The bands the committed A/A runs would need over the cap, (model, pairing,
+# variant) (a point of its own counts as its variant): the host's launch
+# rate, the flag hand-offs' SM pair and flag address, the 1x2 multicast
+# point's fast mode on the H200 (issue 52, item 1), and on the H100 two-run
+# same_chip data of splitk_serial's old kernel; devscan's 1M-element point
+# on the H200 ab pairing.
+OVER_CAP = {
+    ("H100", "ab", "barrier/flag_handoff"), ("H100", "ab", "barrier/kernel_boundary_stream"),
+    ("H100", "ab", "barrier/kernel_boundary_pdl"),
+    ("H200", "ab", "barrier/flag_handoff"), ("H200", "ab", "barrier/flag_handoff_relaxed"),
+    ("H200", "ab", "barrier/kernel_boundary_stream"), ("H200", "ab", "barrier/kernel_boundary_pdl"),
+    ("H200", "ab", "gemm/ws_tma_wgmma_multicast"), ("H200", "ab", "devscan/three_kernel"),
+    ("H200", "ab", "devscan/three_kernel_pdl"),
+    ("H100", "same_chip", "barrier/flag_handoff"), ("H100", "same_chip", "barrier/kernel_boundary_stream"),
+    ("H100", "same_chip", "barrier/kernel_boundary_pdl"), ("H100", "same_chip", "gemm/splitk_serial"),
+    ("H200", "same_chip", "barrier/flag_handoff"), ("H200", "same_chip", "barrier/kernel_boundary_stream"),
+    ("H200", "same_chip", "barrier/kernel_boundary_pdl"), ("H200", "same_chip", "gemm/ws_tma_wgmma_multicast"),
+    ("H100", "chip", "barrier/flag_handoff"), ("H100", "chip", "barrier/flag_handoff_relaxed"),
+    ("H100", "chip", "barrier/kernel_boundary_stream"), ("H100", "chip", "barrier/kernel_boundary_pdl"),
+    ("H200", "chip", "barrier/flag_handoff"), ("H200", "chip", "barrier/kernel_boundary_stream"),
+    ("H200", "chip", "barrier/kernel_boundary_pdl"), ("H200", "chip", "gemm/ws_tma_wgmma_multicast")}
 
 
 @pytest.mark.parametrize("xz", [False, True], ids=["csv", "csv.xz"])
@@ -177,7 +231,10 @@ def test_the_script_on_fixtures(tmp_path, xz):
     chip = got[("chip", *variant_of(rows[0]))]
     assert float(chip["worst_move_pct"]) == pytest.approx(4.0, abs=0.01)
     assert chip["margin"] == "2"  # one pair: little data
-    assert float(chip["point_band_pct"]) == pytest.approx(8.0, abs=0.02)
+    # margin x the 95th percentile of the variant's point moves (4%, 3%, the rest 0), not its worst
+    n = sum(1 for r in rows if variant_of(r) == variant_of(rows[0]))
+    q = bands.quantile([0.04, 0.03] + [0.0] * (n - 2), bands.QUANTILE)
+    assert 0 < q < 0.04 and float(chip["point_band_pct"]) == pytest.approx(2 * q * 100, abs=0.02)
     ab = got[("ab", *variant_of(rows[0]))]
     assert float(ab["worst_move_pct"]) == pytest.approx(9.0, abs=0.01)
     assert float(ab["worst_shift_pct"]) == pytest.approx(2.0, abs=0.01)
@@ -203,46 +260,44 @@ def test_every_committed_variant_has_its_own_two_chip_band(gpu):
 
 
 @pytest.mark.parametrize("gpu", GPUS)
-def test_the_committed_pairs_pass_and_judge_every_point(gpu):
+def test_the_committed_pairs_judged_out_of_sample_judge_every_point(gpu):
+    """baseline -> latest as make gate-committed gates it (--out-of-sample):
+    every point judged, none unjudged, the regressions those listed."""
     base = os.path.join(ROOT, "results", gpu, "baseline.csv")
     new = os.path.join(ROOT, "results", gpu, "latest.csv")
-    rc, out, err = run_compare("--gate", base, new, "--accept", ACCEPTED, "--summary", os.devnull)
-    assert rc == 0, err
-    assert "gate passed: 0 regression(s), 0 broken, 0 missing (counted)" in err, err
+    fails = COMMITTED_PAIR_FAILS.get(gpu, set())
+    rc, out, err = run_compare("--gate", base, new, "--out-of-sample", "--accept", ACCEPTED,
+                               "--summary", os.devnull)
+    assert rc == (1 if fails else 0), err
+    assert f"gate {'FAILED' if fails else 'passed'}: {len(fails)} regression(s), 0 broken, 0 missing (counted)" in err
     assert "0 unjudged" in err
     assert all(word not in out for word in ("chip differs", "context differs", "lease-bound"))
-    cmp = gate(base, new)
+    b, n = sbcompare.load_run(base), sbcompare.load_run(new)
+    cmp = sbcompare.compare(b, n, bands=bands.for_pair(b, n))
     assert cmp.unjudged == [] and all(m.band for m in cmp.matches)
+    assert {sbcompare.describe_point(m.base) for m in cmp.regressions} == fails
 
 
 def test_a_uniform_3pct_on_any_one_gemm_variant_across_chips_is_caught(tmp_path):
-    """The committed H100 pair (two chips) with one GEMM variant 3% slower:
-    the gate fails on that variant's points and no other's; except where the
-    variant's measured two-chip shift band is 3% or more
-    (GEMM_BEYOND_3PCT_ACROSS_CHIPS)."""
-    table = sbcompare.load_bands()
-    name = sbcsv.read(LATEST)[0]["gpu_name"]
+    """The committed H100 pair (two chips, its own bands) with one GEMM
+    variant 3% slower: the gate fails on that variant's points and no
+    other's (but the pair's own regression); except where the variant's
+    two-chip shift band and the pair's own move of it take a 3% plant under
+    (GEMM_BEYOND_3PCT_ACROSS_CHIPS), which 5% does not."""
     gemm = [k for k in variants_with(LATEST, sbcompare.VARIANT_MIN_POINTS) if k[0] == "gemm"]
-    # the pair's own move of each variant (its A/A shift), which a plant adds to
     aa = gate(BASELINE, LATEST)
-    own = {k: sbcompare.shift_estimate([math.log(m.gated) for m in aa.matches
-                                        if variant_of(m.base) == k]) for k in gemm}
-    beyond = {k for k in gemm
-              if 1.03 * math.exp(own[k]) - 1 <= table.band(name, "chip", *k).shift}
-    assert beyond <= GEMM_BEYOND_3PCT_ACROSS_CHIPS, beyond - GEMM_BEYOND_3PCT_ACROSS_CHIPS
-    for k in beyond:  # what the band lets through at 3%, 5% does not pass
-        if table.band(name, "chip", *k).shift < 0.03:
-            cmp = gate(BASELINE, planted(tmp_path, "new5.csv", factors={k: 1.05}))
-            assert {variant_of(m.base) for m in cmp.regressions} == {k}, k
-    tried = 0
-    for family, variant in gemm:
-        if (family, variant) in beyond:
-            continue
-        new = planted(tmp_path, "new.csv", factors={(family, variant): 1.03})
-        cmp = gate(BASELINE, new)
-        flagged = {variant_of(m.base) for m in cmp.regressions}
-        assert flagged == {(family, variant)}, (variant, flagged)
-        tried += 1
+    standing = {variant_of(m.base) for m in aa.regressions}  # COMMITTED_PAIR_FAILS
+    missed = set()
+    for k in gemm:
+        flagged = {variant_of(m.base) for m in gate(BASELINE, planted(tmp_path, "new.csv", factors={k: 1.03})).regressions}
+        assert flagged <= {k} | standing, (k, flagged)
+        if k not in flagged:
+            missed.add(k)
+    assert missed <= GEMM_BEYOND_3PCT_ACROSS_CHIPS, missed - GEMM_BEYOND_3PCT_ACROSS_CHIPS
+    for k in missed - SPLITK_SERIAL_H100:  # what the band and the pair's own move let through at 3%, 5% does not
+        flagged = {variant_of(m.base) for m in gate(BASELINE, planted(tmp_path, "new5.csv", factors={k: 1.05})).regressions}
+        assert k in flagged, k
+    tried = len(gemm) - len(missed)
     assert tried >= 10
 
 
@@ -251,7 +306,7 @@ def test_a_wide_band_still_fails_at_2x(tmp_path):
     rate prices still flags a point made 2x slower across chips; the
     launch-rate prices (HOST_PRICES: the host's launch rate differs up to
     2.6x between machines) are flagged at their band's own factor."""
-    table = sbcompare.load_bands()
+    table = pair_table(LATEST, LATEST)
     name = sbcsv.read(LATEST)[0]["gpu_name"]
     present = set(variants_with(LATEST))
     band = lambda k: table.band(name, "chip", *k).point  # noqa: E731
@@ -264,19 +319,26 @@ def test_a_wide_band_still_fails_at_2x(tmp_path):
         assert [sbcsv.key(m.base) for m in cmp.regressions] == [sbcsv.key(row)], (k, factor)
 
 
-def test_a_new_variant_is_listed_as_unjudged_and_exit_status_says_so(tmp_path):
+def test_a_new_variant_is_unjudged_and_fails_unless_allowed(tmp_path):
     """A variant with no A/A data anywhere: its points are unjudged, listed
-    and counted; the gate passes (0) unless --fail-unjudged (1)."""
+    and counted, and fail the gate (1), stderr naming the variant; with
+    --allow-unjudged (its first run) they pass (0)."""
     rename = {("scan", "warp_shuffle"): "warp_shuffle_v2"}
     base = planted(tmp_path, "base.csv", rename=rename)
     new = planted(tmp_path, "new.csv", rename=rename, factors={("scan", "warp_shuffle"): 2.0})
     n = sum(1 for r in sbcsv.read(base) if r["variant"] == "warp_shuffle_v2" and r["status"] == "ok")
-    rc, out, err = run_compare("--gate", base, new)
-    assert rc == 0, err
-    assert f"{n} unjudged (no A/A data)" in out.splitlines()[0]
-    assert "### Unjudged: no A/A data for the variant yet" in out and "scan/warp_shuffle_v2" in out
-    rc, out, err = run_compare("--gate", base, new, "--fail-unjudged")
-    assert rc == 1 and "FAIL" in out.splitlines()[0], err
+    for default in ((), ("--fail-unjudged",)):
+        rc, out, err = run_compare("--gate", base, new, *default)
+        assert rc == 1 and "FAIL" in out.splitlines()[0], err
+        assert f"{n} unjudged (no A/A data)" in out.splitlines()[0]
+        assert "### Unjudged: no A/A data for the variant yet" in out and "scan/warp_shuffle_v2" in out
+        assert (f"compare: scan/warp_shuffle_v2: {n} point(s) unjudged: no A/A data for it in "
+                "results/bands.csv (a failure") in err, err
+    rc, out, err = run_compare("--gate", base, new, "--allow-unjudged")
+    assert rc == 0 and "PASS" in out.splitlines()[0], err
+    assert f"{n} unjudged (not counted)" in err
+    rc, out, err = run_compare("--gate", base, new, "--allow-unjudged", "--fail-unjudged")
+    assert rc == 2 and "not allowed with argument" in err
 
 
 def test_a_variant_without_data_in_its_pairing_borrows_its_widest_band(tmp_path):
@@ -285,7 +347,7 @@ def test_a_variant_without_data_in_its_pairing_borrows_its_widest_band(tmp_path)
     new = planted(tmp_path, "new.csv")
     cmp = gate(LATEST, new)
     assert cmp.pairing == "same_chip" and cmp.unjudged == []
-    table = sbcompare.load_bands()
+    table = pair_table(LATEST, LATEST)
     borrowed = 0
     for m in cmp.matches:
         if table.own(m.base["gpu_name"], "same_chip", *variant_of(m.base)):
@@ -328,7 +390,7 @@ def test_on_the_committed_ab_pair_a_uniform_3pct_on_any_one_variant_fails(tmp_pa
     the pair's own move of the variant (BEYOND_3PCT: docs/REGRESSIONS.md
     gives their bands)."""
     ab_a, ab_b = ab_pair(ab_a)
-    table = sbcompare.load_bands()
+    table = pair_table(ab_a, ab_b)
     name = sbcsv.read(ab_a)[0]["gpu_name"]
     aa = gate(ab_a, ab_b, interleaved=True)
     own = {k: sbcompare.shift_estimate([math.log(m.gated) for m in aa.matches if variant_of(m.base) == k])
@@ -351,7 +413,7 @@ def test_on_the_committed_ab_pair_15pct_at_any_one_point_fails(tmp_path, ab_a):
     a point with a band of its own is the 2x test's), 15% slower: flagged,
     except in the variants whose A/B point band is beyond 15% (BEYOND_15PCT)."""
     ab_a, ab_b = ab_pair(ab_a)
-    table = sbcompare.load_bands()
+    table = pair_table(ab_a, ab_b)
     rows = [r for r in sbcsv.read(ab_b) if r["status"] == "ok"]
     name = rows[0]["gpu_name"]
     firsts = {}
@@ -374,7 +436,7 @@ def test_on_the_committed_ab_pair_a_2x_point_of_the_noisiest_variant_fails(tmp_p
     is beyond 100%: HOST_PRICES) are flagged at their band's own factor
     times the point's own A/A move, and 5% more."""
     ab_a, ab_b = ab_pair(ab_a)
-    table = sbcompare.load_bands()
+    table = pair_table(ab_a, ab_b)
     rows = [r for r in sbcsv.read(ab_b) if r["status"] == "ok"]
     name = rows[0]["gpu_name"]
     band = lambda k: table.band(name, "ab", *k).point  # noqa: E731
@@ -412,6 +474,10 @@ HOST_PRICES = {("barrier", "kernel_boundary_stream"), ("barrier", "kernel_bounda
 # 5% is caught (the test). swap's two-chip shift reached 1.70% in the 54fa7a1
 # pair (ab_54fa7a1: leaseA's A side against leaseB's default sweep), so its
 # band is 2.55% and the 4878a0f pair's own 0.6% move takes a 3% plant under it.
+# On the H100 splitk_serial is still its old kernel (before 910219a: where
+# its grid-wide ticket put the tiles moved it up to 8% between contexts and
+# chips); a 5% plant across chips nets under its band too.
+SPLITK_SERIAL_H100 = {("gemm", "splitk_serial")}
 GEMM_BEYOND_3PCT_ACROSS_CHIPS = {("gemm", "splitk_serial"), ("gemm", "single"), ("gemm", "ring"),
                                  ("gemm", "ws_mbarrier"), ("gemm", "ws_tma"),
                                  ("gemm", "ws_tma_wgmma_pingpong"), ("gemm", "swap")}
@@ -460,7 +526,8 @@ def test_a_malformed_band_table_exits_2_with_one_line(tmp_path, case):
 def test_the_bands_option_is_used_not_the_default(tmp_path):
     """--bands FILE replaces results/bands.csv: a table whose only row gives
     scan/pingpong a 50% band lets a 20% slowdown of one point pass, and the
-    other variants (no data in that table) are unjudged."""
+    other variants (no data in that table) are unjudged (passing only with
+    --allow-unjudged)."""
     header = ",".join(sbcompare.BAND_COLUMNS)
     name = sbcsv.read(LATEST)[0]["gpu_name"]
     wide = tmp_path / "wide.csv"
@@ -471,7 +538,10 @@ def test_the_bands_option_is_used_not_the_default(tmp_path):
     assert cmp.regressions == [] and len(cmp.unjudged) == len(cmp.matches) - sum(
         1 for m in cmp.matches if variant_of(m.base) == ("scan", "pingpong"))
     assert run_compare("--gate", LATEST, new)[0] == 1
-    assert run_compare("--gate", LATEST, new, "--bands", wide)[0] == 0
+    assert run_compare("--gate", LATEST, new, "--bands", wide)[0] == 1  # the unjudged fail
+    assert run_compare("--gate", LATEST, new, "--bands", wide, "--allow-unjudged")[0] == 0
+    rc, out, err = run_compare("--gate", LATEST, new, "--bands", wide, "--out-of-sample")
+    assert rc == 2 and out == "" and "--out-of-sample derives the bands: not with --bands" in err
 
 
 def test_interleaved_with_two_chips_is_an_error(tmp_path):
@@ -556,7 +626,14 @@ def test_a_point_of_its_own_on_fixtures(tmp_path):
     assert own[0]["margin"] == whole[0]["margin"] == "2"
     table = sbcompare.load_bands(str(out))
     name = loud["gpu_name"]
-    assert table.band(name, "ab", "scan", "pingpong", sbcompare.point_axes(loud)).point == pytest.approx(0.626, abs=1e-3)  # 2 x 31.3%
+    # 2 x 31.3% is over the cap: written at it, and marked; the band it measured judges a pair made before the cap
+    assert own[0][sbcompare.BAND_OVER_CAP_COLUMN] == "point" and whole[0][sbcompare.BAND_OVER_CAP_COLUMN] == ""
+    loud_band = table.band(name, "ab", "scan", "pingpong", sbcompare.point_axes(loud))
+    assert loud_band.point == sbcompare.BAND_CAP and loud_band.measured[0] == pytest.approx(0.626, abs=1e-3)
+    assert table.as_of("2026-11-01T00:00:00Z").band(name, "ab", "scan", "pingpong", sbcompare.point_axes(loud)
+                                                   ).point == pytest.approx(0.626, abs=1e-3)
+    assert table.as_of(sbcompare.BAND_CAP_SINCE).band(name, "ab", "scan", "pingpong", sbcompare.point_axes(loud)
+                                                       ).point == sbcompare.BAND_CAP
     assert table.band(name, "ab", "scan", "pingpong", sbcompare.point_axes(other)).point == pytest.approx(0.02, abs=1e-3)
     assert table.band(name, "ab", "scan", "pingpong").point == pytest.approx(0.02, abs=1e-3)
 
@@ -576,15 +653,18 @@ def test_on_the_h200_ab_pair_the_noisy_point_alone_has_a_wide_band(tmp_path):
     noisy = next(r for r in rows if (r["m"], r["k"], r["tile"], r["cluster_shape"])
                  == (1024, 16384, "64x128x64", "1x2"))
     quiet = next(r for r in rows if r is not noisy)
-    # the bands of its kernels (split-K and stream-K changed after it: band_epochs.csv)
-    table = bands.bands_as_of(noisy["run_utc"])
+    # the bands of its kernels (split-K and stream-K changed after it: band_epochs.csv), of its time
+    table = pair_table(b, a)
     band = table.band(noisy["gpu_name"], "ab", "gemm", "ws_tma_wgmma_multicast", sbcompare.point_axes(noisy))
     assert band.own and band.point > 0.3
     assert table.band(noisy["gpu_name"], "ab", "gemm", "ws_tma_wgmma_multicast").point < 0.05
+    # out of sample, the pair read B -> A has a regression of its own (streamk's old kernel)
+    standing = {sbcsv.key(m.base) for m in gate(a, b, interleaved=True, table=table).regressions}
     for row, factor, flagged in ((quiet, 1.15, True), (noisy, 1.15, False), (noisy, 2.0, True)):
         cmp = gate(a, planted(tmp_path, "b.csv", src=b, points={row["_line"]: factor}), interleaved=True,
                    table=table)
-        assert [sbcsv.key(m.base) for m in cmp.regressions] == ([sbcsv.key(row)] if flagged else []), \
+        assert [sbcsv.key(m.base) for m in cmp.regressions if sbcsv.key(m.base) not in standing] == (
+            [sbcsv.key(row)] if flagged else []), \
             (row["cluster_shape"], factor)
     assert "point(s) judged by a band of their own (" in sbcompare.bands_line(cmp)
 
@@ -608,7 +688,7 @@ def test_on_the_committed_ab_pair_a_2x_point_with_a_band_of_its_own_fails(tmp_pa
     """Every point with a band of its own (outside the host launch-rate
     prices), made 2x slower on its own: flagged, and nothing else."""
     ab_a, ab_b = ab_pair(ab_a)
-    table = sbcompare.load_bands()
+    table = pair_table(ab_a, ab_b)
     rows = [r for r in sbcsv.read(ab_b) if r["status"] == "ok"]
     own = [r for r in rows if variant_of(r) not in HOST_PRICES
            and (r["gpu_name"], "ab", *variant_of(r), sbcompare.point_axes(r)) in table.points]
@@ -631,7 +711,7 @@ def test_a_changed_kernel_reads_only_its_own_aa_runs_where_there_are_any(tmp_pat
     apart). Its ab band reads the new run alone, another variant both; its
     chip band (only an old pair) still reads the old data, and a comment
     line says which. bands_as_of(the old run's time) judges as before the
-    change: the 9% move is in its band again."""
+    change, from the old kernel's runs: the 9% move is in its band again."""
     gpu = tmp_path / "h100-80gb-hbm3"
     keep = lambda r: r["family"] == "scan"  # noqa: E731
     rows = [r for r in sbcsv.read(LATEST) if keep(r) and r["status"] == "ok"]
@@ -669,10 +749,13 @@ def test_a_changed_kernel_reads_only_its_own_aa_runs_where_there_are_any(tmp_pat
             "(2026-11-10T00:00:00Z) only") in text
     assert f"# epoch: {name}: chip: {'/'.join(changed)}: no A/A pair of its kernel since abc1234" in text
     at = sbcompare.point_axes(rows[0])
-    then = bands.bands_as_of(old, results=str(tmp_path))
-    assert then.band(name, "ab", *changed, at).point == pytest.approx(0.09 * 1.5, abs=1e-3)  # two pairs: margin 1.5
+    then = bands.bands_as_of(old, results=str(tmp_path)).as_of(old)  # a pair of then: the bands of its time
+    # the old kernel's pair alone (the new kernel's runs are not its data): one pair, margin 2
+    assert then.band(name, "ab", *changed, at).point == pytest.approx(0.09 * 2, abs=1e-3)
     now = bands.bands_as_of(new, results=str(tmp_path))
-    assert now.band(name, "ab", *changed, at).point == pytest.approx(0.01 * 2, abs=1e-3)  # one pair: margin 2
+    n = sum(1 for r in rows if variant_of(r) == changed)  # its points: one moved 1%, the rest not
+    q = bands.quantile([0.01] + [0.0] * (n - 1), bands.QUANTILE)
+    assert now.band(name, "ab", *changed, at).point == pytest.approx(q * 2, abs=1e-3)  # one pair: margin 2
 
 
 @pytest.mark.parametrize("text,words", [
@@ -718,3 +801,186 @@ def test_a_run_without_its_time_counts_as_older_than_every_epoch():
     assert bands.since((Run("2026-11-10T00:00:00Z"), Run("2026-11-12T00:00:00Z")), epoch)
     assert not bands.since((Run("2026-11-09T23:59:59Z"), Run("2026-11-12T00:00:00Z")), epoch)
     assert not bands.since((Run("?"), Run("2026-11-12T00:00:00Z")), epoch)
+
+
+# ------------------------------------------------------------ issue 52: honest bands
+
+# Every committed pair the gate judges: each A/A by A/B of the protocol the
+# gate reads (the ab pairing's data) and each GPU's baseline -> latest; named
+# as results/<gpu>/proofs/<proof>/<lease> or results/<gpu>/latest.
+def committed_pairs():
+    pairs = [(p.new.path, p.base, p.new, True) for p in bands.collect(bands.RESULTS)[1] if p.pairing == "ab"]
+    pairs += [(os.path.join(ROOT, "results", gpu, "latest.csv"),
+               sbcompare.load_run(os.path.join(ROOT, "results", gpu, "baseline.csv")),
+               sbcompare.load_run(os.path.join(ROOT, "results", gpu, "latest.csv")), False) for gpu in GPUS]
+    return [(pair_name(path), base, new, ab) for path, base, new, ab in pairs]
+
+
+def pair_name(path):
+    rel = os.path.relpath(path, os.path.join(ROOT, "results")).replace("/proofs/", "/")
+    return os.path.dirname(rel) if "/ab_" in rel else rel.split(".")[0]
+
+
+SCALED = ("median_us", "q1_us", "q3_us", "min_us", "max_us")
+
+
+def scaled_row(row, factor):
+    """A parsed row whose point takes factor times as long (a ceiling ratio
+    and throughput scale inversely)."""
+    row = dict(row)
+    for c in SCALED:
+        if row.get(c) is not None:
+            row[c] *= factor
+    for c in ("gbps", "pct_of_copy", "pct_of_cublas", "pct_of_cub"):
+        if row.get(c):
+            row[c] /= factor
+    return row
+
+
+def with_rows(run, rows):
+    return sbcompare.Run(path=run.path, rows=rows, by_key={sbcsv.key(r): r for r in rows},
+                         columns=run.columns)
+
+
+def uncaught(factor, whole):
+    """{variant: {pair}}: what the gate, with each pair's own bands (out of
+    sample, of its time), lets through when a whole variant (whole) or any
+    one of its points is made factor times slower on the new side."""
+    missed = {}
+    for name, base, new, ab in committed_pairs():
+        table = bands.for_pair(base, new)
+        t = table.as_of(max(base.provenance("run_utc"), new.provenance("run_utc")))
+        pairing = "ab" if ab else sbcompare.compare(with_rows(base, base.rows[:1]),
+                                                    with_rows(new, new.rows[:1])).pairing
+        by_variant = {}
+        for b in base.rows:
+            n = new.by_key.get(sbcsv.key(b))
+            if n is not None and b["status"] == n["status"] == "ok":
+                by_variant.setdefault(variant_of(b), []).append((b, n))
+        for k, rows in by_variant.items():
+            # rule A, point by point (what rule B adds needs a shift of 5+ points)
+            slower = [sbcompare.match_of(b, scaled_row(n, factor), sbcompare.DEFAULT_THRESHOLD, bands=t,
+                                         pairing=pairing, interleaved=ab).verdict == "slower" for b, n in rows]
+            if whole:
+                caught = any(slower) or sbcompare.compare(
+                    with_rows(base, [b for b, _ in rows]), with_rows(new, [scaled_row(n, factor) for _, n in rows]),
+                    bands=table, interleaved=ab).regressions
+            else:
+                caught = all(slower)
+            if not caught:
+                missed.setdefault("/".join(k), set()).add(name)
+    return missed
+
+
+def test_with_its_bands_10pct_on_any_whole_variant_fails_on_every_committed_pair():
+    """Each committed pair judged by its bands (out of sample, of its time):
+    any one variant made 10% slower, all its points, fails the gate; except
+    MISSED_10PCT_VARIANT: the variants over the cap, which the bands of
+    their time (made before the cap) let through, and two A/A by A/B pairs
+    of the H100 (ab_a973f88 leaseA: a --quick run whose devscan/cub and
+    splitk_serial moved more between its contexts than the other pairs'
+    bands allow: a +10% plant on a side already faster nets under them)."""
+    assert uncaught(1.10, whole=True) == MISSED_10PCT_VARIANT
+
+
+def test_with_its_bands_20pct_at_any_one_point_fails_on_every_committed_pair():
+    """Each committed pair judged by its bands: any one point made 20%
+    slower on its own fails (rule A), except in MISSED_20PCT_POINT: the
+    variants over the cap (judged by the bands of their time), splitk_serial's
+    64x128 point at 1024 x 1024 x 16384 on the H200 (its old kernel, before
+    910219a), the 1x2 multicast point and arrive_and_drop in one pair."""
+    assert uncaught(1.20, whole=False) == MISSED_20PCT_POINT
+
+
+H200_AB_PAIRS = {f"h200/ab_{p}" for p in ("3880117/discard", "52efaa9/read8", "910219a/leaseB",
+                                     "910219a/leaseB_again", "e6f97b9/leaseA", "e6f97b9/leaseB",
+                                     "f5ffa93/leaseA", "f5ffa93/leaseB")}
+H100_AB_PAIRS = {f"h100-80gb-hbm3/ab_{p}" for p in ("16d0f95/leaseA", "16d0f95/leaseB", "54fa7a1/leaseA",
+                                               "a973f88/leaseA", "a973f88/leaseB", "a973f88/leaseC")}
+LATEST_PAIRS = {"h100-80gb-hbm3/latest", "h200/latest"}
+# What a 10% or 20% plant nets under the bands of each pair's time: the
+# variants over the cap (OVER_CAP: measured before the cap, their data needs
+# wider bands) in every pair that has them, and the few others named in the
+# tests' docstrings. A variant that joins these fails the tests.
+MISSED_10PCT_VARIANT = {
+    "barrier/flag_handoff": H100_AB_PAIRS - {"h100-80gb-hbm3/ab_a973f88/leaseA", "h100-80gb-hbm3/ab_a973f88/leaseC"}
+    | H200_AB_PAIRS | {"h200/latest"},
+    "barrier/flag_handoff_relaxed": H200_AB_PAIRS,
+    "barrier/kernel_boundary_pdl": H100_AB_PAIRS - {"h100-80gb-hbm3/ab_54fa7a1/leaseA", "h100-80gb-hbm3/ab_a973f88/leaseC"}
+    | H200_AB_PAIRS - {"h200/ab_e6f97b9/leaseB"} | LATEST_PAIRS,
+    "barrier/kernel_boundary_stream": H100_AB_PAIRS - {"h100-80gb-hbm3/ab_16d0f95/leaseA", "h100-80gb-hbm3/ab_a973f88/leaseC"}
+    | H200_AB_PAIRS - {"h200/ab_e6f97b9/leaseB"} | LATEST_PAIRS,
+    "devscan/cub": {"h100-80gb-hbm3/ab_a973f88/leaseA"},
+    "gemm/splitk_serial": {"h100-80gb-hbm3/ab_a973f88/leaseA"}}
+MISSED_20PCT_POINT = {
+    "barrier/arrive_and_drop": {"h200/ab_3880117/discard"},
+    "barrier/flag_handoff": H200_AB_PAIRS | {"h200/latest"},
+    "barrier/flag_handoff_relaxed": H200_AB_PAIRS,
+    "barrier/kernel_boundary_pdl": H100_AB_PAIRS - {"h100-80gb-hbm3/ab_a973f88/leaseC"} | H200_AB_PAIRS | LATEST_PAIRS,
+    "barrier/kernel_boundary_stream": H100_AB_PAIRS - {"h100-80gb-hbm3/ab_a973f88/leaseC"} | H200_AB_PAIRS | LATEST_PAIRS,
+    "gemm/splitk_serial": H200_AB_PAIRS - {"h200/ab_3880117/discard", "h200/ab_910219a/leaseB",
+                                     "h200/ab_910219a/leaseB_again"} | {"h200/latest"},
+    "gemm/ws_tma_wgmma_multicast": {"h200/ab_3880117/discard", "h200/ab_52efaa9/read8"}}
+
+
+def ab_fixture(tmp_path, moves):
+    """A results/ tree of A/A-by-A/B runs of scan, one lease each, the n-th
+    made a day after the (n-1)-th: moves[n] is the factor its B side's first
+    scan/pingpong point took. Returns (results dir, [(a, b)] paths, that point)."""
+    gpu = tmp_path / "h100-80gb-hbm3"
+    keep = lambda r: r["family"] == "scan"  # noqa: E731
+    point = next(r for r in sbcsv.read(LATEST) if variant_of(r) == ("scan", "pingpong") and r["status"] == "ok")
+    shutil.copy(planted(tmp_path, "base.csv", keep=keep), gpu.mkdir(parents=True) or gpu / "baseline.csv")
+    pairs = []
+    for i, move in enumerate(moves):
+        d = gpu / "proofs" / "ab_x" / f"lease{i}"
+        d.mkdir(parents=True)
+        utc = f"2026-11-{10 + i:02d}T00:00:00Z"
+        a = shutil.copy(with_run_utc(planted(tmp_path, "a.csv", keep=keep, uuid=f"GPU-{i:08d}-aaaa"), utc),
+                        d / "aa_a.csv")
+        b = shutil.copy(with_run_utc(planted(tmp_path, "b.csv", keep=keep, uuid=f"GPU-{i:08d}-aaaa",
+                                             points={point["_line"]: move}), utc), d / "aa_b.csv")
+        (d / "aa_ab.txt").write_text("retakes: a common point whose gated figure moved 2.5% or more ran again\n")
+        pairs.append((str(a), str(b)))
+    return str(tmp_path), pairs, point
+
+
+def test_leave_one_out_no_pair_helps_set_the_band_that_judges_it(tmp_path):
+    """Three A/A-by-A/B pairs whose scan/pingpong point moved 9%, 2% and 3%:
+    the table from all three covers the 9% move (in sample it would pass);
+    derive(exclude=its runs) and for_pair read the other two only, so the
+    pair that moved 9% is judged by bands from 2-3% moves, and flagged."""
+    results, pairs, point = ab_fixture(tmp_path, [1.09, 1.02, 1.03])
+    name, at = point["gpu_name"], sbcompare.point_axes(point)
+    everything = bands.derive(results)
+    assert everything.band(name, "ab", "scan", "pingpong", at).point >= 0.09
+    left_out = bands.derive(results, exclude=pairs[0])
+    assert left_out.own(name, "ab", "scan", "pingpong").source.endswith("2 A/A pair(s)")
+    a, b = sbcompare.load_run(pairs[0][0]), sbcompare.load_run(pairs[0][1])
+    judge = bands.for_pair(a, b, results=results)
+    for table in (left_out, judge):
+        assert table.band(name, "ab", "scan", "pingpong", at).point < 0.05
+    cmp = sbcompare.compare(a, b, bands=judge, interleaved=True)
+    assert [sbcsv.key(m.base) for m in cmp.regressions] == [sbcsv.key(point)]
+    assert sbcompare.compare(a, b, bands=everything, interleaved=True).regressions == []
+    # the others each pass by the bands of the rest, which hold the 9% move
+    for a, b in pairs[1:]:
+        a, b = sbcompare.load_run(a), sbcompare.load_run(b)
+        assert sbcompare.compare(a, b, bands=bands.for_pair(a, b, results=results), interleaved=True).regressions == []
+
+
+def test_the_window_reads_the_newest_pairs_so_a_quieter_run_narrows_a_band(tmp_path, monkeypatch):
+    """With a window of two pairs, a point that moved 9% in the oldest of
+    three A/A pairs and 2% and 1% since is banded by the two newest: the new
+    runs narrowed its band, where the worst move ever seen would have kept it."""
+    monkeypatch.setattr(bands, "WINDOW", 2)
+    bands._derived.cache_clear()
+    results, pairs, point = ab_fixture(tmp_path, [1.09, 1.02, 1.01])
+    name, at = point["gpu_name"], sbcompare.point_axes(point)
+    table = bands.derive(results)
+    assert table.own(name, "ab", "scan", "pingpong").source.endswith("2 A/A pair(s)")
+    assert table.band(name, "ab", "scan", "pingpong", at).point < 0.05
+    # the oldest two alone (the newest left out): the 9% is in the window again
+    wide = bands.derive(results, exclude=pairs[2])
+    assert wide.band(name, "ab", "scan", "pingpong", at).point > 0.09
+    bands._derived.cache_clear()

@@ -252,7 +252,7 @@ def test_the_aa_runs_of_the_new_kernels():
 
 
 def test_the_bands_before_and_after_the_epoch():
-    then = bands.bands_as_of("2026-11-29T07:14:47Z")  # f5ffa93's pair
+    then = bands.bands_as_of("2026-11-29T07:14:47Z", rule=bands.WORST_EVER)  # f5ffa93's pair, by the rule of then
     now = sbcompare.load_bands()
     point = ("stages=8 buffer_bytes=24576 n=1024 consumer_warps=4 m=1024 k=16384 tile=64x128x64 splits=auto")
     b, own = then.band("NVIDIA H200", "ab", "gemm", "splitk_serial"), then.band("NVIDIA H200", "ab", "gemm", "splitk_serial", point)

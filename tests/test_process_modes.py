@@ -155,7 +155,8 @@ def h200_ab_bands_then():
     import bands
     then = [p for p in bands.ab_pairs(os.path.join(ROOT, "results", "h200")) if "ab_e6f97b9" in p[0].path]
     assert len(then) == 2
-    return [{k: str(v) for k, v in r.items()} for r in bands.table_rows(then, "ab")]
+    # by the rule of then: margin x the worst move, no cap
+    return [{k: str(v) for k, v in r.items()} for r in bands.table_rows(then, "ab", **bands.WORST_EVER)]
 
 
 def pair_paths(gpu, commit):

@@ -42,7 +42,8 @@ Bands: every variant judged against its own measured noise. Rule A's
 threshold and rule B's shift are not one number for all: results/bands.csv
 (scripts/bands.py writes it from the committed A/A runs, never by hand)
 gives each variant, per GPU model and per pairing, the band its points
-moved within when nothing changed, times a margin:
+moved within when nothing changed (a high quantile over its recent A/A
+pairs), times a margin, capped at BAND_CAP:
   - the pairing is what the two runs of a point are: "ab" (the two sides of
     an A/B run, interleaved on one GPU, each its own CUDA context),
     "same_chip" (two runs on one gpu_uuid) or "chip" (two chips of one
@@ -55,7 +56,8 @@ moved within when nothing changed, times a margin:
   - a variant without data in its pairing takes the widest band measured
     for it in another pairing of its model, then on another model
     (Band.source says which); one with no A/A data anywhere (a new
-    variant) is "unjudged": listed and counted, never a silent pass.
+    variant) is "unjudged": listed, and a gate failure unless allowed
+    (Comparison.fail_unjudged; compare.py --allow-unjudged).
 Without a band table (bands=None: scripts/bands.py measuring the moves,
 cross-GPU mode) every point is judged by threshold and VARIANT_SHIFT.
 
@@ -125,6 +127,17 @@ BAND_COLUMNS = ["gpu_name", "pairing", "family", "variant", "pairs", "points",
 # (scripts/bands.py gives one to a point that moved far more than every
 # other point of its variant in the A/A runs).
 BAND_POINT_COLUMN = "point"
+# No band over BAND_CAP: a variant whose A/A data would need more is written
+# at the cap and marked in BAND_OVER_CAP_COLUMN ("point", "shift" or both:
+# its measurement is to be fixed, not its band widened); the band its data
+# measured is margin x quantile_move_pct (rule A) and margin x
+# worst_shift_pct (rule B). A pair whose runs were both made before
+# BAND_CAP_SINCE is judged by the bands of its time: such a variant by the
+# band its data measured (Bands.as_of; the summary says so).
+BAND_CAP = 0.10
+BAND_CAP_SINCE = "2026-12-02T00:00:00Z"
+BAND_OVER_CAP_COLUMN = "over_cap"
+BAND_QUANTILE_COLUMN = "quantile_move_pct"
 # The pairings a band is measured for, narrowest first (Band: the fallback
 # takes the widest of the others).
 PAIRINGS = ("ab", "same_chip", "chip")
@@ -486,6 +499,7 @@ class Band:
     source: str  # e.g. "NVIDIA H100 80GB HBM3, two chips, 6 A/A pairs"
     pairing: str = ""  # the pairing whose data it is (PAIRINGS)
     own: bool = False  # one point's own band (BAND_POINT_COLUMN), not its variant's
+    measured: tuple | None = None  # over the cap: (point, shift) its A/A data measured
 
 
 @dataclass
@@ -560,7 +574,7 @@ class Comparison:
     acceptances: list = field(default_factory=list)  # those for this pair of runs
     bands: "Bands | None" = None  # results/bands.csv, if loaded
     interleaved: bool = False  # an A/B run: both sides interleaved on one GPU
-    fail_unjudged: bool = False  # unjudged points count as gate failures
+    fail_unjudged: bool = True  # unjudged points count as gate failures (compare.py --allow-unjudged: not)
 
     @property
     def cross_gpu(self):
@@ -701,6 +715,8 @@ def compare(base, new, threshold=DEFAULT_THRESHOLD, bands=None, interleaved=Fals
     so)."""
     out = Comparison(base=base, new=new, threshold=threshold, bands=bands,
                      interleaved=interleaved)
+    if bands is not None:  # a pair made before the cap: the bands of its time
+        out.bands = bands = bands.as_of(max(base.provenance("run_utc"), new.provenance("run_utc")))
     pairing = out.pairing
     for k, b in base.by_key.items():
         n = new.by_key.get(k)
@@ -809,9 +825,27 @@ class Bands:
     path: str
     rows: dict  # (gpu_name, pairing, family, variant) -> Band
     points: dict = field(default_factory=dict)  # (gpu_name, pairing, family, variant, point_axes) -> Band
+    of_its_time: list = field(default_factory=list)  # as_of: the over-cap bands lifted, "family/variant"
 
     def own(self, gpu_name, pairing, family, variant):
         return self.rows.get((gpu_name, pairing, family, variant))
+
+    def over_cap(self):
+        """[(key, Band)] of the bands written at BAND_CAP (rows, then points)."""
+        return [(k, b) for table in (self.rows, self.points) for k, b in table.items() if b.measured]
+
+    def as_of(self, run_utc):
+        """The bands that judge a pair whose newer run was made at run_utc:
+        these, or before BAND_CAP_SINCE (the bands of its time) with every
+        band over the cap at the band its data measured."""
+        if not re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", run_utc or "") \
+                or run_utc >= BAND_CAP_SINCE or not self.over_cap():
+            return self
+        lift = lambda b: (Band(*b.measured, b.source + ", over the cap: the band of its time",  # noqa: E731
+                               b.pairing, b.own) if b.measured else b)
+        return Bands(self.path, {k: lift(b) for k, b in self.rows.items()},
+                     {k: lift(b) for k, b in self.points.items()},
+                     sorted({f"{k[2]}/{k[3]}" for k, _ in self.over_cap()}))
 
     def band(self, gpu_name, pairing, family, variant, point=None):
         """The band a point (point_axes; None: the variant's) is judged by in
@@ -853,9 +887,14 @@ def load_bands(path=BANDS_FILE):
     """Reads results/bands.csv (scripts/bands.py writes it; '#' lines are
     comments). Raises sbcsv.CsvError naming file, line and column: the gate
     cannot judge a variant without its band."""
-    rows = _named_rows(path, BAND_COLUMNS, "band table",
-                       read_hint=" (write it with: python3 scripts/bands.py)",
-                       column_hint=" (a band table, scripts/bands.py)")
+    return make_bands(path, _named_rows(path, BAND_COLUMNS, "band table",
+                                        read_hint=" (write it with: python3 scripts/bands.py)",
+                                        column_hint=" (a band table, scripts/bands.py)"))
+
+
+def make_bands(path, rows):
+    """Bands from [(line number, {column: text})], a band table's rows (path
+    names it in errors and in the summary)."""
     bands, points, seen = {}, {}, {}
     for number, row in rows:
         for column in ("gpu_name", "family", "variant"):
@@ -868,10 +907,17 @@ def load_bands(path=BANDS_FILE):
         if n < 1:
             raise sbcsv.CsvError(f"{path}:{number}: column 'pairs': 0 (a row needs an A/A pair)")
         _band_number(path, number, "points", row["points"], int)
-        for column in ("median_move_pct", "worst_move_pct", "worst_shift_pct", "margin"):
+        for column in ("median_move_pct", "worst_move_pct", "worst_shift_pct"):
             _band_number(path, number, column, row[column], float)
+        margin = _band_number(path, number, "margin", row["margin"], float)
         point = _band_number(path, number, "point_band_pct", row["point_band_pct"], float)
         shift = _band_number(path, number, "shift_band_pct", row["shift_band_pct"], float)
+        measured = None
+        if row.get(BAND_OVER_CAP_COLUMN):
+            quantile = _band_number(path, number, BAND_QUANTILE_COLUMN,
+                                    row.get(BAND_QUANTILE_COLUMN, ""), float)
+            measured = (max(point, margin * quantile) / 100,
+                        max(shift, margin * float(row["worst_shift_pct"])) / 100)
         one = row.get(BAND_POINT_COLUMN, "")
         k = (row["gpu_name"], row["pairing"], row["family"], row["variant"]) + ((one,) if one else ())
         if k in seen:
@@ -882,7 +928,8 @@ def load_bands(path=BANDS_FILE):
         (points if one else bands)[k] = Band(
             point / 100, shift / 100,
             f"{row['gpu_name']}, {PAIRING_WORDS[row['pairing']]}, {n} A/A pair(s)"
-            + (", the point's own band" if one else ""), row["pairing"], own=bool(one))
+            + (", the point's own band" if one else ""), row["pairing"], own=bool(one),
+            measured=measured)
     return Bands(path=path, rows=bands, points=points)
 
 
@@ -1319,11 +1366,21 @@ def bands_line(cmp):
     if own:
         text += (f"; {len(own)} point(s) judged by a band of their own ({', '.join(own[:4])}"
                  f"{', ...' if len(own) > 4 else ''})")
+    lifted = sorted({"/".join(by_variant(m)) for m in cmp.matches
+                     if m.band and m.band.source.endswith("the band of its time")})
+    if lifted:
+        text += (f"; both runs made before the {BAND_CAP * 100:g}% cap ({BAND_CAP_SINCE}): "
+                 f"{len(lifted)} variant(s) whose A/A data needs more judged by the bands of "
+                 f"their time ({', '.join(lifted[:8])}{', ...' if len(lifted) > 8 else ''})")
     if cmp.unjudged:
-        names = sorted({"/".join(by_variant(m)) for m in cmp.unjudged})
-        text += (f"; {len(cmp.unjudged)} point(s) of {len(names)} variant(s) with no A/A data "
-                 f"anywhere listed as unjudged ({', '.join(names)})")
+        text += (f"; {len(cmp.unjudged)} point(s) of {len(unjudged_names(cmp))} variant(s) with no "
+                 f"A/A data anywhere, unjudged ({', '.join(unjudged_names(cmp))})")
     return text
+
+
+def unjudged_names(cmp):
+    """The variants of the unjudged points, "family/variant", sorted."""
+    return sorted({"/".join(by_variant(m)) for m in cmp.unjudged})
 
 
 def figures_line(cmp):
