@@ -471,8 +471,8 @@ def noop_rows(results):
     return rows
 
 
-# The experiments of scripts/noise_probe.sh (one A/A by A/B each, retakes
-# off, leaseA's machine): what changed, and the variants it was about.
+# The noise probes' experiments (docs/gate-details.md; one A/A by A/B each,
+# retakes off, one H100): what changed, and the variants it was about.
 EXPERIMENTS = [("memset_old", "flags zeroed by a memset in every timed launch (before 16d0f95)"),
                ("memset_new", "launch-numbered flags, no memset (16d0f95)"),
                ("flags_packed", "flags packed, 4 bytes apart"),
@@ -511,7 +511,7 @@ def experiment_rows(results):
     return rows
 
 
-# scripts/noise_probe.sh step p (402e4b3, one H100): one process at a time,
+# The placement probe (402e4b3, one H100): one process at a time,
 # SB_PAD_MIB of device memory taken before the buffers, each pad twice.
 PLACEMENT = os.path.join("h100-80gb-hbm3", "proofs", "placement_402e4b3")
 
@@ -590,12 +590,12 @@ def doc_block(results=RESULTS):
            "`^(reference|scan|gemm)/`:", "",
            "| variant | points | largest move | shift | its band | beyond its point band "
            "| flagged |", "| --- | --- | --- | --- | --- | --- | --- |", *plant_rows(results), "",
-           "Where the A/A noise comes from: one A/A by A/B per change (`scripts/noise_probe.sh`, "
-           "retakes off, one H100), each probed variant (its points): its worst point move / "
+           "Where the A/A noise comes from: one A/A by A/B per change (the noise probes of "
+           "docs/gate-details.md, retakes off, one H100), each probed variant (its points): its worst point move / "
            "its shift (B against A):", "",
            "| run | variant (points): worst move / shift |", "| --- | --- |",
            *experiment_rows(results), "",
-           "Placement: one process at a time, no A/A (`scripts/noise_probe.sh` step p, "
+           "Placement: one process at a time, no A/A (the placement probe, "
            f"`results/{PLACEMENT}/`), each run with `SB_PAD_MIB` of device memory taken before "
            "its buffers, each pad twice, at 512 x 512 x 32768 and 1024 x 1024 x 16384; per "
            "variant, the worst point's own fastest sample between the two runs of one pad, "
