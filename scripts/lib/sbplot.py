@@ -216,7 +216,7 @@ def record(fig):
 # and, where that is still larger, draws it again with fewer pixels.
 MAX_PNG_BYTES = 150_000
 PALETTE = 64
-DPI = 110
+DPI = 90
 
 
 def small_png(fig, path, dpi=DPI, limit=MAX_PNG_BYTES):
