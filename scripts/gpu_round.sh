@@ -24,7 +24,7 @@
 #        are whole 96s), one tile at a time at its stage counts, so the CSV
 #        holds no rows skipped by the stage rule
 #                                                             -> offsweep/gemm.csv
-#     g  the gate's A/A (issue 36's proof): scripts/ab.py with the carried
+#     g  the gate's A/A (issue 36's proof): scripts/ab.py with the bundle's
 #        binary on both sides, retakes on, over ^(reference|gemm|barrier|devscan)/;
 #        a flagged point fails the step (a change that does nothing)   -> aa/
 # Time on an H200 (910219a): q 25 s, p < 1 min, s 3.5 min, f about 4 min,

@@ -2,7 +2,7 @@
 records its arguments: one CSV (--out, then --resume), every K-heavy square
 and M != N shape, each tile at the stage and warp counts the family runs it
 at (so no row is skipped by the stage rule), and a failing run fails the step;
-and step g, the gate's A/A by A/B of the carried binary."""
+and step g, the gate's A/A by A/B of the bundle's binary."""
 import os
 import subprocess
 
