@@ -108,7 +108,7 @@ static const struct { unsigned bit; const char *name; } variant_traits[] = {
     {SB_VF_CEILING, "ceiling"},         {SB_VF_NO_KERNEL, "no_kernel"},
     {SB_VF_BASELINE, "baseline"},       {SB_VF_PLAIN, "plain"},
     {SB_VF_WHOLE_WARPS, "whole_warps"}, {SB_VF_GENERIC, "generic"},
-    {SB_VF_TEST_ONLY, "test_only"},     {SB_VF_LEASE_BOUND, "lease_bound"},
+    {SB_VF_TEST_ONLY, "test_only"},     {SB_VF_MACHINE_BOUND, "machine_bound"},
 };
 static const struct { unsigned bit; const char *name; } family_traits[] = {
     {SB_FF_YARDSTICK, "yardstick"},

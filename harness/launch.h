@@ -55,11 +55,11 @@ enum sb_variant_flag {
   SB_VF_BASELINE = 1u << 5,    /* the family's baseline: the 1.0 of its speedups */
   SB_VF_PLAIN = 1u << 6,       /* a plain loop with no synchronization strategy
                                   (the family's own yardstick, e.g. pipeline/reference) */
-  SB_VF_LEASE_BOUND = 1u << 7, /* a price the machine sets, not the code: the host's
-                                  launch rate, which two SMs a pair lands on. Two
-                                  leases of one GPU model disagree on it by 5-58%
-                                  (docs/REGRESSIONS.md), so the gate lists it, never
-                                  gates it */
+  SB_VF_MACHINE_BOUND = 1u << 7, /* a price the machine sets, not the code: the host's
+                                    launch rate, which two SMs a pair lands on. Two
+                                    machines with one GPU model disagree on it by 5-58%
+                                    (docs/REGRESSIONS.md); the gate judges it by its own
+                                    bands like every other row */
   SB_VF_FAMILY0 = 1u << 8      /* first bit a family may define for itself */
 };
 

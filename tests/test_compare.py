@@ -175,32 +175,32 @@ def test_three_percent_slowdown_of_any_variant_is_flagged_at_every_point(tmp_pat
     assert tried >= 45  # every multi-point variant of the sweep
 
 
-LEASE_BOUND = [(f.name, v.name) for f in sbvariants.catalog().values() for v in f.variants
-               if "lease_bound" in v.flags]
+MACHINE_BOUND = [(f.name, v.name) for f in sbvariants.catalog().values() for v in f.variants
+                 if "machine_bound" in v.flags]
 
 
-def test_the_lease_bound_prices_are_the_ones_the_machine_sets():
+def test_the_machine_bound_prices_are_the_ones_the_machine_sets():
     """The host's launch rate (a stream of launches, PDL or not) and the SM
     pair of a hand-off; not the graph's boundary, nor the look-back walks
     (docs/REGRESSIONS.md)."""
-    assert sorted(LEASE_BOUND) == [("barrier", "flag_handoff"), ("barrier", "flag_handoff_relaxed"),
+    assert sorted(MACHINE_BOUND) == [("barrier", "flag_handoff"), ("barrier", "flag_handoff_relaxed"),
                                    ("barrier", "kernel_boundary_pdl"),
                                    ("barrier", "kernel_boundary_stream")]
 
 
 @pytest.mark.parametrize("path", COMMITTED, ids=["h200", "h100"])
-def test_lease_bound_rows_are_gated_like_any_other(tmp_path, path):
+def test_machine_bound_rows_are_gated_like_any_other(tmp_path, path):
     """No exemption for the prices the machine sets (issue 36): every
-    lease-bound row made slower is a regression, with the bands across
+    machine-bound row made slower is a regression, with the bands across
     chips too: the flag hand-offs at 2x, the host's launch rate (its
     two-chip band is beyond 100%: docs/REGRESSIONS.md, Bands) at 3x."""
     base = sbcompare.load_run(path)
     header, records = read_records(path)
-    lease = lambda r: (r["family"], r["variant"]) in LEASE_BOUND  # noqa: E731
+    bound = lambda r: (r["family"], r["variant"]) in MACHINE_BOUND  # noqa: E731
     factor = lambda r: 3.0 if r["variant"].startswith("kernel_boundary") else 2.0  # noqa: E731
-    rows = [scale_times(dict(r), factor(r)) if lease(r) and r["status"] == "ok" else r
+    rows = [scale_times(dict(r), factor(r)) if bound(r) and r["status"] == "ok" else r
             for r in records]
-    want = keys_of(r for r in base.rows if lease(r) and r["status"] == "ok")
+    want = keys_of(r for r in base.rows if bound(r) and r["status"] == "ok")
     assert want
     cmp = sbcompare.compare(base, sbcompare.load_run(write_records(tmp_path / "new.csv", header, rows)))
     assert keys_of(m.base for m in cmp.regressions) == want

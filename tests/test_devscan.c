@@ -180,7 +180,7 @@ SB_TEST(devscan_table_flags) {
     CHECK_EQ_INT(r->min_cc, v >= 6 ? 90 : 0);
     CHECK_EQ_INT((r->flags & SB_VF_BASELINE) != 0, v == 1);
     CHECK_EQ_INT((r->flags & SB_VF_PDL) != 0, v == 7); /* PDL: sm_90 (min_cc above) */
-    CHECK_EQ_INT(r->flags & SB_VF_LEASE_BOUND, 0);
+    CHECK_EQ_INT(r->flags & SB_VF_MACHINE_BOUND, 0);
     CHECK_EQ_INT(r->pick == NULL, v == 0);
   }
 }

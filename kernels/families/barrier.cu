@@ -570,8 +570,10 @@ struct barrier_op_smem_chase : BarrierBase {
     return (word + n - threadIdx.x) % n;  // hops mod the chain's length
   }
 };
-using barrier_op_smem_latency = barrier_op_smem_chase<true>;
-using barrier_op_smem_latency_bare = barrier_op_smem_chase<false>;
+// Types of their own (not aliases), so that each row's kernel carries the
+// row's name in its symbol (scripts/sass_sync.py reads rows from the SASS).
+struct barrier_op_smem_latency : barrier_op_smem_chase<true> {};
+struct barrier_op_smem_latency_bare : barrier_op_smem_chase<false> {};
 
 // Cooperative-groups grid barrier over a cooperative launch. Every thread
 // takes part; thread 0 of each block proves it: publishes a tag in global
@@ -1248,9 +1250,12 @@ static_assert((SB_VF_PDL & (SB_BARRIER_VF_BLOCK | SB_BARRIER_VF_GRID | SB_BARRIE
                             SB_BARRIER_VF_PAIR | SB_BARRIER_VF_HOST_TIMED |
                             SB_BARRIER_VF_WALK(SB_BARRIER_WALK_MAX))) == 0,
               "SB_VF_PDL (kernels/common/pdl.h) must not share a bit with the barrier families' flags");
+static_assert(((SB_BARRIER_VF_CALIBRATION | SB_BARRIER_VF_SPELLING) &
+               (SB_VF_PDL | SB_BARRIER_VF_WALK(SB_BARRIER_WALK_MAX))) == 0,
+              "the calibration and spelling bits must lie above the walk length's bits");
 
 static const sb_variant barrier_rows[] = {
-    BARRIER_ROW(syncthreads, 0, SB_BARRIER_VF_BLOCK,
+    BARRIER_ROW(syncthreads, 0, SB_BARRIER_VF_BLOCK | SB_BARRIER_VF_CALIBRATION,
                 "__syncthreads() back to back (bar.sync 0, every thread)"),
     BARRIER_ROW(syncthreads_handoff, 0, SB_BARRIER_VF_BLOCK,
                 "st.shared own slot; __syncthreads(); ld.shared + compare a slot of the next warp"),
@@ -1260,52 +1265,53 @@ static const sb_variant barrier_rows[] = {
                 "bar.sync id, count: two half-blocks on ids 1 and 2 (all) or warp 0 on id 1 (warp)"),
     BARRIER_ROW(cg_block_sync, 0, SB_BARRIER_VF_BLOCK,
                 "cooperative_groups this_thread_block().sync() back to back"),
-    BARRIER_ROW(cuda_barrier_arrive_wait, 0, 0,
+    BARRIER_ROW(cuda_barrier_arrive_wait, 0, SB_BARRIER_VF_SPELLING,
                 "cuda::barrier<block>: token = arrive(); wait(token)"),
-    BARRIER_ROW(cuda_barrier_arrive_and_wait, 0, 0, "cuda::barrier<block>: arrive_and_wait()"),
-    BARRIER_ROW(ptx_mbarrier_parity, 0, 0,
+    BARRIER_ROW(cuda_barrier_arrive_and_wait, 0, SB_BARRIER_VF_SPELLING,
+                "cuda::barrier<block>: arrive_and_wait()"),
+    BARRIER_ROW(ptx_mbarrier_parity, 0, SB_BARRIER_VF_SPELLING | SB_BARRIER_VF_CALIBRATION,
                 "cuda::ptx mbarrier_arrive + mbarrier_try_wait_parity loop (sm_80: test_wait_parity)"),
     BARRIER_ROW(ptx_mbarrier_handoff, 0, 0,
                 "st.shared own slot; ptx_mbarrier_parity's arrive + wait; ld.shared + compare a partner's slot"),
-    BARRIER_ROW(primitives_mbarrier, 0, 0,
+    BARRIER_ROW(primitives_mbarrier, 0, SB_BARRIER_VF_SPELLING,
                 "__mbarrier_arrive + __mbarrier_try_wait(token) loop (sm_80: __mbarrier_test_wait)"),
-    BARRIER_ROW(mbarrier_test_wait_poll, 0, 0,
+    BARRIER_ROW(mbarrier_test_wait_poll, 0, SB_BARRIER_VF_SPELLING,
                 "PTX mbarrier.arrive + polling mbarrier.test_wait.parity (never suspends)"),
     BARRIER_ROW(arrive_and_drop, 0, SB_BARRIER_VF_DROP_HALF,
                 "cuda::barrier: half the participants arrive_and_drop() once, the rest arrive_and_wait()"),
     BARRIER_ROW(completion_function, 0, 0,
                 "cuda::barrier with a completion function counting phases; arrive_and_wait()"),
     BARRIER_ROW(expect_tx_zero, 90, 0, "mbarrier.arrive.expect_tx with 0 bytes + try_wait.parity loop"),
-    BARRIER_ROW(smem_latency, 0, SB_BARRIER_VF_CHASE,
+    BARRIER_ROW(smem_latency, 0, SB_BARRIER_VF_CHASE | SB_BARRIER_VF_CALIBRATION,
                 "no synchronization: index pointer chase j = s[j], the published P-chase: LEA + LDS per hop"),
     BARRIER_ROW(smem_latency_bare, 0, SB_BARRIER_VF_CHASE,
                 "no synchronization: address pointer chase a = *a, one bare LDS per hop (load-to-use)"),
     BARRIER_ROW(grid_sync, 0, SB_BARRIER_VF_GRID | SB_BARRIER_VF_THREAD0,
                 "cooperative launch, cooperative_groups this_grid().sync() back to back"),
-    BARRIER_DEVICE_ROW(flag_handoff, SB_BARRIER_VF_PAIR | SB_VF_LEASE_BOUND,
+    BARRIER_DEVICE_ROW(flag_handoff, SB_BARRIER_VF_PAIR | SB_VF_MACHINE_BOUND,
                        "between SMs through L2: blocks 0 and 1, one per SM, ping-pong a packed flag "
                        "word, st.release.gpu / ld.acquire.gpu spin; per one-way hand-off"),
-    BARRIER_DEVICE_ROW(flag_handoff_relaxed, SB_BARRIER_VF_PAIR | SB_VF_LEASE_BOUND,
+    BARRIER_DEVICE_ROW(flag_handoff_relaxed, SB_BARRIER_VF_PAIR | SB_VF_MACHINE_BOUND,
                        "between SMs through L2: flag_handoff's ping-pong with st.relaxed.gpu / "
                        "ld.relaxed.gpu (devscan's lookback_relaxed); per one-way hand-off"),
     BARRIER_WALK_ROW(1),
     BARRIER_WALK_ROW(32),
     BARRIER_WALK_ROW(64),
     BARRIER_WALK_ROW(256),
-    BARRIER_BOUNDARY_ROW(kernel_boundary_stream, false, false, SB_VF_LEASE_BOUND,
+    BARRIER_BOUNDARY_ROW(kernel_boundary_stream, false, false, SB_VF_MACHINE_BOUND,
                          "kernel boundary, host-timed: iters empty kernels back to back in one "
                          "stream, events around them; per boundary"),
     BARRIER_BOUNDARY_ROW(kernel_boundary_graph, true, false, 0,
                          "kernel boundary, host-timed: one CUDA graph of iters empty kernel nodes "
                          "(captured, instantiated before timing); per boundary"),
-    // Lease-bound like the stream row: each of its kernels is still one host
+    // Machine-bound like the stream row: each of its kernels is still one host
     // launch (cudaLaunchKernelExC with one more attribute), and with kernels
     // this short the host's launch rate sets the sample whenever it is slower
-    // than the GPU's own boundary, as on the committed leases (docs/barrier.md:
+    // than the GPU's own boundary, as on the committed machines (docs/barrier.md:
     // 2.9-5.1 us per stream boundary, 0.7-1.2 us per graph boundary). That
     // rate is the machine's, not the code's (docs/REGRESSIONS.md); PDL can
     // only take the GPU's share out of a boundary, never the host's.
-    BARRIER_BOUNDARY_ROW(kernel_boundary_pdl, false, true, SB_VF_LEASE_BOUND,
+    BARRIER_BOUNDARY_ROW(kernel_boundary_pdl, false, true, SB_VF_MACHINE_BOUND,
                          "kernel boundary, host-timed: iters kernels back to back in one stream, "
                          "each a PDL secondary (launch_dependents, then griddepcontrol.wait); "
                          "per boundary"),

@@ -73,8 +73,14 @@ enum sb_barrier_variant_flag {
   SB_BARRIER_VF_PAIR = SB_VF_FAMILY0 << 9,      /* blocks 0 and 1, one per SM (a 2-block
                                                    cooperative launch): each loop trip is a
                                                    round trip, two one-way hand-offs */
-  SB_BARRIER_VF_HOST_TIMED = SB_VF_FAMILY0 << 10 /* a sample is `iters` launches timed by
-                                                   the host: per op = median / iters */
+  SB_BARRIER_VF_HOST_TIMED = SB_VF_FAMILY0 << 10, /* a sample is `iters` launches timed by
+                                                    the host: per op = median / iters */
+  /* A calibration row of scripts/explain.py: a price whose wait is known
+   * (bar.sync, an mbarrier wait, a shared-memory load), profiled first so
+   * that the counters' reading of the others can be checked. Bit 30: above
+   * SB_VF_PDL (bit 19) and the walk length (bits 20-29, below):
+   * kernels/families/barrier.cu asserts they are apart. */
+  SB_BARRIER_VF_CALIBRATION = SB_VF_FAMILY0 << 22
 };
 
 /* flag_handoff's blocks write their %smid at these u32 words of the
@@ -90,6 +96,12 @@ enum sb_barrier_variant_flag {
 #define SB_BARRIER_WALK_MAX 1023
 #define SB_BARRIER_VF_WALK(w) ((unsigned)(w) << SB_BARRIER_WALK_SHIFT)
 #define SB_BARRIER_WALK_OF(flags) ((int)(((flags) >> SB_BARRIER_WALK_SHIFT) & SB_BARRIER_WALK_MAX))
+
+/* One block-wide arrive + wait written in one API's spelling (cuda::barrier,
+ * cuda::ptx, the __mbarrier intrinsics, raw PTX): scripts/sass_sync.py asks
+ * whether they compile to the same instructions. Bit 31, the last: a macro,
+ * as an enumerator must fit an int. */
+#define SB_BARRIER_VF_SPELLING (1u << 31)
 
 /* lookback_walk's input: SB_BARRIER_WALK_COPIES copies of the walked words,
  * block b reading copy b % copies (spread over L2 slices, as a scan's tiles
