@@ -139,7 +139,8 @@ $(PREDECESSORS): tests/gpu/scan_predecessors.cu kernels/families/scan.cu kernels
 # compute_80 PTX build (step a), plain_kernels (p) and scan_predecessors (o).
 BUNDLE    ?= build/bundle
 BUNDLE_SRC = $(if $(REV),build/rev/$(shell git rev-parse --verify --quiet --short=12 "$(REV)^{commit}"),.)
-BUNDLE_BUILD = build/bundle-bin
+# The default build where CUDA_ARCH is the default one, else its own folder.
+BUNDLE_BUILD = $(if $(filter command line,$(origin CUDA_ARCH)),build/bundle-bin,build)
 bundle:
 	@if [ -n "$(REV)" ]; then [ "$(BUNDLE_SRC)" != build/rev/ ] || \
 	  { echo "bundle: REV=$(REV) is not a commit of this repository" >&2; exit 2; }; \
@@ -150,12 +151,12 @@ bundle:
 	cp $(BUNDLE_SRC)/$(BUNDLE_BUILD)/racecheck_canary $(BUNDLE)/ && cp $(BUNDLE_SRC)/$(BUNDLE_BUILD)/lib/* $(BUNDLE)/lib/
 	tar -C $(BUNDLE_SRC) --exclude=__pycache__ -cf - scripts | tar -x -C $(BUNDLE)
 	cp $(BUNDLE_SRC)/results/*.csv $(BUNDLE)/results/
-	@if [ "$(EXTRA)" = 1 ]; then $(MAKE) -C $(BUNDLE_SRC) SB_BROKEN=1 CUDA_ARCH="$(CUDA_ARCH)" BUILD=$(BUNDLE_BUILD)-broken $(BUNDLE_BUILD)-broken/syncbench && \
-	  $(MAKE) -C $(BUNDLE_SRC) CUDA_ARCH=compute_80 BUILD=$(BUNDLE_BUILD)-sm80 $(BUNDLE_BUILD)-sm80/syncbench && \
+	@if [ "$(EXTRA)" = 1 ]; then $(MAKE) -C $(BUNDLE_SRC) SB_BROKEN=1 CUDA_ARCH="$(CUDA_ARCH)" BUILD=build/bundle-broken build/bundle-broken/syncbench && \
+	  $(MAKE) -C $(BUNDLE_SRC) CUDA_ARCH=compute_80 BUILD=build/bundle-sm80 build/bundle-sm80/syncbench && \
 	  $(MAKE) -C $(BUNDLE_SRC) BUILD=$(BUNDLE_BUILD) $(BUNDLE_BUILD)/plain_kernels $(BUNDLE_BUILD)/scan_predecessors && \
 	  mkdir -p $(BUNDLE)/broken $(BUNDLE)/sm80 && \
-	  strip -o $(BUNDLE)/broken/syncbench $(BUNDLE_SRC)/$(BUNDLE_BUILD)-broken/syncbench && \
-	  strip -o $(BUNDLE)/sm80/syncbench $(BUNDLE_SRC)/$(BUNDLE_BUILD)-sm80/syncbench && \
+	  strip -o $(BUNDLE)/broken/syncbench $(BUNDLE_SRC)/build/bundle-broken/syncbench && \
+	  strip -o $(BUNDLE)/sm80/syncbench $(BUNDLE_SRC)/build/bundle-sm80/syncbench && \
 	  xz -9e -T0 $(BUNDLE)/broken/syncbench $(BUNDLE)/sm80/syncbench && \
 	  ln -sf ../lib $(BUNDLE)/broken/lib && ln -sf ../lib $(BUNDLE)/sm80/lib && \
 	  cp $(BUNDLE_SRC)/$(BUNDLE_BUILD)/plain_kernels $(BUNDLE_SRC)/$(BUNDLE_BUILD)/scan_predecessors $(BUNDLE)/; fi

@@ -656,7 +656,7 @@ def test_the_h100_has_a_committed_pair():
 @pytest.mark.parametrize("gpu", COMMITTED_PAIRS)
 def test_committed_gate_compares_two_leases_of_one_commit(gpu):
     """baseline.csv and latest.csv are an A/A pair: the same commit (same
-    kernels) on two device leases, two runs, not a copy; the gate passes,
+    kernels) on two machines, two runs, not a copy; the gate passes,
     through no acceptance but the ones naming this pair's commit."""
     base = os.path.join(ROOT, "results", gpu, "baseline.csv")
     new = os.path.join(ROOT, "results", gpu, "latest.csv")
