@@ -81,7 +81,7 @@ DEVICE    ?= 0
 GBENCH_HDR := $(firstword $(wildcard /usr/include/benchmark/benchmark.h /usr/local/include/benchmark/benchmark.h))
 
 .PHONY: all bench bench-quick plots test test-c test-asan test-py test-resources test-experimental clean check-gbench venv lint-ci \
-        fuzz fuzz-build sanitize broken nowatchdog sass plain predecessors carry carry-ab carry-lean
+        fuzz fuzz-build sanitize broken nowatchdog sass plain predecessors bundle bundle-ab
 CANARY    := $(BUILD)/racecheck_canary
 all: $(BIN) $(CANARY)
 
@@ -126,55 +126,57 @@ $(PREDECESSORS): tests/gpu/scan_predecessors.cu kernels/families/scan.cu kernels
 	@mkdir -p $(BUILD)
 	$(NVCC) -O3 -std=c++17 $(GENCODE) -DSB_WATCHDOG=0 -Ikernels -Iharness $< $(PREDECESSORS_HOST) -lpthread -o $@
 
-# What a GPU machine without network or Google Benchmark needs, in .carry/
-# (the device tool's carry): scripts/gpu_round.sh runs from it.
-carry: $(BIN) $(PLAIN) $(PREDECESSORS) $(CANARY)
-	$(MAKE) SB_BROKEN=1
-	$(MAKE) CUDA_ARCH=compute_80 BUILD=build/sm80 build/sm80/syncbench
-	@rm -rf .carry && mkdir -p .carry/broken .carry/sm80 .carry/lib
-	strip -o .carry/syncbench $(BIN) && strip -o .carry/broken/syncbench build/broken/syncbench && \
-	  strip -o .carry/sm80/syncbench build/sm80/syncbench && xz -T0 .carry/syncbench .carry/*/syncbench
-	cp $(PLAIN) $(PREDECESSORS) $(CANARY) .carry/ && cp $(BUILD)/lib/* .carry/lib/
-	@ln -sf ../lib .carry/broken/lib; ln -sf ../lib .carry/sm80/lib; du -sh .carry
-	@scripts/carry_fits.sh .carry || true  # says so when it is over the device's limit
+# make bundle: a build packaged for GPU nodes without the CUDA Toolkit,
+# Google Benchmark or network (clusters whose GPU nodes have no nvcc),
+# docs/fleet.md "A bundle for a GPU node". $(BUNDLE)/ (default
+# build/bundle) gets syncbench stripped and xz-compressed (about 15x
+# smaller: a fat binary is mostly SASS), libbenchmark in lib/, the racecheck
+# canary, and the scripts and tables that run and gate a sweep; on the
+# node, from inside it: scripts/gpu_round.sh . OUT (unpacks the binaries).
+# CUDA_ARCH=sm_90a: one target, a smaller binary. REV=<commit>: that
+# commit's build (in a worktree, build/rev/<sha12>, so its rows name that
+# commit). EXTRA=1 adds the SB_BROKEN build (gpu_round.sh step b), the
+# compute_80 PTX build (step a), plain_kernels (p) and scan_predecessors (o).
+BUNDLE    ?= build/bundle
+BUNDLE_SRC = $(if $(REV),build/rev/$(shell git rev-parse --verify --quiet --short=12 "$(REV)^{commit}"),.)
+# The default build where CUDA_ARCH is the default one, else its own folder.
+BUNDLE_BUILD = $(if $(filter command line,$(origin CUDA_ARCH)),build/bundle-bin,build)
+bundle:
+	@if [ -n "$(REV)" ]; then [ "$(BUNDLE_SRC)" != build/rev/ ] || \
+	  { echo "bundle: REV=$(REV) is not a commit of this repository" >&2; exit 2; }; \
+	  [ -d $(BUNDLE_SRC) ] || git worktree add --detach $(BUNDLE_SRC) "$(REV)"; fi
+	$(MAKE) -C $(BUNDLE_SRC) CUDA_ARCH="$(CUDA_ARCH)" BUILD=$(BUNDLE_BUILD) $(BUNDLE_BUILD)/syncbench $(BUNDLE_BUILD)/racecheck_canary
+	@rm -rf $(BUNDLE) && mkdir -p $(BUNDLE)/lib $(BUNDLE)/results
+	strip -o $(BUNDLE)/syncbench $(BUNDLE_SRC)/$(BUNDLE_BUILD)/syncbench && xz -9e -T0 $(BUNDLE)/syncbench
+	cp $(BUNDLE_SRC)/$(BUNDLE_BUILD)/racecheck_canary $(BUNDLE)/ && cp $(BUNDLE_SRC)/$(BUNDLE_BUILD)/lib/* $(BUNDLE)/lib/
+	tar -C $(BUNDLE_SRC) --exclude=__pycache__ -cf - scripts | tar -x -C $(BUNDLE)
+	cp $(BUNDLE_SRC)/results/*.csv $(BUNDLE)/results/
+	@if [ "$(EXTRA)" = 1 ]; then $(MAKE) -C $(BUNDLE_SRC) SB_BROKEN=1 CUDA_ARCH="$(CUDA_ARCH)" BUILD=build/bundle-broken build/bundle-broken/syncbench && \
+	  $(MAKE) -C $(BUNDLE_SRC) CUDA_ARCH=compute_80 BUILD=build/bundle-sm80 build/bundle-sm80/syncbench && \
+	  $(MAKE) -C $(BUNDLE_SRC) BUILD=$(BUNDLE_BUILD) $(BUNDLE_BUILD)/plain_kernels $(BUNDLE_BUILD)/scan_predecessors && \
+	  mkdir -p $(BUNDLE)/broken $(BUNDLE)/sm80 && \
+	  strip -o $(BUNDLE)/broken/syncbench $(BUNDLE_SRC)/build/bundle-broken/syncbench && \
+	  strip -o $(BUNDLE)/sm80/syncbench $(BUNDLE_SRC)/build/bundle-sm80/syncbench && \
+	  xz -9e -T0 $(BUNDLE)/broken/syncbench $(BUNDLE)/sm80/syncbench && \
+	  ln -sf ../lib $(BUNDLE)/broken/lib && ln -sf ../lib $(BUNDLE)/sm80/lib && \
+	  cp $(BUNDLE_SRC)/$(BUNDLE_BUILD)/plain_kernels $(BUNDLE_SRC)/$(BUNDLE_BUILD)/scan_predecessors $(BUNDLE)/; fi
+	@du -sh $(BUNDLE)
 
-# The smallest round, in .carry_round/: the sm_90a-only syncbench (stripped,
-# xz) and libbenchmark, what scripts/gpu_round.sh steps q, d, f and g need (a
-# pair's lease, the off-sweep, the A/A), and the racecheck canary (step s). The full .carry/ holds three binaries, more
-# than fits beside the tree in what the device tool carries (scripts/carry_fits.sh).
-# REV=<commit>: that commit's binary instead (built in a worktree,
-# build/rev/<sha12>, so its rows name that commit: a pair's second GPU at the
-# first's commit); BROKEN=1 adds the SB_BROKEN build (gpu_round step b).
-LEAN_SRC  = $(if $(REV),build/rev/$(shell git rev-parse --verify --quiet --short=12 "$(REV)^{commit}"),.)
-carry-lean:
-	@if [ -n "$(REV)" ]; then [ "$(LEAN_SRC)" != build/rev/ ] || \
-	  { echo "carry-lean: REV=$(REV) is not a commit of this repository" >&2; exit 2; }; \
-	  [ -d $(LEAN_SRC) ] || git worktree add --detach $(LEAN_SRC) "$(REV)"; fi
-	$(MAKE) -C $(LEAN_SRC) CUDA_ARCH=sm_90a BUILD=build/h build/h/syncbench build/h/racecheck_canary
-	@rm -rf .carry_round && mkdir -p .carry_round/lib
-	strip -o .carry_round/syncbench $(LEAN_SRC)/build/h/syncbench && xz -9e -T0 .carry_round/syncbench
-	strip -o .carry_round/racecheck_canary $(LEAN_SRC)/build/h/racecheck_canary && xz -9e -T0 .carry_round/racecheck_canary
-	cp $(LEAN_SRC)/build/h/lib/* .carry_round/lib/
-	@if [ "$(BROKEN)" = 1 ]; then $(MAKE) -C $(LEAN_SRC) SB_BROKEN=1 CUDA_ARCH=sm_90a BUILD=build/hb build/hb/syncbench && \
-	  mkdir -p .carry_round/broken && strip -o .carry_round/broken/syncbench $(LEAN_SRC)/build/hb/syncbench && \
-	  xz -9e -T0 .carry_round/broken/syncbench && ln -sf ../lib .carry_round/broken/lib; fi
-	@scripts/carry_fits.sh .carry_round
-
-# What an A/B proof round needs on a GPU machine (scripts/ab_proof.sh runs
-# it): .carry_ab/ with BASE built from its rev by scripts/ab.py (default
-# HEAD), NEW = this working tree, PLANT = NEW with PLANT_SLOWDOWN=1 (the
-# slowdowns planted in scan/pingpong, splitk_serial, streamk), EXPERIMENTAL = NEW with the
+# The A/B proofs' bundle (scripts/ab_proof.sh runs from it): $(BUNDLE_AB)/
+# with BASE built from its rev by scripts/ab.py (default HEAD), NEW = this
+# working tree, PLANT = NEW with PLANT_SLOWDOWN=1 (the slowdowns planted in
+# scan/pingpong, splitk_serial, streamk), EXPERIMENTAL = NEW with the
 # variants awaiting their first GPU run, stripped and xz-compressed.
-carry-ab: $(BIN) $(CANARY)
+BUNDLE_AB ?= build/bundle-ab
+bundle-ab: $(BIN) $(CANARY)
 	$(MAKE) PLANT_SLOWDOWN=1 BUILD=build/plant build/plant/syncbench
 	$(MAKE) EXPERIMENTAL=1 build/experimental/syncbench
-	@rm -rf .carry_ab && mkdir -p .carry_ab/lib
+	@rm -rf $(BUNDLE_AB) && mkdir -p $(BUNDLE_AB)/lib
 	@bins=$$(python3 scripts/ab.py --base $(or $(BASE),HEAD) --build-only) || exit $$?; \
-	  set -- $$bins; strip -o .carry_ab/base $$1 && strip -o .carry_ab/new $$2
-	strip -o .carry_ab/plant build/plant/syncbench && strip -o .carry_ab/experimental build/experimental/syncbench
-	xz -T0 .carry_ab/base .carry_ab/new .carry_ab/plant .carry_ab/experimental
-	cp $(BUILD)/lib/* .carry_ab/lib/ && cp $(CANARY) scripts/ab_proof.sh scripts/carry.sh .carry_ab/ && du -sh .carry_ab
-	@scripts/carry_fits.sh .carry_ab || true
+	  set -- $$bins; strip -o $(BUNDLE_AB)/base $$1 && strip -o $(BUNDLE_AB)/new $$2
+	strip -o $(BUNDLE_AB)/plant build/plant/syncbench && strip -o $(BUNDLE_AB)/experimental build/experimental/syncbench
+	xz -T0 $(BUNDLE_AB)/base $(BUNDLE_AB)/new $(BUNDLE_AB)/plant $(BUNDLE_AB)/experimental
+	cp $(BUILD)/lib/* $(BUNDLE_AB)/lib/ && cp $(CANARY) scripts/ab_proof.sh scripts/bundle.sh $(BUNDLE_AB)/ && du -sh $(BUNDLE_AB)
 
 # make sanitize's racecheck calibration (scripts/sanitize.sh): stand-alone,
 # no watchdog, no Google Benchmark.

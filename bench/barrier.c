@@ -524,11 +524,18 @@ static int barrier_derive(const sb_point *p, const sb_device *d, const void *hos
   .make_input = barrier_make_input,          \
   .verify = barrier_verify
 
+/* The kinds the scripts read from --list (scripts/explain.py, sass_sync.py). */
+static const sb_trait_name barrier_traits[] = {
+    {SB_BARRIER_VF_CALIBRATION, "calibration"}, /* profiled first: its wait is known */
+    {SB_BARRIER_VF_SPELLING, "spelling"},       /* one arrive + wait in one API's spelling */
+    {0, NULL}};
+
 const sb_family sb_family_barrier = {
     .name = "barrier",
     .summary = "cycles per synchronization op: block-scope primitives, grid_sync, and between SMs "
                "(flag hand-off, look-back walk, kernel boundary)",
     .variants = &sb_barrier_variants,
+    .variant_traits = barrier_traits,
     /* 32, 256, 1024: a warp, the common size and the largest (the prices
      * between SMs' own three); 64 and 512 added 200 points (19 s on an
      * H100) and no turn in any curve, 128 its 102 (12 s) and none either. */

@@ -39,8 +39,8 @@ int sb_ceiling_point(const sb_point *p, sb_point *out);
  *   the fastest of each is its time in the best state of that stretch,
  *   which both saw. Under the power cap (a large GEMM) the block median
  *   follows how far into the cap's ramp a point was sampled.
- * Which reading held best between two leases was measured on real A/A
- * dumps (scripts/pair_estimators.py, docs/REGRESSIONS.md): the fastest
+ * Which reading held best between two machines was measured on real A/A
+ * dumps (docs/REGRESSIONS.md): the fastest
  * samples for gemm, the block median for devscan. Leaves the arrays as
  * they are. NaN when there is no pair or no positive sample. */
 double sb_paired_pct(const double *variant, const double *ceiling, size_t pairs,

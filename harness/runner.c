@@ -360,7 +360,7 @@ int sb_flush_l2s(void) {
   return *end || v < 1 || v > 64 ? 0 : (int)v;
 }
 
-/* SB_REPLACE (the re-placement probe, scripts/noise_probe.sh step r): the
+/* SB_REPLACE (the re-placement probe, docs/gate-details.md): the
  * letters of what every point allocates anew, somewhere else, before it
  * runs: i its input, o its output (where the barrier family keeps its
  * counters), w a family's own workspace (gemm's semaphores and partial
@@ -800,7 +800,7 @@ static void progress(const sb_run_options *o, long done, double t0, const sb_row
   fflush(log);
 }
 
-/* SB_PAD_MIB (the placement probe, scripts/noise_probe.sh): this many MiB
+/* SB_PAD_MIB (the placement probe, docs/gate-details.md): this many MiB
  * of device memory taken before any buffer and held to the end, so that
  * every buffer, flag and workspace of the sweep lands elsewhere in
  * physical memory. NULL when unset or 0. */

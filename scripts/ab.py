@@ -188,7 +188,7 @@ def parse_args(argv):
                          "(compare.py --allow-unjudged): for a new variant's first A/A run")
     ap.add_argument("--build-only", action="store_true",
                     help="build both sides, print their binaries (BASE then NEW) and exit 0: "
-                         "how a GPU machine without Google Benchmark gets them (make carry-ab)")
+                         "how a GPU node without Google Benchmark gets them (make bundle-ab)")
     ap.add_argument("--seed", metavar="S", type=int,
                     help="the input seed both sides use (default: a fresh random one)")
     ap.add_argument("--python", metavar="PY", default=sys.executable,

@@ -6,8 +6,8 @@ GPU"), from the two CSVs scripts/ab.py wrote, as the gate reads them:
 
 Per run: the gate's verdict with --interleaved; GEMM's gated figure (the
 variant's own fastest sample) and, beside it, the paired ceiling ratio the
-gate reads between leases: median and worst move, points over 3%; every
-other gated point's move (lease-bound ones left out). With --plant: how many
+gate reads between machines: median and worst move, points over 3%; every
+other gated point's move (machine-bound ones left out). With --plant: how many
 points of the planted variant moved 3% or more and how many of those the
 gate flagged, and which points of other variants it flagged (none is the
 pass). With --variants RE: one line per variant whose family/variant

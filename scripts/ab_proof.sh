@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The A/B proofs of docs/REGRESSIONS.md ("A/B on one GPU"), on a GPU machine
-# without Google Benchmark, from `make carry-ab`'s .carry_ab/ (base: BASE's
+# without Google Benchmark, from `make bundle-ab`'s build/bundle-ab/ (base: BASE's
 # build, new: the working tree's, plant: new with PLANT_SLOWDOWN=1):
 #
-#   STEPS=sqap scripts/ab_proof.sh .carry_ab "$OUT"
+#   STEPS=sqap scripts/ab_proof.sh build/bundle-ab "$OUT"
 #     s  the context order: barrier/grid_sync A/A, each side's context
 #        created first                                  -> order_*.out
 #     q  A/A by A/B, the quick sweep                   -> quick/ (a.csv, b.csv, ab.txt)
@@ -17,13 +17,13 @@
 # Each step prints one summary line; the A/B steps' own exit status is
 # ab.py's (0 pass, 1 regression or broken rows, ...).
 set -u
-C=${1:?usage: STEPS=... scripts/ab_proof.sh CARRY_DIR OUT_DIR}
-O=${2:?usage: STEPS=... scripts/ab_proof.sh CARRY_DIR OUT_DIR}
+C=${1:?usage: STEPS=... scripts/ab_proof.sh BUNDLE_DIR OUT_DIR}
+O=${2:?usage: STEPS=... scripts/ab_proof.sh BUNDLE_DIR OUT_DIR}
 STEPS=${STEPS:-sq}
 PLANT_FAMILIES=${PLANT_FAMILIES:-'^(reference|scan|stencil|stencil2d|multistage)/'}
 mkdir -p "$O"
-. "$(dirname "$0")/carry.sh"
-unpack_carry "$C" --drop
+. "$(dirname "$0")/bundle.sh"
+unpack_bundle "$C" --drop
 export PYTHONUNBUFFERED=1
 step() { [[ $STEPS == *$1* ]]; }
 ab() { # dir, then ab.py's arguments

@@ -10,15 +10,15 @@ A/A runs (the gate reads it; docs/REGRESSIONS.md, "Bands").
 The data. An A/A pair is two runs of the same kernels that the gate would
 compare, of one GPU model. Three pairings, as the gate tells them apart:
   ab         the two sides of a committed A/A-by-A/B run
-             (results/<gpu>/proofs/ab_*/<lease>/<run>_{a,b}.csv, run with
+             (results/<gpu>/proofs/ab_*/<machine>/<run>_{a,b}.csv, run with
              retakes as scripts/ab.py runs today): one chip, two CUDA
              contexts, interleaved point by point;
   same_chip  two runs of one clean commit on one gpu_uuid, started apart;
   chip       two runs of one clean commit on two chips of the model (two
-             leases, two machines).
+             machines).
 The runs of the last two are each GPU directory's baseline.csv, latest.csv,
 history/*.csv (or .csv.xz), the BASE side of each A/A-by-A/B proof (aa_a.csv,
-aa_gate_a.csv: one sweep per lease) and a proof lease's plain default sweep
+aa_gate_a.csv: one sweep per machine) and a proof machine's plain default sweep
 (default.csv). Each pair is compared by scripts/sbcompare.py
 exactly as the gate compares two runs of that pairing (its matching, its
 gated figure: time, cycles, the paired ceiling ratio or the fastest
@@ -123,7 +123,7 @@ def rel(path):
 def gpu_runs(gpu_dir):
     """The committed separate runs of one GPU directory: baseline, latest,
     history, the BASE side of each committed A/A-by-A/B proof (aa_a.csv,
-    aa_gate_a.csv) and each proof lease's plain default sweep (default.csv)."""
+    aa_gate_a.csv) and each proof machine's plain default sweep (default.csv)."""
     paths = [os.path.join(gpu_dir, f) for f in ("baseline.csv", "latest.csv")]
     paths = [p for p in paths if os.path.exists(p)]
     paths += sbcsv.csv_files(os.path.join(gpu_dir, "history", "*.csv"))
@@ -168,7 +168,7 @@ def retakes_on(log):
 
 def ab_pairs(gpu_dir):
     """[(a, b)]: the two sides of each committed A/A-by-A/B run of one GPU
-    directory (proofs/ab_*/<lease>/<run>_{a,b}.csv: aa, quick, aa_gemm, ...;
+    directory (proofs/ab_*/<machine>/<run>_{a,b}.csv: aa, quick, aa_gemm, ...;
     not the planted runs, plant*, which are A/B, not A/A), made with the
     protocol the gate judges (retakes on: <run>_ab.txt says so). The runs
     before retakes (fbb4b06) keep one-offs the protocol now answers, such as
@@ -521,10 +521,10 @@ def for_pair(base, new, results=RESULTS):
 
 DOC_BEGIN, DOC_END = "<!-- bands:begin -->", "<!-- bands:end -->"
 # The proofs the block quotes (issue 36): A/A by A/B at 16d0f95 on two
-# leases, the plant on the first, and the second lease's plain sweep (a
-# fresh lease's no-op) against the committed pair.
+# machines, the plant on the first, and the second machine's plain sweep (a
+# fresh machine's no-op) against the committed pair.
 PROOF = os.path.join("h100-80gb-hbm3", "proofs", "ab_16d0f95")
-# The A/A-by-A/B proofs the block's first table quotes: 16d0f95's two leases
+# The A/A-by-A/B proofs the block's first table quotes: 16d0f95's two machines
 # (the memset flush) and 54fa7a1's (the read flush, the default since).
 AA_PROOFS = (PROOF, os.path.join("h100-80gb-hbm3", "proofs", "ab_54fa7a1"),
              os.path.join("h200", "proofs", "ab_e6f97b9"), os.path.join("h200", "proofs", "ab_f5ffa93"),
@@ -552,8 +552,8 @@ def aa_rows(results):
         other = [move(m) for m in cmp.matches if m.figure != "fastest" and not m.gated_out]
         flush = ", ".join(sorted(sbcompare.flush_methods(base)))
         gpu_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(a))))
-        lease = os.path.relpath(os.path.dirname(a), os.path.join(gpu_dir, "proofs"))
-        rows.append(f"| {os.path.basename(gpu_dir)} {lease} ({sbcompare.short_uuid(*base.gpu_uuids())}, {flush}) "
+        proof = os.path.relpath(os.path.dirname(a), os.path.join(gpu_dir, "proofs"))
+        rows.append(f"| {os.path.basename(gpu_dir)} {proof} ({sbcompare.short_uuid(*base.gpu_uuids())}, {flush}) "
                     f"| {len(cmp.matches)} | {len(cmp.slower) + len(cmp.improvements)}"
                     + "".join(f"; {'/'.join(k)} {n} slower" for k, n in sorted(
                         collections.Counter(map(sbcompare.by_variant, cmp.slower)).items()))
@@ -582,10 +582,10 @@ def plant_rows(results):
     return rows
 
 
-# The fresh lease's no-op sweep (ab_16d0f95/leaseB/default.csv) ran
+# The fresh machine's no-op sweep (ab_16d0f95/leaseB/default.csv) ran
 # 16d0f95's kernels; the committed pair it is gated against is the last one
 # with the same kernels (9249a8b; 5a44e11 changed devscan's look-back sleep
-# and tile). The committed pair itself is two fresh leases of one commit:
+# and tile). The committed pair itself is two fresh machines at one commit:
 # its own row is baseline -> latest.
 NOOP_PAIR = [os.path.join("h100-80gb-hbm3", "history", name)
              for name in ("20261127T203025Z_9249a8b_051d54bf.csv",
@@ -611,8 +611,8 @@ def noop_rows(results):
     return rows
 
 
-# The experiments of scripts/noise_probe.sh (one A/A by A/B each, retakes
-# off, leaseA's machine): what changed, and the variants it was about.
+# The noise probes' experiments (docs/gate-details.md; one A/A by A/B each,
+# retakes off, one H100): what changed, and the variants it was about.
 EXPERIMENTS = [("memset_old", "flags zeroed by a memset in every timed launch (before 16d0f95)"),
                ("memset_new", "launch-numbered flags, no memset (16d0f95)"),
                ("flags_packed", "flags packed, 4 bytes apart"),
@@ -651,7 +651,7 @@ def experiment_rows(results):
     return rows
 
 
-# scripts/noise_probe.sh step p (402e4b3, one H100): one process at a time,
+# The placement probe (402e4b3, one H100): one process at a time,
 # SB_PAD_MIB of device memory taken before the buffers, each pad twice.
 PLACEMENT = os.path.join("h100-80gb-hbm3", "proofs", "placement_402e4b3")
 
@@ -735,28 +735,28 @@ def doc_block(results=RESULTS):
            "gated with the bands of its kernels (`results/band_epochs.csv`), out of sample (those "
            "of the other A/A pairs, `bands.for_pair`); flagged: slower or faster beyond the band, "
            "the slower variants named:", "",
-           "| GPU, proof / lease (chip, L2 flush) | points | flagged | gemm own fastest sample: median / worst "
+           "| GPU, proof / machine (chip, L2 flush) | points | flagged | gemm own fastest sample: median / worst "
            "| gemm points over 3% | every other point: median / worst |",
            "| --- | --- | --- | --- | --- | --- |", *aa_rows(results), "",
            "The plant (`make PLANT_SLOWDOWN=1`), A/B against the same commit over "
            "`^(reference|scan|gemm)/`:", "",
            "| variant | points | largest move | shift | its band | beyond its point band "
            "| flagged |", "| --- | --- | --- | --- | --- | --- | --- |", *plant_rows(results), "",
-           "Where the A/A noise comes from: one A/A by A/B per change (`scripts/noise_probe.sh`, "
-           "retakes off, one H100), each probed variant (its points): its worst point move / "
+           "Where the A/A noise comes from: one A/A by A/B per change (the noise probes of "
+           "docs/gate-details.md, retakes off, one H100), each probed variant (its points): its worst point move / "
            "its shift (B against A):", "",
            "| run | variant (points): worst move / shift |", "| --- | --- |",
            *experiment_rows(results), "",
-           "Placement: one process at a time, no A/A (`scripts/noise_probe.sh` step p, "
+           "Placement: one process at a time, no A/A (the placement probe, "
            f"`results/{PLACEMENT}/`), each run with `SB_PAD_MIB` of device memory taken before "
            "its buffers, each pad twice, at 512 x 512 x 32768 and 1024 x 1024 x 16384; per "
            "variant, the worst point's own fastest sample between the two runs of one pad, "
            "and across every run:", "",
            "| variant | points | pads (MiB) | worst, two runs of one pad | worst, all runs |",
            "| --- | --- | --- | --- | --- |", *placement_rows(results), "",
-           "Fresh leases' plain default sweeps (no change) against a committed pair of the "
-           "same kernels, out of sample: the committed pair's second lease against its first, "
-           "and a third lease (16d0f95) against the 9249a8b pair:", "",
+           "Fresh machines' plain default sweeps (no change) against a committed pair of the "
+           "same kernels, out of sample: the committed pair's second run against its first, "
+           "and a third machine's (16d0f95) against the 9249a8b pair:", "",
            "| pair | points | regressions | unjudged | power state differs |",
            "| --- | --- | --- | --- | --- |", *noop_rows(results), "",
            "Bands above the floors (rule A at least 5%, rule B at least "

@@ -4,9 +4,9 @@ default sweeps of one clean commit on two GPUs of one model become
 results/<gpu>/baseline.csv and latest.csv, and the pair they replace moves
 to results/<gpu>/history/<run_utc>_<commit>_<gpu>.csv, byte for byte.
 
-    python3 scripts/bless_pair.py LEASE_A.csv LEASE_B.csv [--results DIR] [--dry-run]
+    python3 scripts/bless_pair.py RUN_A.csv RUN_B.csv [--results DIR] [--dry-run]
 
-LEASE_A becomes baseline.csv, LEASE_B latest.csv. The pair is refused (one
+RUN_A becomes baseline.csv, RUN_B latest.csv. The pair is refused (one
 line naming file, line and column; exit 2, nothing moved) unless both runs
 are of one GPU model, whose results directory exists, on two different
 chips, of one commit that is not `-dirty`, of the same points, under one L2
@@ -64,7 +64,7 @@ def check(a, b, results):
                       f"{a.path} ran {a.provenance('commit')}: a pair is one commit")
     if a.gpu_uuids() & b.gpu_uuids():
         raise Refused(f"{b.path}:{b.first_line}: column 'gpu_uuid': {sorted(b.gpu_uuids())[0]}, the "
-                      f"chip of {a.path} too: a pair is two leases on two chips")
+                      f"chip of {a.path} too: a pair is two runs on two chips")
     only_a, only_b = set(a.by_key) - set(b.by_key), set(b.by_key) - set(a.by_key)
     if only_a or only_b:
         run, key = (a, min(only_a, key=str)) if only_a else (b, min(only_b, key=str))
@@ -121,13 +121,13 @@ def apply(steps):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("lease_a", help="the new baseline.csv (one lease's default sweep)")
-    ap.add_argument("lease_b", help="the new latest.csv (another lease's, same commit)")
+    ap.add_argument("run_a", help="the new baseline.csv (one chip's default sweep)")
+    ap.add_argument("run_b", help="the new latest.csv (another chip's, same commit)")
     ap.add_argument("--results", default=os.path.join(ROOT, "results"), help="default: results/")
     ap.add_argument("--dry-run", action="store_true", help="print the moves, change nothing")
     args = ap.parse_args(argv)
     try:
-        steps = plan(args.lease_a, args.lease_b, args.results)
+        steps = plan(args.run_a, args.run_b, args.results)
     except (Refused, sbcsv.CsvError) as e:
         print(f"bless_pair: {e}", file=sys.stderr)
         return 2

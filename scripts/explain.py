@@ -270,7 +270,6 @@ ONE_POINT_FAMILIES = ["scan", "stencil", "stencil2d", "multistage", "pipeline",
                       "pipeline_intensity", "devscan"]
 REP_THREADS = 256  # of the largest-n points: the block size nearest this
 GEMM_SHAPES = [(4096, 4096), (512, 32768), (1024, 16384)]
-CALIBRATION = ["syncthreads", "ptx_mbarrier_parity", "smem_latency"]
 CALIBRATION_AXES = {"block_threads": "256", "participants": "all",
                     "contention": "one_block_per_sm"}
 
@@ -318,7 +317,7 @@ def default_set(names, latest_rows=None):
     for p in pts:
         by_fam.setdefault(p["family"], []).append(p)
     chosen = []
-    for v in CALIBRATION:
+    for v in sbvariants.family("barrier").with_flag("calibration"):  # the table's calibration rows
         chosen += [p for p in by_fam.get("barrier", []) if p["variant"] == v
                    and all(p.get(a) == x for a, x in CALIBRATION_AXES.items())][:1]
     for fam in ONE_POINT_FAMILIES:

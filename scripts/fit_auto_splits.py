@@ -64,7 +64,7 @@ DATA = [
     (os.path.join(H100, "proofs", "round_075319f", "splits.csv"), "R"),
     (os.path.join(H100, "proofs", "offsweep_4152772", "gemm.csv.xz"), "O"),
     (os.path.join(H100, "proofs", "offsweep_2f31c13", "gemm.csv"), "A"),
-    # the 62fd08f pair (two leases), the last whose default sweep ran both
+    # the 62fd08f pair (two machines), the last whose default sweep ran both
     # tiles at every splits count at the K-heavy shapes
     (os.path.join(H100, "history", "20261126T180149Z_62fd08f_bf319e44.csv"), "L"),
     (os.path.join(H100, "history", "20261126T175309Z_62fd08f_082aa943.csv"), "B"),

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# One device call's worth of GPU work, with everything built beforehand on a
-# machine with the toolkit (make carry: .carry/ holds the binaries and
-# libbenchmark, so the GPU machine needs neither network nor Google
-# Benchmark). Each step writes under OUT and prints one summary line; the
-# exit status is the first failing step's (0: all passed).
+# Every GPU check of a build on one GPU node (sweeps, compute-sanitizer, the
+# planted bugs, the off-sweep proof, the gate's A/A), from a bundle built beforehand
+# on a machine with the toolkit (make bundle, EXTRA=1 for steps a, b, o and
+# p; docs/fleet.md): the node needs neither network, nvcc nor Google
+# Benchmark. Run it from inside the bundle. Each step writes under OUT and
+# prints one summary line; the exit status is the first failing step's (0:
+# all passed).
 #
-#   STEPS=qpsa scripts/gpu_round.sh .carry "$OUT"
+#   STEPS=qpsa scripts/gpu_round.sh . "$OUT"
 #     q  quick sweep (every variant validated and timed)  -> quick.csv
 #     p  the plain scan/stencil/multistage/devscan kernels (tests/gpu/plain_kernels.cu) -> plain.txt
 #     o  the scan kernels beside e917ed3's (tests/gpu/scan_predecessors.cu) -> predecessors.txt
@@ -22,19 +24,18 @@
 #        are whole 96s), one tile at a time at its stage counts, so the CSV
 #        holds no rows skipped by the stage rule
 #                                                             -> offsweep/gemm.csv
-#     g  the gate's A/A (issue 36's proof): scripts/ab.py with the carried
+#     g  the gate's A/A (issue 36's proof): scripts/ab.py with the bundle's
 #        binary on both sides, retakes on, over ^(reference|gemm|barrier|devscan)/;
 #        a flagged point fails the step (a change that does nothing)   -> aa/
-# Budget (an H200 at 910219a): q 25 s, p < 1 min, s 3.5 min, f about 4 min,
-# g 4.5 min, d 4 min, a < 10 min: split them over device calls (one call may
-# run 10 minutes; a fresh machine's start costs about a minute more).
+# Time on an H200 (910219a): q 25 s, p < 1 min, s 3.5 min, f about 4 min,
+# g 4.5 min, d 4 min, a < 10 min.
 set -u
-C=${1:?usage: STEPS=... scripts/gpu_round.sh CARRY_DIR OUT_DIR}
-O=${2:?usage: STEPS=... scripts/gpu_round.sh CARRY_DIR OUT_DIR}
+C=${1:?usage: STEPS=... scripts/gpu_round.sh BUNDLE_DIR OUT_DIR}
+O=${2:?usage: STEPS=... scripts/gpu_round.sh BUNDLE_DIR OUT_DIR}
 STEPS=${STEPS:-qps}
 mkdir -p "$O"
-. "$(dirname "$0")/carry.sh"
-unpack_carry "$C"
+. "$(dirname "$0")/bundle.sh"
+unpack_bundle "$C"
 rc=0
 step() { [[ $STEPS == *$1* ]]; }
 ran() { # name status seconds

@@ -48,7 +48,8 @@ GROUPS = (
     ("hand-offs and chases (data through shared memory)",
      lambda s: "own slot" in s or "no synchronization" in s),
     ("cuda::barrier", lambda s: "cuda::barrier" in s),
-    ("mbarrier: PTX, cuda::ptx, intrinsics", lambda s: "mbarrier" in s),
+    ("mbarrier: PTX, cuda::ptx, intrinsics",  # mbarrier.arrive, mbarrier_arrive, __mbarrier_arrive
+     lambda s: "mbarrier." in s or "mbarrier_" in s),
     ("between SMs: flag ping-pong through L2, kernel boundaries (host-timed)",
      lambda s: "ping-pong" in s or "kernel boundary" in s),
     ("between SMs: devscan's look-back walking w status words", lambda s: "look-back" in s),

@@ -8,7 +8,7 @@
 #  3. what the mbarrier watchdog costs: the timed kernels' SASS is the same
 #     in both builds (scripts/twin_sass.py), and SB_WATCHDOG=0 binary vs
 #     default, alternating runs of every variant that waits through it
-#     (scripts/watchdog_cost.py);
+#     (scripts/probes/watchdog_cost.py);
 #  4. bad devices exit 2;
 #  5. make sanitize (scripts/sanitize.sh) is clean.
 # Usage: [STEPS=12345] scripts/proof_reliability.sh BUILD_DIR OUT_DIR [SANITIZE_SCRIPT]
@@ -123,7 +123,7 @@ for i in $(seq "$COST_RUNS"); do
   done
 done
 note "four sweeps in $((SECONDS - t0)) s"
-python3 scripts/watchdog_cost.py --nowd "$O"/cost_nowd_*.csv --wd "$O"/cost_wd_*.csv || fail=1
+python3 scripts/probes/watchdog_cost.py --nowd "$O"/cost_nowd_*.csv --wd "$O"/cost_wd_*.csv || fail=1
 
 fi
 if step 4; then

@@ -32,6 +32,9 @@ import subprocess
 import sys
 import sysconfig
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
+import sbvariants  # noqa: E402
+
 # Opcode families that synchronize or order (first dotted part of the opcode).
 SYNC_OPS = {
     "BAR",       # bar.sync / barrier.sync / named barriers
@@ -54,13 +57,12 @@ FUNC_RE = re.compile(r"Function : (\S+)")
 ARCH_RE = re.compile(r"code for (sm_\w+)")
 # The timed twin (Validate = false, mangled `Lb0E`) of each variant.
 KERNEL_RE = re.compile(r"barrier_kernelI\d+barrier_op_(\w+?)Lb0EEv")
-# Ops that are one template for several rows (kernels/families/barrier.cu's
-# `using barrier_op_<row> = ...`): their mangled name -> the row's name.
-TEMPLATE_ROWS = {"smem_chaseILb1EE": "smem_latency", "smem_chaseILb0EE": "smem_latency_bare"}
 
-# The same cross-thread barrier in three API spellings (plus a raw PTX poll).
-SPELLINGS = ["cuda_barrier_arrive_wait", "cuda_barrier_arrive_and_wait",
-             "ptx_mbarrier_parity", "primitives_mbarrier", "mbarrier_test_wait_poll"]
+
+def spellings():
+    """The same block-wide arrive + wait in each API's spelling: the barrier
+    rows the variant table flags `spelling`."""
+    return sbvariants.family("barrier").with_flag("spelling")
 
 
 def find_tool(name: str) -> str | None:
@@ -164,7 +166,7 @@ def main(argv=None) -> int:
               "Timed-loop synchronization opcodes of the mbarrier spellings, per architecture:", ""]
     for arch in archs:
         groups = collections.defaultdict(list)
-        for v in SPELLINGS:
+        for v in spellings():
             if (arch, v) in table:
                 groups[fmt(table[(arch, v)][0])].append(v)
         lines.append(f"- **{arch}**: " + ("all the same" if len(groups) == 1 else f"{len(groups)} distinct"))
@@ -191,7 +193,7 @@ def parse(sass: str):
         m = FUNC_RE.search(line)
         if m:
             k = KERNEL_RE.search(m.group(1))
-            cur = (arch, TEMPLATE_ROWS.get(k.group(1), k.group(1))) if k else None
+            cur = (arch, k.group(1)) if k else None
             if cur:
                 out[cur] = []
             continue

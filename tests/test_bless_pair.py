@@ -1,7 +1,7 @@
 """scripts/bless_pair.py on a results tree in a temporary directory (not a
-git work tree: plain renames), with committed default sweeps as the leases:
+git work tree: plain renames), with committed default sweeps as the runs:
 the replaced pair moves to history/ under its run's name, byte for byte, the
-new leases become baseline.csv and latest.csv, and every pair the gate
+new runs become baseline.csv and latest.csv, and every pair the gate
 could not take as one A/A is refused with one line and exit 2, nothing moved."""
 import csv
 import filecmp

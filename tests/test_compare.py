@@ -629,7 +629,7 @@ COMMITTED_PAIR_FAILS = {"h100-80gb-hbm3": {
 @pytest.mark.parametrize("gpu", COMMITTED_PAIRS)
 def test_committed_gate_compares_two_leases_of_one_commit(gpu):
     """baseline.csv and latest.csv are an A/A pair: the same commit (same
-    kernels) on two device leases, two runs, not a copy; the gate fails
+    kernels) on two machines, two runs, not a copy; the gate fails
     only at COMMITTED_PAIR_FAILS, through no acceptance but the ones naming
     this pair's commit."""
     base = os.path.join(ROOT, "results", gpu, "baseline.csv")

@@ -2,7 +2,7 @@
 records its arguments: one CSV (--out, then --resume), every K-heavy square
 and M != N shape, each tile at the stage and warp counts the family runs it
 at (so no row is skipped by the stage rule), and a failing run fails the step;
-and step g, the gate's A/A by A/B of the carried binary."""
+and step g, the gate's A/A by A/B of the bundle's binary."""
 import os
 import subprocess
 
@@ -10,23 +10,23 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def run_steps(tmp_path, steps, tool, exit_code, path_first=False):
-    """gpu_round.sh STEPS=steps with a fake `tool` (in the carry, or first on
+    """gpu_round.sh STEPS=steps with a fake `tool` (in the bundle, or first on
     PATH) that records its arguments and exits exit_code: (the run, its
-    calls, the carry)."""
-    carry, bin_dir = tmp_path / "carry", tmp_path / "bin"
-    carry.mkdir()
+    calls, the bundle)."""
+    bundle, bin_dir = tmp_path / "bundle", tmp_path / "bin"
+    bundle.mkdir()
     bin_dir.mkdir()
     calls = tmp_path / "calls"
-    fake = (bin_dir if path_first else carry) / tool
+    fake = (bin_dir if path_first else bundle) / tool
     fake.write_text(f'#!/bin/sh\necho "$@" >> "{calls}"\nexit {exit_code}\n')
     fake.chmod(0o755)
     env = dict(os.environ, STEPS=steps)
     if path_first:
         env["PATH"] = f"{bin_dir}:{os.environ['PATH']}"
-    r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpu_round.sh"), str(carry),
+    r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpu_round.sh"), str(bundle),
                         str(tmp_path / "out")], capture_output=True, text=True, cwd=ROOT,
                        env=env, timeout=60)
-    return r, calls.read_text().splitlines(), carry
+    return r, calls.read_text().splitlines(), bundle
 
 
 def step_f(tmp_path, exit_code=0):
@@ -65,11 +65,11 @@ def step_g(tmp_path, exit_code):
 
 
 def test_step_g_is_an_aa_by_ab_of_the_carried_binary_over_the_proof_filter(tmp_path):
-    r, calls, carry = step_g(tmp_path, 0)
+    r, calls, bundle = step_g(tmp_path, 0)
     assert r.returncode == 0 and "gpu_round: aa: exit 0" in r.stdout
     assert len(calls) == 1
-    assert calls[0] == (f"scripts/ab.py --base A --new A2 --base-bin {carry}/syncbench "
-                        f"--new-bin {carry}/syncbench --dir {tmp_path}/out/aa -- "
+    assert calls[0] == (f"scripts/ab.py --base A --new A2 --base-bin {bundle}/syncbench "
+                        f"--new-bin {bundle}/syncbench --dir {tmp_path}/out/aa -- "
                         f"--filter ^(reference|gemm|barrier|devscan)/")
 
 

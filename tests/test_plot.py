@@ -57,7 +57,7 @@ def test_plots_from_real_run(tmp_path):
         path = out / name
         width, height = png_size(path)
         assert width >= 800 and height >= 600
-        assert path.stat().st_size > 30_000  # four panels of lines, not a blank canvas
+        assert path.stat().st_size > 10_000  # four panels of lines (a palette PNG), not a blank canvas
 
 
 def test_malformed_csv_exits_2_naming_file_and_line(tmp_path):

@@ -30,7 +30,7 @@ def test_writes_every_figure(fixture_plots):
                             "barrier_spellings.png", "barrier_tma_latency.png",
                             "barrier_cluster.png"])
     for p in written:
-        assert os.path.getsize(p) > 10_000
+        assert os.path.getsize(p) > 5_000
 
 
 def _cycles_panels(written):

@@ -21,7 +21,7 @@ def test_writes_three_plots_per_family(tmp_path):
     for p in paths:
         with open(p, "rb") as f:
             assert f.read(8) == b"\x89PNG\r\n\x1a\n"
-        assert os.path.getsize(p) > 10_000
+        assert os.path.getsize(p) > 5_000  # a palette PNG of lines, not a blank canvas
 
 
 def test_fixture_has_every_variant_validated():

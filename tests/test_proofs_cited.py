@@ -95,7 +95,7 @@ def test_the_checks_read_real_names():
     # The parsers on the forms the pages use, and a real entry.
     text = ("results/h200/proofs/multigpu/, proofs/round_a973f88/rounds.txt. "
             "results/<gpu>/proofs/offsweep_<commit>/gemm.csv, proofs/tile64_4ffa7c2/stages{6,8}.csv, "
-            "results/<gpu>/proofs/ab_*/<lease>/x.csv")
+            "results/<gpu>/proofs/ab_*/<machine>/x.csv")
     assert list(mentions(text)) == [("h200", "multigpu"), (None, "round_a973f88/rounds.txt"),
                                     (None, "tile64_4ffa7c2")]
     assert cites("see round_c7054f5.log", "round_c7054f5.log")

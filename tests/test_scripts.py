@@ -76,14 +76,6 @@ def test_plots_without_their_packages_are_exit_2_and_one_line(tmp_path, script, 
     assert p.stderr.splitlines() == [f"{script}: the Python package '{module}' is missing; {INSTALL}"]
 
 
-# Literals that are not a row's identity: sass_sync.py maps mangled kernel
-# names of kernels/families/barrier.cu to rows (the SASS has no table to ask);
-# plot_barrier.py groups rows by a word of their table summary; explain.py
-# names its calibration rows, each with the stall it is expected to show.
-LITERAL_ALLOWED = {"sass_sync.py": None, "plot_barrier.py": {"mbarrier"},
-                   "explain.py": {"syncthreads", "ptx_mbarrier_parity", "smem_latency"}}
-
-
 def test_no_script_quotes_a_variant_name():
     with open(os.path.join(ROOT, "results", "variants.csv"), newline="") as f:
         names = {r["variant"] for r in csv.DictReader(f)}
@@ -91,13 +83,10 @@ def test_no_script_quotes_a_variant_name():
     found = []
     for path in SCRIPTS:
         name = os.path.basename(path)
-        if name in LITERAL_ALLOWED and LITERAL_ALLOWED[name] is None:
-            continue
-        allowed = LITERAL_ALLOWED.get(name) or set()
         with open(path, encoding="utf-8") as f:
             for number, line in enumerate(f, start=1):
                 found += [f"{name}:{number}: {m.group(2)}" for m in quoted.finditer(line)
-                          if m.group(2) in names and m.group(2) not in allowed]
+                          if m.group(2) in names]
     assert found == [], "ask scripts/sbvariants.py (flags) instead of naming a row"
 
 
@@ -115,3 +104,20 @@ def test_the_library_is_apart_from_the_commands():
         assert "def main(" not in text, name
         imported = set(re.findall(r"^\s*(?:import|from)\s+(\w+)", text, re.M))
         assert imported & (commands - {"sbdeps"}) == set(), (name, imported & commands)
+
+
+def test_the_library_is_a_package_of_the_same_modules():
+    """scripts/lib is a package: `from lib import sbvariants` gives the
+    module the commands import by name, not a second copy."""
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from lib import sbvariants, sbcsv; "
+            "import sbvariants as by_name; assert sbvariants is by_name; "
+            "print(sbvariants.variants('barrier')[0], sbcsv.__name__)")
+    r = subprocess.run([sys.executable, "-c", code, os.path.join(ROOT, "scripts")],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == [sbvariants_first(), "sbcsv"]
+
+
+def sbvariants_first():
+    with open(os.path.join(ROOT, "results", "variants.csv"), newline="") as f:
+        return next(r for r in csv.DictReader(f) if r["family"] == "barrier")["variant"]

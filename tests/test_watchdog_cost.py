@@ -1,4 +1,4 @@
-"""scripts/watchdog_cost.py: per-variant watchdog / no-watchdog ratios and
+"""scripts/probes/watchdog_cost.py: per-variant watchdog / no-watchdog ratios and
 A/A noise, on the committed A/A pair with a planted cost."""
 import csv
 import os
@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "scripts"))
+sys.path.insert(0, os.path.join(ROOT, "scripts", "probes"))
 import watchdog_cost  # noqa: E402
 
 AA = os.path.join(ROOT, "tests", "fixtures", "compare", "h200_aa")
@@ -57,7 +57,7 @@ def test_barrier_families_compare_cycles_per_op(tmp_path):
 
 
 def test_cli_prints_table_and_rejects_bad_csv(tmp_path):
-    script = os.path.join(ROOT, "scripts", "watchdog_cost.py")
+    script = os.path.join(ROOT, "scripts", "probes", "watchdog_cost.py")
     r = subprocess.run([sys.executable, script, "--nowd", BASE, NEW, "--wd", BASE, NEW,
                         "--markdown"], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr

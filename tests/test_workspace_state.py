@@ -131,8 +131,8 @@ ROW = {"family": "", "variant": "", "status": "", "detail": "", "tile": ""}
 
 def _step_b(tmp_path, rows):
     """scripts/gpu_round.sh STEPS=b with a fake broken binary that writes rows."""
-    carry = tmp_path / "carry"
-    (carry / "broken").mkdir(parents=True)
+    bundle = tmp_path / "bundle"
+    (bundle / "broken").mkdir(parents=True)
     fixture = tmp_path / "rows.csv"
     with open(fixture, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(ROW))
@@ -140,14 +140,14 @@ def _step_b(tmp_path, rows):
         for family, variant, status, detail, *tile in rows:
             w.writerow({"family": family, "variant": variant, "status": status, "detail": detail,
                         "tile": tile[0] if tile else "128x128x64"})
-    fake = carry / "broken" / "syncbench"
+    fake = bundle / "broken" / "syncbench"
     # --out FILE: the fixture's rows; --resume FILE (the second run, at
     # splits > 8): they are already there
     fake.write_text('#!/bin/sh\nwhile [ $# -gt 0 ] && [ "$1" != --out ] && [ "$1" != --resume ]; do shift; done\n'
                     f'[ "$1" = --out ] && cp "{fixture}" "$2"\nexit 1\n')
     fake.chmod(0o755)
     env = dict(os.environ, STEPS="b", PATH=os.environ["PATH"])
-    return subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpu_round.sh"), str(carry),
+    return subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpu_round.sh"), str(bundle),
                            str(tmp_path / "out")], capture_output=True, text=True, env=env,
                           cwd=ROOT, timeout=60)
 

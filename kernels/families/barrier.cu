@@ -570,8 +570,10 @@ struct barrier_op_smem_chase : BarrierBase {
     return (word + n - threadIdx.x) % n;  // hops mod the chain's length
   }
 };
-using barrier_op_smem_latency = barrier_op_smem_chase<true>;
-using barrier_op_smem_latency_bare = barrier_op_smem_chase<false>;
+// Types of their own (not aliases), so that each row's kernel carries the
+// row's name in its symbol (scripts/sass_sync.py reads rows from the SASS).
+struct barrier_op_smem_latency : barrier_op_smem_chase<true> {};
+struct barrier_op_smem_latency_bare : barrier_op_smem_chase<false> {};
 
 // Cooperative-groups grid barrier over a cooperative launch. Every thread
 // takes part; thread 0 of each block proves it: publishes a tag in global
@@ -756,7 +758,8 @@ __global__ void __launch_bounds__(SB_BARRIER_MAX_THREADS) barrier_handoff_kernel
 // look-back back to back (each result summed, one add).
 template <int W, class Self>
 struct BarrierWalk : BarrierBase {
-  static_assert(W >= 1 && W <= SB_BARRIER_WALK_MAX, "walk length");
+  static_assert(W >= 1 && W <= SB_BARRIER_WALK_MAX && (W & (W - 1)) == 0,
+                "walk length: a power of two (its log2 rides in the row's flags)");
   unsigned long long *words;  // this block's copy
   uint32_t sum;
   __host__ static size_t smem(const long long *) { return 0; }
@@ -1310,11 +1313,17 @@ static_assert((SB_VF_PDL & (SB_BARRIER_VF_BLOCK | SB_BARRIER_VF_GRID | SB_BARRIE
                             SB_BARRIER_VF_THREAD0 | SB_BARRIER_VF_CHASE | SB_BARRIER_VF_DEVICE |
                             SB_BARRIER_VF_PAIR | SB_BARRIER_VF_HOST_TIMED |
                             SB_BARRIER_VF_SWEEP | SB_BARRIER_VF_HELD |
-                            SB_BARRIER_VF_WALK(SB_BARRIER_WALK_MAX))) == 0,
+                            SB_BARRIER_WALK_BITS)) == 0,
               "SB_VF_PDL (kernels/common/pdl.h) must not share a bit with the barrier families' flags");
+static_assert((SB_BARRIER_VF_SWEEP & (SB_BARRIER_VF_HELD | SB_BARRIER_VF_CALIBRATION | SB_BARRIER_VF_SPELLING)) == 0 &&
+                  (SB_BARRIER_VF_HELD & (SB_BARRIER_VF_CALIBRATION | SB_BARRIER_VF_SPELLING)) == 0 &&
+                  (SB_BARRIER_VF_CALIBRATION & SB_BARRIER_VF_SPELLING) == 0 &&
+                  ((SB_BARRIER_VF_SWEEP | SB_BARRIER_VF_HELD | SB_BARRIER_VF_CALIBRATION | SB_BARRIER_VF_SPELLING) &
+                   (SB_VF_PDL | SB_BARRIER_WALK_BITS | (SB_VF_FAMILY0 * 2047u))) == 0,
+              "the traits above the walk length's bits must be apart from each other and from it");
 
 static const sb_variant barrier_rows[] = {
-    BARRIER_ROW(syncthreads, 0, SB_BARRIER_VF_BLOCK,
+    BARRIER_ROW(syncthreads, 0, SB_BARRIER_VF_BLOCK | SB_BARRIER_VF_CALIBRATION,
                 "__syncthreads() back to back (bar.sync 0, every thread)"),
     BARRIER_ROW(syncthreads_handoff, 0, SB_BARRIER_VF_BLOCK,
                 "st.shared own slot; __syncthreads(); ld.shared + compare a slot of the next warp"),
@@ -1324,23 +1333,24 @@ static const sb_variant barrier_rows[] = {
                 "bar.sync id, count: two half-blocks on ids 1 and 2 (all) or warp 0 on id 1 (warp)"),
     BARRIER_ROW(cg_block_sync, 0, SB_BARRIER_VF_BLOCK,
                 "cooperative_groups this_thread_block().sync() back to back"),
-    BARRIER_ROW(cuda_barrier_arrive_wait, 0, 0,
+    BARRIER_ROW(cuda_barrier_arrive_wait, 0, SB_BARRIER_VF_SPELLING,
                 "cuda::barrier<block>: token = arrive(); wait(token)"),
-    BARRIER_ROW(cuda_barrier_arrive_and_wait, 0, 0, "cuda::barrier<block>: arrive_and_wait()"),
-    BARRIER_ROW(ptx_mbarrier_parity, 0, 0,
+    BARRIER_ROW(cuda_barrier_arrive_and_wait, 0, SB_BARRIER_VF_SPELLING,
+                "cuda::barrier<block>: arrive_and_wait()"),
+    BARRIER_ROW(ptx_mbarrier_parity, 0, SB_BARRIER_VF_SPELLING | SB_BARRIER_VF_CALIBRATION,
                 "cuda::ptx mbarrier_arrive + mbarrier_try_wait_parity loop (sm_80: test_wait_parity)"),
     BARRIER_ROW(ptx_mbarrier_handoff, 0, 0,
                 "st.shared own slot; ptx_mbarrier_parity's arrive + wait; ld.shared + compare a partner's slot"),
-    BARRIER_ROW(primitives_mbarrier, 0, 0,
+    BARRIER_ROW(primitives_mbarrier, 0, SB_BARRIER_VF_SPELLING,
                 "__mbarrier_arrive + __mbarrier_try_wait(token) loop (sm_80: __mbarrier_test_wait)"),
-    BARRIER_ROW(mbarrier_test_wait_poll, 0, 0,
+    BARRIER_ROW(mbarrier_test_wait_poll, 0, SB_BARRIER_VF_SPELLING,
                 "PTX mbarrier.arrive + polling mbarrier.test_wait.parity (never suspends)"),
     BARRIER_ROW(arrive_and_drop, 0, SB_BARRIER_VF_DROP_HALF,
                 "cuda::barrier: half the participants arrive_and_drop() once, the rest arrive_and_wait()"),
     BARRIER_ROW(completion_function, 0, 0,
                 "cuda::barrier with a completion function counting phases; arrive_and_wait()"),
     BARRIER_ROW(expect_tx_zero, 90, 0, "mbarrier.arrive.expect_tx with 0 bytes + try_wait.parity loop"),
-    BARRIER_ROW(smem_latency, 0, SB_BARRIER_VF_CHASE,
+    BARRIER_ROW(smem_latency, 0, SB_BARRIER_VF_CHASE | SB_BARRIER_VF_CALIBRATION,
                 "no synchronization: index pointer chase j = s[j], the published P-chase: LEA + LDS per hop"),
     BARRIER_ROW(smem_latency_bare, 0, SB_BARRIER_VF_CHASE,
                 "no synchronization: address pointer chase a = *a, one bare LDS per hop (load-to-use)"),
@@ -1348,12 +1358,12 @@ static const sb_variant barrier_rows[] = {
                 "cooperative launch, cooperative_groups this_grid().sync() back to back"),
     BARRIER_HANDOFF_ROW(flag_handoff, DevLookAcqRel, false, 0,
                         "between SMs through L2: two blocks on two SMs ping-pong a packed flag word, "
-                        "st.release.gpu / ld.acquire.gpu spin; per one-way hand-off, the median over "
+                        "st.release.gpu / ld.acquire.gpu spin; per one-way hand-off, the mean over "
                         "SM pairs (SM 0 with every SM, and pairs across the chip) and flag places"),
     BARRIER_HANDOFF_ROW(flag_handoff_relaxed, DevLookRelaxed, false, 0,
                         "between SMs through L2: flag_handoff's ping-pong with st.relaxed.gpu / "
                         "ld.relaxed.gpu (devscan's lookback_relaxed); per one-way hand-off, the "
-                        "median over SM pairs and flag places"),
+                        "mean over SM pairs and flag places"),
     BARRIER_WALK_ROW(1),
     BARRIER_WALK_ROW(32),
     BARRIER_WALK_ROW(64),

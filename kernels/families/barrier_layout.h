@@ -76,15 +76,17 @@ enum sb_barrier_variant_flag {
   SB_BARRIER_VF_HOST_TIMED = SB_VF_FAMILY0 << 10 /* a sample is `iters` launches timed by
                                                    the host: per op = median / iters */
 };
-/* A PAIR row swept over SM pairs and flag places (flag_handoff: see below).
- * Above the walk length's bits (SB_BARRIER_WALK_SHIFT): the family's bits
- * below them are all taken (SB_VF_PDL is FAMILY0 << 11). */
-#define SB_BARRIER_VF_SWEEP (1u << 30)
+/* The family's traits above the walk length's field (bits 20-23, below):
+ * the family's bits under it are all taken (SB_VF_PDL is FAMILY0 << 11);
+ * macros, as an enumerator must fit an int. kernels/families/barrier.cu
+ * asserts that they are apart.
+ * A PAIR row swept over SM pairs and flag places (flag_handoff: see below). */
+#define SB_BARRIER_VF_SWEEP (1u << 24)
 /* A host-timed row whose sample's launches are enqueued behind the stream
  * hold (harness/timing.c): the events then time the GPU running them back
  * to back, not the host issuing them. SB_BARRIER_HELD_ITERS launches a
  * sample by default: few enough for the launch queue to take them all. */
-#define SB_BARRIER_VF_HELD (1u << 31)
+#define SB_BARRIER_VF_HELD (1u << 25)
 #define SB_BARRIER_HELD_ITERS 512
 
 /* flag_handoff's blocks write their %smid at these u32 words of the
@@ -156,10 +158,26 @@ SB_HANDOFF_FN size_t sb_handoff_place(int j) {
  * reads back to the nearest P) rides in the row's flags, so that the host's
  * input and expected sums and the kernel's template agree by construction
  * (kernels/families/barrier.cu's WALK_ROW). 0: not a walk row. */
+/* A calibration row of scripts/explain.py: a price whose wait is known
+ * (bar.sync, an mbarrier wait, a shared-memory load), profiled first so
+ * that the counters' reading of the others can be checked. */
+#define SB_BARRIER_VF_CALIBRATION (1u << 26)
 #define SB_BARRIER_WALK_SHIFT 20
-#define SB_BARRIER_WALK_MAX 1023
-#define SB_BARRIER_VF_WALK(w) ((unsigned)(w) << SB_BARRIER_WALK_SHIFT)
-#define SB_BARRIER_WALK_OF(flags) ((int)(((flags) >> SB_BARRIER_WALK_SHIFT) & SB_BARRIER_WALK_MAX))
+#define SB_BARRIER_WALK_BITS (0xFu << SB_BARRIER_WALK_SHIFT) /* log2(w) + 1; 0: not a walk */
+#define SB_BARRIER_WALK_MAX 1024                            /* a power of two */
+#define SB_BARRIER_LOG2(w)                                                                    \
+  ((w) >= 1024 ? 10 : (w) >= 512 ? 9 : (w) >= 256 ? 8 : (w) >= 128 ? 7 : (w) >= 64 ? 6       \
+   : (w) >= 32 ? 5 : (w) >= 16 ? 4 : (w) >= 8 ? 3 : (w) >= 4 ? 2 : (w) >= 2 ? 1 : 0)
+#define SB_BARRIER_VF_WALK(w) ((unsigned)(SB_BARRIER_LOG2(w) + 1) << SB_BARRIER_WALK_SHIFT)
+#define SB_BARRIER_WALK_OF(flags)                                                  \
+  (((flags) & SB_BARRIER_WALK_BITS)                                                \
+       ? 1 << ((int)(((flags) & SB_BARRIER_WALK_BITS) >> SB_BARRIER_WALK_SHIFT) - 1) \
+       : 0)
+
+/* One block-wide arrive + wait written in one API's spelling (cuda::barrier,
+ * cuda::ptx, the __mbarrier intrinsics, raw PTX): scripts/sass_sync.py asks
+ * whether they compile to the same instructions. */
+#define SB_BARRIER_VF_SPELLING (1u << 27)
 
 /* lookback_walk's input: SB_BARRIER_WALK_COPIES copies of the walked words,
  * block b reading copy b % copies (spread over L2 slices, as a scan's tiles

@@ -47,7 +47,7 @@ pairs), times a margin, capped at BAND_CAP:
   - the pairing is what the two runs of a point are: "ab" (the two sides of
     an A/B run, interleaved on one GPU, each its own CUDA context),
     "same_chip" (two runs on one gpu_uuid) or "chip" (two chips of one
-    model: two leases, two machines; a run naming no gpu_uuid counts as
+    model: two machines; a run naming no gpu_uuid counts as
     this, the widest);
   - rule A flags a point beyond max(threshold, point band), rule B a
     variant whose shift (the Hodges-Lehmann estimate: the median of the
@@ -93,7 +93,7 @@ DEFAULT_THRESHOLD = 0.05
 # the same: no point is left ungated for its clocks).
 POWER_STATE_LIMIT = 0.05
 # Paired-ratio readings that the clock over the samples does not move: on
-# six cross-lease pairs of four H100 runs (commits 5347b92, 361a70c), the
+# six cross-machine pairs of four H100 runs (commits 5347b92, 361a70c), the
 # 23 GEMM points whose clocks differed by more than POWER_STATE_LIMIT moved
 # their fastest-sample ratio by a median of 0.1-0.9% and at most 3.7%; the
 # other points by 0.35-0.57% and at most 4.0% (docs/REGRESSIONS.md). Such

@@ -10,6 +10,7 @@ and the title name the runs.
 """
 from __future__ import annotations
 
+import io
 import numbers
 import os
 import textwrap
@@ -210,12 +211,45 @@ def record(fig):
             "axes_legends": sum(1 for ax in fig.axes if ax.get_legend())}
 
 
-def save(fig, path, dpi=110):
-    """Writes the figure (title and legend inside the picture), records what
-    it drew in DRAWN[path], closes it; returns path."""
+# A committed plot is at most this many bytes (docs/fleet.md, "What the
+# repository keeps"): save() writes a PNG with a palette of PALETTE colours
+# and, where that is still larger, draws it again with fewer pixels.
+MAX_PNG_BYTES = 150_000
+PALETTE = 64
+DPI = 90
+
+
+def small_png(fig, path, dpi=DPI, limit=MAX_PNG_BYTES):
+    """Writes fig to path as a palette PNG (no dithering: flat colours
+    compress) of at most limit bytes, lowering the resolution by steps of
+    15% down to 60 dpi where needed; returns the dpi it used."""
+    from PIL import Image
+    while True:
+        buf = io.BytesIO()
+        fig.savefig(buf, dpi=dpi, format="png")
+        buf.seek(0)
+        img = Image.open(buf).convert("RGB").quantize(
+            colors=PALETTE, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+        out = io.BytesIO()
+        img.save(out, format="png", optimize=True)
+        if out.tell() <= limit or dpi <= 60:
+            break
+        dpi = max(60, int(dpi * 0.85))
+    with open(path, "wb") as f:
+        f.write(out.getvalue())
+    return dpi
+
+
+def save(fig, path, dpi=DPI):
+    """Writes the figure (title and legend inside the picture; a .png as a
+    small palette PNG, see small_png), records what it drew in DRAWN[path],
+    closes it; returns path."""
     if fig.get_layout_engine() is None:
         fig.set_layout_engine("constrained")  # room for titles and the legend
-    fig.savefig(path, dpi=dpi)
+    if str(path).endswith(".png"):
+        small_png(fig, path, dpi)
+    else:
+        fig.savefig(path, dpi=dpi)
     DRAWN[os.path.abspath(path)] = record(fig)  # after drawing: tick labels exist
     plt.close(fig)
     return path

@@ -15,8 +15,9 @@ import os
 import sys
 from collections import defaultdict
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))  # the library: sbcsv, sbcompare, ...
+SCRIPTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, SCRIPTS)
+sys.path.insert(1, os.path.join(SCRIPTS, "lib"))  # the library: sbcsv, sbcompare, ...
 import sbcsv  # noqa: E402
 import sbvariants  # noqa: E402
 from sbcompare import geomean  # noqa: E402
