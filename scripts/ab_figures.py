@@ -44,10 +44,10 @@ def figures(base_path, new_path, plant=None):
     cmp = sbcompare.compare(base, new, bands=sbcompare.load_bands(), interleaved=True)
     regressions = [m for m in cmp.matches if m.verdict == "slower"]
     gated = [m for m in cmp.matches if not m.gated_out]
-    own = [abs(m.gated - 1) * 100 for m in gated if m.figure == "fastest"]
+    own = [abs(m.gated - 1) * 100 for m in gated if m.figure in sbcompare.OWN_SAMPLE]
     paired = [abs(m.base[m.column] / m.new[m.column] - 1) * 100 for m in gated
-              if m.figure == "fastest" and m.base.get(m.column) and m.new.get(m.column)]
-    other = [abs(m.gated - 1) * 100 for m in gated if m.figure != "fastest"]
+              if m.figure in sbcompare.OWN_SAMPLE and m.base.get(m.column) and m.new.get(m.column)]
+    other = [abs(m.gated - 1) * 100 for m in gated if m.figure not in sbcompare.OWN_SAMPLE]
     lines = [f"{new_path}: {len(regressions)} regression(s), {len(cmp.broken)} broken, "
              f"{len(cmp.matches)} points ({len(cmp.unjudged)} unjudged)",
              f"  gemm, own fastest sample (gated): {moves(own)}",

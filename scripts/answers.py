@@ -60,6 +60,7 @@ FAILED = {"wrong", "error", "deadlock"}
 # How a family's paired ceiling ratio is read (its variant table's
 # ceiling_reading; harness/paired.h), in words.
 READING_TEXT = {"fastest": "the ratio of the two sides' fastest samples",
+                "low_quartile": "the ratio of the two sides' lower quartiles",
                 "block_median": "the median of the v c c v block ratios"}
 
 

@@ -548,8 +548,8 @@ def aa_rows(results):
         # the bands of its kernels (band_epochs.csv), out of sample
         cmp = sbcompare.compare(base, new, bands=for_pair(base, new, results), interleaved=True)
         move = lambda m: math.expm1(abs(math.log(m.gated))) * 100  # noqa: E731
-        gemm = [move(m) for m in cmp.matches if m.figure == "fastest"]
-        other = [move(m) for m in cmp.matches if m.figure != "fastest" and not m.gated_out]
+        gemm = [move(m) for m in cmp.matches if m.figure in sbcompare.OWN_SAMPLE]
+        other = [move(m) for m in cmp.matches if m.figure not in sbcompare.OWN_SAMPLE and not m.gated_out]
         flush = ", ".join(sorted(sbcompare.flush_methods(base)))
         gpu_dir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(a))))
         proof = os.path.relpath(os.path.dirname(a), os.path.join(gpu_dir, "proofs"))

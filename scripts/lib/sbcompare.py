@@ -71,7 +71,9 @@ library's kernels ride on where the driver places that context's memory
 runs on three H100s, cuBLAS's fastest sample up to 5%). So a ceiling
 family's point is gated on the variant's own samples, read as the family
 reads its ratio: "fastest" -> the ratio of the two fastest samples
-(figure "fastest", rule A like the paired ratio), "block_median" -> time.
+(figure "fastest", rule A like the paired ratio), "low_quartile" -> the
+ratio of the two lower quartiles (figure "low_quartile"), "block_median"
+-> time.
 """
 from __future__ import annotations
 
@@ -98,11 +100,18 @@ POWER_STATE_LIMIT = 0.05
 # their fastest-sample ratio by a median of 0.1-0.9% and at most 3.7%; the
 # other points by 0.35-0.57% and at most 4.0% (docs/REGRESSIONS.md). Such
 # points stay gated whatever the clocks.
-CLOCK_FREE_READINGS = {"fastest"}
+CLOCK_FREE_READINGS = {"fastest", "low_quartile"}
+# The A/B figure of a clock-free reading: the variant's own samples, read
+# the same way (the column of the row that holds them).
+OWN_SAMPLE = {"fastest": "min_us", "low_quartile": "q1_us"}
+# Readings of the paired ratio before the variant table named them per
+# schema: schema 6-8 read gemm's fastest samples, devscan's block median.
+READINGS_BEFORE_9 = {"gemm": "fastest", "devscan": "block_median"}
 # What a point is gated on (Match.figure), in the order the docs give them.
 FIGURES = {"time": "time", "cycles": "cycles (time x sm_clock_mhz)",
            "paired": "paired ceiling ratio",
-           "fastest": "fastest sample (A/B: the variant's own, min_us)"}
+           "fastest": "fastest sample (A/B: the variant's own, min_us)",
+           "low_quartile": "lower quartile (A/B: the variant's own, q1_us)"}
 # Rule B, from measured noise: between real A/A runs no variant's geometric
 # mean moved by more than 0.4% (H200 back to back, 858 and 397 points) and
 # no point of a multi-point variant by more than 1.5%. 1.5% sits above both.
@@ -355,6 +364,8 @@ def ratio_reading(row):
         return "ratio_of_medians"
     if schema <= 5:
         return "block_median"
+    if schema <= 8:
+        return READINGS_BEFORE_9.get(row["family"], "block_median")
     fam = sbvariants.family(row["family"])
     return (fam.ceiling_reading if fam else None) or "block_median"
 
@@ -375,9 +386,10 @@ def gated_figure(base, new, interleaved=False):
     if column is None:
         return "time", None
     if interleaved:
-        if (ratio_reading(base) in CLOCK_FREE_READINGS
-                and _positive(base, "min_us") and _positive(new, "min_us")):
-            return "fastest", column
+        reading = ratio_reading(base)
+        own = OWN_SAMPLE.get(reading)
+        if own and ratio_reading(new) == reading and _positive(base, own) and _positive(new, own):
+            return reading, column
         return "time", column
     if (not sbvariants.has_flag(base["family"], base["variant"], "ceiling")
             and all((r.get("schema_version") or 0) >= 3 and _positive(r, column)
@@ -397,7 +409,7 @@ def _clocks(figure, base, new):
 
 
 # Figures with no quartiles: rule A is the figure alone past the threshold.
-RATIO_FIGURES = {"paired", "fastest"}
+RATIO_FIGURES = {"paired", *OWN_SAMPLE}
 
 
 def match_slower(m, threshold):
@@ -419,8 +431,9 @@ def smallest_flagged_scale(base, new, threshold, figure="time", column=None):
     figure/column: what the point is gated on (gated_figure)."""
     if figure == "paired":  # new's ratio scales by 1/s
         return (1 + threshold) * new[column] / base[column]
-    if figure == "fastest":
-        return (1 + threshold) * base["min_us"] / new["min_us"]
+    if figure in OWN_SAMPLE:
+        own = OWN_SAMPLE[figure]
+        return (1 + threshold) * base[own] / new[own]
     cb, cn = _clocks(figure, base, new)
     return max((1 + threshold) * base["median_us"] * cb / (new["median_us"] * cn),
                base["q3_us"] * cb / (new["q1_us"] * cn))
@@ -548,8 +561,9 @@ class Match:
         cycles ratio, or base paired ratio / new paired ratio."""
         if self.figure == "paired":
             return self.base[self.column] / self.new[self.column]
-        if self.figure == "fastest":
-            return self.new["min_us"] / self.base["min_us"]
+        if self.figure in OWN_SAMPLE:
+            own = OWN_SAMPLE[self.figure]
+            return self.new[own] / self.base[own]
         if self.figure == "cycles":
             return self.ratio * self.clock_ratio
         return self.ratio
@@ -693,7 +707,7 @@ def match_of(b, n, threshold, cross_gpu=False, bands=None, pairing="chip", inter
     figure, column = gated_figure(b, n, interleaved)
     m = Match(b, n, "", figure=figure, column=column, threshold=threshold)
     clock = m.clock_ratio
-    clock_free = figure == "fastest" or (figure == "paired"
+    clock_free = figure in OWN_SAMPLE or (figure == "paired"
                                          and ratio_reading(b) in CLOCK_FREE_READINGS)
     m.power_state = bool(column and not cross_gpu and clock and not clock_free
                          and abs(clock - 1) > POWER_STATE_LIMIT)
@@ -1055,8 +1069,9 @@ def figure_cell(m):
     """What the point is gated on, with the clocks where they matter."""
     if m.figure == "paired":
         return f"{m.column} {fmt_figure(m.base[m.column])}->{fmt_figure(m.new[m.column])}"
-    if m.figure == "fastest":
-        return f"fastest {fmt_figure(m.base['min_us'])}->{fmt_figure(m.new['min_us'])} us"
+    if m.figure in OWN_SAMPLE:
+        own = OWN_SAMPLE[m.figure]
+        return f"{m.figure} {fmt_figure(m.base[own])}->{fmt_figure(m.new[own])} us"
     if m.figure == "cycles" or m.power_state:
         return (f"cycles @ {m.base['sm_clock_mhz']:.0f}->{m.new['sm_clock_mhz']:.0f} MHz"
                 if m.clock_ratio else m.figure)

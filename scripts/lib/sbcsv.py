@@ -29,8 +29,10 @@ import sbdeps  # noqa: F401  (a missing package: one line and exit 2, not a trac
 # explicit counts) and adds splits_used, the count the kernel ran with; and the axis
 # cluster_shape (gemm/ws_tma_wgmma_multicast); schema 8 adds elapsed_s
 # (seconds from the sweep's start to the row: a run's wall time is its
-# largest cell, sweep_wall_s()).
-SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7, 8}
+# largest cell, sweep_wall_s()); schema 9 reads gemm's paired ratio from
+# the two sides' lower quartiles (ceiling_reading low_quartile), columns
+# unchanged.
+SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7, 8, 9}
 
 
 
