@@ -380,29 +380,6 @@ def test_the_readme_says_why_for_devscan_and_each_gemm_shape_of_the_committed_ru
         assert len(line) == 1 and f"`{winner}`" in line[0] and "`cublas`" in line[0], (m, k)
 
 
-def test_kernel_and_application_replay_gave_the_same_shares_as_history_says():
-    """docs/history.md, "explain: kernel replay for the stateful points":
-    the 301b97d run in kernel replay against the same commit's
-    application-replay run, per point's share vector."""
-    import statistics
-    proof = os.path.join(ROOT, "results", "h100-80gb-hbm3", "proofs", "explain_301b97d")
-    k = explain.read_stalls(os.path.join(proof, "stalls_kernel_replay.csv"))
-    a = explain.read_stalls(os.path.join(proof, "stalls_application_replay.csv"))
-    key = lambda r: tuple(str(r.get(c)) for c in explain.key_columns())  # noqa: E731
-    a = {key(r): r for r in a}
-    assert len(k) == len(a) == 82 and {key(r) for r in k} == set(a)
-
-    def tv(r):
-        o = a[key(r)]
-        return sum(abs((r[f"share_{x}"] or 0) - (o[f"share_{x}"] or 0)) for x in explain.REASONS) / 2
-    stateful = [tv(r) for r in k if explain.stateful(r)]
-    other = [tv(r) for r in k if not explain.stateful(r)]
-    assert len(stateful) == 21 and len(other) == 61
-    assert round(statistics.median(stateful), 3) == 0.003 and round(max(stateful), 3) == 0.051
-    assert round(statistics.median(other), 3) == 0.001 and round(max(other), 3) == 0.010
-
-
-
 def test_the_committed_stalls_csv_has_every_variant_and_calibrates():
     """results/h100-80gb-hbm3/stalls.csv (issue 38's done-when): a row for
     every variant of the explain families, every share in [0, 1] and a

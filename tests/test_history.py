@@ -119,3 +119,60 @@ def test_between_two_chips_each_variant_is_judged_by_its_band():
     assert any(s.flagged for s in bare)
     with_bands = cluster(history.steps(h100, 0.05, bands=sbcompare.load_bands()))
     assert with_bands and not any(s.flagged for s in with_bands)
+
+
+# ------------------------------------------------ --check: the page's figures against the data
+
+def test_every_figure_the_page_quotes_is_the_committed_data():
+    assert history.check() == []
+
+
+def figures_table(tmp_path, rows):
+    path = tmp_path / "figures.csv"
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(history.FIGURE_COLUMNS)
+        w.writerows(rows)
+    return str(path)
+
+
+def page(tmp_path, text):
+    path = tmp_path / "history.md"
+    path.write_text("# History\n\n## The scan fixture (h200)\n\n" + text + "\n\n## Another entry\n\nnothing\n")
+    return str(path)
+
+
+FIX = os.path.relpath(FIXTURE, ROOT)
+
+
+def test_check_recomputes_each_named_computation(tmp_path):
+    rows = [r for r in csv.DictReader(open(FIXTURE)) if r["status"] == "ok" and r["variant"] == "pingpong"]
+    times = sorted(float(r["median_us"]) for r in rows)
+    text = (f"pingpong ran {len(rows)} points, its medians {times[0]:.1f}-{times[-1]:.1f} us "
+            f"(fastest {times[0]:.2f})")
+    table = figures_table(tmp_path, [
+        ("The scan fixture", "pingpong ran {} points", FIX, "variant=pingpong", "", "count", "d"),
+        ("The scan fixture", "its medians {} us", FIX, "variant=pingpong", "median_us", "span", ".1f"),
+        ("The scan", "(fastest {})", FIX, "variant=pingpong", "median_us", "min", ".2f")])
+    assert history.check(table, page(tmp_path, text)) == []
+    # a figure the data does not give, a filter that matches nothing, an unknown computation
+    table = figures_table(tmp_path, [
+        ("The scan fixture", "pingpong ran {} points", FIX, "variant!=pingpong", "", "count", "d"),
+        ("The scan fixture", "its medians {} us", FIX, "variant=no_such", "median_us", "span", ".1f"),
+        ("The scan fixture", "fastest {}", FIX, "variant=pingpong", "median_us", "mode", ".2f"),
+        ("Another", "pingpong ran {} points", FIX, "variant=pingpong", "", "count", "d")])
+    bad = history.check(table, page(tmp_path, text))
+    assert [line for line, _ in bad] == [2, 3, 4, 5]
+    assert "does not quote" in bad[0][1] and "no row matches" in bad[1][1] and "unknown stat" in bad[2][1]
+    assert "'Another' does not quote" in bad[3][1]
+
+
+def test_check_exits_1_with_a_line_per_wrong_figure_and_2_on_an_unusable_table(tmp_path, capsys):
+    table = figures_table(tmp_path, [("The scan fixture", "ran {} points", FIX, "variant=pingpong", "", "count", "d")])
+    assert history.main(["--check", table, "--history", page(tmp_path, "ran 0 points")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("history.py: ") and ":2: the data gives 'ran " in err[0]
+    (tmp_path / "bad.csv").write_text("entry,phrase\n")
+    assert history.main(["--check", str(tmp_path / "bad.csv")]) == 2
+    assert "columns must be entry,phrase,files" in capsys.readouterr().err
+    assert history.main(["--check", str(tmp_path / "none.csv")]) == 2

@@ -1,4 +1,4 @@
-"""scripts/gpu_round.sh step f, the off-sweep proof, with a fake binary that
+"""scripts/gpu_round.sh step f, the off-sweep run, with a fake binary that
 records its arguments: one CSV (--out, then --resume), every K-heavy square
 and M != N shape, each tile at the stage and warp counts the family runs it
 at (so no row is skipped by the stage rule), and a failing run fails the step;

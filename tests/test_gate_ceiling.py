@@ -1,4 +1,4 @@
-"""Issue 19: the gate on compute-bound rows (families with a ceiling column:
+"""The gate on compute-bound rows (families with a ceiling column:
 gemm's pct_of_cublas, devscan's pct_of_cub), and the PR comment's size.
 
 Every pair here is a committed CSV transformed in code: a GEMM variant
