@@ -60,6 +60,8 @@ def dummy(tmp_path, monkeypatch):
     for fam, (fixture, copy_index) in CASES.items():
         source = sbvariants.variants(fam)[copy_index]
         h, rows = _rows(os.path.join(FIX, fixture))
+        if fam == "barrier":  # one participants value: one cycles figure, not three alike
+            rows = [r for r in rows if r["family"] != "barrier" or r["participants"] == "all"]
         new = [{**r, "variant": NEW, **_faster(r)}
                for r in rows if r["family"] == fam and r["variant"] == source]
         assert new, fam

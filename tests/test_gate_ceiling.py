@@ -18,7 +18,7 @@ import sbcompare  # noqa: E402
 import sbcsv  # noqa: E402
 import sbvariants  # noqa: E402
 from test_bands import GEMM_BEYOND_3PCT_ACROSS_CHIPS  # noqa: E402
-from test_compare import read_records, write_records  # noqa: E402
+from test_compare import read_records, scaled_run, write_records  # noqa: E402
 
 COMPARE = os.path.join(ROOT, "scripts", "compare.py")
 LATEST = os.path.join(ROOT, "results", "h100-80gb-hbm3", "latest.csv")
@@ -86,19 +86,15 @@ def pairs_by_schema(tmp_path_factory):
 
 
 @pytest.mark.parametrize("figure", ["paired", "cycles"])
-def test_three_percent_slower_gemm_variant_is_flagged_at_every_point_and_nowhere_else(
-        tmp_path, pairs_by_schema, figure):
-    base_path = pairs_by_schema[figure]
-    header, rows = records(base_path)
-    base = run(base_path)
+def test_three_percent_slower_gemm_variant_is_flagged_at_every_point_and_nowhere_else(pairs_by_schema, figure):
+    base = run(pairs_by_schema[figure])
     assert GEMM_VARIANTS, "no gemm variant in results/variants.csv"
     for variant in GEMM_VARIANTS:
         pick = lambda r: (r["family"], r["variant"]) == (GEMM, variant) and r["status"] == "ok"  # noqa: E731
-        planted = [slower(r, 1.03) if pick(r) else r for r in rows]
         want = keys(r for r in base.rows if pick(r))
         if not want:
             continue  # a variant the committed run does not have yet
-        cmp = sbcompare.compare(base, run(write(tmp_path / "new.csv", header, planted)), 0.02)
+        cmp = sbcompare.compare(base, scaled_run(base, pick, 1.03), 0.02)
         flagged = keys(m.base for m in cmp.regressions)
         if figure == "cycles":
             # Without a paired ratio the IQRs must part too (new q1 > base q3):
@@ -115,7 +111,7 @@ def test_three_percent_slower_gemm_variant_is_flagged_at_every_point_and_nowhere
 
 @pytest.mark.parametrize("base_path,latest_path", PAIRS, ids=[os.path.basename(os.path.dirname(b))
                                                              for b, _ in PAIRS])
-def test_three_percent_slower_gemm_variant_against_the_other_lease(tmp_path, base_path, latest_path):
+def test_three_percent_slower_gemm_variant_against_the_other_lease(base_path, latest_path):
     """Issue 19's planted slowdown on the committed cross-lease pair itself
     (baseline from one lease, latest from another): each GEMM variant made
     3% slower in latest. The gate flags exactly the points whose own A/A
@@ -136,17 +132,15 @@ def test_three_percent_slower_gemm_variant_against_the_other_lease(tmp_path, bas
     shift = {sbcsv.key(m.base): m.shift_threshold for m in aa.matches}
     point = {sbcsv.key(m.base): m.point_threshold for m in aa.matches}
     own_band = {sbcsv.key(m.base) for m in aa.matches if m.band is not None and m.band.own}
-    header, rows = records(latest_path)
+    latest = run(latest_path)
     planted_points = missed = 0
     for variant in GEMM_VARIANTS:
         pick = lambda r: (r["family"], r["variant"]) == (GEMM, variant) and r["status"] == "ok"  # noqa: E731
         want = keys(r for r in base.rows if pick(r))
         if not want:
             continue
-        planted = [slower(r, 1.03) if pick(r) else r for r in rows]
         # with the bands, as the gate between two chips reads it (compare.py)
-        cmp = sbcompare.compare(base, run(write(tmp_path / "new.csv", header, planted)),
-                                bands=bands)
+        cmp = sbcompare.compare(base, scaled_run(latest, pick, 1.03), bands=bands)
         got = keys(m.base for m in cmp.regressions)
         assert all(m.figure == "paired" for m in cmp.regressions), variant
         if len(want) < sbcompare.VARIANT_MIN_POINTS:  # rule B needs that many; 3% is under rule A's bar
@@ -168,8 +162,7 @@ def test_three_percent_slower_gemm_variant_against_the_other_lease(tmp_path, bas
                 os.path.dirname(LATEST)), variant
             factor = 1.05 * math.exp(-own) if own < 0 else 1.05
             if band < 0.05:
-                heavier = [slower(r, factor) if pick(r) else r for r in rows]
-                cmp = sbcompare.compare(base, run(write(tmp_path / "new5.csv", header, heavier)), bands=bands)
+                cmp = sbcompare.compare(base, scaled_run(latest, pick, factor), bands=bands)
                 assert {(m.base["family"], m.base["variant"]) for m in cmp.regressions} == {(GEMM, variant)}, variant
             continue
         # a point with a band of its own is judged by that band alone (rule B leaves it out)
