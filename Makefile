@@ -67,9 +67,12 @@ BIN       := $(BUILD)/syncbench
 HARNESS   := $(filter-out harness/main.c,$(wildcard harness/*.c))
 BENCH     := $(filter-out $(BROKEN_SRC),$(wildcard bench/*.c))
 # kernels/: common/ (the primitives every family shares), gemm/, families/.
-KERNELS   := $(filter-out $(BROKEN_SRC),$(wildcard kernels/*/*.cu))
-OBJ       := $(HARNESS:%.c=$(BUILD)/%.o) $(BENCH:%.c=$(BUILD)/%.o) \
-             $(KERNELS:%.cu=$(BUILD)/%.o) $(BUILD)/harness/gbench_shim.o
+# gemm.cu first: the longest compile starts first under make -j (make test),
+# the other kernels and the host code fill the other cores beside it.
+KERNELS   := $(filter-out $(BROKEN_SRC),$(wildcard kernels/gemm/*.cu) \
+             $(filter-out kernels/gemm/%,$(wildcard kernels/*/*.cu)))
+OBJ       := $(KERNELS:%.cu=$(BUILD)/%.o) $(HARNESS:%.c=$(BUILD)/%.o) $(BENCH:%.c=$(BUILD)/%.o) \
+             $(BUILD)/harness/gbench_shim.o
 TEST_SRC  := $(wildcard tests/*.c)
 
 VENV      := .venv

@@ -92,13 +92,20 @@ def test_committed_sources_leave_out_the_compute_80_build():
     assert "latest.csv" in names and not any(n.startswith("sm80") for n in names)
 
 
-def test_the_committed_series_includes_the_earlier_runs_in_order():
+@pytest.fixture(scope="module")
+def committed():
+    """(the committed sources, their runs by GPU), read once."""
+    sources = history.committed_sources(os.path.join(ROOT, "results"))
+    return sources, history.load_runs(sources)
+
+
+def test_the_committed_series_includes_the_earlier_runs_in_order(committed):
     """results/<gpu>/history/ keeps the replaced runs: the committed series
     of each GPU spans several commits, ordered by provenance, ending with
     the current baseline and latest (an A/A pair of one commit)."""
-    sources = history.committed_sources(os.path.join(ROOT, "results"))
+    sources, by_gpu = committed
     assert any(os.sep + "history" + os.sep in p for p in sources)
-    for gpu, runs in history.load_runs(sources).items():
+    for gpu, runs in by_gpu.items():
         commits = [r.commit[:7] for r in runs]
         assert len(set(commits)) >= 4, (gpu, commits)
         assert [r.run_utc for r in runs] == sorted(r.run_utc for r in runs)
@@ -106,14 +113,13 @@ def test_the_committed_series_includes_the_earlier_runs_in_order():
         assert runs[-1].commit == latest[0]["commit"] == runs[-2].commit
 
 
-def test_between_two_chips_each_variant_is_judged_by_its_band():
+def test_between_two_chips_each_variant_is_judged_by_its_band(committed):
     # The history reads steps as the gate does: with results/bands.csv the
     # H100's cluster barrier (it moves 1.4% between chips, median) is judged
     # by its own two-chip band and never flagged between the committed
     # leases; without bands (5% and rule B's 1.5% for all) some step flags it.
     import sbcompare
-    runs = history.load_runs(history.committed_sources(os.path.join(ROOT, "results")))
-    h100 = runs["h100-80gb-hbm3"]
+    h100 = committed[1]["h100-80gb-hbm3"]
     cluster = lambda steps: [s for s in steps if s.variant == "cluster_barrier"]  # noqa: E731
     bare = cluster(history.steps(h100, 0.05))
     assert any(s.flagged for s in bare)
