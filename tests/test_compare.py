@@ -3,8 +3,10 @@ real fixture transformed in code (times scaled, rows dropped, statuses or
 GPU name changed), so each test plants exactly one known difference.
 Real pairs from the GPU go in tests/fixtures/compare/<case>/ (see the README
 there) and are checked by test_recorded_case."""
+import contextlib
 import csv
 import glob
+import io
 import json
 import lzma
 import math
@@ -17,6 +19,7 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
+import compare  # noqa: E402
 import sbcompare  # noqa: E402
 import sbcsv  # noqa: E402
 import sbvariants  # noqa: E402
@@ -88,10 +91,23 @@ def slow_variant(variant, factor):
     return lambda r: scale_times(r, factor) if r["variant"] == variant else r
 
 
-def run_compare(*args):
+def run_compare_cli(*args):
+    """scripts/compare.py as a command: (exit status, stdout, stderr)."""
     p = subprocess.run([sys.executable, COMPARE, *map(str, args)],
                        capture_output=True, text=True, timeout=120)
     return p.returncode, p.stdout, p.stderr
+
+
+def run_compare(*args):
+    """compare.main in this process (no interpreter and scipy start per
+    call), as the command would: (exit status, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = compare.main([str(a) for a in args])
+        except SystemExit as e:  # argparse's usage errors
+            rc = e.code
+    return rc, out.getvalue(), err.getvalue()
 
 
 def comparison(base, new, threshold=sbcompare.DEFAULT_THRESHOLD):
@@ -110,7 +126,7 @@ def fixture_keys(pred):
 
 @pytest.mark.parametrize("path", [FIXTURE, QUICK])
 def test_same_run_twice_passes_the_gate(path):
-    rc, out, err = run_compare("--gate", path, path)
+    rc, out, err = run_compare_cli("--gate", path, path)
     assert rc == 0, err
     assert out.startswith("## syncbench gate: PASS (0 regression(s), 0 broken point(s), 0 missing")
     cmp = comparison(path, path)

@@ -7,7 +7,6 @@ every point made slower. In-process (sbcompare), so the file stays fast."""
 import glob
 import math
 import os
-import subprocess
 import sys
 
 import pytest
@@ -18,9 +17,8 @@ import sbcompare  # noqa: E402
 import sbcsv  # noqa: E402
 import sbvariants  # noqa: E402
 from test_bands import GEMM_BEYOND_3PCT_ACROSS_CHIPS  # noqa: E402
-from test_compare import read_records, scaled_run, write_records  # noqa: E402
+from test_compare import read_records, run_compare, scaled_run, write_records  # noqa: E402
 
-COMPARE = os.path.join(ROOT, "scripts", "compare.py")
 LATEST = os.path.join(ROOT, "results", "h100-80gb-hbm3", "latest.csv")
 PAIRS = [(b, os.path.join(os.path.dirname(b), "latest.csv"))
          for b in sorted(glob.glob(os.path.join(ROOT, "results", "*", "baseline.csv")))]
@@ -309,9 +307,7 @@ def test_a_fastest_sample_ratio_stays_gated_when_the_clocks_differ(tmp_path, sch
 # ------------------------------------------------------------ the PR comment
 
 def gate(*args):
-    p = subprocess.run([sys.executable, COMPARE, "--gate", *map(str, args)],
-                       capture_output=True, text=True, timeout=120)
-    return p.returncode, p.stdout, p.stderr
+    return run_compare("--gate", *args)
 
 
 def everything_slower(tmp_path, src):
