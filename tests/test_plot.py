@@ -1,5 +1,5 @@
-"""scripts/plot.py: figures from a real H200 run, exit status 2 on bad
-input, and the speedup data checked against ratios worked out by hand from
+"""scripts/plot.py: figures from a real H200 run (the command, headless),
+exit status 2 on bad input, and the speedup data checked against ratios worked out by hand from
 the fixture's median_us column."""
 import csv
 import os
@@ -126,8 +126,7 @@ def test_non_ok_rows_are_counted_not_plotted(tmp_path):
     for ((_, iters),), lines in sp.items():
         xs = {x for x, _ in lines["pingpong"]}
         assert all(b not in xs for (it, b) in gone if it == iters)
-    r = run_plot(path, "--outdir", tmp_path / "plots")
-    assert r.returncode == 0, r.stderr
+    assert plot.main([str(path), "--outdir", str(tmp_path / "plots")]) == 0
     png_size(tmp_path / "plots" / "scan.png")
 
 
@@ -138,8 +137,7 @@ def test_no_baseline_no_speedup_figure(tmp_path):
     path = write(tmp_path, recs, "nobase.csv")
     fam = plot.prepare(sbcsv.read(path))["scan"]
     assert fam.baseline is None and plot.speedups(fam) == {}
-    r = run_plot(path, "--outdir", tmp_path / "plots")
-    assert r.returncode == 0, r.stderr
+    assert plot.main([str(path), "--outdir", str(tmp_path / "plots")]) == 0
     assert sorted(os.listdir(tmp_path / "plots")) == ["scan.png"]
 
 
@@ -159,7 +157,6 @@ def test_new_family_gets_default_plots(tmp_path):
     fam = plot.prepare(sbcsv.read(path))["newfamily"]
     assert fam.layout.x == "block_threads"
     assert set(fam.layout.panels) == {"participants", "iters"}
-    r = run_plot(path, "--outdir", tmp_path / "plots")
-    assert r.returncode == 0, r.stderr
+    assert plot.main([str(path), "--outdir", str(tmp_path / "plots")]) == 0
     assert sorted(os.listdir(tmp_path / "plots")) == [
         "newfamily.png", "newfamily_cycles_per_op.png", "newfamily_speedup.png"]
