@@ -73,7 +73,7 @@ KERNELS   := $(filter-out $(BROKEN_SRC),$(wildcard kernels/gemm/*.cu) \
              $(filter-out kernels/gemm/%,$(wildcard kernels/*/*.cu)))
 OBJ       := $(KERNELS:%.cu=$(BUILD)/%.o) $(HARNESS:%.c=$(BUILD)/%.o) $(BENCH:%.c=$(BUILD)/%.o) \
              $(BUILD)/harness/gbench_shim.o
-TEST_SRC  := $(wildcard tests/*.c)
+TEST_SRC  := $(wildcard tests/c/*.c)
 
 VENV      := .venv
 PY        ?= $(VENV)/bin/python
@@ -309,7 +309,7 @@ test-py: $(BIN) $(CANARY) $(BUILD)/tests/test_host $(PY_DEP)
 	  tests --junitxml=build/test-logs/pytest.xml
 
 # The variant tables and the CSV columns as the binary states them, for the
-# scripts (scripts/sbvariants.py, sbcsv.py); tests/test_variants.py checks
+# scripts (scripts/sbvariants.py, sbcsv.py); tests/py/test_variants.py checks
 # the committed snapshots are current.
 variants: $(BIN)
 	$(BIN) --list --format=csv > results/variants.csv.tmp && mv results/variants.csv.tmp results/variants.csv
@@ -411,7 +411,7 @@ explain: $(BIN) $(PY_DEP)
 	@$(PY) scripts/explain.py --binary $(BIN) --device $(DEVICE) $(ARGS)
 
 # README.md's answers block (workload -> variant to use -> measured why, the
-# price list) from the committed CSVs; tests/test_answers.py checks it is current.
+# price list) from the committed CSVs; tests/py/test_answers.py checks it is current.
 answers: $(PY_DEP)
 	@$(PY) scripts/answers.py --write README.md
 

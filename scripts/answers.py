@@ -8,7 +8,7 @@ variant to use and the measured why, and the barrier price list.
                                                     the markers in place
 
 Default CSVs: results/h200/latest.csv and results/h100-80gb-hbm3/latest.csv
-(one GPU each, columns read by name through sbcsv). tests/test_answers.py
+(one GPU each, columns read by name through sbcsv). tests/py/test_answers.py
 checks that README.md holds exactly what this prints, so the README cannot
 drift from the data: after new results, run `make answers`.
 
