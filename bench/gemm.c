@@ -96,7 +96,7 @@ static void init_f16_table(void) {
  * sign grow like sqrt(d)), while a wrong element (another row or column, a
  * missing or repeated k-tile, poison) is off by the size of whole products:
  * at K = 1024 the bound is 0.03 * mean|C| scale, a dropped k-tile of 64
- * products ~2.7 (tests/test_gemm.c checks both sides). */
+ * products ~2.7 (tests/c/test_gemm.c checks both sides). */
 double sb_gemm_tolerance(long long k, double abs_dot) {
   return ((double)k / 4.0 + 64.0) * 0x1p-23 * abs_dot;
 }

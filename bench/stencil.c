@@ -38,13 +38,13 @@ static int has_residual(const sb_point *p) { return (p->variant->flags & SB_STEN
  * amplify them. So after `iters` steps |got - want| <= 3 eps * iters *
  * |want|; the tolerance below, 4 eps * (iters + 1), leaves a margin. A
  * barrier bug mixes values of two different iterations, which differ by far
- * more than that (tests/test_stencil.c checks both claims).
+ * more than that (tests/c/test_stencil.c checks both claims).
  *
  * The residual sum (over iterations and elements of |new - old|) has no
  * useful rigorous bound: its terms shrink as the tile smooths while their
  * absolute errors do not. Its tolerance is empirical: a float simulation of
  * the kernels' arithmetic stays within 1e-4 relative over the swept shapes
- * (tests/test_stencil.c), so 2e-3 relative leaves a margin for the GPU's
+ * (tests/c/test_stencil.c), so 2e-3 relative leaves a margin for the GPU's
  * different summation order. */
 #define ST_RESID_REL_TOL 2e-3
 

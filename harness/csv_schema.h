@@ -127,7 +127,7 @@ void sb_row_init(sb_row *row, const sb_provenance *prov);
 /* X(column name, formatter, value). Formatters: STR, INT (empty if < 0),
  * F2/F4 (empty if NaN), AXIS(id) (empty if unset; categorical axes by
  * name). Order here is column order. Axes come from axes.h; a new axis
- * needs its line here too (tests/test_csv.c checks that). */
+ * needs its line here too (tests/c/test_csv.c checks that). */
 #define SB_CSV_COLUMNS(X)                                   \
   X("schema_version", INT, SB_CSV_SCHEMA_VERSION)           \
   X("family", STR, r->family)                               \

@@ -14,7 +14,7 @@
  * and does no host work beyond the launch itself, because it runs between
  * the two CUDA events of a timed sample. kernels/common/launch.cuh implements both
  * halves once (sb_launch_params). The engine includes nothing from kernels/:
- * what it calls there is declared here (tests/test_layers.py). */
+ * what it calls there is declared here (tests/py/test_layers.py). */
 #ifndef SB_LAUNCH_H
 #define SB_LAUNCH_H
 

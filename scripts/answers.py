@@ -15,7 +15,7 @@ the warps wait), and the README's list of families (the variant table).
                                                     block (make answers)
 
 Default CSVs: results/h200/latest.csv and results/h100-80gb-hbm3/latest.csv
-(one GPU each, columns read by name through sbcsv). tests/test_answers.py
+(one GPU each, columns read by name through sbcsv). tests/py/test_answers.py
 checks that every page holds exactly what this prints, so the pages cannot
 drift from the data: after new results, run `make answers`.
 

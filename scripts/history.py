@@ -24,16 +24,33 @@ variant shift; a red cross marks a step where the gate would have flagged
 points of that variant (the number beside it). One panel per family, one
 PNG per GPU: results/<gpu>/plots/history.png (or --outdir DIR/<gpu>/).
 
-Exit status: 0 written, 2 unusable input (a CSV, or no GPU with two runs)
-or a missing Python package.
+    python3 scripts/history.py --check [TABLE] [--history docs/history.md]
+
+--check: every figure that docs/history.md quotes from the committed data,
+recomputed (make test runs it). TABLE (default docs/history_figures.csv)
+has one row a figure: `entry` (the start of the page's `## ` heading it
+sits under), `phrase` (the words as the page quotes them, {} where the
+figure goes), `files` (the proof: paths or globs, space-separated; a CSV
+may be committed as .csv.xz), `where` (col=value or col!=value filters,
+space-separated, over the rows whose status is ok unless a filter names
+status), `column` and `stat`, one of the computations in STATS (value: the
+one row's; span: min-max), formatted with `format` (a Python format spec).
+It prints one line per figure that differs and exits 1 if any does.
+
+Exit status: 0 written (or every figure matches), 1 a figure differs from
+its data, 2 unusable input (a CSV, the table, or no GPU with two runs) or a
+missing Python package.
 """
 from __future__ import annotations
 
 import argparse
+import csv
 import fnmatch
 import glob
+import lzma
 import math
 import os
+import statistics
 import sys
 from dataclasses import dataclass, field
 
@@ -198,7 +215,109 @@ def plot(slug, series, threshold, outdir, acceptances=(), bands=None):
     return sbplot.save(fig, path)
 
 
+FIGURES = os.path.join(ROOT, "docs", "history_figures.csv")
+FIGURE_COLUMNS = ("entry", "phrase", "files", "where", "column", "stat", "format")
+
+
+def _span(values, spec):
+    return f"{min(values):{spec}}-{max(values):{spec}}"
+
+
+def _one(values, spec):
+    if len(values) != 1:
+        raise ValueError(f"{len(values)} rows match, not one")
+    return format(values[0], spec)
+
+
+# The named computations of a figure: (values of the rows that match, format spec) -> text.
+STATS = {
+    "value": _one,
+    "min": lambda v, spec: format(min(v), spec),
+    "max": lambda v, spec: format(max(v), spec),
+    "span": _span,
+    "median": lambda v, spec: format(statistics.median(v), spec),
+    "count": lambda v, spec: format(len(v), spec or "d"),
+}
+
+
+def figure_rows(files, where):
+    """The rows of the files (globs under the repository, .csv.xz beside
+    .csv; at least one file) that pass every filter of `where`."""
+    paths = [p for pattern in files.split() for p in sbcsv.csv_files(os.path.join(ROOT, pattern))]
+    if not paths:
+        raise ValueError(f"no file matches {files}")
+    tests = []
+    for term in where.split():
+        col, neg, value = term.partition("!=") if "!=" in term else term.partition("=")
+        if not neg:
+            raise ValueError(f"filter {term!r} is not col=value or col!=value")
+        tests.append((col, neg == "!=", value))
+    if not any(col == "status" for col, _, _ in tests):
+        tests.append(("status", False, "ok"))
+    out = []
+    for path in paths:
+        with (lzma.open if path.endswith(".xz") else open)(path, "rt", newline="", encoding="utf-8") as f:
+            rows = list(csv.DictReader(f))
+        for r in rows:
+            if all(((r.get(col) or "") != value) == neg for col, neg, value in tests):
+                out.append(r)
+    return out
+
+
+def figure(spec):
+    """The figure a row of the table computes, as text."""
+    stat = STATS.get(spec["stat"])
+    if stat is None:
+        raise ValueError(f"unknown stat {spec['stat']!r} (one of {', '.join(STATS)})")
+    rows = figure_rows(spec["files"], spec["where"])
+    values = [1.0] * len(rows) if spec["stat"] == "count" else [float(r[spec["column"]]) for r in rows]
+    if not values:
+        raise ValueError("no row matches")
+    return stat(values, spec["format"])
+
+
+def entries(text):
+    """{heading: its text, whitespace flattened} of each '## ' entry."""
+    out = {}
+    for part in ("\n" + text).split("\n## ")[1:]:
+        heading, _, body = part.partition("\n")
+        out[heading.strip()] = " ".join(body.split())
+    return out
+
+
+def check(table=FIGURES, history=os.path.join(ROOT, "docs", "history.md")):
+    """[(line of the table, what is wrong)] for each figure the page does not
+    quote as its data gives it; raises sbcsv.CsvError on an unusable table."""
+    try:
+        with open(table, encoding="utf-8", newline="") as f:
+            reader = csv.DictReader(f)
+            if tuple(reader.fieldnames or ()) != FIGURE_COLUMNS:
+                raise sbcsv.CsvError(f"{table}: columns must be {','.join(FIGURE_COLUMNS)}")
+            specs = list(reader)
+        with open(history, encoding="utf-8") as f:
+            page = entries(f.read())
+    except OSError as e:
+        raise sbcsv.CsvError(f"{e.filename}: {e.strerror}") from e
+    bad = []
+    for line, spec in enumerate(specs, start=2):
+        where = [h for h in page if h.startswith(spec["entry"])]
+        try:
+            if len(where) != 1:
+                raise ValueError(f"{len(where)} entries start with {spec['entry']!r}")
+            quoted = spec["phrase"].replace("{}", figure(spec))
+        except (ValueError, KeyError) as e:
+            bad.append((line, f"{spec['phrase']!r}: {e}"))
+            continue
+        if " ".join(quoted.split()) not in page[where[0]]:
+            bad.append((line, f"the data gives {quoted!r}, which {spec['entry']!r} does not quote"))
+    return bad
+
+
 def main(argv=None):
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv[:1] == ["--check"]:
+        return main_check(argv[1:])
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("sources", nargs="*", help="more CSVs or directories of them (CI artifacts)")
     ap.add_argument("--results", default=os.path.join(ROOT, "results"),
@@ -236,6 +355,22 @@ def main(argv=None):
         print("history.py: no GPU has two runs: give more CSVs or directories", file=sys.stderr)
         return 2
     return 0
+
+
+def main_check(argv):
+    ap = argparse.ArgumentParser(prog="history.py --check",
+                                 description="every figure docs/history.md quotes, from the committed data")
+    ap.add_argument("table", nargs="?", default=FIGURES, help="default docs/history_figures.csv")
+    ap.add_argument("--history", default=os.path.join(ROOT, "docs", "history.md"))
+    args = ap.parse_args(argv)
+    try:
+        bad = check(args.table, args.history)
+    except sbcsv.CsvError as e:
+        print(f"history.py: {e}", file=sys.stderr)
+        return 2
+    for line, what in bad:
+        print(f"history.py: {os.path.relpath(args.table)}:{line}: {what}", file=sys.stderr)
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":

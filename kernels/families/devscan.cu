@@ -565,7 +565,7 @@ __global__ void DEV_LAUNCH_BOUNDS(B) devscan_pdl_sums_kernel(const DevscanParams
 // ---- host side: shapes, workspace, launchers ----
 
 // The tile shapes compiled (block_threads x elems_per_thread); the default
-// sweep's points are among them (tests/test_compiled_shapes.c checks it).
+// sweep's points are among them (tests/c/test_compiled_shapes.c checks it).
 using DevBlocks = sb_values<128, 256, 512>;
 using DevElems = sb_values<8, 16, 24, 32>;
 static constexpr bool dev_compiled(int b, int e) {

@@ -1,6 +1,6 @@
 /* Multistage family: the element arithmetic of the kernels
  * (kernels/families/multistage.cu), in plain C so that the host tests
- * (tests/test_stencil.c) run the very functions the kernels run, in float,
+ * (tests/c/test_stencil.c) run the very functions the kernels run, in float,
  * against the CPU reference (bench/multistage.c, double).
  *
  * The kernels store P and Q with zeros around the tile (P[-2], P[-1],

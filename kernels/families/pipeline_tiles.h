@@ -1,6 +1,6 @@
 /* Pipeline family: how n floats are cut into tiles, shared by the kernels
  * (kernels/families/pipeline.cu), the host side (bench/pipeline.c) and the host tests
- * (tests/test_pipeline.c), so the tail rules the tests check are the ones
+ * (tests/c/test_pipeline.c), so the tail rules the tests check are the ones
  * the kernels run. Plain C; __host__ __device__ under nvcc.
  *
  * 1D variants: tile t holds elements [t*tile, min((t+1)*tile, n)); the last

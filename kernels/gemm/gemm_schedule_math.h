@@ -13,7 +13,7 @@
 #else
 #define SB_GEMM_HD
 #endif
-/* Split-K schedule (the kernels and tests/test_gemm.c share it): K slice
+/* Split-K schedule (the kernels and tests/c/test_gemm.c share it): K slice
  * `slice` of `splits` covers k-tiles [begin(slice), begin(slice + 1)) of
  * kts; every slice gets floor or ceil of kts / splits (>= 1 when
  * splits <= kts). */
@@ -51,7 +51,7 @@ static inline SB_GEMM_HD int sb_gemm_slice_begin(int kts, int splits, int slice)
  * 8192: 1 instead of 3, 80.4-80.5 % of cuBLAS against 81.4 %).
  *
  * MEM and RED are fitted by scripts/fit_auto_splits.py, which
- * tests/test_splits_auto.py reruns, to the H100's (132 SMs) splitk_reduce
+ * tests/py/test_splits_auto.py reruns, to the H100's (132 SMs) splitk_reduce
  * rows, % of cuBLAS: results/h100-80gb-hbm3/proofs/round_075319f/splits.csv
  * (commit 075319f: m = n = 128, 256, 1152, k = 8k-64k, splits 2-64),
  * proofs/offsweep_4152772/gemm.csv (commit 4152772: m = n = 128-1152,
@@ -64,7 +64,7 @@ static inline SB_GEMM_HD int sb_gemm_slice_begin(int kts, int splits, int slice)
  * On 132 SMs: 1152^2 (81 tiles of 128x128) -> 3 (243 blocks: two nearly
  * full waves; 96.5 % of cuBLAS at k = 64k, where 1 ran 78-79 %);
  * 1024x1024x16384: 64 tiles -> 2, 32 tiles of 128x256 -> 4; 512x512x32768:
- * 16 tiles -> 8, 8 tiles of 128x256 -> 16 (tests/test_gemm.c has more).
+ * 16 tiles -> 8, 8 tiles of 128x256 -> 16 (tests/c/test_gemm.c has more).
  * The 64x128 tile takes the same model, its tiles counted, not refitted:
  * within 3 points of the best measured count at 7 of 8 shapes of m = 128,
  * 256 x 8k-64k, but 26 slices at 128^2 x 16k where 16 ran 4.4 points
@@ -309,7 +309,7 @@ static inline SB_GEMM_HD int sb_gemm_sk_begin(int sk_iters, int sk_grid, int b) 
 }
 
 /* The separate reduction's bookkeeping (kernels/gemm/gemm_schedulers.cuh), here
- * so that tests/test_gemm.c checks it against the kernel's walk.
+ * so that tests/c/test_gemm.c checks it against the kernel's walk.
  * Block b's piece of a split tile goes to workspace slot 2b when it starts
  * inside the tile (its first piece), else 2b + 1 (its last piece, from the
  * tile's start): a block's range meets at most two split tiles that way. */

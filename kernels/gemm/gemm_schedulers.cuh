@@ -181,7 +181,7 @@ __device__ __forceinline__ unsigned gemm_sk_block(const GemmParams &p, int tiles
   const int grid = (int)gridDim.x;
   if (!sb_gemm_sk_tiles(tiles, grid)) return blockIdx.x;
   if (tiles >= grid) return gemm_epoch_ticket(p, p.sem + gemm_flag(grid), (unsigned)grid);
-  // sk_grid = g tiles (gemm_schedule_math.h; tests/test_gemm.c checks the cut)
+  // sk_grid = g tiles (gemm_schedule_math.h; tests/c/test_gemm.c checks the cut)
   const unsigned sk_grid = (unsigned)sb_gemm_sk_grid(tiles, grid), g = sk_grid / (unsigned)tiles;
   const unsigned tile = blockIdx.x % (unsigned)tiles;
   if (blockIdx.x >= sk_grid) return blockIdx.x;

@@ -1,0 +1,178 @@
+/* harness/paired.c: finding the ceiling by its flag (not its place in the
+ * table), the ceiling point, and the paired ratio. A fake family. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "../../harness/paired.h"
+#include "check.h"
+
+static cudaError_t no_launch(sb_launch *L) {
+  (void)L;
+  return cudaSuccess;
+}
+
+/* The ceiling is the LAST row: no order dependence. */
+static const sb_variant fake_rows[] = {
+    {"plain", no_launch, NULL, 0, SB_VF_BASELINE, "a variant"},
+    {"other", no_launch, NULL, 0, 0, "another"},
+    {"lib", no_launch, NULL, 0, SB_VF_CEILING | SB_VF_NO_KERNEL, "the ceiling"},
+};
+static const sb_variant_table fake_table = {fake_rows, 3};
+
+/* Like gemm's: the ceiling picks its own tiles, so it leaves tile and
+ * stages unset. */
+static int fake_in_sweep(sb_point *p, unsigned long long user_axes) {
+  (void)user_axes;
+  if (p->variant->flags & SB_VF_CEILING)
+    p->axis[SB_AXIS_TILE] = p->axis[SB_AXIS_STAGES] = SB_AXIS_UNSET;
+  return p->axis[SB_AXIS_M] != 3; /* no point at m = 3 */
+}
+
+static const sb_family fake = {.name = "fake", .variants = &fake_table,
+                               .ceiling_column = "pct_of_cub", .in_sweep = fake_in_sweep};
+static const sb_family no_ceiling = {.name = "plain", .variants = &(sb_variant_table){fake_rows, 2}};
+
+static sb_point fake_point(const sb_family *f, int variant) {
+  sb_point p = {.family = f, .variant = &fake_rows[variant]};
+  for (int a = 0; a < SB_NUM_AXES; ++a) p.axis[a] = SB_AXIS_UNSET;
+  p.axis[SB_AXIS_M] = 1024;
+  p.axis[SB_AXIS_K] = 2048;
+  p.axis[SB_AXIS_TILE] = 7;
+  p.axis[SB_AXIS_STAGES] = 4;
+  return p;
+}
+
+SB_TEST(paired_ceiling_found_by_flag_anywhere_in_the_table) {
+  CHECK(sb_family_ceiling(&fake) == &fake_rows[2]);
+  CHECK(sb_family_ceiling(&no_ceiling) == NULL);
+}
+
+SB_TEST(paired_ceiling_point_blanks_what_the_ceiling_leaves_unset) {
+  sb_point p = fake_point(&fake, 1), cp;
+  CHECK_EQ_INT(sb_ceiling_point(&p, &cp), 0);
+  CHECK(cp.variant == &fake_rows[2]);
+  CHECK(cp.axis[SB_AXIS_M] == 1024 && cp.axis[SB_AXIS_K] == 2048);
+  CHECK(cp.axis[SB_AXIS_TILE] == SB_AXIS_UNSET && cp.axis[SB_AXIS_STAGES] == SB_AXIS_UNSET);
+  CHECK(p.axis[SB_AXIS_TILE] == 7); /* p itself untouched */
+  sb_point self = fake_point(&fake, 2);
+  CHECK_EQ_INT(sb_ceiling_point(&self, &cp), 1); /* the ceiling pairs with nothing */
+  sb_point lone = fake_point(&no_ceiling, 0);
+  CHECK_EQ_INT(sb_ceiling_point(&lone, &cp), 1);
+  p.axis[SB_AXIS_M] = 3;
+  CHECK_EQ_INT(sb_ceiling_point(&p, &cp), -1); /* the family has no such point */
+}
+
+SB_TEST(paired_pct_cancels_what_favours_one_place_in_the_pair) {
+  /* The second launch of every pair is 10% slower (a power state that
+   * moves within the pair): v c c v blocks see it once on each side, and
+   * each side's fastest sample is a first launch. */
+  double v[] = {1.0, 1.1, 1.0, 1.1, 1.0, 1.1};
+  double c[] = {2.2, 2.0, 2.2, 2.0, 2.2, 2.0};
+  CHECK(fabs(sb_paired_pct(v, c, 6, SB_RATIO_BLOCK_MEDIAN) - 200.0) < 1e-9);
+  CHECK(fabs(sb_paired_pct(v, c, 6, SB_RATIO_FASTEST) - 200.0) < 1e-9);
+  /* Each pair alone reads 2.2 or 1.82: neither is the truth. */
+  CHECK(v[1] == 1.1 && c[0] == 2.2); /* the arrays are left in their order */
+}
+
+SB_TEST(paired_pct_block_median_ignores_an_outlier_block_and_a_lone_pair) {
+  /* Blocks of ratio 0.5, 0.5 and 3.0 (an outlier): the median is 0.5. A
+   * seventh pair has no partner and does not count. */
+  double v[] = {2, 2, 2, 2, 1, 1, 1};
+  double c[] = {1, 1, 1, 1, 3, 3, 100};
+  CHECK(fabs(sb_paired_pct(v, c, 7, SB_RATIO_BLOCK_MEDIAN) - 50.0) < 1e-9);
+  /* The same samples read fastest against fastest: 1 / 1. */
+  CHECK(fabs(sb_paired_pct(v, c, 7, SB_RATIO_FASTEST) - 100.0) < 1e-9);
+}
+
+SB_TEST(paired_pct_fastest_follows_neither_a_tail_nor_the_power_ramp) {
+  /* A slow tail on one side (the ceiling after a cold launch): the block
+   * median of the two blocks reads 375. */
+  double v[] = {1, 1, 1, 1};
+  double c[] = {2, 2, 9, 2};
+  CHECK(fabs(sb_paired_pct(v, c, 4, SB_RATIO_FASTEST) - 200.0) < 1e-9);
+  CHECK(fabs(sb_paired_pct(v, c, 4, SB_RATIO_BLOCK_MEDIAN) - 375.0) < 1e-9);
+  /* A ramp into the power cap slows the variant by 30% and the ceiling by
+   * 20%: the fastest of each is from the first block, before the cap. */
+  double vr[] = {1.0, 1.0, 1.3, 1.3};
+  double cr[] = {0.5, 0.5, 0.6, 0.6};
+  CHECK(fabs(sb_paired_pct(vr, cr, 4, SB_RATIO_FASTEST) - 50.0) < 1e-9);
+  /* A trailing odd pair has no partner and does not count. */
+  double v3[] = {2, 2, 1}, c3[] = {1, 1, 0.1};
+  CHECK(fabs(sb_paired_pct(v3, c3, 3, SB_RATIO_FASTEST) - 50.0) < 1e-9);
+}
+
+SB_TEST(paired_pct_of_one_pair_none_or_no_positive_sample) {
+  for (int reading = SB_RATIO_BLOCK_MEDIAN; reading <= SB_RATIO_LOW_QUARTILE; ++reading) {
+    const sb_ratio_reading r = (sb_ratio_reading)reading;
+    double v1[] = {1.0}, c1[] = {2.0};
+    CHECK(fabs(sb_paired_pct(v1, c1, 1, r) - 200.0) < 1e-9); /* one pair: its own ratio */
+    CHECK(isnan(sb_paired_pct(v1, c1, 0, r)));                /* ceiling failed: empty */
+    double z[] = {0.0, 0.0};
+    CHECK(isnan(sb_paired_pct(z, z, 2, r)));
+    CHECK(isnan(sb_paired_pct(z, c1, 1, r)));
+    CHECK(isnan(sb_paired_pct(v1, z, 1, r)));
+  }
+  CHECK_STR(sb_ratio_reading_name(SB_RATIO_FASTEST), "fastest");
+  CHECK_STR(sb_ratio_reading_name(SB_RATIO_BLOCK_MEDIAN), "block_median");
+  CHECK_STR(sb_ratio_reading_name(SB_RATIO_LOW_QUARTILE), "low_quartile");
+}
+
+SB_TEST(paired_pct_low_quartile_does_not_follow_a_rare_fast_mode) {
+  /* One launch in 100 of the variant lands in a rare fast mode (25% faster:
+   * a placement some processes get and others do not): the fastest sample
+   * follows it, the lower quartile stays on the bulk of the samples. */
+  double v[100], c[100];
+  for (int j = 0; j < 100; ++j) v[j] = 1.0, c[j] = 0.9;
+  v[37] = 0.75;
+  CHECK(fabs(sb_paired_pct(v, c, 100, SB_RATIO_FASTEST) - 120.0) < 1e-9);
+  CHECK(fabs(sb_paired_pct(v, c, 100, SB_RATIO_LOW_QUARTILE) - 90.0) < 1e-9);
+  CHECK(v[37] == 0.75 && v[0] == 1.0); /* the arrays are left in their order */
+  /* A slow tail on either side moves it no more than the fastest reading */
+  for (int j = 90; j < 100; ++j) c[j] = 5.0;
+  CHECK(fabs(sb_paired_pct(v, c, 100, SB_RATIO_LOW_QUARTILE) - 90.0) < 1e-9);
+}
+
+SB_TEST(paired_samples_line_is_json_in_the_order_taken) {
+  double v[] = {0.5, 0.25}, c[] = {1.5, 0.125};
+  char *line = sb_pairs_line("gemm/ring/m=8192", v, c, 2);
+  CHECK(line != NULL);
+  CHECK_STR(line, "{\"point\": \"gemm/ring/m=8192\", \"variant_s\": [0.5, 0.25], "
+                     "\"ceiling_s\": [1.5, 0.125]}\n");
+  free(line);
+  line = sb_pairs_line("x", v, c, 0);
+  CHECK_STR(line, "{\"point\": \"x\", \"variant_s\": [], \"ceiling_s\": []}\n");
+  free(line);
+}
+
+SB_TEST(paired_ceiling_cell_by_column_name) {
+  sb_row row;
+  sb_row_init(&row, NULL);
+  CHECK(sb_ceiling_cell(&row, "pct_of_cublas") == &row.pct_of_cublas);
+  CHECK(sb_ceiling_cell(&row, "pct_of_cub") == &row.pct_of_cub);
+  CHECK(sb_ceiling_cell(&row, "gbps") == NULL);
+  CHECK(sb_ceiling_cell(&row, NULL) == NULL);
+}
+
+SB_TEST(paired_gemm_pairs_with_cublas_at_the_same_shape) {
+  const sb_family *g = sb_find_family("gemm");
+  CHECK(g && g->ceiling_column && !strcmp(g->ceiling_column, "pct_of_cublas"));
+  if (!g) return;
+  const sb_variant *c = sb_family_ceiling(g);
+  CHECK(c && (c->flags & SB_VF_NO_KERNEL));
+  const sb_variant *other = NULL;
+  for (int i = 0; i < g->variants->count; ++i)
+    if (!(g->variants->rows[i].flags & SB_VF_CEILING)) other = &g->variants->rows[i];
+  if (!c || !other) return;
+  sb_point p = {.family = g, .variant = other}, cp;
+  for (int a = 0; a < SB_NUM_AXES; ++a) p.axis[a] = SB_AXIS_UNSET;
+  p.axis[SB_AXIS_M] = p.axis[SB_AXIS_K] = 2048;
+  p.axis[SB_AXIS_TILE] = 0;
+  p.axis[SB_AXIS_STAGES] = 3;
+  p.axis[SB_AXIS_WARPS] = 8;
+  CHECK(g->in_sweep(&p, ~0ULL)); /* as if the user gave every axis: kept */
+  CHECK(p.axis[SB_AXIS_N] == 2048); /* n filled: N = M */
+  CHECK_EQ_INT(sb_ceiling_point(&p, &cp), 0);
+  CHECK(cp.variant == c);
+  CHECK(cp.axis[SB_AXIS_M] == 2048 && cp.axis[SB_AXIS_K] == 2048 && cp.axis[SB_AXIS_N] == 2048);
+  CHECK(cp.axis[SB_AXIS_TILE] == SB_AXIS_UNSET && cp.axis[SB_AXIS_STAGES] == SB_AXIS_UNSET);
+}

@@ -1,0 +1,79 @@
+/* harness/power.c: the throttle rule, reason names, and a missing NVML. */
+#include <math.h>
+
+#include "../../harness/csv_schema.h"
+#include "../../harness/power.h"
+#include "check.h"
+
+SB_TEST(throttle_flags_a_low_witness_clock) {
+  CHECK_EQ_INT(sb_throttle_flagged(1400.0, 0.75 * 1980, 0), 1); /* < 1485 */
+  CHECK_EQ_INT(sb_throttle_flagged(1500.0, 0.75 * 1980, 0), 0);
+  CHECK_EQ_INT(sb_throttle_flagged(NAN, 0.75 * 1980, 0), 0);      /* no reading */
+  CHECK_EQ_INT(sb_throttle_flagged(100.0, 0, 0), 0);              /* no threshold */
+}
+
+SB_TEST(throttle_flags_transient_reasons_not_the_power_cap) {
+  CHECK_EQ_INT(sb_throttle_flagged(1900.0, 1485.0, SB_THR_HW_SLOWDOWN), 1);
+  CHECK_EQ_INT(sb_throttle_flagged(NAN, 0, SB_THR_SW_THERMAL), 1);
+  CHECK_EQ_INT(sb_throttle_flagged(1900.0, 1485.0, SB_THR_HW_POWER_BRAKE | SB_THR_GPU_IDLE), 1);
+  /* Steady state of a compute-bound kernel, idle, app clocks: not flagged. */
+  CHECK_EQ_INT(sb_throttle_flagged(1700.0, 1485.0, SB_THR_SW_POWER_CAP), 0);
+  CHECK_EQ_INT(sb_throttle_flagged(1700.0, 1485.0, SB_THR_GPU_IDLE | SB_THR_APP_CLOCKS), 0);
+}
+
+SB_TEST(throttle_retakes_are_bounded) {
+  int left = 2;
+  CHECK_EQ_INT(sb_throttle_retake(0, &left), 0);
+  CHECK_EQ_INT(left, 2);
+  CHECK_EQ_INT(sb_throttle_retake(1, &left), 1);
+  CHECK_EQ_INT(sb_throttle_retake(1, &left), 1);
+  CHECK_EQ_INT(sb_throttle_retake(1, &left), 0); /* budget spent: kept, flagged */
+  CHECK_EQ_INT(left, 0);
+}
+
+SB_TEST(throttle_reason_names) {
+  char s[96];
+  sb_throttle_names(0, s, sizeof s);
+  CHECK_STR(s, "");
+  sb_throttle_names(SB_THR_SW_POWER_CAP | SB_THR_HW_SLOWDOWN, s, sizeof s);
+  CHECK_STR(s, "sw_power_cap;hw_slowdown");
+  sb_throttle_names(SB_THR_GPU_IDLE | 0x10000ULL, s, sizeof s);
+  CHECK_STR(s, "gpu_idle;0x10000");
+  char tiny[8];
+  sb_throttle_names(SB_THR_SW_POWER_CAP | SB_THR_HW_THERMAL, tiny, sizeof tiny);
+  CHECK(strlen(tiny) < sizeof tiny); /* cut short, still terminated */
+}
+
+SB_TEST(nvml_missing_gives_empty_cells_not_a_failure) {
+  CHECK(sb_nvml_open("libsyncbench-no-such-nvml.so.1", "0000:00:00.0") == NULL);
+  sb_power_acc a;
+  sb_power_acc_reset(&a);
+  CHECK(sb_nvml_sample(NULL, &a) == 0); /* NULL handle: a no-op */
+  CHECK_EQ_INT(a.power_n, 0);
+  CHECK_EQ_INT(a.temp_max_c, -1);
+  CHECK_EQ_INT(a.reasons_n, 0);
+  sb_nvml_close(NULL);
+  /* Without a driver (this machine, CI) the real library is absent or finds
+   * no device: either way no handle and no crash. */
+  sb_nvml *n = sb_nvml_open(NULL, "0000:00:00.0");
+  sb_nvml_close(n);
+}
+
+#include "../../harness/timing.h"
+
+SB_TEST(witness_clock_is_weighted_by_the_sample_time_it_covers) {
+  sb_timer t;
+  memset(&t, 0, sizeof t);
+  sb_timer_reset(&t);
+  CHECK(isnan(sb_timer_clock_mhz(&t))); /* no reading yet: empty cell */
+  /* 3 ms of samples after a 1800 MHz reading, then 1 ms after a 1400 MHz one
+   * (closed into the sums as timing.c's close_window does), the last window
+   * still open. */
+  t.clk_sum = 1800.0 * 3e-3;
+  t.clk_weight = 3e-3;
+  t.window_mhz = 1400.0;
+  t.since_witness_s = 1e-3;
+  CHECK(fabs(sb_timer_clock_mhz(&t) - 1700.0) < 1e-9);
+  t.since_witness_s = 0; /* a reading that covers no sample weighs nothing */
+  CHECK(fabs(sb_timer_clock_mhz(&t) - 1800.0) < 1e-9);
+}
