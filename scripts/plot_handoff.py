@@ -3,7 +3,7 @@
 
     scripts/plot_handoff.py MAP.csv [MAP.csv ...] --out DIR
 
-MAP.csv is what `SB_HANDOFF_MAP=MAP.csv syncbench --filter '^barrier/flag_handoff'`
+MAP.csv (or .csv.xz) is what `SB_HANDOFF_MAP=MAP.csv syncbench --filter '^barrier/flag_handoff'`
 appends: one line per probe of a sweep row (variant, block_threads, probe,
 sm_a, sm_b, place, cycles_per_op, gpu_uuid, commit). Writes DIR/handoff_map.png,
 a row of panels per variant:
@@ -14,7 +14,7 @@ a row of panels per variant:
   by place    one-way cycles by the flag's 2 MiB page (x: page), every probe
               of that page, so a slow page or L2 slice shows as a column
 
-The row's gated figure is the median over the probes (the dashed line).
+The row's gated figure is the mean over the probes (the dashed line).
 Each process that wrote a map is one run; runs are drawn over each other.
 A malformed map gets one line naming the file and the problem, exit 2.
 """
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import lzma
 import os
 import statistics
 import sys
@@ -41,7 +42,8 @@ class MapError(ValueError):
 def read_map(path):
     """Rows of one map: dicts with ints and a float cycles_per_op."""
     try:
-        with open(path, newline="", encoding="utf-8") as f:
+        opener = lzma.open if path.endswith(".xz") else open
+        with opener(path, "rt", newline="", encoding="utf-8") as f:
             reader = csv.DictReader(f)
             missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
             if missing:
@@ -55,8 +57,8 @@ def read_map(path):
                                  "run": path})
                 except (TypeError, ValueError):
                     raise MapError(f"{path}:{n}: a cell is not a number: {r}") from None
-    except OSError as e:
-        raise MapError(f"{path}: {e.strerror}") from None
+    except (OSError, lzma.LZMAError) as e:
+        raise MapError(f"{path}: {getattr(e, 'strerror', None) or e}") from None
     if not rows:
         raise MapError(f"{path}: no probes")
     return rows
@@ -93,9 +95,9 @@ def plot(rows, outdir):
                        color=color, alpha=0.6, label=f"across the chip, from SM x{tag}")
             ax_place.plot([p["place"] // PAGE for p in probes], [p["cycles"] for p in probes], ls="none",
                           marker=".", color=color, label=f"every probe{tag}")
-            med = statistics.median(p["cycles"] for p in probes)
+            mean = statistics.fmean(p["cycles"] for p in probes)
             for ax in (ax_sm, ax_place):
-                ax.axhline(med, ls="--", lw=0.8, color=color)
+                ax.axhline(mean, ls="--", lw=0.8, color=color)
         ax_sm.set_title(f"{variant}: by SM pair")
         ax_sm.set_xlabel("SM")
         ax_place.set_title(f"{variant}: by the flag's 2 MiB page")
@@ -103,7 +105,7 @@ def plot(rows, outdir):
         for ax in (ax_sm, ax_place):
             ax.set_ylabel("cycles, one way")
             ax.legend(fontsize=7)
-    fig.suptitle("Flag hand-off between SMs, per probe (dashed: the median, the row's figure)")
+    fig.suptitle("Flag hand-off between SMs, per probe (dashed: the mean, the row's figure)")
     os.makedirs(outdir, exist_ok=True)
     return sbplot.save(fig, os.path.join(outdir, "handoff_map.png"))
 
