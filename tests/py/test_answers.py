@@ -316,14 +316,14 @@ def test_devscan_names_the_fastest_non_ceiling_strategy_per_size(tmp_path):
 
 def test_the_answers_say_how_each_ceiling_ratio_is_read():
     """The words come from each family's variant table (ceiling_reading):
-    gemm's fastest samples, devscan's block median; README says both."""
+    gemm's lower quartiles, devscan's block median; README says both."""
     import sbvariants
     for family in ("gemm", "devscan"):
         reading = sbvariants.family(family).ceiling_reading
         assert answers.paired_text(family) == f"paired samples, {answers.READING_TEXT[reading]}"
     assert answers.paired_text("scan") == "paired samples"  # no ceiling: no reading named
     readme = " ".join(open(os.path.join(ROOT, "README.md"), encoding="utf-8").read().split())
-    assert "the ratio of the two sides' fastest samples" in readme
+    assert "the ratio of the two sides' lower quartiles" in readme
     assert "the median of the v c c v block ratios" in readme
 
 

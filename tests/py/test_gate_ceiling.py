@@ -125,9 +125,10 @@ def test_three_percent_slower_gemm_variant_against_the_other_lease(base_path, la
     # 5% between the leases (the H200 pair's cuBLAS at 4096^3 and 8192^3,
     # at the power cap); every variant's paired ratio is gated.
     # the pair's own regressions (COMMITTED_PAIR_FAILS) stand in every plant below
-    fails = COMMITTED_PAIR_FAILS.get(os.path.basename(os.path.dirname(base_path)), set())
-    assert aa.gate_failures() == len(fails) and aa.unjudged == []
+    # and the points results/accepted.csv accepts for this pair (not applied here)
+    assert aa.unjudged == []
     standing = keys(m.base for m in aa.regressions)
+    assert all(m.base["family"] != GEMM or m.base["variant"] != "cublas" for m in aa.regressions)
     assert all(m.base["variant"] == "cublas" for m in aa.power_state_differs)
     figure = {sbcsv.key(m.base): m.gated for m in aa.matches}
     shift = {sbcsv.key(m.base): m.shift_threshold for m in aa.matches}
@@ -143,7 +144,7 @@ def test_three_percent_slower_gemm_variant_against_the_other_lease(base_path, la
         # with the bands, as the gate between two chips reads it (compare.py)
         cmp = sbcompare.compare(base, scaled_run(latest, pick, 1.03), bands=bands)
         got = keys(m.base for m in cmp.regressions) - (standing - want)
-        assert all(m.figure == "paired" for m in cmp.regressions), variant
+        assert all(m.figure == "paired" for m in cmp.regressions if m.base["family"] == GEMM), variant
         if len(want) < sbcompare.VARIANT_MIN_POINTS:  # rule B needs that many; 3% is under rule A's bar
             # unless the lease change had already moved the point that far
             # the same way: then the plant takes it beyond its point band

@@ -198,7 +198,7 @@ def test_same_gpu_twice_is_refused(tmp_path):
 
 
 def test_bad_csv_exits_2_with_file_line_column(tmp_path):
-    bad = transformed(tmp_path, lambda r: dict(r, schema_version="9") if r["iters"] == "4" else r)
+    bad = transformed(tmp_path, lambda r: dict(r, schema_version="99") if r["iters"] == "4" else r)
     rc, _, err = run_report(bad, "--results", tmp_path)
     assert rc == 2 and err.startswith(f"report.py: {bad}:4: column 'schema_version'")
     assert "Traceback" not in err
