@@ -122,28 +122,27 @@ def test_the_flush_is_read_or_memset(syncbench, tmp_path, value, code):
         assert line == f"syncbench: SB_FLUSH={value}: the L2 flush is `read` (the default), `memset`, `discard` or `none`"
 
 
-@pytest.mark.parametrize("value, code", [("", 3), ("2", 3), ("1", 3), ("64", 3), ("0", 2), ("65", 2), ("4x", 2)])
-def test_the_flush_size_is_a_whole_number_of_l2s(syncbench, tmp_path, value, code):
-    # SB_FLUSH_L2S sizes the flush buffer in L2s (2 by default); anything but
-    # a whole number 1-64 is refused with one line before the GPU check.
-    r = run("--quick", cwd=tmp_path, env_extra={"SB_FLUSH_L2S": value})
+# Whole-number settings read from the environment: (variable, value, exit
+# code, what a refusal says after "syncbench: VAR=value: "). SB_FLUSH_L2S
+# sizes the flush buffer in L2s (2 by default), SB_HOLD_STREAMS the streams a
+# held sample rotates over (8); anything out of range is refused with one
+# line before the GPU check (3: no GPU here, the value was taken).
+WHOLE_NUMBER_ENVS = [
+    ("SB_FLUSH_L2S", "the flush buffer's size in L2s is a whole number 1-64",
+     [("", 3), ("2", 3), ("1", 3), ("64", 3), ("0", 2), ("65", 2), ("4x", 2)]),
+    ("SB_HOLD_STREAMS", "the streams a held sample rotates over are a whole number 1-32",
+     [("", 3), ("8", 3), ("1", 3), ("32", 3), ("0", 2), ("33", 2), ("x", 2)]),
+]
+
+
+@pytest.mark.parametrize("env, says, value, code", [(e, s, v, c) for e, s, cases in WHOLE_NUMBER_ENVS
+                                                    for v, c in cases])
+def test_whole_number_settings_out_of_range_are_refused(syncbench, tmp_path, env, says, value, code):
+    r = run("--quick", cwd=tmp_path, env_extra={env: value})
     assert r.returncode == code, r.stderr
     assert len(r.stderr.splitlines()) == 1, r.stderr
     if code == 2:
-        assert r.stderr.strip() == (f"syncbench: SB_FLUSH_L2S={value}: the flush buffer's size in L2s "
-                                    "is a whole number 1-64")
-
-
-@pytest.mark.parametrize("value, code", [("", 3), ("8", 3), ("1", 3), ("32", 3), ("0", 2), ("33", 2), ("x", 2)])
-def test_the_held_streams_are_a_whole_number_1_to_32(syncbench, tmp_path, value, code):
-    # SB_HOLD_STREAMS: the streams a held sample rotates over (8 by default);
-    # anything else is refused with one line before the GPU check.
-    r = run("--quick", cwd=tmp_path, env_extra={"SB_HOLD_STREAMS": value})
-    assert r.returncode == code, r.stderr
-    assert len(r.stderr.splitlines()) == 1, r.stderr
-    if code == 2:
-        assert r.stderr.strip() == (f"syncbench: SB_HOLD_STREAMS={value}: the streams a held sample "
-                                    "rotates over are a whole number 1-32")
+        assert r.stderr.strip() == f"syncbench: {env}={value}: {says}"
 
 
 def test_no_gpu_message_says_what_to_check(syncbench, tmp_path):
