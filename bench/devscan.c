@@ -164,7 +164,7 @@ const sb_family sb_family_devscan = {
     .flags = SB_FF_WORKSPACE_STATE, /* tile counter and status words, numbered by launch */
     .variants = &sb_devscan_variants,
     .ceiling_column = "pct_of_cub", /* cub's row, timed paired with each variant */
-    /* memory-bound: the block median moved least between leases */
+    /* memory-bound: the block median moved least between two GPUs of one model */
     .ceiling_reading = SB_RATIO_BLOCK_MEDIAN,
     .default_axes = {[SB_AXIS_N] = "1M,16M,256M",
                      [SB_AXIS_BLOCK] = "128,256,512",

@@ -32,7 +32,7 @@
  *    gemm's pct_of_cublas is now the ratio of the two sides' fastest
  *    samples (over the same interleaved v c c v pairs); devscan's
  *    pct_of_cub stays the median of block ratios. Each reading is the one
- *    that moved least between two leases (docs/REGRESSIONS.md). Columns
+ *    that moved least between two GPUs of one model (docs/REGRESSIONS.md). Columns
  *    unchanged.
  * 7: the splits axis takes `auto` (the launcher picks the count from the
  *    shape, the tile and the SM count: kernels/gemm/gemm_schedule_math.h's

@@ -175,7 +175,7 @@ static void setup_pair(runner *r, const sb_point *p, sb_point *cp, sb_launch *PL
  * (half each: a paired point costs the GPU time of an unpaired one), but
  * it is long enough for SB_MIN_PAIRS pairs (a large GEMM gets ~40 samples
  * from the minimum time alone, too few for its paired ratio to hold
- * across leases); one sample of the variant, outside the
+ * across machines); one sample of the variant, outside the
  * statistics, sizes it. */
 static double paired_min_time(runner *r) {
   if (!r->timer.pair_fn || r->opt->min_time_s <= 0) return r->opt->min_time_s;

@@ -86,7 +86,7 @@ static inline int sb_gemm_cluster_n(int shape) { return shape == SB_GEMM_CLUSTER
 /* The stages the split-K and stream-K variants compile per tile (ws_tma_wgmma's
  * best). 64 x 128: 8, the only stages any variant compiles for it: the
  * bytes in flight of 6 stages of 128 x 128 (192 KiB). Against 6 stages, in
- * one lease (H100, 4ffa7c2, proofs/tile64_4ffa7c2): +1 to +8 points of
+ * one machine (H100, 4ffa7c2, proofs/tile64_4ffa7c2): +1 to +8 points of
  * cuBLAS at 128^2 x 16k-64k, where a block streams 16-32 k-tiles; within
  * 1 point at 8k; at 256^2 mostly +1 to +4, but splitk_reduce at 16 slices
  * -2 to -5 at 16k-32k. */

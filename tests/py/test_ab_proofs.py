@@ -1,4 +1,4 @@
-"""The committed A/B proofs (results/<gpu>/proofs/ab_*/lease*/, made by
+"""The committed A/B proofs (results/<gpu>/proofs/ab_*/<run>/, made by
 scripts/ab_proof.sh on real GPUs) read as the gate reads an A/B run: every
 A/A run passes with nothing flagged, and every point the plant slowed by 3%
 or more is flagged, nothing else (issue 27's criteria, docs/REGRESSIONS.md)."""
@@ -14,48 +14,50 @@ sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import bands  # noqa: E402
 import sbcompare  # noqa: E402
 
-LEASES = sorted(glob.glob(os.path.join(ROOT, "results", "*", "proofs", "ab_*", "lease*")))
+PROOF_DIRS = sorted(d for d in glob.glob(os.path.join(ROOT, "results", "*", "proofs", "ab_*", "*"))
+                    if os.path.isdir(d))
 PLANT = ("scan", "pingpong")  # make PLANT_SLOWDOWN=1: one extra barrier per step
-# The runs each lease holds (a lease may hold some of them: ab_proof.sh's
-# steps ran over two or three leases), and the points each must have: the
-# default sweep, --quick, the default sweep's reference|gemm, and its
-# reference|gemm|barrier|devscan (issue 36's proof, ab_16d0f95).
-MIN_POINTS = {"aa": 1000, "quick": 150, "aa_gemm": 250, "aa_gate": 500}
+# The runs each proof folder holds (one machine's; a proof may spread its
+# steps over two or three machines), and the points each must have: the
+# default sweep, --quick, the default sweep's reference|gemm, and a gate run
+# of a few families (reference|gemm|barrier|devscan in issue 36's proof,
+# ab_16d0f95; reference and the barrier families in ab_d8effe2/runB).
+MIN_POINTS = {"aa": 1000, "quick": 150, "aa_gemm": 250, "aa_gate": 300}
 
 
-def run_file(lease, kind, side):
+def run_file(proof, kind, side):
     """A side's CSV of a run, as committed: <kind>_<side>.csv or .csv.xz."""
-    path = os.path.join(lease, f"{kind}_{side}.csv")
+    path = os.path.join(proof, f"{kind}_{side}.csv")
     return path if os.path.exists(path) or not os.path.exists(path + ".xz") else path + ".xz"
 
 
-RUNS = [(lease, kind) for lease in LEASES for kind in MIN_POINTS
-        if os.path.exists(run_file(lease, kind, "a"))]
+RUNS = [(proof, kind) for proof in PROOF_DIRS for kind in MIN_POINTS
+        if os.path.exists(run_file(proof, kind, "a"))]
 # The runs the A/B bands are measured from: those of the protocol the gate
 # judges (retakes on, scripts/bands.py); the earlier ones (fbb4b06) keep
 # moves the protocol now retakes.
-BANDED = [(lease, kind) for lease, kind in RUNS
-          if bands.retakes_on(os.path.join(lease, f"{kind}_ab.txt"))]
-PLANTS = [lease for lease in LEASES if os.path.exists(os.path.join(lease, "plant_a.csv"))]
-SWEEPS = [lease for lease in LEASES if os.path.exists(os.path.join(lease, "default.csv"))]
+BANDED = [(proof, kind) for proof, kind in RUNS
+          if bands.retakes_on(os.path.join(proof, f"{kind}_ab.txt"))]
+PLANTS = [proof for proof in PROOF_DIRS if os.path.exists(os.path.join(proof, "plant_a.csv"))]
+SWEEPS = [proof for proof in PROOF_DIRS if os.path.exists(os.path.join(proof, "default.csv"))]
 
 
-def gate(lease, kind, interleaved=True):
+def gate(proof, kind, interleaved=True):
     """As compare.py --gate [--interleaved] reads the run, with the bands."""
-    base = sbcompare.load_run(run_file(lease, kind, "a"))
-    new = sbcompare.load_run(run_file(lease, kind, "b"))
+    base = sbcompare.load_run(run_file(proof, kind, "a"))
+    new = sbcompare.load_run(run_file(proof, kind, "b"))
     # the bands of the run's kernels (results/band_epochs.csv), out of sample
     return sbcompare.compare(base, new, bands=bands.for_pair(base, new), interleaved=interleaved)
 
 
 def test_there_are_proofs_of_three_leases():
-    assert len(LEASES) >= 3
+    assert len(PROOF_DIRS) >= 3
 
 
 def test_every_lease_holds_a_run_and_the_plant_ran_on_three():
     # (ab_16d0f95's leaseA holds issue 36's plant: plant36_*, its own test;
-    # ab_54fa7a1's leaseB a fresh lease's plain default sweep, default.csv)
-    assert {lease for lease, _ in RUNS} | set(SWEEPS) == set(LEASES)
+    # ab_54fa7a1's leaseB a fresh proof's plain default sweep, default.csv)
+    assert {proof for proof, _ in RUNS} | set(SWEEPS) == set(PROOF_DIRS)
     assert len(PLANTS) >= 3
 
 
@@ -63,25 +65,29 @@ def test_every_lease_holds_a_run_and_the_plant_ran_on_three():
 # others (out of sample: none sets the band that judges it), (variant,
 # verdict): points; every other run flags nothing. The launch-rate prices
 # (kernel_boundary_*) and the flag hand-off move more between two contexts
-# than the other runs' bands allow (issue 52, item 1); split-K and stream-K
-# are their kernels before 910219a (one grid-wide ticket).
+# than the other runs' bands allow (issue 52, item 1; at d8effe2 the hand-off
+# holds, the held stream boundary and the graph's modes still move);
+# split-K and stream-K are their kernels before 910219a (one grid-wide ticket).
 OUT_OF_SAMPLE_FLAGS = {
-    "h100-80gb-hbm3/ab_16d0f95/leaseA:aa_gate": {("barrier/kernel_boundary_stream", "slower"): 4},
-    "h100-80gb-hbm3/ab_16d0f95/leaseB:aa_gate": {("barrier/kernel_boundary_pdl", "faster"): 1,
-                                                 ("gemm/ws_tma_wgmma_pingpong", "faster"): 1},
-    "h100-80gb-hbm3/ab_a973f88/leaseA:quick": {("barrier/flag_handoff", "slower"): 1},
-    "h100-80gb-hbm3/ab_a973f88/leaseB:aa": {("gemm/streamk", "faster"): 7},
-    "h200/ab_e6f97b9/leaseB:aa_gate": {("barrier/kernel_boundary_pdl", "slower"): 5,
-                                       ("barrier/kernel_boundary_stream", "slower"): 3, ("gemm/streamk", "faster"): 1},
-    "h200/ab_f5ffa93/leaseA:aa_gate": {("gemm/splitk_serial", "faster"): 1},
-    "h200/ab_f5ffa93/leaseB:aa_gate": {("gemm/streamk", "faster"): 1}}
+    'h100-80gb-hbm3/ab_16d0f95/leaseA:aa_gate': {('barrier/kernel_boundary_stream', 'slower'): 4},
+    'h100-80gb-hbm3/ab_16d0f95/leaseB:aa_gate': {('barrier/kernel_boundary_pdl', 'faster'): 1, ('gemm/ws_tma_wgmma_pingpong', 'faster'): 1},
+    'h100-80gb-hbm3/ab_a973f88/leaseA:quick': {('barrier/flag_handoff', 'slower'): 1},
+    'h100-80gb-hbm3/ab_a973f88/leaseB:aa': {('gemm/streamk', 'faster'): 7},
+    'h200/ab_3880117/discard:aa_gate': {('gemm/splitk_serial', 'slower'): 1},
+    'h200/ab_52efaa9/read8:aa_gate': {('barrier/flag_handoff', 'faster'): 3, ('barrier/grid_sync', 'slower'): 5, ('gemm/single', 'faster'): 1},
+    'h200/ab_d8effe2/runA:aa_gate': {('barrier/kernel_boundary_graph', 'slower'): 1},
+    'h200/ab_d8effe2/runB:aa_gate': {('barrier/kernel_boundary_stream', 'slower'): 6},
+    'h200/ab_e6f97b9/leaseB:aa_gate': {('barrier/kernel_boundary_pdl', 'slower'): 5, ('barrier/kernel_boundary_stream', 'slower'): 3, ('gemm/streamk', 'faster'): 1},
+    'h200/ab_f5ffa93/leaseA:aa_gate': {('gemm/splitk_serial', 'faster'): 1},
+    'h200/ab_f5ffa93/leaseB:aa_gate': {('gemm/streamk', 'faster'): 1},
+}
 
 
-@pytest.mark.parametrize("lease,kind", BANDED, ids=lambda v: os.path.basename(v) if os.sep in str(v) else v)
-def test_an_aa_run_by_ab_judged_out_of_sample_flags_only_what_is_listed(lease, kind):
-    cmp = gate(lease, kind)
+@pytest.mark.parametrize("proof,kind", BANDED, ids=lambda v: os.path.basename(v) if os.sep in str(v) else v)
+def test_an_aa_run_by_ab_judged_out_of_sample_flags_only_what_is_listed(proof, kind):
+    cmp = gate(proof, kind)
     assert len(cmp.matches) > MIN_POINTS[kind]
-    name = os.path.relpath(lease, os.path.join(ROOT, "results")).replace("/proofs/", "/") + ":" + kind
+    name = os.path.relpath(proof, os.path.join(ROOT, "results")).replace("/proofs/", "/") + ":" + kind
     flagged = collections.Counter(("/".join(sbcompare.by_variant(m)), m.verdict) for m in cmp.matches if m.verdict)
     assert dict(flagged) == OUT_OF_SAMPLE_FLAGS.get(name, {})
     assert cmp.broken == [] and cmp.only_base == [] and cmp.only_new == []
@@ -91,9 +97,9 @@ def test_an_aa_run_by_ab_judged_out_of_sample_flags_only_what_is_listed(lease, k
     assert all(not sbcompare.two_chips(m.base, m.new) for m in cmp.matches)
 
 
-@pytest.mark.parametrize("lease", PLANTS, ids=os.path.basename)
-def test_the_plant_is_flagged_where_it_slowed_3pct_and_nowhere_else(lease):
-    cmp = gate(lease, "plant")
+@pytest.mark.parametrize("proof", PLANTS, ids=os.path.basename)
+def test_the_plant_is_flagged_where_it_slowed_3pct_and_nowhere_else(proof):
+    cmp = gate(proof, "plant")
     planted = [m for m in cmp.matches if sbcompare.by_variant(m) == PLANT]
     big = [m for m in planted if m.gated >= 1.03]
     assert len(big) >= 10
@@ -104,26 +110,26 @@ def test_the_plant_is_flagged_where_it_slowed_3pct_and_nowhere_else(lease):
 
 def test_the_ceiling_is_what_moves_between_two_contexts():
     # Why an A/B run reads a ceiling family on the variant's own samples: on
-    # lease 2 the paired ratio itself (cuBLAS/CUB timed in each side's own
+    # proof 2 the paired ratio itself (cuBLAS/CUB timed in each side's own
     # context) flags points of an A/A run, the variants' own samples none.
-    lease = next(p for p in LEASES if p.endswith("lease2"))
-    paired = gate(lease, "aa", interleaved=False)
+    proof = next(p for p in PROOF_DIRS if p.endswith("lease2"))
+    paired = gate(proof, "aa", interleaved=False)
     assert any(m.verdict == "slower" and m.figure == "paired" for m in paired.matches)
-    own = gate(lease, "aa")
+    own = gate(proof, "aa")
     assert {m.figure for m in own.matches if m.column} <= {"fastest", "time"}
 
 
 def test_grid_sync_is_judged_by_its_wide_ab_band():
     # Without bands, barrier/grid_sync (a cooperative grid barrier whose
     # memory the driver places per context) is flagged in A/A runs: 5.7%
-    # faster on the second context of lease 3. With them it is judged by its
+    # faster on the second context of proof 3. With them it is judged by its
     # own A/B band, wider than scan/pingpong's, and nothing is flagged.
-    lease = next(p for p in LEASES if p.endswith("lease3"))
-    base = sbcompare.load_run(os.path.join(lease, "aa_a.csv"))
-    new = sbcompare.load_run(os.path.join(lease, "aa_b.csv"))
+    proof = next(p for p in PROOF_DIRS if p.endswith("lease3"))
+    base = sbcompare.load_run(os.path.join(proof, "aa_a.csv"))
+    new = sbcompare.load_run(os.path.join(proof, "aa_b.csv"))
     bare = sbcompare.compare(base, new, interleaved=True)
     assert ("barrier", "grid_sync") in {sbcompare.by_variant(m) for m in bare.matches if m.verdict}
-    assert [m for m in gate(lease, "aa").matches if m.verdict] == []
+    assert [m for m in gate(proof, "aa").matches if m.verdict] == []
     table = sbcompare.load_bands()
     assert (table.own(base.gpu_name, "ab", "barrier", "grid_sync").point
             > table.own(base.gpu_name, "ab", "scan", "pingpong").point)
