@@ -80,12 +80,35 @@ def table_rows(path=TABLE):
         return list(csv.DictReader(line for line in f if not line.startswith("#")))
 
 
+_RUNS, _PAIR_BANDS = {}, {}
+
+
+def load(path):
+    """A run, read once per session when it is committed (a planted copy,
+    under tmp_path, is read each time)."""
+    if not os.path.abspath(path).startswith(os.path.join(ROOT, "results")):
+        return sbcompare.load_run(path)
+    if path not in _RUNS:
+        _RUNS[path] = sbcompare.load_run(path)
+    return _RUNS[path]
+
+
+def own_bands(base, new):
+    """bands.for_pair(base, new), derived once per pair of runs: a planted
+    copy of a committed run is the same run (commit, chip, time) to it."""
+    key = tuple((r.provenance("commit"), r.provenance("run_utc"), tuple(sorted(r.gpu_uuids())))
+                for r in (base, new))
+    if key not in _PAIR_BANDS:
+        _PAIR_BANDS[key] = bands.for_pair(base, new)
+    return _PAIR_BANDS[key]
+
+
 def gate(base, new, interleaved=False, table=None):
     """table: a band table's path, or a table (bands.bands_as_of's); by
     default the pair's own (pair_table)."""
-    base, new = sbcompare.load_run(base), sbcompare.load_run(new)
+    base, new = load(base), load(new)
     if table is None:
-        table = bands.for_pair(base, new)
+        table = own_bands(base, new)
     return sbcompare.compare(base, new, interleaved=interleaved,
                              bands=sbcompare.load_bands(table) if isinstance(table, str) else table)
 
@@ -93,8 +116,8 @@ def gate(base, new, interleaved=False, table=None):
 def pair_table(base, new):
     """The bands a committed pair (or a copy of it, planted) is judged by:
     out of sample, of its time (bands.for_pair, as of its runs)."""
-    base, new = sbcompare.load_run(base), sbcompare.load_run(new)
-    return bands.for_pair(base, new).as_of(max(base.provenance("run_utc"), new.provenance("run_utc")))
+    base, new = load(base), load(new)
+    return own_bands(base, new).as_of(max(base.provenance("run_utc"), new.provenance("run_utc")))
 
 
 def variants_with(path, at_least=1):
@@ -107,9 +130,16 @@ def variants_with(path, at_least=1):
 
 # ------------------------------------------------------------ the table
 
-def test_check_says_the_committed_table_is_current():
-    p = subprocess.run([sys.executable, BANDS, "--check"], capture_output=True, text=True,
-                       timeout=300)
+@pytest.fixture(scope="module")
+def committed_check():
+    """`bands.py --check` on the committed table, run once for the tests
+    that read what it says."""
+    return subprocess.run([sys.executable, BANDS, "--check"], capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_check_says_the_committed_table_is_current(committed_check):
+    p = committed_check
     assert p.returncode == 0, p.stderr
     assert "is current" in p.stdout
 
@@ -149,7 +179,7 @@ def test_every_band_is_its_margin_times_its_quantile_move_capped():
         assert r["pairing"] in sbcompare.PAIRINGS
 
 
-def test_no_band_is_over_the_cap_and_the_ones_written_at_it_are_listed():
+def test_no_band_is_over_the_cap_and_the_ones_written_at_it_are_listed(committed_check):
     """No band of results/bands.csv over 10%; the variants whose A/A data
     would need more are written at the cap and marked (OVER_CAP: their
     measurement is to be fixed, issue 52), and bands.py --check names each."""
@@ -158,7 +188,7 @@ def test_no_band_is_over_the_cap_and_the_ones_written_at_it_are_listed():
     over = {(r["gpu_name"].split()[1], r["pairing"], f"{r['family']}/{r['variant']}")
             for r in rows if r[sbcompare.BAND_OVER_CAP_COLUMN]}
     assert over == OVER_CAP
-    p = subprocess.run([sys.executable, BANDS, "--check"], capture_output=True, text=True, timeout=300)
+    p = committed_check
     assert p.returncode == 0, p.stderr
     named = [line for line in p.stdout.splitlines() if "over the 10% cap" in line]
     assert len(named) == sum(1 for r in rows if r[sbcompare.BAND_OVER_CAP_COLUMN])
