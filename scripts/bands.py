@@ -529,7 +529,7 @@ PROOF = os.path.join("h100-80gb-hbm3", "proofs", "ab_16d0f95")
 AA_PROOFS = (PROOF, os.path.join("h100-80gb-hbm3", "proofs", "ab_54fa7a1"),
              os.path.join("h200", "proofs", "ab_e6f97b9"), os.path.join("h200", "proofs", "ab_f5ffa93"),
              os.path.join("h200", "proofs", "ab_3880117"), os.path.join("h200", "proofs", "ab_52efaa9"),
-             os.path.join("h200", "proofs", "ab_910219a"))
+             os.path.join("h200", "proofs", "ab_910219a"), os.path.join("h200", "proofs", "ab_d8effe2"))
 PLANTED = ("gemm/splitk_serial", "gemm/streamk", "scan/pingpong")
 
 
@@ -735,7 +735,7 @@ def doc_block(results=RESULTS):
            "gated with the bands of its kernels (`results/band_epochs.csv`), out of sample (those "
            "of the other A/A pairs, `bands.for_pair`); flagged: slower or faster beyond the band, "
            "the slower variants named:", "",
-           "| GPU, proof / machine (chip, L2 flush) | points | flagged | gemm own fastest sample: median / worst "
+           "| GPU, proof / machine (chip, L2 flush) | points | flagged | gemm own figure (fastest sample; from d8effe2 the lower quartile): median / worst "
            "| gemm points over 3% | every other point: median / worst |",
            "| --- | --- | --- | --- | --- | --- |", *aa_rows(results), "",
            "The plant (`make PLANT_SLOWDOWN=1`), A/B against the same commit over "
