@@ -162,19 +162,28 @@ long long sb_barrier_check_out(const void *out, long long iters, long long want,
   return sb_barrier_check_tally(out, iters, want, reporters, 1, detail, len);
 }
 
-long long sb_barrier_check_tally(const void *out, long long iters, long long want,
-                                 long long reporters, int need_cycles, char *detail, size_t len) {
-  const sb_barrier_head *h = out;
-  const sb_barrier_rec *r = (const sb_barrier_rec *)(h + 1);
+/* The header block 0 writes: its magic, the loop count the kernel ran
+ * (`what`: its unit) and a grid of lo..hi blocks. Returns 0, or -1 with the
+ * problem in detail. */
+static int check_head(const sb_barrier_head *h, long long iters, int lo, int hi, const char *what,
+                      char *detail, size_t len) {
   if (h->magic != SB_BARRIER_MAGIC) {
     snprintf(detail, len, "block 0 wrote no header (magic 0x%08x)", h->magic);
     return -1;
   }
-  if ((long long)h->iters != iters || h->grid_blocks < 1 || h->grid_blocks > SB_BARRIER_MAX_BLOCKS) {
-    snprintf(detail, len, "header says %u blocks, %u iters; want 1..%d blocks, %lld iters",
-             h->grid_blocks, h->iters, SB_BARRIER_MAX_BLOCKS, iters);
+  if ((long long)h->iters != iters || h->grid_blocks < (uint32_t)lo || h->grid_blocks > (uint32_t)hi) {
+    snprintf(detail, len, "header says %u blocks, %u %s; want %d..%d blocks, %lld %s", h->grid_blocks,
+             h->iters, what, lo, hi, iters, what);
     return -1;
   }
+  return 0;
+}
+
+long long sb_barrier_check_tally(const void *out, long long iters, long long want,
+                                 long long reporters, int need_cycles, char *detail, size_t len) {
+  const sb_barrier_head *h = out;
+  const sb_barrier_rec *r = (const sb_barrier_rec *)(h + 1);
+  if (check_head(h, iters, 1, SB_BARRIER_MAX_BLOCKS, "iters", detail, len) != 0) return -1;
   long long bad = 0, first = -1;
   for (long long b = 0; b < h->grid_blocks; ++b) {
     int ok = r[b].ok_min == (uint32_t)want && r[b].ok_max == (uint32_t)want &&
@@ -200,15 +209,7 @@ const sb_handoff_probe *sb_barrier_sweep_probes(const void *out) {
 
 long long sb_barrier_check_sweep(const void *out, long long iters, char *detail, size_t len) {
   const sb_barrier_head *h = out;
-  if (h->magic != SB_BARRIER_MAGIC) {
-    snprintf(detail, len, "block 0 wrote no header (magic 0x%08x)", h->magic);
-    return -1;
-  }
-  if ((long long)h->iters != iters || h->grid_blocks < 2 || h->grid_blocks > SB_HANDOFF_MAX_SMS) {
-    snprintf(detail, len, "header says %u blocks, %u round trips a probe; want 2..%d blocks, %lld",
-             h->grid_blocks, h->iters, SB_HANDOFF_MAX_SMS, iters);
-    return -1;
-  }
+  if (check_head(h, iters, 2, SB_HANDOFF_MAX_SMS, "round trips a probe", detail, len) != 0) return -1;
   const int n = (int)h->grid_blocks;
   const long long probes = sb_handoff_probes(n);
   const sb_handoff_probe *q = sb_barrier_sweep_probes(out);

@@ -289,7 +289,7 @@ static int stencil_verify(const sb_point *p, const sb_check *check, const void *
   .make_input = stencil_make_input,          \
   .verify = stencil_verify
 
-/* 16M floats: 64 MiB in + 64 MiB out, past any L2, at iters = 1. */
+/* 16M floats in + 16M out (4 bytes each), past any L2, at iters = 1. */
 const sb_family sb_family_stencil = {
     .name = "stencil",
     .summary = "iters Jacobi steps of a 3-point mean over each block's tile of block_threads x elems_per_thread floats in shared memory",

@@ -338,27 +338,25 @@ int sb_flush_method(void) {
   return !strcmp(env, "memset") ? SB_FLUSH_MEMSET : SB_FLUSH_UNKNOWN;
 }
 
+/* A whole-number setting from the environment: dflt when unset or empty,
+ * 0 when it is not a whole number in lo..hi (main refuses it at start). */
+static int env_whole(const char *name, int dflt, long lo, long hi) {
+  const char *env = getenv(name);
+  if (!env || !*env) return dflt;
+  char *end;
+  const long v = strtol(env, &end, 10);
+  return *end || v < lo || v > hi ? 0 : (int)v;
+}
+
 /* SB_HOLD_STREAMS: the streams a held sample rotates over, 1-32 (default
  * SB_HOLD_STREAMS, harness/timing.h); 0 when not a whole number in that
  * range (refused at start). */
-int sb_hold_streams(void) {
-  const char *env = getenv("SB_HOLD_STREAMS");
-  if (!env || !*env) return SB_HOLD_STREAMS;
-  char *end;
-  const long v = strtol(env, &end, 10);
-  return *end || v < 1 || v > 32 ? 0 : (int)v;
-}
+int sb_hold_streams(void) { return env_whole("SB_HOLD_STREAMS", SB_HOLD_STREAMS, 1, 32); }
 
 /* SB_FLUSH_L2S: the flush buffer's size in L2s, 1-64 (default 2); 0 when
  * it is not a whole number in that range (refused at start). A probe of
  * whether twice the L2 empties it. */
-int sb_flush_l2s(void) {
-  const char *env = getenv("SB_FLUSH_L2S");
-  if (!env || !*env) return 2;
-  char *end;
-  const long v = strtol(env, &end, 10);
-  return *end || v < 1 || v > 64 ? 0 : (int)v;
-}
+int sb_flush_l2s(void) { return env_whole("SB_FLUSH_L2S", 2, 1, 64); }
 
 /* SB_REPLACE (the re-placement probe, docs/gate-details.md): the
  * letters of what every point allocates anew, somewhere else, before it
