@@ -460,20 +460,22 @@ int sb_barrier_sweep_map(const sb_point *p, const void *out, long long probes, c
 
 /* A kernel boundary: the host timed `iters` launches (or one graph of
  * `iters` nodes; or `iters` programmatic dependent launches, SB_VF_PDL) per
- * sample; per boundary = the median / iters, in ns and in cycles at the SM
- * clock measured over the samples. */
+ * sample, in the context the timer chose for them (sb_context_note: how);
+ * per boundary = the median / iters, in ns and in cycles at the SM clock
+ * measured over the samples. */
 static int boundary_derive(const sb_point *p, long long blocks, sb_row *row) {
   const long long iters = p->axis[SB_AXIS_ITERS];
   row->ns_per_op = row->median_us * 1000.0 / (double)iters;
   if (!isnan(row->sm_clock_mhz) && row->sm_clock_mhz > 0)
     row->cycles_per_op = row->ns_per_op * row->sm_clock_mhz / 1000.0;
+  const char *where = sb_context_note();
   snprintf(row->detail, sizeof row->detail,
            "%s: a sample is %lld %slaunches of %lld blocks x %lld threads; per boundary = "
-           "median sample / %lld (quartiles %.1f..%.1f ns)",
+           "median sample / %lld (quartiles %.1f..%.1f ns)%s%s",
            p->variant->flags & SB_BARRIER_VF_HELD ? "held stream, GPU-paced" : "host-timed graph",
            iters, p->variant->flags & SB_VF_PDL ? "programmatic dependent (PDL) " : "", blocks,
            p->axis[SB_AXIS_BLOCK], iters, row->q1_us * 1000.0 / (double)iters,
-           row->q3_us * 1000.0 / (double)iters);
+           row->q3_us * 1000.0 / (double)iters, where[0] ? "; " : "", where);
   return 0;
 }
 

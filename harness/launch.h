@@ -106,6 +106,13 @@ struct sb_launch {
                                 stream is held (harness/timing.c), so the events time
                                 the GPU running them back to back, not the host
                                 issuing them (kernel_boundary_stream, _pdl) */
+  int in_context;            /* 1: time the samples in the timer's chosen context
+                                (harness/timing.c), not the process's own: where a
+                                context's launches cross a boundary is set when the
+                                context is made (the kernel-boundary rows) */
+  const void *context;       /* the context the samples are being timed in (an
+                                opaque key, NULL: the process's own): a launcher
+                                that built state in one context rebuilds it */
 };
 
 /* kernels/common/clock.cu: the SM clock right now, in MHz: clock64() ticks against %globaltimer over
@@ -123,6 +130,14 @@ cudaError_t sb_clock_witness(cudaStream_t stream, unsigned long long spin_ns,
  * then it writes 1 to *timed_out if the gate never opened. */
 cudaError_t sb_stream_hold(cudaStream_t stream, const volatile int *gate, int *timed_out,
                            unsigned long long timeout_ns);
+
+/* kernels/common/clock.cu: `launches` empty kernels of `blocks` x 32 threads in
+ * `stream`: the probe by which the timer picks the boundary rows' context. */
+cudaError_t sb_empty_launches(cudaStream_t stream, int blocks, int launches);
+
+/* harness/timing.c: how the boundary rows' context was picked, for their
+ * detail ("" until it was). */
+const char *sb_context_note(void);
 
 /* kernels/common/profile_mark.cu: an empty kernel on point_index + 1 blocks,
  * the marker that opens a point's profiled launch (--profile-warmup): a

@@ -65,3 +65,13 @@ extern "C" cudaError_t sb_stream_hold(cudaStream_t stream, const volatile int *g
   sb_hold_kernel<<<1, 1, 0, stream>>>(gate, timed_out, timeout_ns);
   return cudaGetLastError();
 }
+
+// The context probe (harness/timing.c): `launches` empty kernels of `blocks`
+// x 32 threads back to back in `stream`, the kernel-boundary rows' own
+// sequence, by which the timer picks the context those rows are timed in.
+__global__ void sb_empty_kernel() {}
+
+extern "C" cudaError_t sb_empty_launches(cudaStream_t stream, int blocks, int launches) {
+  for (int i = 0; i < launches; ++i) sb_empty_kernel<<<blocks, 32, 0, stream>>>();
+  return cudaGetLastError();
+}

@@ -1213,6 +1213,7 @@ static int boundary_pick(const long long *axis, sb_kernels *k, char *why, size_t
 // one), and the stream its launches are captured on.
 static cudaGraphExec_t boundary_exec[2];
 static const void *boundary_exec_out;  // the output buffer boundary_exec[1] writes
+static const void *boundary_exec_context;  // the context boundary_exec[0] was built in (L->context)
 static cudaStream_t boundary_capture;
 
 // `iters` launches of the point's kernel (L->bounded: the counting twin) on
@@ -1238,16 +1239,20 @@ static cudaError_t boundary_build(sb_launch *L, int bounded) {
   cudaGraphExec_t *exec = &boundary_exec[bounded];
   if (*exec) cudaGraphExecDestroy(*exec);
   *exec = nullptr;
-  cudaError_t e = boundary_capture ? cudaSuccess
-                                   : cudaStreamCreateWithFlags(&boundary_capture, cudaStreamNonBlocking);
+  // In another context (L->context), its untimed launch's idle stream
+  // captures: a stream captures only in its own context.
+  cudaError_t e = boundary_capture || L->context
+                      ? cudaSuccess
+                      : cudaStreamCreateWithFlags(&boundary_capture, cudaStreamNonBlocking);
+  const cudaStream_t capture = L->context ? L->stream : boundary_capture;
   cudaGraph_t g = nullptr;
-  if (e == cudaSuccess) e = cudaStreamBeginCapture(boundary_capture, cudaStreamCaptureModeThreadLocal);
+  if (e == cudaSuccess) e = cudaStreamBeginCapture(capture, cudaStreamCaptureModeThreadLocal);
   if (e == cudaSuccess) {
     const int keep = L->bounded;
     L->bounded = bounded;
-    const cudaError_t launched = boundary_enqueue(L, boundary_capture);
+    const cudaError_t launched = boundary_enqueue(L, capture);
     L->bounded = keep;
-    e = cudaStreamEndCapture(boundary_capture, &g);
+    e = cudaStreamEndCapture(capture, &g);
     if (launched != cudaSuccess) e = launched;
   }
   if (e == cudaSuccess) e = cudaGraphInstantiate(exec, g, 0);
@@ -1270,8 +1275,10 @@ static cudaError_t boundary_launch(sb_launch *L) {
     s.one_per_sm = L->axis[SB_AXIS_CONTENTION] != SB_CONT_FULL;
     const cudaError_t e = sb_launch_query(L, s);
     L->hold = (L->variant->flags & SB_BARRIER_VF_HELD) != 0;
+    L->in_context = 1;  // timed in the timer's chosen context (harness/timing.c)
     if (e != cudaSuccess || !Graph || L->skip[0] || L->blocks_per_sm == 0) return e;
     boundary_exec_out = nullptr;
+    boundary_exec_context = nullptr;
     return boundary_build(L, 0);
   }
   if (L->skip[0] || L->blocks_per_sm == 0) return cudaErrorInvalidConfiguration;
@@ -1282,6 +1289,11 @@ static cudaError_t boundary_launch(sb_launch *L) {
       const cudaError_t e = boundary_build(L, 1);
       if (e != cudaSuccess) return e;
       boundary_exec_out = L->out;
+    }
+    if (!L->bounded && boundary_exec_context != L->context) {  // a point's first launch in a context: untimed
+      const cudaError_t e = boundary_build(L, 0);
+      if (e != cudaSuccess) return e;
+      boundary_exec_context = L->context;
     }
     return cudaGraphLaunch(boundary_exec[L->bounded ? 1 : 0], L->stream);
   }
