@@ -355,6 +355,11 @@ int main(int argc, char **argv) {
             getenv("SB_HOLD_STREAMS"));
     return SB_EXIT_USAGE;
   }
+  if (sb_contexts() == 0) {
+    fprintf(stderr, "syncbench: SB_CONTEXTS=%s: the fresh contexts a worker tries are a whole number 1-64\n",
+            getenv("SB_CONTEXTS"));
+    return SB_EXIT_USAGE;
+  }
   if (sb_flush_l2s() == 0) {
     fprintf(stderr, "syncbench: SB_FLUSH_L2S=%s: the flush buffer's size in L2s is a whole number 1-64\n",
             getenv("SB_FLUSH_L2S"));
