@@ -106,13 +106,14 @@ struct sb_launch {
                                 stream is held (harness/timing.c), so the events time
                                 the GPU running them back to back, not the host
                                 issuing them (kernel_boundary_stream, _pdl) */
-  int in_context;            /* 1: time the samples on the stream the worker's context
-                                was chosen by (harness/timing.c): where a stream's
-                                launches cross a boundary is set when the context and
-                                the stream are made (the kernel-boundary rows) */
-  const void *context;       /* set while such a sample is timed (an opaque key, else
-                                NULL): a launcher that built state on another stream
-                                rebuilds it */
+  int in_context;            /* 1: time the samples on the timer's chosen stream of
+                                its chosen context (harness/timing.c), not the
+                                process's own: where a stream's launches cross a
+                                boundary is set when the context and the stream are
+                                made (the kernel-boundary rows) */
+  const void *context;       /* the context the samples are being timed in (an
+                                opaque key, NULL: the process's own): a launcher
+                                that built state in one context rebuilds it */
 };
 
 /* kernels/common/clock.cu: the SM clock right now, in MHz: clock64() ticks against %globaltimer over
@@ -135,8 +136,8 @@ cudaError_t sb_stream_hold(cudaStream_t stream, const volatile int *gate, int *t
  * `stream`: the probe by which the timer picks the boundary rows' context. */
 cudaError_t sb_empty_launches(cudaStream_t stream, int blocks, int launches);
 
-/* harness/timing.c: how the worker's context and the boundary rows' stream
- * were picked, for their detail ("" until they were). */
+/* harness/timing.c: how the boundary rows' context and stream were picked,
+ * for their detail ("" until they were). */
 const char *sb_context_note(void);
 
 /* kernels/common/profile_mark.cu: an empty kernel on point_index + 1 blocks,
@@ -160,8 +161,8 @@ int sb_flush_l2s(void);
 /* SB_HOLD_STREAMS (harness/runner.c): how many streams held samples rotate
  * over, 1-32 (default 8); 0 when the variable is not such a number. */
 int sb_hold_streams(void);
-/* SB_CONTEXTS (harness/runner.c): how many fresh contexts the worker tries,
- * 1-64 (default SB_CONTEXTS); 0 when the variable is not such a number. */
+/* SB_CONTEXTS (harness/runner.c): how many fresh contexts the boundary rows'
+ * one is chosen from, 1-64 (default SB_CONTEXTS); 0 when the variable is not such a number. */
 int sb_contexts(void);
 
 /* harness/runner.c: whether SB_REPLACE names `what` (the re-placement

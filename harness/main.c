@@ -356,7 +356,7 @@ int main(int argc, char **argv) {
     return SB_EXIT_USAGE;
   }
   if (sb_contexts() == 0) {
-    fprintf(stderr, "syncbench: SB_CONTEXTS=%s: the fresh contexts a worker tries are a whole number 1-64\n",
+    fprintf(stderr, "syncbench: SB_CONTEXTS=%s: the fresh contexts the boundary rows' one is chosen from are a whole number 1-64\n",
             getenv("SB_CONTEXTS"));
     return SB_EXIT_USAGE;
   }

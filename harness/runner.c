@@ -353,7 +353,7 @@ static int env_whole(const char *name, int dflt, long lo, long hi) {
  * range (refused at start). */
 int sb_hold_streams(void) { return env_whole("SB_HOLD_STREAMS", SB_HOLD_STREAMS, 1, 32); }
 
-/* SB_CONTEXTS: the fresh contexts a worker tries, 1-64 (default
+/* SB_CONTEXTS: the fresh contexts the boundary rows' one is chosen from, 1-64 (default
  * SB_CONTEXTS, harness/timing.h); 0 when not a whole number in that range
  * (refused at start). */
 int sb_contexts(void) { return env_whole("SB_CONTEXTS", SB_CONTEXTS, 1, 64); }
@@ -823,7 +823,6 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
                  const sb_run_options *o, sb_run_summary *sum) {
   memset(sum, 0, sizeof *sum);
   runner r = {.dev = d, .opt = o, .copy_gbps = o->copy_gbps};
-  sb_context_adopt(); /* before anything is made on the GPU: it all lives there */
   void *pad = placement_pad();
   cudaError_t e = cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking);
   if (e == cudaSuccess) e = sb_timer_init(&r.timer, r.stream);

@@ -167,22 +167,23 @@ static int push(double **a, size_t *count, size_t *cap, double v) {
   return 0;
 }
 
-/* ---- the worker's context, and the kernel-boundary rows' stream ----
+/* ---- the kernel-boundary rows' context and stream ----
  *
  * Where a stream's launches cross a kernel boundary is set when the CUDA
  * context and the stream are made: on an H200, fresh contexts of one process
  * time 512 empty launches at two levels about 9% apart (1494-1514 vs
  * 1625-1645 ns a boundary, 13 and 11 of 24 contexts), and within one context
  * each stream (hardware queue) at its own pace, steady, up to 10% apart
- * (docs/history.md). A process that times in the context the runtime gives
- * it draws one level, and two processes disagree by it. So the worker
- * adopts (sb_context_adopt, before it makes anything on the GPU) the best of
- * SB_CONTEXTS fresh contexts, made one after another with SB_HOLD_STREAMS
- * streams each: the context holding the stream whose probe (held,
- * SB_CONTEXT_PROBE_LAUNCHES empty launches of one block per SM, the median
- * of SB_CONTEXT_PROBE_SAMPLES) is fastest. The rows marked in_context (the
- * kernel boundaries) are timed on that stream; the probes' spread goes into
- * their detail. */
+ * (docs/history.md). One process has one context, so its boundary rows drew
+ * one level, and two processes disagreed. The rows marked in_context are
+ * therefore timed on a stream of a context this timer makes for them: of
+ * SB_CONTEXTS fresh contexts, made one after another, with SB_HOLD_STREAMS
+ * streams each, the stream whose probe (held, SB_CONTEXT_PROBE_LAUNCHES
+ * empty launches of one block per SM, the median of SB_CONTEXT_PROBE_SAMPLES)
+ * is fastest: the boundary where the driver places a queue best. Only those
+ * rows run there (the point's buffers stay in the process's own context;
+ * with every row timed in the chosen one, its boundaries ran 11-13% slower than its
+ * probe). The probes' spread goes into the rows' detail. */
 #define SB_CONTEXT_PROBE_LAUNCHES 512
 #define SB_CONTEXT_PROBE_SAMPLES 3
 
@@ -350,14 +351,6 @@ static void context_choose(void) {
            tried, contexts, SB_CONTEXT_PROBE_LAUNCHES, lo, hi, near);
 }
 
-void sb_context_adopt(void) {
-  if (g_ctx.state == 0) context_choose();
-  if (g_ctx.state == 1 && g_ctx.push(g_ctx.c.ctx) != CUDA_SUCCESS) {
-    g_ctx.state = -1;
-    snprintf(g_ctx.note, sizeof g_ctx.note, "timed in the process's own context (the chosen one would not become current)");
-  }
-}
-
 typedef struct {
   sb_launch_fn fn;
   sb_launch *L;
@@ -369,25 +362,29 @@ static cudaError_t context_launch(void *arg, cudaStream_t s) {
   return a->fn(a->L);
 }
 
-/* A sample of an in_context row on the chosen stream of the worker's
- * context, after the timer's stream has drained (nothing of the point's own
- * runs beside it); a point's first sample there follows one untimed launch
- * on the spare stream (a graph built for the stream). No L2 flush: those
- * kernels read nothing. */
+/* A sample of an in_context row on the chosen stream: nothing of the
+ * process's own context runs beside it (contexts share the GPU by time
+ * slices), and a point's first sample there follows one untimed launch
+ * (the module's load, a graph built anew). No L2 flush: those kernels
+ * read nothing. */
 static cudaError_t context_timed_launch(sb_timer *t, sb_launch_fn fn, sb_launch *L, double *seconds,
                                         const char **what) {
   cudaError_t e;
   *seconds = 0;
   if ((e = cudaStreamSynchronize(t->stream)) != cudaSuccess) {
-    *what = "the timer's stream";
+    *what = "the process's own stream";
     return e;
+  }
+  if (g_ctx.push(g_ctx.c.ctx) != CUDA_SUCCESS) {
+    *what = "making the chosen context current";
+    return cudaErrorContextIsDestroyed;
   }
   const cudaStream_t keep = L->stream;
   L->context = &g_ctx.c;
   context_launch_arg a = {fn, L};
   if (g_ctx.warmed_axis != (const void *)L->axis || g_ctx.warmed_variant != (const void *)L->variant) {
     if ((e = context_launch(&a, g_ctx.c.spare)) == cudaSuccess) e = cudaStreamSynchronize(g_ctx.c.spare);
-    if (e != cudaSuccess) *what = "the untimed launch on the spare stream";
+    if (e != cudaSuccess) *what = "the untimed launch in the chosen context";
     else g_ctx.warmed_axis = L->axis, g_ctx.warmed_variant = L->variant;
   }
   if (e == cudaSuccess &&
@@ -396,9 +393,11 @@ static cudaError_t context_timed_launch(sb_timer *t, sb_launch_fn fn, sb_launch 
     *what = e == cudaErrorLaunchOutOfResources
                 ? "the stream hold timed out: the launch queue took fewer launches than the sample's iters; "
                   "give a smaller --iters"
-                : "a sample on the chosen stream";
+                : "a sample in the chosen context";
   L->stream = keep;
   L->context = NULL;
+  CUcontext popped;
+  g_ctx.pop(&popped);
   return e;
 }
 
@@ -409,6 +408,7 @@ static cudaError_t timed_launch(sb_timer *t, sb_launch_fn fn, sb_launch *L, doub
   cudaError_t e = cudaSuccess;
   float ms = 0;
   cudaStream_t s = t->stream;
+  if (L->in_context && g_ctx.state == 0) context_choose();
   if (L->in_context && g_ctx.state == 1) return context_timed_launch(t, fn, L, seconds, what);
   if (L->hold && t->hold && (e = held_stream(t, &s)) != cudaSuccess) {
     *what = "the held sample's stream";

@@ -88,12 +88,9 @@ double sb_timer_clock_mhz(const sb_timer *t);
 #define SB_HOLD_STREAMS 8
 #define SB_HOLD_TIMEOUT_NS 2000000000ull
 
-/* SB_CONTEXTS: how many fresh contexts the worker tries (harness/timing.c). */
+/* SB_CONTEXTS: how many fresh contexts the boundary rows' context is
+ * chosen from (harness/timing.c). */
 #define SB_CONTEXTS 16
-/* The worker's context: the best placed of SB_CONTEXTS fresh ones, made
- * current for the rest of the process; on any failure the process's own
- * stays (sb_context_note says why). Call before anything is made on the GPU. */
-void sb_context_adopt(void);
 
 /* gbs_iteration_fn: one flushed (if asked), event-timed launch. */
 int sb_timer_sample(void *ctx, double *seconds, char *err, size_t errlen);

@@ -125,7 +125,7 @@ def test_the_flush_is_read_or_memset(syncbench, tmp_path, value, code):
 # Whole-number settings read from the environment: (variable, value, exit
 # code, what a refusal says after "syncbench: VAR=value: "). SB_FLUSH_L2S
 # sizes the flush buffer in L2s (2 by default), SB_HOLD_STREAMS the streams a
-# held sample rotates over (8), SB_CONTEXTS the fresh contexts a worker tries
+# held sample rotates over (8), SB_CONTEXTS the fresh contexts the boundary rows' one is chosen from
 # (16); anything out of range is refused with one
 # line before the GPU check (3: no GPU here, the value was taken).
 WHOLE_NUMBER_ENVS = [
@@ -133,7 +133,7 @@ WHOLE_NUMBER_ENVS = [
      [("", 3), ("2", 3), ("1", 3), ("64", 3), ("0", 2), ("65", 2), ("4x", 2)]),
     ("SB_HOLD_STREAMS", "the streams a held sample rotates over are a whole number 1-32",
      [("", 3), ("8", 3), ("1", 3), ("32", 3), ("0", 2), ("33", 2), ("x", 2)]),
-    ("SB_CONTEXTS", "the fresh contexts a worker tries are a whole number 1-64",
+    ("SB_CONTEXTS", "the fresh contexts the boundary rows' one is chosen from are a whole number 1-64",
      [("", 3), ("16", 3), ("1", 3), ("64", 3), ("0", 2), ("65", 2), ("2.5", 2)]),
 ]
 
