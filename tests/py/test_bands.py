@@ -212,17 +212,15 @@ OVER_CAP = {
     ('H100', 'same_chip', 'barrier/kernel_boundary_pdl'),
     ('H100', 'same_chip', 'barrier/kernel_boundary_stream'),
     ('H100', 'same_chip', 'gemm/splitk_serial'),
-    ('H200', 'ab', 'barrier/kernel_boundary_graph'),
-    ('H200', 'ab', 'barrier/kernel_boundary_stream'),
-    ('H200', 'ab', 'devscan/three_kernel'),
-    ('H200', 'ab', 'devscan/three_kernel_pdl'),
     ('H200', 'ab', 'gemm/ws_tma_wgmma_pingpong_tma_store'),
     ('H200', 'chip', 'barrier/kernel_boundary_graph'),
+    ('H200', 'chip', 'barrier/kernel_boundary_pdl'),
     ('H200', 'chip', 'barrier/kernel_boundary_stream'),
     ('H200', 'chip', 'barrier_tma/tma_multicast_roundtrip'),
     ('H200', 'chip', 'devscan/grid_sync'),
     ('H200', 'chip', 'gemm/ws_tma_wgmma_multicast'),
     ('H200', 'same_chip', 'barrier/kernel_boundary_graph'),
+    ('H200', 'same_chip', 'barrier/kernel_boundary_pdl'),
     ('H200', 'same_chip', 'barrier/kernel_boundary_stream'),
     ('H200', 'same_chip', 'barrier_tma/tma_multicast_roundtrip'),
     ('H200', 'same_chip', 'barrier_tma/tma_roundtrip'),
@@ -942,7 +940,9 @@ def test_with_its_bands_10pct_on_any_whole_variant_fails_on_every_committed_pair
     splitk_serial moved more between its contexts than the other pairs'
     bands allow: a +10% plant on a side already faster nets under them),
     and splitk_cluster on the H200 pair of d8effe2 (its latest ran it 8%
-    faster than its baseline's chip)."""
+    faster than its baseline's chip); kernel_boundary_stream in ab_3fd0f30,
+    the first A/A of its new measurement: out of sample it has only the older
+    epoch's band, at the cap, and its B side ran 1-3% faster."""
     assert uncaught(1.10, whole=True) == MISSED_10PCT_VARIANT
 
 
@@ -969,7 +969,7 @@ MISSED_10PCT_VARIANT = {k: set(v) for k, v in {
     'barrier/flag_handoff': ['h100-80gb-hbm3/ab_16d0f95/leaseA', 'h100-80gb-hbm3/ab_16d0f95/leaseB', 'h100-80gb-hbm3/ab_54fa7a1/leaseA', 'h100-80gb-hbm3/ab_a973f88/leaseB', 'h200/ab_3880117/discard', 'h200/ab_52efaa9/read8', 'h200/ab_910219a/leaseB', 'h200/ab_910219a/leaseB_again', 'h200/ab_e6f97b9/leaseA', 'h200/ab_e6f97b9/leaseB', 'h200/ab_f5ffa93/leaseA', 'h200/ab_f5ffa93/leaseB'],
     'barrier/flag_handoff_relaxed': ['h200/ab_3880117/discard', 'h200/ab_52efaa9/read8', 'h200/ab_910219a/leaseB', 'h200/ab_910219a/leaseB_again', 'h200/ab_e6f97b9/leaseA', 'h200/ab_e6f97b9/leaseB', 'h200/ab_f5ffa93/leaseA', 'h200/ab_f5ffa93/leaseB'],
     'barrier/kernel_boundary_pdl': ['h100-80gb-hbm3/ab_16d0f95/leaseA', 'h100-80gb-hbm3/ab_16d0f95/leaseB', 'h100-80gb-hbm3/ab_a973f88/leaseA', 'h100-80gb-hbm3/ab_a973f88/leaseB', 'h100-80gb-hbm3/latest', 'h200/ab_3880117/discard', 'h200/ab_52efaa9/read8', 'h200/ab_910219a/leaseB', 'h200/ab_910219a/leaseB_again', 'h200/ab_e6f97b9/leaseA', 'h200/ab_f5ffa93/leaseA', 'h200/ab_f5ffa93/leaseB'],
-    'barrier/kernel_boundary_stream': ['h100-80gb-hbm3/ab_16d0f95/leaseB', 'h100-80gb-hbm3/ab_54fa7a1/leaseA', 'h100-80gb-hbm3/ab_a973f88/leaseA', 'h100-80gb-hbm3/ab_a973f88/leaseB', 'h100-80gb-hbm3/latest', 'h200/ab_3880117/discard', 'h200/ab_52efaa9/read8', 'h200/ab_910219a/leaseB', 'h200/ab_910219a/leaseB_again', 'h200/ab_e6f97b9/leaseA', 'h200/ab_f5ffa93/leaseA', 'h200/ab_f5ffa93/leaseB'],
+    'barrier/kernel_boundary_stream': ['h100-80gb-hbm3/ab_16d0f95/leaseB', 'h100-80gb-hbm3/ab_54fa7a1/leaseA', 'h100-80gb-hbm3/ab_a973f88/leaseA', 'h100-80gb-hbm3/ab_a973f88/leaseB', 'h100-80gb-hbm3/latest', 'h200/ab_3880117/discard', 'h200/ab_52efaa9/read8', 'h200/ab_910219a/leaseB', 'h200/ab_910219a/leaseB_again', 'h200/ab_e6f97b9/leaseA', 'h200/ab_f5ffa93/leaseA', 'h200/ab_f5ffa93/leaseB', 'h200/ab_3fd0f30/runA'],
     'devscan/cub': ['h100-80gb-hbm3/ab_a973f88/leaseA'],
     'gemm/splitk_cluster': ['h200/latest'],
     'gemm/splitk_serial': ['h100-80gb-hbm3/ab_a973f88/leaseA'],
