@@ -108,5 +108,9 @@ void sb_gemm_reference_at(const uint16_t *a, const uint16_t *b, long long n, lon
  * (size_t)-1 when out of memory. */
 size_t sb_gemm_check(const uint16_t *a, const uint16_t *b, const float *c, long long m, long long n,
                      long long k, const long long *idx, size_t count, long long *first);
+/* The shapes every GEMM variant runs (kernels/gemm/gemm_tiles.h): K a
+ * multiple of SB_GEMM_K_MULTIPLE, N of SB_GEMM_N_MULTIPLE, any M >= 1.
+ * NULL for such a shape, else buf: a one-line refusal that names the rule. */
+const char *sb_gemm_shape_refusal(long long m, long long n, long long k, char *buf, size_t len);
 
 #endif

@@ -281,13 +281,12 @@ static int is_cublas(const sb_point *p) { return (p->variant->flags & SB_VF_NO_K
 
 #define AXIS_BIT(a) (1ULL << SB_AXIS_##a)
 
-/* "m=n=512" for a square C, else "m=512, n=1024" (the reasons' shape). */
-static const char *gemm_mn(long long m, long long n) {
-  static _Thread_local char buf[64];
-  if (m == n)
-    snprintf(buf, sizeof buf, "m=n=%lld", m);
-  else
-    snprintf(buf, sizeof buf, "m=%lld, n=%lld", m, n);
+const char *sb_gemm_shape_refusal(long long m, long long n, long long k, char *buf, size_t len) {
+  if (m >= 1 && n >= 1 && k >= 1 && k % SB_GEMM_K_MULTIPLE == 0 && n % SB_GEMM_N_MULTIPLE == 0) return NULL;
+  snprintf(buf, len,
+           "gemm: m=%lld, n=%lld, k=%lld is outside the shapes it runs: K a multiple of %d and N a multiple of %d "
+           "(16-byte rows: A and B hold K fp16 a row, C N fp32), any M >= 1",
+           m, n, k, SB_GEMM_K_MULTIPLE, SB_GEMM_N_MULTIPLE);
   return buf;
 }
 
@@ -312,10 +311,9 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
     if (unasked && !((axes) & user_axes)) *unasked = 1;            \
     if (!first) first = buf, snprintf(buf, len, __VA_ARGS__);      \
   } while (0)
-  if (m % bm || n % bn || k % SB_GEMM_BK)
-    BROKEN(AXIS_BIT(M) | AXIS_BIT(N) | AXIS_BIT(K) | AXIS_BIT(TILE),
-           "%s, k=%lld: the kernels take whole %dx%dx%d tiles (no edge handling)", gemm_mn(m, n), k, bm,
-           bn, SB_GEMM_BK);
+  char shape[SB_DETAIL_LEN];
+  if (sb_gemm_shape_refusal(m, n, k, shape, sizeof shape))
+    BROKEN(AXIS_BIT(M) | AXIS_BIT(N) | AXIS_BIT(K), "%s", shape);
   /* Ping-pong: each of two consumer warpgroups owns a whole 128x128 tile. */
   if (f & SB_VF_GEMM_PINGPONG) {
     if (t != 0)
@@ -350,33 +348,24 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
   if ((cuts_k || (takes_narrow && sb_gemm_tile_wgmma_only(t))) && s != sb_gemm_split_stages(t))
     BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE), "%s is compiled with %d stages for a %dx%d tile only",
            p->variant->name, sb_gemm_split_stages(t), bm, bn);
-  if ((f & SB_VF_GEMM_STREAMK) && (m / bm) * (n / bn) * (k / SB_GEMM_BK) > SB_GEMM_SK_MAX_ITERS)
+  const long long tiles = sb_gemm_tile_count(t, m, n), kts = sb_gemm_k_tiles(k);
+  if ((f & SB_VF_GEMM_STREAMK) && tiles * kts > SB_GEMM_SK_MAX_ITERS)
     BROKEN(AXIS_BIT(M) | AXIS_BIT(N) | AXIS_BIT(K) | AXIS_BIT(TILE),
            "%s: tiles x k-tiles = %lld exceeds %d (the schedule's 32-bit arithmetic)", p->variant->name,
-           (m / bm) * (n / bn) * (k / SB_GEMM_BK), SB_GEMM_SK_MAX_ITERS);
+           tiles * kts, SB_GEMM_SK_MAX_ITERS);
   if (f & SB_VF_GEMM_SPLIT) {
     const long long sp = p->axis[SB_AXIS_SPLITS]; /* auto: sb_gemm_auto_splits keeps the rule */
-    if (sp == SB_AXIS_UNSET || (sp != SB_AXIS_AUTO && (sp < 1 || sp > k / SB_GEMM_BK)))
-      BROKEN(AXIS_BIT(SPLITS) | AXIS_BIT(K), "splits=%lld: each K slice needs at least one %d-wide k-tile (k=%lld)",
-             sp, SB_GEMM_BK, k);
+    if (sp == SB_AXIS_UNSET || (sp != SB_AXIS_AUTO && (sp < 1 || sp > kts)))
+      BROKEN(AXIS_BIT(SPLITS) | AXIS_BIT(K),
+             "splits=%lld: each K slice needs at least one %d-wide k-tile (k=%lld: %lld k-tiles)", sp, SB_GEMM_BK, k,
+             kts);
   }
-  /* Multicast: a cluster of 2 tiles along its shape, so the grid (the tile
-   * count) is whole clusters: an even tile count along that direction. */
-  if (f & SB_VF_GEMM_MULTICAST) {
-    const long long cs = p->axis[SB_AXIS_CLUSTER_SHAPE];
-    if (cs != SB_GEMM_CLUSTER_2X1 && cs != SB_GEMM_CLUSTER_1X2) {
-      BROKEN(AXIS_BIT(CLUSTER_SHAPE), "%s needs cluster_shape 2x1 or 1x2", p->variant->name);
-    } else {
-      const long long along = cs == SB_GEMM_CLUSTER_2X1 ? m / bm : n / bn;
-      if (along % 2)
-        BROKEN(AXIS_BIT(M) | AXIS_BIT(N) | AXIS_BIT(TILE) | AXIS_BIT(CLUSTER_SHAPE),
-               "cluster_shape=%s: %s=%lld is %lld %s of a %dx%d tile, odd: clusters of 2 %s need an even count",
-               cs == SB_GEMM_CLUSTER_2X1 ? "2x1" : "1x2", cs == SB_GEMM_CLUSTER_2X1 ? "m" : "n",
-               cs == SB_GEMM_CLUSTER_2X1 ? m : n, along,
-               cs == SB_GEMM_CLUSTER_2X1 ? "tile rows" : "tile columns", bm, bn,
-               cs == SB_GEMM_CLUSTER_2X1 ? "(vertically adjacent tiles)" : "(horizontally adjacent tiles)");
-    }
-  }
+  /* Multicast: clusters of 2 tiles along the cluster shape; where the tile
+   * count along it is odd, the edge cluster's second tile lies past C (its
+   * loads are TMA's zeros, its stores clipped): any shape runs. */
+  if ((f & SB_VF_GEMM_MULTICAST) && p->axis[SB_AXIS_CLUSTER_SHAPE] != SB_GEMM_CLUSTER_2X1 &&
+      p->axis[SB_AXIS_CLUSTER_SHAPE] != SB_GEMM_CLUSTER_1X2)
+    BROKEN(AXIS_BIT(CLUSTER_SHAPE), "%s needs cluster_shape 2x1 or 1x2", p->variant->name);
   /* Multicast and the TMA-store epilogue (but the single-cluster ping-pong's,
    * compiled for 2-6): where ws_tma_wgmma is best only. */
   if (((f & SB_VF_GEMM_MULTICAST) || ((f & SB_VF_GEMM_TMA_STORE) && !(f & SB_VF_GEMM_PINGPONG))) &&
@@ -404,7 +393,14 @@ static const char *gemm_check(const sb_point *p, const sb_device *d, char *buf, 
   return gemm_reason(p, d->smem_per_block_optin, buf, len, 0, NULL);
 }
 
-/* Is (m, k) a shape of the default grid? The squares up to 4096 and
+/* The shape rule, for every row the sweep selects, cuBLAS's too: one
+ * refusal for the whole command line, not a skipped row per variant. */
+static const char *gemm_refuse(const sb_point *p, char *buf, size_t len) {
+  return sb_gemm_shape_refusal(p->axis[SB_AXIS_M], sb_gemm_cols(p->axis), p->axis[SB_AXIS_K], buf, len);
+}
+
+/* Is (m, k) a shape of the default grid? The squares up to 4096 (1000^3
+ * among them: the shape a user asks about, partial tiles at every edge) and
  * K-heavy 1024 x 16384 for every variant; 8192^3 and 512 x 512 x 32768
  * (M*N smaller still) only for cuBLAS, ws_tma_wgmma and the variants built
  * on its mainloop, whose question they are (split-K only at the K-heavy
@@ -453,11 +449,6 @@ static int default_shape(const sb_point *p, long long m, long long k) {
 static int tile_fits(int t, long long m, long long n) {
   return m % sb_gemm_tile_bm(t) == 0 && n % sb_gemm_tile_bn(t) == 0;
 }
-static int some_tile_fits(long long m, long long n) {
-  for (int t = 0; t < SB_GEMM_NUM_TILES; ++t)
-    if (tile_fits(t, m, n)) return 1;
-  return 0;
-}
 
 static int default_config(const sb_point *p, long long m, long long k, unsigned long long user_axes) {
   const unsigned f = p->variant->flags;
@@ -466,12 +457,12 @@ static int default_config(const sb_point *p, long long m, long long k, unsigned 
   if (user_axes & SB_QUICK_GRID) return 1; /* --quick's few points, picked by hand */
   const int tile_free = !(user_axes & AXIS_BIT(TILE)), stages_free = !(user_axes & AXIS_BIT(STAGES));
   const int table = m == 4096 && k == 4096;
-  /* A tile the user did not name is a point only where it fits the shape
-   * whole (128x96 at 1152, not at 1024), if any tile does: no skipped rows
-   * for it. Where none fits (m = 1000), every tile keeps its skipped row
-   * that says so (gemm_reason). */
+  /* Every tile runs every shape (partial tiles at the edges); 128x96, the
+   * tile of shapes that are whole 96s where 128-wide tiles fall short of a
+   * wave, is a point only where it fits the shape whole (1152, not 1000 or
+   * 1024), unless the user names it. */
   const long long n = sb_gemm_cols(p->axis);
-  if (tile_free && !tile_fits(t, m, n) && some_tile_fits(m, n)) return 0;
+  if (tile_free && t == SB_GEMM_TILE_128X96 && !tile_fits(t, m, n)) return 0;
   if (!on_wgmma(f)) {
     if (table || !stages_free || (f & (SB_VF_GEMM_ONE_STAGE | SB_VF_GEMM_TWO_STAGES))) return 1;
     return s == (t == SB_GEMM_TILE_128X256 ? 3 : 4);
@@ -578,6 +569,21 @@ static void gemm_make_input(const sb_point *p, void *host_in, uint64_t seed) {
  * (1024^3), else the sample set. */
 static int checks_whole(long long m, long long n, long long k) { return m * n * k <= (1LL << 30); }
 
+/* Halves the whole pieces (tiles, clusters of tiles, k-tiles) of a
+ * dimension of *size in pieces of `unit` and keeps its partial piece, the
+ * edge (1000 in 128s: 7 whole + 104 -> 3 + 104 = 488), so that the whole
+ * check of a shrunk shape still reads the kernel's partial tiles; at least
+ * `least` pieces stay, the partial one counted. Returns 0 where it cannot
+ * shrink. */
+static int halve_whole(long long *size, long long unit, long long least) {
+  const long long whole = *size / unit, rest = *size % unit, partial = rest > 0;
+  long long keep = whole / 2;
+  if (keep + partial < least) keep = least - partial;
+  if (keep >= whole) return 0;
+  *size = keep * unit + rest;
+  return 1;
+}
+
 /* A point whose check is a sample: the same kernel (variant, tile, stages,
  * cluster shape, splits: every axis but M, N and K) at a shape whose check
  * reads the whole C, which the runner validates once per process before
@@ -596,13 +602,11 @@ static int gemm_whole_check(const sb_point *p, sb_point *whole, sb_point *kernel
   const long long cs = ax[SB_AXIS_CLUSTER_SHAPE], sp = ax[SB_AXIS_SPLITS];
   const long long um = (long long)sb_gemm_tile_bm(t) * (cs == SB_AXIS_UNSET ? 1 : sb_gemm_cluster_m((int)cs));
   const long long un = (long long)sb_gemm_tile_bn(t) * (cs == SB_AXIS_UNSET ? 1 : sb_gemm_cluster_n((int)cs));
-  const long long kmin = SB_GEMM_BK * (sp > 1 ? sp : 1);
+  const long long kmin = sp > 1 ? sp : 1; /* k-tiles: one a slice */
   while (!checks_whole(m, n, k)) {
-    if (m >= n && m > um) m = (m / um / 2 > 1 ? m / um / 2 : 1) * um;
-    else if (n > un) n = (n / un / 2 > 1 ? n / un / 2 : 1) * un;
-    else if (m > um) m = (m / um / 2 > 1 ? m / um / 2 : 1) * um;
-    else if (k > kmin) k = (k / SB_GEMM_BK / 2) * SB_GEMM_BK > kmin ? (k / SB_GEMM_BK / 2) * SB_GEMM_BK : kmin;
-    else break; /* one cluster of tiles, a k-tile per slice: the smallest there is */
+    if (m >= n && halve_whole(&m, um, 1)) continue;
+    if (halve_whole(&n, un, 1) || halve_whole(&m, um, 1) || halve_whole(&k, SB_GEMM_BK, kmin)) continue;
+    break; /* one cluster of tiles, a k-tile per slice: the smallest there is */
   }
   ax[SB_AXIS_M] = m, ax[SB_AXIS_N] = n, ax[SB_AXIS_K] = k;
   return 1;
@@ -670,8 +674,8 @@ static int gemm_derive(const sb_point *p, const sb_device *d, const void *host_o
      * gemm_tiles.h): the persistent grid is SMs x blocks/SM. */
     const int t = (int)p->axis[SB_AXIS_TILE], grid = d->sm_count * row->blocks_per_sm;
     const long long m = p->axis[SB_AXIS_M], n = sb_gemm_cols(p->axis);
-    const int tiles = (int)((m / sb_gemm_tile_bm(t)) * (n / sb_gemm_tile_bn(t)));
-    const int kts = (int)(p->axis[SB_AXIS_K] / SB_GEMM_BK), sk = sb_gemm_sk_tiles(tiles, grid);
+    const int tiles = (int)sb_gemm_tile_count(t, m, n);
+    const int kts = (int)sb_gemm_k_tiles(p->axis[SB_AXIS_K]), sk = sb_gemm_sk_tiles(tiles, grid);
     const int units = sb_gemm_sk_units_per_tile(tiles, kts, grid);
     if (sb_gemm_sk_data_parallel(tiles, kts, grid))
       snprintf(row->detail, sizeof row->detail,
@@ -713,8 +717,8 @@ const sb_family sb_family_gemm = {
     .flags = SB_FF_WORKSPACE_STATE, /* split-K/stream-K semaphores, tickets and partials */
     .variants = &sb_gemm_variants,
     .variant_traits = gemm_traits,
-    .default_axes = {[SB_AXIS_M] = "512,1k,2k,4k,8k",
-                     [SB_AXIS_K] = "1k,2k,4k,8k,16k,32k",
+    .default_axes = {[SB_AXIS_M] = "512,1000,1k,2k,4k,8k", /* 1000: an odd shape, partial tiles at every edge */
+                     [SB_AXIS_K] = "1000,1k,2k,4k,8k,16k,32k",
                      [SB_AXIS_N] = "1", /* = m (sb_gemm_in_sweep): --n with --m sets it */
                      [SB_AXIS_SPLITS] = "auto,2,4,8",
                      /* 128x96x64: whole tiles only where M and N are multiples of 96 (none of the default shapes) */
@@ -739,6 +743,7 @@ const sb_family sb_family_gemm = {
     .ceiling_reading = SB_RATIO_LOW_QUARTILE,
     .in_sweep = sb_gemm_in_sweep,
     .check = gemm_check,
+    .refuse = gemm_refuse,
     .in_bytes = gemm_in_bytes,
     .out_bytes = gemm_out_bytes,
     .flops = gemm_flops,

@@ -73,9 +73,10 @@ struct GemmSingle {
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
     GemmWarpMma<T> mma(threadIdx.x >> 5);
     const uint16_t *a_blk = p.a + (size_t)m0 * p.k, *b_blk = p.b + (size_t)n0 * p.k;
-    const int tiles = p.k / T::BK;
+    const int tiles = gemm_k_tiles<T>(p);
+    const bool edge = gemm_edge_tile<T>(p, m0, n0);  // a partial tile: the predicated copy (once per tile)
     for (int kt = 0; kt < tiles; ++kt) {
-      gemm_load_stage<T, T::WARPS * 32>(smem, a_blk, b_blk, p.k, kt * T::BK, threadIdx.x);
+      gemm_load_stage<T, T::WARPS * 32>(smem, a_blk, b_blk, p, edge, m0, n0, kt * T::BK, threadIdx.x);
       sb_cp_async_commit();
       sb_cp_async_wait_group<0>();
       __syncthreads();  // every thread's copies are in: the tile is complete (RAW)
@@ -93,9 +94,10 @@ struct GemmSwap {
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
     GemmWarpMma<T> mma(threadIdx.x >> 5);
     const uint16_t *a_blk = p.a + (size_t)m0 * p.k, *b_blk = p.b + (size_t)n0 * p.k;
-    const int tiles = p.k / T::BK;
+    const int tiles = gemm_k_tiles<T>(p);
+    const bool edge = gemm_edge_tile<T>(p, m0, n0);  // a partial tile: the predicated copy (once per tile)
     // Prologue: k-tile 0 into buffer 0.
-    gemm_load_stage<T, T::WARPS * 32>(smem, a_blk, b_blk, p.k, 0, threadIdx.x);
+    gemm_load_stage<T, T::WARPS * 32>(smem, a_blk, b_blk, p, edge, m0, n0, 0, threadIdx.x);
     sb_cp_async_commit();
     int buf = 0;
     for (int kt = 0; kt < tiles; ++kt) {
@@ -104,7 +106,7 @@ struct GemmSwap {
       // and everyone finished computing kt - 1 from buffer buf ^ 1 (WAR).
       __syncthreads();
       if (kt + 1 < tiles) {  // steady state: prefetch kt + 1; the epilogue tile has none
-        gemm_load_stage<T, T::WARPS * 32>(smem + (buf ^ 1) * T::STAGE_BYTES, a_blk, b_blk, p.k,
+        gemm_load_stage<T, T::WARPS * 32>(smem + (buf ^ 1) * T::STAGE_BYTES, a_blk, b_blk, p, edge, m0, n0,
                                           (kt + 1) * T::BK, threadIdx.x);
         sb_cp_async_commit();
       }
@@ -122,13 +124,14 @@ struct GemmRing {
     static_assert(S >= 2, "a ring has at least two stages");
     GemmWarpMma<T> mma(threadIdx.x >> 5);
     const uint16_t *a_blk = p.a + (size_t)m0 * p.k, *b_blk = p.b + (size_t)n0 * p.k;
-    const int tiles = p.k / T::BK;
+    const int tiles = gemm_k_tiles<T>(p);
+    const bool edge = gemm_edge_tile<T>(p, m0, n0);  // a partial tile: the predicated copy (once per tile)
     // Prologue: k-tiles 0..S-2 into stages 0..S-2, one commit group each
     // (empty groups past the last k-tile keep the count uniform).
 #pragma unroll
     for (int s = 0; s < S - 1; ++s) {
       if (s < tiles)
-        gemm_load_stage<T, T::WARPS * 32>(smem + s * T::STAGE_BYTES, a_blk, b_blk, p.k, s * T::BK,
+        gemm_load_stage<T, T::WARPS * 32>(smem + s * T::STAGE_BYTES, a_blk, b_blk, p, edge, m0, n0, s * T::BK,
                                           threadIdx.x);
       sb_cp_async_commit();
     }
@@ -141,7 +144,7 @@ struct GemmRing {
       // computing kt - 1 from stage `write` (WAR).
       __syncthreads();
       if (kt + S - 1 < tiles)
-        gemm_load_stage<T, T::WARPS * 32>(smem + write * T::STAGE_BYTES, a_blk, b_blk, p.k,
+        gemm_load_stage<T, T::WARPS * 32>(smem + write * T::STAGE_BYTES, a_blk, b_blk, p, edge, m0, n0,
                                           (kt + S - 1) * T::BK, threadIdx.x);
       sb_cp_async_commit();
       mma.stage(smem + read * T::STAGE_BYTES);
@@ -163,13 +166,14 @@ struct GemmWsMbarrier {
     if (threadIdx.x == 0) sb_ring<S, Bounded>::init(bars.full, bars.empty, 32, T::WARPS * 32);
     __syncthreads();  // the inits are visible; no block barrier after this
     const sb_ring<S, Bounded> ring(bars.full, bars.empty);
-    const int warp = threadIdx.x >> 5, tiles = p.k / T::BK;
+    const int warp = threadIdx.x >> 5, tiles = gemm_k_tiles<T>(p);
     if (warp == T::WARPS) {  // producer warp
       const uint16_t *a_blk = p.a + (size_t)m0 * p.k, *b_blk = p.b + (size_t)n0 * p.k;
+      const bool edge = gemm_edge_tile<T>(p, m0, n0);  // a partial tile: the predicated copy (once per tile)
       sb_ring_state st;
       for (int kt = 0; kt < tiles; ++kt) {
         ring.acquire(st);  // the consumers released this stage
-        gemm_load_stage<T, 32>(smem + st.index * T::STAGE_BYTES, a_blk, b_blk, p.k, kt * T::BK,
+        gemm_load_stage<T, 32>(smem + st.index * T::STAGE_BYTES, a_blk, b_blk, p, edge, m0, n0, kt * T::BK,
                                threadIdx.x & 31);
         // One arrival per lane once its copies land: 32 complete the phase.
         sb_cp_async_arrive_noinc(ring.full_bar(st.index));
@@ -323,7 +327,7 @@ struct GemmSplitKCoopT {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     int slice, kt0, kt1;
     gemm_slice_range<T>(p, &slice, &kt0, &kt1);
-    const int tile = (int)blockIdx.x % ((p.m / T::BM) * (p.n / T::BN));
+    const int tile = (int)blockIdx.x % gemm_tile_count<T>(p);
     gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, kt0, kt1,
                                                     GemmCoopEpi<T, Bounded, Arrive>{slice, tile});
 #else
@@ -349,7 +353,7 @@ struct GemmSplitKClusterT {
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     static_assert(S * T::STAGE_BYTES >= T::BM * T::BN * 4, "the fp32 partial fits in the stages");
-    const int ctas = (int)sb_cluster_size(), tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK;
+    const int ctas = (int)sb_cluster_size(), tiles = gemm_tile_count<T>(p), kts = gemm_k_tiles<T>(p);
     const int q = (int)blockIdx.x / ctas, tile = q % tiles, group = q / tiles;
     const int slice = group * ctas + (int)sb_cluster_rank();
     gemm_tile_origin<T>(p, tile, &m0, &n0);
@@ -386,13 +390,13 @@ struct GemmStreamK {
     __shared__ unsigned ticket;
     if (threadIdx.x == 0) {
       sb_ring<S, Bounded>::init(bars.full, bars.empty, 1, T::WARPS * 32);
-      ticket = gemm_sk_block(p, (p.m / T::BM) * (p.n / T::BN));
+      ticket = gemm_sk_block(p, gemm_tile_count<T>(p));
       if (p.sk_reduce) sb_pdl_launch_dependents();  // the separate reduction may be scheduled
     }
     __syncthreads();  // the inits and the ticket are visible; no block barrier after this
     const int b = (int)ticket;
     const sb_ring<S, Bounded> ring(bars.full, bars.empty);
-    const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK, grid = gridDim.x;
+    const int tiles = gemm_tile_count<T>(p), kts = gemm_k_tiles<T>(p), grid = gridDim.x;
     const int sk_tiles = sb_gemm_sk_tiles(tiles, grid);
     const int sk_iters = sk_tiles * kts, sk_grid = sb_gemm_sk_grid(tiles, grid);
     const int it0 = sb_gemm_sk_begin(sk_iters, sk_grid, b);
@@ -494,12 +498,12 @@ struct GemmWsTmaWgmmaPingpongT {
     else
       __syncthreads();  // the inits are visible; no block barrier after this
     const R ring(bars.full, bars.empty);
-    const int kts = p.k / T::BK;
+    const int kts = gemm_k_tiles<T>(p);
     const uint32_t rank = clustered ? sb_cluster_rank() : 0u;
     // This block's tiles in order: j = 0 .. mine - 1 (clustered: the
     // cluster's, this CTA's half of each, cluster tiles c, c + clusters, ...).
-    const int tiles = (p.m / T::BM) * (p.n / T::BN), cluster = (int)blockIdx.x / 2,
-              clusters = (int)gridDim.x / 2, cluster_tiles = tiles / 2;
+    const int tiles = gemm_tile_count<T>(p), cluster = (int)blockIdx.x / 2, clusters = (int)gridDim.x / 2,
+              cluster_tiles = gemm_tile_count<GemmClusterTile<T, CM, CN>>(p);
     const int mine = !clustered ? gemm_dp_count(0, tiles)
                      : cluster < cluster_tiles ? (cluster_tiles - cluster + clusters - 1) / clusters : 0;
     auto origin = [&](int j, int *m0, int *n0) {
@@ -608,7 +612,7 @@ struct GemmWsTmaWgmmaMulticastT {
     if (!Persistent) gemm_cluster_tile<T, CM, CN>(p, (int)(blockIdx.x >> 1), rank, &m0, &n0);
     auto each_tile = [&](auto &&body) {
       if constexpr (Persistent) {
-        const int cluster_tiles = (p.m / (T::BM * CM)) * (p.n / (T::BN * CN)), clusters = (int)(gridDim.x >> 1);
+        const int cluster_tiles = gemm_tile_count<GemmClusterTile<T, CM, CN>>(p), clusters = (int)(gridDim.x >> 1);
         for (int c = (int)(blockIdx.x >> 1); c < cluster_tiles; c += clusters) {
           gemm_cluster_tile<T, CM, CN>(p, c, rank, &m0, &n0);
           body(m0, n0);
@@ -617,7 +621,7 @@ struct GemmWsTmaWgmmaMulticastT {
         body(m0, n0);
       }
     };
-    const int warp = threadIdx.x >> 5, kts = p.k / T::BK;
+    const int warp = threadIdx.x >> 5, kts = gemm_k_tiles<T>(p);
     sb_ring_state st;
     if (warp == T::WARPS) {  // the producer warp: one elected thread; all 32 lanes stay for the exit barrier
       if (threadIdx.x == T::WARPS * 32) {
@@ -998,7 +1002,7 @@ static cudaError_t gemm_number_launch(sb_launch *L, GemmParams *p, size_t sem_by
 // arrivals set back (its query zeroes them all the same), and
 // splitk_reduce's, which it has none of.
 template <class V, bool StaleEpoch = false>
-static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles, sb_shape *s) {
+static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles, long long tile_elems, sb_shape *s) {
   if constexpr (V::split) {
     // The count: the axis, or for splits=auto the one policy
     // (sb_gemm_auto_splits) on this device's SMs; resolved by the query,
@@ -1011,13 +1015,13 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
           ((e = cudaGetDevice(&dev)) != cudaSuccess ||
            (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess))
         return e;
-      const int kts = p->k / SB_GEMM_BK;
+      const int kts = sb_gemm_cdiv(p->k, SB_GEMM_BK);
       L->splits_used = want != SB_AXIS_AUTO            ? (int)want
                        : GemmClusterSplit<V>::value ? sb_gemm_cluster_auto_splits((int)tiles, kts, sms)
                        : GemmCooperative<V>::value  ? sb_gemm_coop_auto_splits((int)tiles, kts, sms)
                        : GemmReduces<V>::value
                            ? sb_gemm_reduce_auto_splits((int)tiles, kts, sms,
-                                                        sb_gemm_reduce_blocks_per_tile((long long)p->m * p->n / tiles))
+                                                        sb_gemm_reduce_blocks_per_tile(tile_elems))
                            : sb_gemm_auto_splits((int)tiles, kts, sms);
     }
     p->splits = L->splits_used;
@@ -1032,7 +1036,7 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
     // cluster: a counter per (tile, rank), at most tiles x splits
     const size_t sem_bytes =
         gemm_flag(GemmClusterSplit<V>::value ? tiles * p->splits : tiles * (V::parallel ? 1 : 2)) * sizeof(unsigned);
-    const size_t ws_bytes = V::parallel ? (size_t)p->m * p->n * p->splits * sizeof(float) : 0;
+    const size_t ws_bytes = V::parallel ? (size_t)tiles * tile_elems * p->splits * sizeof(float) : 0;
     if (L->query) {
       cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
       if (e == cudaSuccess) e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, ws_bytes);
@@ -1042,7 +1046,7 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
     p->ws = gemm_ws;
     return gemm_number_launch<StaleEpoch>(L, p, sem_bytes);
   }
-  (void)L, (void)p, (void)tiles, (void)s;
+  (void)L, (void)p, (void)tiles, (void)tile_elems, (void)s;
   return cudaSuccess;
 }
 
@@ -1055,7 +1059,7 @@ static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles
 // takes no ticket and reads no flag.
 static cudaError_t gemm_streamk_setup(sb_launch *L, GemmParams *p, int bm, int bn, bool data_parallel) {
   // + a ticket counter per tile where fewer tiles than blocks (gemm_sk_block)
-  const size_t sem_bytes = gemm_flag((size_t)L->grid_blocks + 1 + (size_t)(p->m / bm) * (p->n / bn)) * sizeof(unsigned);
+  const size_t sem_bytes = gemm_flag((size_t)L->grid_blocks + 1 + (size_t)sb_gemm_cdiv(p->m, bm) * sb_gemm_cdiv(p->n, bn)) * sizeof(unsigned);
   if (L->query) {
     cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
     if (e == cudaSuccess && !data_parallel)
@@ -1080,7 +1084,7 @@ static int gemm_sm_count(void) {
 }
 template <class T, bool StreamK, bool DropLast = false>
 static cudaError_t gemm_reduce_launch_tile(sb_launch *L, GemmParams &p) {
-  const int tiles = (p.m / T::BM) * (p.n / T::BN);
+  const int tiles = gemm_tile_count<T>(p);
   const int n = StreamK ? sb_gemm_sk_tiles(tiles, p.sk_grid_blocks) : tiles;
   static_assert(GemmWarpgroupMma<T>::TILE_V4 == T::BM * T::BN / 4, "the reduction's float4s are the tile's");
   const long long blocks = (long long)n * sb_gemm_reduce_blocks_per_tile(T::BM * T::BN);
@@ -1153,9 +1157,12 @@ static cudaError_t gemm_launch(sb_launch *L) {
     if (e != cudaSuccess) return e;
   }
   sb_shape s;
-  s.cluster = CM * CN;  // the grid (the tile count) is a multiple of it: gemm_reason's rule
+  s.cluster = CM * CN;  // the grid is whole clusters (below)
   s.block = sb_gemm_tile_warps(tile) * 32 + (V::ws ? 32 : 0);
-  s.grid = (long long)(p.m / bm) * (p.n / bn);
+  // Any shape: ceil(M / BM) x ceil(N / BN) tiles; a cluster of CM x CN
+  // tiles takes the edge's partial (or empty) tiles whole, so the grid is
+  // whole clusters.
+  s.grid = (long long)sb_gemm_cdiv(p.m, bm * CM) * sb_gemm_cdiv(p.n, bn * CN) * (CM * CN);
   if constexpr (GemmGroups<V>::value > 1 || GemmPersistent<V>::value) {  // persistent, at most one block per tile
     s.block = sb_gemm_tile_warps(tile) * 32 * GemmGroups<V>::value + 32;
     s.work = s.grid;
@@ -1163,7 +1170,7 @@ static cudaError_t gemm_launch(sb_launch *L) {
   }
   p.splits = 1;
   if constexpr (GemmIsSplit<V>::value) {
-    cudaError_t e = gemm_split_setup<V, StaleEpoch>(L, &p, s.grid, &s);
+    cudaError_t e = gemm_split_setup<V, StaleEpoch>(L, &p, s.grid, (long long)bm * bn, &s);
     if (e != cudaSuccess) return e;
   }
   if (!L->query && L->bounded) gemm_prof_armed = false;  // a new point: no stale profile
@@ -1185,13 +1192,13 @@ static cudaError_t gemm_launch(sb_launch *L) {
     p.sem = gemm_sem;  // the query allocates them; a launch after it reads them
     p.ws = gemm_ws;
     cudaError_t e = cudaSuccess;
-    const int tiles = (p.m / bm) * (p.n / bn);
+    const int tiles = sb_gemm_cdiv(p.m, bm) * sb_gemm_cdiv(p.n, bn), kts = sb_gemm_cdiv(p.k, SB_GEMM_BK);
     bool data_parallel = false;
     if (L->query) {
       if ((e = sb_launch_params(L, s, p)) != cudaSuccess) return e;
       // Nothing to split on the persistent grid: the data-parallel kernel,
       // ws_tma_wgmma's own (same tile and stages), a block per tile.
-      data_parallel = L->grid_blocks > 0 && sb_gemm_sk_data_parallel(tiles, p.k / SB_GEMM_BK, (int)L->grid_blocks);
+      data_parallel = L->grid_blocks > 0 && sb_gemm_sk_data_parallel(tiles, kts, (int)L->grid_blocks);
       if (data_parallel) {
         sb_shape grid = s;
         grid.grid = tiles;
@@ -1202,7 +1209,7 @@ static cudaError_t gemm_launch(sb_launch *L) {
     p.sem = gemm_sem;
     p.ws = gemm_ws;
     p.sk_grid_blocks = (int)L->grid_blocks;
-    p.sk_reduce = sb_gemm_sk_separate((p.m / bm) * (p.n / bn), p.k / SB_GEMM_BK, p.sk_grid_blocks);
+    p.sk_reduce = sb_gemm_sk_separate(tiles, kts, p.sk_grid_blocks);
   }
   cudaError_t e = sb_launch_params(L, s, p);
   if constexpr (GemmCooperative<V>::value) {  // every block resident at once, or a skipped row (not a launch error)

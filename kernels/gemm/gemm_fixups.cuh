@@ -103,7 +103,7 @@ struct GemmParallelEpi {
   template <class Math>
   __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
     __shared__ int last;
-    const int tiles = (p.m / T::BM) * (p.n / T::BN), tile = blockIdx.x % tiles;
+    const int tiles = gemm_tile_count<T>(p), tile = blockIdx.x % tiles;
     constexpr size_t TILE_ELEMS = (size_t)T::BM * T::BN;
     math.save(p.ws + ((size_t)slice * tiles + tile) * TILE_ELEMS);
     gemm_consumer_sync<T>();  // every thread's partial is written
@@ -127,7 +127,7 @@ struct GemmSaveEpi {
   int slice;
   template <class Math>
   __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int, int) const {
-    const int tiles = (p.m / T::BM) * (p.n / T::BN);
+    const int tiles = gemm_tile_count<T>(p);
     math.save(p.ws + ((size_t)slice * tiles + blockIdx.x % tiles) * ((size_t)T::BM * T::BN));
   }
 };
@@ -158,7 +158,7 @@ struct GemmCoopEpi {
   int slice, tile;
   template <class Math>
   __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
-    const int tiles = (p.m / T::BM) * (p.n / T::BN);
+    const int tiles = gemm_tile_count<T>(p);
     const float4 *first = reinterpret_cast<const float4 *>(p.ws) + (size_t)tile * Math::TILE_V4;
     math.save(p.ws + ((size_t)slice * tiles + tile) * ((size_t)T::BM * T::BN));
     gemm_consumer_sync<T>();  // every thread's partial is written
@@ -304,10 +304,13 @@ template <class T, bool Bounded, class Math>
 __device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math, int m0, int n0, int tile,
                                                  int k0, int k1, int kts, int sk_iters, int sk_grid, int b) {
   constexpr size_t TILE_ELEMS = (size_t)T::BM * T::BN;
+  // One store of C at the end, for a whole tile and a finisher both: the
+  // store (a whole tile's and an edge tile's forms, gemm_consumers.cuh) is
+  // compiled once, not once per path (at 128x256 twice spilled).
   if (k0 == 0 && k1 == kts) {  // a whole tile: no fix-up
-    math.store(p, m0, n0);
   } else if (p.sk_reduce) {  // separate reduction: save the partial; the reduce kernel sums it
     math.save(p.ws + (size_t)sb_gemm_sk_slot(b, k0 > 0) * TILE_ELEMS);
+    return;
   } else if (k1 != kts) {  // contributor (the block's first unit): publish the partial, release my flag
     math.save(p.ws + (size_t)b * TILE_ELEMS);
     gemm_consumer_sync<T>();
@@ -319,6 +322,7 @@ __device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math
 #endif
       gemm_st_release_gpu(p.sem + gemm_flag(b), p.epoch);
     }
+    return;
   } else {  // finisher: wait for every earlier contributor, add their partials, store
     // Contributors: the non-empty blocks in [c_lo, b); c_lo is the last block
     // whose range starts at or before the tile's start (block 0 starts at 0,
@@ -334,8 +338,8 @@ __device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math
     for (int c = c_lo; c < b; ++c)
       if (sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) != sb_gemm_sk_begin(sk_iters, sk_grid, c))
         math.add_from(p.ws + (size_t)c * TILE_ELEMS);
-    math.store(p, m0, n0);
   }
+  math.store(p, m0, n0);
 }
 
 // ---- the separate reduction: a second kernel sums the partial tiles ----
@@ -377,7 +381,7 @@ __device__ __forceinline__ void gemm_reduce_partials(const GemmParams &p) {
   const int tile = Grouped ? blockIdx.x / chunks : blockIdx.x / CHUNKS,
             f = Grouped ? (blockIdx.x % chunks) * per + threadIdx.x % per
                         : (blockIdx.x % CHUNKS) * SB_GEMM_REDUCE_THREADS + threadIdx.x;
-  const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK;
+  const int tiles = gemm_tile_count<T>(p), kts = gemm_k_tiles<T>(p);
   sb_pdl_wait();  // the GEMM grid is complete and its partials visible
   const long long t0 = clock64();  // after the wait: the profile counts the sum, not the GEMM it waited for
   const float4 *ws = reinterpret_cast<const float4 *>(p.ws) + f;

@@ -22,25 +22,48 @@
 // read one 128-B row segment. The source pointer steps by NT / 8 rows, so
 // the compiler keeps one pointer per operand, not one per copy (a 32-lane
 // producer issues 32 + 64 copies per stage).
-template <int NT, int ROWS>
+// Edge (a tile that crosses C's last row or column, or a K that is not a
+// whole number of k-tiles): a chunk of a row from `rows` on (past M or N)
+// or from column K on is zero-filled, not read (cp.async's src-size 0,
+// from the block's first row, a valid address); K is a multiple of 8 (the
+// shape rule), so a 16-B chunk is all in or all out. Zeros add nothing to
+// the products, so the consumers read a partial stage as a whole one.
+template <int NT, int ROWS, bool Edge = false>
 __device__ __forceinline__ void gemm_load_rows(uint32_t dst, const uint16_t *src_blk, int K, int k0,
-                                               int t) {
+                                               int t, int rows = ROWS) {
   static_assert((ROWS * 8) % NT == 0, "whole chunks per thread");
   const int c = t & 7;
   const uint16_t *src = src_blk + (size_t)(t >> 3) * K + k0 + c * 8;
   const size_t step = (size_t)(NT / 8) * K;
 #pragma unroll 8
   for (int it = 0; it < ROWS * 8 / NT; ++it) {
-    sb_cp_async16(dst + gemm_swz(it * (NT / 8) + (t >> 3), c), src);
+    const int row = it * (NT / 8) + (t >> 3);
+    if constexpr (Edge) {
+      const bool in = row < rows && k0 + c * 8 < K;
+      sb_cp_async16_zfill(dst + gemm_swz(row, c), in ? src : src_blk, in ? 16u : 0u);
+    } else {
+      sb_cp_async16(dst + gemm_swz(row, c), src);
+    }
     src += step;
   }
 }
 
+// The stage copy of the block's tile (m0, n0): the whole-tile copy, or the
+// edge copy, chosen once per tile (gemm_edge_tile) by a uniform branch.
+template <class T>
+__device__ __forceinline__ bool gemm_edge_tile(const GemmParams &p, int m0, int n0) {
+  return !gemm_whole_tile<T>(p, m0, n0) || p.k % T::BK != 0;
+}
 template <class T, int NT>
-__device__ __forceinline__ void gemm_load_stage(uint32_t stage, const uint16_t *a_blk,
-                                                const uint16_t *b_blk, int K, int k0, int t) {
-  gemm_load_rows<NT, T::BM>(stage, a_blk, K, k0, t);
-  gemm_load_rows<NT, T::BN>(stage + T::A_BYTES, b_blk, K, k0, t);
+__device__ __forceinline__ void gemm_load_stage(uint32_t stage, const uint16_t *a_blk, const uint16_t *b_blk,
+                                                const GemmParams &p, bool edge, int m0, int n0, int k0, int t) {
+  if (!edge) {
+    gemm_load_rows<NT, T::BM>(stage, a_blk, p.k, k0, t);
+    gemm_load_rows<NT, T::BN>(stage + T::A_BYTES, b_blk, p.k, k0, t);
+  } else {
+    gemm_load_rows<NT, T::BM, true>(stage, a_blk, p.k, k0, t, p.m - m0);
+    gemm_load_rows<NT, T::BN, true>(stage + T::A_BYTES, b_blk, p.k, k0, t, p.n - n0);
+  }
 }
 
 // ---- TMA (sm_90): one 2D box per operand ----
@@ -233,7 +256,7 @@ __device__ __forceinline__ void gemm_ws_tma(const GemmParams &p, uint32_t smem, 
   __syncthreads();  // the inits are visible; no block barrier after this
   const sb_ring<S, Bounded> ring(bars.full, bars.empty);
   const int warp = threadIdx.x >> 5;
-  if (kt1 < 0) kt1 = p.k / T::BK;
+  if (kt1 < 0) kt1 = gemm_k_tiles<T>(p);
   if (warp == T::WARPS) {
     if (threadIdx.x == T::WARPS * 32) gemm_tma_produce<T, S, Bounded>(p, ring, smem, m0, n0, kt0, kt1);
     return;

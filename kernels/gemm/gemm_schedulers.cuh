@@ -27,7 +27,7 @@
 template <class T>
 __device__ __forceinline__ void gemm_tile_origin(const GemmParams &p, int b, int *m0, int *n0) {
   constexpr int GROUP = SB_GEMM_RASTER_GROUP;
-  const int tiles_m = p.m / T::BM, tiles_n = p.n / T::BN;
+  const int tiles_m = gemm_tiles_m<T>(p), tiles_n = gemm_tiles_n<T>(p);
   const int per_group = GROUP * tiles_n;
   const int first_m = b / per_group * GROUP;
   const int rows = tiles_m - first_m < GROUP ? tiles_m - first_m : GROUP;
@@ -36,7 +36,7 @@ __device__ __forceinline__ void gemm_tile_origin(const GemmParams &p, int b, int
 }
 template <class T>
 __device__ __forceinline__ void gemm_block_tile(const GemmParams &p, int *m0, int *n0) {
-  gemm_tile_origin<T>(p, (int)(blockIdx.x % ((p.m / T::BM) * (p.n / T::BN))), m0, n0);
+  gemm_tile_origin<T>(p, (int)(blockIdx.x % gemm_tile_count<T>(p)), m0, n0);
 }
 
 // Multicast clusters (gemm/ws_tma_wgmma_multicast) of CM x CN CTAs, 2x1 or
@@ -96,7 +96,7 @@ __device__ __forceinline__ unsigned gemm_epoch_ticket(const GemmParams &p, unsig
 
 template <class T>
 __device__ __forceinline__ void gemm_slice_range(const GemmParams &p, int *slice, int *kt0, int *kt1) {
-  const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK;
+  const int tiles = gemm_tile_count<T>(p), kts = gemm_k_tiles<T>(p);
   *slice = blockIdx.x / tiles;
   *kt0 = sb_gemm_slice_begin(kts, p.splits, *slice);
   *kt1 = sb_gemm_slice_begin(kts, p.splits, *slice + 1);
@@ -123,7 +123,7 @@ template <class T>
 __device__ __forceinline__ void gemm_slice_ticket(const GemmParams &p, int *tile, int *slice, int *kt0,
                                                   int *kt1) {
   __shared__ unsigned ticket;
-  const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK;
+  const int tiles = gemm_tile_count<T>(p), kts = gemm_k_tiles<T>(p);
   *tile = (int)(blockIdx.x % (unsigned)tiles);
   if (threadIdx.x == 0) ticket = gemm_epoch_ticket(p, p.sem + gemm_flag(tiles + *tile), (unsigned)p.splits);
   __syncthreads();  // the slice is every thread's

@@ -43,6 +43,19 @@ static inline int sb_gemm_tile_bm(int tile) { return tile == SB_GEMM_TILE_64X128
 static inline int sb_gemm_tile_bn(int tile) {
   return tile == SB_GEMM_TILE_128X256 ? 256 : tile == SB_GEMM_TILE_128X96 ? 96 : 128;
 }
+/* Any shape (the rule): K a multiple of 8 (fp16: A's and B's rows, K long,
+ * start 16-byte aligned, as TMA's row strides and cp.async's 16-B chunks
+ * need), N a multiple of 4 (fp32: C's rows 16-byte aligned, as the
+ * TMA-store epilogue's row stride needs; then every direct store, a pair
+ * of columns at an even column, is all inside C or all outside). Partial
+ * tiles at every edge: ceil(M / BM) x ceil(N / BN) tiles, ceil(K / 64)
+ * k-tiles (sb_gemm_cdiv). */
+#define SB_GEMM_K_MULTIPLE 8
+#define SB_GEMM_N_MULTIPLE 4
+static inline long long sb_gemm_tile_count(int tile, long long m, long long n) {
+  return ((m + sb_gemm_tile_bm(tile) - 1) / sb_gemm_tile_bm(tile)) * ((n + sb_gemm_tile_bn(tile) - 1) / sb_gemm_tile_bn(tile));
+}
+static inline long long sb_gemm_k_tiles(long long k) { return (k + SB_GEMM_BK - 1) / SB_GEMM_BK; }
 /* Fewer whole 64 x 64 pieces than a warpgroup has warps: wgmma only. */
 static inline int sb_gemm_tile_wgmma_only(int tile) {
   return (sb_gemm_tile_bm(tile) / 64) * (sb_gemm_tile_bn(tile) / 64) < 4 || sb_gemm_tile_bn(tile) % 64;
