@@ -4,7 +4,11 @@
 // tiles and layout shared with it: gemm_tiles.h; docs/gemm.md.
 //
 // This file holds the variants (each one's synchronization), the kernel,
-// the pickers and the launchers. The pieces they share, in the manner of
+// the pickers and the launcher. A variant is a composition (gemm_compose.cuh:
+// mainloop, consumer, schedule, epilogue), stated once in its struct's
+// base: what it compiles (its tiles and stages), its grid and workspace
+// (the schedule's host side, GemmScheduleHost), its table flags and its
+// CSV columns follow from it. The pieces they share, in the manner of
 // CUTLASS's collective / kernel / scheduler split: gemm_params.cuh (the
 // parameter struct, tile shape, swizzle), gemm_mainloop.cuh (stage copies,
 // the warp-specialized ring's loops, the TMA producer, gemm_ws_tma: the
@@ -58,6 +62,7 @@
 #include "../common/ring.cuh"
 #include "../common/tensor_map.cuh"
 
+#include "gemm_compose.cuh"     // a variant's four parts: mainloop, consumer, schedule, epilogue
 #include "gemm_consumers.cuh"   // what a consumer computes: mma.sync warps, wgmma warpgroups
 #include "gemm_mainloop.cuh"    // stage copies, the ws ring's loops, the TMA producer, gemm_ws_tma
 #include "gemm_params.cuh"      // GemmParams, GemmTile, the swizzle, the epilogue profile
@@ -66,9 +71,7 @@
 
 // ---- the variants: how the K loop is staged and synchronized ----
 
-struct GemmSingle {
-  static constexpr bool ws = false, twin = false, cp_async = true;
-  static constexpr int fixed_stages = 1;
+struct GemmSingle : GemmComposition<GemmCpAsyncOneBuffer, GemmMmaSyncWarps, GemmScheduleDataParallel, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
     GemmWarpMma<T> mma(threadIdx.x >> 5);
@@ -87,9 +90,7 @@ struct GemmSingle {
   }
 };
 
-struct GemmSwap {
-  static constexpr bool ws = false, twin = false, cp_async = true;
-  static constexpr int fixed_stages = 2;
+struct GemmSwap : GemmComposition<GemmCpAsyncTwoBuffers, GemmMmaSyncWarps, GemmScheduleDataParallel, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
     GemmWarpMma<T> mma(threadIdx.x >> 5);
@@ -117,8 +118,7 @@ struct GemmSwap {
   }
 };
 
-struct GemmRing {
-  static constexpr bool ws = false, twin = false, cp_async = true;
+struct GemmRing : GemmComposition<GemmCpAsyncRing, GemmMmaSyncWarps, GemmScheduleDataParallel, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
     static_assert(S >= 2, "a ring has at least two stages");
@@ -157,8 +157,8 @@ struct GemmRing {
 
 // The producer warp's 32 lanes cp.async a stage and arrive.noinc on `full`;
 // the consumer loop and the ring are gemm_mainloop.cuh's.
-struct GemmWsMbarrier {
-  static constexpr bool ws = true, twin = true, cp_async = true;
+struct GemmWsMbarrier
+    : GemmComposition<GemmCpAsyncProducer, GemmMmaSyncWarps, GemmScheduleDataParallel, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
     __shared__ GemmRingBars<T, S> bars;
@@ -190,29 +190,18 @@ struct GemmWsMbarrier {
 
 // gemm_ws_tma (gemm_mainloop.cuh): the elected TMA producer, with mma.sync
 // consumer warps or wgmma consumer warpgroups.
-struct GemmWsTma {
-  static constexpr bool ws = true, twin = true;
+struct GemmWsTma : GemmComposition<GemmTmaLoads, GemmMmaSyncWarps, GemmScheduleDataParallel, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
-#if __CUDA_ARCH__ >= 900
     gemm_ws_tma<T, S, Bounded, GemmWarpMma<T>>(p, smem, m0, n0);
-#else
-    (void)p, (void)smem, (void)m0, (void)n0;
-    __trap();  // min_cc 90: never launched below sm_90
-#endif
   }
 };
 
-struct GemmWsTmaWgmma {
-  static constexpr bool ws = true, twin = true, wgmma_tile = true;
+struct GemmWsTmaWgmma
+    : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups, GemmScheduleDataParallel, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0);
-#else
-    (void)p, (void)smem, (void)m0, (void)n0;
-    __trap();  // sm_90a only (wgmma): never launched elsewhere
-#endif
   }
 };
 
@@ -226,26 +215,17 @@ struct GemmTmaStoreEpi {
   uint32_t staging;
   template <class Math>
   __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     unsigned piece = 0;
     math.store_tma(p, m0, n0, staging, piece);
     math.store_tma_drain();
-#else
-    (void)p, (void)math, (void)m0, (void)n0;
-#endif
   }
 };
-struct GemmWsTmaWgmmaTmaStore {
-  static constexpr bool ws = true, twin = true, tma_store = true;
+struct GemmWsTmaWgmmaTmaStore
+    : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups, GemmScheduleDataParallel, GemmTmaStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, 0, -1,
                                                     GemmTmaStoreEpi{smem + (uint32_t)(S * T::STAGE_BYTES)});
-#else
-    (void)p, (void)smem, (void)m0, (void)n0;
-    __trap();  // sm_90a only (wgmma, TMA stores): never launched elsewhere
-#endif
   }
 };
 
@@ -253,11 +233,10 @@ struct GemmWsTmaWgmmaTmaStore {
 // (gemm_fixups.cuh): serial, in slice order behind the tile's
 // semaphore; parallel, partials to the workspace and the last slice reduces.
 template <bool Release>
-struct GemmSplitKSerialT {
-  static constexpr bool ws = true, twin = true, split = true, parallel = false;
+struct GemmSplitKSerialT
+    : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups, GemmScheduleSplitK<GEMM_COMBINE_SERIAL>, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     // The tile from blockIdx.x, the slice from the tile's ticket: a slice
     // waits only on a block that took the tile's ticket before it
     // (gemm_slice_ticket).
@@ -266,26 +245,17 @@ struct GemmSplitKSerialT {
     gemm_tile_origin<T>(p, tile, &m0, &n0);
     gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, kt0, kt1,
                                                     GemmSerialEpi<T, Bounded, Release>{slice, tile});
-#else
-    (void)p, (void)smem, (void)m0, (void)n0;
-    __trap();  // sm_90a only (wgmma): never launched elsewhere
-#endif
   }
 };
 using GemmSplitKSerial = GemmSplitKSerialT<true>;
 
-struct GemmSplitKParallel {
-  static constexpr bool ws = true, twin = true, split = true, parallel = true;
+struct GemmSplitKParallel
+    : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups, GemmScheduleSplitK<GEMM_COMBINE_PARALLEL>, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     int slice, kt0, kt1;
     gemm_slice_range<T>(p, &slice, &kt0, &kt1);
     gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, kt0, kt1, GemmParallelEpi<T>{slice});
-#else
-    (void)p, (void)smem, (void)m0, (void)n0;
-    __trap();  // sm_90a only (wgmma): never launched elsewhere
-#endif
   }
 };
 
@@ -297,20 +267,14 @@ struct GemmSplitKParallel {
 // after every slice.
 // DropLast: the SB_BROKEN build's planted bug (its reduction leaves out a slice).
 template <bool DropLast>
-struct GemmSplitKReduceT {
-  static constexpr bool ws = true, twin = true, split = true, parallel = true, reduce = true,
-                        drop_last = DropLast;
+struct GemmSplitKReduceT : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups,
+                                           GemmScheduleSplitK<GEMM_COMBINE_REDUCE, DropLast>, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     if (threadIdx.x == 0) sb_pdl_launch_dependents();
     int slice, kt0, kt1;
     gemm_slice_range<T>(p, &slice, &kt0, &kt1);
     gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, kt0, kt1, GemmSaveEpi<T>{slice});
-#else
-    (void)p, (void)smem, (void)m0, (void)n0;
-    __trap();  // sm_90a only (wgmma): never launched elsewhere
-#endif
   }
 };
 
@@ -320,20 +284,15 @@ using GemmSplitKReduce = GemmSplitKReduceT<false>;
 // slice of a tile waits for the others, then sums its piece of the tile.
 // Arrive: false in the broken build's planted bug (GemmCoopEpi).
 template <bool Arrive>
-struct GemmSplitKCoopT {
-  static constexpr bool ws = true, twin = true, split = true, parallel = true, cooperative = true;
+struct GemmSplitKCoopT : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups,
+                                         GemmScheduleSplitK<GEMM_COMBINE_COOPERATIVE>, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     int slice, kt0, kt1;
     gemm_slice_range<T>(p, &slice, &kt0, &kt1);
     const int tile = (int)blockIdx.x % gemm_tile_count<T>(p);
     gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, kt0, kt1,
                                                     GemmCoopEpi<T, Bounded, Arrive>{slice, tile});
-#else
-    (void)p, (void)smem, (void)m0, (void)n0;
-    __trap();  // sm_90a only (wgmma): never launched elsewhere
-#endif
   }
 };
 
@@ -347,11 +306,10 @@ using GemmSplitKCoop = GemmSplitKCoopT<true>;
 // blocks: q = blockIdx.x / C). No block waits on another cluster.
 // Reset: false in the broken build's planted bug (GemmClusterEpi).
 template <bool Reset>
-struct GemmSplitKClusterT {
-  static constexpr bool ws = true, twin = true, split = true, parallel = true, cluster_split = true;
+struct GemmSplitKClusterT
+    : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups, GemmScheduleSplitK<GEMM_COMBINE_CLUSTER>, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     static_assert(S * T::STAGE_BYTES >= T::BM * T::BN * 4, "the fp32 partial fits in the stages");
     const int ctas = (int)sb_cluster_size(), tiles = gemm_tile_count<T>(p), kts = gemm_k_tiles<T>(p);
     const int q = (int)blockIdx.x / ctas, tile = q % tiles, group = q / tiles;
@@ -360,10 +318,6 @@ struct GemmSplitKClusterT {
     gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(
         p, smem, m0, n0, sb_gemm_slice_begin(kts, p.splits, slice), sb_gemm_slice_begin(kts, p.splits, slice + 1),
         GemmClusterEpi<T, Reset>{smem, tile, group, p.splits / ctas});
-#else
-    (void)p, (void)smem, (void)m0, (void)n0;
-    __trap();  // sm_90a only (wgmma, clusters): never launched elsewhere
-#endif
   }
 };
 using GemmSplitKCluster = GemmSplitKClusterT<true>;
@@ -379,11 +333,9 @@ __global__ void __launch_bounds__(SB_GEMM_REDUCE_THREADS, Narrow ? gemm_reduce_n
 // Stream-K (the schedule: gemm_schedulers.cuh; the fix-up: gemm_fixups.cuh): one ring over
 // every work unit of the block; per unit the consumers zero, run its
 // k-tiles, then store, publish a partial or fix the tile up.
-struct GemmStreamK {
-  static constexpr bool ws = true, twin = true, split = false, parallel = false, streamk = true;
+struct GemmStreamK : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups, GemmScheduleStreamK, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     __shared__ GemmRingBars<T, S> bars;
     // Block b (gemm_sk_block: finishers wait only on blocks that took their
     // ticket before them), taken under the barrier that publishes the ring's init.
@@ -425,10 +377,6 @@ struct GemmStreamK {
       gemm_sk_epilogue<T, Bounded>(p, math, m0, n0, tile, k0, k1, kts, sk_iters, sk_grid, b);
       gemm_prof_add<Bounded>(p, 0, t0);
     });
-#else
-    (void)p, (void)smem;
-    __trap();  // sm_90a only (wgmma): never launched elsewhere
-#endif
   }
 };
 
@@ -479,14 +427,13 @@ struct GemmStreamK {
 // cluster barrier before any remote arrive or multicast, and a cluster
 // barrier by every thread of both CTAs before exit.
 template <bool TmaStore = false, int CM = 1, int CN = 1>
-struct GemmWsTmaWgmmaPingpongT {
-  static constexpr bool ws = true, twin = true, split = false, parallel = false, tma_store = TmaStore;
-  static constexpr int groups = 2;  // consumer warpgroups, a tile each
-  static constexpr int cluster_m = CM, cluster_n = CN;
+struct GemmWsTmaWgmmaPingpongT
+    : GemmComposition<std::conditional_t<(CM * CN > 1), GemmTmaMulticast<CM, CN>, GemmTmaLoads>, GemmWgmmaPingpong,
+                      GemmSchedulePersistent, std::conditional_t<TmaStore, GemmTmaStores, GemmDirectStores>> {
   static constexpr bool clustered = CM * CN > 1;
+  static constexpr int groups = GemmWgmmaPingpong::groups;  // consumer warpgroups, a tile each
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     static_assert(T::WARPS == 4, "a consumer warpgroup owns a whole tile: 128 x 128 only");
     using R = std::conditional_t<clustered, sb_cluster_ring<S, Bounded, 2>, sb_ring<S, Bounded>>;
     __shared__ GemmRingBars<T, S> bars;
@@ -559,10 +506,6 @@ struct GemmWsTmaWgmmaPingpongT {
     }
     if constexpr (TmaStore) math.store_tma_drain();
     if constexpr (clustered) sb_cluster_sync();  // no CTA leaves while its peer may still use its smem
-#else
-    (void)p, (void)smem;
-    __trap();  // sm_90a only (wgmma): never launched elsewhere
-#endif
   }
 };
 
@@ -590,13 +533,12 @@ using GemmWsTmaWgmmaPingpongMulticastTmaStore = GemmWsTmaWgmmaPingpongT<true, CM
 // tile's stages while the consumers store the last one.
 template <int CM, int CN, template <int, bool, int> class Ring = sb_cluster_ring, bool Persistent = false,
           bool TmaStore = false>
-struct GemmWsTmaWgmmaMulticastT {
-  static constexpr bool ws = true, twin = true, split = false, parallel = false, persistent = Persistent;
-  static constexpr bool tma_store = TmaStore;
-  static constexpr int cluster_m = CM, cluster_n = CN;
+struct GemmWsTmaWgmmaMulticastT
+    : GemmComposition<GemmTmaMulticast<CM, CN>, GemmWgmmaWarpgroups,
+                      std::conditional_t<Persistent, GemmSchedulePersistent, GemmScheduleDataParallel>,
+                      std::conditional_t<TmaStore, GemmTmaStores, GemmDirectStores>> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using R = Ring<S, Bounded, GemmMulticastBoxes<T, CM, CN>::CTAS>;
     using X = GemmMulticastBoxes<T, CM, CN>;
     __shared__ GemmRingBars<T, S> bars;
@@ -648,10 +590,6 @@ struct GemmWsTmaWgmmaMulticastT {
       if constexpr (TmaStore) math.store_tma_drain();
     }
     sb_cluster_sync();  // every thread of both CTAs: no CTA leaves while its peer may still use its smem
-#else
-    (void)p, (void)smem;
-    __trap();  // sm_90a only (wgmma, clusters): never launched elsewhere
-#endif
   }
 };
 template <int CM, int CN>
@@ -681,34 +619,9 @@ template <int CM, int CN>
 using GemmWsTmaWgmmaMulticastNoRemote = GemmWsTmaWgmmaMulticastT<CM, CN, GemmRingNoRemoteArrive>;
 #endif
 
-// A variant's optional traits: Name<V>::value is V::member where the
-// variant declares it, else the default.
-#define GEMM_OPTIONAL_TRAIT(Name, member, type, fallback)                   \
-  template <class V, class = void>                                         \
-  struct Name {                                                            \
-    static constexpr type value = fallback;                                \
-  };                                                                       \
-  template <class V>                                                       \
-  struct Name<V, std::void_t<decltype(V::member)>> {                       \
-    static constexpr type value = V::member;                               \
-  };
-GEMM_OPTIONAL_TRAIT(GemmGroups, groups, int, 1)              // consumer warpgroups (or warp sets) per block
-GEMM_OPTIONAL_TRAIT(GemmIsSplit, split, bool, false)         // split-K: a grid of tiles x splits
-GEMM_OPTIONAL_TRAIT(GemmReduces, reduce, bool, false)        // partials summed by a separate reduction kernel
-GEMM_OPTIONAL_TRAIT(GemmReduceDrops, drop_last, bool, false) // the broken build's reduction that drops a slice
-GEMM_OPTIONAL_TRAIT(GemmPersistent, persistent, bool, false) // a persistent grid walks the tiles
-GEMM_OPTIONAL_TRAIT(GemmTmaStore, tma_store, bool, false)    // C stored through shared memory by TMA
-GEMM_OPTIONAL_TRAIT(GemmClusterSplit, cluster_split, bool, false) // split-K slices in clusters (DSMEM sums)
-GEMM_OPTIONAL_TRAIT(GemmCooperative, cooperative, bool, false) // a cooperative grid: every block resident
-GEMM_OPTIONAL_TRAIT(GemmCpAsync, cp_async, bool, false)      // loads by cp.async (sm_80), not TMA (sm_90)
-GEMM_OPTIONAL_TRAIT(GemmFixedStages, fixed_stages, int, 0)   // single's 1 buffer, swap's 2 (0: the stages axis)
-GEMM_OPTIONAL_TRAIT(GemmIsStreamK, streamk, bool, false)     // stream-K: persistent, equal shares of all k-tiles
-GEMM_OPTIONAL_TRAIT(GemmWgmmaTile, wgmma_tile, bool, false)  // ws_tma_wgmma: the plain mainloop the others build on
-#undef GEMM_OPTIONAL_TRAIT
-
 template <class V, class T>
 constexpr int gemm_threads() {
-  return T::WARPS * 32 * GemmGroups<V>::value + (V::ws ? 32 : 0);
+  return T::WARPS * 32 * V::groups + (V::ws ? 32 : 0);
 }
 
 // Blocks per SM every variant of a tile is compiled for, so that they share
@@ -727,82 +640,95 @@ extern __shared__ uint8_t gemm_smem_raw[];
 // A block with two consumer warpgroups holds two tiles' accumulators: one per SM.
 template <class V, class T>
 constexpr int gemm_kernel_min_blocks() {
-  return GemmGroups<V>::value > 1 ? 1 : gemm_min_blocks<T>();
+  return V::groups > 1 ? 1 : gemm_min_blocks<T>();
 }
+// Whether the target being compiled has what a composition needs: wgmma
+// (sm_90a's arch-specific features), TMA and mbarrier transactions (sm_90).
+// The one guard of the family: the kernel below.
+template <class V>
+__host__ __device__ constexpr bool gemm_target_has() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  return true;
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  return !V::sm90a;
+#else
+  return !V::sm90a && V::min_cc < 90;
+#endif
+}
+// The one kernel: the composition's body (V::run). Where the target lacks
+// what the composition needs, the body is not compiled and the kernel
+// traps; it is never launched there (the row's min_cc, and the fat
+// binary's sm_90a code on Hopper).
 template <class V, class T, int S, bool Bounded>
 __global__ void __launch_bounds__(gemm_threads<V, T>(), gemm_kernel_min_blocks<V, T>()) gemm_kernel(const __grid_constant__ GemmParams p) {
-  // The stages start at the next 1024-B boundary (the launch asks for the slack).
-  const uint32_t smem = (sb_smem_addr(gemm_smem_raw) + 1023u) & ~1023u;
-  int m0, n0;
-  gemm_block_tile<T>(p, &m0, &n0);
-  const long long t0 = Bounded ? clock64() : 0;
-  V::template run<T, S, Bounded>(p, smem, m0, n0);
-  gemm_prof_add<Bounded>(p, 1, t0);
+  if constexpr (!gemm_target_has<V>()) {
+    (void)p;
+    __trap();
+  } else {
+    // The stages start at the next 1024-B boundary (the launch asks for the slack).
+    const uint32_t smem = (sb_smem_addr(gemm_smem_raw) + 1023u) & ~1023u;
+    int m0, n0;
+    gemm_block_tile<T>(p, &m0, &n0);
+    const long long t0 = Bounded ? clock64() : 0;
+    V::template run<T, S, Bounded>(p, smem, m0, n0);
+    gemm_prof_add<Bounded>(p, 1, t0);
+  }
 }
 
-// ---- pickers: the instantiations the sweeps use ----
+// ---- what is compiled: stated once, by the composition ----
 
-// Stages compiled per variant and tile (what 227 KiB of shared memory
-// holds: 6 x 32 KiB stages of 128 x 128 x 64, 4 x 48 KiB of 128 x 256 x 64).
-// The one-warpgroup tiles (ws_tma_wgmma, its TMA-store form, the split
-// variants; at 64 x 128 also multicast): one count each, 8 of 64 x 128, 7
-// of 128 x 96.
+// Stages compiled per composition and tile (what 227 KiB of shared memory
+// holds: 6 x 32 KiB stages of 128 x 128 x 64, 4 x 48 KiB of 128 x 256 x 64):
+//  - a fixed-buffer mainloop: its count (single's 1, swap's 2);
+//  - a schedule that cuts K (split-K, stream-K): ws_tma_wgmma's best per
+//    tile only (docs/gemm.md), to keep the build and the sweep small;
+//  - clusters (multicast) and the one-warpgroup TMA-store epilogue: where
+//    ws_tma_wgmma is best (3-4 of 128x256, 4-6 of 128x128), so that the
+//    comparison is one of synchronization at the mainloop's best settings;
+//  - the rest: every count that fits, 2-6 of 128x128, 2-4 of 128x256.
+// The one-warpgroup tiles compile one count each, 8 of 64 x 128, 7 of 128 x 96.
 template <class T>
 using GemmOneGroupStages =
     std::conditional_t<T::BM == 64, sb_values<SB_GEMM_SPLIT_STAGES_64>, sb_values<SB_GEMM_SPLIT_STAGES_96>>;
+template <class T>
+using GemmSplitStages =
+    std::conditional_t<T::BN == 256, sb_values<SB_GEMM_SPLIT_STAGES_256>,
+                       std::conditional_t<T::WGMMA_ONLY, GemmOneGroupStages<T>, sb_values<SB_GEMM_SPLIT_STAGES_128>>>;
+template <class T>
+using GemmBestStages = std::conditional_t<T::BN == 256, sb_values<3, 4>,
+                                          std::conditional_t<T::WGMMA_ONLY, GemmOneGroupStages<T>, sb_values<4, 5, 6>>>;
+template <class T>
+using GemmAllStages = std::conditional_t<T::WGMMA_ONLY, GemmOneGroupStages<T>,
+                                         std::conditional_t<T::BN == 256, sb_values<2, 3, 4>, sb_values<2, 3, 4, 5, 6>>>;
 template <class V, class T>
 struct GemmStages {
-  using list = std::conditional_t<T::WGMMA_ONLY, GemmOneGroupStages<T>,
-                                  std::conditional_t<T::BN == 256, sb_values<2, 3, 4>, sb_values<2, 3, 4, 5, 6>>>;
+  using list = std::conditional_t<
+      V::Mainloop::fixed_stages != 0, sb_values<V::Mainloop::fixed_stages>,
+      std::conditional_t<V::Schedule::cuts_k, GemmSplitStages<T>,
+                         std::conditional_t<(V::cluster_m * V::cluster_n > 1 || (V::tma_store && V::groups == 1)),
+                                            GemmBestStages<T>, GemmAllStages<T>>>>;
 };
-template <class T>
-struct GemmStages<GemmSingle, T> {
-  using list = sb_values<1>;
-};
-template <class T>
-struct GemmStages<GemmSwap, T> {
-  using list = sb_values<2>;
-};
-// The split variants: ws_tma_wgmma's best stages per tile only (docs/gemm.md),
-// to keep the build and the sweep small.
-template <class T>
-struct GemmSplitStages {
-  using list = std::conditional_t<T::BN == 256, sb_values<SB_GEMM_SPLIT_STAGES_256>,
-                                  std::conditional_t<T::WGMMA_ONLY, GemmOneGroupStages<T>,
-                                                     sb_values<SB_GEMM_SPLIT_STAGES_128>>>;
-};
-template <bool R, class T>
-struct GemmStages<GemmSplitKSerialT<R>, T> : GemmSplitStages<T> {};
-template <class T>
-struct GemmStages<GemmSplitKParallel, T> : GemmSplitStages<T> {};
-template <bool D, class T>
-struct GemmStages<GemmSplitKReduceT<D>, T> : GemmSplitStages<T> {};
-template <class T>
-struct GemmStages<GemmStreamK, T> : GemmSplitStages<T> {};
-template <bool R, class T>
-struct GemmStages<GemmSplitKClusterT<R>, T> : GemmSplitStages<T> {};
-template <bool A, class T>
-struct GemmStages<GemmSplitKCoopT<A>, T> : GemmSplitStages<T> {};
-// Multicast and the TMA-store epilogue: ws_tma_wgmma's best stages per
-// tile (sb_gemm_multicast_stages_ok).
-template <class T>
-struct GemmBestStages {
-  using list = std::conditional_t<T::BN == 256, sb_values<3, 4>,
-                                  std::conditional_t<T::WGMMA_ONLY, GemmOneGroupStages<T>, sb_values<4, 5, 6>>>;
-};
-template <int CM, int CN, template <int, bool, int> class R, bool P, bool TS, class T>
-struct GemmStages<GemmWsTmaWgmmaMulticastT<CM, CN, R, P, TS>, T> : GemmBestStages<T> {};
-template <class T>
-struct GemmStages<GemmWsTmaWgmmaTmaStore, T> : GemmBestStages<T> {};
-template <class T>
-struct GemmStages<GemmWsTmaWgmmaPingpongMulticastTmaStore<2, 1>, T> : GemmBestStages<T> {};
-template <class T>
-struct GemmStages<GemmWsTmaWgmmaPingpongMulticastTmaStore<1, 2>, T> : GemmBestStages<T> {};
+
+// The tiles a composition is compiled for. Two consumer warpgroups own a
+// whole 128 x 128 tile each (ping-pong: 128 x 256 would take 256 fp32
+// accumulators per thread). The one-warpgroup tiles (64 x 128, 128 x 96:
+// fewer than 4 whole 64 x 64 pieces) need wgmma, and are compiled where
+// they answer a question: a block per tile, or K cut (the TMA mainloop's
+// data-parallel, split-K and stream-K compositions), and at 64 x 128 (the
+// small squares' tile) the multicast clusters.
+template <class V, class T>
+constexpr bool gemm_compiles_tile() {
+  if constexpr (V::groups > 1) return T::BM == 128 && T::BN == 128;
+  if constexpr (!T::WGMMA_ONLY) return true;
+  if constexpr (!V::Consumer::wgmma) return false;
+  if constexpr (V::cluster_m * V::cluster_n > 1) return T::BM == 64;
+  return !V::Schedule::persistent || V::Schedule::cuts_k;
+}
 
 // The TMA-store epilogue's staging after the stages (every consumer warp's two pieces).
 template <class V, class T>
 constexpr int gemm_store_bytes() {
-  return GemmTmaStore<V>::value ? GemmWarpgroupMma<T>::STORE_BYTES * GemmGroups<V>::value : 0;
+  return V::tma_store ? GemmWarpgroupMma<T>::STORE_BYTES * V::groups : 0;
 }
 
 template <class V, class T, int S>
@@ -812,11 +738,15 @@ static sb_kernels gemm_kernels() {
       (size_t)S * T::STAGE_BYTES + gemm_store_bytes<V, T>() + SB_GEMM_ALIGN_SLACK);
 }
 
+// ---- pickers: the instantiations the sweeps use ----
+
 template <class V, class T>
 static int gemm_pick_tile(const long long *axis, sb_kernels *k, char *why, size_t len) {
-  if (axis[SB_AXIS_WARPS] != T::WARPS) {
-    snprintf(why, len, "consumer_warps=%lld has no compiled kernel for a %dx%d tile (compiled: %d)",
-             axis[SB_AXIS_WARPS], T::BM, T::BN, T::WARPS);
+  constexpr int warps = T::WARPS * V::groups;
+  if (axis[SB_AXIS_WARPS] != warps) {
+    snprintf(why, len, "consumer_warps=%lld has no compiled kernel for a %dx%d tile (compiled: %d%s)",
+             axis[SB_AXIS_WARPS], T::BM, T::BN, warps,
+             V::groups > 1 ? ": two warpgroups of 4" : T::WGMMA_ONLY ? ": one wgmma warpgroup" : "");
     return -1;
   }
   using List = typename GemmStages<V, T>::list;
@@ -825,68 +755,43 @@ static int gemm_pick_tile(const long long *axis, sb_kernels *k, char *why, size_
   return sb_no_instance<List>("stages", axis[SB_AXIS_STAGES], why, len);
 }
 
-// The variants compiled for the one-warpgroup tiles: the ones that cut K,
-// ws_tma_wgmma (their mainloop uncut), its TMA-store form and, at 64 x 128
-// (the small squares' tile), its multicast clusters (bench/gemm.c's
-// gemm_reason has the same rule).
+// The tiles a composition compiles, as the tile axis names them ("128x128x64, 128x256x64").
 template <class V>
-struct GemmIsMulticast : std::false_type {};
-template <int CM, int CN, template <int, bool, int> class R, bool P, bool TS>
-struct GemmIsMulticast<GemmWsTmaWgmmaMulticastT<CM, CN, R, P, TS>> : std::true_type {};
-template <class V, class T>
-constexpr bool gemm_takes_one_group_tile() {
-  return GemmIsSplit<V>::value || std::is_same<V, GemmStreamK>::value || std::is_same<V, GemmWsTmaWgmma>::value ||
-         std::is_same<V, GemmWsTmaWgmmaTmaStore>::value || (GemmIsMulticast<V>::value && T::BM == 64);
+static void gemm_compiled_tiles(char *buf, size_t len) {
+  const bool on[SB_GEMM_NUM_TILES] = {gemm_compiles_tile<V, Tile128x128>(), gemm_compiles_tile<V, Tile128x256>(),
+                                      gemm_compiles_tile<V, Tile64x128>(), gemm_compiles_tile<V, Tile128x96>()};
+  size_t at = 0;
+  buf[0] = '\0';
+  for (int t = 0; t < SB_GEMM_NUM_TILES && at < len; ++t)
+    if (on[t])
+      at += (size_t)snprintf(buf + at, len - at, "%s%dx%dx%d", at ? ", " : "", sb_gemm_tile_bm(t), sb_gemm_tile_bn(t),
+                             SB_GEMM_BK);
 }
 
-template <class V>
-static int gemm_pick_pingpong(const long long *axis, sb_kernels *k, char *why, size_t len);
+template <class V, class T>
+static int gemm_pick_at(const long long *axis, sb_kernels *k, char *why, size_t len) {
+  if constexpr (gemm_compiles_tile<V, T>()) {
+    return gemm_pick_tile<V, T>(axis, k, why, len);
+  } else {
+    char tiles[96];
+    gemm_compiled_tiles<V>(tiles, sizeof tiles);
+    snprintf(why, len, "tile=%dx%dx%d has no compiled kernel for this variant (compiled: %s)", T::BM, T::BN, SB_GEMM_BK,
+             tiles);
+    return -1;
+  }
+}
 
-// The picker of any variant: ping-pong's (two consumer warpgroups, a whole
-// 128 x 128 tile each) or the tile's.
+// The picker of any variant: the tile axis, then the tile's warps and stages.
 template <class V>
 static int gemm_pick(const long long *axis, sb_kernels *k, char *why, size_t len) {
-  if constexpr (GemmGroups<V>::value > 1) {
-    return gemm_pick_pingpong<V>(axis, k, why, len);
-  } else {
-    switch (axis[SB_AXIS_TILE]) {
-      case SB_GEMM_TILE_128X128: return gemm_pick_tile<V, Tile128x128>(axis, k, why, len);
-      case SB_GEMM_TILE_128X256: return gemm_pick_tile<V, Tile128x256>(axis, k, why, len);
-      case SB_GEMM_TILE_64X128:
-        if constexpr (gemm_takes_one_group_tile<V, Tile64x128>()) return gemm_pick_tile<V, Tile64x128>(axis, k, why, len);
-        snprintf(why, len, "tile=64x128x64 has no compiled kernel for this variant (one wgmma warpgroup: "
-                 "ws_tma_wgmma, its TMA-store and multicast forms and the variants that cut K only)");
-        return -1;
-      case SB_GEMM_TILE_128X96:
-        if constexpr (gemm_takes_one_group_tile<V, Tile128x96>()) return gemm_pick_tile<V, Tile128x96>(axis, k, why, len);
-        snprintf(why, len, "tile=128x96x64 has no compiled kernel for this variant (one wgmma warpgroup: "
-                 "ws_tma_wgmma, its TMA-store form and the variants that cut K only)");
-        return -1;
-    }
-    snprintf(why, len, "tile=%lld has no compiled kernel", axis[SB_AXIS_TILE]);
-    return -1;
+  switch (axis[SB_AXIS_TILE]) {
+    case SB_GEMM_TILE_128X128: return gemm_pick_at<V, Tile128x128>(axis, k, why, len);
+    case SB_GEMM_TILE_128X256: return gemm_pick_at<V, Tile128x256>(axis, k, why, len);
+    case SB_GEMM_TILE_64X128: return gemm_pick_at<V, Tile64x128>(axis, k, why, len);
+    case SB_GEMM_TILE_128X96: return gemm_pick_at<V, Tile128x96>(axis, k, why, len);
   }
-}
-
-// Ping-pong: 128 x 128 only, two consumer warpgroups (consumer_warps 8),
-// ws_tma_wgmma's stage list for the tile.
-template <class V>
-static int gemm_pick_pingpong(const long long *axis, sb_kernels *k, char *why, size_t len) {
-  using T = Tile128x128;
-  if (axis[SB_AXIS_TILE] != 0) {
-    snprintf(why, len, "tile=%lld: a ping-pong warpgroup owns a whole tile; compiled for 128x128x64 only "
-             "(128x256 would take 256 fp32 accumulators per thread)", axis[SB_AXIS_TILE]);
-    return -1;
-  }
-  if (axis[SB_AXIS_WARPS] != V::groups * T::WARPS) {
-    snprintf(why, len, "consumer_warps=%lld has no compiled kernel (ping-pong: %d warpgroups of 4 = %d)",
-             axis[SB_AXIS_WARPS], V::groups, V::groups * T::WARPS);
-    return -1;
-  }
-  using List = typename GemmStages<V, T>::list;
-  if (sb_dispatch(axis[SB_AXIS_STAGES], List{}, [&](auto s) { *k = gemm_kernels<V, T, decltype(s)::value>(); }))
-    return 0;
-  return sb_no_instance<List>("stages", axis[SB_AXIS_STAGES], why, len);
+  snprintf(why, len, "tile=%lld has no compiled kernel", axis[SB_AXIS_TILE]);
+  return -1;
 }
 
 // Multicast: the cluster_shape axis picks the instantiation (2x1 or 1x2),
@@ -997,78 +902,6 @@ static cudaError_t gemm_number_launch(sb_launch *L, GemmParams *p, size_t sem_by
   return cudaSuccess;
 }
 
-// Split variants: the grid is tiles x splits; the counters numbered by
-// launch (gemm_number_launch), but splitk_cluster's, which its last
-// arrivals set back (its query zeroes them all the same), and
-// splitk_reduce's, which it has none of.
-template <class V, bool StaleEpoch = false>
-static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles, long long tile_elems, sb_shape *s) {
-  if constexpr (V::split) {
-    // The count: the axis, or for splits=auto the one policy
-    // (sb_gemm_auto_splits) on this device's SMs; resolved by the query,
-    // read back by every later launch, reported in the row (splits_used).
-    if (L->query) {
-      const long long want = L->axis[SB_AXIS_SPLITS];
-      int dev = 0, sms = 0;
-      cudaError_t e;
-      if (want == SB_AXIS_AUTO &&
-          ((e = cudaGetDevice(&dev)) != cudaSuccess ||
-           (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess))
-        return e;
-      const int kts = sb_gemm_cdiv(p->k, SB_GEMM_BK);
-      L->splits_used = want != SB_AXIS_AUTO            ? (int)want
-                       : GemmClusterSplit<V>::value ? sb_gemm_cluster_auto_splits((int)tiles, kts, sms)
-                       : GemmCooperative<V>::value  ? sb_gemm_coop_auto_splits((int)tiles, kts, sms)
-                       : GemmReduces<V>::value
-                           ? sb_gemm_reduce_auto_splits((int)tiles, kts, sms,
-                                                        sb_gemm_reduce_blocks_per_tile(tile_elems))
-                           : sb_gemm_auto_splits((int)tiles, kts, sms);
-    }
-    p->splits = L->splits_used;
-    s->grid = tiles * p->splits;
-    if constexpr (GemmClusterSplit<V>::value) s->cluster = sb_gemm_cluster_ctas(p->splits);
-// A diagnostic switch (-D at build time): the same kernel launched without
-// the cooperative attribute measured the same times (H100, 69bb694).
-#ifndef SB_GEMM_COOP_PLAIN_LAUNCH
-    if constexpr (GemmCooperative<V>::value) s->cooperative = true;
-#endif
-    // serial: + a ticket counter per tile after the semaphores (gemm_slice_ticket);
-    // cluster: a counter per (tile, rank), at most tiles x splits
-    const size_t sem_bytes =
-        gemm_flag(GemmClusterSplit<V>::value ? tiles * p->splits : tiles * (V::parallel ? 1 : 2)) * sizeof(unsigned);
-    const size_t ws_bytes = V::parallel ? (size_t)tiles * tile_elems * p->splits * sizeof(float) : 0;
-    if (L->query) {
-      cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
-      if (e == cudaSuccess) e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, ws_bytes);
-      if (e != cudaSuccess || GemmReduces<V>::value) return e;
-    }
-    p->sem = gemm_sem;
-    p->ws = gemm_ws;
-    return gemm_number_launch<StaleEpoch>(L, p, sem_bytes);
-  }
-  (void)L, (void)p, (void)tiles, (void)tile_elems, (void)s;
-  return cudaSuccess;
-}
-
-// Stream-K: the persistent grid (SMs x blocks/SM, from the query); two
-// workspace slots (gemm_sk_slot) and one flag per block, then the grid's
-// ticket counter and one per tile (gemm_sk_block): zeroed by the query,
-// numbered by launch (gemm_number_launch: a flag set in this launch reads
-// its number; a counter hands out its tickets a launch). A data-parallel launch (sb_gemm_sk_data_parallel:
-// ws_tma_wgmma's kernel, a block per tile; or no tile split on the grid)
-// takes no ticket and reads no flag.
-static cudaError_t gemm_streamk_setup(sb_launch *L, GemmParams *p, int bm, int bn, bool data_parallel) {
-  // + a ticket counter per tile where fewer tiles than blocks (gemm_sk_block)
-  const size_t sem_bytes = gemm_flag((size_t)L->grid_blocks + 1 + (size_t)sb_gemm_cdiv(p->m, bm) * sb_gemm_cdiv(p->n, bn)) * sizeof(unsigned);
-  if (L->query) {
-    cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
-    if (e == cudaSuccess && !data_parallel)
-      e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, (size_t)2 * L->grid_blocks * bm * bn * sizeof(float));
-    if (e != cudaSuccess) return e;
-  }
-  return gemm_number_launch(L, p, sem_bytes);
-}
-
 // The separate reduction after the GEMM kernel, as its PDL secondary:
 // splitk_reduce always (every tile), streamk when many blocks feed a tile
 // (p.sk_reduce: its stream-K tiles). p.reduce_groups threads per float4 of
@@ -1111,32 +944,191 @@ static cudaError_t gemm_reduce_launch_tile(sb_launch *L, GemmParams &p) {
   }
   return sb_pdl_launch(kernel, (unsigned)(blocks * p.reduce_groups), SB_GEMM_REDUCE_THREADS, L->stream, args);
 }
-template <class V>
+template <bool StreamK, bool DropLast>
 static cudaError_t gemm_reduce_launch(sb_launch *L, GemmParams &p, int tile) {
-  constexpr bool streamk = std::is_same<V, GemmStreamK>::value;
-  if constexpr (GemmReduces<V>::value || streamk) {
-    if (streamk && !p.sk_reduce) return cudaSuccess;
-    constexpr bool drop = GemmReduceDrops<V>::value;
-    return tile == SB_GEMM_TILE_128X256 ? gemm_reduce_launch_tile<Tile128x256, streamk, drop>(L, p)
-           : tile == SB_GEMM_TILE_64X128 ? gemm_reduce_launch_tile<Tile64x128, streamk, drop>(L, p)
-           : tile == SB_GEMM_TILE_128X96 ? gemm_reduce_launch_tile<Tile128x96, streamk, drop>(L, p)
-                                         : gemm_reduce_launch_tile<Tile128x128, streamk, drop>(L, p);
-  }
-  (void)L, (void)p, (void)tile;
-  return cudaSuccess;
+  return tile == SB_GEMM_TILE_128X256 ? gemm_reduce_launch_tile<Tile128x256, StreamK, DropLast>(L, p)
+         : tile == SB_GEMM_TILE_64X128 ? gemm_reduce_launch_tile<Tile64x128, StreamK, DropLast>(L, p)
+         : tile == SB_GEMM_TILE_128X96 ? gemm_reduce_launch_tile<Tile128x96, StreamK, DropLast>(L, p)
+                                       : gemm_reduce_launch_tile<Tile128x128, StreamK, DropLast>(L, p);
 }
 
-// Cluster shape of a variant: V::cluster_m x V::cluster_n, else 1 x 1.
-template <class V, class = void>
-struct GemmClusterShape {
-  static constexpr int m = 1, n = 1;
+// ---- the schedules' host side: the grid, the workspace, what runs after ----
+// GemmScheduleHost<Schedule> (the schedule tags: gemm_schedulers.cuh):
+//   setup<V>(L, p, s, g, &done): the grid (s: blocks, persistence,
+//     clusters, a cooperative launch), the workspace (allocated and zeroed
+//     by the point's query, numbered by launch after it) and the fields of
+//     p the kernel's schedule reads; done: the launch is configured (a
+//     query the schedule answered itself);
+//   checked(L, p, e): after the launch's configuration (sb_launch_params);
+//   after<V>(L, p, tile): what runs after the GEMM kernel (a separate reduction).
+// gemm_launch (below) calls these and nothing schedule-specific.
+struct GemmGeom {
+  int tile, bm, bn;
+  long long tiles;  // output tiles: ceil(M / BM) x ceil(N / BN)
 };
-template <class V>
-struct GemmClusterShape<V, std::void_t<decltype(V::cluster_m)>> {
-  static constexpr int m = V::cluster_m, n = V::cluster_n;
+struct GemmScheduleHostBase {
+  template <class V, bool StaleEpoch>
+  static cudaError_t setup(sb_launch *, GemmParams &, sb_shape &, const GemmGeom &, bool *) {
+    return cudaSuccess;
+  }
+  static cudaError_t checked(sb_launch *, const GemmParams &, cudaError_t e) { return e; }
+  template <class V>
+  static cudaError_t after(sb_launch *, GemmParams &, int) {
+    return cudaSuccess;
+  }
+};
+template <class Schedule>
+struct GemmScheduleHost;
+
+// Data-parallel: a block (a cluster) per tile, the grid gemm_launch sets.
+template <>
+struct GemmScheduleHost<GemmScheduleDataParallel> : GemmScheduleHostBase {};
+
+// Persistent: as many blocks as are resident, at most one a tile (a cluster a cluster tile).
+template <>
+struct GemmScheduleHost<GemmSchedulePersistent> : GemmScheduleHostBase {
+  template <class V, bool StaleEpoch>
+  static cudaError_t setup(sb_launch *, GemmParams &, sb_shape &s, const GemmGeom &, bool *) {
+    s.work = s.grid;
+    s.grid = SB_GRID_PERSISTENT;
+    return cudaSuccess;
+  }
 };
 
-template <class V, bool Tma, bool StaleEpoch = false>
+// Split-K: the grid is tiles x splits; the counters numbered by launch
+// (gemm_number_launch), but splitk_cluster's, which its last arrivals set
+// back (its query zeroes them all the same), and splitk_reduce's, which it
+// has none of.
+template <GemmCombine C, bool DropLast>
+struct GemmScheduleHost<GemmScheduleSplitK<C, DropLast>> : GemmScheduleHostBase {
+  using S = GemmScheduleSplitK<C, DropLast>;
+  template <class V, bool StaleEpoch>
+  static cudaError_t setup(sb_launch *L, GemmParams &p, sb_shape &s, const GemmGeom &g, bool *) {
+    const long long tiles = g.tiles, tile_elems = (long long)g.bm * g.bn;
+    // The count: the axis, or for splits=auto the one policy
+    // (sb_gemm_auto_splits) on this device's SMs; resolved by the query,
+    // read back by every later launch, reported in the row (splits_used).
+    if (L->query) {
+      const long long want = L->axis[SB_AXIS_SPLITS];
+      int dev = 0, sms = 0;
+      cudaError_t e;
+      if (want == SB_AXIS_AUTO &&
+          ((e = cudaGetDevice(&dev)) != cudaSuccess ||
+           (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess))
+        return e;
+      const int kts = sb_gemm_cdiv(p.k, SB_GEMM_BK);
+      L->splits_used = want != SB_AXIS_AUTO              ? (int)want
+                       : C == GEMM_COMBINE_CLUSTER     ? sb_gemm_cluster_auto_splits((int)tiles, kts, sms)
+                       : C == GEMM_COMBINE_COOPERATIVE ? sb_gemm_coop_auto_splits((int)tiles, kts, sms)
+                       : C == GEMM_COMBINE_REDUCE
+                           ? sb_gemm_reduce_auto_splits((int)tiles, kts, sms, sb_gemm_reduce_blocks_per_tile(tile_elems))
+                           : sb_gemm_auto_splits((int)tiles, kts, sms);
+    }
+    p.splits = L->splits_used;
+    s.grid = tiles * p.splits;
+    if constexpr (C == GEMM_COMBINE_CLUSTER) s.cluster = sb_gemm_cluster_ctas(p.splits);
+// A diagnostic switch (-D at build time): the same kernel launched without
+// the cooperative attribute measured the same times (H100, 69bb694).
+#ifndef SB_GEMM_COOP_PLAIN_LAUNCH
+    if constexpr (C == GEMM_COMBINE_COOPERATIVE) s.cooperative = true;
+#endif
+    // serial: + a ticket counter per tile after the semaphores (gemm_slice_ticket);
+    // cluster: a counter per (tile, rank), at most tiles x splits
+    const size_t sem_bytes =
+        gemm_flag(C == GEMM_COMBINE_CLUSTER ? tiles * p.splits : tiles * (S::partials ? 1 : 2)) * sizeof(unsigned);
+    const size_t ws_bytes = S::partials ? (size_t)tiles * tile_elems * p.splits * sizeof(float) : 0;
+    if (L->query) {
+      cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
+      if (e == cudaSuccess) e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, ws_bytes);
+      if (e != cudaSuccess || C == GEMM_COMBINE_REDUCE) return e;
+    }
+    p.sem = gemm_sem;
+    p.ws = gemm_ws;
+    return gemm_number_launch<StaleEpoch>(L, &p, sem_bytes);
+  }
+  // splitk_cooperative: every block resident at once, or a skipped row (not a launch error).
+  static cudaError_t checked(sb_launch *L, const GemmParams &p, cudaError_t e) {
+    if constexpr (C == GEMM_COMBINE_COOPERATIVE) {
+      int dev = 0, sms = 0;
+      if (e == cudaSuccess && L->query && !L->skip[0] && L->blocks_per_sm > 0 &&
+          (e = cudaGetDevice(&dev)) == cudaSuccess &&
+          (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) == cudaSuccess &&
+          (long long)L->grid_blocks > (long long)L->blocks_per_sm * sms)
+        snprintf(L->skip, sizeof L->skip,
+                 "cannot launch cooperatively: %d tiles x %d splits = %d blocks, but %d SMs x %d blocks/SM are "
+                 "resident at once (fewer splits, or splits=auto)",
+                 (int)(L->grid_blocks / p.splits), p.splits, L->grid_blocks, sms, L->blocks_per_sm);
+    }
+    (void)L, (void)p;
+    return e;
+  }
+  // splitk_reduce: the separate reduction of every tile's slices.
+  template <class V>
+  static cudaError_t after(sb_launch *L, GemmParams &p, int tile) {
+    if constexpr (C == GEMM_COMBINE_REDUCE) return gemm_reduce_launch<false, DropLast>(L, p, tile);
+    (void)L, (void)p, (void)tile;
+    return cudaSuccess;
+  }
+};
+
+// Stream-K: the persistent grid (SMs x blocks/SM, from the query); two
+// workspace slots (gemm_sk_slot) and one flag per block, then the grid's
+// ticket counter and one per tile (gemm_sk_block): zeroed by the query,
+// numbered by launch (gemm_number_launch: a flag set in this launch reads
+// its number; a counter hands out its tickets a launch). Where nothing is
+// split on the persistent grid (sb_gemm_sk_data_parallel) the query picks
+// the data-parallel kernel, ws_tma_wgmma's own (same tile and stages), a
+// block per tile, which takes no ticket and reads no flag.
+template <>
+struct GemmScheduleHost<GemmScheduleStreamK> : GemmScheduleHostBase {
+  template <class V, bool StaleEpoch>
+  static cudaError_t setup(sb_launch *L, GemmParams &p, sb_shape &s, const GemmGeom &g, bool *done) {
+    s.grid = SB_GRID_PERSISTENT;
+    p.sem = gemm_sem;  // the query allocates them; a launch after it reads them
+    p.ws = gemm_ws;
+    cudaError_t e = cudaSuccess;
+    const int tiles = (int)g.tiles, kts = sb_gemm_cdiv(p.k, SB_GEMM_BK);
+    bool data_parallel = false;
+    if (L->query) {
+      if ((e = sb_launch_params(L, s, p)) != cudaSuccess) return e;
+      data_parallel = L->grid_blocks > 0 && sb_gemm_sk_data_parallel(tiles, kts, (int)L->grid_blocks);
+      if (data_parallel) {
+        sb_shape grid = s;
+        grid.grid = tiles;
+        if ((e = sb_launch_query(L, grid, gemm_pick<GemmWsTmaWgmma>)) != cudaSuccess) return e;
+      }
+    }
+    // + a ticket counter per tile where fewer tiles than blocks (gemm_sk_block)
+    const size_t sem_bytes = gemm_flag((size_t)L->grid_blocks + 1 + (size_t)tiles) * sizeof(unsigned);
+    if (L->query) {
+      e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
+      if (e == cudaSuccess && !data_parallel)
+        e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, (size_t)2 * L->grid_blocks * g.bm * g.bn * sizeof(float));
+      if (e != cudaSuccess) return e;
+    }
+    if ((e = gemm_number_launch(L, &p, sem_bytes)) != cudaSuccess || L->query) {
+      *done = true;
+      return e;
+    }
+    p.sem = gemm_sem;
+    p.ws = gemm_ws;
+    p.sk_grid_blocks = (int)L->grid_blocks;
+    p.sk_reduce = sb_gemm_sk_separate(tiles, kts, p.sk_grid_blocks);
+    return cudaSuccess;
+  }
+  // Many blocks a tile (p.sk_reduce): the separate reduction of the split tiles.
+  template <class V>
+  static cudaError_t after(sb_launch *L, GemmParams &p, int tile) {
+    return p.sk_reduce ? gemm_reduce_launch<true, false>(L, p, tile) : cudaSuccess;
+  }
+};
+
+// One launcher for every composition: the parameters and tensor maps
+// (the mainloop's and the epilogue's), the block (the consumer's warps and
+// the mainloop's producer warp), a grid of whole clusters of tiles, the
+// epilogue profile, then the schedule's host side (GemmScheduleHost): its
+// grid, workspace and what runs after the kernel.
+template <class V, bool StaleEpoch = false>
 static cudaError_t gemm_launch(sb_launch *L) {
   GemmParams p;
   memset(&p, 0, sizeof p);
@@ -1150,31 +1142,23 @@ static cudaError_t gemm_launch(sb_launch *L) {
   const int bm = sb_gemm_tile_bm(tile), bn = sb_gemm_tile_bn(tile);
   // Multicast clusters load half of the shared operand's box per CTA:
   // 2x1, B boxes of bn / 2 rows; 1x2, A boxes of bm / 2 rows.
-  constexpr int CM = GemmClusterShape<V>::m, CN = GemmClusterShape<V>::n;
-  if (Tma && !L->query) {
+  constexpr int CM = V::cluster_m, CN = V::cluster_n;
+  if (V::Mainloop::tma && !L->query) {
     cudaError_t e = gemm_tensor_maps(&p, bm / CN, bn / CM);
-    if (e == cudaSuccess && GemmTmaStore<V>::value) e = gemm_tensor_map_c(&p);
+    if (e == cudaSuccess && V::tma_store) e = gemm_tensor_map_c(&p);
     if (e != cudaSuccess) return e;
   }
   sb_shape s;
-  s.cluster = CM * CN;  // the grid is whole clusters (below)
-  s.block = sb_gemm_tile_warps(tile) * 32 + (V::ws ? 32 : 0);
+  s.cluster = CM * CN;
+  s.block = sb_gemm_tile_warps(tile) * 32 * V::groups + (V::ws ? 32 : 0);
   // Any shape: ceil(M / BM) x ceil(N / BN) tiles; a cluster of CM x CN
   // tiles takes the edge's partial (or empty) tiles whole, so the grid is
   // whole clusters.
   s.grid = (long long)sb_gemm_cdiv(p.m, bm * CM) * sb_gemm_cdiv(p.n, bn * CN) * (CM * CN);
-  if constexpr (GemmGroups<V>::value > 1 || GemmPersistent<V>::value) {  // persistent, at most one block per tile
-    s.block = sb_gemm_tile_warps(tile) * 32 * GemmGroups<V>::value + 32;
-    s.work = s.grid;
-    s.grid = SB_GRID_PERSISTENT;
-  }
+  const GemmGeom g = {tile, bm, bn, (long long)sb_gemm_cdiv(p.m, bm) * sb_gemm_cdiv(p.n, bn)};
   p.splits = 1;
-  if constexpr (GemmIsSplit<V>::value) {
-    cudaError_t e = gemm_split_setup<V, StaleEpoch>(L, &p, s.grid, (long long)bm * bn, &s);
-    if (e != cudaSuccess) return e;
-  }
   if (!L->query && L->bounded) gemm_prof_armed = false;  // a new point: no stale profile
-  if constexpr (V::ws && Tma) {  // the epilogue profile, validating launch only
+  if constexpr (V::ws && V::Mainloop::tma) {  // the epilogue profile, validating launch only
     if (L->query) {
       if (!gemm_prof && cudaMalloc((void **)&gemm_prof, 2 * sizeof *gemm_prof) != cudaSuccess) {
         cudaGetLastError();  // no profile: the cell stays empty
@@ -1187,52 +1171,21 @@ static cudaError_t gemm_launch(sb_launch *L) {
       gemm_prof_armed = true;
     }
   }
-  if constexpr (std::is_same<V, GemmStreamK>::value) {
-    s.grid = SB_GRID_PERSISTENT;
-    p.sem = gemm_sem;  // the query allocates them; a launch after it reads them
-    p.ws = gemm_ws;
-    cudaError_t e = cudaSuccess;
-    const int tiles = sb_gemm_cdiv(p.m, bm) * sb_gemm_cdiv(p.n, bn), kts = sb_gemm_cdiv(p.k, SB_GEMM_BK);
-    bool data_parallel = false;
-    if (L->query) {
-      if ((e = sb_launch_params(L, s, p)) != cudaSuccess) return e;
-      // Nothing to split on the persistent grid: the data-parallel kernel,
-      // ws_tma_wgmma's own (same tile and stages), a block per tile.
-      data_parallel = L->grid_blocks > 0 && sb_gemm_sk_data_parallel(tiles, kts, (int)L->grid_blocks);
-      if (data_parallel) {
-        sb_shape grid = s;
-        grid.grid = tiles;
-        if ((e = sb_launch_query(L, grid, gemm_pick<GemmWsTmaWgmma>)) != cudaSuccess) return e;
-      }
-    }
-    if ((e = gemm_streamk_setup(L, &p, bm, bn, data_parallel)) != cudaSuccess || L->query) return e;
-    p.sem = gemm_sem;
-    p.ws = gemm_ws;
-    p.sk_grid_blocks = (int)L->grid_blocks;
-    p.sk_reduce = sb_gemm_sk_separate(tiles, kts, p.sk_grid_blocks);
-  }
-  cudaError_t e = sb_launch_params(L, s, p);
-  if constexpr (GemmCooperative<V>::value) {  // every block resident at once, or a skipped row (not a launch error)
-    int dev = 0, sms = 0;
-    if (e == cudaSuccess && L->query && !L->skip[0] && L->blocks_per_sm > 0 &&
-        (e = cudaGetDevice(&dev)) == cudaSuccess &&
-        (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) == cudaSuccess &&
-        (long long)L->grid_blocks > (long long)L->blocks_per_sm * sms)
-      snprintf(L->skip, sizeof L->skip,
-               "cannot launch cooperatively: %d tiles x %d splits = %d blocks, but %d SMs x %d blocks/SM are resident "
-               "at once (fewer splits, or splits=auto)",
-               (int)(L->grid_blocks / p.splits), p.splits, L->grid_blocks, sms, L->blocks_per_sm);
-  }
+  using H = GemmScheduleHost<typename V::Schedule>;
+  bool done = false;
+  cudaError_t e = H::template setup<V, StaleEpoch>(L, p, s, g, &done);
+  if (e != cudaSuccess || done) return e;
+  e = H::checked(L, p, sb_launch_params(L, s, p));
   if (e != cudaSuccess || L->query) return e;
-  return gemm_reduce_launch<V>(L, p, tile);
+  return H::template after<V>(L, p, tile);
 }
 
 // Multicast: the cluster_shape axis picks the instantiation; an unset or
 // unknown value reaches the picker, which makes it a skipped row.
 template <template <int, int> class V>
 static cudaError_t gemm_launch_multicast(sb_launch *L) {
-  return L->axis[SB_AXIS_CLUSTER_SHAPE] == SB_GEMM_CLUSTER_1X2 ? gemm_launch<V<1, 2>, true>(L)
-                                                               : gemm_launch<V<2, 1>, true>(L);
+  return L->axis[SB_AXIS_CLUSTER_SHAPE] == SB_GEMM_CLUSTER_1X2 ? gemm_launch<V<1, 2>>(L)
+                                                               : gemm_launch<V<2, 1>>(L);
 }
 
 extern "C" double sb_gemm_epilogue_pct(void) {
@@ -1272,29 +1225,34 @@ static cudaError_t gemm_cublas_launch(sb_launch *L) {
   return st == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
 }
 
-// One table row from the variant's type (the description the rest follows
-// from): its launcher, its picker, its flags (gemm_flags) and its minimum
-// compute capability (cp.async variants: sm_80; TMA: sm_90). Extra: flags
-// the type does not carry (SB_VF_TEST_ONLY).
+// One table row from the variant's composition (the description the rest
+// follows from): its launcher, its picker, its minimum compute capability
+// (cp.async mainloops: sm_80; TMA: sm_90), its flags (gemm_flags: the
+// traits the scripts read from --list) and its parts' names (the CSV's
+// composition columns). Extra: flags the type does not carry (SB_VF_TEST_ONLY).
 template <class V>
 constexpr unsigned gemm_flags() {
-  return (GemmFixedStages<V>::value == 1 ? SB_VF_GEMM_ONE_STAGE : 0u) |
-         (GemmFixedStages<V>::value == 2 ? SB_VF_GEMM_TWO_STAGES : 0u) | (GemmIsSplit<V>::value ? SB_VF_GEMM_SPLIT : 0u) |
-         (GemmIsStreamK<V>::value ? SB_VF_GEMM_STREAMK : 0u) | (GemmGroups<V>::value > 1 ? SB_VF_GEMM_PINGPONG : 0u) |
-         (GemmClusterShape<V>::m * GemmClusterShape<V>::n > 1 ? SB_VF_GEMM_MULTICAST : 0u) |
-         (GemmPersistent<V>::value ? SB_VF_GEMM_PERSISTENT : 0u) | (GemmTmaStore<V>::value ? SB_VF_GEMM_TMA_STORE : 0u) |
-         (GemmClusterSplit<V>::value ? SB_VF_GEMM_DSMEM : 0u) | (GemmCooperative<V>::value ? SB_VF_GEMM_COOPERATIVE : 0u) |
-         (GemmWgmmaTile<V>::value ? SB_VF_GEMM_WGMMA_TILE : 0u);
+  using Sch = typename V::Schedule;
+  return (V::Mainloop::fixed_stages == 1 ? SB_VF_GEMM_ONE_STAGE : 0u) |
+         (V::Mainloop::fixed_stages == 2 ? SB_VF_GEMM_TWO_STAGES : 0u) | (Sch::split ? SB_VF_GEMM_SPLIT : 0u) |
+         (Sch::streamk ? SB_VF_GEMM_STREAMK : 0u) | (V::groups > 1 ? SB_VF_GEMM_PINGPONG : 0u) |
+         (V::cluster_m * V::cluster_n > 1 ? SB_VF_GEMM_MULTICAST : 0u) |
+         // a persistent grid of one-warpgroup blocks walking whole tiles (ping-pong and stream-K have their own)
+         (Sch::persistent && !Sch::cuts_k && V::groups == 1 ? SB_VF_GEMM_PERSISTENT : 0u) |
+         (V::tma_store ? SB_VF_GEMM_TMA_STORE : 0u) | (GemmCombineIs<Sch, GEMM_COMBINE_CLUSTER>() ? SB_VF_GEMM_DSMEM : 0u) |
+         (GemmCombineIs<Sch, GEMM_COMBINE_COOPERATIVE>() ? SB_VF_GEMM_COOPERATIVE : 0u) |
+         (V::plain_wgmma ? SB_VF_GEMM_WGMMA_TILE : 0u);
 }
 template <class V, unsigned Extra = 0, bool StaleEpoch = false>
 constexpr sb_variant gemm_row(const char *name, const char *summary) {
-  return {name, gemm_launch<V, !GemmCpAsync<V>::value, StaleEpoch>, gemm_pick<V>, GemmCpAsync<V>::value ? 0 : 90,
-          gemm_flags<V>() | Extra, summary};
+  return {name, gemm_launch<V, StaleEpoch>, gemm_pick<V>, V::min_cc, gemm_flags<V>() | Extra, summary,
+          gemm_composition_names<V>()};
 }
 // Clustered variants: the cluster_shape axis picks V<2, 1> or V<1, 2>.
 template <template <int, int> class V, unsigned Extra = 0>
 constexpr sb_variant gemm_row_clusters(const char *name, const char *summary) {
-  return {name, gemm_launch_multicast<V>, gemm_pick_multicast<V>, 90, gemm_flags<V<2, 1>>() | Extra, summary};
+  return {name,    gemm_launch_multicast<V>, gemm_pick_multicast<V>, V<2, 1>::min_cc, gemm_flags<V<2, 1>>() | Extra,
+          summary, gemm_composition_names<V<2, 1>>()};
 }
 
 // cublas first: at every shape its row is measured before the others, which

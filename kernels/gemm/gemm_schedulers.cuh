@@ -15,6 +15,62 @@
 #include "../common/launch.cuh"  // sb_epoch_begin
 #include "gemm_params.cuh"
 
+// ---- the schedules: the composition's schedule part (gemm_compose.cuh) ----
+// Each tag names a schedule and says what the rest reads from it: whether
+// a block takes one whole tile (data_parallel), whether the grid is
+// persistent (a block walks tiles), whether it cuts K (several blocks a
+// tile: split-K with its fix-up, or stream-K) and how their partials meet.
+// The device side is the functions below; the host side (the grid, the
+// workspace, what runs after the kernel) is gemm_launch.cuh's
+// GemmScheduleHost<Schedule>.
+struct GemmScheduleBase {
+  static constexpr bool data_parallel = false, persistent = false, cuts_k = false, split = false, streamk = false;
+};
+// A block (a cluster of blocks, with a multicast mainloop) per output tile.
+struct GemmScheduleDataParallel : GemmScheduleBase {
+  static constexpr const char *name = "data_parallel";
+  static constexpr bool data_parallel = true;
+};
+// As many blocks (clusters) as are resident, each walking tiles b, b + grid, ...
+struct GemmSchedulePersistent : GemmScheduleBase {
+  static constexpr const char *name = "persistent";
+  static constexpr bool persistent = true;
+};
+// Split-K: tiles x splits blocks, a K slice each, and how a tile's slices
+// combine (gemm_fixups.cuh): serial (in slice order behind a semaphore),
+// parallel (partials to a workspace, the last arrival sums), reduce (a
+// separate reduction kernel sums), cooperative (a cooperative grid, each
+// slice sums a piece), cluster (the slices of a cluster sum in distributed
+// shared memory). DropLast: the broken build's reduction that drops a slice.
+enum GemmCombine { GEMM_COMBINE_SERIAL, GEMM_COMBINE_PARALLEL, GEMM_COMBINE_REDUCE, GEMM_COMBINE_COOPERATIVE,
+                   GEMM_COMBINE_CLUSTER };
+template <GemmCombine C, bool DropLast = false>
+struct GemmScheduleSplitK : GemmScheduleBase {
+  static constexpr const char *name = C == GEMM_COMBINE_SERIAL        ? "split_k_serial"
+                                      : C == GEMM_COMBINE_PARALLEL    ? "split_k_parallel"
+                                      : C == GEMM_COMBINE_REDUCE      ? "split_k_reduce"
+                                      : C == GEMM_COMBINE_COOPERATIVE ? "split_k_cooperative"
+                                                                      : "split_k_cluster";
+  static constexpr bool cuts_k = true, split = true;
+  static constexpr GemmCombine combine = C;
+  // partials through a workspace (every combine but serial's, which adds into C)
+  static constexpr bool partials = C != GEMM_COMBINE_SERIAL;
+  static constexpr bool drop_last = DropLast;
+};
+// Whether a schedule is split-K combining as C.
+template <class Schedule, GemmCombine C>
+constexpr bool GemmCombineIs() {
+  if constexpr (Schedule::split)
+    return Schedule::combine == C;
+  else
+    return false;
+}
+// Stream-K: a persistent grid, equal shares of all k-tiles (below).
+struct GemmScheduleStreamK : GemmScheduleBase {
+  static constexpr const char *name = "stream_k";
+  static constexpr bool persistent = true, cuts_k = true, streamk = true;
+};
+
 // ---- data-parallel: one block per output tile ----
 
 // Block b -> block tile: groups of 8 tile-rows, walked column by column
