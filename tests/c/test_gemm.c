@@ -300,6 +300,18 @@ static const sb_variant *gemm_variant(const sb_family *f, const char *name) {
   return NULL;
 }
 
+/* The stage counts a variant compiles at a tile, as the host asks the
+ * kernels (sb_gemm_compiled); 0 where nothing is compiled there. */
+static unsigned compiled_stages(const sb_variant *v, int tile) {
+  sb_gemm_compiled_info c;
+  return sb_gemm_compiled(v, tile, &c) ? c.stages : 0u;
+}
+static int popcount(unsigned x) {
+  int c = 0;
+  for (; x; x &= x - 1) ++c;
+  return c;
+}
+
 static long count_gemm(const sb_point *p, long n, const char *variant) {
   long c = 0;
   for (long i = 0; i < n; ++i)
@@ -488,13 +500,14 @@ SB_TEST(gemm_default_sweep_keeps_only_the_shapes_and_stages_each_variant_takes) 
     const int split = (p[i].variant->flags & SB_VF_GEMM_SPLIT) != 0;
     CHECK(split == (p[i].axis[SB_AXIS_SPLITS] != SB_AXIS_UNSET)); /* one point per shape otherwise */
     if (split) CHECK(m != k);
-    if (p[i].variant->flags & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK))
-      CHECK(p[i].axis[SB_AXIS_STAGES] == sb_gemm_split_stages((int)p[i].axis[SB_AXIS_TILE]));
+    const unsigned stages = compiled_stages(p[i].variant, (int)p[i].axis[SB_AXIS_TILE]);
+    if (p[i].variant->flags & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK)) /* one compiled count a tile */
+      CHECK(popcount(stages) == 1 && (stages >> p[i].axis[SB_AXIS_STAGES] & 1u));
     const int multicast = (p[i].variant->flags & SB_VF_GEMM_MULTICAST) != 0;
     CHECK(multicast == (p[i].axis[SB_AXIS_CLUSTER_SHAPE] != SB_AXIS_UNSET)); /* the only clustered variant */
     if (multicast) {
       CHECK(m == k || (m == 1024 && k == 16384));
-      CHECK(sb_gemm_multicast_stages_ok((int)p[i].axis[SB_AXIS_TILE], p[i].axis[SB_AXIS_STAGES]));
+      CHECK(stages >> p[i].axis[SB_AXIS_STAGES] & 1u);
     }
     if (!strcmp(p[i].variant->name, "cublas")) {
       CHECK(p[i].axis[SB_AXIS_STAGES] == SB_AXIS_UNSET && p[i].axis[SB_AXIS_TILE] == SB_AXIS_UNSET);
@@ -632,7 +645,7 @@ SB_TEST(gemm_user_given_combinations_get_rows_with_reasons) {
     sb_row_init(&row, &prov);
     CHECK_EQ_INT(sb_point_precheck(&p[i], &d, &row), 1);
     CHECK_EQ_INT(row.status, SB_SKIPPED);
-    CHECK(strstr(row.detail, "stages=1 only") != NULL);
+    CHECK(strstr(row.detail, "stages=3: single is compiled with stages 1 at a") != NULL);
   }
   free(p);
   sb_cli_free(&c);
@@ -703,7 +716,8 @@ static void check_one_group_geometry(int tile, int bm, int bn, int stages) {
   CHECK_EQ_INT(sb_gemm_tile_warps(tile), 4);
   CHECK(sb_gemm_tile_wgmma_only(tile));
   CHECK_EQ_INT(sb_gemm_stage_bytes(tile), (bm + bn) * 64 * 2);
-  CHECK_EQ_INT(sb_gemm_split_stages(tile), stages);
+  const sb_family *f = sb_find_family("gemm");
+  CHECK_EQ_INT(compiled_stages(gemm_variant(f, "ws_tma_wgmma"), tile), 1u << stages); /* the kernels' one count */
 }
 
 /* A one-warpgroup tile's rules against the pickers: each named variant in
@@ -715,7 +729,7 @@ static void check_one_group_tile(int tile, long long m, const char *const *names
                                  const char *refusal) {
   const sb_family *f = sb_find_family("gemm");
   const sb_device d = sb_test_hopper();
-  const int stages = sb_gemm_split_stages(tile);
+  const int stages = __builtin_ctz(compiled_stages(gemm_variant(f, "ws_tma_wgmma"), tile));
   char buf[SB_DETAIL_LEN], why[SB_SKIP_LEN];
   for (size_t i = 0; i < count; ++i) {
     sb_point q = {f, gemm_variant(f, names[i]), {0}};
@@ -769,7 +783,7 @@ SB_TEST(gemm_64x128_tile_is_wgmma_only_and_its_rules_match_the_pickers) {
                          /* compiled; refused: */
                          "single", "swap", "ring", "ws_mbarrier", "ws_tma", "ws_tma_wgmma_pingpong"};
   check_one_group_tile(SB_GEMM_TILE_64X128, 256, names, sizeof names / sizeof *names, 9,
-                       "compiled for ws_tma_wgmma, its TMA-store and multicast forms and the variants that cut K only");
+                       "has no kernel at a 64x128 tile (compiled: 128x128x64, 128x256x64)");
   /* ws_tma_wgmma: 8 stages and one warpgroup only, both sides. */
   sb_point q = {f, gemm_variant(f, "ws_tma_wgmma"), {0}};
   if (!q.variant) return;
@@ -777,11 +791,12 @@ SB_TEST(gemm_64x128_tile_is_wgmma_only_and_its_rules_match_the_pickers) {
   q.axis[SB_AXIS_M] = 128, q.axis[SB_AXIS_K] = 8192, q.axis[SB_AXIS_TILE] = SB_GEMM_TILE_64X128;
   q.axis[SB_AXIS_WARPS] = 4, q.axis[SB_AXIS_STAGES] = 4;
   sb_kernels k;
-  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "compiled with 8 stages for a 64x128 tile only"));
+  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL &&
+        strstr(buf, "stages=4: ws_tma_wgmma is compiled with stages 8 at a 64x128 tile"));
   CHECK_EQ_INT(q.variant->pick(q.axis, &k, why, sizeof why), -1);
   CHECK(strstr(why, "stages=4 has no compiled kernel (compiled: 8)") != NULL);
   q.axis[SB_AXIS_STAGES] = 8, q.axis[SB_AXIS_WARPS] = 8;
-  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "a 64x128 tile has 4 (one wgmma warpgroup)"));
+  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "consumer_warps=8: ws_tma_wgmma has 4 at a 64x128 tile"));
   CHECK_EQ_INT(q.variant->pick(q.axis, &k, why, sizeof why), -1);
   /* m = 192: 3 tile rows of 64, 1.5 tile columns of 128: partial tiles, it runs. */
   q.axis[SB_AXIS_WARPS] = 4, q.axis[SB_AXIS_M] = 192;
@@ -797,7 +812,9 @@ SB_TEST(gemm_128x96_tile_is_one_warpgroup_and_its_rules_match_the_pickers) {
   const sb_family *f = sb_find_family("gemm");
   if (!f) return;
   check_one_group_geometry(SB_GEMM_TILE_128X96, 128, 96, 7);
-  CHECK(!sb_gemm_tile_multicast(SB_GEMM_TILE_128X96) && sb_gemm_tile_multicast(SB_GEMM_TILE_64X128));
+  /* multicast: compiled at 64x128, not at 128x96 (the kernels' answer) */
+  CHECK(compiled_stages(gemm_variant(f, "ws_tma_wgmma_multicast"), SB_GEMM_TILE_128X96) == 0);
+  CHECK(compiled_stages(gemm_variant(f, "ws_tma_wgmma_multicast"), SB_GEMM_TILE_64X128) == 1u << 8);
   /* 128x96's 12 reduction blocks a tile (a thread a float4 of 12288 floats) */
   CHECK_EQ_INT(sb_gemm_reduce_blocks_per_tile(128 * 96), 12);
   sb_axis_values vals;
@@ -810,10 +827,10 @@ SB_TEST(gemm_128x96_tile_is_one_warpgroup_and_its_rules_match_the_pickers) {
                          "ws_tma_wgmma_multicast", "single", "swap", "ring", "ws_mbarrier", "ws_tma",
                          "ws_tma_wgmma_pingpong"};
   check_one_group_tile(SB_GEMM_TILE_128X96, 1152, names, 8, 8, "");
-  check_one_group_tile(SB_GEMM_TILE_128X96, 1152, names + 8, 1, 0, "no multicast clusters are compiled at a 128x96 tile");
+  check_one_group_tile(SB_GEMM_TILE_128X96, 1152, names + 8, 1, 0,
+                       "ws_tma_wgmma_multicast has no kernel at a 128x96 tile (compiled: 128x128x64, 128x256x64, 64x128x64)");
   check_one_group_tile(SB_GEMM_TILE_128X96, 1152, names + 9, 6, 0,
-                       "a 128x96 tile is one wgmma warpgroup, compiled for ws_tma_wgmma, its TMA-store form and the "
-                       "variants that cut K only");
+                       "has no kernel at a 128x96 tile (compiled: 128x128x64, 128x256x64)");
   const sb_device d = sb_test_hopper();
   char buf[SB_DETAIL_LEN];
   sb_point q = {f, gemm_variant(f, "ws_tma_wgmma"), {0}};
@@ -824,7 +841,7 @@ SB_TEST(gemm_128x96_tile_is_one_warpgroup_and_its_rules_match_the_pickers) {
   /* 1024 columns are 10.7 tiles of 96: partial tiles, it runs */
   CHECK(f->check(&q, &d, buf, sizeof buf) == NULL);
   q.axis[SB_AXIS_M] = 1152, q.axis[SB_AXIS_STAGES] = 6;
-  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "compiled with 7 stages for a 128x96 tile only"));
+  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "is compiled with stages 7 at a 128x96 tile"));
 }
 
 /* Which tiles and stages a user's shape gets when --tile or --stages is not
@@ -871,7 +888,7 @@ SB_TEST(gemm_unnamed_tiles_are_those_that_fit_the_shape) {
     if (!strcmp(p[i].variant->name, "ws_tma_wgmma")) {
       CHECK_EQ_INT(p[i].axis[SB_AXIS_STAGES], 7);
     } else if (p[i].axis[SB_AXIS_WARPS] == 4) {
-      CHECK(f->check(&p[i], &d, buf, sizeof buf) != NULL && strstr(buf, "a 128x96 tile is one wgmma warpgroup"));
+      CHECK(f->check(&p[i], &d, buf, sizeof buf) != NULL && strstr(buf, "ring has no kernel at a 128x96 tile"));
     }
   }
   free(p);
@@ -891,7 +908,7 @@ SB_TEST(gemm_unnamed_tiles_are_those_that_fit_the_shape) {
   for (long i = 0; i < n; ++i)
     if (!strcmp(p[i].family->name, "gemm") && p[i].axis[SB_AXIS_WARPS] == 4)
       CHECK(f->check(&p[i], &d, buf, sizeof buf) != NULL &&
-            strstr(buf, "ring is compiled with at most 6 stages for a 128x128 tile"));
+            strstr(buf, "stages=7: ring is compiled with stages 2-6 at a 128x128 tile"));
   free(p);
 }
 
@@ -927,7 +944,7 @@ SB_TEST(gemm_multicast_points_take_any_tile_count_and_need_sm90) {
   CHECK(f->check(&q, &d, buf, sizeof buf) == NULL);
   /* stages outside the compiled list; no cluster shape. */
   q.axis[SB_AXIS_M] = 1024, q.axis[SB_AXIS_STAGES] = 2;
-  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "stages 3-4") != NULL);
+  CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "compiled with stages 3-4") != NULL);
   q.axis[SB_AXIS_TILE] = 0, q.axis[SB_AXIS_WARPS] = 4, q.axis[SB_AXIS_STAGES] = 3;
   CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "stages 4-6") != NULL);
   q.axis[SB_AXIS_STAGES] = 6, q.axis[SB_AXIS_CLUSTER_SHAPE] = SB_AXIS_UNSET;
@@ -1253,7 +1270,7 @@ SB_TEST(gemm_split_points_need_a_k_tile_per_slice_and_their_stages) {
   if (!q.variant) return;
   for (int a = 0; a < SB_NUM_AXES; ++a) q.axis[a] = SB_AXIS_UNSET;
   q.axis[SB_AXIS_M] = 1024, q.axis[SB_AXIS_K] = 256, q.axis[SB_AXIS_TILE] = 0;
-  q.axis[SB_AXIS_STAGES] = sb_gemm_split_stages(0), q.axis[SB_AXIS_WARPS] = 4;
+  q.axis[SB_AXIS_STAGES] = __builtin_ctz(compiled_stages(q.variant, 0)), q.axis[SB_AXIS_WARPS] = 4;
   q.axis[SB_AXIS_SPLITS] = 4; /* 4 k-tiles, 4 slices: fine */
   char buf[SB_DETAIL_LEN];
   CHECK(f->check(&q, &d, buf, sizeof buf) == NULL);
@@ -1262,7 +1279,7 @@ SB_TEST(gemm_split_points_need_a_k_tile_per_slice_and_their_stages) {
   q.axis[SB_AXIS_SPLITS] = 4, q.axis[SB_AXIS_STAGES] = 3; /* not compiled */
   CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "compiled with") != NULL);
   /* auto: the policy keeps every slice a k-tile, at any K the tiles take. */
-  q.axis[SB_AXIS_STAGES] = sb_gemm_split_stages(0), q.axis[SB_AXIS_SPLITS] = SB_AXIS_AUTO;
+  q.axis[SB_AXIS_STAGES] = __builtin_ctz(compiled_stages(q.variant, 0)), q.axis[SB_AXIS_SPLITS] = SB_AXIS_AUTO;
   CHECK(f->check(&q, &d, buf, sizeof buf) == NULL);
   q.axis[SB_AXIS_K] = 64;
   CHECK(f->check(&q, &d, buf, sizeof buf) == NULL);
@@ -1448,4 +1465,55 @@ SB_TEST(gemm_streamk_schedule_does_every_iteration_once_and_fixes_up_every_split
   CHECK(!sb_gemm_sk_data_parallel(16, 512, 132) && !sb_gemm_sk_data_parallel(64, 256, 132));
   for (int tiles = 1; tiles <= 600; ++tiles) /* the launched grid of tiles schedules all of them data-parallel */
     if (sb_gemm_sk_data_parallel(tiles, 64, 132)) CHECK_EQ_INT(sb_gemm_sk_tiles(tiles, tiles), 0);
+}
+
+/* The host's query of what is compiled (sb_gemm_compiled) is the kernels'
+ * table, not a copy of it: for every kernel variant, tile, warp count,
+ * stage count and cluster shape, the picker names a kernel exactly where
+ * the query says it is compiled, and the host's rules (gemm_reason, at a
+ * shape that breaks no other rule) refuse exactly the others, with the
+ * query's lists. Also the documented facts: single 1 stage, swap 2, the
+ * cut-K schedules one count a tile, ping-pong 128x128 only at 8 warps, the
+ * clusters 2x1 and 1x2 for the multicast mainloop only. */
+SB_TEST(gemm_host_query_of_compiled_configs_matches_the_pickers) {
+  const sb_family *f = sb_find_family("gemm");
+  CHECK(f != NULL);
+  if (!f) return;
+  const sb_device d = sb_test_hopper();
+  long kernels = 0;
+  for (int v = 0; v < f->variants->count; ++v) {
+    const sb_variant *var = &f->variants->rows[v];
+    if (var->flags & SB_VF_NO_KERNEL) continue;
+    int tiles = 0;
+    for (int t = 0; t < SB_GEMM_NUM_TILES; ++t) {
+      sb_gemm_compiled_info c;
+      tiles += sb_gemm_compiled(var, t, &c);
+      const int multicast = !strcmp(var->composition.mainloop, "tma_multicast");
+      CHECK_EQ_INT(c.clusters != 0, multicast && c.warps != 0);
+      if (c.warps && (var->flags & SB_VF_GEMM_ONE_STAGE)) CHECK_EQ_INT(c.stages, 1u << 1);
+      if (c.warps && (var->flags & SB_VF_GEMM_TWO_STAGES)) CHECK_EQ_INT(c.stages, 1u << 2);
+      if (c.warps && (var->flags & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK))) CHECK_EQ_INT(popcount(c.stages), 1);
+      if (var->flags & SB_VF_GEMM_PINGPONG) CHECK_EQ_INT(c.warps, t == SB_GEMM_TILE_128X128 ? 8 : 0);
+      for (int cs = -1; cs <= 1; ++cs)
+        for (int w = 4; w <= 8; w += 4)
+          for (int s = 1; s <= SB_GEMM_MAX_STAGES; ++s) {
+            sb_point q = {f, var, {0}};
+            for (int a = 0; a < SB_NUM_AXES; ++a) q.axis[a] = SB_AXIS_UNSET;
+            q.axis[SB_AXIS_M] = q.axis[SB_AXIS_N] = 1024, q.axis[SB_AXIS_K] = 4096;
+            q.axis[SB_AXIS_TILE] = t, q.axis[SB_AXIS_WARPS] = w, q.axis[SB_AXIS_STAGES] = s;
+            q.axis[SB_AXIS_CLUSTER_SHAPE] = cs < 0 ? SB_AXIS_UNSET : cs;
+            if (var->flags & SB_VF_GEMM_SPLIT) q.axis[SB_AXIS_SPLITS] = SB_AXIS_AUTO;
+            const int want = c.warps == w && (c.stages >> s & 1u) && (!c.clusters || (cs >= 0 && (c.clusters >> cs & 1u)));
+            sb_kernels k;
+            char why[SB_SKIP_LEN], buf[SB_DETAIL_LEN];
+            CHECK_EQ_INT(var->pick(q.axis, &k, why, sizeof why) == 0, want);
+            const char *reason = f->check(&q, &d, buf, sizeof buf);
+            if (want) CHECK(reason == NULL || strstr(reason, "exceeds") != NULL);
+            else CHECK(reason != NULL);
+            kernels += want;
+          }
+    }
+    CHECK(tiles >= 1);
+  }
+  CHECK(kernels > 100);
 }

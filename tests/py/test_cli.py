@@ -36,7 +36,7 @@ def test_list(syncbench, tmp_path):
 
 
 LIST_CSV_HEADER = ("family,family_flags,family_summary,variant,variant_index,min_cc,"
-                   "flags,axes,ceiling_column,ceiling_reading,summary")
+                   "flags,axes,ceiling_column,ceiling_reading,summary,mainloop,consumer,schedule,epilogue")
 
 
 def test_list_csv_matches_the_text_list(syncbench, tmp_path):
@@ -76,7 +76,7 @@ def test_version_needs_no_gpu(syncbench, tmp_path):
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].startswith("syncbench ") and lines[1].startswith("commit ")
-    assert "csv schema 9" in lines and lines[3].startswith("cuda runtime ")
+    assert "csv schema 10" in lines and lines[3].startswith("cuda runtime ")
 
 
 def test_help(syncbench, tmp_path):

@@ -85,5 +85,9 @@ def test_the_persistent_variant_keeps_one_ring_across_tiles():
     assert "clusters = (int)(gridDim.x >> 1)" in body
     assert "if (Persistent) math.zero();" in body
     assert "GemmWsTmaWgmmaMulticastT<CM, CN, sb_cluster_ring, true>" in src
+    # the grid comes from the composition's schedule (persistent), whose host side makes it so
+    assert "std::conditional_t<Persistent, GemmSchedulePersistent, GemmScheduleDataParallel>" in body
+    host = src[src.index("struct GemmScheduleHost<GemmSchedulePersistent>"):]
+    assert "s.grid = SB_GRID_PERSISTENT;" in host[:host.index("\n};")]
     launch = src[src.index("static cudaError_t gemm_launch(sb_launch *L)"):]
-    assert "GemmPersistent<V>::value" in launch and "s.grid = SB_GRID_PERSISTENT;" in launch
+    assert "GemmScheduleHost<typename V::Schedule>" in launch
