@@ -11,8 +11,8 @@
 // CSV columns follow from it. The pieces they share, in the manner of
 // CUTLASS's collective / kernel / scheduler split: gemm_params.cuh (the
 // parameter struct, tile shape, swizzle), gemm_mainloop.cuh (stage copies,
-// the warp-specialized ring's loops, the TMA producer, gemm_ws_tma: the
-// ws_tma body), gemm_consumers.cuh (mma.sync warps, wgmma warpgroups),
+// the warp-specialized ring's loops, the producers, gemm_ws_body: the one
+// warp-specialized body), gemm_consumers.cuh (mma.sync warps, wgmma warpgroups),
 // gemm_schedulers.cuh (tile order, split-K slices, stream-K's units, the
 // launch numbering), gemm_fixups.cuh (combining partial tiles across
 // blocks, the separate reduction kernel).
@@ -64,7 +64,7 @@
 
 #include "gemm_compose.cuh"     // a variant's four parts: mainloop, consumer, schedule, epilogue
 #include "gemm_consumers.cuh"   // what a consumer computes: mma.sync warps, wgmma warpgroups
-#include "gemm_mainloop.cuh"    // stage copies, the ws ring's loops, the TMA producer, gemm_ws_tma
+#include "gemm_mainloop.cuh"    // stage copies, the ws ring's loops, the producers, gemm_ws_body
 #include "gemm_params.cuh"      // GemmParams, GemmTile, the swizzle, the epilogue profile
 #include "gemm_schedulers.cuh"  // tile order, split-K slices, stream-K units, launch numbering
 #include "gemm_fixups.cuh"      // combining partial tiles across blocks, the separate reduction
@@ -155,53 +155,34 @@ struct GemmRing : GemmComposition<GemmCpAsyncRing, GemmMmaSyncWarps, GemmSchedul
   }
 };
 
-// The producer warp's 32 lanes cp.async a stage and arrive.noinc on `full`;
-// the consumer loop and the ring are gemm_mainloop.cuh's.
+// ---- the warp-specialized variants: one body (gemm_mainloop.cuh, gemm_ws_body) ----
+// Each names its composition and, in run, the unit(s) and the epilogue it
+// hands the body; the ring, the producer and the consumers are the body's.
+
+// ws_mbarrier: the producer warp's 32 lanes cp.async a stage and
+// arrive.noinc on `full` (GemmProduceCpAsync); mma.sync consumer warps.
 struct GemmWsMbarrier
     : GemmComposition<GemmCpAsyncProducer, GemmMmaSyncWarps, GemmScheduleDataParallel, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
-    __shared__ GemmRingBars<T, S> bars;
-    // full: the 32 producer lanes' cp.async arrivals; empty: every consumer thread.
-    if (threadIdx.x == 0) sb_ring<S, Bounded>::init(bars.full, bars.empty, 32, T::WARPS * 32);
-    __syncthreads();  // the inits are visible; no block barrier after this
-    const sb_ring<S, Bounded> ring(bars.full, bars.empty);
-    const int warp = threadIdx.x >> 5, tiles = gemm_k_tiles<T>(p);
-    if (warp == T::WARPS) {  // producer warp
-      const uint16_t *a_blk = p.a + (size_t)m0 * p.k, *b_blk = p.b + (size_t)n0 * p.k;
-      const bool edge = gemm_edge_tile<T>(p, m0, n0);  // a partial tile: the predicated copy (once per tile)
-      sb_ring_state st;
-      for (int kt = 0; kt < tiles; ++kt) {
-        ring.acquire(st);  // the consumers released this stage
-        gemm_load_stage<T, 32>(smem + st.index * T::STAGE_BYTES, a_blk, b_blk, p, edge, m0, n0, kt * T::BK,
-                               threadIdx.x & 31);
-        // One arrival per lane once its copies land: 32 complete the phase.
-        sb_cp_async_arrive_noinc(ring.full_bar(st.index));
-        st.template advance<S>();
-      }
-      ring.producer_tail(st);
-      return;
-    }
-    GemmWarpMma<T> mma(warp);
-    gemm_ws_consume<T, S, Bounded>(ring, mma, smem, tiles);
-    mma.store(p, m0, n0);
+    gemm_ws_tile<GemmWsMbarrier, T, S, Bounded>(p, smem, m0, n0, 0, gemm_k_tiles<T>(p), 0, GemmStoreEpi{});
   }
 };
 
-// gemm_ws_tma (gemm_mainloop.cuh): the elected TMA producer, with mma.sync
-// consumer warps or wgmma consumer warpgroups.
+// ws_tma: the elected TMA producer (GemmProduceTma), mma.sync consumer warps.
 struct GemmWsTma : GemmComposition<GemmTmaLoads, GemmMmaSyncWarps, GemmScheduleDataParallel, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
-    gemm_ws_tma<T, S, Bounded, GemmWarpMma<T>>(p, smem, m0, n0);
+    gemm_ws_tile<GemmWsTma, T, S, Bounded>(p, smem, m0, n0, 0, gemm_k_tiles<T>(p), 0, GemmStoreEpi{});
   }
 };
 
+// ws_tma_wgmma: the elected TMA producer, wgmma consumer warpgroups.
 struct GemmWsTmaWgmma
     : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups, GemmScheduleDataParallel, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
-    gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0);
+    gemm_ws_tile<GemmWsTmaWgmma, T, S, Bounded>(p, smem, m0, n0, 0, gemm_k_tiles<T>(p), 0, GemmStoreEpi{});
   }
 };
 
@@ -211,12 +192,27 @@ struct GemmWsTmaWgmma
 // multicast and ping-pong kernels' TMA-store forms do; one tile per block,
 // so the stores drain while the block exits instead of overlapping the
 // next tile's MMA.
-struct GemmTmaStoreEpi {
+struct GemmTmaStoreEpi : GemmEpiBase {
   uint32_t staging;
   template <class Math>
-  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, const GemmUnit &u) const {
     unsigned piece = 0;
-    math.store_tma(p, m0, n0, staging, piece);
+    math.store_tma(p, u.m0, u.n0, staging, piece);
+    math.store_tma_drain();
+  }
+};
+// The persistent multicast TMA-store form's: the staging buffers' pieces
+// counted across tiles (each warp's buffer is piece & 1), every store
+// drained after the last tile.
+struct GemmTmaStoreWalkEpi : GemmEpiBase {
+  uint32_t staging;
+  unsigned piece = 0;  // this warp's staged pieces so far
+  template <class Math>
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, const GemmUnit &u) {
+    math.store_tma(p, u.m0, u.n0, staging, piece);
+  }
+  template <class Math>
+  __device__ __forceinline__ void finish(Math &math) const {
     math.store_tma_drain();
   }
 };
@@ -224,8 +220,8 @@ struct GemmWsTmaWgmmaTmaStore
     : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups, GemmScheduleDataParallel, GemmTmaStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
-    gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, 0, -1,
-                                                    GemmTmaStoreEpi{smem + (uint32_t)(S * T::STAGE_BYTES)});
+    gemm_ws_tile<GemmWsTmaWgmmaTmaStore, T, S, Bounded>(p, smem, m0, n0, 0, gemm_k_tiles<T>(p), 0,
+                                                        GemmTmaStoreEpi{{}, smem + (uint32_t)(S * T::STAGE_BYTES)});
   }
 };
 
@@ -243,8 +239,8 @@ struct GemmSplitKSerialT
     int tile, slice, kt0, kt1;
     gemm_slice_ticket<T>(p, &tile, &slice, &kt0, &kt1);
     gemm_tile_origin<T>(p, tile, &m0, &n0);
-    gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, kt0, kt1,
-                                                    GemmSerialEpi<T, Bounded, Release>{slice, tile});
+    gemm_ws_tile<GemmSplitKSerialT, T, S, Bounded>(p, smem, m0, n0, kt0, kt1, tile,
+                                                   GemmSerialEpi<T, Bounded, Release>{{}, slice, tile});
   }
 };
 using GemmSplitKSerial = GemmSplitKSerialT<true>;
@@ -255,7 +251,7 @@ struct GemmSplitKParallel
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
     int slice, kt0, kt1;
     gemm_slice_range<T>(p, &slice, &kt0, &kt1);
-    gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, kt0, kt1, GemmParallelEpi<T>{slice});
+    gemm_ws_tile<GemmSplitKParallel, T, S, Bounded>(p, smem, m0, n0, kt0, kt1, 0, GemmParallelEpi<T>{{}, slice});
   }
 };
 
@@ -274,7 +270,7 @@ struct GemmSplitKReduceT : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups,
     if (threadIdx.x == 0) sb_pdl_launch_dependents();
     int slice, kt0, kt1;
     gemm_slice_range<T>(p, &slice, &kt0, &kt1);
-    gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, kt0, kt1, GemmSaveEpi<T>{slice});
+    gemm_ws_tile<GemmSplitKReduceT, T, S, Bounded>(p, smem, m0, n0, kt0, kt1, 0, GemmSaveEpi<T>{{}, slice});
   }
 };
 
@@ -291,8 +287,8 @@ struct GemmSplitKCoopT : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups,
     int slice, kt0, kt1;
     gemm_slice_range<T>(p, &slice, &kt0, &kt1);
     const int tile = (int)blockIdx.x % gemm_tile_count<T>(p);
-    gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, kt0, kt1,
-                                                    GemmCoopEpi<T, Bounded, Arrive>{slice, tile});
+    gemm_ws_tile<GemmSplitKCoopT, T, S, Bounded>(p, smem, m0, n0, kt0, kt1, tile,
+                                                 GemmCoopEpi<T, Bounded, Arrive>{{}, slice, tile});
   }
 };
 
@@ -315,9 +311,9 @@ struct GemmSplitKClusterT
     const int q = (int)blockIdx.x / ctas, tile = q % tiles, group = q / tiles;
     const int slice = group * ctas + (int)sb_cluster_rank();
     gemm_tile_origin<T>(p, tile, &m0, &n0);
-    gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(
-        p, smem, m0, n0, sb_gemm_slice_begin(kts, p.splits, slice), sb_gemm_slice_begin(kts, p.splits, slice + 1),
-        GemmClusterEpi<T, Reset>{smem, tile, group, p.splits / ctas});
+    gemm_ws_tile<GemmSplitKClusterT, T, S, Bounded>(
+        p, smem, m0, n0, sb_gemm_slice_begin(kts, p.splits, slice), sb_gemm_slice_begin(kts, p.splits, slice + 1), tile,
+        GemmClusterEpi<T, Reset>{{}, smem, tile, group, p.splits / ctas});
   }
 };
 using GemmSplitKCluster = GemmSplitKClusterT<true>;
@@ -336,47 +332,18 @@ __global__ void __launch_bounds__(SB_GEMM_REDUCE_THREADS, Narrow ? gemm_reduce_n
 struct GemmStreamK : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups, GemmScheduleStreamK, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
-    __shared__ GemmRingBars<T, S> bars;
     // Block b (gemm_sk_block: finishers wait only on blocks that took their
     // ticket before them), taken under the barrier that publishes the ring's init.
     __shared__ unsigned ticket;
-    if (threadIdx.x == 0) {
-      sb_ring<S, Bounded>::init(bars.full, bars.empty, 1, T::WARPS * 32);
-      ticket = gemm_sk_block(p, gemm_tile_count<T>(p));
-      if (p.sk_reduce) sb_pdl_launch_dependents();  // the separate reduction may be scheduled
-    }
-    __syncthreads();  // the inits and the ticket are visible; no block barrier after this
-    const int b = (int)ticket;
-    const sb_ring<S, Bounded> ring(bars.full, bars.empty);
-    const int tiles = gemm_tile_count<T>(p), kts = gemm_k_tiles<T>(p), grid = gridDim.x;
-    const int sk_tiles = sb_gemm_sk_tiles(tiles, grid);
-    const int sk_iters = sk_tiles * kts, sk_grid = sb_gemm_sk_grid(tiles, grid);
-    const int it0 = sb_gemm_sk_begin(sk_iters, sk_grid, b);
-    const int it1 = sb_gemm_sk_begin(sk_iters, sk_grid, b + 1);
-    sb_ring_state st;
-    if (threadIdx.x >> 5 == T::WARPS) {  // the producer: one elected thread, one ring over every unit
-      if (threadIdx.x != T::WARPS * 32) return;
-      gemm_sk_units(b, tiles, kts, sk_tiles, it0, it1, [&](int tile, int k0, int k1) {
-        int m0, n0;
-        gemm_tile_origin<T>(p, tile, &m0, &n0);
-        gemm_tma_produce_range<T, S, Bounded>(p, ring, st, smem, m0, n0, k0, k1);
-      });
-      ring.producer_tail(st);
-      return;
-    }
-    GemmWarpgroupMma<T> math(threadIdx.x >> 5);
-    ring.grant_credits();
-    gemm_sk_units(b, tiles, kts, sk_tiles, it0, it1, [&](int tile, int k0, int k1) {
-      int m0, n0;
-      gemm_tile_origin<T>(p, tile, &m0, &n0);
-      math.zero();
-      sb_ring_state last;  // one wgmma batch in flight across the unit's k-tiles
-      gemm_consume_mma<T, S, Bounded>(ring, st, last, math, smem, k1 - k0);
-      gemm_consume_tail<T, S, Bounded>(ring, last, math, k1 - k0);
-      const long long t0 = Bounded ? clock64() : 0;
-      gemm_sk_epilogue<T, Bounded>(p, math, m0, n0, tile, k0, k1, kts, sk_iters, sk_grid, b);
-      gemm_prof_add<Bounded>(p, 0, t0);
-    });
+    GemmStreamKEpi<T, Bounded> epi;
+    gemm_ws_body<GemmStreamK, T, S, Bounded>(
+        p, smem,
+        [&] {
+          ticket = gemm_sk_block(p, gemm_tile_count<T>(p));
+          if (p.sk_reduce) sb_pdl_launch_dependents();  // the separate reduction may be scheduled
+        },
+        [&] { return GemmStreamKUnits<T>::make(p, (int)ticket, &epi.kts, &epi.sk_iters, &epi.sk_grid, &epi.b); },
+        epi);
   }
 };
 
@@ -539,57 +506,13 @@ struct GemmWsTmaWgmmaMulticastT
                       std::conditional_t<TmaStore, GemmTmaStores, GemmDirectStores>> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
-    using R = Ring<S, Bounded, GemmMulticastBoxes<T, CM, CN>::CTAS>;
-    using X = GemmMulticastBoxes<T, CM, CN>;
-    __shared__ GemmRingBars<T, S> bars;
     // full: my producer's arrive.expect_tx (+ the bytes of both producers);
-    // empty: one arrival per consumer warp of both CTAs.
-    if (threadIdx.x == 0) R::init(bars.full, bars.empty, 1, T::WARPS * X::CTAS);
-    sb_cluster_sync();  // both CTAs' inits visible cluster-wide (and block-wide) before any remote use
-    const R ring(bars.full, bars.empty);
-    const uint32_t rank = sb_cluster_rank();
-    // Cluster tiles: this cluster's one (a grid of work), or every
-    // (gridDim.x / 2)-th from this cluster's on (persistent).
-    int m0, n0;
-    if (!Persistent) gemm_cluster_tile<T, CM, CN>(p, (int)(blockIdx.x >> 1), rank, &m0, &n0);
-    auto each_tile = [&](auto &&body) {
-      if constexpr (Persistent) {
-        const int cluster_tiles = gemm_tile_count<GemmClusterTile<T, CM, CN>>(p), clusters = (int)(gridDim.x >> 1);
-        for (int c = (int)(blockIdx.x >> 1); c < cluster_tiles; c += clusters) {
-          gemm_cluster_tile<T, CM, CN>(p, c, rank, &m0, &n0);
-          body(m0, n0);
-        }
-      } else {
-        body(m0, n0);
-      }
-    };
-    const int warp = threadIdx.x >> 5, kts = gemm_k_tiles<T>(p);
-    sb_ring_state st;
-    if (warp == T::WARPS) {  // the producer warp: one elected thread; all 32 lanes stay for the exit barrier
-      if (threadIdx.x == T::WARPS * 32) {
-        each_tile([&](int tm, int tn) { gemm_tma_produce_multicast<T, S, Bounded, CM, CN>(p, ring, st, smem, tm, tn, rank, kts); });
-        ring.producer_tail(st);  // both CTAs' consumers released every stage I filled
-      }
-      __syncwarp();
-    } else {
-      GemmWarpgroupMma<T> math(warp);
-      ring.grant_credits();  // one credit per stage per consumer warp, on both CTAs' empty
-      unsigned piece = 0;    // TmaStore: this warp's staged pieces so far
-      each_tile([&](int tm, int tn) {
-        if (Persistent) math.zero();
-        sb_ring_state last;
-        gemm_consume_mma<T, S, Bounded>(ring, st, last, math, smem, kts);
-        gemm_consume_tail<T, S, Bounded>(ring, last, math, kts);
-        const long long t0 = Bounded ? clock64() : 0;
-        if constexpr (TmaStore)
-          math.store_tma(p, tm, tn, smem + S * T::STAGE_BYTES, piece);
-        else
-          math.store(p, tm, tn);
-        gemm_prof_add<Bounded>(p, 0, t0);
-      });
-      if constexpr (TmaStore) math.store_tma_drain();
-    }
-    sb_cluster_sync();  // every thread of both CTAs: no CTA leaves while its peer may still use its smem
+    // empty: one arrival per consumer warp of both CTAs (Ring: sb_cluster_ring,
+    // or the broken build's).
+    std::conditional_t<TmaStore, GemmTmaStoreWalkEpi, GemmStoreEpi> epi{};
+    if constexpr (TmaStore) epi.staging = smem + S * T::STAGE_BYTES;
+    gemm_ws_body<GemmWsTmaWgmmaMulticastT, T, S, Bounded, Ring<S, Bounded, 2>>(
+        p, smem, [] {}, [&] { return GemmClusterUnits<T, CM, CN, Persistent>::make(p); }, epi);
   }
 };
 template <int CM, int CN>

@@ -24,6 +24,8 @@
 #include <type_traits>
 
 #include "../../harness/launch.h"
+#include "gemm_consumers.cuh"
+#include "gemm_mainloop.cuh"
 #include "gemm_params.cuh"
 
 // ---- mainloops ----
@@ -31,6 +33,9 @@
 // mbarrier ring whose waits the validating twin bounds; tma: the stages
 // arrive by TMA (sm_90); fixed_stages: the stage count the loop is (0: the
 // stages axis); cluster_m x cluster_n: the CTAs that share a stage's loads.
+// A warp-specialized mainloop is also its producer (gemm_mainloop.cuh:
+// GemmProduceCpAsync, GemmProduceTma, GemmProduceTmaMulticast), which the
+// one warp-specialized body (gemm_ws_body) runs.
 struct GemmMainloopBase {
   static constexpr bool ws = false, tma = false;
   static constexpr int fixed_stages = 0, cluster_m = 1, cluster_n = 1;
@@ -46,36 +51,44 @@ struct GemmCpAsyncTwoBuffers : GemmMainloopBase {  // swap
 struct GemmCpAsyncRing : GemmMainloopBase {  // ring
   static constexpr const char *name = "cp_async_ring";
 };
-struct GemmCpAsyncProducer : GemmMainloopBase {  // ws_mbarrier
+struct GemmCpAsyncProducer : GemmMainloopBase, GemmProduceCpAsync {  // ws_mbarrier
   static constexpr const char *name = "cp_async_ws";
   static constexpr bool ws = true;
 };
-struct GemmTmaLoads : GemmMainloopBase {  // the elected TMA producer
+struct GemmTmaLoads : GemmMainloopBase, GemmProduceTma {  // the elected TMA producer
   static constexpr const char *name = "tma";
   static constexpr bool ws = true, tma = true;
 };
 template <int CM, int CN>
-struct GemmTmaMulticast : GemmTmaLoads {  // clusters of CM x CN = 2 CTAs share one operand
+struct GemmTmaMulticast : GemmMainloopBase, GemmProduceTmaMulticast<CM, CN> {  // clusters of CM x CN = 2 CTAs share one operand
   static constexpr const char *name = "tma_multicast";
+  static constexpr bool ws = true, tma = true;
   static constexpr int cluster_m = CM, cluster_n = CN;
 };
 
 // ---- consumers ----
 // groups: consumer warpgroups (or warp sets) a block, each a whole tile;
 // wgmma: sm_90a's warpgroup MMA (one warpgroup may hold a tile of fewer
-// than 4 64x64 pieces: the one-warpgroup tiles).
+// than 4 64x64 pieces: the one-warpgroup tiles); Math: what a consumer
+// computes and stores (gemm_consumers.cuh).
 struct GemmMmaSyncWarps {
   static constexpr const char *name = "mma_sync";
+  template <class T>
+  using Math = GemmWarpMma<T>;
   static constexpr int groups = 1;
   static constexpr bool wgmma = false;
 };
 struct GemmWgmmaWarpgroups {
   static constexpr const char *name = "wgmma";
+  template <class T>
+  using Math = GemmWarpgroupMma<T>;
   static constexpr int groups = 1;
   static constexpr bool wgmma = true;
 };
 struct GemmWgmmaPingpong {
   static constexpr const char *name = "wgmma_pingpong";
+  template <class T>
+  using Math = GemmWarpgroupMma<T>;
   static constexpr int groups = 2;
   static constexpr bool wgmma = true;
 };

@@ -1,6 +1,6 @@
 // GEMM family, the fix-ups: where several blocks share an output tile,
 // how their partial tiles are combined across blocks (the epilogues the
-// split variants hand gemm_ws_tma, gemm_mainloop.cuh): serial split-K in
+// split variants hand gemm_ws_body, gemm_mainloop.cuh): serial split-K in
 // order behind a per-tile semaphore, parallel through a workspace and an
 // arrival counter, on a cooperative grid (every slice sums a piece), in
 // clusters (distributed shared memory), stream-K's finisher and
@@ -10,6 +10,7 @@
 #define SB_KERNELS_GEMM_FIXUPS_CUH
 
 #include "gemm_consumers.cuh"  // GemmWarpgroupMma: the partials' layout (save, saved_coord)
+#include "gemm_mainloop.cuh"   // GemmUnit, GemmEpiBase: what an epilogue takes
 #include "gemm_schedulers.cuh"     // the launch numbering, the slices, stream-K's units
 #include "../common/mbarrier.cuh"  // sb_wd_poll_failed: the bounded twin's watchdog
 #include "../common/pdl.cuh"       // the separate reduction kernel is a PDL secondary
@@ -68,11 +69,12 @@ __device__ __forceinline__ void gemm_sem_wait(const unsigned *sem, unsigned want
 // bug of the broken build, which never releases: the next slice's wait is
 // caught by the watchdog.
 template <class T, bool Bounded, bool Release = true>
-struct GemmSerialEpi {
+struct GemmSerialEpi : GemmEpiBase {
   int slice;
   int tile;  // gemm_slice_ticket's (blockIdx.x % tiles)
   template <class Math>
-  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, const GemmUnit &u) const {
+    const int m0 = u.m0, n0 = u.n0;
     unsigned *sem = p.sem + gemm_flag(tile);
     const unsigned mine = sb_epoch_begin(p.epoch, (unsigned)p.splits) + (unsigned)slice;
     if (threadIdx.x == 0) gemm_sem_wait<Bounded>(sem, mine);
@@ -98,10 +100,11 @@ struct GemmSerialEpi {
 // epoch x splits - 1: the launch numbering) reduces the other slices'
 // partials into its registers, then stores C. No block ever waits.
 template <class T>
-struct GemmParallelEpi {
+struct GemmParallelEpi : GemmEpiBase {
   int slice;
   template <class Math>
-  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, const GemmUnit &u) const {
+    const int m0 = u.m0, n0 = u.n0;
     __shared__ int last;
     const int tiles = gemm_tile_count<T>(p), tile = blockIdx.x % tiles;
     constexpr size_t TILE_ELEMS = (size_t)T::BM * T::BN;
@@ -123,10 +126,10 @@ struct GemmParallelEpi {
 // Separate reduction (splitk_reduce): every slice saves its fp32 partial at
 // [slice][tile] and is done; gemm_reduce_partials sums them in a second kernel.
 template <class T>
-struct GemmSaveEpi {
+struct GemmSaveEpi : GemmEpiBase {
   int slice;
   template <class Math>
-  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int, int) const {
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, const GemmUnit &) const {
     const int tiles = gemm_tile_count<T>(p);
     math.save(p.ws + ((size_t)slice * tiles + blockIdx.x % tiles) * ((size_t)T::BM * T::BN));
   }
@@ -154,10 +157,11 @@ struct GemmSaveEpi {
 // Arrive = false: the broken build's planted bug (the last slice never
 // counts itself in: every slice of the tile waits forever -> `deadlock`).
 template <class T, bool Bounded, bool Arrive = true>
-struct GemmCoopEpi {
+struct GemmCoopEpi : GemmEpiBase {
   int slice, tile;
   template <class Math>
-  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, const GemmUnit &u) const {
+    const int m0 = u.m0, n0 = u.n0;
     const int tiles = gemm_tile_count<T>(p);
     const float4 *first = reinterpret_cast<const float4 *>(p.ws) + (size_t)tile * Math::TILE_V4;
     math.save(p.ws + ((size_t)slice * tiles + tile) * ((size_t)T::BM * T::BN));
@@ -216,7 +220,7 @@ struct GemmCoopEpi {
 // Reset = false: the broken build's planted bug (counters never set back:
 // from the second launch on no group sees itself last, and C is not written).
 template <class T, bool Reset = true>
-struct GemmClusterEpi {
+struct GemmClusterEpi : GemmEpiBase {
   uint32_t smem;  // the stages: this CTA's partial goes there
   int tile, group, groups;
 
@@ -257,7 +261,8 @@ struct GemmClusterEpi {
   }
 
   template <class Math>
-  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, const GemmUnit &u) const {
+    const int m0 = u.m0, n0 = u.n0;
 #if __CUDA_ARCH__ >= 900
     const int ctas = (int)sb_cluster_size(), rank = (int)sb_cluster_rank();
     const int per = Math::TILE_V4 / ctas, f0 = rank * per + (int)threadIdx.x;
@@ -341,6 +346,19 @@ __device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math
   }
   math.store(p, m0, n0);
 }
+
+// Stream-K's epilogue (gemm_sk_epilogue: a whole tile stored, a partial
+// saved for the separate reduction, a contributor's partial published, a
+// finisher's fix-up): the schedule's numbers, set when the block's
+// schedule is made (GemmStreamK::run).
+template <class T, bool Bounded>
+struct GemmStreamKEpi : GemmEpiBase {
+  int kts, sk_iters, sk_grid, b;
+  template <class Math>
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, const GemmUnit &u) const {
+    gemm_sk_epilogue<T, Bounded>(p, math, u.m0, u.n0, u.tile, u.k0, u.k1, kts, sk_iters, sk_grid, b);
+  }
+};
 
 // ---- the separate reduction: a second kernel sums the partial tiles ----
 // Its block size (SB_GEMM_REDUCE_THREADS: gemm_schedule_math.h, whose

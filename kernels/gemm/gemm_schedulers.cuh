@@ -5,14 +5,16 @@
 // grid, equal shares of all k-tiles, a ticket per block), the persistent
 // data-parallel walk and ping-pong's ordered turns. Where several blocks
 // share a tile, the fix-ups that combine them are gemm_fixups.cuh's. The
-// mainloop knows neither: the split variants hand gemm_ws_tma a K range and
-// an epilogue (gemm_mainloop.cuh). The counters, semaphores, flags and
+// mainloop knows neither: the schedules hand the warp-specialized body
+// (gemm_mainloop.cuh, gemm_ws_body) their units (a tile, a K range) and an
+// epilogue. The counters, semaphores, flags and
 // tickets are zeroed once, by the point's query, and numbered by launch
 // (below): no memset in a timed launch.
 #ifndef SB_KERNELS_GEMM_SCHEDULERS_CUH
 #define SB_KERNELS_GEMM_SCHEDULERS_CUH
 
 #include "../common/launch.cuh"  // sb_epoch_begin
+#include "gemm_mainloop.cuh"  // GemmUnit: what a schedule hands the warp-specialized body
 #include "gemm_params.cuh"
 
 // ---- the schedules: the composition's schedule part (gemm_compose.cuh) ----
@@ -117,6 +119,37 @@ __device__ __forceinline__ void gemm_cluster_tile(const GemmParams &p, int clust
   else
     *n0 += (int)rank * T::BN;
 }
+
+// The multicast clusters' units for the warp-specialized body
+// (gemm_ws_body): this CTA's piece (rank) of the cluster tile of
+// blockIdx.x / 2 (one unit), or, Persistent, of every clusters-th cluster
+// tile from it on (both CTAs walk the same ones, in step on each other's
+// empty barriers), each over all k-tiles.
+template <class T, int CM, int CN, bool Persistent>
+struct GemmClusterUnits {
+  static constexpr bool walks = Persistent;  // several tiles: the accumulators zeroed per tile
+  const GemmParams &p;
+  uint32_t rank;
+  int m0, n0, kts;  // the one tile (not Persistent)
+  __device__ __forceinline__ static GemmClusterUnits make(const GemmParams &p) {
+    GemmClusterUnits u{p, sb_cluster_rank(), 0, 0, gemm_k_tiles<T>(p)};
+    if (!Persistent) gemm_cluster_tile<T, CM, CN>(p, (int)(blockIdx.x >> 1), u.rank, &u.m0, &u.n0);
+    return u;
+  }
+  template <class F>
+  __device__ __forceinline__ void each(F &&f) const {
+    if constexpr (Persistent) {
+      const int cluster_tiles = gemm_tile_count<GemmClusterTile<T, CM, CN>>(p), clusters = (int)(gridDim.x >> 1);
+      for (int c = (int)(blockIdx.x >> 1); c < cluster_tiles; c += clusters) {
+        int tm, tn;
+        gemm_cluster_tile<T, CM, CN>(p, c, rank, &tm, &tn);
+        f(GemmUnit{tm, tn, 0, kts, c, rank});
+      }
+    } else {
+      f(GemmUnit{m0, n0, 0, kts, 0, rank});
+    }
+  }
+};
 
 // ---- launch numbering: every combining word zeroed once, by the query ----
 // The semaphores, arrival counters, flags and ticket counters of
@@ -254,6 +287,34 @@ __device__ __forceinline__ void gemm_sk_units(int b, int tiles, int kts, int sk_
   }
   for (int t = sk_tiles + b; t < tiles; t += (int)gridDim.x) f(t, 0, kts);
 }
+
+// Stream-K's units for the warp-specialized body (gemm_ws_body): block b's
+// pieces (gemm_sk_units), each placed by the grouped tile order. make():
+// the schedule of block b (its ticket), and the numbers its fix-up reads
+// (GemmStreamKEpi: kts, sk_iters, sk_grid, b).
+template <class T>
+struct GemmStreamKUnits {
+  static constexpr bool walks = true;  // several units: the accumulators zeroed per unit
+  const GemmParams &p;
+  int b, tiles, kts, sk_tiles, it0, it1;
+  __device__ __forceinline__ static GemmStreamKUnits make(const GemmParams &p, int b, int *kts, int *sk_iters,
+                                                           int *sk_grid, int *block) {
+    const int tiles = gemm_tile_count<T>(p), grid = gridDim.x;
+    *kts = gemm_k_tiles<T>(p);
+    const int sk_tiles = sb_gemm_sk_tiles(tiles, grid);
+    *sk_iters = sk_tiles * *kts, *sk_grid = sb_gemm_sk_grid(tiles, grid), *block = b;
+    return {p, b, tiles, *kts, sk_tiles, sb_gemm_sk_begin(*sk_iters, *sk_grid, b),
+            sb_gemm_sk_begin(*sk_iters, *sk_grid, b + 1)};
+  }
+  template <class F>
+  __device__ __forceinline__ void each(F &&f) const {
+    gemm_sk_units(b, tiles, kts, sk_tiles, it0, it1, [&](int tile, int k0, int k1) {
+      int m0, n0;
+      gemm_tile_origin<T>(p, tile, &m0, &n0);
+      f(GemmUnit{m0, n0, k0, k1, tile, 0u});
+    });
+  }
+};
 
 // ---- persistent data-parallel tiles: stream-K's DP part, the ping-pong variant ----
 // Block b of a persistent grid takes whole tiles first + b, first + b +

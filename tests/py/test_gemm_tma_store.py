@@ -43,11 +43,20 @@ def test_every_store_completes_before_the_block_exits():
     drain = src[src.index("void store_tma_drain()"):]
     assert "cp.async.bulk.wait_group 0;" in drain[:drain.index("}")]
     gemm = read("kernels/gemm/gemm.cu")
-    for variant in ("struct GemmWsTmaWgmmaPingpongT", "struct GemmWsTmaWgmmaMulticastT"):
-        body = gemm[gemm.index(variant):]
-        body = body[:body.index("\n};")]
-        # after the tile loop, in the consumers, and only with TmaStore
-        assert body.index("math.store_tma(") < body.index("if constexpr (TmaStore) math.store_tma_drain();")
+    body = gemm[gemm.index("struct GemmWsTmaWgmmaPingpongT"):]
+    body = body[:body.index("\n};")]
+    # after the tile loop, in the consumers, and only with TmaStore
+    assert body.index("math.store_tma(") < body.index("if constexpr (TmaStore) math.store_tma_drain();")
+    # the multicast persistent form: its epilogue drains in finish(), which the
+    # warp-specialized body calls in the consumers after the last tile
+    walk = gemm[gemm.index("struct GemmTmaStoreWalkEpi"):]
+    walk = walk[:walk.index("\n};")]
+    assert walk.index("math.store_tma(") < walk.index("void finish(") < walk.index("math.store_tma_drain();")
+    main = read("kernels/gemm/gemm_mainloop.cuh")
+    ws = main[main.index("void gemm_ws_body("):]
+    assert ws.index("sched.each([&](const GemmUnit &u) {\n      if constexpr") < ws.index("epi.finish(math);")
+    multicast = gemm[gemm.index("struct GemmWsTmaWgmmaMulticastT"):]
+    assert "std::conditional_t<TmaStore, GemmTmaStoreWalkEpi, GemmStoreEpi> epi{};" in multicast
 
 
 def test_the_staging_size_agrees_between_kernel_and_host():
