@@ -347,13 +347,15 @@ struct GemmStreamK : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups, GemmSche
   }
 };
 
-// Ping-pong (CUTLASS's KernelTmaWarpSpecializedPingpong): a persistent
-// block of one producer warp (ws_tma_wgmma's elected TMA thread, one ring)
-// and TWO consumer warpgroups that work on alternate output tiles: the
-// block's tiles are gemm_dp_tile(0, j), j = 0, 1, ... (stream-K's
-// data-parallel order, grouped rasterization), warpgroup g takes j = g,
-// g + 2, ..., and the producer fills the stages in j order, which is the
-// order the consumers take them.
+// Ping-pong (CUTLASS's KernelTmaWarpSpecializedPingpong), the consumer
+// kind with a body of its own: a persistent block of one producer warp
+// (the composition's mainloop: the elected TMA thread, or multicast, one
+// ring) and TWO consumer warpgroups that work on alternate output tiles:
+// the block's tiles are the persistent schedule's walk (GemmClusterUnits:
+// tiles b, b + grid, ... in the grouped order; with clusters, cluster
+// tiles), j = 0, 1, ..., warpgroup g takes j = g, g + 2, ..., and the
+// producer fills the stages in j order, which is the order the consumers
+// take them; each tile's accumulators go to the composition's epilogue.
 // Design, as CUTLASS's: the tile shape is per consumer warpgroup, so each
 // warpgroup computes a WHOLE BM x BN tile (MSUB = 2 m64 slices of 128 x
 // 128: 128 fp32 accumulators per thread, ws_tma_wgmma's count), not half
@@ -402,7 +404,8 @@ struct GemmWsTmaWgmmaPingpongT
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
     static_assert(T::WARPS == 4, "a consumer warpgroup owns a whole tile: 128 x 128 only");
-    using R = std::conditional_t<clustered, sb_cluster_ring<S, Bounded, 2>, sb_ring<S, Bounded>>;
+    using Load = typename GemmWsTmaWgmmaPingpongT::Mainloop;  // TMA, or TMA multicast in clusters
+    using R = typename Load::template Ring<S, Bounded>;
     __shared__ GemmRingBars<T, S> bars;
     // full: the producer's arrive.expect_tx; empty: the warpgroup that read
     // the stage (its threads; clustered: its warps, of both CTAs).
@@ -412,31 +415,15 @@ struct GemmWsTmaWgmmaPingpongT
     else
       __syncthreads();  // the inits are visible; no block barrier after this
     const R ring(bars.full, bars.empty);
-    const int kts = gemm_k_tiles<T>(p);
-    const uint32_t rank = clustered ? sb_cluster_rank() : 0u;
-    // This block's tiles in order: j = 0 .. mine - 1 (clustered: the
-    // cluster's, this CTA's half of each, cluster tiles c, c + clusters, ...).
-    const int tiles = gemm_tile_count<T>(p), cluster = (int)blockIdx.x / 2, clusters = (int)gridDim.x / 2,
-              cluster_tiles = gemm_tile_count<GemmClusterTile<T, CM, CN>>(p);
-    const int mine = !clustered ? gemm_dp_count(0, tiles)
-                     : cluster < cluster_tiles ? (cluster_tiles - cluster + clusters - 1) / clusters : 0;
-    auto origin = [&](int j, int *m0, int *n0) {
-      if constexpr (clustered)
-        gemm_cluster_tile<T, CM, CN>(p, cluster + j * clusters, rank, m0, n0);
-      else
-        gemm_tile_origin<T>(p, gemm_dp_tile(0, j), m0, n0);
-    };
+    // This block's tiles in order (the persistent schedule's walk): j = 0 ..
+    // mine - 1 (clustered: the cluster's, this CTA's half of each, cluster
+    // tiles c, c + clusters, ...).
+    const auto sched = GemmClusterUnits<T, CM, CN, true>::make(p);
+    const int kts = sched.kts, mine = sched.count();
     if (threadIdx.x >> 5 == groups * T::WARPS) {  // the producer: one elected thread, tiles in j order
       if (threadIdx.x == groups * T::WARPS * 32) {
         sb_ring_state st;
-        for (int j = 0; j < mine; ++j) {
-          int m0, n0;
-          origin(j, &m0, &n0);
-          if constexpr (clustered)
-            gemm_tma_produce_multicast<T, S, Bounded, CM, CN>(p, ring, st, smem, m0, n0, rank, kts);
-          else
-            gemm_tma_produce_range<T, S, Bounded>(p, ring, st, smem, m0, n0, 0, kts);
-        }
+        for (int j = 0; j < mine; ++j) Load::template produce<T, S, Bounded>(p, ring, st, smem, sched.at(j));
         ring.producer_tail(st);  // clustered: both CTAs' consumers released every stage I filled
       }
       if constexpr (clustered) {
@@ -451,10 +438,11 @@ struct GemmWsTmaWgmmaPingpongT
     const GemmOrderedSequence<2, 2> order{g};
     sb_ring_state st;
     if (g == 1) gemm_ring_skip<S>(st, kts);  // tile 0's stages are warpgroup 0's
-    unsigned piece = 0;  // TmaStore: this warp's staged pieces so far
+    // TmaStore: the staging's pieces counted across tiles, drained after the last
+    std::conditional_t<TmaStore, GemmTmaStoreWalkEpi, GemmStoreEpi> epi{};
+    if constexpr (TmaStore) epi.staging = smem + S * T::STAGE_BYTES;
     for (int j = g; j < mine; j += groups) {
-      int m0, n0;
-      origin(j, &m0, &n0);
+      const GemmUnit u = sched.at(j);
       math.zero();
       sb_ring_state last;
       order.wait(0, j);  // my turn on the tensor cores
@@ -463,15 +451,12 @@ struct GemmWsTmaWgmmaPingpongT
       gemm_consume_tail<T, S, Bounded>(ring, last, math, kts);
       order.wait(1, j);
       const long long t0 = Bounded ? clock64() : 0;
-      if constexpr (TmaStore)
-        math.store_tma(p, m0, n0, smem + S * T::STAGE_BYTES, piece);
-      else
-        math.store(p, m0, n0);
+      epi(p, math, u);
       gemm_prof_add<Bounded>(p, 0, t0);  // thread 0: warpgroup 0's epilogues
       order.arrive(1, j + 1 < mine);
       gemm_ring_skip<S>(st, kts);  // tile j + 1's stages are the other warpgroup's
     }
-    if constexpr (TmaStore) math.store_tma_drain();
+    epi.finish(math);
     if constexpr (clustered) sb_cluster_sync();  // no CTA leaves while its peer may still use its smem
   }
 };

@@ -120,20 +120,23 @@ __device__ __forceinline__ void gemm_cluster_tile(const GemmParams &p, int clust
     *n0 += (int)rank * T::BN;
 }
 
-// The multicast clusters' units for the warp-specialized body
-// (gemm_ws_body): this CTA's piece (rank) of the cluster tile of
-// blockIdx.x / 2 (one unit), or, Persistent, of every clusters-th cluster
-// tile from it on (both CTAs walk the same ones, in step on each other's
-// empty barriers), each over all k-tiles.
+// Whole tiles, or with a multicast mainloop clusters of CM x CN tiles: the
+// cluster tile of blockIdx.x / CTAs (one unit), or, Persistent, every
+// (gridDim.x / CTAs)-th from it on (the CTAs of a cluster walk the same
+// ones, in step on each other's empty barriers); this CTA's piece (rank)
+// of each, over all k-tiles. each() walks them in order (the
+// warp-specialized body); count() and at(j) give the j-th (ping-pong's
+// warpgroups take every other one).
 template <class T, int CM, int CN, bool Persistent>
 struct GemmClusterUnits {
   static constexpr bool walks = Persistent;  // several tiles: the accumulators zeroed per tile
+  static constexpr int CTAS = CM * CN;
   const GemmParams &p;
   uint32_t rank;
   int m0, n0, kts;  // the one tile (not Persistent)
   __device__ __forceinline__ static GemmClusterUnits make(const GemmParams &p) {
-    GemmClusterUnits u{p, sb_cluster_rank(), 0, 0, gemm_k_tiles<T>(p)};
-    if (!Persistent) gemm_cluster_tile<T, CM, CN>(p, (int)(blockIdx.x >> 1), u.rank, &u.m0, &u.n0);
+    GemmClusterUnits u{p, CTAS > 1 ? sb_cluster_rank() : 0u, 0, 0, gemm_k_tiles<T>(p)};
+    if (!Persistent) gemm_cluster_tile<T, CM, CN>(p, (int)(blockIdx.x / CTAS), u.rank, &u.m0, &u.n0);
     return u;
   }
   template <class F>
@@ -148,6 +151,18 @@ struct GemmClusterUnits {
     } else {
       f(GemmUnit{m0, n0, 0, kts, 0, rank});
     }
+  }
+  // The walk's length for this block (cluster), and its j-th unit.
+  __device__ __forceinline__ int count() const {
+    const int first = (int)blockIdx.x / CTAS, stride = (int)gridDim.x / CTAS,
+              total = gemm_tile_count<GemmClusterTile<T, CM, CN>>(p);
+    return first < total ? (total - first + stride - 1) / stride : 0;
+  }
+  __device__ __forceinline__ GemmUnit at(int j) const {
+    const int c = (int)blockIdx.x / CTAS + j * ((int)gridDim.x / CTAS);
+    int tm, tn;
+    gemm_cluster_tile<T, CM, CN>(p, c, rank, &tm, &tn);
+    return GemmUnit{tm, tn, 0, kts, c, rank};
   }
 };
 

@@ -45,10 +45,12 @@ def test_every_store_completes_before_the_block_exits():
     gemm = read("kernels/gemm/gemm.cu")
     body = gemm[gemm.index("struct GemmWsTmaWgmmaPingpongT"):]
     body = body[:body.index("\n};")]
-    # after the tile loop, in the consumers, and only with TmaStore
-    assert body.index("math.store_tma(") < body.index("if constexpr (TmaStore) math.store_tma_drain();")
-    # the multicast persistent form: its epilogue drains in finish(), which the
-    # warp-specialized body calls in the consumers after the last tile
+    # ping-pong and the multicast persistent form: the TMA-store epilogue
+    # drains in finish(), after the tile loop, in the consumers (ping-pong's
+    # own loop; the warp-specialized body's), and only with TmaStore
+    assert "std::conditional_t<TmaStore, GemmTmaStoreWalkEpi, GemmStoreEpi> epi{};" in body
+    assert body.index("for (int j = g; j < mine; j += groups) {") < body.index("epi(p, math, u);") < \
+        body.index("epi.finish(math);")
     walk = gemm[gemm.index("struct GemmTmaStoreWalkEpi"):]
     walk = walk[:walk.index("\n};")]
     assert walk.index("math.store_tma(") < walk.index("void finish(") < walk.index("math.store_tma_drain();")
