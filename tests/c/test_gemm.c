@@ -618,6 +618,49 @@ SB_TEST(gemm_check_takes_a_c_wider_than_tall) {
   free(ct);
 }
 
+/* The CPU reference at a shape no tile divides (partial tiles at every
+ * edge, K not a multiple of 64): a right C passes whole and sampled; one
+ * wrong element in the last (partial) row, the last column, or the last
+ * 64x64 block's interior is caught by the sample set too (it reads the
+ * whole last row and column, and one element of every 64x64 block: here
+ * the last block's is the one spoiled), and located. */
+SB_TEST(gemm_check_catches_errors_in_partial_edge_tiles) {
+  const long long m = 131, n = 100, k = 72; /* 128 + 3 rows, 64 + 36 columns, 64 + 8 of K */
+  uint16_t *a = random_f16((size_t)(m * k), 11), *b = random_f16((size_t)(n * k), 12);
+  float *c = malloc((size_t)(m * n) * sizeof *c);
+  long long *idx = malloc(sb_gemm_sample_count(m, n) * sizeof *idx);
+  if (!a || !b || !c || !idx) return;
+  for (long long i = 0; i < m; ++i)
+    for (long long j = 0; j < n; ++j) c[i * n + j] = fp32_dot(a + i * k, b + j * k, k, 1);
+  long long first;
+  CHECK_EQ_INT(sb_gemm_check(a, b, c, m, n, k, NULL, (size_t)(m * n), &first), 0);
+  const size_t count = sb_gemm_sample_set(m, n, 99, idx);
+  CHECK_EQ_INT(sb_gemm_check(a, b, c, m, n, k, idx, count, &first), 0);
+  /* the last row, the last column: always sampled */
+  const long long spoil[] = {(m - 1) * n + 37, 70 * n + (n - 1)};
+  for (size_t s = 0; s < 2; ++s) {
+    const float keep = c[spoil[s]];
+    c[spoil[s]] += 1.0f; /* a whole product's size off: far past the tolerance */
+    CHECK(sb_gemm_check(a, b, c, m, n, k, idx, count, &first) >= 1); /* duplicates in the sample count again */
+    CHECK_EQ_INT(first, spoil[s]);
+    c[spoil[s]] = keep;
+  }
+  /* the last 64x64 block (rows 128-130, columns 64-99): its one sampled element */
+  long long inner = -1;
+  for (size_t i = 0; i < count; ++i)
+    if (idx[i] / n >= 128 && idx[i] / n < m - 1 && idx[i] % n >= 64 && idx[i] % n < n - 1) inner = idx[i];
+  CHECK(inner >= 0);
+  if (inner >= 0) {
+    c[inner] -= 1.0f;
+    CHECK(sb_gemm_check(a, b, c, m, n, k, idx, count, &first) >= 1);
+    CHECK_EQ_INT(first, inner);
+  }
+  free(a);
+  free(b);
+  free(c);
+  free(idx);
+}
+
 SB_TEST(gemm_user_given_combinations_get_rows_with_reasons) {
   const sb_family *f = sb_find_family("gemm");
   if (!f) return;
