@@ -213,7 +213,7 @@ struct GemmCoopEpi : GemmEpiBase {
 //     G to arrive sums the G pieces (group order: a deterministic sum),
 //     stores C and sets the counter back to 0 for the next launch (every
 //     arrival of this launch is in; the stream orders the next launch after
-//     this one). The query zeroes the counters once (gemm_split_setup): no
+//     this one). The query zeroes the counters once (GemmScheduleHost's setup): no
 //     memset in the timed launch.
 // No block waits on another cluster: nothing rests on dispatch order, and
 // the C CTAs of a cluster are co-scheduled by the hardware.
