@@ -83,7 +83,7 @@ endif
 DEVICE    ?= 0
 GBENCH_HDR := $(firstword $(wildcard /usr/include/benchmark/benchmark.h /usr/local/include/benchmark/benchmark.h))
 
-.PHONY: all bench bench-quick plots test test-c test-asan test-py test-resources test-experimental clean check-gbench venv lint-ci \
+.PHONY: all bench bench-quick plots test test-c test-asan test-py test-resources test-experimental clean check-gbench venv lint-ci gemm-odd \
         fuzz fuzz-build sanitize broken nowatchdog sass plain predecessors bundle bundle-ab
 CANARY    := $(BUILD)/racecheck_canary
 all: $(BIN) $(CANARY)
@@ -294,6 +294,21 @@ $(ASAN_DIR)/test_host: $(ASAN_OBJ) $(KERNELS:%.cu=$(BUILD)/%.o) $(BUILD)/harness
 	$(CXX) $(ASAN_FLAGS) -o $@ $^ $(LDFLAGS) $(LDLIBS)
 test-asan: $(ASAN_DIR)/test_host
 	ASAN_OPTIONS=protect_shadow_gap=0:detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 $(ASAN_DIR)/test_host
+
+# Every gemm variant, at every tile, at shapes no tile divides (partial
+# tiles at every edge; K not a multiple of 64 nor of the slices: splits
+# auto, 3, 5, 7), each validated against the CPU reference and timed
+# briefly: needs a GPU. One CSV a shape in build/gemm-odd/; exits 1 if any
+# row is wrong, failed or deadlocked (a tile a variant does not compile
+# is a skipped row).
+GEMM_ODD_SHAPES := "--m 1000 --k 1000" "--m 1 --n 4096 --k 4096" "--m 4095 --n 24 --k 1032" \
+                   "--m 1000 --k 8192" "--m 1000 --k 8200"
+gemm-odd: $(BIN)
+	@mkdir -p build/gemm-odd; rc=0; for s in $(GEMM_ODD_SHAPES); do \
+	  out=build/gemm-odd/$$(echo "$$s" | tr -d ' -').csv; \
+	  $(BIN) --filter '^gemm/' $$s --tile 64x128x64,128x128x64,128x256x64,128x96x64 --splits auto,3,5,7 \
+	    --unpaired --min-time 0.001 --device $(DEVICE) --out $$out || rc=1; \
+	done; exit $$rc
 
 # compute-sanitizer memcheck, racecheck, synccheck and initcheck over every
 # family at a tiny size: needs a GPU. Summary: results/<gpu>/sanitize.md.

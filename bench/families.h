@@ -108,5 +108,19 @@ void sb_gemm_reference_at(const uint16_t *a, const uint16_t *b, long long n, lon
  * (size_t)-1 when out of memory. */
 size_t sb_gemm_check(const uint16_t *a, const uint16_t *b, const float *c, long long m, long long n,
                      long long k, const long long *idx, size_t count, long long *first);
+/* The shapes every GEMM variant runs (kernels/gemm/gemm_tiles.h): K a
+ * multiple of SB_GEMM_K_MULTIPLE, N of SB_GEMM_N_MULTIPLE, any M >= 1.
+ * NULL for such a shape, else buf: a one-line refusal that names the rule. */
+const char *sb_gemm_shape_refusal(long long m, long long n, long long k, char *buf, size_t len);
+/* What a gemm variant compiles at a tile (kernels/gemm/gemm.cu states it
+ * once, by the variant's composition), asked of its picker: consumer warps
+ * (0: nothing at this tile), a bit per stage count (bit s: s stages), a
+ * bit per cluster_shape value (0: no clusters). Returns out->warps != 0. */
+typedef struct sb_gemm_compiled_info {
+  int warps;
+  unsigned stages;
+  unsigned clusters;
+} sb_gemm_compiled_info;
+int sb_gemm_compiled(const sb_variant *v, int tile, sb_gemm_compiled_info *out);
 
 #endif

@@ -281,20 +281,93 @@ static int is_cublas(const sb_point *p) { return (p->variant->flags & SB_VF_NO_K
 
 #define AXIS_BIT(a) (1ULL << SB_AXIS_##a)
 
-/* "m=n=512" for a square C, else "m=512, n=1024" (the reasons' shape). */
-static const char *gemm_mn(long long m, long long n) {
-  static _Thread_local char buf[64];
-  if (m == n)
-    snprintf(buf, sizeof buf, "m=n=%lld", m);
-  else
-    snprintf(buf, sizeof buf, "m=%lld, n=%lld", m, n);
+const char *sb_gemm_shape_refusal(long long m, long long n, long long k, char *buf, size_t len) {
+  if (m >= 1 && n >= 1 && k >= 1 && k % SB_GEMM_K_MULTIPLE == 0 && n % SB_GEMM_N_MULTIPLE == 0) return NULL;
+  snprintf(buf, len,
+           "gemm: m=%lld, n=%lld, k=%lld is outside the shapes it runs: K a multiple of %d and N a multiple of %d "
+           "(16-byte rows: A and B hold K fp16 a row, C N fp32), any M >= 1",
+           m, n, k, SB_GEMM_K_MULTIPLE, SB_GEMM_N_MULTIPLE);
   return buf;
+}
+
+/* ---- what the kernels compile: asked of them ----
+ *
+ * kernels/gemm/gemm.cu states once, by each variant's composition, the
+ * tiles, consumer warps, stage counts and cluster shapes it compiles; its
+ * pickers dispatch over exactly those. The host asks the picker (no GPU, no
+ * launch: a picker only names kernels) instead of restating any of it. */
+#define GEMM_CACHE_ROWS 64
+int sb_gemm_compiled(const sb_variant *v, int tile, sb_gemm_compiled_info *out) {
+  static const sb_variant *rows[GEMM_CACHE_ROWS];
+  static sb_gemm_compiled_info cache[GEMM_CACHE_ROWS][SB_GEMM_NUM_TILES];
+  memset(out, 0, sizeof *out);
+  if (!v->pick || tile < 0 || tile >= SB_GEMM_NUM_TILES) return 0;
+  int slot = -1;
+  for (int i = 0; i < GEMM_CACHE_ROWS && slot < 0; ++i)
+    if (rows[i] == v) slot = i;
+  if (slot >= 0) {
+    *out = cache[slot][tile];
+    return out->warps != 0;
+  }
+  sb_gemm_compiled_info info[SB_GEMM_NUM_TILES];
+  memset(info, 0, sizeof info);
+  const long long shapes[] = {SB_AXIS_UNSET, SB_GEMM_CLUSTER_2X1, SB_GEMM_CLUSTER_1X2};
+  for (int t = 0; t < SB_GEMM_NUM_TILES; ++t)
+    for (int c = 0; c < 3; ++c)
+      for (int w = 4; w <= 8; w += 4)
+        for (int st = 1; st <= SB_GEMM_MAX_STAGES; ++st) {
+          long long axis[SB_NUM_AXES];
+          for (int a = 0; a < SB_NUM_AXES; ++a) axis[a] = SB_AXIS_UNSET;
+          axis[SB_AXIS_TILE] = t, axis[SB_AXIS_WARPS] = w, axis[SB_AXIS_STAGES] = st;
+          axis[SB_AXIS_CLUSTER_SHAPE] = shapes[c];
+          sb_kernels k;
+          char why[SB_SKIP_LEN];
+          if (v->pick(axis, &k, why, sizeof why) != 0) continue;
+          info[t].warps = w;
+          info[t].stages |= 1u << st;
+          if (c > 0) info[t].clusters |= 1u << shapes[c];
+        }
+  /* a variant compiled without a cluster shape has none: every shape "took" it */
+  for (int t = 0; t < SB_GEMM_NUM_TILES; ++t)
+    if (info[t].clusters == ((1u << SB_GEMM_CLUSTER_2X1) | (1u << SB_GEMM_CLUSTER_1X2))) {
+      long long axis[SB_NUM_AXES];
+      for (int a = 0; a < SB_NUM_AXES; ++a) axis[a] = SB_AXIS_UNSET;
+      axis[SB_AXIS_TILE] = t, axis[SB_AXIS_WARPS] = info[t].warps;
+      for (int st = 1; st <= SB_GEMM_MAX_STAGES; ++st)
+        if (info[t].stages >> st & 1u) axis[SB_AXIS_STAGES] = st;
+      sb_kernels k;
+      char why[SB_SKIP_LEN];
+      if (v->pick(axis, &k, why, sizeof why) == 0) info[t].clusters = 0;
+    }
+  for (int i = 0; i < GEMM_CACHE_ROWS; ++i)
+    if (!rows[i]) {
+      rows[i] = v;
+      memcpy(cache[i], info, sizeof info);
+      break;
+    }
+  *out = info[tile];
+  return out->warps != 0;
+}
+
+/* "2-6", "3-4", "8", "1": the stage counts of a bit set, as ranges. */
+static void stages_str(unsigned stages, char *buf, size_t len) {
+  size_t at = 0;
+  buf[0] = '\0';
+  for (int s = 1; s <= SB_GEMM_MAX_STAGES && at < len; ++s) {
+    if (!(stages >> s & 1u) || (stages >> (s - 1) & 1u)) continue;
+    int e = s;
+    while (e < SB_GEMM_MAX_STAGES && (stages >> (e + 1) & 1u)) ++e;
+    at += (size_t)(e > s ? snprintf(buf + at, len - at, "%s%d-%d", at ? "," : "", s, e)
+                         : snprintf(buf + at, len - at, "%s%d", at ? "," : "", s));
+  }
 }
 
 /* Why a kernel variant cannot take the point, or NULL: the first rule it
  * breaks. *unasked (may be NULL) is set when some broken rule reads none of
  * the axes in user_axes: a combination the default grid produced, not one
- * the user asked for. */
+ * the user asked for. What is compiled is the kernels' answer
+ * (sb_gemm_compiled); the rules here are the shape, the schedule's own
+ * limits and the device's shared memory. */
 static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, size_t len,
                                unsigned long long user_axes, int *unasked) {
   const long long m = p->axis[SB_AXIS_M], n = sb_gemm_cols(p->axis), k = p->axis[SB_AXIS_K];
@@ -305,97 +378,64 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
   const int bm = sb_gemm_tile_bm(t), bn = sb_gemm_tile_bn(t);
   const long long s = p->axis[SB_AXIS_STAGES], w = p->axis[SB_AXIS_WARPS];
   const unsigned f = p->variant->flags;
-  const long long staging = (f & SB_VF_GEMM_TMA_STORE) ? sb_gemm_store_staging_bytes(t) * ((f & SB_VF_GEMM_PINGPONG) ? 2 : 1) : 0;
-  const long long smem = s * sb_gemm_stage_bytes(t) + staging + SB_GEMM_ALIGN_SLACK;
+  const char *name = p->variant->name;
+  sb_gemm_compiled_info c;
+  const int compiled = sb_gemm_compiled(p->variant, t, &c);
 #define BROKEN(axes, ...)                                          \
   do {                                                             \
     if (unasked && !((axes) & user_axes)) *unasked = 1;            \
     if (!first) first = buf, snprintf(buf, len, __VA_ARGS__);      \
   } while (0)
-  if (m % bm || n % bn || k % SB_GEMM_BK)
+  char shape[SB_DETAIL_LEN];
+  if (sb_gemm_shape_refusal(m, n, k, shape, sizeof shape))
+    BROKEN(AXIS_BIT(M) | AXIS_BIT(N) | AXIS_BIT(K), "%s", shape);
+  if (!compiled) {
+    char tiles[128] = "";
+    for (int o = 0, at = 0; o < SB_GEMM_NUM_TILES; ++o) {
+      sb_gemm_compiled_info other;
+      if (sb_gemm_compiled(p->variant, o, &other))
+        at += snprintf(tiles + at, sizeof tiles - (size_t)at, "%s%dx%dx%d", at ? ", " : "", sb_gemm_tile_bm(o),
+                       sb_gemm_tile_bn(o), SB_GEMM_BK);
+    }
+    BROKEN(AXIS_BIT(TILE), "%s has no kernel at a %dx%d tile (compiled: %s)", name, bm, bn, tiles);
+  } else if (w != c.warps) {
+    BROKEN(AXIS_BIT(WARPS) | AXIS_BIT(TILE), "consumer_warps=%lld: %s has %d at a %dx%d tile", w, name, c.warps, bm,
+           bn);
+  }
+  const long long tiles = sb_gemm_tile_count(t, m, n), kts = sb_gemm_k_tiles(k);
+  if ((f & SB_VF_GEMM_STREAMK) && tiles * kts > SB_GEMM_SK_MAX_ITERS)
     BROKEN(AXIS_BIT(M) | AXIS_BIT(N) | AXIS_BIT(K) | AXIS_BIT(TILE),
-           "%s, k=%lld: the kernels take whole %dx%dx%d tiles (no edge handling)", gemm_mn(m, n), k, bm,
-           bn, SB_GEMM_BK);
-  /* Ping-pong: each of two consumer warpgroups owns a whole 128x128 tile. */
-  if (f & SB_VF_GEMM_PINGPONG) {
-    if (t != 0)
-      BROKEN(AXIS_BIT(TILE), "%s: a consumer warpgroup owns a whole tile; a %dx%d tile would take %d fp32 "
-             "accumulators per thread (128x128x64 only)", p->variant->name, bm, bn, bm * bn / 128);
-    if (w != 2 * sb_gemm_tile_warps(t))
-      BROKEN(AXIS_BIT(WARPS) | AXIS_BIT(TILE), "consumer_warps=%lld: %s has two warpgroups of %d (%d)", w,
-             p->variant->name, sb_gemm_tile_warps(t), 2 * sb_gemm_tile_warps(t));
-  } else
-  if (w != sb_gemm_tile_warps(t))
-    BROKEN(AXIS_BIT(WARPS) | AXIS_BIT(TILE),
-           "consumer_warps=%lld: a %dx%d tile has %d (%s)", w, bm, bn, sb_gemm_tile_warps(t),
-           sb_gemm_tile_wgmma_only(t) ? "one wgmma warpgroup" : "one 64x64 warp tile each, one warpgroup per 64 rows");
-  /* 64 x 128 and 128 x 96: one wgmma warpgroup; compiled for ws_tma_wgmma,
-   * its TMA-store form, at 64 x 128 its multicast clusters, and the variants
-   * that cut K (kernels/gemm/gemm.cu's gemm_takes_one_group_tile), at their stages. */
-  const int cuts_k = (f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK)) != 0;
-  const int takes_narrow = cuts_k || (f & (SB_VF_GEMM_WGMMA_TILE | SB_VF_GEMM_MULTICAST | SB_VF_GEMM_TMA_STORE));
-  if (sb_gemm_tile_wgmma_only(t) && !takes_narrow)
-    BROKEN(AXIS_BIT(TILE), "%s: a %dx%d tile is one wgmma warpgroup, compiled for ws_tma_wgmma, its %s and the "
-           "variants that cut K only", p->variant->name, bm, bn,
-           sb_gemm_tile_multicast(t) ? "TMA-store and multicast forms" : "TMA-store form");
-  else if ((f & SB_VF_GEMM_MULTICAST) && !sb_gemm_tile_multicast(t))
-    BROKEN(AXIS_BIT(TILE), "%s: no multicast clusters are compiled at a %dx%d tile (64x128x64, 128x128x64 "
-           "and 128x256x64 only)", p->variant->name, bm, bn);
-  if ((f & SB_VF_GEMM_ONE_STAGE) && s != 1)
-    BROKEN(AXIS_BIT(STAGES), "%s has one buffer per operand: stages=1 only", p->variant->name);
-  if ((f & SB_VF_GEMM_TWO_STAGES) && s != 2)
-    BROKEN(AXIS_BIT(STAGES), "%s swaps two buffers: stages=2 only", p->variant->name);
-  if (!(f & (SB_VF_GEMM_ONE_STAGE | SB_VF_GEMM_TWO_STAGES)) && s < 2)
-    BROKEN(AXIS_BIT(STAGES), "%s overlaps loads with math: stages >= 2", p->variant->name);
-  if ((cuts_k || (takes_narrow && sb_gemm_tile_wgmma_only(t))) && s != sb_gemm_split_stages(t))
-    BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE), "%s is compiled with %d stages for a %dx%d tile only",
-           p->variant->name, sb_gemm_split_stages(t), bm, bn);
-  if ((f & SB_VF_GEMM_STREAMK) && (m / bm) * (n / bn) * (k / SB_GEMM_BK) > SB_GEMM_SK_MAX_ITERS)
-    BROKEN(AXIS_BIT(M) | AXIS_BIT(N) | AXIS_BIT(K) | AXIS_BIT(TILE),
-           "%s: tiles x k-tiles = %lld exceeds %d (the schedule's 32-bit arithmetic)", p->variant->name,
-           (m / bm) * (n / bn) * (k / SB_GEMM_BK), SB_GEMM_SK_MAX_ITERS);
+           "%s: tiles x k-tiles = %lld exceeds %d (the schedule's 32-bit arithmetic)", name, tiles * kts,
+           SB_GEMM_SK_MAX_ITERS);
   if (f & SB_VF_GEMM_SPLIT) {
     const long long sp = p->axis[SB_AXIS_SPLITS]; /* auto: sb_gemm_auto_splits keeps the rule */
-    if (sp == SB_AXIS_UNSET || (sp != SB_AXIS_AUTO && (sp < 1 || sp > k / SB_GEMM_BK)))
-      BROKEN(AXIS_BIT(SPLITS) | AXIS_BIT(K), "splits=%lld: each K slice needs at least one %d-wide k-tile (k=%lld)",
-             sp, SB_GEMM_BK, k);
+    if (sp == SB_AXIS_UNSET || (sp != SB_AXIS_AUTO && (sp < 1 || sp > kts)))
+      BROKEN(AXIS_BIT(SPLITS) | AXIS_BIT(K),
+             "splits=%lld: each K slice needs at least one %d-wide k-tile (k=%lld: %lld k-tiles)", sp, SB_GEMM_BK, k,
+             kts);
   }
-  /* Multicast: a cluster of 2 tiles along its shape, so the grid (the tile
-   * count) is whole clusters: an even tile count along that direction. */
-  if (f & SB_VF_GEMM_MULTICAST) {
-    const long long cs = p->axis[SB_AXIS_CLUSTER_SHAPE];
-    if (cs != SB_GEMM_CLUSTER_2X1 && cs != SB_GEMM_CLUSTER_1X2) {
-      BROKEN(AXIS_BIT(CLUSTER_SHAPE), "%s needs cluster_shape 2x1 or 1x2", p->variant->name);
-    } else {
-      const long long along = cs == SB_GEMM_CLUSTER_2X1 ? m / bm : n / bn;
-      if (along % 2)
-        BROKEN(AXIS_BIT(M) | AXIS_BIT(N) | AXIS_BIT(TILE) | AXIS_BIT(CLUSTER_SHAPE),
-               "cluster_shape=%s: %s=%lld is %lld %s of a %dx%d tile, odd: clusters of 2 %s need an even count",
-               cs == SB_GEMM_CLUSTER_2X1 ? "2x1" : "1x2", cs == SB_GEMM_CLUSTER_2X1 ? "m" : "n",
-               cs == SB_GEMM_CLUSTER_2X1 ? m : n, along,
-               cs == SB_GEMM_CLUSTER_2X1 ? "tile rows" : "tile columns", bm, bn,
-               cs == SB_GEMM_CLUSTER_2X1 ? "(vertically adjacent tiles)" : "(horizontally adjacent tiles)");
-    }
-  }
-  /* Multicast and the TMA-store epilogue (but the single-cluster ping-pong's,
-   * compiled for 2-6): where ws_tma_wgmma is best only. */
-  if (((f & SB_VF_GEMM_MULTICAST) || ((f & SB_VF_GEMM_TMA_STORE) && !(f & SB_VF_GEMM_PINGPONG))) &&
-      !sb_gemm_multicast_stages_ok(t, s))
-    BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE),
-           "%s is compiled where ws_tma_wgmma is best only: stages %s for a %dx%d tile", p->variant->name,
-           t == SB_GEMM_TILE_128X256 ? "3-4" : t == SB_GEMM_TILE_64X128 ? "8" : t == SB_GEMM_TILE_128X96 ? "7" : "4-6",
-           bm, bn);
+  /* Multicast: clusters of 2 tiles along the cluster shape; where the tile
+   * count along it is odd, the edge cluster's second tile lies past C (its
+   * loads are TMA's zeros, its stores clipped): any shape runs. */
+  const long long cs = p->axis[SB_AXIS_CLUSTER_SHAPE];
+  if (compiled && c.clusters && (cs < 0 || cs > SB_GEMM_CLUSTER_1X2 || !(c.clusters >> cs & 1u)))
+    BROKEN(AXIS_BIT(CLUSTER_SHAPE), "%s needs cluster_shape 2x1 or 1x2", name);
+  /* The stages' bytes, and the TMA-store epilogue's staging after them (two
+   * 16x32 fp32 pieces per consumer warp). */
+  const long long staging = (f & SB_VF_GEMM_TMA_STORE) ? (long long)(compiled ? c.warps : sb_gemm_tile_warps(t)) * 2 * 16 * 32 * 4 : 0;
+  const long long smem = s * sb_gemm_stage_bytes(t) + staging + SB_GEMM_ALIGN_SLACK;
   if ((size_t)smem > smem_limit)
     BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE),
            "stages x stage bytes = %lld x %lld (+ %lld C staging + %d alignment) exceeds the %zu B of shared memory "
            "a block may use", s, sb_gemm_stage_bytes(t), staging, SB_GEMM_ALIGN_SLACK, smem_limit);
-  /* The tiles of whole 64x64 warp tiles compile 2..6 (128x128) and 2..4 (128x256)
-   * stages (kernels/gemm/gemm.cu's GemmStages): 7 of 128x128 fits 227 KiB
-   * but has no kernel (after the memory rule: where both apply, that one). */
-  const int most = t == SB_GEMM_TILE_128X256 ? 4 : 6;
-  if (!(f & (SB_VF_GEMM_ONE_STAGE | SB_VF_GEMM_TWO_STAGES)) && !sb_gemm_tile_wgmma_only(t) && s > most)
-    BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE), "%s is compiled with at most %d stages for a %dx%d tile",
-           p->variant->name, most, bm, bn);
+  /* After the memory rule: where both apply (7 of 128x128 fits 227 KiB but
+   * has no kernel; 5 of 128x256 neither), that one. */
+  if (compiled && (s < 1 || s > SB_GEMM_MAX_STAGES || !(c.stages >> s & 1u))) {
+    char list[64];
+    stages_str(c.stages, list, sizeof list);
+    BROKEN(AXIS_BIT(STAGES) | AXIS_BIT(TILE), "stages=%lld: %s is compiled with stages %s at a %dx%d tile", s, name,
+           list, bm, bn);
+  }
 #undef BROKEN
   return first;
 }
@@ -404,7 +444,14 @@ static const char *gemm_check(const sb_point *p, const sb_device *d, char *buf, 
   return gemm_reason(p, d->smem_per_block_optin, buf, len, 0, NULL);
 }
 
-/* Is (m, k) a shape of the default grid? The squares up to 4096 and
+/* The shape rule, for every row the sweep selects, cuBLAS's too: one
+ * refusal for the whole command line, not a skipped row per variant. */
+static const char *gemm_refuse(const sb_point *p, char *buf, size_t len) {
+  return sb_gemm_shape_refusal(p->axis[SB_AXIS_M], sb_gemm_cols(p->axis), p->axis[SB_AXIS_K], buf, len);
+}
+
+/* Is (m, k) a shape of the default grid? The squares up to 4096 (1000^3
+ * among them: the shape a user asks about, partial tiles at every edge) and
  * K-heavy 1024 x 16384 for every variant; 8192^3 and 512 x 512 x 32768
  * (M*N smaller still) only for cuBLAS, ws_tma_wgmma and the variants built
  * on its mainloop, whose question they are (split-K only at the K-heavy
@@ -412,15 +459,15 @@ static const char *gemm_check(const sb_point *p, const sb_device *d, char *buf, 
  * question up to 4096^3 (52-65% of cuBLAS at 8192^3 as at 4096^3, H100,
  * 4152772): their 26 points at 8192^3 were 5% of the 5-minute sweep. */
 /* The variants on ws_tma_wgmma's mainloop (every one but the mma.sync
- * staging variants single .. ws_tma and cuBLAS). */
-static int on_wgmma(unsigned f) {
-  return (f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK | SB_VF_GEMM_PINGPONG | SB_VF_GEMM_MULTICAST |
-               SB_VF_GEMM_WGMMA_TILE | SB_VF_GEMM_TMA_STORE)) != 0;
+ * staging variants single .. ws_tma and cuBLAS): their composition's
+ * consumer is wgmma warpgroups (wgmma, wgmma_pingpong). */
+static int on_wgmma(const sb_variant *v) {
+  return v->composition.consumer && !strncmp(v->composition.consumer, "wgmma", 5);
 }
 
 static int default_shape(const sb_point *p, long long m, long long k) {
   const unsigned f = p->variant->flags;
-  const int wgmma_question = is_cublas(p) || on_wgmma(f);
+  const int wgmma_question = is_cublas(p) || on_wgmma(p->variant);
   if ((m == k && m < 8192) || (m == 1024 && k == 16384)) return 1;
   if (m == 8192 && k == 8192) return wgmma_question;
   const int split_question = is_cublas(p) || (f & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK | SB_VF_GEMM_WGMMA_TILE));
@@ -453,11 +500,6 @@ static int default_shape(const sb_point *p, long long m, long long k) {
 static int tile_fits(int t, long long m, long long n) {
   return m % sb_gemm_tile_bm(t) == 0 && n % sb_gemm_tile_bn(t) == 0;
 }
-static int some_tile_fits(long long m, long long n) {
-  for (int t = 0; t < SB_GEMM_NUM_TILES; ++t)
-    if (tile_fits(t, m, n)) return 1;
-  return 0;
-}
 
 static int default_config(const sb_point *p, long long m, long long k, unsigned long long user_axes) {
   const unsigned f = p->variant->flags;
@@ -466,20 +508,22 @@ static int default_config(const sb_point *p, long long m, long long k, unsigned 
   if (user_axes & SB_QUICK_GRID) return 1; /* --quick's few points, picked by hand */
   const int tile_free = !(user_axes & AXIS_BIT(TILE)), stages_free = !(user_axes & AXIS_BIT(STAGES));
   const int table = m == 4096 && k == 4096;
-  /* A tile the user did not name is a point only where it fits the shape
-   * whole (128x96 at 1152, not at 1024), if any tile does: no skipped rows
-   * for it. Where none fits (m = 1000), every tile keeps its skipped row
-   * that says so (gemm_reason). */
+  /* Every tile runs every shape (partial tiles at the edges); 128x96, the
+   * tile of shapes that are whole 96s where 128-wide tiles fall short of a
+   * wave, is a point only where it fits the shape whole (1152, not 1000 or
+   * 1024), unless the user names it. */
   const long long n = sb_gemm_cols(p->axis);
-  if (tile_free && !tile_fits(t, m, n) && some_tile_fits(m, n)) return 0;
-  if (!on_wgmma(f)) {
+  if (tile_free && t == SB_GEMM_TILE_128X96 && !tile_fits(t, m, n)) return 0;
+  if (!on_wgmma(p->variant)) {
     if (table || !stages_free || (f & (SB_VF_GEMM_ONE_STAGE | SB_VF_GEMM_TWO_STAGES))) return 1;
     return s == (t == SB_GEMM_TILE_128X256 ? 3 : 4);
   }
   /* A one-warpgroup tile the user named without --stages: its one compiled
    * count, not a skipped row for each of the others (the mma.sync variants
    * keep their one stage count, above, and its row that says why not). */
-  if (stages_free && sb_gemm_tile_wgmma_only(t) && s != sb_gemm_split_stages(t)) return 0;
+  sb_gemm_compiled_info c;
+  if (stages_free && sb_gemm_tile_wgmma_only(t) && sb_gemm_compiled(p->variant, t, &c) && !(c.stages >> s & 1u))
+    return 0;
   if ((f & SB_VF_GEMM_SPLIT) && sb_gemm_tile_wgmma_only(t) && !(user_axes & AXIS_BIT(SPLITS)) &&
       p->axis[SB_AXIS_SPLITS] != SB_AXIS_AUTO)
     return 0;
@@ -578,6 +622,21 @@ static void gemm_make_input(const sb_point *p, void *host_in, uint64_t seed) {
  * (1024^3), else the sample set. */
 static int checks_whole(long long m, long long n, long long k) { return m * n * k <= (1LL << 30); }
 
+/* Halves the whole pieces (tiles, clusters of tiles, k-tiles) of a
+ * dimension of *size in pieces of `unit` and keeps its partial piece, the
+ * edge (1000 in 128s: 7 whole + 104 -> 3 + 104 = 488), so that the whole
+ * check of a shrunk shape still reads the kernel's partial tiles; at least
+ * `least` pieces stay, the partial one counted. Returns 0 where it cannot
+ * shrink. */
+static int halve_whole(long long *size, long long unit, long long least) {
+  const long long whole = *size / unit, rest = *size % unit, partial = rest > 0;
+  long long keep = whole / 2;
+  if (keep + partial < least) keep = least - partial;
+  if (keep >= whole) return 0;
+  *size = keep * unit + rest;
+  return 1;
+}
+
 /* A point whose check is a sample: the same kernel (variant, tile, stages,
  * cluster shape, splits: every axis but M, N and K) at a shape whose check
  * reads the whole C, which the runner validates once per process before
@@ -596,13 +655,11 @@ static int gemm_whole_check(const sb_point *p, sb_point *whole, sb_point *kernel
   const long long cs = ax[SB_AXIS_CLUSTER_SHAPE], sp = ax[SB_AXIS_SPLITS];
   const long long um = (long long)sb_gemm_tile_bm(t) * (cs == SB_AXIS_UNSET ? 1 : sb_gemm_cluster_m((int)cs));
   const long long un = (long long)sb_gemm_tile_bn(t) * (cs == SB_AXIS_UNSET ? 1 : sb_gemm_cluster_n((int)cs));
-  const long long kmin = SB_GEMM_BK * (sp > 1 ? sp : 1);
+  const long long kmin = sp > 1 ? sp : 1; /* k-tiles: one a slice */
   while (!checks_whole(m, n, k)) {
-    if (m >= n && m > um) m = (m / um / 2 > 1 ? m / um / 2 : 1) * um;
-    else if (n > un) n = (n / un / 2 > 1 ? n / un / 2 : 1) * un;
-    else if (m > um) m = (m / um / 2 > 1 ? m / um / 2 : 1) * um;
-    else if (k > kmin) k = (k / SB_GEMM_BK / 2) * SB_GEMM_BK > kmin ? (k / SB_GEMM_BK / 2) * SB_GEMM_BK : kmin;
-    else break; /* one cluster of tiles, a k-tile per slice: the smallest there is */
+    if (m >= n && halve_whole(&m, um, 1)) continue;
+    if (halve_whole(&n, un, 1) || halve_whole(&m, um, 1) || halve_whole(&k, SB_GEMM_BK, kmin)) continue;
+    break; /* one cluster of tiles, a k-tile per slice: the smallest there is */
   }
   ax[SB_AXIS_M] = m, ax[SB_AXIS_N] = n, ax[SB_AXIS_K] = k;
   return 1;
@@ -670,8 +727,8 @@ static int gemm_derive(const sb_point *p, const sb_device *d, const void *host_o
      * gemm_tiles.h): the persistent grid is SMs x blocks/SM. */
     const int t = (int)p->axis[SB_AXIS_TILE], grid = d->sm_count * row->blocks_per_sm;
     const long long m = p->axis[SB_AXIS_M], n = sb_gemm_cols(p->axis);
-    const int tiles = (int)((m / sb_gemm_tile_bm(t)) * (n / sb_gemm_tile_bn(t)));
-    const int kts = (int)(p->axis[SB_AXIS_K] / SB_GEMM_BK), sk = sb_gemm_sk_tiles(tiles, grid);
+    const int tiles = (int)sb_gemm_tile_count(t, m, n);
+    const int kts = (int)sb_gemm_k_tiles(p->axis[SB_AXIS_K]), sk = sb_gemm_sk_tiles(tiles, grid);
     const int units = sb_gemm_sk_units_per_tile(tiles, kts, grid);
     if (sb_gemm_sk_data_parallel(tiles, kts, grid))
       snprintf(row->detail, sizeof row->detail,
@@ -713,8 +770,8 @@ const sb_family sb_family_gemm = {
     .flags = SB_FF_WORKSPACE_STATE, /* split-K/stream-K semaphores, tickets and partials */
     .variants = &sb_gemm_variants,
     .variant_traits = gemm_traits,
-    .default_axes = {[SB_AXIS_M] = "512,1k,2k,4k,8k",
-                     [SB_AXIS_K] = "1k,2k,4k,8k,16k,32k",
+    .default_axes = {[SB_AXIS_M] = "512,1000,1k,2k,4k,8k", /* 1000: an odd shape, partial tiles at every edge */
+                     [SB_AXIS_K] = "1000,1k,2k,4k,8k,16k,32k",
                      [SB_AXIS_N] = "1", /* = m (sb_gemm_in_sweep): --n with --m sets it */
                      [SB_AXIS_SPLITS] = "auto,2,4,8",
                      /* 128x96x64: whole tiles only where M and N are multiples of 96 (none of the default shapes) */
@@ -739,6 +796,7 @@ const sb_family sb_family_gemm = {
     .ceiling_reading = SB_RATIO_LOW_QUARTILE,
     .in_sweep = sb_gemm_in_sweep,
     .check = gemm_check,
+    .refuse = gemm_refuse,
     .in_bytes = gemm_in_bytes,
     .out_bytes = gemm_out_bytes,
     .flops = gemm_flops,

@@ -20,7 +20,8 @@ void sb_cli_usage(FILE *f) {
 "  --format csv|text    --list as text (default) or CSV: one row per variant with\n"
 "                       its traits (header: family,family_flags,family_summary,\n"
 "                       variant,variant_index,min_cc,flags,axes,ceiling_column,\n"
-"                       ceiling_reading,summary)\n"
+"                       ceiling_reading,summary,mainloop,consumer,schedule,\n"
+"                       epilogue: a composed variant's parts, gemm's)\n"
 "  --quick              every variant at a few points (< 30 s on an H100)\n"
 "  --filter REGEX       keep points whose name matches, e.g. 'scan/(pingpong|mbarrier)'\n"
 "                       names look like scan/pingpong/block_threads=256/iters=16/n=33554432\n"
@@ -127,7 +128,7 @@ static const struct { unsigned bit; const char *name; } family_traits[] = {
 
 static void list_csv(FILE *f) {
   fputs("family,family_flags,family_summary,variant,variant_index,min_cc,flags,axes,"
-        "ceiling_column,ceiling_reading,summary\n", f);
+        "ceiling_column,ceiling_reading,summary,mainloop,consumer,schedule,epilogue\n", f);
   for (int i = 0; i < sb_num_families; ++i) {
     const sb_family *fam = sb_families[i];
     char fflags[64], axes[256] = "", vflags[128];
@@ -163,6 +164,12 @@ static void list_csv(FILE *f) {
       sb_csv_write_field(f, fam->ceiling_column ? sb_ratio_reading_name(fam->ceiling_reading) : "");
       fputc(',', f);
       sb_csv_write_field(f, var->summary);
+      const char *parts[] = {var->composition.mainloop, var->composition.consumer, var->composition.schedule,
+                             var->composition.epilogue};
+      for (int c = 0; c < 4; ++c) {
+        fputc(',', f);
+        sb_csv_write_field(f, parts[c] ? parts[c] : "");
+      }
       fputc('\n', f);
     }
   }

@@ -34,6 +34,7 @@ void sb_row_init(sb_row *row, const sb_provenance *prov) {
   memset(row, 0, sizeof *row);
   for (int a = 0; a < SB_NUM_AXES; ++a) row->axis[a] = SB_AXIS_UNSET;
   row->family = row->variant = "";
+  row->mainloop = row->consumer = row->schedule = row->epilogue = "";
   row->samples = row->bytes_moved = -1;
   row->blocks_per_sm = -1;
   row->regs_per_thread = -1;

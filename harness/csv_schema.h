@@ -53,8 +53,15 @@
  *    a gemm point's own q1_us likewise. barrier's flag_handoff rows are
  *    the median over a sweep of SM pairs and flag places (iters: round
  *    trips per probe), kernel_boundary_stream/_pdl are timed behind a held
- *    stream (iters 512). Columns unchanged. */
-#define SB_CSV_SCHEMA_VERSION 9
+ *    stream (iters 512). Columns unchanged.
+ * 10: gemm's variants are compositions (kernels/gemm/gemm_compose.cuh);
+ *    new after detail: mainloop, consumer, schedule, epilogue, the parts
+ *    of the row's variant (empty for the other families), so that tables
+ *    and plots group by any of them. Variant names unchanged; readers give
+ *    older gemm rows the same columns from the variant table
+ *    (scripts/lib/sbcsv.py). gemm runs any M, N, K with K a multiple of 8
+ *    and N of 4 (partial tiles at the edges). */
+#define SB_CSV_SCHEMA_VERSION 10
 
 typedef enum sb_status {
   SB_OK = 0,       /* validated and timed */
@@ -89,6 +96,8 @@ typedef struct sb_row {
   long long axis[SB_NUM_AXES]; /* SB_AXIS_UNSET where the axis does not apply */
   sb_status status;
   char detail[SB_DETAIL_LEN];
+  /* The variant's composition (harness/launch.h, sb_composition): "" where none. */
+  const char *mainloop, *consumer, *schedule, *epilogue;
   long long samples;           /* timed samples behind the statistics */
   double median_us, min_us, max_us, q1_us, q3_us, cv_pct;
   long long bytes_moved;       /* bytes one launch must read + write */
@@ -150,6 +159,10 @@ void sb_row_init(sb_row *row, const sb_provenance *prov);
   X("cluster_shape", AXIS, SB_AXIS_CLUSTER_SHAPE)           \
   X("status", STR, sb_status_names[r->status])              \
   X("detail", STR, r->detail)                               \
+  X("mainloop", STR, r->mainloop)                           \
+  X("consumer", STR, r->consumer)                           \
+  X("schedule", STR, r->schedule)                           \
+  X("epilogue", STR, r->epilogue)                           \
   X("samples", INT, r->samples)                             \
   X("median_us", F4, r->median_us)                          \
   X("min_us", F4, r->min_us)                                \

@@ -100,6 +100,12 @@ struct sb_family {
    * runner; only what is specific to the family belongs here. May be NULL. */
   const char *(*check)(const sb_point *p, const sb_device *d, char *buf,
                        size_t len);
+  /* A point outside what the family runs on any device (a shape its rule
+   * refuses, e.g. gemm's K not a multiple of 8): NULL, or a one-line reason
+   * in buf, and the sweep that selects the point is refused (exit status
+   * SB_EXIT_USAGE) instead of producing rows. Called on the selected points
+   * after in_sweep. May be NULL. */
+  const char *(*refuse)(const sb_point *p, char *buf, size_t len);
   /* Device/host buffer sizes the point needs. */
   size_t (*in_bytes)(const sb_point *p);
   size_t (*out_bytes)(const sb_point *p);

@@ -58,6 +58,16 @@ enum sb_variant_flag {
   SB_VF_FAMILY0 = 1u << 8      /* first bit a family may define for itself */
 };
 
+/* A variant stated as a composition of parts (gemm: kernels/gemm/gemm_compose.cuh),
+ * the CSV's and --list's mainloop, consumer, schedule and epilogue columns;
+ * all NULL (empty cells) for a variant that is not one. */
+typedef struct sb_composition {
+  const char *mainloop; /* how a stage is loaded: cp_async_ring, tma, tma_multicast, ... */
+  const char *consumer; /* what computes it: mma_sync, wgmma, wgmma_pingpong */
+  const char *schedule; /* which tiles and k-tiles a block takes: data_parallel, split_k_serial, stream_k, ... */
+  const char *epilogue; /* how C is written: direct, tma_store */
+} sb_composition;
+
 struct sb_variant {
   const char *name;
   sb_launch_fn launch; /* the family's launcher; L->variant says which row */
@@ -65,6 +75,7 @@ struct sb_variant {
   int min_cc;          /* e.g. 90: needs sm_90 features; 0 = any */
   unsigned flags;      /* sb_variant_flag bits, then the family's own */
   const char *summary; /* one line: the protocol and barriers per step */
+  sb_composition composition; /* last: rows that are no composition leave it out */
 };
 
 typedef struct sb_variant_table {

@@ -240,6 +240,17 @@ static void record_power_state(const sb_timer *t, double after_mhz, sb_row *row)
   if (a->reasons_n > 0) sb_throttle_names(a->reasons, row->throttle_reasons, sizeof row->throttle_reasons);
 }
 
+void sb_row_of_point(sb_row *row, const sb_point *p) {
+  const sb_composition *c = &p->variant->composition;
+  row->family = p->family->name;
+  row->variant = p->variant->name;
+  row->mainloop = c->mainloop ? c->mainloop : "";
+  row->consumer = c->consumer ? c->consumer : "";
+  row->schedule = c->schedule ? c->schedule : "";
+  row->epilogue = c->epilogue ? c->epilogue : "";
+  memcpy(row->axis, p->axis, sizeof row->axis);
+}
+
 int sb_point_precheck(const sb_point *p, const sb_device *d, sb_row *row) {
   int cc = d->cc_major * 10 + d->cc_minor;
   long long block = p->axis[SB_AXIS_BLOCK];
@@ -858,9 +869,7 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
     const sb_point *p = &points[i];
     sb_row row;
     sb_row_init(&row, &d->prov);
-    row.family = p->family->name;
-    row.variant = p->variant->name;
-    memcpy(row.axis, p->axis, sizeof row.axis);
+    sb_row_of_point(&row, p);
     if (o->on_start) o->on_start(o->ctx, i);
     int lost = run_point(&r, p, i, part, sb_splitmix64(o->seed + (unsigned long long)i), &row);
     if (lost == PARTIAL) {

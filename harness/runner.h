@@ -63,6 +63,9 @@ extern volatile sig_atomic_t sb_stop_requested;
  * the family's own rule): returns 1 with row->status and row->detail set
  * when the point cannot run here, else 0. */
 int sb_point_precheck(const sb_point *p, const sb_device *d, sb_row *row);
+/* A new row's identity: family, variant, the variant's composition
+ * (mainloop, consumer, schedule, epilogue) and axes, from the point. */
+void sb_row_of_point(sb_row *row, const sb_point *p);
 
 /* 1 (and the row marked `unsupported`) when the variant needs newer
  * features than the PTX its kernel was built from (runner.c). */

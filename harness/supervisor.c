@@ -448,9 +448,7 @@ static void worker_ended(parent *P, worker *w) {
     const sb_point *p = &o->points[w->inflight];
     sb_row row;
     sb_row_init(&row, &o->devs[w->dev].prov);
-    row.family = p->family->name;
-    row.variant = p->variant->name;
-    memcpy(row.axis, p->axis, sizeof row.axis);
+    sb_row_of_point(&row, p);
     row.seed = sb_splitmix64(o->run.seed + (unsigned long long)w->inflight);
     char why[160];
     if (w->killed_for_silence)

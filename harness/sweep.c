@@ -64,9 +64,11 @@ static int seen(const point_list *out, long from, const sb_point *p) {
   return 0;
 }
 
+/* Returns 0, -1 out of memory, or -2: a selected point the family refuses
+ * (err holds its reason). */
 static int product(const sb_family *f, const sb_variant *v,
                    const sb_axis_values axes[SB_NUM_AXES],
-                   const sb_sweep_spec *spec, point_list *out) {
+                   const sb_sweep_spec *spec, point_list *out, char *err, size_t errlen) {
   int idx[SB_NUM_AXES] = {0};
   unsigned long long user_axes = 0;
   for (int a = 0; a < SB_NUM_AXES; ++a)
@@ -82,6 +84,7 @@ static int product(const sb_family *f, const sb_variant *v,
     sb_point_name(&p, name, sizeof name);
     int keep = wanted && (is_reference(f) || spec->filter == NULL ||
                           regexec(spec->filter, name, 0, NULL, 0) == 0);
+    if (keep && f->refuse && f->refuse(&p, err, errlen)) return -2;
     if (keep && push(out, &p) != 0) return -1;
     int a = SB_NUM_AXES - 1; /* odometer step, last axis fastest */
     for (; a >= 0; --a) {
@@ -105,9 +108,10 @@ long sb_sweep_build(const sb_sweep_spec *spec, sb_point **points, char *err,
     if (sb_family_axes(f, spec, axes, err, errlen) != 0) goto fail;
     long before = list.count;
     for (int k = 0; k < f->variants->count; ++k)
-      if (product(f, &f->variants->rows[k], axes, spec, &list) != 0) {
-        snprintf(err, errlen, "out of memory building the sweep");
-        goto fail;
+      switch (product(f, &f->variants->rows[k], axes, spec, &list, err, errlen)) {
+        case 0: break;
+        case -2: goto fail; /* err: the family's refusal */
+        default: snprintf(err, errlen, "out of memory building the sweep"); goto fail;
       }
     if (!is_reference(f) && list.count > before) {
       non_reference += list.count - before;

@@ -41,7 +41,7 @@ canary=${CANARY:-$(dirname "$bin")/racecheck_canary}
 # Variants on libcu++'s software barrier, by name (see the header).
 racecheck_blind=${RACECHECK_BLIND:-"completion|completion_function"}
 racecheck_vendor=${RACECHECK_VENDOR:-"cublas"}
-# The variants compiled at gemm's 128x96x64 tile (kernels/gemm/gemm.cu's gemm_takes_one_group_tile).
+# The variants compiled at gemm's 128x96x64 tile (kernels/gemm/gemm.cu's gemm_compiles_tile).
 tile96_variants="ws_tma_wgmma|ws_tma_wgmma_tma_store|splitk_serial|splitk_parallel|splitk_reduce|splitk_cooperative|splitk_cluster|streamk"
 # The hazard count of a racecheck log ("RACECHECK SUMMARY: N hazards
 # displayed (E errors, W warnings)"), empty if it has none.

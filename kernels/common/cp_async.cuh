@@ -34,11 +34,14 @@ __device__ __forceinline__ void sb_cp_async16(void *dst_smem, const void *src_gl
 // 16 bytes of which only the first src_bytes (0..16) are read; the rest of
 // the destination is zero-filled (bounds-checked tiles: src_bytes = 0 reads
 // nothing and writes 16 zero bytes).
+__device__ __forceinline__ void sb_cp_async16_zfill(uint32_t dst_smem, const void *src_global,
+                                                    uint32_t src_bytes) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(dst_smem), "l"(src_global), "r"(src_bytes)
+               : "memory");
+}
 __device__ __forceinline__ void sb_cp_async16_zfill(void *dst_smem, const void *src_global,
                                                     uint32_t src_bytes) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(sb_cp_async_smem(dst_smem)),
-               "l"(src_global), "r"(src_bytes)
-               : "memory");
+  sb_cp_async16_zfill(sb_cp_async_smem(dst_smem), src_global, src_bytes);
 }
 
 // 4 bytes, both addresses 4-byte aligned.

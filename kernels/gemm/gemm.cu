@@ -4,11 +4,15 @@
 // tiles and layout shared with it: gemm_tiles.h; docs/gemm.md.
 //
 // This file holds the variants (each one's synchronization), the kernel,
-// the pickers and the launchers. The pieces they share, in the manner of
+// the pickers and the launcher. A variant is a composition (gemm_compose.cuh:
+// mainloop, consumer, schedule, epilogue), stated once in its struct's
+// base: what it compiles (its tiles and stages), its grid and workspace
+// (the schedule's host side, GemmScheduleHost), its table flags and its
+// CSV columns follow from it. The pieces they share, in the manner of
 // CUTLASS's collective / kernel / scheduler split: gemm_params.cuh (the
 // parameter struct, tile shape, swizzle), gemm_mainloop.cuh (stage copies,
-// the warp-specialized ring's loops, the TMA producer, gemm_ws_tma: the
-// ws_tma body), gemm_consumers.cuh (mma.sync warps, wgmma warpgroups),
+// the warp-specialized ring's loops, the producers, gemm_ws_body: the one
+// warp-specialized body), gemm_consumers.cuh (mma.sync warps, wgmma warpgroups),
 // gemm_schedulers.cuh (tile order, split-K slices, stream-K's units, the
 // launch numbering), gemm_fixups.cuh (combining partial tiles across
 // blocks, the separate reduction kernel).
@@ -58,24 +62,24 @@
 #include "../common/ring.cuh"
 #include "../common/tensor_map.cuh"
 
+#include "gemm_compose.cuh"     // a variant's four parts: mainloop, consumer, schedule, epilogue
 #include "gemm_consumers.cuh"   // what a consumer computes: mma.sync warps, wgmma warpgroups
-#include "gemm_mainloop.cuh"    // stage copies, the ws ring's loops, the TMA producer, gemm_ws_tma
+#include "gemm_mainloop.cuh"    // stage copies, the ws ring's loops, the producers, gemm_ws_body
 #include "gemm_params.cuh"      // GemmParams, GemmTile, the swizzle, the epilogue profile
 #include "gemm_schedulers.cuh"  // tile order, split-K slices, stream-K units, launch numbering
 #include "gemm_fixups.cuh"      // combining partial tiles across blocks, the separate reduction
 
 // ---- the variants: how the K loop is staged and synchronized ----
 
-struct GemmSingle {
-  static constexpr bool ws = false, twin = false, cp_async = true;
-  static constexpr int fixed_stages = 1;
+struct GemmSingle : GemmComposition<GemmCpAsyncOneBuffer, GemmMmaSyncWarps, GemmScheduleDataParallel, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
     GemmWarpMma<T> mma(threadIdx.x >> 5);
     const uint16_t *a_blk = p.a + (size_t)m0 * p.k, *b_blk = p.b + (size_t)n0 * p.k;
-    const int tiles = p.k / T::BK;
+    const int tiles = gemm_k_tiles<T>(p);
+    const bool edge = gemm_edge_tile<T>(p, m0, n0);  // a partial tile: the predicated copy (once per tile)
     for (int kt = 0; kt < tiles; ++kt) {
-      gemm_load_stage<T, T::WARPS * 32>(smem, a_blk, b_blk, p.k, kt * T::BK, threadIdx.x);
+      gemm_load_stage<T, T::WARPS * 32>(smem, a_blk, b_blk, p, edge, m0, n0, kt * T::BK, threadIdx.x);
       sb_cp_async_commit();
       sb_cp_async_wait_group<0>();
       __syncthreads();  // every thread's copies are in: the tile is complete (RAW)
@@ -86,16 +90,15 @@ struct GemmSingle {
   }
 };
 
-struct GemmSwap {
-  static constexpr bool ws = false, twin = false, cp_async = true;
-  static constexpr int fixed_stages = 2;
+struct GemmSwap : GemmComposition<GemmCpAsyncTwoBuffers, GemmMmaSyncWarps, GemmScheduleDataParallel, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
     GemmWarpMma<T> mma(threadIdx.x >> 5);
     const uint16_t *a_blk = p.a + (size_t)m0 * p.k, *b_blk = p.b + (size_t)n0 * p.k;
-    const int tiles = p.k / T::BK;
+    const int tiles = gemm_k_tiles<T>(p);
+    const bool edge = gemm_edge_tile<T>(p, m0, n0);  // a partial tile: the predicated copy (once per tile)
     // Prologue: k-tile 0 into buffer 0.
-    gemm_load_stage<T, T::WARPS * 32>(smem, a_blk, b_blk, p.k, 0, threadIdx.x);
+    gemm_load_stage<T, T::WARPS * 32>(smem, a_blk, b_blk, p, edge, m0, n0, 0, threadIdx.x);
     sb_cp_async_commit();
     int buf = 0;
     for (int kt = 0; kt < tiles; ++kt) {
@@ -104,7 +107,7 @@ struct GemmSwap {
       // and everyone finished computing kt - 1 from buffer buf ^ 1 (WAR).
       __syncthreads();
       if (kt + 1 < tiles) {  // steady state: prefetch kt + 1; the epilogue tile has none
-        gemm_load_stage<T, T::WARPS * 32>(smem + (buf ^ 1) * T::STAGE_BYTES, a_blk, b_blk, p.k,
+        gemm_load_stage<T, T::WARPS * 32>(smem + (buf ^ 1) * T::STAGE_BYTES, a_blk, b_blk, p, edge, m0, n0,
                                           (kt + 1) * T::BK, threadIdx.x);
         sb_cp_async_commit();
       }
@@ -115,20 +118,20 @@ struct GemmSwap {
   }
 };
 
-struct GemmRing {
-  static constexpr bool ws = false, twin = false, cp_async = true;
+struct GemmRing : GemmComposition<GemmCpAsyncRing, GemmMmaSyncWarps, GemmScheduleDataParallel, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
     static_assert(S >= 2, "a ring has at least two stages");
     GemmWarpMma<T> mma(threadIdx.x >> 5);
     const uint16_t *a_blk = p.a + (size_t)m0 * p.k, *b_blk = p.b + (size_t)n0 * p.k;
-    const int tiles = p.k / T::BK;
+    const int tiles = gemm_k_tiles<T>(p);
+    const bool edge = gemm_edge_tile<T>(p, m0, n0);  // a partial tile: the predicated copy (once per tile)
     // Prologue: k-tiles 0..S-2 into stages 0..S-2, one commit group each
     // (empty groups past the last k-tile keep the count uniform).
 #pragma unroll
     for (int s = 0; s < S - 1; ++s) {
       if (s < tiles)
-        gemm_load_stage<T, T::WARPS * 32>(smem + s * T::STAGE_BYTES, a_blk, b_blk, p.k, s * T::BK,
+        gemm_load_stage<T, T::WARPS * 32>(smem + s * T::STAGE_BYTES, a_blk, b_blk, p, edge, m0, n0, s * T::BK,
                                           threadIdx.x);
       sb_cp_async_commit();
     }
@@ -141,7 +144,7 @@ struct GemmRing {
       // computing kt - 1 from stage `write` (WAR).
       __syncthreads();
       if (kt + S - 1 < tiles)
-        gemm_load_stage<T, T::WARPS * 32>(smem + write * T::STAGE_BYTES, a_blk, b_blk, p.k,
+        gemm_load_stage<T, T::WARPS * 32>(smem + write * T::STAGE_BYTES, a_blk, b_blk, p, edge, m0, n0,
                                           (kt + S - 1) * T::BK, threadIdx.x);
       sb_cp_async_commit();
       mma.stage(smem + read * T::STAGE_BYTES);
@@ -152,63 +155,34 @@ struct GemmRing {
   }
 };
 
-// The producer warp's 32 lanes cp.async a stage and arrive.noinc on `full`;
-// the consumer loop and the ring are gemm_mainloop.cuh's.
-struct GemmWsMbarrier {
-  static constexpr bool ws = true, twin = true, cp_async = true;
+// ---- the warp-specialized variants: one body (gemm_mainloop.cuh, gemm_ws_body) ----
+// Each names its composition and, in run, the unit(s) and the epilogue it
+// hands the body; the ring, the producer and the consumers are the body's.
+
+// ws_mbarrier: the producer warp's 32 lanes cp.async a stage and
+// arrive.noinc on `full` (GemmProduceCpAsync); mma.sync consumer warps.
+struct GemmWsMbarrier
+    : GemmComposition<GemmCpAsyncProducer, GemmMmaSyncWarps, GemmScheduleDataParallel, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
-    __shared__ GemmRingBars<T, S> bars;
-    // full: the 32 producer lanes' cp.async arrivals; empty: every consumer thread.
-    if (threadIdx.x == 0) sb_ring<S, Bounded>::init(bars.full, bars.empty, 32, T::WARPS * 32);
-    __syncthreads();  // the inits are visible; no block barrier after this
-    const sb_ring<S, Bounded> ring(bars.full, bars.empty);
-    const int warp = threadIdx.x >> 5, tiles = p.k / T::BK;
-    if (warp == T::WARPS) {  // producer warp
-      const uint16_t *a_blk = p.a + (size_t)m0 * p.k, *b_blk = p.b + (size_t)n0 * p.k;
-      sb_ring_state st;
-      for (int kt = 0; kt < tiles; ++kt) {
-        ring.acquire(st);  // the consumers released this stage
-        gemm_load_stage<T, 32>(smem + st.index * T::STAGE_BYTES, a_blk, b_blk, p.k, kt * T::BK,
-                               threadIdx.x & 31);
-        // One arrival per lane once its copies land: 32 complete the phase.
-        sb_cp_async_arrive_noinc(ring.full_bar(st.index));
-        st.template advance<S>();
-      }
-      ring.producer_tail(st);
-      return;
-    }
-    GemmWarpMma<T> mma(warp);
-    gemm_ws_consume<T, S, Bounded>(ring, mma, smem, tiles);
-    mma.store(p, m0, n0);
+    gemm_ws_tile<GemmWsMbarrier, T, S, Bounded>(p, smem, m0, n0, 0, gemm_k_tiles<T>(p), 0, GemmStoreEpi{});
   }
 };
 
-// gemm_ws_tma (gemm_mainloop.cuh): the elected TMA producer, with mma.sync
-// consumer warps or wgmma consumer warpgroups.
-struct GemmWsTma {
-  static constexpr bool ws = true, twin = true;
+// ws_tma: the elected TMA producer (GemmProduceTma), mma.sync consumer warps.
+struct GemmWsTma : GemmComposition<GemmTmaLoads, GemmMmaSyncWarps, GemmScheduleDataParallel, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
-#if __CUDA_ARCH__ >= 900
-    gemm_ws_tma<T, S, Bounded, GemmWarpMma<T>>(p, smem, m0, n0);
-#else
-    (void)p, (void)smem, (void)m0, (void)n0;
-    __trap();  // min_cc 90: never launched below sm_90
-#endif
+    gemm_ws_tile<GemmWsTma, T, S, Bounded>(p, smem, m0, n0, 0, gemm_k_tiles<T>(p), 0, GemmStoreEpi{});
   }
 };
 
-struct GemmWsTmaWgmma {
-  static constexpr bool ws = true, twin = true, wgmma_tile = true;
+// ws_tma_wgmma: the elected TMA producer, wgmma consumer warpgroups.
+struct GemmWsTmaWgmma
+    : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups, GemmScheduleDataParallel, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0);
-#else
-    (void)p, (void)smem, (void)m0, (void)n0;
-    __trap();  // sm_90a only (wgmma): never launched elsewhere
-#endif
+    gemm_ws_tile<GemmWsTmaWgmma, T, S, Bounded>(p, smem, m0, n0, 0, gemm_k_tiles<T>(p), 0, GemmStoreEpi{});
   }
 };
 
@@ -218,30 +192,36 @@ struct GemmWsTmaWgmma {
 // multicast and ping-pong kernels' TMA-store forms do; one tile per block,
 // so the stores drain while the block exits instead of overlapping the
 // next tile's MMA.
-struct GemmTmaStoreEpi {
+struct GemmTmaStoreEpi : GemmEpiBase {
   uint32_t staging;
   template <class Math>
-  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, const GemmUnit &u) const {
     unsigned piece = 0;
-    math.store_tma(p, m0, n0, staging, piece);
+    math.store_tma(p, u.m0, u.n0, staging, piece);
     math.store_tma_drain();
-#else
-    (void)p, (void)math, (void)m0, (void)n0;
-#endif
   }
 };
-struct GemmWsTmaWgmmaTmaStore {
-  static constexpr bool ws = true, twin = true, tma_store = true;
+// The persistent multicast TMA-store form's: the staging buffers' pieces
+// counted across tiles (each warp's buffer is piece & 1), every store
+// drained after the last tile.
+struct GemmTmaStoreWalkEpi : GemmEpiBase {
+  uint32_t staging;
+  unsigned piece = 0;  // this warp's staged pieces so far
+  template <class Math>
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, const GemmUnit &u) {
+    math.store_tma(p, u.m0, u.n0, staging, piece);
+  }
+  template <class Math>
+  __device__ __forceinline__ void finish(Math &math) const {
+    math.store_tma_drain();
+  }
+};
+struct GemmWsTmaWgmmaTmaStore
+    : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups, GemmScheduleDataParallel, GemmTmaStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, 0, -1,
-                                                    GemmTmaStoreEpi{smem + (uint32_t)(S * T::STAGE_BYTES)});
-#else
-    (void)p, (void)smem, (void)m0, (void)n0;
-    __trap();  // sm_90a only (wgmma, TMA stores): never launched elsewhere
-#endif
+    gemm_ws_tile<GemmWsTmaWgmmaTmaStore, T, S, Bounded>(p, smem, m0, n0, 0, gemm_k_tiles<T>(p), 0,
+                                                        GemmTmaStoreEpi{{}, smem + (uint32_t)(S * T::STAGE_BYTES)});
   }
 };
 
@@ -249,39 +229,29 @@ struct GemmWsTmaWgmmaTmaStore {
 // (gemm_fixups.cuh): serial, in slice order behind the tile's
 // semaphore; parallel, partials to the workspace and the last slice reduces.
 template <bool Release>
-struct GemmSplitKSerialT {
-  static constexpr bool ws = true, twin = true, split = true, parallel = false;
+struct GemmSplitKSerialT
+    : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups, GemmScheduleSplitK<GEMM_COMBINE_SERIAL>, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     // The tile from blockIdx.x, the slice from the tile's ticket: a slice
     // waits only on a block that took the tile's ticket before it
     // (gemm_slice_ticket).
     int tile, slice, kt0, kt1;
     gemm_slice_ticket<T>(p, &tile, &slice, &kt0, &kt1);
     gemm_tile_origin<T>(p, tile, &m0, &n0);
-    gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, kt0, kt1,
-                                                    GemmSerialEpi<T, Bounded, Release>{slice, tile});
-#else
-    (void)p, (void)smem, (void)m0, (void)n0;
-    __trap();  // sm_90a only (wgmma): never launched elsewhere
-#endif
+    gemm_ws_tile<GemmSplitKSerialT, T, S, Bounded>(p, smem, m0, n0, kt0, kt1, tile,
+                                                   GemmSerialEpi<T, Bounded, Release>{{}, slice, tile});
   }
 };
 using GemmSplitKSerial = GemmSplitKSerialT<true>;
 
-struct GemmSplitKParallel {
-  static constexpr bool ws = true, twin = true, split = true, parallel = true;
+struct GemmSplitKParallel
+    : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups, GemmScheduleSplitK<GEMM_COMBINE_PARALLEL>, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     int slice, kt0, kt1;
     gemm_slice_range<T>(p, &slice, &kt0, &kt1);
-    gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, kt0, kt1, GemmParallelEpi<T>{slice});
-#else
-    (void)p, (void)smem, (void)m0, (void)n0;
-    __trap();  // sm_90a only (wgmma): never launched elsewhere
-#endif
+    gemm_ws_tile<GemmSplitKParallel, T, S, Bounded>(p, smem, m0, n0, kt0, kt1, 0, GemmParallelEpi<T>{{}, slice});
   }
 };
 
@@ -293,20 +263,14 @@ struct GemmSplitKParallel {
 // after every slice.
 // DropLast: the SB_BROKEN build's planted bug (its reduction leaves out a slice).
 template <bool DropLast>
-struct GemmSplitKReduceT {
-  static constexpr bool ws = true, twin = true, split = true, parallel = true, reduce = true,
-                        drop_last = DropLast;
+struct GemmSplitKReduceT : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups,
+                                           GemmScheduleSplitK<GEMM_COMBINE_REDUCE, DropLast>, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     if (threadIdx.x == 0) sb_pdl_launch_dependents();
     int slice, kt0, kt1;
     gemm_slice_range<T>(p, &slice, &kt0, &kt1);
-    gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, kt0, kt1, GemmSaveEpi<T>{slice});
-#else
-    (void)p, (void)smem, (void)m0, (void)n0;
-    __trap();  // sm_90a only (wgmma): never launched elsewhere
-#endif
+    gemm_ws_tile<GemmSplitKReduceT, T, S, Bounded>(p, smem, m0, n0, kt0, kt1, 0, GemmSaveEpi<T>{{}, slice});
   }
 };
 
@@ -316,20 +280,15 @@ using GemmSplitKReduce = GemmSplitKReduceT<false>;
 // slice of a tile waits for the others, then sums its piece of the tile.
 // Arrive: false in the broken build's planted bug (GemmCoopEpi).
 template <bool Arrive>
-struct GemmSplitKCoopT {
-  static constexpr bool ws = true, twin = true, split = true, parallel = true, cooperative = true;
+struct GemmSplitKCoopT : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups,
+                                         GemmScheduleSplitK<GEMM_COMBINE_COOPERATIVE>, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     int slice, kt0, kt1;
     gemm_slice_range<T>(p, &slice, &kt0, &kt1);
-    const int tile = (int)blockIdx.x % ((p.m / T::BM) * (p.n / T::BN));
-    gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(p, smem, m0, n0, kt0, kt1,
-                                                    GemmCoopEpi<T, Bounded, Arrive>{slice, tile});
-#else
-    (void)p, (void)smem, (void)m0, (void)n0;
-    __trap();  // sm_90a only (wgmma): never launched elsewhere
-#endif
+    const int tile = (int)blockIdx.x % gemm_tile_count<T>(p);
+    gemm_ws_tile<GemmSplitKCoopT, T, S, Bounded>(p, smem, m0, n0, kt0, kt1, tile,
+                                                 GemmCoopEpi<T, Bounded, Arrive>{{}, slice, tile});
   }
 };
 
@@ -343,23 +302,18 @@ using GemmSplitKCoop = GemmSplitKCoopT<true>;
 // blocks: q = blockIdx.x / C). No block waits on another cluster.
 // Reset: false in the broken build's planted bug (GemmClusterEpi).
 template <bool Reset>
-struct GemmSplitKClusterT {
-  static constexpr bool ws = true, twin = true, split = true, parallel = true, cluster_split = true;
+struct GemmSplitKClusterT
+    : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups, GemmScheduleSplitK<GEMM_COMBINE_CLUSTER>, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     static_assert(S * T::STAGE_BYTES >= T::BM * T::BN * 4, "the fp32 partial fits in the stages");
-    const int ctas = (int)sb_cluster_size(), tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK;
+    const int ctas = (int)sb_cluster_size(), tiles = gemm_tile_count<T>(p), kts = gemm_k_tiles<T>(p);
     const int q = (int)blockIdx.x / ctas, tile = q % tiles, group = q / tiles;
     const int slice = group * ctas + (int)sb_cluster_rank();
     gemm_tile_origin<T>(p, tile, &m0, &n0);
-    gemm_ws_tma<T, S, Bounded, GemmWarpgroupMma<T>>(
-        p, smem, m0, n0, sb_gemm_slice_begin(kts, p.splits, slice), sb_gemm_slice_begin(kts, p.splits, slice + 1),
-        GemmClusterEpi<T, Reset>{smem, tile, group, p.splits / ctas});
-#else
-    (void)p, (void)smem, (void)m0, (void)n0;
-    __trap();  // sm_90a only (wgmma, clusters): never launched elsewhere
-#endif
+    gemm_ws_tile<GemmSplitKClusterT, T, S, Bounded>(
+        p, smem, m0, n0, sb_gemm_slice_begin(kts, p.splits, slice), sb_gemm_slice_begin(kts, p.splits, slice + 1), tile,
+        GemmClusterEpi<T, Reset>{{}, smem, tile, group, p.splits / ctas});
   }
 };
 using GemmSplitKCluster = GemmSplitKClusterT<true>;
@@ -375,66 +329,33 @@ __global__ void __launch_bounds__(SB_GEMM_REDUCE_THREADS, Narrow ? gemm_reduce_n
 // Stream-K (the schedule: gemm_schedulers.cuh; the fix-up: gemm_fixups.cuh): one ring over
 // every work unit of the block; per unit the consumers zero, run its
 // k-tiles, then store, publish a partial or fix the tile up.
-struct GemmStreamK {
-  static constexpr bool ws = true, twin = true, split = false, parallel = false, streamk = true;
+struct GemmStreamK : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups, GemmScheduleStreamK, GemmDirectStores> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    __shared__ GemmRingBars<T, S> bars;
     // Block b (gemm_sk_block: finishers wait only on blocks that took their
     // ticket before them), taken under the barrier that publishes the ring's init.
     __shared__ unsigned ticket;
-    if (threadIdx.x == 0) {
-      sb_ring<S, Bounded>::init(bars.full, bars.empty, 1, T::WARPS * 32);
-      ticket = gemm_sk_block(p, (p.m / T::BM) * (p.n / T::BN));
-      if (p.sk_reduce) sb_pdl_launch_dependents();  // the separate reduction may be scheduled
-    }
-    __syncthreads();  // the inits and the ticket are visible; no block barrier after this
-    const int b = (int)ticket;
-    const sb_ring<S, Bounded> ring(bars.full, bars.empty);
-    const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK, grid = gridDim.x;
-    const int sk_tiles = sb_gemm_sk_tiles(tiles, grid);
-    const int sk_iters = sk_tiles * kts, sk_grid = sb_gemm_sk_grid(tiles, grid);
-    const int it0 = sb_gemm_sk_begin(sk_iters, sk_grid, b);
-    const int it1 = sb_gemm_sk_begin(sk_iters, sk_grid, b + 1);
-    sb_ring_state st;
-    if (threadIdx.x >> 5 == T::WARPS) {  // the producer: one elected thread, one ring over every unit
-      if (threadIdx.x != T::WARPS * 32) return;
-      gemm_sk_units(b, tiles, kts, sk_tiles, it0, it1, [&](int tile, int k0, int k1) {
-        int m0, n0;
-        gemm_tile_origin<T>(p, tile, &m0, &n0);
-        gemm_tma_produce_range<T, S, Bounded>(p, ring, st, smem, m0, n0, k0, k1);
-      });
-      ring.producer_tail(st);
-      return;
-    }
-    GemmWarpgroupMma<T> math(threadIdx.x >> 5);
-    ring.grant_credits();
-    gemm_sk_units(b, tiles, kts, sk_tiles, it0, it1, [&](int tile, int k0, int k1) {
-      int m0, n0;
-      gemm_tile_origin<T>(p, tile, &m0, &n0);
-      math.zero();
-      sb_ring_state last;  // one wgmma batch in flight across the unit's k-tiles
-      gemm_consume_mma<T, S, Bounded>(ring, st, last, math, smem, k1 - k0);
-      gemm_consume_tail<T, S, Bounded>(ring, last, math, k1 - k0);
-      const long long t0 = Bounded ? clock64() : 0;
-      gemm_sk_epilogue<T, Bounded>(p, math, m0, n0, tile, k0, k1, kts, sk_iters, sk_grid, b);
-      gemm_prof_add<Bounded>(p, 0, t0);
-    });
-#else
-    (void)p, (void)smem;
-    __trap();  // sm_90a only (wgmma): never launched elsewhere
-#endif
+    GemmStreamKEpi<T, Bounded> epi;
+    gemm_ws_body<GemmStreamK, T, S, Bounded>(
+        p, smem,
+        [&] {
+          ticket = gemm_sk_block(p, gemm_tile_count<T>(p));
+          if (p.sk_reduce) sb_pdl_launch_dependents();  // the separate reduction may be scheduled
+        },
+        [&] { return GemmStreamKUnits<T>::make(p, (int)ticket, &epi.kts, &epi.sk_iters, &epi.sk_grid, &epi.b); },
+        epi);
   }
 };
 
-// Ping-pong (CUTLASS's KernelTmaWarpSpecializedPingpong): a persistent
-// block of one producer warp (ws_tma_wgmma's elected TMA thread, one ring)
-// and TWO consumer warpgroups that work on alternate output tiles: the
-// block's tiles are gemm_dp_tile(0, j), j = 0, 1, ... (stream-K's
-// data-parallel order, grouped rasterization), warpgroup g takes j = g,
-// g + 2, ..., and the producer fills the stages in j order, which is the
-// order the consumers take them.
+// Ping-pong (CUTLASS's KernelTmaWarpSpecializedPingpong), the consumer
+// kind with a body of its own: a persistent block of one producer warp
+// (the composition's mainloop: the elected TMA thread, or multicast, one
+// ring) and TWO consumer warpgroups that work on alternate output tiles:
+// the block's tiles are the persistent schedule's walk (GemmClusterUnits:
+// tiles b, b + grid, ... in the grouped order; with clusters, cluster
+// tiles), j = 0, 1, ..., warpgroup g takes j = g, g + 2, ..., and the
+// producer fills the stages in j order, which is the order the consumers
+// take them; each tile's accumulators go to the composition's epilogue.
 // Design, as CUTLASS's: the tile shape is per consumer warpgroup, so each
 // warpgroup computes a WHOLE BM x BN tile (MSUB = 2 m64 slices of 128 x
 // 128: 128 fp32 accumulators per thread, ws_tma_wgmma's count), not half
@@ -475,16 +396,16 @@ struct GemmStreamK {
 // cluster barrier before any remote arrive or multicast, and a cluster
 // barrier by every thread of both CTAs before exit.
 template <bool TmaStore = false, int CM = 1, int CN = 1>
-struct GemmWsTmaWgmmaPingpongT {
-  static constexpr bool ws = true, twin = true, split = false, parallel = false, tma_store = TmaStore;
-  static constexpr int groups = 2;  // consumer warpgroups, a tile each
-  static constexpr int cluster_m = CM, cluster_n = CN;
+struct GemmWsTmaWgmmaPingpongT
+    : GemmComposition<std::conditional_t<(CM * CN > 1), GemmTmaMulticast<CM, CN>, GemmTmaLoads>, GemmWgmmaPingpong,
+                      GemmSchedulePersistent, std::conditional_t<TmaStore, GemmTmaStores, GemmDirectStores>> {
   static constexpr bool clustered = CM * CN > 1;
+  static constexpr int groups = GemmWgmmaPingpong::groups;  // consumer warpgroups, a tile each
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     static_assert(T::WARPS == 4, "a consumer warpgroup owns a whole tile: 128 x 128 only");
-    using R = std::conditional_t<clustered, sb_cluster_ring<S, Bounded, 2>, sb_ring<S, Bounded>>;
+    using Load = typename GemmWsTmaWgmmaPingpongT::Mainloop;  // TMA, or TMA multicast in clusters
+    using R = typename Load::template Ring<S, Bounded>;
     __shared__ GemmRingBars<T, S> bars;
     // full: the producer's arrive.expect_tx; empty: the warpgroup that read
     // the stage (its threads; clustered: its warps, of both CTAs).
@@ -494,31 +415,15 @@ struct GemmWsTmaWgmmaPingpongT {
     else
       __syncthreads();  // the inits are visible; no block barrier after this
     const R ring(bars.full, bars.empty);
-    const int kts = p.k / T::BK;
-    const uint32_t rank = clustered ? sb_cluster_rank() : 0u;
-    // This block's tiles in order: j = 0 .. mine - 1 (clustered: the
-    // cluster's, this CTA's half of each, cluster tiles c, c + clusters, ...).
-    const int tiles = (p.m / T::BM) * (p.n / T::BN), cluster = (int)blockIdx.x / 2,
-              clusters = (int)gridDim.x / 2, cluster_tiles = tiles / 2;
-    const int mine = !clustered ? gemm_dp_count(0, tiles)
-                     : cluster < cluster_tiles ? (cluster_tiles - cluster + clusters - 1) / clusters : 0;
-    auto origin = [&](int j, int *m0, int *n0) {
-      if constexpr (clustered)
-        gemm_cluster_tile<T, CM, CN>(p, cluster + j * clusters, rank, m0, n0);
-      else
-        gemm_tile_origin<T>(p, gemm_dp_tile(0, j), m0, n0);
-    };
+    // This block's tiles in order (the persistent schedule's walk): j = 0 ..
+    // mine - 1 (clustered: the cluster's, this CTA's half of each, cluster
+    // tiles c, c + clusters, ...).
+    const auto sched = GemmClusterUnits<T, CM, CN, true>::make(p);
+    const int kts = sched.kts, mine = sched.count();
     if (threadIdx.x >> 5 == groups * T::WARPS) {  // the producer: one elected thread, tiles in j order
       if (threadIdx.x == groups * T::WARPS * 32) {
         sb_ring_state st;
-        for (int j = 0; j < mine; ++j) {
-          int m0, n0;
-          origin(j, &m0, &n0);
-          if constexpr (clustered)
-            gemm_tma_produce_multicast<T, S, Bounded, CM, CN>(p, ring, st, smem, m0, n0, rank, kts);
-          else
-            gemm_tma_produce_range<T, S, Bounded>(p, ring, st, smem, m0, n0, 0, kts);
-        }
+        for (int j = 0; j < mine; ++j) Load::template produce<T, S, Bounded>(p, ring, st, smem, sched.at(j));
         ring.producer_tail(st);  // clustered: both CTAs' consumers released every stage I filled
       }
       if constexpr (clustered) {
@@ -533,10 +438,11 @@ struct GemmWsTmaWgmmaPingpongT {
     const GemmOrderedSequence<2, 2> order{g};
     sb_ring_state st;
     if (g == 1) gemm_ring_skip<S>(st, kts);  // tile 0's stages are warpgroup 0's
-    unsigned piece = 0;  // TmaStore: this warp's staged pieces so far
+    // TmaStore: the staging's pieces counted across tiles, drained after the last
+    std::conditional_t<TmaStore, GemmTmaStoreWalkEpi, GemmStoreEpi> epi{};
+    if constexpr (TmaStore) epi.staging = smem + S * T::STAGE_BYTES;
     for (int j = g; j < mine; j += groups) {
-      int m0, n0;
-      origin(j, &m0, &n0);
+      const GemmUnit u = sched.at(j);
       math.zero();
       sb_ring_state last;
       order.wait(0, j);  // my turn on the tensor cores
@@ -545,20 +451,13 @@ struct GemmWsTmaWgmmaPingpongT {
       gemm_consume_tail<T, S, Bounded>(ring, last, math, kts);
       order.wait(1, j);
       const long long t0 = Bounded ? clock64() : 0;
-      if constexpr (TmaStore)
-        math.store_tma(p, m0, n0, smem + S * T::STAGE_BYTES, piece);
-      else
-        math.store(p, m0, n0);
+      epi(p, math, u);
       gemm_prof_add<Bounded>(p, 0, t0);  // thread 0: warpgroup 0's epilogues
       order.arrive(1, j + 1 < mine);
       gemm_ring_skip<S>(st, kts);  // tile j + 1's stages are the other warpgroup's
     }
-    if constexpr (TmaStore) math.store_tma_drain();
+    epi.finish(math);
     if constexpr (clustered) sb_cluster_sync();  // no CTA leaves while its peer may still use its smem
-#else
-    (void)p, (void)smem;
-    __trap();  // sm_90a only (wgmma): never launched elsewhere
-#endif
   }
 };
 
@@ -586,68 +485,19 @@ using GemmWsTmaWgmmaPingpongMulticastTmaStore = GemmWsTmaWgmmaPingpongT<true, CM
 // tile's stages while the consumers store the last one.
 template <int CM, int CN, template <int, bool, int> class Ring = sb_cluster_ring, bool Persistent = false,
           bool TmaStore = false>
-struct GemmWsTmaWgmmaMulticastT {
-  static constexpr bool ws = true, twin = true, split = false, parallel = false, persistent = Persistent;
-  static constexpr bool tma_store = TmaStore;
-  static constexpr int cluster_m = CM, cluster_n = CN;
+struct GemmWsTmaWgmmaMulticastT
+    : GemmComposition<GemmTmaMulticast<CM, CN>, GemmWgmmaWarpgroups,
+                      std::conditional_t<Persistent, GemmSchedulePersistent, GemmScheduleDataParallel>,
+                      std::conditional_t<TmaStore, GemmTmaStores, GemmDirectStores>> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
-#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
-    using R = Ring<S, Bounded, GemmMulticastBoxes<T, CM, CN>::CTAS>;
-    using X = GemmMulticastBoxes<T, CM, CN>;
-    __shared__ GemmRingBars<T, S> bars;
     // full: my producer's arrive.expect_tx (+ the bytes of both producers);
-    // empty: one arrival per consumer warp of both CTAs.
-    if (threadIdx.x == 0) R::init(bars.full, bars.empty, 1, T::WARPS * X::CTAS);
-    sb_cluster_sync();  // both CTAs' inits visible cluster-wide (and block-wide) before any remote use
-    const R ring(bars.full, bars.empty);
-    const uint32_t rank = sb_cluster_rank();
-    // Cluster tiles: this cluster's one (a grid of work), or every
-    // (gridDim.x / 2)-th from this cluster's on (persistent).
-    int m0, n0;
-    if (!Persistent) gemm_cluster_tile<T, CM, CN>(p, (int)(blockIdx.x >> 1), rank, &m0, &n0);
-    auto each_tile = [&](auto &&body) {
-      if constexpr (Persistent) {
-        const int cluster_tiles = (p.m / (T::BM * CM)) * (p.n / (T::BN * CN)), clusters = (int)(gridDim.x >> 1);
-        for (int c = (int)(blockIdx.x >> 1); c < cluster_tiles; c += clusters) {
-          gemm_cluster_tile<T, CM, CN>(p, c, rank, &m0, &n0);
-          body(m0, n0);
-        }
-      } else {
-        body(m0, n0);
-      }
-    };
-    const int warp = threadIdx.x >> 5, kts = p.k / T::BK;
-    sb_ring_state st;
-    if (warp == T::WARPS) {  // the producer warp: one elected thread; all 32 lanes stay for the exit barrier
-      if (threadIdx.x == T::WARPS * 32) {
-        each_tile([&](int tm, int tn) { gemm_tma_produce_multicast<T, S, Bounded, CM, CN>(p, ring, st, smem, tm, tn, rank, kts); });
-        ring.producer_tail(st);  // both CTAs' consumers released every stage I filled
-      }
-      __syncwarp();
-    } else {
-      GemmWarpgroupMma<T> math(warp);
-      ring.grant_credits();  // one credit per stage per consumer warp, on both CTAs' empty
-      unsigned piece = 0;    // TmaStore: this warp's staged pieces so far
-      each_tile([&](int tm, int tn) {
-        if (Persistent) math.zero();
-        sb_ring_state last;
-        gemm_consume_mma<T, S, Bounded>(ring, st, last, math, smem, kts);
-        gemm_consume_tail<T, S, Bounded>(ring, last, math, kts);
-        const long long t0 = Bounded ? clock64() : 0;
-        if constexpr (TmaStore)
-          math.store_tma(p, tm, tn, smem + S * T::STAGE_BYTES, piece);
-        else
-          math.store(p, tm, tn);
-        gemm_prof_add<Bounded>(p, 0, t0);
-      });
-      if constexpr (TmaStore) math.store_tma_drain();
-    }
-    sb_cluster_sync();  // every thread of both CTAs: no CTA leaves while its peer may still use its smem
-#else
-    (void)p, (void)smem;
-    __trap();  // sm_90a only (wgmma, clusters): never launched elsewhere
-#endif
+    // empty: one arrival per consumer warp of both CTAs (Ring: sb_cluster_ring,
+    // or the broken build's).
+    std::conditional_t<TmaStore, GemmTmaStoreWalkEpi, GemmStoreEpi> epi{};
+    if constexpr (TmaStore) epi.staging = smem + S * T::STAGE_BYTES;
+    gemm_ws_body<GemmWsTmaWgmmaMulticastT, T, S, Bounded, Ring<S, Bounded, 2>>(
+        p, smem, [] {}, [&] { return GemmClusterUnits<T, CM, CN, Persistent>::make(p); }, epi);
   }
 };
 template <int CM, int CN>
@@ -677,34 +527,9 @@ template <int CM, int CN>
 using GemmWsTmaWgmmaMulticastNoRemote = GemmWsTmaWgmmaMulticastT<CM, CN, GemmRingNoRemoteArrive>;
 #endif
 
-// A variant's optional traits: Name<V>::value is V::member where the
-// variant declares it, else the default.
-#define GEMM_OPTIONAL_TRAIT(Name, member, type, fallback)                   \
-  template <class V, class = void>                                         \
-  struct Name {                                                            \
-    static constexpr type value = fallback;                                \
-  };                                                                       \
-  template <class V>                                                       \
-  struct Name<V, std::void_t<decltype(V::member)>> {                       \
-    static constexpr type value = V::member;                               \
-  };
-GEMM_OPTIONAL_TRAIT(GemmGroups, groups, int, 1)              // consumer warpgroups (or warp sets) per block
-GEMM_OPTIONAL_TRAIT(GemmIsSplit, split, bool, false)         // split-K: a grid of tiles x splits
-GEMM_OPTIONAL_TRAIT(GemmReduces, reduce, bool, false)        // partials summed by a separate reduction kernel
-GEMM_OPTIONAL_TRAIT(GemmReduceDrops, drop_last, bool, false) // the broken build's reduction that drops a slice
-GEMM_OPTIONAL_TRAIT(GemmPersistent, persistent, bool, false) // a persistent grid walks the tiles
-GEMM_OPTIONAL_TRAIT(GemmTmaStore, tma_store, bool, false)    // C stored through shared memory by TMA
-GEMM_OPTIONAL_TRAIT(GemmClusterSplit, cluster_split, bool, false) // split-K slices in clusters (DSMEM sums)
-GEMM_OPTIONAL_TRAIT(GemmCooperative, cooperative, bool, false) // a cooperative grid: every block resident
-GEMM_OPTIONAL_TRAIT(GemmCpAsync, cp_async, bool, false)      // loads by cp.async (sm_80), not TMA (sm_90)
-GEMM_OPTIONAL_TRAIT(GemmFixedStages, fixed_stages, int, 0)   // single's 1 buffer, swap's 2 (0: the stages axis)
-GEMM_OPTIONAL_TRAIT(GemmIsStreamK, streamk, bool, false)     // stream-K: persistent, equal shares of all k-tiles
-GEMM_OPTIONAL_TRAIT(GemmWgmmaTile, wgmma_tile, bool, false)  // ws_tma_wgmma: the plain mainloop the others build on
-#undef GEMM_OPTIONAL_TRAIT
-
 template <class V, class T>
 constexpr int gemm_threads() {
-  return T::WARPS * 32 * GemmGroups<V>::value + (V::ws ? 32 : 0);
+  return T::WARPS * 32 * V::groups + (V::ws ? 32 : 0);
 }
 
 // Blocks per SM every variant of a tile is compiled for, so that they share
@@ -723,82 +548,95 @@ extern __shared__ uint8_t gemm_smem_raw[];
 // A block with two consumer warpgroups holds two tiles' accumulators: one per SM.
 template <class V, class T>
 constexpr int gemm_kernel_min_blocks() {
-  return GemmGroups<V>::value > 1 ? 1 : gemm_min_blocks<T>();
+  return V::groups > 1 ? 1 : gemm_min_blocks<T>();
 }
+// Whether the target being compiled has what a composition needs: wgmma
+// (sm_90a's arch-specific features), TMA and mbarrier transactions (sm_90).
+// The one guard of the family: the kernel below.
+template <class V>
+__host__ __device__ constexpr bool gemm_target_has() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  return true;
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  return !V::sm90a;
+#else
+  return !V::sm90a && V::min_cc < 90;
+#endif
+}
+// The one kernel: the composition's body (V::run). Where the target lacks
+// what the composition needs, the body is not compiled and the kernel
+// traps; it is never launched there (the row's min_cc, and the fat
+// binary's sm_90a code on Hopper).
 template <class V, class T, int S, bool Bounded>
 __global__ void __launch_bounds__(gemm_threads<V, T>(), gemm_kernel_min_blocks<V, T>()) gemm_kernel(const __grid_constant__ GemmParams p) {
-  // The stages start at the next 1024-B boundary (the launch asks for the slack).
-  const uint32_t smem = (sb_smem_addr(gemm_smem_raw) + 1023u) & ~1023u;
-  int m0, n0;
-  gemm_block_tile<T>(p, &m0, &n0);
-  const long long t0 = Bounded ? clock64() : 0;
-  V::template run<T, S, Bounded>(p, smem, m0, n0);
-  gemm_prof_add<Bounded>(p, 1, t0);
+  if constexpr (!gemm_target_has<V>()) {
+    (void)p;
+    __trap();
+  } else {
+    // The stages start at the next 1024-B boundary (the launch asks for the slack).
+    const uint32_t smem = (sb_smem_addr(gemm_smem_raw) + 1023u) & ~1023u;
+    int m0, n0;
+    gemm_block_tile<T>(p, &m0, &n0);
+    const long long t0 = Bounded ? clock64() : 0;
+    V::template run<T, S, Bounded>(p, smem, m0, n0);
+    gemm_prof_add<Bounded>(p, 1, t0);
+  }
 }
 
-// ---- pickers: the instantiations the sweeps use ----
+// ---- what is compiled: stated once, by the composition ----
 
-// Stages compiled per variant and tile (what 227 KiB of shared memory
-// holds: 6 x 32 KiB stages of 128 x 128 x 64, 4 x 48 KiB of 128 x 256 x 64).
-// The one-warpgroup tiles (ws_tma_wgmma, its TMA-store form, the split
-// variants; at 64 x 128 also multicast): one count each, 8 of 64 x 128, 7
-// of 128 x 96.
+// Stages compiled per composition and tile (what 227 KiB of shared memory
+// holds: 6 x 32 KiB stages of 128 x 128 x 64, 4 x 48 KiB of 128 x 256 x 64):
+//  - a fixed-buffer mainloop: its count (single's 1, swap's 2);
+//  - a schedule that cuts K (split-K, stream-K): ws_tma_wgmma's best per
+//    tile only (docs/gemm.md), to keep the build and the sweep small;
+//  - clusters (multicast) and the one-warpgroup TMA-store epilogue: where
+//    ws_tma_wgmma is best (3-4 of 128x256, 4-6 of 128x128), so that the
+//    comparison is one of synchronization at the mainloop's best settings;
+//  - the rest: every count that fits, 2-6 of 128x128, 2-4 of 128x256.
+// The one-warpgroup tiles compile one count each, 8 of 64 x 128, 7 of 128 x 96.
 template <class T>
 using GemmOneGroupStages =
     std::conditional_t<T::BM == 64, sb_values<SB_GEMM_SPLIT_STAGES_64>, sb_values<SB_GEMM_SPLIT_STAGES_96>>;
+template <class T>
+using GemmSplitStages =
+    std::conditional_t<T::BN == 256, sb_values<SB_GEMM_SPLIT_STAGES_256>,
+                       std::conditional_t<T::WGMMA_ONLY, GemmOneGroupStages<T>, sb_values<SB_GEMM_SPLIT_STAGES_128>>>;
+template <class T>
+using GemmBestStages = std::conditional_t<T::BN == 256, sb_values<3, 4>,
+                                          std::conditional_t<T::WGMMA_ONLY, GemmOneGroupStages<T>, sb_values<4, 5, 6>>>;
+template <class T>
+using GemmAllStages = std::conditional_t<T::WGMMA_ONLY, GemmOneGroupStages<T>,
+                                         std::conditional_t<T::BN == 256, sb_values<2, 3, 4>, sb_values<2, 3, 4, 5, 6>>>;
 template <class V, class T>
 struct GemmStages {
-  using list = std::conditional_t<T::WGMMA_ONLY, GemmOneGroupStages<T>,
-                                  std::conditional_t<T::BN == 256, sb_values<2, 3, 4>, sb_values<2, 3, 4, 5, 6>>>;
+  using list = std::conditional_t<
+      V::Mainloop::fixed_stages != 0, sb_values<V::Mainloop::fixed_stages>,
+      std::conditional_t<V::Schedule::cuts_k, GemmSplitStages<T>,
+                         std::conditional_t<(V::cluster_m * V::cluster_n > 1 || (V::tma_store && V::groups == 1)),
+                                            GemmBestStages<T>, GemmAllStages<T>>>>;
 };
-template <class T>
-struct GemmStages<GemmSingle, T> {
-  using list = sb_values<1>;
-};
-template <class T>
-struct GemmStages<GemmSwap, T> {
-  using list = sb_values<2>;
-};
-// The split variants: ws_tma_wgmma's best stages per tile only (docs/gemm.md),
-// to keep the build and the sweep small.
-template <class T>
-struct GemmSplitStages {
-  using list = std::conditional_t<T::BN == 256, sb_values<SB_GEMM_SPLIT_STAGES_256>,
-                                  std::conditional_t<T::WGMMA_ONLY, GemmOneGroupStages<T>,
-                                                     sb_values<SB_GEMM_SPLIT_STAGES_128>>>;
-};
-template <bool R, class T>
-struct GemmStages<GemmSplitKSerialT<R>, T> : GemmSplitStages<T> {};
-template <class T>
-struct GemmStages<GemmSplitKParallel, T> : GemmSplitStages<T> {};
-template <bool D, class T>
-struct GemmStages<GemmSplitKReduceT<D>, T> : GemmSplitStages<T> {};
-template <class T>
-struct GemmStages<GemmStreamK, T> : GemmSplitStages<T> {};
-template <bool R, class T>
-struct GemmStages<GemmSplitKClusterT<R>, T> : GemmSplitStages<T> {};
-template <bool A, class T>
-struct GemmStages<GemmSplitKCoopT<A>, T> : GemmSplitStages<T> {};
-// Multicast and the TMA-store epilogue: ws_tma_wgmma's best stages per
-// tile (sb_gemm_multicast_stages_ok).
-template <class T>
-struct GemmBestStages {
-  using list = std::conditional_t<T::BN == 256, sb_values<3, 4>,
-                                  std::conditional_t<T::WGMMA_ONLY, GemmOneGroupStages<T>, sb_values<4, 5, 6>>>;
-};
-template <int CM, int CN, template <int, bool, int> class R, bool P, bool TS, class T>
-struct GemmStages<GemmWsTmaWgmmaMulticastT<CM, CN, R, P, TS>, T> : GemmBestStages<T> {};
-template <class T>
-struct GemmStages<GemmWsTmaWgmmaTmaStore, T> : GemmBestStages<T> {};
-template <class T>
-struct GemmStages<GemmWsTmaWgmmaPingpongMulticastTmaStore<2, 1>, T> : GemmBestStages<T> {};
-template <class T>
-struct GemmStages<GemmWsTmaWgmmaPingpongMulticastTmaStore<1, 2>, T> : GemmBestStages<T> {};
+
+// The tiles a composition is compiled for. Two consumer warpgroups own a
+// whole 128 x 128 tile each (ping-pong: 128 x 256 would take 256 fp32
+// accumulators per thread). The one-warpgroup tiles (64 x 128, 128 x 96:
+// fewer than 4 whole 64 x 64 pieces) need wgmma, and are compiled where
+// they answer a question: a block per tile, or K cut (the TMA mainloop's
+// data-parallel, split-K and stream-K compositions), and at 64 x 128 (the
+// small squares' tile) the multicast clusters.
+template <class V, class T>
+constexpr bool gemm_compiles_tile() {
+  if constexpr (V::groups > 1) return T::BM == 128 && T::BN == 128;
+  if constexpr (!T::WGMMA_ONLY) return true;
+  if constexpr (!V::Consumer::wgmma) return false;
+  if constexpr (V::cluster_m * V::cluster_n > 1) return T::BM == 64;
+  return !V::Schedule::persistent || V::Schedule::cuts_k;
+}
 
 // The TMA-store epilogue's staging after the stages (every consumer warp's two pieces).
 template <class V, class T>
 constexpr int gemm_store_bytes() {
-  return GemmTmaStore<V>::value ? GemmWarpgroupMma<T>::STORE_BYTES * GemmGroups<V>::value : 0;
+  return V::tma_store ? GemmWarpgroupMma<T>::STORE_BYTES * V::groups : 0;
 }
 
 template <class V, class T, int S>
@@ -808,11 +646,15 @@ static sb_kernels gemm_kernels() {
       (size_t)S * T::STAGE_BYTES + gemm_store_bytes<V, T>() + SB_GEMM_ALIGN_SLACK);
 }
 
+// ---- pickers: the instantiations the sweeps use ----
+
 template <class V, class T>
 static int gemm_pick_tile(const long long *axis, sb_kernels *k, char *why, size_t len) {
-  if (axis[SB_AXIS_WARPS] != T::WARPS) {
-    snprintf(why, len, "consumer_warps=%lld has no compiled kernel for a %dx%d tile (compiled: %d)",
-             axis[SB_AXIS_WARPS], T::BM, T::BN, T::WARPS);
+  constexpr int warps = T::WARPS * V::groups;
+  if (axis[SB_AXIS_WARPS] != warps) {
+    snprintf(why, len, "consumer_warps=%lld has no compiled kernel for a %dx%d tile (compiled: %d%s)",
+             axis[SB_AXIS_WARPS], T::BM, T::BN, warps,
+             V::groups > 1 ? ": two warpgroups of 4" : T::WGMMA_ONLY ? ": one wgmma warpgroup" : "");
     return -1;
   }
   using List = typename GemmStages<V, T>::list;
@@ -821,68 +663,43 @@ static int gemm_pick_tile(const long long *axis, sb_kernels *k, char *why, size_
   return sb_no_instance<List>("stages", axis[SB_AXIS_STAGES], why, len);
 }
 
-// The variants compiled for the one-warpgroup tiles: the ones that cut K,
-// ws_tma_wgmma (their mainloop uncut), its TMA-store form and, at 64 x 128
-// (the small squares' tile), its multicast clusters (bench/gemm.c's
-// gemm_reason has the same rule).
+// The tiles a composition compiles, as the tile axis names them ("128x128x64, 128x256x64").
 template <class V>
-struct GemmIsMulticast : std::false_type {};
-template <int CM, int CN, template <int, bool, int> class R, bool P, bool TS>
-struct GemmIsMulticast<GemmWsTmaWgmmaMulticastT<CM, CN, R, P, TS>> : std::true_type {};
-template <class V, class T>
-constexpr bool gemm_takes_one_group_tile() {
-  return GemmIsSplit<V>::value || std::is_same<V, GemmStreamK>::value || std::is_same<V, GemmWsTmaWgmma>::value ||
-         std::is_same<V, GemmWsTmaWgmmaTmaStore>::value || (GemmIsMulticast<V>::value && T::BM == 64);
+static void gemm_compiled_tiles(char *buf, size_t len) {
+  const bool on[SB_GEMM_NUM_TILES] = {gemm_compiles_tile<V, Tile128x128>(), gemm_compiles_tile<V, Tile128x256>(),
+                                      gemm_compiles_tile<V, Tile64x128>(), gemm_compiles_tile<V, Tile128x96>()};
+  size_t at = 0;
+  buf[0] = '\0';
+  for (int t = 0; t < SB_GEMM_NUM_TILES && at < len; ++t)
+    if (on[t])
+      at += (size_t)snprintf(buf + at, len - at, "%s%dx%dx%d", at ? ", " : "", sb_gemm_tile_bm(t), sb_gemm_tile_bn(t),
+                             SB_GEMM_BK);
 }
 
-template <class V>
-static int gemm_pick_pingpong(const long long *axis, sb_kernels *k, char *why, size_t len);
+template <class V, class T>
+static int gemm_pick_at(const long long *axis, sb_kernels *k, char *why, size_t len) {
+  if constexpr (gemm_compiles_tile<V, T>()) {
+    return gemm_pick_tile<V, T>(axis, k, why, len);
+  } else {
+    char tiles[96];
+    gemm_compiled_tiles<V>(tiles, sizeof tiles);
+    snprintf(why, len, "tile=%dx%dx%d has no compiled kernel for this variant (compiled: %s)", T::BM, T::BN, SB_GEMM_BK,
+             tiles);
+    return -1;
+  }
+}
 
-// The picker of any variant: ping-pong's (two consumer warpgroups, a whole
-// 128 x 128 tile each) or the tile's.
+// The picker of any variant: the tile axis, then the tile's warps and stages.
 template <class V>
 static int gemm_pick(const long long *axis, sb_kernels *k, char *why, size_t len) {
-  if constexpr (GemmGroups<V>::value > 1) {
-    return gemm_pick_pingpong<V>(axis, k, why, len);
-  } else {
-    switch (axis[SB_AXIS_TILE]) {
-      case SB_GEMM_TILE_128X128: return gemm_pick_tile<V, Tile128x128>(axis, k, why, len);
-      case SB_GEMM_TILE_128X256: return gemm_pick_tile<V, Tile128x256>(axis, k, why, len);
-      case SB_GEMM_TILE_64X128:
-        if constexpr (gemm_takes_one_group_tile<V, Tile64x128>()) return gemm_pick_tile<V, Tile64x128>(axis, k, why, len);
-        snprintf(why, len, "tile=64x128x64 has no compiled kernel for this variant (one wgmma warpgroup: "
-                 "ws_tma_wgmma, its TMA-store and multicast forms and the variants that cut K only)");
-        return -1;
-      case SB_GEMM_TILE_128X96:
-        if constexpr (gemm_takes_one_group_tile<V, Tile128x96>()) return gemm_pick_tile<V, Tile128x96>(axis, k, why, len);
-        snprintf(why, len, "tile=128x96x64 has no compiled kernel for this variant (one wgmma warpgroup: "
-                 "ws_tma_wgmma, its TMA-store form and the variants that cut K only)");
-        return -1;
-    }
-    snprintf(why, len, "tile=%lld has no compiled kernel", axis[SB_AXIS_TILE]);
-    return -1;
+  switch (axis[SB_AXIS_TILE]) {
+    case SB_GEMM_TILE_128X128: return gemm_pick_at<V, Tile128x128>(axis, k, why, len);
+    case SB_GEMM_TILE_128X256: return gemm_pick_at<V, Tile128x256>(axis, k, why, len);
+    case SB_GEMM_TILE_64X128: return gemm_pick_at<V, Tile64x128>(axis, k, why, len);
+    case SB_GEMM_TILE_128X96: return gemm_pick_at<V, Tile128x96>(axis, k, why, len);
   }
-}
-
-// Ping-pong: 128 x 128 only, two consumer warpgroups (consumer_warps 8),
-// ws_tma_wgmma's stage list for the tile.
-template <class V>
-static int gemm_pick_pingpong(const long long *axis, sb_kernels *k, char *why, size_t len) {
-  using T = Tile128x128;
-  if (axis[SB_AXIS_TILE] != 0) {
-    snprintf(why, len, "tile=%lld: a ping-pong warpgroup owns a whole tile; compiled for 128x128x64 only "
-             "(128x256 would take 256 fp32 accumulators per thread)", axis[SB_AXIS_TILE]);
-    return -1;
-  }
-  if (axis[SB_AXIS_WARPS] != V::groups * T::WARPS) {
-    snprintf(why, len, "consumer_warps=%lld has no compiled kernel (ping-pong: %d warpgroups of 4 = %d)",
-             axis[SB_AXIS_WARPS], V::groups, V::groups * T::WARPS);
-    return -1;
-  }
-  using List = typename GemmStages<V, T>::list;
-  if (sb_dispatch(axis[SB_AXIS_STAGES], List{}, [&](auto s) { *k = gemm_kernels<V, T, decltype(s)::value>(); }))
-    return 0;
-  return sb_no_instance<List>("stages", axis[SB_AXIS_STAGES], why, len);
+  snprintf(why, len, "tile=%lld has no compiled kernel", axis[SB_AXIS_TILE]);
+  return -1;
 }
 
 // Multicast: the cluster_shape axis picks the instantiation (2x1 or 1x2),
@@ -993,78 +810,6 @@ static cudaError_t gemm_number_launch(sb_launch *L, GemmParams *p, size_t sem_by
   return cudaSuccess;
 }
 
-// Split variants: the grid is tiles x splits; the counters numbered by
-// launch (gemm_number_launch), but splitk_cluster's, which its last
-// arrivals set back (its query zeroes them all the same), and
-// splitk_reduce's, which it has none of.
-template <class V, bool StaleEpoch = false>
-static cudaError_t gemm_split_setup(sb_launch *L, GemmParams *p, long long tiles, sb_shape *s) {
-  if constexpr (V::split) {
-    // The count: the axis, or for splits=auto the one policy
-    // (sb_gemm_auto_splits) on this device's SMs; resolved by the query,
-    // read back by every later launch, reported in the row (splits_used).
-    if (L->query) {
-      const long long want = L->axis[SB_AXIS_SPLITS];
-      int dev = 0, sms = 0;
-      cudaError_t e;
-      if (want == SB_AXIS_AUTO &&
-          ((e = cudaGetDevice(&dev)) != cudaSuccess ||
-           (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess))
-        return e;
-      const int kts = p->k / SB_GEMM_BK;
-      L->splits_used = want != SB_AXIS_AUTO            ? (int)want
-                       : GemmClusterSplit<V>::value ? sb_gemm_cluster_auto_splits((int)tiles, kts, sms)
-                       : GemmCooperative<V>::value  ? sb_gemm_coop_auto_splits((int)tiles, kts, sms)
-                       : GemmReduces<V>::value
-                           ? sb_gemm_reduce_auto_splits((int)tiles, kts, sms,
-                                                        sb_gemm_reduce_blocks_per_tile((long long)p->m * p->n / tiles))
-                           : sb_gemm_auto_splits((int)tiles, kts, sms);
-    }
-    p->splits = L->splits_used;
-    s->grid = tiles * p->splits;
-    if constexpr (GemmClusterSplit<V>::value) s->cluster = sb_gemm_cluster_ctas(p->splits);
-// A diagnostic switch (-D at build time): the same kernel launched without
-// the cooperative attribute measured the same times (H100, 69bb694).
-#ifndef SB_GEMM_COOP_PLAIN_LAUNCH
-    if constexpr (GemmCooperative<V>::value) s->cooperative = true;
-#endif
-    // serial: + a ticket counter per tile after the semaphores (gemm_slice_ticket);
-    // cluster: a counter per (tile, rank), at most tiles x splits
-    const size_t sem_bytes =
-        gemm_flag(GemmClusterSplit<V>::value ? tiles * p->splits : tiles * (V::parallel ? 1 : 2)) * sizeof(unsigned);
-    const size_t ws_bytes = V::parallel ? (size_t)p->m * p->n * p->splits * sizeof(float) : 0;
-    if (L->query) {
-      cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
-      if (e == cudaSuccess) e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, ws_bytes);
-      if (e != cudaSuccess || GemmReduces<V>::value) return e;
-    }
-    p->sem = gemm_sem;
-    p->ws = gemm_ws;
-    return gemm_number_launch<StaleEpoch>(L, p, sem_bytes);
-  }
-  (void)L, (void)p, (void)tiles, (void)s;
-  return cudaSuccess;
-}
-
-// Stream-K: the persistent grid (SMs x blocks/SM, from the query); two
-// workspace slots (gemm_sk_slot) and one flag per block, then the grid's
-// ticket counter and one per tile (gemm_sk_block): zeroed by the query,
-// numbered by launch (gemm_number_launch: a flag set in this launch reads
-// its number; a counter hands out its tickets a launch). A data-parallel launch (sb_gemm_sk_data_parallel:
-// ws_tma_wgmma's kernel, a block per tile; or no tile split on the grid)
-// takes no ticket and reads no flag.
-static cudaError_t gemm_streamk_setup(sb_launch *L, GemmParams *p, int bm, int bn, bool data_parallel) {
-  // + a ticket counter per tile where fewer tiles than blocks (gemm_sk_block)
-  const size_t sem_bytes = gemm_flag((size_t)L->grid_blocks + 1 + (size_t)(p->m / bm) * (p->n / bn)) * sizeof(unsigned);
-  if (L->query) {
-    cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
-    if (e == cudaSuccess && !data_parallel)
-      e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, (size_t)2 * L->grid_blocks * bm * bn * sizeof(float));
-    if (e != cudaSuccess) return e;
-  }
-  return gemm_number_launch(L, p, sem_bytes);
-}
-
 // The separate reduction after the GEMM kernel, as its PDL secondary:
 // splitk_reduce always (every tile), streamk when many blocks feed a tile
 // (p.sk_reduce: its stream-K tiles). p.reduce_groups threads per float4 of
@@ -1080,7 +825,7 @@ static int gemm_sm_count(void) {
 }
 template <class T, bool StreamK, bool DropLast = false>
 static cudaError_t gemm_reduce_launch_tile(sb_launch *L, GemmParams &p) {
-  const int tiles = (p.m / T::BM) * (p.n / T::BN);
+  const int tiles = gemm_tile_count<T>(p);
   const int n = StreamK ? sb_gemm_sk_tiles(tiles, p.sk_grid_blocks) : tiles;
   static_assert(GemmWarpgroupMma<T>::TILE_V4 == T::BM * T::BN / 4, "the reduction's float4s are the tile's");
   const long long blocks = (long long)n * sb_gemm_reduce_blocks_per_tile(T::BM * T::BN);
@@ -1107,32 +852,191 @@ static cudaError_t gemm_reduce_launch_tile(sb_launch *L, GemmParams &p) {
   }
   return sb_pdl_launch(kernel, (unsigned)(blocks * p.reduce_groups), SB_GEMM_REDUCE_THREADS, L->stream, args);
 }
-template <class V>
+template <bool StreamK, bool DropLast>
 static cudaError_t gemm_reduce_launch(sb_launch *L, GemmParams &p, int tile) {
-  constexpr bool streamk = std::is_same<V, GemmStreamK>::value;
-  if constexpr (GemmReduces<V>::value || streamk) {
-    if (streamk && !p.sk_reduce) return cudaSuccess;
-    constexpr bool drop = GemmReduceDrops<V>::value;
-    return tile == SB_GEMM_TILE_128X256 ? gemm_reduce_launch_tile<Tile128x256, streamk, drop>(L, p)
-           : tile == SB_GEMM_TILE_64X128 ? gemm_reduce_launch_tile<Tile64x128, streamk, drop>(L, p)
-           : tile == SB_GEMM_TILE_128X96 ? gemm_reduce_launch_tile<Tile128x96, streamk, drop>(L, p)
-                                         : gemm_reduce_launch_tile<Tile128x128, streamk, drop>(L, p);
-  }
-  (void)L, (void)p, (void)tile;
-  return cudaSuccess;
+  return tile == SB_GEMM_TILE_128X256 ? gemm_reduce_launch_tile<Tile128x256, StreamK, DropLast>(L, p)
+         : tile == SB_GEMM_TILE_64X128 ? gemm_reduce_launch_tile<Tile64x128, StreamK, DropLast>(L, p)
+         : tile == SB_GEMM_TILE_128X96 ? gemm_reduce_launch_tile<Tile128x96, StreamK, DropLast>(L, p)
+                                       : gemm_reduce_launch_tile<Tile128x128, StreamK, DropLast>(L, p);
 }
 
-// Cluster shape of a variant: V::cluster_m x V::cluster_n, else 1 x 1.
-template <class V, class = void>
-struct GemmClusterShape {
-  static constexpr int m = 1, n = 1;
+// ---- the schedules' host side: the grid, the workspace, what runs after ----
+// GemmScheduleHost<Schedule> (the schedule tags: gemm_schedulers.cuh):
+//   setup<V>(L, p, s, g, &done): the grid (s: blocks, persistence,
+//     clusters, a cooperative launch), the workspace (allocated and zeroed
+//     by the point's query, numbered by launch after it) and the fields of
+//     p the kernel's schedule reads; done: the launch is configured (a
+//     query the schedule answered itself);
+//   checked(L, p, e): after the launch's configuration (sb_launch_params);
+//   after<V>(L, p, tile): what runs after the GEMM kernel (a separate reduction).
+// gemm_launch (below) calls these and nothing schedule-specific.
+struct GemmGeom {
+  int tile, bm, bn;
+  long long tiles;  // output tiles: ceil(M / BM) x ceil(N / BN)
 };
-template <class V>
-struct GemmClusterShape<V, std::void_t<decltype(V::cluster_m)>> {
-  static constexpr int m = V::cluster_m, n = V::cluster_n;
+struct GemmScheduleHostBase {
+  template <class V, bool StaleEpoch>
+  static cudaError_t setup(sb_launch *, GemmParams &, sb_shape &, const GemmGeom &, bool *) {
+    return cudaSuccess;
+  }
+  static cudaError_t checked(sb_launch *, const GemmParams &, cudaError_t e) { return e; }
+  template <class V>
+  static cudaError_t after(sb_launch *, GemmParams &, int) {
+    return cudaSuccess;
+  }
+};
+template <class Schedule>
+struct GemmScheduleHost;
+
+// Data-parallel: a block (a cluster) per tile, the grid gemm_launch sets.
+template <>
+struct GemmScheduleHost<GemmScheduleDataParallel> : GemmScheduleHostBase {};
+
+// Persistent: as many blocks as are resident, at most one a tile (a cluster a cluster tile).
+template <>
+struct GemmScheduleHost<GemmSchedulePersistent> : GemmScheduleHostBase {
+  template <class V, bool StaleEpoch>
+  static cudaError_t setup(sb_launch *, GemmParams &, sb_shape &s, const GemmGeom &, bool *) {
+    s.work = s.grid;
+    s.grid = SB_GRID_PERSISTENT;
+    return cudaSuccess;
+  }
 };
 
-template <class V, bool Tma, bool StaleEpoch = false>
+// Split-K: the grid is tiles x splits; the counters numbered by launch
+// (gemm_number_launch), but splitk_cluster's, which its last arrivals set
+// back (its query zeroes them all the same), and splitk_reduce's, which it
+// has none of.
+template <GemmCombine C, bool DropLast>
+struct GemmScheduleHost<GemmScheduleSplitK<C, DropLast>> : GemmScheduleHostBase {
+  using S = GemmScheduleSplitK<C, DropLast>;
+  template <class V, bool StaleEpoch>
+  static cudaError_t setup(sb_launch *L, GemmParams &p, sb_shape &s, const GemmGeom &g, bool *) {
+    const long long tiles = g.tiles, tile_elems = (long long)g.bm * g.bn;
+    // The count: the axis, or for splits=auto the one policy
+    // (sb_gemm_auto_splits) on this device's SMs; resolved by the query,
+    // read back by every later launch, reported in the row (splits_used).
+    if (L->query) {
+      const long long want = L->axis[SB_AXIS_SPLITS];
+      int dev = 0, sms = 0;
+      cudaError_t e;
+      if (want == SB_AXIS_AUTO &&
+          ((e = cudaGetDevice(&dev)) != cudaSuccess ||
+           (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) != cudaSuccess))
+        return e;
+      const int kts = sb_gemm_cdiv(p.k, SB_GEMM_BK);
+      L->splits_used = want != SB_AXIS_AUTO              ? (int)want
+                       : C == GEMM_COMBINE_CLUSTER     ? sb_gemm_cluster_auto_splits((int)tiles, kts, sms)
+                       : C == GEMM_COMBINE_COOPERATIVE ? sb_gemm_coop_auto_splits((int)tiles, kts, sms)
+                       : C == GEMM_COMBINE_REDUCE
+                           ? sb_gemm_reduce_auto_splits((int)tiles, kts, sms, sb_gemm_reduce_blocks_per_tile(tile_elems))
+                           : sb_gemm_auto_splits((int)tiles, kts, sms);
+    }
+    p.splits = L->splits_used;
+    s.grid = tiles * p.splits;
+    if constexpr (C == GEMM_COMBINE_CLUSTER) s.cluster = sb_gemm_cluster_ctas(p.splits);
+// A diagnostic switch (-D at build time): the same kernel launched without
+// the cooperative attribute measured the same times (H100, 69bb694).
+#ifndef SB_GEMM_COOP_PLAIN_LAUNCH
+    if constexpr (C == GEMM_COMBINE_COOPERATIVE) s.cooperative = true;
+#endif
+    // serial: + a ticket counter per tile after the semaphores (gemm_slice_ticket);
+    // cluster: a counter per (tile, rank), at most tiles x splits
+    const size_t sem_bytes =
+        gemm_flag(C == GEMM_COMBINE_CLUSTER ? tiles * p.splits : tiles * (S::partials ? 1 : 2)) * sizeof(unsigned);
+    const size_t ws_bytes = S::partials ? (size_t)tiles * tile_elems * p.splits * sizeof(float) : 0;
+    if (L->query) {
+      cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
+      if (e == cudaSuccess) e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, ws_bytes);
+      if (e != cudaSuccess || C == GEMM_COMBINE_REDUCE) return e;
+    }
+    p.sem = gemm_sem;
+    p.ws = gemm_ws;
+    return gemm_number_launch<StaleEpoch>(L, &p, sem_bytes);
+  }
+  // splitk_cooperative: every block resident at once, or a skipped row (not a launch error).
+  static cudaError_t checked(sb_launch *L, const GemmParams &p, cudaError_t e) {
+    if constexpr (C == GEMM_COMBINE_COOPERATIVE) {
+      int dev = 0, sms = 0;
+      if (e == cudaSuccess && L->query && !L->skip[0] && L->blocks_per_sm > 0 &&
+          (e = cudaGetDevice(&dev)) == cudaSuccess &&
+          (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) == cudaSuccess &&
+          (long long)L->grid_blocks > (long long)L->blocks_per_sm * sms)
+        snprintf(L->skip, sizeof L->skip,
+                 "cannot launch cooperatively: %d tiles x %d splits = %d blocks, but %d SMs x %d blocks/SM are "
+                 "resident at once (fewer splits, or splits=auto)",
+                 (int)(L->grid_blocks / p.splits), p.splits, L->grid_blocks, sms, L->blocks_per_sm);
+    }
+    (void)L, (void)p;
+    return e;
+  }
+  // splitk_reduce: the separate reduction of every tile's slices.
+  template <class V>
+  static cudaError_t after(sb_launch *L, GemmParams &p, int tile) {
+    if constexpr (C == GEMM_COMBINE_REDUCE) return gemm_reduce_launch<false, DropLast>(L, p, tile);
+    (void)L, (void)p, (void)tile;
+    return cudaSuccess;
+  }
+};
+
+// Stream-K: the persistent grid (SMs x blocks/SM, from the query); two
+// workspace slots (gemm_sk_slot) and one flag per block, then the grid's
+// ticket counter and one per tile (gemm_sk_block): zeroed by the query,
+// numbered by launch (gemm_number_launch: a flag set in this launch reads
+// its number; a counter hands out its tickets a launch). Where nothing is
+// split on the persistent grid (sb_gemm_sk_data_parallel) the query picks
+// the data-parallel kernel, ws_tma_wgmma's own (same tile and stages), a
+// block per tile, which takes no ticket and reads no flag.
+template <>
+struct GemmScheduleHost<GemmScheduleStreamK> : GemmScheduleHostBase {
+  template <class V, bool StaleEpoch>
+  static cudaError_t setup(sb_launch *L, GemmParams &p, sb_shape &s, const GemmGeom &g, bool *done) {
+    s.grid = SB_GRID_PERSISTENT;
+    p.sem = gemm_sem;  // the query allocates them; a launch after it reads them
+    p.ws = gemm_ws;
+    cudaError_t e = cudaSuccess;
+    const int tiles = (int)g.tiles, kts = sb_gemm_cdiv(p.k, SB_GEMM_BK);
+    bool data_parallel = false;
+    if (L->query) {
+      if ((e = sb_launch_params(L, s, p)) != cudaSuccess) return e;
+      data_parallel = L->grid_blocks > 0 && sb_gemm_sk_data_parallel(tiles, kts, (int)L->grid_blocks);
+      if (data_parallel) {
+        sb_shape grid = s;
+        grid.grid = tiles;
+        if ((e = sb_launch_query(L, grid, gemm_pick<GemmWsTmaWgmma>)) != cudaSuccess) return e;
+      }
+    }
+    // + a ticket counter per tile where fewer tiles than blocks (gemm_sk_block)
+    const size_t sem_bytes = gemm_flag((size_t)L->grid_blocks + 1 + (size_t)tiles) * sizeof(unsigned);
+    if (L->query) {
+      e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
+      if (e == cudaSuccess && !data_parallel)
+        e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, (size_t)2 * L->grid_blocks * g.bm * g.bn * sizeof(float));
+      if (e != cudaSuccess) return e;
+    }
+    if ((e = gemm_number_launch(L, &p, sem_bytes)) != cudaSuccess || L->query) {
+      *done = true;
+      return e;
+    }
+    p.sem = gemm_sem;
+    p.ws = gemm_ws;
+    p.sk_grid_blocks = (int)L->grid_blocks;
+    p.sk_reduce = sb_gemm_sk_separate(tiles, kts, p.sk_grid_blocks);
+    return cudaSuccess;
+  }
+  // Many blocks a tile (p.sk_reduce): the separate reduction of the split tiles.
+  template <class V>
+  static cudaError_t after(sb_launch *L, GemmParams &p, int tile) {
+    return p.sk_reduce ? gemm_reduce_launch<true, false>(L, p, tile) : cudaSuccess;
+  }
+};
+
+// One launcher for every composition: the parameters and tensor maps
+// (the mainloop's and the epilogue's), the block (the consumer's warps and
+// the mainloop's producer warp), a grid of whole clusters of tiles, the
+// epilogue profile, then the schedule's host side (GemmScheduleHost): its
+// grid, workspace and what runs after the kernel.
+template <class V, bool StaleEpoch = false>
 static cudaError_t gemm_launch(sb_launch *L) {
   GemmParams p;
   memset(&p, 0, sizeof p);
@@ -1146,28 +1050,23 @@ static cudaError_t gemm_launch(sb_launch *L) {
   const int bm = sb_gemm_tile_bm(tile), bn = sb_gemm_tile_bn(tile);
   // Multicast clusters load half of the shared operand's box per CTA:
   // 2x1, B boxes of bn / 2 rows; 1x2, A boxes of bm / 2 rows.
-  constexpr int CM = GemmClusterShape<V>::m, CN = GemmClusterShape<V>::n;
-  if (Tma && !L->query) {
+  constexpr int CM = V::cluster_m, CN = V::cluster_n;
+  if (V::Mainloop::tma && !L->query) {
     cudaError_t e = gemm_tensor_maps(&p, bm / CN, bn / CM);
-    if (e == cudaSuccess && GemmTmaStore<V>::value) e = gemm_tensor_map_c(&p);
+    if (e == cudaSuccess && V::tma_store) e = gemm_tensor_map_c(&p);
     if (e != cudaSuccess) return e;
   }
   sb_shape s;
-  s.cluster = CM * CN;  // the grid (the tile count) is a multiple of it: gemm_reason's rule
-  s.block = sb_gemm_tile_warps(tile) * 32 + (V::ws ? 32 : 0);
-  s.grid = (long long)(p.m / bm) * (p.n / bn);
-  if constexpr (GemmGroups<V>::value > 1 || GemmPersistent<V>::value) {  // persistent, at most one block per tile
-    s.block = sb_gemm_tile_warps(tile) * 32 * GemmGroups<V>::value + 32;
-    s.work = s.grid;
-    s.grid = SB_GRID_PERSISTENT;
-  }
+  s.cluster = CM * CN;
+  s.block = sb_gemm_tile_warps(tile) * 32 * V::groups + (V::ws ? 32 : 0);
+  // Any shape: ceil(M / BM) x ceil(N / BN) tiles; a cluster of CM x CN
+  // tiles takes the edge's partial (or empty) tiles whole, so the grid is
+  // whole clusters.
+  s.grid = (long long)sb_gemm_cdiv(p.m, bm * CM) * sb_gemm_cdiv(p.n, bn * CN) * (CM * CN);
+  const GemmGeom g = {tile, bm, bn, (long long)sb_gemm_cdiv(p.m, bm) * sb_gemm_cdiv(p.n, bn)};
   p.splits = 1;
-  if constexpr (GemmIsSplit<V>::value) {
-    cudaError_t e = gemm_split_setup<V, StaleEpoch>(L, &p, s.grid, &s);
-    if (e != cudaSuccess) return e;
-  }
   if (!L->query && L->bounded) gemm_prof_armed = false;  // a new point: no stale profile
-  if constexpr (V::ws && Tma) {  // the epilogue profile, validating launch only
+  if constexpr (V::ws && V::Mainloop::tma) {  // the epilogue profile, validating launch only
     if (L->query) {
       if (!gemm_prof && cudaMalloc((void **)&gemm_prof, 2 * sizeof *gemm_prof) != cudaSuccess) {
         cudaGetLastError();  // no profile: the cell stays empty
@@ -1180,52 +1079,21 @@ static cudaError_t gemm_launch(sb_launch *L) {
       gemm_prof_armed = true;
     }
   }
-  if constexpr (std::is_same<V, GemmStreamK>::value) {
-    s.grid = SB_GRID_PERSISTENT;
-    p.sem = gemm_sem;  // the query allocates them; a launch after it reads them
-    p.ws = gemm_ws;
-    cudaError_t e = cudaSuccess;
-    const int tiles = (p.m / bm) * (p.n / bn);
-    bool data_parallel = false;
-    if (L->query) {
-      if ((e = sb_launch_params(L, s, p)) != cudaSuccess) return e;
-      // Nothing to split on the persistent grid: the data-parallel kernel,
-      // ws_tma_wgmma's own (same tile and stages), a block per tile.
-      data_parallel = L->grid_blocks > 0 && sb_gemm_sk_data_parallel(tiles, p.k / SB_GEMM_BK, (int)L->grid_blocks);
-      if (data_parallel) {
-        sb_shape grid = s;
-        grid.grid = tiles;
-        if ((e = sb_launch_query(L, grid, gemm_pick<GemmWsTmaWgmma>)) != cudaSuccess) return e;
-      }
-    }
-    if ((e = gemm_streamk_setup(L, &p, bm, bn, data_parallel)) != cudaSuccess || L->query) return e;
-    p.sem = gemm_sem;
-    p.ws = gemm_ws;
-    p.sk_grid_blocks = (int)L->grid_blocks;
-    p.sk_reduce = sb_gemm_sk_separate((p.m / bm) * (p.n / bn), p.k / SB_GEMM_BK, p.sk_grid_blocks);
-  }
-  cudaError_t e = sb_launch_params(L, s, p);
-  if constexpr (GemmCooperative<V>::value) {  // every block resident at once, or a skipped row (not a launch error)
-    int dev = 0, sms = 0;
-    if (e == cudaSuccess && L->query && !L->skip[0] && L->blocks_per_sm > 0 &&
-        (e = cudaGetDevice(&dev)) == cudaSuccess &&
-        (e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev)) == cudaSuccess &&
-        (long long)L->grid_blocks > (long long)L->blocks_per_sm * sms)
-      snprintf(L->skip, sizeof L->skip,
-               "cannot launch cooperatively: %d tiles x %d splits = %d blocks, but %d SMs x %d blocks/SM are resident "
-               "at once (fewer splits, or splits=auto)",
-               (int)(L->grid_blocks / p.splits), p.splits, L->grid_blocks, sms, L->blocks_per_sm);
-  }
+  using H = GemmScheduleHost<typename V::Schedule>;
+  bool done = false;
+  cudaError_t e = H::template setup<V, StaleEpoch>(L, p, s, g, &done);
+  if (e != cudaSuccess || done) return e;
+  e = H::checked(L, p, sb_launch_params(L, s, p));
   if (e != cudaSuccess || L->query) return e;
-  return gemm_reduce_launch<V>(L, p, tile);
+  return H::template after<V>(L, p, tile);
 }
 
 // Multicast: the cluster_shape axis picks the instantiation; an unset or
 // unknown value reaches the picker, which makes it a skipped row.
 template <template <int, int> class V>
 static cudaError_t gemm_launch_multicast(sb_launch *L) {
-  return L->axis[SB_AXIS_CLUSTER_SHAPE] == SB_GEMM_CLUSTER_1X2 ? gemm_launch<V<1, 2>, true>(L)
-                                                               : gemm_launch<V<2, 1>, true>(L);
+  return L->axis[SB_AXIS_CLUSTER_SHAPE] == SB_GEMM_CLUSTER_1X2 ? gemm_launch<V<1, 2>>(L)
+                                                               : gemm_launch<V<2, 1>>(L);
 }
 
 extern "C" double sb_gemm_epilogue_pct(void) {
@@ -1265,29 +1133,34 @@ static cudaError_t gemm_cublas_launch(sb_launch *L) {
   return st == CUBLAS_STATUS_SUCCESS ? cudaSuccess : cudaErrorUnknown;
 }
 
-// One table row from the variant's type (the description the rest follows
-// from): its launcher, its picker, its flags (gemm_flags) and its minimum
-// compute capability (cp.async variants: sm_80; TMA: sm_90). Extra: flags
-// the type does not carry (SB_VF_TEST_ONLY).
+// One table row from the variant's composition (the description the rest
+// follows from): its launcher, its picker, its minimum compute capability
+// (cp.async mainloops: sm_80; TMA: sm_90), its flags (gemm_flags: the
+// traits the scripts read from --list) and its parts' names (the CSV's
+// composition columns). Extra: flags the type does not carry (SB_VF_TEST_ONLY).
 template <class V>
 constexpr unsigned gemm_flags() {
-  return (GemmFixedStages<V>::value == 1 ? SB_VF_GEMM_ONE_STAGE : 0u) |
-         (GemmFixedStages<V>::value == 2 ? SB_VF_GEMM_TWO_STAGES : 0u) | (GemmIsSplit<V>::value ? SB_VF_GEMM_SPLIT : 0u) |
-         (GemmIsStreamK<V>::value ? SB_VF_GEMM_STREAMK : 0u) | (GemmGroups<V>::value > 1 ? SB_VF_GEMM_PINGPONG : 0u) |
-         (GemmClusterShape<V>::m * GemmClusterShape<V>::n > 1 ? SB_VF_GEMM_MULTICAST : 0u) |
-         (GemmPersistent<V>::value ? SB_VF_GEMM_PERSISTENT : 0u) | (GemmTmaStore<V>::value ? SB_VF_GEMM_TMA_STORE : 0u) |
-         (GemmClusterSplit<V>::value ? SB_VF_GEMM_DSMEM : 0u) | (GemmCooperative<V>::value ? SB_VF_GEMM_COOPERATIVE : 0u) |
-         (GemmWgmmaTile<V>::value ? SB_VF_GEMM_WGMMA_TILE : 0u);
+  using Sch = typename V::Schedule;
+  return (V::Mainloop::fixed_stages == 1 ? SB_VF_GEMM_ONE_STAGE : 0u) |
+         (V::Mainloop::fixed_stages == 2 ? SB_VF_GEMM_TWO_STAGES : 0u) | (Sch::split ? SB_VF_GEMM_SPLIT : 0u) |
+         (Sch::streamk ? SB_VF_GEMM_STREAMK : 0u) | (V::groups > 1 ? SB_VF_GEMM_PINGPONG : 0u) |
+         (V::cluster_m * V::cluster_n > 1 ? SB_VF_GEMM_MULTICAST : 0u) |
+         // a persistent grid of one-warpgroup blocks walking whole tiles (ping-pong and stream-K have their own)
+         (Sch::persistent && !Sch::cuts_k && V::groups == 1 ? SB_VF_GEMM_PERSISTENT : 0u) |
+         (V::tma_store ? SB_VF_GEMM_TMA_STORE : 0u) | (GemmCombineIs<Sch, GEMM_COMBINE_CLUSTER>() ? SB_VF_GEMM_DSMEM : 0u) |
+         (GemmCombineIs<Sch, GEMM_COMBINE_COOPERATIVE>() ? SB_VF_GEMM_COOPERATIVE : 0u) |
+         (V::plain_wgmma ? SB_VF_GEMM_WGMMA_TILE : 0u);
 }
 template <class V, unsigned Extra = 0, bool StaleEpoch = false>
 constexpr sb_variant gemm_row(const char *name, const char *summary) {
-  return {name, gemm_launch<V, !GemmCpAsync<V>::value, StaleEpoch>, gemm_pick<V>, GemmCpAsync<V>::value ? 0 : 90,
-          gemm_flags<V>() | Extra, summary};
+  return {name, gemm_launch<V, StaleEpoch>, gemm_pick<V>, V::min_cc, gemm_flags<V>() | Extra, summary,
+          gemm_composition_names<V>()};
 }
 // Clustered variants: the cluster_shape axis picks V<2, 1> or V<1, 2>.
 template <template <int, int> class V, unsigned Extra = 0>
 constexpr sb_variant gemm_row_clusters(const char *name, const char *summary) {
-  return {name, gemm_launch_multicast<V>, gemm_pick_multicast<V>, 90, gemm_flags<V<2, 1>>() | Extra, summary};
+  return {name,    gemm_launch_multicast<V>, gemm_pick_multicast<V>, V<2, 1>::min_cc, gemm_flags<V<2, 1>>() | Extra,
+          summary, gemm_composition_names<V<2, 1>>()};
 }
 
 // cublas first: at every shape its row is measured before the others, which

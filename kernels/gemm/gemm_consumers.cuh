@@ -85,17 +85,30 @@ struct GemmWarpMma {
   }
 
   // Fragment (i, j): rows g and g + 8 of m16 tile i, columns 2q, 2q + 1 of
-  // n8 tile j (g = lane / 4, q = lane % 4).
+  // n8 tile j (g = lane / 4, q = lane % 4). An edge tile (gemm_whole_tile:
+  // known once per tile) stores only the pairs inside C: N is a multiple
+  // of 4 (the shape rule), so a pair at an even column is all in or all out.
   __device__ __forceinline__ void store(const GemmParams &p, int m0, int n0) const {
+    if (gemm_whole_tile<T>(p, m0, n0))
+      store_pairs<false>(p, m0, n0);
+    else
+      store_pairs<true>(p, m0, n0);
+  }
+  template <bool Edge>
+  __device__ __forceinline__ void store_pairs(const GemmParams &p, int m0, int n0) const {
     const int g = lane >> 2, q = lane & 3;
+    // Edge: rows left below this thread's first row, columns right of its first column.
+    const int rows_left = p.m - (m0 + wm * 64 + g), cols_left = p.n - (n0 + wn * 64 + 2 * q);
 #pragma unroll
     for (int i = 0; i < 4; ++i)
 #pragma unroll
       for (int j = 0; j < 8; ++j) {
         const int row = m0 + wm * 64 + i * 16 + g, col = n0 + wn * 64 + j * 8 + 2 * q;
         float *c = p.c + (size_t)row * p.n + col;
-        *reinterpret_cast<float2 *>(c) = make_float2(acc[i][j][0], acc[i][j][1]);
-        *reinterpret_cast<float2 *>(c + (size_t)8 * p.n) = make_float2(acc[i][j][2], acc[i][j][3]);
+        if (!Edge || (i * 16 < rows_left && j * 8 < cols_left))
+          *reinterpret_cast<float2 *>(c) = make_float2(acc[i][j][0], acc[i][j][1]);
+        if (!Edge || (i * 16 + 8 < rows_left && j * 8 < cols_left))
+          *reinterpret_cast<float2 *>(c + (size_t)8 * p.n) = make_float2(acc[i][j][2], acc[i][j][3]);
       }
   }
 };
@@ -278,11 +291,26 @@ struct GemmWarpgroupMma {
   // compiler cannot tell the addresses apart), so a pair at a time put the
   // whole read-add-write (32 pairs a thread at 128x128) on one chain of L2
   // round trips, whose length then followed where C's lines lie (issue 36).
+  // An edge tile (gemm_whole_tile, once per tile) reads and writes only the
+  // pairs inside C (a pair at an even column is all in or all out: N is a
+  // multiple of 4); a whole tile takes no predicate.
   static constexpr int ADD_CHUNK = 4;
   static_assert((T::BN / 8) % ADD_CHUNK == 0, "whole chunks of column groups");
   template <bool Add = false>
   __device__ __forceinline__ void store(const GemmParams &p, int m0, int n0) const {
+    if (gemm_whole_tile<T>(p, m0, n0))
+      store_pairs<Add, false>(p, m0, n0);
+    else
+      store_pairs<Add, true>(p, m0, n0);
+  }
+  // The edge form's bounds: this thread's rows left below its first row
+  // and columns left right of its first column, each test then one compare
+  // with an immediate (the fragment's offset).
+  template <bool Add, bool Edge>
+  __device__ __forceinline__ void store_pairs(const GemmParams &p, int m0, int n0) const {
     const int t = threadIdx.x & 127, w = t >> 5, g = (t & 31) >> 2, q = t & 3;
+    const int rows_left = p.m - (m0 + wg * MSUB * 64 + w * 16 + g), cols_left = p.n - (n0 + 2 * q);
+    const auto in = [&](int dr, int dc) { return !Edge || (dr < rows_left && dc < cols_left); };
     if constexpr (!Add) {
 #pragma unroll
       for (int s = 0; s < MSUB; ++s)
@@ -293,8 +321,8 @@ struct GemmWarpgroupMma {
           float2 *c1 = reinterpret_cast<float2 *>(p.c + (size_t)(row + 8) * p.n + col);
           float2 v0 = make_float2(acc[s][4 * j], acc[s][4 * j + 1]);
           float2 v1 = make_float2(acc[s][4 * j + 2], acc[s][4 * j + 3]);
-          *c0 = v0;
-          *c1 = v1;
+          if (in(s * 64, j * 8)) *c0 = v0;
+          if (in(s * 64 + 8, j * 8)) *c1 = v1;
         }
     } else {
 #pragma unroll
@@ -306,16 +334,21 @@ struct GemmWarpgroupMma {
 #pragma unroll
           for (int j = 0; j < ADD_CHUNK; ++j) {
             const int col = n0 + (j0 + j) * 8 + 2 * q;
-            old[j][0] = __ldcg(reinterpret_cast<const float2 *>(p.c + (size_t)row * p.n + col));
-            old[j][1] = __ldcg(reinterpret_cast<const float2 *>(p.c + (size_t)(row + 8) * p.n + col));
+            old[j][0] = old[j][1] = make_float2(0.f, 0.f);
+            if (in(s * 64, (j0 + j) * 8))
+              old[j][0] = __ldcg(reinterpret_cast<const float2 *>(p.c + (size_t)row * p.n + col));
+            if (in(s * 64 + 8, (j0 + j) * 8))
+              old[j][1] = __ldcg(reinterpret_cast<const float2 *>(p.c + (size_t)(row + 8) * p.n + col));
           }
 #pragma unroll
           for (int j = 0; j < ADD_CHUNK; ++j) {
             const int col = n0 + (j0 + j) * 8 + 2 * q, a = 4 * (j0 + j);
-            *reinterpret_cast<float2 *>(p.c + (size_t)row * p.n + col) =
-                make_float2(acc[s][a] + old[j][0].x, acc[s][a + 1] + old[j][0].y);
-            *reinterpret_cast<float2 *>(p.c + (size_t)(row + 8) * p.n + col) =
-                make_float2(acc[s][a + 2] + old[j][1].x, acc[s][a + 3] + old[j][1].y);
+            if (in(s * 64, (j0 + j) * 8))
+              *reinterpret_cast<float2 *>(p.c + (size_t)row * p.n + col) =
+                  make_float2(acc[s][a] + old[j][0].x, acc[s][a + 1] + old[j][0].y);
+            if (in(s * 64 + 8, (j0 + j) * 8))
+              *reinterpret_cast<float2 *>(p.c + (size_t)(row + 8) * p.n + col) =
+                  make_float2(acc[s][a + 2] + old[j][1].x, acc[s][a + 3] + old[j][1].y);
           }
         }
     }
@@ -414,13 +447,18 @@ struct GemmWarpgroupMma {
                      : "memory");
   }
   // Float4 f of a saved partial (summed), stored at its place in C: the
-  // tile at (m0, n0).
+  // tile at (m0, n0); of an edge tile, the pairs inside C only (the
+  // partials are whole tiles, their rows and columns past C zeros).
   __device__ __forceinline__ static void store_saved(const GemmParams &p, int m0, int n0, int f, float4 v) {
     int r, col;
     saved_coord(f, &r, &col);
-    float *c0 = p.c + (size_t)(m0 + r) * p.n + n0 + col;
-    *reinterpret_cast<float2 *>(c0) = make_float2(v.x, v.y);
-    *reinterpret_cast<float2 *>(c0 + 8 * (size_t)p.n) = make_float2(v.z, v.w);
+    const int row = m0 + r;
+    col += n0;
+    float *c0 = p.c + (size_t)row * p.n + col;
+    if (col < p.n) {
+      if (row < p.m) *reinterpret_cast<float2 *>(c0) = make_float2(v.x, v.y);
+      if (row + 8 < p.m) *reinterpret_cast<float2 *>(c0 + 8 * (size_t)p.n) = make_float2(v.z, v.w);
+    }
   }
   __device__ __forceinline__ void add_from(const float *ws) {
     const float4 *w4 = reinterpret_cast<const float4 *>(ws) + threadIdx.x;

@@ -1,6 +1,6 @@
 // GEMM family, the fix-ups: where several blocks share an output tile,
 // how their partial tiles are combined across blocks (the epilogues the
-// split variants hand gemm_ws_tma, gemm_mainloop.cuh): serial split-K in
+// split variants hand gemm_ws_body, gemm_mainloop.cuh): serial split-K in
 // order behind a per-tile semaphore, parallel through a workspace and an
 // arrival counter, on a cooperative grid (every slice sums a piece), in
 // clusters (distributed shared memory), stream-K's finisher and
@@ -10,6 +10,7 @@
 #define SB_KERNELS_GEMM_FIXUPS_CUH
 
 #include "gemm_consumers.cuh"  // GemmWarpgroupMma: the partials' layout (save, saved_coord)
+#include "gemm_mainloop.cuh"   // GemmUnit, GemmEpiBase: what an epilogue takes
 #include "gemm_schedulers.cuh"     // the launch numbering, the slices, stream-K's units
 #include "../common/mbarrier.cuh"  // sb_wd_poll_failed: the bounded twin's watchdog
 #include "../common/pdl.cuh"       // the separate reduction kernel is a PDL secondary
@@ -68,11 +69,12 @@ __device__ __forceinline__ void gemm_sem_wait(const unsigned *sem, unsigned want
 // bug of the broken build, which never releases: the next slice's wait is
 // caught by the watchdog.
 template <class T, bool Bounded, bool Release = true>
-struct GemmSerialEpi {
+struct GemmSerialEpi : GemmEpiBase {
   int slice;
   int tile;  // gemm_slice_ticket's (blockIdx.x % tiles)
   template <class Math>
-  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, const GemmUnit &u) const {
+    const int m0 = u.m0, n0 = u.n0;
     unsigned *sem = p.sem + gemm_flag(tile);
     const unsigned mine = sb_epoch_begin(p.epoch, (unsigned)p.splits) + (unsigned)slice;
     if (threadIdx.x == 0) gemm_sem_wait<Bounded>(sem, mine);
@@ -98,12 +100,13 @@ struct GemmSerialEpi {
 // epoch x splits - 1: the launch numbering) reduces the other slices'
 // partials into its registers, then stores C. No block ever waits.
 template <class T>
-struct GemmParallelEpi {
+struct GemmParallelEpi : GemmEpiBase {
   int slice;
   template <class Math>
-  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, const GemmUnit &u) const {
+    const int m0 = u.m0, n0 = u.n0;
     __shared__ int last;
-    const int tiles = (p.m / T::BM) * (p.n / T::BN), tile = blockIdx.x % tiles;
+    const int tiles = gemm_tile_count<T>(p), tile = blockIdx.x % tiles;
     constexpr size_t TILE_ELEMS = (size_t)T::BM * T::BN;
     math.save(p.ws + ((size_t)slice * tiles + tile) * TILE_ELEMS);
     gemm_consumer_sync<T>();  // every thread's partial is written
@@ -123,11 +126,11 @@ struct GemmParallelEpi {
 // Separate reduction (splitk_reduce): every slice saves its fp32 partial at
 // [slice][tile] and is done; gemm_reduce_partials sums them in a second kernel.
 template <class T>
-struct GemmSaveEpi {
+struct GemmSaveEpi : GemmEpiBase {
   int slice;
   template <class Math>
-  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int, int) const {
-    const int tiles = (p.m / T::BM) * (p.n / T::BN);
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, const GemmUnit &) const {
+    const int tiles = gemm_tile_count<T>(p);
     math.save(p.ws + ((size_t)slice * tiles + blockIdx.x % tiles) * ((size_t)T::BM * T::BN));
   }
 };
@@ -154,11 +157,12 @@ struct GemmSaveEpi {
 // Arrive = false: the broken build's planted bug (the last slice never
 // counts itself in: every slice of the tile waits forever -> `deadlock`).
 template <class T, bool Bounded, bool Arrive = true>
-struct GemmCoopEpi {
+struct GemmCoopEpi : GemmEpiBase {
   int slice, tile;
   template <class Math>
-  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
-    const int tiles = (p.m / T::BM) * (p.n / T::BN);
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, const GemmUnit &u) const {
+    const int m0 = u.m0, n0 = u.n0;
+    const int tiles = gemm_tile_count<T>(p);
     const float4 *first = reinterpret_cast<const float4 *>(p.ws) + (size_t)tile * Math::TILE_V4;
     math.save(p.ws + ((size_t)slice * tiles + tile) * ((size_t)T::BM * T::BN));
     gemm_consumer_sync<T>();  // every thread's partial is written
@@ -209,14 +213,14 @@ struct GemmCoopEpi {
 //     G to arrive sums the G pieces (group order: a deterministic sum),
 //     stores C and sets the counter back to 0 for the next launch (every
 //     arrival of this launch is in; the stream orders the next launch after
-//     this one). The query zeroes the counters once (gemm_split_setup): no
+//     this one). The query zeroes the counters once (GemmScheduleHost's setup): no
 //     memset in the timed launch.
 // No block waits on another cluster: nothing rests on dispatch order, and
 // the C CTAs of a cluster are co-scheduled by the hardware.
 // Reset = false: the broken build's planted bug (counters never set back:
 // from the second launch on no group sees itself last, and C is not written).
 template <class T, bool Reset = true>
-struct GemmClusterEpi {
+struct GemmClusterEpi : GemmEpiBase {
   uint32_t smem;  // the stages: this CTA's partial goes there
   int tile, group, groups;
 
@@ -257,7 +261,8 @@ struct GemmClusterEpi {
   }
 
   template <class Math>
-  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, const GemmUnit &u) const {
+    const int m0 = u.m0, n0 = u.n0;
 #if __CUDA_ARCH__ >= 900
     const int ctas = (int)sb_cluster_size(), rank = (int)sb_cluster_rank();
     const int per = Math::TILE_V4 / ctas, f0 = rank * per + (int)threadIdx.x;
@@ -304,10 +309,13 @@ template <class T, bool Bounded, class Math>
 __device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math, int m0, int n0, int tile,
                                                  int k0, int k1, int kts, int sk_iters, int sk_grid, int b) {
   constexpr size_t TILE_ELEMS = (size_t)T::BM * T::BN;
+  // One store of C at the end, for a whole tile and a finisher both: the
+  // store (a whole tile's and an edge tile's forms, gemm_consumers.cuh) is
+  // compiled once, not once per path (at 128x256 twice spilled).
   if (k0 == 0 && k1 == kts) {  // a whole tile: no fix-up
-    math.store(p, m0, n0);
   } else if (p.sk_reduce) {  // separate reduction: save the partial; the reduce kernel sums it
     math.save(p.ws + (size_t)sb_gemm_sk_slot(b, k0 > 0) * TILE_ELEMS);
+    return;
   } else if (k1 != kts) {  // contributor (the block's first unit): publish the partial, release my flag
     math.save(p.ws + (size_t)b * TILE_ELEMS);
     gemm_consumer_sync<T>();
@@ -319,6 +327,7 @@ __device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math
 #endif
       gemm_st_release_gpu(p.sem + gemm_flag(b), p.epoch);
     }
+    return;
   } else {  // finisher: wait for every earlier contributor, add their partials, store
     // Contributors: the non-empty blocks in [c_lo, b); c_lo is the last block
     // whose range starts at or before the tile's start (block 0 starts at 0,
@@ -334,9 +343,22 @@ __device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math
     for (int c = c_lo; c < b; ++c)
       if (sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) != sb_gemm_sk_begin(sk_iters, sk_grid, c))
         math.add_from(p.ws + (size_t)c * TILE_ELEMS);
-    math.store(p, m0, n0);
   }
+  math.store(p, m0, n0);
 }
+
+// Stream-K's epilogue (gemm_sk_epilogue: a whole tile stored, a partial
+// saved for the separate reduction, a contributor's partial published, a
+// finisher's fix-up): the schedule's numbers, set when the block's
+// schedule is made (GemmStreamK::run).
+template <class T, bool Bounded>
+struct GemmStreamKEpi : GemmEpiBase {
+  int kts, sk_iters, sk_grid, b;
+  template <class Math>
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, const GemmUnit &u) const {
+    gemm_sk_epilogue<T, Bounded>(p, math, u.m0, u.n0, u.tile, u.k0, u.k1, kts, sk_iters, sk_grid, b);
+  }
+};
 
 // ---- the separate reduction: a second kernel sums the partial tiles ----
 // Its block size (SB_GEMM_REDUCE_THREADS: gemm_schedule_math.h, whose
@@ -377,7 +399,7 @@ __device__ __forceinline__ void gemm_reduce_partials(const GemmParams &p) {
   const int tile = Grouped ? blockIdx.x / chunks : blockIdx.x / CHUNKS,
             f = Grouped ? (blockIdx.x % chunks) * per + threadIdx.x % per
                         : (blockIdx.x % CHUNKS) * SB_GEMM_REDUCE_THREADS + threadIdx.x;
-  const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK;
+  const int tiles = gemm_tile_count<T>(p), kts = gemm_k_tiles<T>(p);
   sb_pdl_wait();  // the GEMM grid is complete and its partials visible
   const long long t0 = clock64();  // after the wait: the profile counts the sum, not the GEMM it waited for
   const float4 *ws = reinterpret_cast<const float4 *>(p.ws) + f;

@@ -1,10 +1,13 @@
 // GEMM family, the mainloop: how a stage of the K loop is filled and
 // handed over. The cp.async stage copy (every thread or one producer warp),
-// the TMA box copy, the warp-specialized ring's consumer loop, the elected
-// TMA producer, and gemm_ws_tma: the whole warp-specialized TMA body (ring,
-// producer, consumers, epilogue) that ws_tma and the split-K variants run.
-// What the consumers compute: gemm_consumers.cuh; which tile and K range a
-// block takes, and the fix-ups: gemm_schedulers.cuh.
+// the TMA box copy, the warp-specialized ring's consumer loop, the
+// producers (a cp.async warp, an elected TMA thread, TMA multicast), and
+// gemm_ws_body: the one warp-specialized body (ring, producer, consumers,
+// epilogue) that every warp-specialized variant runs but ping-pong, with
+// its mainloop, consumer, schedule and epilogue as parameters. What the
+// consumers compute: gemm_consumers.cuh; which tiles and K ranges a block
+// takes (the schedules' units), and the fix-ups: gemm_schedulers.cuh,
+// gemm_fixups.cuh.
 #ifndef SB_KERNELS_GEMM_MAINLOOP_CUH
 #define SB_KERNELS_GEMM_MAINLOOP_CUH
 
@@ -22,25 +25,48 @@
 // read one 128-B row segment. The source pointer steps by NT / 8 rows, so
 // the compiler keeps one pointer per operand, not one per copy (a 32-lane
 // producer issues 32 + 64 copies per stage).
-template <int NT, int ROWS>
+// Edge (a tile that crosses C's last row or column, or a K that is not a
+// whole number of k-tiles): a chunk of a row from `rows` on (past M or N)
+// or from column K on is zero-filled, not read (cp.async's src-size 0,
+// from the block's first row, a valid address); K is a multiple of 8 (the
+// shape rule), so a 16-B chunk is all in or all out. Zeros add nothing to
+// the products, so the consumers read a partial stage as a whole one.
+template <int NT, int ROWS, bool Edge = false>
 __device__ __forceinline__ void gemm_load_rows(uint32_t dst, const uint16_t *src_blk, int K, int k0,
-                                               int t) {
+                                               int t, int rows = ROWS) {
   static_assert((ROWS * 8) % NT == 0, "whole chunks per thread");
   const int c = t & 7;
   const uint16_t *src = src_blk + (size_t)(t >> 3) * K + k0 + c * 8;
   const size_t step = (size_t)(NT / 8) * K;
 #pragma unroll 8
   for (int it = 0; it < ROWS * 8 / NT; ++it) {
-    sb_cp_async16(dst + gemm_swz(it * (NT / 8) + (t >> 3), c), src);
+    const int row = it * (NT / 8) + (t >> 3);
+    if constexpr (Edge) {
+      const bool in = row < rows && k0 + c * 8 < K;
+      sb_cp_async16_zfill(dst + gemm_swz(row, c), in ? src : src_blk, in ? 16u : 0u);
+    } else {
+      sb_cp_async16(dst + gemm_swz(row, c), src);
+    }
     src += step;
   }
 }
 
+// The stage copy of the block's tile (m0, n0): the whole-tile copy, or the
+// edge copy, chosen once per tile (gemm_edge_tile) by a uniform branch.
+template <class T>
+__device__ __forceinline__ bool gemm_edge_tile(const GemmParams &p, int m0, int n0) {
+  return !gemm_whole_tile<T>(p, m0, n0) || p.k % T::BK != 0;
+}
 template <class T, int NT>
-__device__ __forceinline__ void gemm_load_stage(uint32_t stage, const uint16_t *a_blk,
-                                                const uint16_t *b_blk, int K, int k0, int t) {
-  gemm_load_rows<NT, T::BM>(stage, a_blk, K, k0, t);
-  gemm_load_rows<NT, T::BN>(stage + T::A_BYTES, b_blk, K, k0, t);
+__device__ __forceinline__ void gemm_load_stage(uint32_t stage, const uint16_t *a_blk, const uint16_t *b_blk,
+                                                const GemmParams &p, bool edge, int m0, int n0, int k0, int t) {
+  if (!edge) {
+    gemm_load_rows<NT, T::BM>(stage, a_blk, p.k, k0, t);
+    gemm_load_rows<NT, T::BN>(stage + T::A_BYTES, b_blk, p.k, k0, t);
+  } else {
+    gemm_load_rows<NT, T::BM, true>(stage, a_blk, p.k, k0, t, p.m - m0);
+    gemm_load_rows<NT, T::BN, true>(stage + T::A_BYTES, b_blk, p.k, k0, t, p.n - n0);
+  }
 }
 
 // ---- TMA (sm_90): one 2D box per operand ----
@@ -180,17 +206,6 @@ __device__ __forceinline__ void gemm_ring_skip(sb_ring_state &st, int n) {
   st.index = i % S;
 }
 
-// The consumer side, shared by the ws variants: wait full, compute, release.
-template <class T, int S, bool Bounded, bool FenceReads = false, class Math>
-__device__ __forceinline__ void gemm_ws_consume(const sb_ring<S, Bounded> &ring, Math &math,
-                                                uint32_t smem, int tiles) {
-  ring.grant_credits();  // every stage starts empty: one credit each
-  sb_ring_state st;
-  sb_ring_state last;
-  gemm_consume_mma<T, S, Bounded, FenceReads>(ring, st, last, math, smem, tiles);
-  gemm_consume_tail<T, S, Bounded>(ring, last, math, tiles);
-}
-
 // The TMA producer: one elected thread; per stage one arrive.expect_tx of
 // both tiles' bytes, then the two boxes, which complete_tx on `full`.
 template <class T, int S, bool Bounded>
@@ -206,51 +221,171 @@ __device__ __forceinline__ void gemm_tma_produce_range(const GemmParams &p, cons
     st.template advance<S>();
   }
 }
-template <class T, int S, bool Bounded>
-__device__ __forceinline__ void gemm_tma_produce(const GemmParams &p, const sb_ring<S, Bounded> &ring,
-                                                 uint32_t smem, int m0, int n0, int kt0, int kt1) {
-  sb_ring_state st;
-  gemm_tma_produce_range<T, S, Bounded>(p, ring, st, smem, m0, n0, kt0, kt1);
-  ring.producer_tail(st);
-}
-
-// The TMA variants' body: the ring, the elected producer, the consumers
-// with their Math (mma.sync warps or wgmma warpgroups), over k-tiles
-// [kt0, kt1) (the whole K loop but for the split variants); then Epi, the
-// consumers' epilogue (the producer warp has returned by then).
-struct GemmStoreEpi {
-  template <class Math>
-  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, int m0, int n0) const {
-    math.store(p, m0, n0);
+// ---- the work unit: what the schedule hands the producer and the consumers ----
+// A tile's origin (m0, n0), its k-tiles [k0, k1), the tile's index in the
+// grouped order (the fix-ups' workspace and counters), and this CTA's rank
+// in its cluster (multicast).
+struct GemmUnit {
+  int m0, n0, k0, k1, tile;
+  uint32_t rank;
+};
+// The block's one unit, found before the body: a block per tile (blockIdx.x)
+// or a split-K slice of one (blockIdx.x or a ticket).
+struct GemmOneUnit {
+  static constexpr bool walks = false;  // one unit: the accumulators start at zero
+  GemmUnit u;
+  template <class F>
+  __device__ __forceinline__ void each(F &&f) const {
+    f(u);
   }
 };
-template <class T, int S, bool Bounded, class Math, class Epi = GemmStoreEpi>
-__device__ __forceinline__ void gemm_ws_tma(const GemmParams &p, uint32_t smem, int m0, int n0,
-                                            int kt0 = 0, int kt1 = -1, const Epi &epi = Epi{}) {
-  __shared__ GemmRingBars<T, S> bars;
-  // full: the producer's one arrive.expect_tx (+ the copies' bytes); empty: every consumer thread.
-  if (threadIdx.x == 0) sb_ring<S, Bounded>::init(bars.full, bars.empty, 1, T::WARPS * 32);
-  __syncthreads();  // the inits are visible; no block barrier after this
-  const sb_ring<S, Bounded> ring(bars.full, bars.empty);
-  const int warp = threadIdx.x >> 5;
-  if (kt1 < 0) kt1 = p.k / T::BK;
-  if (warp == T::WARPS) {
-    if (threadIdx.x == T::WARPS * 32) gemm_tma_produce<T, S, Bounded>(p, ring, smem, m0, n0, kt0, kt1);
-    return;
+
+// ---- the producers: the mainloop part's device side ----
+// produce(p, ring, st, smem, u) fills unit u's stages [u.k0, u.k1) from
+// ring state st on (the state runs on across units; the body ends with
+// producer_tail). FULL_ARRIVALS: what completes a `full` phase; elected:
+// one thread of the producer warp produces (else its 32 lanes); Ring: the
+// stage ring the mainloop fills.
+
+// cp.async (ws_mbarrier): the producer warp's 32 lanes copy a stage and
+// arrive.noinc on `full` once their copies land: 32 arrivals a phase.
+struct GemmProduceCpAsync {
+  static constexpr int FULL_ARRIVALS = 32;
+  static constexpr bool elected = false;
+  template <int S, bool Bounded>
+  using Ring = sb_ring<S, Bounded>;
+  template <class T, int S, bool Bounded, class R>
+  __device__ __forceinline__ static void produce(const GemmParams &p, const R &ring, sb_ring_state &st,
+                                                 uint32_t smem, const GemmUnit &u) {
+    const uint16_t *a_blk = p.a + (size_t)u.m0 * p.k, *b_blk = p.b + (size_t)u.n0 * p.k;
+    const bool edge = gemm_edge_tile<T>(p, u.m0, u.n0);  // a partial tile: the predicated copy (once per tile)
+    for (int kt = u.k0; kt < u.k1; ++kt) {
+      ring.acquire(st);  // the consumers released this stage
+      gemm_load_stage<T, 32>(smem + st.index * T::STAGE_BYTES, a_blk, b_blk, p, edge, u.m0, u.n0, kt * T::BK,
+                             threadIdx.x & 31);
+      // One arrival per lane once its copies land: 32 complete the phase.
+      sb_cp_async_arrive_noinc(ring.full_bar(st.index));
+      st.template advance<S>();
+    }
   }
-  // TMA writes the stages; ldmatrix (generic proxy) reads are released with
-  // the proxy fence, wgmma (async proxy) reads without (docs/pipeline.md,
-  // "Proxy fences").
-  Math math(warp);
-  gemm_ws_consume<T, S, Bounded, GemmGenericReads<Math>::value>(ring, math, smem, kt1 - kt0);
-  const long long t0 = Bounded ? clock64() : 0;
-  epi(p, math, m0, n0);
-  gemm_prof_add<Bounded>(p, 0, t0);
+};
+
+// TMA: one elected thread; per stage one arrive.expect_tx of both tiles'
+// bytes (gemm_tma_produce_range), then the two boxes, which complete_tx on `full`.
+struct GemmProduceTma {
+  static constexpr int FULL_ARRIVALS = 1;
+  static constexpr bool elected = true;
+  template <int S, bool Bounded>
+  using Ring = sb_ring<S, Bounded>;
+  template <class T, int S, bool Bounded, class R>
+  __device__ __forceinline__ static void produce(const GemmParams &p, const R &ring, sb_ring_state &st,
+                                                 uint32_t smem, const GemmUnit &u) {
+    gemm_tma_produce_range<T, S, Bounded>(p, ring, st, smem, u.m0, u.n0, u.k0, u.k1);
+  }
+};
+
+// ---- the warp-specialized body: one for every mainloop, consumer and schedule ----
+//
+// V: the composition (gemm_compose.cuh): its mainloop's producer (Load:
+// a cp.async warp, one elected thread's TMA boxes, multicast or not) and
+// its consumer's Math (mma.sync warps, wgmma warpgroups). The block's
+// work comes in units from the schedule (make_sched(), built by every
+// thread after the barrier: its each() walks one unit, a cluster tile, a
+// persistent walk or stream-K's pieces); the producer fills the ring with
+// each unit's stages and the consumers take them in the same order, then
+// hand each unit's accumulators to the epilogue (epi: stores, TMA stores,
+// a split-K or stream-K fix-up; epi.finish() after the last unit).
+// The synchronization:
+//  - thread 0 inits the ring (full: the producer's arrivals,
+//    Load::FULL_ARRIVALS, + the copies' bytes; empty: every consumer
+//    thread, or with clusters each consumer warp of both CTAs) and claims
+//    what the schedule takes under the barrier that publishes the init
+//    (claim(): stream-K's ticket); then the block barrier, or with
+//    clusters a cluster barrier before any remote arrive or multicast;
+//  - the producer acquires `empty` (WAR: the consumers are done with the
+//    stage) and commits the stage on `full`; the consumers wait `full`
+//    (RAW), compute and release `empty` (gemm_consume_mma: one wgmma batch
+//    in flight, the previous stage released); the ring's state (index,
+//    parity) runs on across units, never re-initialized;
+//  - with clusters, every thread of both CTAs (the producer warp's too)
+//    meets at a cluster barrier before exit: no CTA leaves while its peer
+//    may still arrive on its barriers or multicast into its shared memory.
+// Ring: the mainloop's, or the broken build's (a release that skips the
+// peer). The bounded twin's epilogue profile: the TMA mainloops'.
+template <class V, class T, int S, bool Bounded, class Ring = typename V::Mainloop::template Ring<S, Bounded>,
+          class Claim, class MakeSched, class Epi>
+__device__ __forceinline__ void gemm_ws_body(const GemmParams &p, uint32_t smem, const Claim &claim,
+                                             const MakeSched &make_sched, Epi &epi) {
+  using Load = typename V::Mainloop;
+  using Math = typename V::Consumer::template Math<T>;
+  constexpr bool clustered = Load::cluster_m * Load::cluster_n > 1;
+  __shared__ GemmRingBars<T, S> bars;
+  if (threadIdx.x == 0) {
+    Ring::init(bars.full, bars.empty, Load::FULL_ARRIVALS, clustered ? T::WARPS * 2 : T::WARPS * 32);
+    claim();
+  }
+  if constexpr (clustered)
+    sb_cluster_sync();  // both CTAs' inits visible cluster-wide (and block-wide) before any remote use
+  else
+    __syncthreads();  // the inits (and the claim) are visible; no block barrier after this
+  const Ring ring(bars.full, bars.empty);
+  const auto sched = make_sched();
+  const int warp = threadIdx.x >> 5;
+  sb_ring_state st;
+  if (warp == T::WARPS) {  // the producer warp
+    if (!Load::elected || threadIdx.x == T::WARPS * 32) {
+      sched.each([&](const GemmUnit &u) { Load::template produce<T, S, Bounded>(p, ring, st, smem, u); });
+      ring.producer_tail(st);  // every stage I filled was released (clusters: by both CTAs)
+    }
+    if constexpr (!clustered) return;
+    __syncwarp();  // all 32 lanes stay for the exit barrier
+  } else {
+    // TMA writes the stages; ldmatrix (generic proxy) reads are released
+    // with the proxy fence; wgmma (async proxy) reads, and reads of
+    // cp.async's (generic) writes, without (docs/pipeline.md, "Proxy fences").
+    constexpr bool fence_reads = Load::tma && GemmGenericReads<Math>::value;
+    Math math(warp);
+    ring.grant_credits();  // every stage starts empty: one credit each
+    sched.each([&](const GemmUnit &u) {
+      if constexpr (decltype(sched)::walks) math.zero();
+      sb_ring_state last;
+      gemm_consume_mma<T, S, Bounded, fence_reads>(ring, st, last, math, smem, u.k1 - u.k0);
+      gemm_consume_tail<T, S, Bounded>(ring, last, math, u.k1 - u.k0);
+      const long long t0 = Bounded && Load::tma ? clock64() : 0;
+      epi(p, math, u);
+      if constexpr (Load::tma) gemm_prof_add<Bounded>(p, 0, t0);
+    });
+    epi.finish(math);
+  }
+  if constexpr (clustered) sb_cluster_sync();  // every thread of both CTAs, before exit
 }
+
+// The body over one tile's k-tiles [kt0, kt1) (a block per tile, or a
+// split-K slice), its origin found before it.
+template <class V, class T, int S, bool Bounded, class Epi>
+__device__ __forceinline__ void gemm_ws_tile(const GemmParams &p, uint32_t smem, int m0, int n0, int kt0, int kt1,
+                                             int tile, Epi &&epi) {
+  gemm_ws_body<V, T, S, Bounded>(
+      p, smem, [] {}, [&] { return GemmOneUnit{{m0, n0, kt0, kt1, tile, 0u}}; }, epi);
+}
+
+// ---- epilogues ----
+// epi(p, math, u): unit u's accumulators to C (or to a fix-up); finish():
+// after the last unit.
+struct GemmEpiBase {
+  template <class Math>
+  __device__ __forceinline__ void finish(Math &) const {}
+};
+struct GemmStoreEpi : GemmEpiBase {
+  template <class Math>
+  __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, const GemmUnit &u) const {
+    math.store(p, u.m0, u.n0);
+  }
+};
 
 // ---- ws_tma_wgmma_multicast: a cluster of 2 shares one operand ----
 //
-// ws_tma_wgmma (gemm_ws_tma with wgmma warpgroups) in clusters of 2 CTAs on
+// ws_tma_wgmma (gemm_ws_body with wgmma warpgroups) in clusters of 2 CTAs on
 // adjacent tiles (gemm_cluster_tile): 2x1 (CM = 2) share the B tile, 1x2
 // (CN = 2) the A tile. Per stage each CTA's producer loads its own unshared
 // box (the launcher's map: BM or BN rows) and HALF of the shared box (the
@@ -270,7 +405,8 @@ __device__ __forceinline__ void gemm_ws_tma(const GemmParams &p, uint32_t smem, 
 //  - a cluster barrier before exit, by every thread of both CTAs (the
 //    producer warp too): no CTA leaves while its peer may still arrive on
 //    its barriers or multicast into its shared memory.
-// The body: GemmWsTmaWgmmaMulticastT (kernels/gemm/gemm.cu). Ring: sb_cluster_ring,
+// The body: gemm_ws_body with GemmProduceTmaMulticast (below), run by
+// GemmWsTmaWgmmaMulticastT (kernels/gemm/gemm.cu). Ring: sb_cluster_ring,
 // or the broken build's ring without the remote arrive.
 template <class T, int CM, int CN>
 struct GemmMulticastBoxes {
@@ -310,5 +446,21 @@ __device__ __forceinline__ void gemm_tma_produce_multicast(const GemmParams &p, 
     st.template advance<S>();
   }
 }
+
+// Multicast (clusters of CM x CN = 2 CTAs): one elected thread per CTA,
+// its own box and half of the shared one to both (gemm_tma_produce_multicast);
+// the ring releases each stage on both CTAs' `empty`.
+template <int CM, int CN>
+struct GemmProduceTmaMulticast {
+  static constexpr int FULL_ARRIVALS = 1;
+  static constexpr bool elected = true;
+  template <int S, bool Bounded>
+  using Ring = sb_cluster_ring<S, Bounded, 2>;
+  template <class T, int S, bool Bounded, class R>
+  __device__ __forceinline__ static void produce(const GemmParams &p, const R &ring, sb_ring_state &st,
+                                                 uint32_t smem, const GemmUnit &u) {
+    gemm_tma_produce_multicast<T, S, Bounded, CM, CN>(p, ring, st, smem, u.m0, u.n0, u.rank, u.k1 - u.k0);
+  }
+};
 
 #endif  // SB_KERNELS_GEMM_MAINLOOP_CUH

@@ -69,6 +69,31 @@ struct GemmTile {
                 "64 x 64 warp tiles, or wgmma columns in whole 32-column pieces (the TMA-store epilogue's)");
   static_assert(A_BYTES % 1024 == 0, "B tile and next stage stay 1024-B aligned");
 };
+// Any shape (gemm_schedule_math.h, sb_gemm_cdiv): ceil(M / BM) x ceil(N /
+// BN) output tiles and ceil(K / BK) k-tiles, the last of each partial where
+// the shape is not a whole number of them. An edge tile (one that crosses
+// C's last row or column) is known once per tile: its direct stores take
+// predicates, a whole tile's stores none (gemm_whole_tile).
+template <class T>
+__host__ __device__ __forceinline__ int gemm_tiles_m(const GemmParams &p) {
+  return sb_gemm_cdiv(p.m, T::BM);
+}
+template <class T>
+__host__ __device__ __forceinline__ int gemm_tiles_n(const GemmParams &p) {
+  return sb_gemm_cdiv(p.n, T::BN);
+}
+template <class T>
+__host__ __device__ __forceinline__ int gemm_tile_count(const GemmParams &p) {
+  return gemm_tiles_m<T>(p) * gemm_tiles_n<T>(p);
+}
+template <class T>
+__host__ __device__ __forceinline__ int gemm_k_tiles(const GemmParams &p) {
+  return sb_gemm_cdiv(p.k, T::BK);
+}
+template <class T>
+__device__ __forceinline__ bool gemm_whole_tile(const GemmParams &p, int m0, int n0) {
+  return m0 + T::BM <= p.m && n0 + T::BN <= p.n;
+}
 using Tile128x128 = GemmTile<128, 128>;  // tile axis 0
 using Tile128x256 = GemmTile<128, 256>;  // tile axis 1
 using Tile64x128 = GemmTile<64, 128>;    // tile axis 2 (wgmma variants only)

@@ -2,17 +2,22 @@
  * rules and tests) and the kernels (gemm_schedulers.cuh, gemm_fixups.cuh)
  * share: the split-K slices, the splits=auto cost model and its count,
  * the cluster split, and stream-K's shares of the k-tiles. C and C++.
- * The tile shapes it reads: gemm_tiles.h (which includes this file). */
+ * It reads no tile shape: gemm_tiles.h (the tiles) includes it, not the
+ * other way round. */
 #ifndef SB_GEMM_SCHEDULE_MATH_H
 #define SB_GEMM_SCHEDULE_MATH_H
-
-#include "gemm_tiles.h"
 
 #ifdef __CUDACC__
 #define SB_GEMM_HD __host__ __device__
 #else
 #define SB_GEMM_HD
 #endif
+
+/* Any shape: a dimension of `size` in pieces of `piece` (a tile's rows or
+ * columns, a k-tile's 64) takes ceil(size / piece) of them; the last one
+ * may be partial (TMA fills its missing elements with zeros and clips its
+ * stores; the cp.async loads and the direct stores take predicates). */
+static inline SB_GEMM_HD int sb_gemm_cdiv(int size, int piece) { return (size + piece - 1) / piece; }
 /* Split-K schedule (the kernels and tests/c/test_gemm.c share it): K slice
  * `slice` of `splits` covers k-tiles [begin(slice), begin(slice + 1)) of
  * kts; every slice gets floor or ceil of kts / splits (>= 1 when

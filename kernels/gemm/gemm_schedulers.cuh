@@ -5,15 +5,73 @@
 // grid, equal shares of all k-tiles, a ticket per block), the persistent
 // data-parallel walk and ping-pong's ordered turns. Where several blocks
 // share a tile, the fix-ups that combine them are gemm_fixups.cuh's. The
-// mainloop knows neither: the split variants hand gemm_ws_tma a K range and
-// an epilogue (gemm_mainloop.cuh). The counters, semaphores, flags and
+// mainloop knows neither: the schedules hand the warp-specialized body
+// (gemm_mainloop.cuh, gemm_ws_body) their units (a tile, a K range) and an
+// epilogue. The counters, semaphores, flags and
 // tickets are zeroed once, by the point's query, and numbered by launch
 // (below): no memset in a timed launch.
 #ifndef SB_KERNELS_GEMM_SCHEDULERS_CUH
 #define SB_KERNELS_GEMM_SCHEDULERS_CUH
 
 #include "../common/launch.cuh"  // sb_epoch_begin
+#include "gemm_mainloop.cuh"  // GemmUnit: what a schedule hands the warp-specialized body
 #include "gemm_params.cuh"
+
+// ---- the schedules: the composition's schedule part (gemm_compose.cuh) ----
+// Each tag names a schedule and says what the rest reads from it: whether
+// a block takes one whole tile (data_parallel), whether the grid is
+// persistent (a block walks tiles), whether it cuts K (several blocks a
+// tile: split-K with its fix-up, or stream-K) and how their partials meet.
+// The device side is the functions below; the host side (the grid, the
+// workspace, what runs after the kernel) is gemm_launch.cuh's
+// GemmScheduleHost<Schedule>.
+struct GemmScheduleBase {
+  static constexpr bool data_parallel = false, persistent = false, cuts_k = false, split = false, streamk = false;
+};
+// A block (a cluster of blocks, with a multicast mainloop) per output tile.
+struct GemmScheduleDataParallel : GemmScheduleBase {
+  static constexpr const char *name = "data_parallel";
+  static constexpr bool data_parallel = true;
+};
+// As many blocks (clusters) as are resident, each walking tiles b, b + grid, ...
+struct GemmSchedulePersistent : GemmScheduleBase {
+  static constexpr const char *name = "persistent";
+  static constexpr bool persistent = true;
+};
+// Split-K: tiles x splits blocks, a K slice each, and how a tile's slices
+// combine (gemm_fixups.cuh): serial (in slice order behind a semaphore),
+// parallel (partials to a workspace, the last arrival sums), reduce (a
+// separate reduction kernel sums), cooperative (a cooperative grid, each
+// slice sums a piece), cluster (the slices of a cluster sum in distributed
+// shared memory). DropLast: the broken build's reduction that drops a slice.
+enum GemmCombine { GEMM_COMBINE_SERIAL, GEMM_COMBINE_PARALLEL, GEMM_COMBINE_REDUCE, GEMM_COMBINE_COOPERATIVE,
+                   GEMM_COMBINE_CLUSTER };
+template <GemmCombine C, bool DropLast = false>
+struct GemmScheduleSplitK : GemmScheduleBase {
+  static constexpr const char *name = C == GEMM_COMBINE_SERIAL        ? "split_k_serial"
+                                      : C == GEMM_COMBINE_PARALLEL    ? "split_k_parallel"
+                                      : C == GEMM_COMBINE_REDUCE      ? "split_k_reduce"
+                                      : C == GEMM_COMBINE_COOPERATIVE ? "split_k_cooperative"
+                                                                      : "split_k_cluster";
+  static constexpr bool cuts_k = true, split = true;
+  static constexpr GemmCombine combine = C;
+  // partials through a workspace (every combine but serial's, which adds into C)
+  static constexpr bool partials = C != GEMM_COMBINE_SERIAL;
+  static constexpr bool drop_last = DropLast;
+};
+// Whether a schedule is split-K combining as C.
+template <class Schedule, GemmCombine C>
+constexpr bool GemmCombineIs() {
+  if constexpr (Schedule::split)
+    return Schedule::combine == C;
+  else
+    return false;
+}
+// Stream-K: a persistent grid, equal shares of all k-tiles (below).
+struct GemmScheduleStreamK : GemmScheduleBase {
+  static constexpr const char *name = "stream_k";
+  static constexpr bool persistent = true, cuts_k = true, streamk = true;
+};
 
 // ---- data-parallel: one block per output tile ----
 
@@ -27,7 +85,7 @@
 template <class T>
 __device__ __forceinline__ void gemm_tile_origin(const GemmParams &p, int b, int *m0, int *n0) {
   constexpr int GROUP = SB_GEMM_RASTER_GROUP;
-  const int tiles_m = p.m / T::BM, tiles_n = p.n / T::BN;
+  const int tiles_m = gemm_tiles_m<T>(p), tiles_n = gemm_tiles_n<T>(p);
   const int per_group = GROUP * tiles_n;
   const int first_m = b / per_group * GROUP;
   const int rows = tiles_m - first_m < GROUP ? tiles_m - first_m : GROUP;
@@ -36,7 +94,7 @@ __device__ __forceinline__ void gemm_tile_origin(const GemmParams &p, int b, int
 }
 template <class T>
 __device__ __forceinline__ void gemm_block_tile(const GemmParams &p, int *m0, int *n0) {
-  gemm_tile_origin<T>(p, (int)(blockIdx.x % ((p.m / T::BM) * (p.n / T::BN))), m0, n0);
+  gemm_tile_origin<T>(p, (int)(blockIdx.x % gemm_tile_count<T>(p)), m0, n0);
 }
 
 // Multicast clusters (gemm/ws_tma_wgmma_multicast) of CM x CN CTAs, 2x1 or
@@ -61,6 +119,52 @@ __device__ __forceinline__ void gemm_cluster_tile(const GemmParams &p, int clust
   else
     *n0 += (int)rank * T::BN;
 }
+
+// Whole tiles, or with a multicast mainloop clusters of CM x CN tiles: the
+// cluster tile of blockIdx.x / CTAs (one unit), or, Persistent, every
+// (gridDim.x / CTAs)-th from it on (the CTAs of a cluster walk the same
+// ones, in step on each other's empty barriers); this CTA's piece (rank)
+// of each, over all k-tiles. each() walks them in order (the
+// warp-specialized body); count() and at(j) give the j-th (ping-pong's
+// warpgroups take every other one).
+template <class T, int CM, int CN, bool Persistent>
+struct GemmClusterUnits {
+  static constexpr bool walks = Persistent;  // several tiles: the accumulators zeroed per tile
+  static constexpr int CTAS = CM * CN;
+  const GemmParams &p;
+  uint32_t rank;
+  int m0, n0, kts;  // the one tile (not Persistent)
+  __device__ __forceinline__ static GemmClusterUnits make(const GemmParams &p) {
+    GemmClusterUnits u{p, CTAS > 1 ? sb_cluster_rank() : 0u, 0, 0, gemm_k_tiles<T>(p)};
+    if (!Persistent) gemm_cluster_tile<T, CM, CN>(p, (int)(blockIdx.x / CTAS), u.rank, &u.m0, &u.n0);
+    return u;
+  }
+  template <class F>
+  __device__ __forceinline__ void each(F &&f) const {
+    if constexpr (Persistent) {
+      const int cluster_tiles = gemm_tile_count<GemmClusterTile<T, CM, CN>>(p), clusters = (int)(gridDim.x >> 1);
+      for (int c = (int)(blockIdx.x >> 1); c < cluster_tiles; c += clusters) {
+        int tm, tn;
+        gemm_cluster_tile<T, CM, CN>(p, c, rank, &tm, &tn);
+        f(GemmUnit{tm, tn, 0, kts, c, rank});
+      }
+    } else {
+      f(GemmUnit{m0, n0, 0, kts, 0, rank});
+    }
+  }
+  // The walk's length for this block (cluster), and its j-th unit.
+  __device__ __forceinline__ int count() const {
+    const int first = (int)blockIdx.x / CTAS, stride = (int)gridDim.x / CTAS,
+              total = gemm_tile_count<GemmClusterTile<T, CM, CN>>(p);
+    return first < total ? (total - first + stride - 1) / stride : 0;
+  }
+  __device__ __forceinline__ GemmUnit at(int j) const {
+    const int c = (int)blockIdx.x / CTAS + j * ((int)gridDim.x / CTAS);
+    int tm, tn;
+    gemm_cluster_tile<T, CM, CN>(p, c, rank, &tm, &tn);
+    return GemmUnit{tm, tn, 0, kts, c, rank};
+  }
+};
 
 // ---- launch numbering: every combining word zeroed once, by the query ----
 // The semaphores, arrival counters, flags and ticket counters of
@@ -96,7 +200,7 @@ __device__ __forceinline__ unsigned gemm_epoch_ticket(const GemmParams &p, unsig
 
 template <class T>
 __device__ __forceinline__ void gemm_slice_range(const GemmParams &p, int *slice, int *kt0, int *kt1) {
-  const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK;
+  const int tiles = gemm_tile_count<T>(p), kts = gemm_k_tiles<T>(p);
   *slice = blockIdx.x / tiles;
   *kt0 = sb_gemm_slice_begin(kts, p.splits, *slice);
   *kt1 = sb_gemm_slice_begin(kts, p.splits, *slice + 1);
@@ -123,7 +227,7 @@ template <class T>
 __device__ __forceinline__ void gemm_slice_ticket(const GemmParams &p, int *tile, int *slice, int *kt0,
                                                   int *kt1) {
   __shared__ unsigned ticket;
-  const int tiles = (p.m / T::BM) * (p.n / T::BN), kts = p.k / T::BK;
+  const int tiles = gemm_tile_count<T>(p), kts = gemm_k_tiles<T>(p);
   *tile = (int)(blockIdx.x % (unsigned)tiles);
   if (threadIdx.x == 0) ticket = gemm_epoch_ticket(p, p.sem + gemm_flag(tiles + *tile), (unsigned)p.splits);
   __syncthreads();  // the slice is every thread's
@@ -198,6 +302,34 @@ __device__ __forceinline__ void gemm_sk_units(int b, int tiles, int kts, int sk_
   }
   for (int t = sk_tiles + b; t < tiles; t += (int)gridDim.x) f(t, 0, kts);
 }
+
+// Stream-K's units for the warp-specialized body (gemm_ws_body): block b's
+// pieces (gemm_sk_units), each placed by the grouped tile order. make():
+// the schedule of block b (its ticket), and the numbers its fix-up reads
+// (GemmStreamKEpi: kts, sk_iters, sk_grid, b).
+template <class T>
+struct GemmStreamKUnits {
+  static constexpr bool walks = true;  // several units: the accumulators zeroed per unit
+  const GemmParams &p;
+  int b, tiles, kts, sk_tiles, it0, it1;
+  __device__ __forceinline__ static GemmStreamKUnits make(const GemmParams &p, int b, int *kts, int *sk_iters,
+                                                           int *sk_grid, int *block) {
+    const int tiles = gemm_tile_count<T>(p), grid = gridDim.x;
+    *kts = gemm_k_tiles<T>(p);
+    const int sk_tiles = sb_gemm_sk_tiles(tiles, grid);
+    *sk_iters = sk_tiles * *kts, *sk_grid = sb_gemm_sk_grid(tiles, grid), *block = b;
+    return {p, b, tiles, *kts, sk_tiles, sb_gemm_sk_begin(*sk_iters, *sk_grid, b),
+            sb_gemm_sk_begin(*sk_iters, *sk_grid, b + 1)};
+  }
+  template <class F>
+  __device__ __forceinline__ void each(F &&f) const {
+    gemm_sk_units(b, tiles, kts, sk_tiles, it0, it1, [&](int tile, int k0, int k1) {
+      int m0, n0;
+      gemm_tile_origin<T>(p, tile, &m0, &n0);
+      f(GemmUnit{m0, n0, k0, k1, tile, 0u});
+    });
+  }
+};
 
 // ---- persistent data-parallel tiles: stream-K's DP part, the ping-pong variant ----
 // Block b of a persistent grid takes whole tiles first + b, first + b +

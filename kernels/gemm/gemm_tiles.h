@@ -43,6 +43,19 @@ static inline int sb_gemm_tile_bm(int tile) { return tile == SB_GEMM_TILE_64X128
 static inline int sb_gemm_tile_bn(int tile) {
   return tile == SB_GEMM_TILE_128X256 ? 256 : tile == SB_GEMM_TILE_128X96 ? 96 : 128;
 }
+/* Any shape (the rule): K a multiple of 8 (fp16: A's and B's rows, K long,
+ * start 16-byte aligned, as TMA's row strides and cp.async's 16-B chunks
+ * need), N a multiple of 4 (fp32: C's rows 16-byte aligned, as the
+ * TMA-store epilogue's row stride needs; then every direct store, a pair
+ * of columns at an even column, is all inside C or all outside). Partial
+ * tiles at every edge: ceil(M / BM) x ceil(N / BN) tiles, ceil(K / 64)
+ * k-tiles (sb_gemm_cdiv). */
+#define SB_GEMM_K_MULTIPLE 8
+#define SB_GEMM_N_MULTIPLE 4
+static inline long long sb_gemm_tile_count(int tile, long long m, long long n) {
+  return ((m + sb_gemm_tile_bm(tile) - 1) / sb_gemm_tile_bm(tile)) * ((n + sb_gemm_tile_bn(tile) - 1) / sb_gemm_tile_bn(tile));
+}
+static inline long long sb_gemm_k_tiles(long long k) { return (k + SB_GEMM_BK - 1) / SB_GEMM_BK; }
 /* Fewer whole 64 x 64 pieces than a warpgroup has warps: wgmma only. */
 static inline int sb_gemm_tile_wgmma_only(int tile) {
   return (sb_gemm_tile_bm(tile) / 64) * (sb_gemm_tile_bn(tile) / 64) < 4 || sb_gemm_tile_bn(tile) % 64;
@@ -84,7 +97,7 @@ static inline int sb_gemm_cluster_m(int shape) { return shape == SB_GEMM_CLUSTER
 static inline int sb_gemm_cluster_n(int shape) { return shape == SB_GEMM_CLUSTER_1X2 ? 2 : 1; }
 
 /* The stages the split-K and stream-K variants compile per tile (ws_tma_wgmma's
- * best). 64 x 128: 8, the only stages any variant compiles for it: the
+ * best; kernels/gemm/gemm.cu's GemmStages). 64 x 128: 8, the only stages any variant compiles for it: the
  * bytes in flight of 6 stages of 128 x 128 (192 KiB). Against 6 stages, in
  * one machine (H100, 4ffa7c2, proofs/tile64_4ffa7c2): +1 to +8 points of
  * cuBLAS at 128^2 x 16k-64k, where a block streams 16-32 k-tiles; within
@@ -100,25 +113,9 @@ static inline int sb_gemm_cluster_n(int shape) { return shape == SB_GEMM_CLUSTER
 #ifndef SB_GEMM_SPLIT_STAGES_64
 #define SB_GEMM_SPLIT_STAGES_64 8
 #endif
-static inline int sb_gemm_split_stages(int tile) {
-  return tile == SB_GEMM_TILE_128X256 ? SB_GEMM_SPLIT_STAGES_256
-         : tile == SB_GEMM_TILE_64X128 ? SB_GEMM_SPLIT_STAGES_64
-         : tile == SB_GEMM_TILE_128X96 ? SB_GEMM_SPLIT_STAGES_96
-                                       : SB_GEMM_SPLIT_STAGES_128;
-}
-
-/* The stages ws_tma_wgmma_multicast compiles per tile: where ws_tma_wgmma
- * is best (3-4 of 128x256x64, 4-6 of 128x128x64, 8 of 64x128x64), so that the comparison
- * is one of synchronization at the mainloop's best settings. The TMA-store
- * form has the same counts, and at 128x96x64 (no multicast there) its one, 7. */
-static inline int sb_gemm_multicast_stages_ok(int tile, long long stages) {
-  return tile == SB_GEMM_TILE_128X256  ? stages >= 3 && stages <= 4
-         : tile == SB_GEMM_TILE_128X128 ? stages >= 4 && stages <= 6
-                                        : stages == sb_gemm_split_stages(tile);
-}
-/* The multicast clusters are compiled at the 64x128 tile, not at 128x96
- * (not measured there; the build's time). */
-static inline int sb_gemm_tile_multicast(int tile) { return tile != SB_GEMM_TILE_128X96; }
+/* Which stage counts each variant compiles at each tile is stated once,
+ * by its composition (kernels/gemm/gemm.cu, GemmStages, from these
+ * counts); the host asks the kernels (bench/gemm.c, sb_gemm_compiled). */
 
 /* The split-K and stream-K schedule math (slices, splits=auto, stream-K
    shares): gemm_schedule_math.h, which the kernels and the host share too. */

@@ -31,8 +31,11 @@ import sbdeps  # noqa: F401  (a missing package: one line and exit 2, not a trac
 # (seconds from the sweep's start to the row: a run's wall time is its
 # largest cell, sweep_wall_s()); schema 9 reads gemm's paired ratio from
 # the two sides' lower quartiles (ceiling_reading low_quartile), columns
-# unchanged.
-SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7, 8, 9}
+# unchanged; schema 10 adds a composed variant's parts (mainloop, consumer,
+# schedule, epilogue: gemm's), which read() gives rows of older files too,
+# from the variant table (their variant names are unchanged).
+SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+COMPOSITION = ["mainloop", "consumer", "schedule", "epilogue"]
 
 
 
@@ -162,9 +165,23 @@ def read(path):
                            f"{sorted(SUPPORTED_SCHEMA_VERSIONS)})")
         if row["status"] not in STATUSES:
             raise CsvError(f"{_where(path, number, 'status')}: unknown status '{row['status']}'")
+        if row["schema_version"] < 10:
+            _add_composition(row)
         row["_line"] = number
         rows.append(row)
     return rows
+
+
+def _add_composition(row):
+    """A row of an older schema: its variant's parts from the variant table
+    (sbvariants), None where the variant is not composed or not known."""
+    try:
+        import sbvariants
+        parts = sbvariants.composition(row["family"], row["variant"])
+    except (ImportError, OSError, ValueError):
+        parts = {}
+    for c in COMPOSITION:
+        row.setdefault(c, parts.get(c))
 
 
 def read_or_exit(path, prog):

@@ -12,7 +12,9 @@ results/variants.csv is what scripts read (`make variants` rewrites it,
 Columns: family,family_flags,family_summary,variant,variant_index,min_cc,
 flags,axes,ceiling_column,ceiling_reading,summary (flags ;-joined names;
 ceiling_reading: how the paired ratio is read from its samples,
-'fastest' or 'block_median', harness/paired.h).
+'fastest' or 'block_median', harness/paired.h), then mainloop,consumer,
+schedule,epilogue: a composed variant's parts (gemm's,
+kernels/gemm/gemm_compose.cuh; empty elsewhere; absent from older lists).
 """
 from __future__ import annotations
 
@@ -24,6 +26,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SNAPSHOT = os.path.join(ROOT, "results", "variants.csv")
 HEADER = ["family", "family_flags", "family_summary", "variant", "variant_index",
           "min_cc", "flags", "axes", "ceiling_column", "ceiling_reading", "summary"]
+# A composed variant's parts (the CSV's columns of the same names, schema 10 on).
+COMPOSITION = ["mainloop", "consumer", "schedule", "epilogue"]
 
 
 @dataclass
@@ -34,6 +38,7 @@ class Variant:
     min_cc: int
     flags: frozenset
     summary: str
+    composition: dict = field(default_factory=dict)  # {part: name}; {} for a variant that is not composed
 
 
 @dataclass
@@ -73,7 +78,8 @@ def parse(path):
                 row["ceiling_reading"] or None))
             fam.variants.append(Variant(row["family"], row["variant"], int(row["variant_index"]),
                                         int(row["min_cc"] or 0), frozenset(_split(row["flags"])),
-                                        row["summary"]))
+                                        row["summary"],
+                                        {c: row[c] for c in COMPOSITION if row.get(c)}))
     for fam in families.values():
         fam.variants.sort(key=lambda v: v.index)
     return families
@@ -103,6 +109,12 @@ def variants(name):
 def variant(fam_name, name):
     fam = family(fam_name)
     return next((v for v in fam.variants if v.name == name), None) if fam else None
+
+
+def composition(fam_name, name):
+    """{mainloop, consumer, schedule, epilogue: name} of a composed variant, {} otherwise."""
+    v = variant(fam_name, name)
+    return dict(v.composition) if v else {}
 
 
 def has_flag(fam_name, name, flag):

@@ -194,9 +194,9 @@ SB_TEST(gemm_multicast_sweep_points_have_compiled_kernels) {
   CHECK(sb_find_family("gemm") != NULL);
   multicast_seen s = {0, {NULL, NULL}};
   sb_for_each_swept_kernel("gemm", expect_multicast, &s);
-  /* default (tests/c/test_gemm.c: 10 + 8 + 8, ping-pong's 6) + quick (1024^3 at 4 stages, its hand-picked
+  /* default (tests/c/test_gemm.c: 12 + 10 + 10, ping-pong's 6) + quick (1024^3 at 4 stages, its hand-picked
    * grid: 128x128 and 128x256 x 2 shapes, 4 per variant; ping-pong's 128x128 only, 2) */
-  CHECK_EQ_INT(s.points, 10 + 8 + 8 + 6 + 3 * 4 + 2);
+  CHECK_EQ_INT(s.points, 12 + 10 + 10 + 6 + 3 * 4 + 2);
   CHECK(s.raw[0] != NULL && s.raw[1] != NULL && s.raw[0] != s.raw[1]);
 
   const sb_family *f = sb_find_family("gemm");

@@ -2,7 +2,9 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "../../bench/registry.h"
 #include "../../harness/csv_schema.h"
+#include "../../harness/runner.h"
 #include "check.h"
 
 static sb_provenance test_prov(void) {
@@ -42,7 +44,9 @@ SB_TEST(csv_every_axis_has_its_column) {
                             "sm_clock_after_mhz", "power_w", "temp_c", "throttle_reasons",
                             "throttled", "pct_of_cub", "pct_of_cublas", "m", "k", "tile",
                             /* schema 4, 5, 7 */
-                            "ceiling_us", "epilogue_pct", "splits", "splits_used"};
+                            "ceiling_us", "epilogue_pct", "splits", "splits_used",
+                            /* schema 10 */
+                            "mainloop", "consumer", "schedule", "epilogue"};
   for (size_t i = 0; i < sizeof required / sizeof required[0]; ++i)
     CHECK(column(required[i]) >= 0);
   for (int i = 0; i < sb_csv_num_columns(); ++i)
@@ -75,7 +79,9 @@ SB_TEST(csv_row_round_trips_with_quoting_and_empty_cells) {
   CHECK_STR(fields[column("min_us")], "");          /* NaN: empty */
   CHECK_STR(fields[column("samples")], "");         /* -1: empty */
   CHECK_STR(fields[column("gpu_name")], "NVIDIA Test, \"GPU\"");
-  CHECK_STR(fields[column("schema_version")], "9");
+  CHECK_STR(fields[column("schema_version")], "10");
+  CHECK_STR(fields[column("mainloop")], "");        /* not a composed variant: empty */
+  CHECK_STR(fields[column("epilogue")], "");
   CHECK_STR(fields[column("epilogue_pct")], "");    /* not a gemm row: empty */
   CHECK_STR(fields[column("ceiling_us")], "");      /* no paired ceiling: empty */
   CHECK_STR(fields[column("power_w")], "");         /* no NVML: empty */
@@ -85,6 +91,46 @@ SB_TEST(csv_row_round_trips_with_quoting_and_empty_cells) {
   CHECK_STR(fields[column("regs_per_thread")], ""); /* -1: empty */
   CHECK_STR(fields[column("splits")], "");          /* no splits axis */
   CHECK_STR(fields[column("splits_used")], "");
+}
+
+/* Schema 10: a row's composition columns come from its variant's table row
+ * (sb_row_of_point): every gemm kernel variant has all four parts, named
+ * as its composition states them; cuBLAS and the other families none. */
+SB_TEST(csv_composition_columns_come_from_the_variant) {
+  const sb_family *f = sb_find_family("gemm");
+  CHECK(f != NULL);
+  if (!f) return;
+  sb_provenance prov = test_prov();
+  int composed = 0;
+  for (int v = 0; v < f->variants->count; ++v) {
+    sb_point p = {f, &f->variants->rows[v], {0}};
+    sb_row row;
+    sb_row_init(&row, &prov);
+    sb_row_of_point(&row, &p);
+    char buf[8192], *fields[128];
+    const int n = write_and_split(&row, buf, sizeof buf, fields, 128);
+    CHECK_EQ_INT(n, sb_csv_num_columns());
+    if (n != sb_csv_num_columns()) return;
+    CHECK_STR(fields[column("variant")], p.variant->name);
+    const int library = (p.variant->flags & SB_VF_NO_KERNEL) != 0;
+    const char *parts[] = {"mainloop", "consumer", "schedule", "epilogue"};
+    for (int c = 0; c < 4; ++c) CHECK_EQ_INT(fields[column(parts[c])][0] == '\0', library);
+    composed += !library;
+  }
+  CHECK(composed >= 19);
+  const sb_variant *ring = NULL, *reduce = NULL;
+  for (int v = 0; v < f->variants->count; ++v) {
+    if (!strcmp(f->variants->rows[v].name, "ring")) ring = &f->variants->rows[v];
+    if (!strcmp(f->variants->rows[v].name, "splitk_reduce")) reduce = &f->variants->rows[v];
+  }
+  CHECK(ring && reduce);
+  if (!ring || !reduce) return;
+  CHECK_STR(ring->composition.mainloop, "cp_async_ring");
+  CHECK_STR(ring->composition.consumer, "mma_sync");
+  CHECK_STR(reduce->composition.schedule, "split_k_reduce");
+  CHECK_STR(reduce->composition.epilogue, "direct");
+  const sb_family *scan = sb_find_family("scan");
+  if (scan) CHECK(scan->variants->rows[0].composition.mainloop == NULL);
 }
 
 /* Schema 8: elapsed_s is empty until the sweep's start is set, then the

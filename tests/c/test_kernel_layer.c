@@ -70,7 +70,7 @@ SB_TEST(an_mbarrier_variant_validates_with_its_bounded_twin) {
 }
 
 SB_TEST(a_hopper_variant_built_from_older_ptx_is_unsupported) {
-  sb_variant hopper_only = {"v", NULL, NULL, 90, 0, "x"};
+  sb_variant hopper_only = {"v", NULL, NULL, 90, 0, "x", {0}};
   sb_provenance prov;
   memset(&prov, 0, sizeof prov);
   sb_row row;
@@ -89,9 +89,9 @@ SB_TEST(a_hopper_variant_built_from_older_ptx_is_unsupported) {
   CHECK_EQ_INT(sb_built_below_need(&hopper_only, &L, &row), 0);
   CHECK_EQ_INT(row.status, SB_OK);
 
-  sb_variant any = {"w", NULL, (sb_pick_fn)1, 0, 0, "x"};
+  sb_variant any = {"w", NULL, (sb_pick_fn)1, 0, 0, "x", {0}};
   L.ptx_version = 80;
   CHECK_EQ_INT(sb_built_below_need(&any, &L, &row), 0);
-  sb_variant library = {"cublas", NULL, NULL, 90, SB_VF_NO_KERNEL, "x"};
+  sb_variant library = {"cublas", NULL, NULL, 90, SB_VF_NO_KERNEL, "x", {0}};
   CHECK_EQ_INT(sb_built_below_need(&library, &L, &row), 0);
 }

@@ -13,9 +13,9 @@ static cudaError_t no_launch(sb_launch *L) {
 
 /* The ceiling is the LAST row: no order dependence. */
 static const sb_variant fake_rows[] = {
-    {"plain", no_launch, NULL, 0, SB_VF_BASELINE, "a variant"},
-    {"other", no_launch, NULL, 0, 0, "another"},
-    {"lib", no_launch, NULL, 0, SB_VF_CEILING | SB_VF_NO_KERNEL, "the ceiling"},
+    {"plain", no_launch, NULL, 0, SB_VF_BASELINE, "a variant", {0}},
+    {"other", no_launch, NULL, 0, 0, "another", {0}},
+    {"lib", no_launch, NULL, 0, SB_VF_CEILING | SB_VF_NO_KERNEL, "the ceiling", {0}},
 };
 static const sb_variant_table fake_table = {fake_rows, 3};
 

@@ -1,6 +1,8 @@
 """build/syncbench's command line, on a host without a usable GPU (CI and
 dev machines): what needs no GPU works, a run fails with exit 3, and bad
 input fails with exit 2 and one line on stderr before any GPU is touched."""
+import csv
+import io
 import os
 import sys
 
@@ -34,7 +36,7 @@ def test_list(syncbench, tmp_path):
 
 
 LIST_CSV_HEADER = ("family,family_flags,family_summary,variant,variant_index,min_cc,"
-                   "flags,axes,ceiling_column,ceiling_reading,summary")
+                   "flags,axes,ceiling_column,ceiling_reading,summary,mainloop,consumer,schedule,epilogue")
 
 
 def test_list_csv_matches_the_text_list(syncbench, tmp_path):
@@ -74,7 +76,7 @@ def test_version_needs_no_gpu(syncbench, tmp_path):
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].startswith("syncbench ") and lines[1].startswith("commit ")
-    assert "csv schema 9" in lines and lines[3].startswith("cuda runtime ")
+    assert "csv schema 10" in lines and lines[3].startswith("cuda runtime ")
 
 
 def test_help(syncbench, tmp_path):
@@ -162,6 +164,19 @@ def test_no_gpu_message_says_what_to_check(syncbench, tmp_path):
     else:  # this kind of CI machine: no driver at all
         assert "no NVIDIA driver is loaded" in line
         assert "install the NVIDIA driver" in line
+
+
+def test_gemm_odd_shape_lists_every_variant(syncbench, tmp_path):
+    # --m 1000 (partial tiles at every edge): a point for every variant, and
+    # the same for the shapes the issue names (1 x 4096 x 4096, 4095 x 24 x 1032)
+    for args in (["--m", "1000"], ["--m", "1", "--n", "4096", "--k", "4096"],
+                 ["--m", "4095", "--n", "24", "--k", "1032"]):
+        r = run("--benchmark_list_tests", "--filter", "^gemm/", "--no-reference", *args, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        variants = {n.split("/")[1] for n in r.stdout.splitlines()}
+        listed = csv.DictReader(io.StringIO(run("--list", "--format=csv", cwd=tmp_path).stdout))
+        want = {row["variant"] for row in listed if row["family"] == "gemm"}
+        assert variants == want, (args, want - variants)
 
 
 def test_list_tests_needs_no_gpu(syncbench, tmp_path):
@@ -283,6 +298,9 @@ def test_benchmark_out_under_a_file_fails_before_the_gpu(syncbench, tmp_path):
     (["--benchmark_filter=-scan"], "negative filters"),
     (["--benchmark_nonsense=1"], "unknown Google Benchmark flag '--benchmark_nonsense'"),
     (["--profile-warmup", "--warmup", "0"], "--profile-warmup profiles the last warm-up launch"),
+    # gemm's shape rule (bench/gemm.c, sb_gemm_shape_refusal): one line that names it
+    (["--m", "1000", "--k", "1001", "--filter", "^gemm/"], "k=1001 is outside the shapes it runs: K a multiple of 8"),
+    (["--m", "1000", "--n", "1002", "--k", "1024", "--filter", "^gemm/"], "N a multiple of 4"),
 ], ids=["unknown-option", "block-0", "block-abc", "block-empty", "iters-duplicate",
         "stages-unswept", "filter-nomatch", "filter-bad-regex", "device-negative",
         "n-unknown-suffix", "n-too-large", "range-unknown-suffix", "out-directory",
@@ -293,7 +311,8 @@ def test_benchmark_out_under_a_file_fails_before_the_gpu(syncbench, tmp_path):
         "time-unit-no-json", "time-unit-bad", "context-no-json", "context-bad",
         "report-aggregates-no-json", "display-aggregates-file-only", "counters-tabular",
         "color", "random-interleaving", "min-warmup-time", "perf-counters",
-        "negative-filter", "unknown-gbench-flag", "profile-without-warmup"])
+        "negative-filter", "unknown-gbench-flag", "profile-without-warmup", "gemm-k-off-rule",
+        "gemm-n-off-rule"])
 def test_bad_input_exits_2_with_one_line(syncbench, tmp_path, args, mentions):
     r = run(*args, cwd=tmp_path)
     assert r.returncode == 2, (args, r.stderr)

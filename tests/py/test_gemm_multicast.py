@@ -35,19 +35,32 @@ def test_gpu_round_step_b_runs_it_with_the_other_planted_bugs():
     assert "gemm/splitk_serial_no_release/" in step_b
 
 
+def _ws_body():
+    """The one warp-specialized body (gemm_mainloop.cuh), which the multicast
+    variants run with the multicast producer and a cluster ring."""
+    main = read("kernels/gemm/gemm_mainloop.cuh")
+    body = main[main.index("__device__ __forceinline__ void gemm_ws_body("):]
+    return main, body[:body.index("\n}\n")]
+
+
 def test_the_cluster_rules_are_in_the_kernel():
     src = read("kernels/gemm/gemm.cu")
-    body = src[src.index("struct GemmWsTmaWgmmaMulticastT"):]
-    body = body[:body.index("\n};")]
+    variant = src[src.index("struct GemmWsTmaWgmmaMulticastT"):]
+    variant = variant[:variant.index("\n};")]
+    assert "gemm_ws_body<GemmWsTmaWgmmaMulticastT, T, S, Bounded, Ring<S, Bounded, 2>>" in variant
+    main, body = _ws_body()
     # init, then a cluster barrier before any remote use; a cluster barrier
-    # before exit that the producer warp reaches too (no early return)
-    init = body.index("R::init(")
+    # before exit that the producer warp reaches too (no early return with clusters)
+    init = body.index("Ring::init(")
     first_sync = body.index("sb_cluster_sync()")
-    assert init < first_sync < body.index("gemm_tma_produce_multicast")
-    assert body.rindex("sb_cluster_sync()") > body.index("math.store(")
-    assert "return;" not in body[:body.rindex("sb_cluster_sync()")]
+    assert init < first_sync < body.index("Load::template produce")
+    assert body.rindex("sb_cluster_sync()") > body.index("epi.finish(math);")
+    assert body.count("return;") == 1 and "if constexpr (!clustered) return;" in body
     # empty counts both CTAs' consumer warps
-    assert "T::WARPS * X::CTAS" in body
+    assert "clustered ? T::WARPS * 2 : T::WARPS * 32" in body
+    multicast = main[main.index("struct GemmProduceTmaMulticast"):]
+    multicast = multicast[:multicast.index("\n};")]
+    assert "using Ring = sb_cluster_ring<S, Bounded, 2>;" in multicast and "gemm_tma_produce_multicast<" in multicast
     ring = read("kernels/common/ring.cuh")
     cring = ring[ring.index("struct sb_cluster_ring"):]
     assert "fence_mbarrier_init" in ring[:ring.index("struct sb_cluster_ring")]
@@ -62,28 +75,38 @@ def test_the_cluster_rules_are_in_the_kernel():
     assert "ring.acquire(st)" in prod and "sb_ring_state &st" in prod  # the caller's state
     # the producer's tail comes once, after its last tile (a persistent
     # producer carries st from tile to tile)
-    assert body.index("gemm_tma_produce_multicast") < body.index("ring.producer_tail(st)")
+    assert body.index("Load::template produce") < body.index("ring.producer_tail(st)")
     assert "ring.commit_tx(st, (uint32_t)T::STAGE_BYTES)" in prod
     assert ".multicast::cluster" in main
 
 
 def test_the_persistent_variant_keeps_one_ring_across_tiles():
     """ws_tma_wgmma_multicast_persistent: the ring is initialized once and its
-    state (index, parity) declared once, before the tile loop; both CTAs of a
-    cluster walk the same cluster tiles (cluster = blockIdx.x / 2, stride =
-    clusters), so they stay in step on each other's empty barriers; the
-    accumulators are zeroed per tile; the launch is a persistent grid."""
+    state (index, parity) declared once, before the tile loop (the one
+    warp-specialized body); both CTAs of a cluster walk the same cluster
+    tiles (cluster = blockIdx.x / 2, stride = clusters: GemmClusterUnits),
+    so they stay in step on each other's empty barriers; the accumulators
+    are zeroed per tile; the launch is a persistent grid."""
     src = read("kernels/gemm/gemm.cu")
     body = src[src.index("struct GemmWsTmaWgmmaMulticastT"):]
     body = body[:body.index("\n};")]
-    assert body.count("R::init(") == 1 and body.count("sb_ring_state st;") == 1
-    walk = body[body.index("auto each_tile = "):body.index("\n    };\n")]
+    assert "GemmClusterUnits<T, CM, CN, Persistent>::make(p)" in body
+    _, ws = _ws_body()
+    assert ws.count("Ring::init(") == 1 and ws.count("sb_ring_state st;") == 1
+    first_use = ws.index("sched.each(")
+    assert ws.index("sb_ring_state st;") < first_use and ws.index("Ring::init(") < first_use
+    assert "if constexpr (decltype(sched)::walks) math.zero();" in ws
+    sched = read("kernels/gemm/gemm_schedulers.cuh")
+    walk = sched[sched.index("struct GemmClusterUnits"):]
+    walk = walk[:walk.index("\n};")]
     assert "for (int c = (int)(blockIdx.x >> 1); c < cluster_tiles; c += clusters)" in walk
     assert "sb_ring_state" not in walk and "init(" not in walk
-    first_use = body.index("each_tile([&]")
-    assert body.index("sb_ring_state st;") < first_use and body.index("R::init(") < first_use
-    assert "clusters = (int)(gridDim.x >> 1)" in body
-    assert "if (Persistent) math.zero();" in body
+    assert "clusters = (int)(gridDim.x >> 1)" in walk
+    assert "static constexpr bool walks = Persistent;" in walk
     assert "GemmWsTmaWgmmaMulticastT<CM, CN, sb_cluster_ring, true>" in src
+    # the grid comes from the composition's schedule (persistent), whose host side makes it so
+    assert "std::conditional_t<Persistent, GemmSchedulePersistent, GemmScheduleDataParallel>" in body
+    host = src[src.index("struct GemmScheduleHost<GemmSchedulePersistent>"):]
+    assert "s.grid = SB_GRID_PERSISTENT;" in host[:host.index("\n};")]
     launch = src[src.index("static cudaError_t gemm_launch(sb_launch *L)"):]
-    assert "GemmPersistent<V>::value" in launch and "s.grid = SB_GRID_PERSISTENT;" in launch
+    assert "GemmScheduleHost<typename V::Schedule>" in launch

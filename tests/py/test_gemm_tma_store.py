@@ -43,18 +43,29 @@ def test_every_store_completes_before_the_block_exits():
     drain = src[src.index("void store_tma_drain()"):]
     assert "cp.async.bulk.wait_group 0;" in drain[:drain.index("}")]
     gemm = read("kernels/gemm/gemm.cu")
-    for variant in ("struct GemmWsTmaWgmmaPingpongT", "struct GemmWsTmaWgmmaMulticastT"):
-        body = gemm[gemm.index(variant):]
-        body = body[:body.index("\n};")]
-        # after the tile loop, in the consumers, and only with TmaStore
-        assert body.index("math.store_tma(") < body.index("if constexpr (TmaStore) math.store_tma_drain();")
+    body = gemm[gemm.index("struct GemmWsTmaWgmmaPingpongT"):]
+    body = body[:body.index("\n};")]
+    # ping-pong and the multicast persistent form: the TMA-store epilogue
+    # drains in finish(), after the tile loop, in the consumers (ping-pong's
+    # own loop; the warp-specialized body's), and only with TmaStore
+    assert "std::conditional_t<TmaStore, GemmTmaStoreWalkEpi, GemmStoreEpi> epi{};" in body
+    assert body.index("for (int j = g; j < mine; j += groups) {") < body.index("epi(p, math, u);") < \
+        body.index("epi.finish(math);")
+    walk = gemm[gemm.index("struct GemmTmaStoreWalkEpi"):]
+    walk = walk[:walk.index("\n};")]
+    assert walk.index("math.store_tma(") < walk.index("void finish(") < walk.index("math.store_tma_drain();")
+    main = read("kernels/gemm/gemm_mainloop.cuh")
+    ws = main[main.index("void gemm_ws_body("):]
+    assert ws.index("sched.each([&](const GemmUnit &u) {\n      if constexpr") < ws.index("epi.finish(math);")
+    multicast = gemm[gemm.index("struct GemmWsTmaWgmmaMulticastT"):]
+    assert "std::conditional_t<TmaStore, GemmTmaStoreWalkEpi, GemmStoreEpi> epi{};" in multicast
 
 
 def test_the_staging_size_agrees_between_kernel_and_host():
     """Two 16 x 32 fp32 pieces per consumer warp: GemmWarpgroupMma's
     STORE_BYTES (times the warpgroups of ping-pong, gemm_store_bytes) and
-    gemm_tiles.h's sb_gemm_store_staging_bytes (times 2 for ping-pong in
-    bench/gemm.c's check)."""
+    gemm_tiles.h's sb_gemm_store_staging_bytes, and bench/gemm.c's check
+    (the consumer warps the kernels compile, both warpgroups of ping-pong)."""
     cons = read("kernels/gemm/gemm_consumers.cuh")
     assert "STORE_PIECE_BYTES = 16 * 32 * 4;" in cons
     assert "STORE_BYTES = T::WARPS * 2 * STORE_PIECE_BYTES;" in cons
@@ -68,10 +79,11 @@ def test_the_staging_size_agrees_between_kernel_and_host():
     assert "WGMMA_ONLY = (BM / 64) * WARPS_N < 4" in params
     assert "sb_gemm_tile_wgmma_only(tile) ? 4 : (sb_gemm_tile_bm(tile) / 64) * (sb_gemm_tile_bn(tile) / 64)" in tiles
     gemm = read("kernels/gemm/gemm.cu")
-    assert "GemmWarpgroupMma<T>::STORE_BYTES * GemmGroups<V>::value" in gemm
+    assert "GemmWarpgroupMma<T>::STORE_BYTES * V::groups" in gemm
     assert "S * T::STAGE_BYTES + gemm_store_bytes<V, T>() + SB_GEMM_ALIGN_SLACK" in gemm
     bench = read("bench/gemm.c")
-    assert re.search(r"sb_gemm_store_staging_bytes\(t\) \* \(\(f & SB_VF_GEMM_PINGPONG\) \? 2 : 1\)", bench)
+    # the host's check: the consumer warps the kernels compile (both warpgroups of ping-pong) x 2 pieces
+    assert re.search(r"\(compiled \? c\.warps : sb_gemm_tile_warps\(t\)\) \* 2 \* 16 \* 32 \* 4", bench)
 
 
 def test_c_map_matches_the_piece():

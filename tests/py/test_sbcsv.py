@@ -269,3 +269,38 @@ def test_the_bands_read_the_compressed_history():
     header = [line for line in open(os.path.join(os.path.dirname(sbcsv.HEADER_SNAPSHOT), "bands.csv"))
               if line.startswith("# results/")]
     assert any("/history/" in line and ".csv.xz)" in line for line in header)
+
+
+def test_schema_10_composition_columns_and_older_rows(tmp_path):
+    """Schema 10: mainloop, consumer, schedule, epilogue after detail (not
+    axes: not part of a point's key); a schema-10 row reads them as written,
+    a row of an older schema gets its variant's from the variant table
+    (names unchanged), cuBLAS and unknown variants None."""
+    with open(sbcsv.HEADER_SNAPSHOT) as f:
+        header = f.readline().strip().split(",")
+    for c in sbcsv.COMPOSITION:
+        assert header.index(c) > header.index("detail") and c not in sbcsv.EXTRA_AXES
+    recs = _gemm_split_rows(header, 10, [("4", "4")])
+    for c, v in zip(sbcsv.COMPOSITION, ("tma", "wgmma", "split_k_parallel", "direct")):
+        recs[1][header.index(c)] = v
+    row = sbcsv.read(write(tmp_path, recs, "v10.csv"))[0]
+    assert [row[c] for c in sbcsv.COMPOSITION] == ["tma", "wgmma", "split_k_parallel", "direct"]
+    # schema 9: no such columns; the variant table fills them
+    old = [c for c in header if c not in sbcsv.COMPOSITION]
+    recs = _gemm_split_rows(old, 9, [("4", "4"), ("8", "8")])
+    recs[2][old.index("variant")] = "cublas"
+    rows = sbcsv.read(write(tmp_path, recs, "v9.csv"))
+    assert [rows[0][c] for c in sbcsv.COMPOSITION] == ["tma", "wgmma", "split_k_parallel", "direct"]
+    assert [rows[1][c] for c in sbcsv.COMPOSITION] == [None] * 4
+    assert sbcsv.key(rows[0]) != sbcsv.key(rows[1])
+
+
+def test_committed_gemm_runs_group_by_composition():
+    """A committed run (an older schema) groups by the new columns: every
+    gemm kernel row has all four parts."""
+    runs = sorted(sbcsv.csv_files(os.path.join(ROOT, "results", "*", "latest.csv")))
+    rows = [r for path in runs for r in sbcsv.read(path) if r["family"] == "gemm" and r["variant"] != "cublas"]
+    if not rows:
+        pytest.skip("no committed gemm run")
+    assert all(r["mainloop"] and r["consumer"] and r["schedule"] and r["epilogue"] for r in rows)
+    assert {r["consumer"] for r in rows} >= {"mma_sync", "wgmma"}

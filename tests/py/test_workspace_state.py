@@ -59,7 +59,7 @@ def test_stale_counters_is_a_test_only_row_of_the_broken_build():
     head = 'gemm_row<GemmSplitKParallel, SB_VF_TEST_ONLY, true>("' + STALE + '"'
     assert head in src
     row_fn = src[src.index("template <class V, unsigned Extra = 0, bool StaleEpoch = false>"):]
-    assert "gemm_launch<V, !GemmCpAsync<V>::value, StaleEpoch>" in row_fn[:row_fn.index("}")]
+    assert "gemm_launch<V, StaleEpoch>" in row_fn[:row_fn.index("}")]
     assert _inside_sb_broken(src, head)
     # the counters are zeroed by the query only, and numbered by launch after it
     number = _function(src, "static cudaError_t gemm_number_launch(")
@@ -69,9 +69,11 @@ def test_stale_counters_is_a_test_only_row_of_the_broken_build():
     assert number.count("cudaMemsetAsync") == 1
     # the bug: every launch is numbered 1, so the query's zeros serve the first only
     assert "p->epoch = StaleEpoch ? 1u : ++gemm_epoch;" in number
-    assert "gemm_split_setup<V, StaleEpoch>" in src
-    for setup in ("static cudaError_t gemm_split_setup(", "static cudaError_t gemm_streamk_setup("):
-        assert "cudaMemsetAsync" not in _function(src, setup)  # no memset in any launch
+    # the schedules' host side (GemmScheduleHost) numbers its launches, StaleEpoch passed through
+    assert "H::template setup<V, StaleEpoch>" in src and "gemm_number_launch<StaleEpoch>(L, &p, sem_bytes)" in src
+    for sched in ("GemmScheduleSplitK<C, DropLast>>", "GemmScheduleStreamK>"):
+        host = src[src.index("struct GemmScheduleHost<" + sched):]
+        assert "cudaMemsetAsync" not in host[:host.index("\n};")]  # no memset in any launch
     assert STALE not in read("results/variants.csv")
 
 
