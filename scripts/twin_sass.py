@@ -6,10 +6,14 @@ A variant that waits through sb_mbar_wait_parity is compiled twice
 (kernels/common/mbarrier.cuh): Bounded=true, which the runner launches to validate
 a point, and Bounded=false, which it times. The watchdog can then cost the
 timed kernels nothing only if their SASS does not depend on SB_WATCHDOG.
-This script compares every Bounded=false kernel (its last template argument
-`false`: mangled `Lb0EE`) of the
-default build with the same kernel of a `make SB_WATCHDOG=0` build,
-instruction by instruction, for every architecture in the binaries.
+This script compares every timed kernel of the default build with the
+same kernel of a `make SB_WATCHDOG=0` build, instruction by instruction,
+for every architecture in the binaries. Which kernels are timed, the
+kernels say (scripts/kernel_resources.py): the validating twin is the
+instantiation whose `Bounded` (barrier's `Validate`) template argument is
+`true`, wherever that parameter stands; a `false` nested in another
+argument (gemm_kernel<GemmSplitKReduce<false>, T, 4, true>) does not make
+a twin timed. Without c++filt, the last template argument decides.
 
 Usage: twin_sass.py WATCHDOG_BINARY NO_WATCHDOG_BINARY
 Exit 0: every raw kernel identical; 1: some differ or are missing;
@@ -24,11 +28,11 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))  # the library: sbcsv, sbcompare, ...
 from sass_sync import find_tool  # noqa: E402  (PATH, $CUDA_HOME/bin, pip's nvidia-cuda-cuobjdump)
+from kernel_resources import KERNELS_DIR, demangle, is_timed, twin_flags  # noqa: E402
 
-# The kernel layer passes Bounded as the last template argument: `false`
-# closes the argument list (scan_kernel<ScanMbarrier, 128, false>:
-# ...Li128ELb0EEv...).
-RAW_TWIN = re.compile(r"Lb0EE")
+# Without c++filt: a last template argument `false` closes the argument
+# list (scan_kernel<ScanMbarrier, 128, false>: ...Li128ELb0EEv...).
+RAW_TWIN = re.compile(r"Lb0EEv")
 INSTR = re.compile(r"^\s+/\*([0-9a-f]{4,})\*/\s+(.*?)\s*;?\s*(/\*.*)?$")
 
 
@@ -48,16 +52,29 @@ def parse_sass(text):
     return funcs
 
 
-def raw_kernels(funcs):
-    return {k: v for k, v in funcs.items() if RAW_TWIN.search(k)}
+def raw_kernels(funcs, flags=None):
+    """The timed kernels of one cubin's functions: by their twin flag's
+    argument where the name demangles, else by RAW_TWIN."""
+    flags = twin_flags([KERNELS_DIR]) if flags is None else flags
+    names = demangle(sorted(funcs))
+    out = {}
+    for k, v in funcs.items():
+        name = names.get(k, k)
+        if name == k:  # not demangled
+            timed = bool(RAW_TWIN.search(k))
+        else:
+            timed = is_timed({"file": "", "name": name}, flags)
+        if timed:
+            out[k] = v
+    return out
 
 
 def compare(wd, nowd):
     """Per raw kernel: 'identical', 'different' or 'missing' (in the
     no-watchdog build). `wd` and `nowd` map cubin name -> parse_sass()."""
-    out = {}
+    out, flags = {}, twin_flags([KERNELS_DIR])
     for cubin, funcs in sorted(wd.items()):
-        for k, code in sorted(raw_kernels(funcs).items()):
+        for k, code in sorted(raw_kernels(funcs, flags).items()):
             other = nowd.get(cubin, {}).get(k)
             out[(cubin, k)] = ("missing" if other is None else
                                "identical" if other == code else "different")
@@ -96,7 +113,7 @@ def main(argv):
         return 2
     result = compare(wd, nowd)
     if not result:
-        print("twin_sass: no raw-wait (Bounded=false) kernels found", file=sys.stderr)
+        print("twin_sass: no timed kernels found", file=sys.stderr)
         return 1
     for (cubin, k), verdict in result.items():
         print(f"  {verdict:9s} {cubin:28s} {k}")

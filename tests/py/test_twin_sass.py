@@ -100,3 +100,16 @@ def test_only_a_last_template_argument_false_is_a_raw_twin():
     assert not twin_sass.RAW_TWIN.search(BOUNDED)
     # `false` in another position (e.g. a flag before the block size) is not Bounded.
     assert not twin_sass.RAW_TWIN.search("_Z1kILb0ELi128EEv10ScanParams")
+
+
+# gemm_kernel<V, T, S, Bounded> whose V carries a `false` of its own:
+# gemm_kernel<GemmSplitKReduceV<false>, GemmTile, 4, false / true>.
+GEMM_RAW = "_Z11gemm_kernelI17GemmSplitKReduceVILb0EE8GemmTileLi4ELb0EEv10GemmParams"
+GEMM_BOUNDED = "_Z11gemm_kernelI17GemmSplitKReduceVILb0EE8GemmTileLi4ELb1EEv10GemmParams"
+
+
+def test_the_twin_flag_read_from_the_kernels_decides_not_a_nested_false():
+    if twin_sass.demangle([GEMM_BOUNDED])[GEMM_BOUNDED] == GEMM_BOUNDED:
+        return  # no c++filt here: RAW_TWIN alone, tested above
+    funcs = {GEMM_RAW: CODE, GEMM_BOUNDED: CODE, RAW: CODE, BOUNDED: CODE}
+    assert sorted(twin_sass.raw_kernels(funcs)) == sorted([GEMM_RAW, RAW])
