@@ -1401,10 +1401,12 @@ static const sb_variant barrier_rows[] = {
     BARRIER_BOUNDARY_ROW(kernel_boundary_stream, false, false, SB_BARRIER_VF_HELD,
                          "kernel boundary: iters empty kernels back to back in one stream, "
                          "enqueued behind a held stream and timed by events around them (the "
-                         "GPU's pace, not the host's launch rate); per boundary"),
+                         "GPU's pace, not the host's launch rate), on the fastest stream of SB_CONTEXTS "
+                         "(16) fresh contexts; per boundary"),
     BARRIER_BOUNDARY_ROW(kernel_boundary_graph, true, false, 0,
                          "kernel boundary, host-timed: one CUDA graph of iters empty kernel nodes "
-                         "(captured, instantiated before timing); per boundary"),
+                         "(captured, instantiated before timing), on kernel_boundary_stream's "
+                         "stream; per boundary"),
     // Held like the stream row: each of its kernels is one host launch
     // (cudaLaunchKernelExC with one more attribute), and unheld, with kernels
     // this short, the host's launch rate would set the sample (2.9-5.1 us a
@@ -1413,7 +1415,7 @@ static const sb_variant barrier_rows[] = {
     BARRIER_BOUNDARY_ROW(kernel_boundary_pdl, false, true, SB_BARRIER_VF_HELD,
                          "kernel boundary: iters kernels back to back in one stream, each a PDL "
                          "secondary (launch_dependents, then griddepcontrol.wait), enqueued behind "
-                         "a held stream; per boundary"),
+                         "a held stream, on kernel_boundary_stream's stream; per boundary"),
 #ifdef SB_BROKEN
     BARRIER_HANDOFF_ROW(flag_handoff_lost_token, DevLookAcqRel, true, SB_VF_TEST_ONLY,
                         "TEST ONLY: flag_handoff whose side 1 waits for a token side 0 never "
