@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import glob
 import os
+import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -167,12 +168,39 @@ def speedup_table(name, family_shapes, variants):
             f">1 is faster, - is not ok):\n\n" + render_table(headers, rows, markdown=True))
 
 
-def family_section(name, family_shapes, plots, variants):
+def composition_table(rows):
+    """A composed family's variants by part (sbcsv.COMPOSITION: gemm's
+    mainloop, consumer, schedule, epilogue): per value of each part, how many
+    variants and ok points have it, the median and the best % of the paired
+    ceiling over those points, and where the best was; None for a family
+    whose rows name no parts or carry no paired ratio."""
+    ok = [r for r in rows if r["status"] == "ok" and r.get("mainloop") and r.get("pct_of_cublas")]
+    if not ok:
+        return None
+    table = []
+    for part in sbcsv.COMPOSITION:
+        for value in sorted({r[part] for r in ok if r.get(part)}):
+            have = [r for r in ok if r.get(part) == value]
+            best = max(have, key=lambda r: r["pct_of_cublas"])
+            shape = " x ".join(str(best[a]) for a in ("m", "n", "k")) + (f", {best['tile']}" if best.get("tile") else "")
+            table.append([part, f"`{value}`", str(len({r['variant'] for r in have})), str(len(have)),
+                          f"{statistics.median(r['pct_of_cublas'] for r in have):.1f}",
+                          f"{best['pct_of_cublas']:.1f} (`{best['variant']}`, {shape})"])
+    return ("By part of the composition (every ok point whose variant has that part; % of the paired "
+            "ceiling, higher is better):\n\n" +
+            render_table(["part", "value", "variants", "points", "median %", "best % (variant, shape)"],
+                         table, markdown=True))
+
+
+def family_section(name, family_shapes, plots, variants, rows=()):
     out = [f"## {name}", "", win_counts(family_shapes) + ".", "",
            winners_table(family_shapes), ""]
     speedups = speedup_table(name, family_shapes, variants)
     if speedups:
         out += [speedups, ""]
+    parts = composition_table(rows)
+    if parts:
+        out += [parts, ""]
     if plots:
         out += plot_links(plots, "plots") + [""]
     return out
@@ -187,7 +215,7 @@ def gpu_report(run, report_dir):
     for name in names:
         variants = list(dict.fromkeys(r["variant"] for r in run.rows if r["family"] == name))
         out += family_section(name, [s for s in all_shapes if s.family == name], plots.get(name),
-                              variants)
+                              variants, [r for r in run.rows if r["family"] == name])
     leftovers = [n for f, ns in plots.items() if f not in names for n in ns]
     if leftovers:
         out += ["## Other plots", ""] + plot_links(leftovers, "plots") + [""]

@@ -251,3 +251,31 @@ def test_same_winner_is_yes_no_tie_or_na():
     none_ok = shape_of_rows(("pingpong", 100.0, 99.9, 100.1))
     none_ok.ranked.clear()
     assert report.same_winner([a, none_ok]) == "n/a"
+
+
+# ------------------------------------------------------------ gemm by part
+
+def test_gemm_by_part_table_matches_the_csv_and_the_variant_table(tmp_path):
+    """Each row of gemm's by-part table: the variants with that part (from
+    results/variants.csv: schema-9 rows carry no parts, sbcsv gives them the
+    table's), their ok points, and the best paired % of cuBLAS among them,
+    computed here from the committed H200 run."""
+    latest = os.path.join(ROOT, "results", "h200", "latest.csv")
+    rc, _, err = run_report(latest, "--results", tmp_path)
+    assert rc == 0, err
+    table = md_table(section((tmp_path / "h200" / "REPORT.md").read_text(), "gemm"), "part")
+    with open(os.path.join(ROOT, "results", "variants.csv"), newline="") as f:
+        parts = {r["variant"]: r for r in csv.DictReader(f) if r["family"] == "gemm"}
+    with open(latest, newline="") as f:
+        ok = [r for r in csv.DictReader(f)
+              if r["family"] == "gemm" and r["status"] == "ok" and r["pct_of_cublas"] and parts[r["variant"]]["mainloop"]]
+    assert {row["part"] for row in table} == {"mainloop", "consumer", "schedule", "epilogue"}
+    for row in table:
+        value = row["value"].strip("`")
+        have = [r for r in ok if parts[r["variant"]][row["part"]] == value]
+        assert row["variants"] == str(len({r["variant"] for r in have}))
+        assert row["points"] == str(len(have))
+        best = max(have, key=lambda r: float(r["pct_of_cublas"]))
+        assert row["best % (variant, shape)"].startswith(f"{float(best['pct_of_cublas']):.1f} (`{best['variant']}`")
+    # every composed variant's every ok point is counted once per part
+    assert sum(int(row["points"]) for row in table if row["part"] == "consumer") == len(ok)
