@@ -1,5 +1,7 @@
 #include "timing.h"
 
+#include "stats.h"
+
 #include <cuda.h> /* the driver's context calls, reached through cudaGetDriverEntryPointByVersion */
 #include <cudaTypedefs.h>
 #include <math.h>
@@ -167,6 +169,11 @@ static int push(double **a, size_t *count, size_t *cap, double v) {
   return 0;
 }
 
+/* A held sample whose hold gave up before the host had enqueued it. */
+static const char HOLD_TIMED_OUT[] =
+    "the stream hold timed out: the launch queue took fewer launches than the sample's iters; "
+    "give a smaller --iters";
+
 /* ---- the kernel-boundary rows' context and stream ----
  *
  * Where a stream's launches cross a kernel boundary is set when the CUDA
@@ -182,8 +189,8 @@ static int push(double **a, size_t *count, size_t *cap, double v) {
  * empty launches of one block per SM, the median of SB_CONTEXT_PROBE_SAMPLES)
  * is fastest: the boundary where the driver places a queue best. Only those
  * rows run there (the point's buffers stay in the process's own context;
- * with every row timed in the chosen one, its boundaries ran 11-13% slower than its
- * probe). The probes' spread goes into the rows' detail. */
+ * with every row timed in the chosen one, its boundaries ran 11-13% slower
+ * than its probe). The probes' spread goes into the rows' detail. */
 #define SB_CONTEXT_PROBE_LAUNCHES 512
 #define SB_CONTEXT_PROBE_SAMPLES 3
 
@@ -263,11 +270,6 @@ static cudaError_t probe_launch(void *arg, cudaStream_t s) {
   return sb_empty_launches(s, probe_blocks, SB_CONTEXT_PROBE_LAUNCHES);
 }
 
-static int cmp_double(const void *a, const void *b) {
-  const double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* A fresh context, filled and probed: each stream's probe (per boundary, in
  * ns) into ns[], c->best the fastest; popped on success. */
 static cudaError_t context_try(CUdevice dev, sb_context *c, double *ns) {
@@ -281,8 +283,9 @@ static cudaError_t context_try(CUdevice dev, sb_context *c, double *ns) {
     double v[SB_CONTEXT_PROBE_SAMPLES];
     for (int k = 0; k < SB_CONTEXT_PROBE_SAMPLES && e == cudaSuccess; ++k)
       e = context_sample(c, c->held[i], probe_launch, NULL, 1, &v[k]);
-    qsort(v, SB_CONTEXT_PROBE_SAMPLES, sizeof *v, cmp_double);
-    ns[i] = v[SB_CONTEXT_PROBE_SAMPLES / 2] * 1e9 / SB_CONTEXT_PROBE_LAUNCHES;
+    sb_stats st;
+    sb_stats_compute(v, SB_CONTEXT_PROBE_SAMPLES, &st);
+    ns[i] = st.median * 1e9 / SB_CONTEXT_PROBE_LAUNCHES;
     if (ns[i] < ns[c->best]) c->best = i;
   }
   if (e != cudaSuccess) return e;
@@ -390,10 +393,7 @@ static cudaError_t context_timed_launch(sb_timer *t, sb_launch_fn fn, sb_launch 
   if (e == cudaSuccess &&
       (e = context_sample(&g_ctx.c, g_ctx.c.held[g_ctx.c.best], context_launch, &a, L->hold, seconds)) !=
           cudaSuccess)
-    *what = e == cudaErrorLaunchOutOfResources
-                ? "the stream hold timed out: the launch queue took fewer launches than the sample's iters; "
-                  "give a smaller --iters"
-                : "a sample in the chosen context";
+    *what = e == cudaErrorLaunchOutOfResources ? HOLD_TIMED_OUT : "a sample in the chosen context";
   L->stream = keep;
   L->context = NULL;
   CUcontext popped;
@@ -446,8 +446,7 @@ static cudaError_t timed_launch(sb_timer *t, sb_launch_fn fn, sb_launch *L, doub
   else if (L->hold && __atomic_load_n(&t->hold[1], __ATOMIC_SEQ_CST)) {
     /* the host could not enqueue the sample before the hold gave up */
     e = cudaErrorLaunchOutOfResources;
-    *what = "the stream hold timed out: the launch queue took fewer launches than the sample's iters; "
-            "give a smaller --iters";
+    *what = HOLD_TIMED_OUT;
   }
   if (e != cudaSuccess && L->hold && t->hold) __atomic_store_n(&t->hold[0], 1, __ATOMIC_SEQ_CST);
   L->stream = keep;
