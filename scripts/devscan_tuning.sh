@@ -15,6 +15,7 @@
 #   pipeline_<r>.csv   the pipeline family's default sweep
 # Every CSV holds the reference family's d2d_copy (the 100% of pct_of_copy)
 # and vector_copy (a plain kernel's copy) of its own process.
+# scripts/devscan_tuning.py OUTDIR summarizes them.
 # --dry-run as BIN's first argument: print the command lines and the point
 # counts (needs no GPU). Exit status: 0, 1 when a sweep had a wrong, error
 # or deadlock row, 2 on bad usage.

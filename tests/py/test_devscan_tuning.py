@@ -87,3 +87,70 @@ def test_the_measurement_script_prints_its_sweeps(syncbench, tmp_path):
     bad = subprocess.run([SCRIPT, BIN, "0", str(tmp_path / "out"), "zero"], capture_output=True,
                          text=True, timeout=60)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+
+
+# ---- scripts/devscan_tuning.py: the summary of what the script wrote ----
+
+HEADER = open(os.path.join(ROOT, "results", "csv_header.csv"), encoding="utf-8").readline().strip().split(",")
+
+
+def row(family, variant, pct, **cells):
+    r = dict.fromkeys(HEADER, "")
+    r.update(schema_version="10", family=family, variant=variant, status="ok", samples="10",
+             median_us="1", min_us="1", max_us="1", q1_us="1", q3_us="1", cv_pct="1",
+             bytes_moved="8", gbps=str(40 * pct), pct_of_copy=str(pct), blocks_per_sm="9",
+             gpu_name="GPU", gpu_uuid="GPU-1", cc="9.0", sm_count="132", sm_clock_mhz="1980",
+             driver="1", cuda="13.0", commit="c", run_utc="t", seed="1")
+    r.update({k: str(v) for k, v in cells.items()})
+    return r
+
+
+def write_csv(path, rows):
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=HEADER, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+
+
+def tuned(variant, pct, window=32, first=3000, poll=648, min_tiles=500, n=268435456, cub=110):
+    return row("devscan", variant, pct, block_threads=128, elems_per_thread=32, n=n, window=window,
+               first_sleep_ns=first, poll_sleep_ns=poll, sleep_min_tiles=min_tiles, pct_of_cub=cub)
+
+
+def test_the_summary_reads_settings_across_repetitions(tmp_path):
+    rlx = "lookback_relaxed"
+    for r, (today, fast, noisy, kernel) in enumerate([(84.0, 86.5, 88.0, 97.0),
+                                                      (85.0, 87.0, 80.0, 96.0)], start=1):
+        refs = [row("reference", "d2d_copy", 100, gbps=4000), row("reference", "vector_copy", kernel)]
+        write_csv(tmp_path / f"tuning_{r}.csv", refs + [
+            tuned(rlx, today), tuned(rlx, fast, first=0), tuned(rlx, noisy, window=64, first=0, poll=0),
+            dict(tuned(rlx, 99, first=1245), status="wrong")])
+        write_csv(tmp_path / f"threshold_{r}.csv", refs + [
+            tuned(rlx, 20 + r, n=1048576), tuned(rlx, 25 + r, n=1048576, min_tiles=0)])
+        write_csv(tmp_path / f"pipeline_{r}.csv", refs + [
+            row("pipeline", "ws_tma", 95.0 + r, stages=4, buffer_bytes=16384)])
+    p = subprocess.run([os.path.join(ROOT, "scripts", "devscan_tuning.py"), str(tmp_path)],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    body = [line for line in lines if line.startswith(f"| `{rlx}` | 128x32 | 268435456")]
+    assert len(body) == 3  # the wrong row is not a setting
+    # best lowest first: first sleep 0 (86.5-87) beats today's 84-85; the
+    # noisy window-64 setting (80-88) does not, though its best is higher
+    assert "| 0 | 648 | 500 | 86.5 / 86.8 / 87.0 | 110.0 | 2 | beats today |" in body[0]
+    assert "| 3000 | 648 | 500 | 84.0 / 84.5 / 85.0 | 110.0 | 2 | today |" in body[1]
+    assert body[2].endswith("| 80.0 / 84.0 / 88.0 | 110.0 | 2 |  |")
+    thr = [line for line in lines if line.startswith(f"| `{rlx}` | 128x32 | 1048576")]
+    assert thr[0].startswith(f"| `{rlx}` | 128x32 | 1048576 | 32 | 3000 | 648 | 0 | 26.0 / 26.5 / 27.0")
+    assert "beats today" in thr[0] and thr[1].endswith("| today |")
+    assert "| tuning | 1 | 4000 | `vector_copy` 97.0% |" in lines
+    assert "| 2 | `ws_tma` stages 4 x 16384 B: 97.0% | 96.0% |" in lines
+
+
+def test_the_summary_without_its_csvs_is_one_line_and_exit_2(tmp_path):
+    p = subprocess.run([os.path.join(ROOT, "scripts", "devscan_tuning.py"), str(tmp_path)],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1 and "tuning_<r>.csv" in p.stderr
+    p = subprocess.run([os.path.join(ROOT, "scripts", "devscan_tuning.py"), str(tmp_path), "--today", "1,2"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and p.stderr.count("\n") == 1
