@@ -372,5 +372,20 @@ SB_TEST(devscan_tuning_axes_are_swept_only_when_named_and_only_on_lookback_rows)
   CHECK_EQ_INT(tuned, 2);
   CHECK_EQ_INT(others, 0);
   free(pts);
+  /* the default and quick sweeps: every devscan point's tuning cells blank */
+  for (int quick = 0; quick <= 1; ++quick) {
+    sb_sweep_spec plain = {.quick = quick};
+    const long m = sb_sweep_build(&plain, &pts, err, sizeof err);
+    CHECK(m > 0);
+    int filled = 0, seen = 0;
+    for (long i = 0; i < m; ++i) {
+      if (strcmp(pts[i].family->name, "devscan")) continue;
+      ++seen;
+      for (int a = 0; a < 4; ++a) filled += pts[i].axis[tuning[a]] != SB_AXIS_UNSET;
+    }
+    CHECK(seen > 0);
+    CHECK_EQ_INT(filled, 0);
+    free(pts);
+  }
 }
 #undef U
