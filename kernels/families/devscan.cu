@@ -56,10 +56,14 @@ struct DevscanParams {
   uint32_t *sums;                // three_kernel, grid_sync: per-tile sums, then their scan
   unsigned int *counter;         // single pass: the next tile (or cluster) id
   unsigned epoch;                // single pass: launches since the point's query (1, 2, ...)
-  int sleep_min_tiles;           // the tuning instances' sleep threshold (DevFlags::sleep_min);
-                                 // in epoch's padding: the struct's layout is unchanged
   unsigned long long flag_a, flag_p;  // single pass: this launch's A and P words (DevFlags)
 };
+
+// The tuning instances' sleep threshold (axis sleep_min_tiles, DevFlags::sleep_min),
+// written by each point's query: a kernel parameter would change the
+// parameter loads of every kernel of the family, and the default sweep's
+// kernels are to stay as they were (docs/devscan.md, "Tuning the look-back").
+__constant__ int dev_sleep_min_tiles;
 
 // Launch numbering (sb_epoch_begin, kernels/common/launch.cuh, as gemm's):
 // launch e finds the counter at (e - 1) x the ids a launch takes and the
@@ -390,7 +394,8 @@ struct DevLookbackT {
     const uint32_t all = dev_block_scan(t, s, &wp);
     if (threadIdx.x < 32) {
       using F = DevFlags<Pol, Bounded>;
-      const F flags{p.flags, p.tiles, p.flag_a, p.flag_p, p.sleep_min_tiles};
+      F flags{p.flags, p.tiles, p.flag_a, p.flag_p};
+      if constexpr (Pol::min_tiles == DEV_SLEEP_MIN_TILES_RUNTIME) flags.sleep_min = dev_sleep_min_tiles;
       if (threadIdx.x == 0) flags.publish(tile, tile > 0 ? F::A : F::P, all);
       if (tile > 0) {
         const uint32_t prefix = flags.look_back(tile);
@@ -768,11 +773,14 @@ static cudaError_t dev_launch(sb_launch *L) {
   p.tiles = (int)tiles;
   const size_t words = V::clustered ? (size_t)sb_ceil_div(tiles, DEV_CLUSTER) : (size_t)tiles;
   if (L->query) {
-    const cudaError_t e = dev_workspace(DEV_WS_HEAD + words * 8);
+    cudaError_t e = dev_workspace(DEV_WS_HEAD + words * 8);
+    const int min_tiles = (int)dev_axis_or(L->axis, SB_AXIS_SLEEP_MIN_TILES, DEV_SLEEP_MIN_TILES);
+    if (e == cudaSuccess)  // from the stack: a pageable source is staged before the call returns
+      e = cudaMemcpyToSymbolAsync(dev_sleep_min_tiles, &min_tiles, sizeof min_tiles, 0,
+                                  cudaMemcpyHostToDevice, L->stream);
     if (e != cudaSuccess) return e;
   }
   p.epoch = 0;
-  p.sleep_min_tiles = (int)dev_axis_or(L->axis, SB_AXIS_SLEEP_MIN_TILES, DEV_SLEEP_MIN_TILES);
   p.flag_a = p.flag_p = 0;
   p.counter = (unsigned int *)dev_ws;
   p.flags = (unsigned long long *)(dev_ws + DEV_WS_HEAD);
