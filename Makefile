@@ -25,8 +25,10 @@ NVFLAGS   ?= -O3 -lineinfo
 # NVEXTRA: extra nvcc flags for experiments (e.g. NVEXTRA=-DSB_WATCHDOG=0 BUILD=build/x).
 NVFLAGS   += -std=c++17 $(GENCODE) -Xcompiler -Wall -MMD -MP $(NVEXTRA)
 # PLANT_SLOWDOWN=1: known slowdowns in scan/pingpong (an extra barrier per
-# step), gemm/splitk_serial (1 us before each slice's release) and
-# gemm/streamk (2 us before each contributor's flag), to prove the gate.
+# step), gemm/splitk_serial (1 us before each slice's release),
+# gemm/streamk (2 us before each contributor's flag), barrier/flag_handoff
+# (100 cycles before each pong) and barrier/kernel_boundary_stream and _graph
+# (150 cycles in each timed kernel), to prove the gate.
 ifeq ($(PLANT_SLOWDOWN),1)
 NVFLAGS   += -DSB_PLANT_SLOWDOWN
 COMMIT    := $(COMMIT)+plant

@@ -774,7 +774,7 @@ const sb_family sb_family_gemm = {
                      [SB_AXIS_K] = "1000,1k,2k,4k,8k,16k,32k",
                      [SB_AXIS_N] = "1", /* = m (sb_gemm_in_sweep): --n with --m sets it */
                      [SB_AXIS_SPLITS] = "auto,2,4,8",
-                     /* 128x96x64: whole tiles only where M and N are multiples of 96 (none of the default shapes) */
+                     /* 128x96x64: in the default sweep only where M and N are whole 96s (none of the default shapes) */
                      [SB_AXIS_TILE] = "64x128x64,128x128x64,128x256x64,128x96x64",
                      [SB_AXIS_STAGES] = "1,2,3,4,5,6,7,8", /* 8: the 64x128 tile's, 7: 128x96's */
                      [SB_AXIS_WARPS] = "4,8",

@@ -32,6 +32,7 @@
 // At the end every reporting thread folds its count into the block's
 // minimum and maximum and counts itself; thread 0 stores them and the
 // loop's cycles (an atomic minimum over launches) into the layout.
+#include <type_traits>
 #include <cooperative_groups.h>
 #include <cuda/barrier>
 #include <cuda/ptx>
@@ -649,6 +650,17 @@ struct barrier_op_grid_sync : BarrierBase {
 #define BARRIER_PONG 16  // the next 128-byte line
 #define BARRIER_DATA 64  // u32 words: side s's slot k at BARRIER_DATA + 32 s + k
 
+// The gate proof's plant (make PLANT_SLOWDOWN=1): a spin of `cycles` SM
+// clocks on the critical path of flag_handoff's round trip and of the
+// stream and graph rows' kernels, about 5% of each row's figure on an H200.
+#ifdef SB_PLANT_SLOWDOWN
+__device__ __forceinline__ void barrier_plant_spin(long long cycles) {
+  const long long t0 = clock64();
+  while (clock64() - t0 < cycles) {
+  }
+}
+#endif
+
 template <class Pol, bool LoseToken, bool Validate>
 __device__ __forceinline__ void barrier_handoff_round(const DevFlags<Pol, Validate> &f, int side,
                                                       uint32_t token) {
@@ -658,6 +670,9 @@ __device__ __forceinline__ void barrier_handoff_round(const DevFlags<Pol, Valida
     f.wait_for(BARRIER_PONG, want);
   } else {
     f.wait_for(BARRIER_PING, LoseToken ? want + 1 : want);
+#ifdef SB_PLANT_SLOWDOWN
+    if constexpr (std::is_same<Pol, DevLookAcqRel>::value) barrier_plant_spin(100);  // flag_handoff only
+#endif
     f.publish(BARRIER_PONG, SB_FLAG_P, token);
   }
 }
@@ -831,6 +846,9 @@ __global__ void __launch_bounds__(SB_BARRIER_MAX_THREADS) barrier_boundary_kerne
     __trap();  // min_cc 90: never launched below sm_90 (or from compute_80 PTX)
 #endif
   }
+#ifdef SB_PLANT_SLOWDOWN
+  if constexpr (!Pdl && !Validate) barrier_plant_spin(150);  // the stream and graph rows
+#endif
   if constexpr (Validate) {
     if (threadIdx.x != 0) return;
     sb_barrier_head *head = (sb_barrier_head *)a.out;
@@ -1383,10 +1401,12 @@ static const sb_variant barrier_rows[] = {
     BARRIER_BOUNDARY_ROW(kernel_boundary_stream, false, false, SB_BARRIER_VF_HELD,
                          "kernel boundary: iters empty kernels back to back in one stream, "
                          "enqueued behind a held stream and timed by events around them (the "
-                         "GPU's pace, not the host's launch rate); per boundary"),
+                         "GPU's pace, not the host's launch rate), on the fastest stream of SB_CONTEXTS "
+                         "(16) fresh contexts; per boundary"),
     BARRIER_BOUNDARY_ROW(kernel_boundary_graph, true, false, 0,
                          "kernel boundary, host-timed: one CUDA graph of iters empty kernel nodes "
-                         "(captured, instantiated before timing); per boundary"),
+                         "(captured, instantiated before timing), on kernel_boundary_stream's "
+                         "stream; per boundary"),
     // Held like the stream row: each of its kernels is one host launch
     // (cudaLaunchKernelExC with one more attribute), and unheld, with kernels
     // this short, the host's launch rate would set the sample (2.9-5.1 us a
@@ -1395,7 +1415,7 @@ static const sb_variant barrier_rows[] = {
     BARRIER_BOUNDARY_ROW(kernel_boundary_pdl, false, true, SB_BARRIER_VF_HELD,
                          "kernel boundary: iters kernels back to back in one stream, each a PDL "
                          "secondary (launch_dependents, then griddepcontrol.wait), enqueued behind "
-                         "a held stream; per boundary"),
+                         "a held stream, on kernel_boundary_stream's stream; per boundary"),
 #ifdef SB_BROKEN
     BARRIER_HANDOFF_ROW(flag_handoff_lost_token, DevLookAcqRel, true, SB_VF_TEST_ONLY,
                         "TEST ONLY: flag_handoff whose side 1 waits for a token side 0 never "
