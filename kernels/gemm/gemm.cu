@@ -799,14 +799,40 @@ static cudaError_t gemm_grow(void **buf, size_t *cap, size_t bytes) {
 // next number (GemmParams::epoch) and no memset. StaleEpoch (the SB_BROKEN
 // build's planted bug only): every launch is numbered 1, so from the
 // second launch on the counters already hold what launch 1 left.
-static unsigned gemm_epoch;  // launches since the point's query
+//
+// Places: where the words lie sets how fast a chain of hand-offs through
+// them runs (a semaphore's L2 slice, as a flag's: docs/barrier.md, the
+// hand-off map), and one allocation is one place for the whole process:
+// splitk_serial's chain at 512^2 x 32k read 39.5-43.8 us in three processes
+// and 39.0-39.1 in three that allocated its workspace anew at each point
+// (docs/history.md). So the words are kept at SB_GEMM_SEM_PLACES places,
+// each on its own 2 MiB page at its own offset in it, launches take them in
+// turn, and each place keeps its own numbering: the samples of a point
+// cover every place alike.
+#define SB_GEMM_SEM_PLACES 8
+static unsigned gemm_epochs[SB_GEMM_SEM_PLACES];  // launches of each place since the point's query
+static unsigned gemm_place;                       // the place the next launch takes
+
+// Bytes from one place to the next: a new 2 MiB page and 4 KiB further in it.
+static size_t gemm_sem_stride(size_t sem_bytes) {
+  const size_t page = (size_t)2 << 20, kib4 = 4096;
+  return (sem_bytes + page - 1) / page * page + kib4;
+}
+// What the query allocates for a point's words: every place.
+static size_t gemm_sem_places_bytes(size_t sem_bytes) {
+  return sem_bytes ? SB_GEMM_SEM_PLACES * gemm_sem_stride(sem_bytes) : 0;
+}
 template <bool StaleEpoch = false>
 static cudaError_t gemm_number_launch(sb_launch *L, GemmParams *p, size_t sem_bytes) {
   if (L->query) {
-    gemm_epoch = 0;
-    return cudaMemsetAsync(gemm_sem, 0, sem_bytes, L->stream);
+    for (unsigned &e : gemm_epochs) e = 0;
+    gemm_place = 0;
+    return cudaMemsetAsync(gemm_sem, 0, gemm_sem_places_bytes(sem_bytes), L->stream);
   }
-  p->epoch = StaleEpoch ? 1u : ++gemm_epoch;
+  const unsigned place = gemm_place;
+  gemm_place = (place + 1) % SB_GEMM_SEM_PLACES;
+  p->sem = gemm_sem + place * (gemm_sem_stride(sem_bytes) / sizeof(unsigned));
+  p->epoch = StaleEpoch ? 1u : ++gemm_epochs[place];
   return cudaSuccess;
 }
 
@@ -946,7 +972,7 @@ struct GemmScheduleHost<GemmScheduleSplitK<C, DropLast>> : GemmScheduleHostBase 
         gemm_flag(C == GEMM_COMBINE_CLUSTER ? tiles * p.splits : tiles * (S::partials ? 1 : 2)) * sizeof(unsigned);
     const size_t ws_bytes = S::partials ? (size_t)tiles * tile_elems * p.splits * sizeof(float) : 0;
     if (L->query) {
-      cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
+      cudaError_t e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, gemm_sem_places_bytes(sem_bytes));
       if (e == cudaSuccess) e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, ws_bytes);
       if (e != cudaSuccess || C == GEMM_COMBINE_REDUCE) return e;
     }
@@ -1009,7 +1035,7 @@ struct GemmScheduleHost<GemmScheduleStreamK> : GemmScheduleHostBase {
     // + a ticket counter per tile where fewer tiles than blocks (gemm_sk_block)
     const size_t sem_bytes = gemm_flag((size_t)L->grid_blocks + 1 + (size_t)tiles) * sizeof(unsigned);
     if (L->query) {
-      e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, sem_bytes);
+      e = gemm_grow((void **)&gemm_sem, &gemm_sem_cap, gemm_sem_places_bytes(sem_bytes));
       if (e == cudaSuccess && !data_parallel)
         e = gemm_grow((void **)&gemm_ws, &gemm_ws_cap, (size_t)2 * L->grid_blocks * g.bm * g.bn * sizeof(float));
       if (e != cudaSuccess) return e;
@@ -1018,8 +1044,7 @@ struct GemmScheduleHost<GemmScheduleStreamK> : GemmScheduleHostBase {
       *done = true;
       return e;
     }
-    p.sem = gemm_sem;
-    p.ws = gemm_ws;
+    p.ws = gemm_ws;  // p.sem: the launch's place (gemm_number_launch)
     p.sk_grid_blocks = (int)L->grid_blocks;
     p.sk_reduce = sb_gemm_sk_separate(tiles, kts, p.sk_grid_blocks);
     return cudaSuccess;
