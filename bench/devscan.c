@@ -100,6 +100,28 @@ static int devscan_compiled(long long b, long long e) {
          (b == 256 && (e == 8 || e == 16 || e == 24)) || (b == 512 && e == 8);
 }
 
+/* The look-back's tuning axes (window, first_sleep_ns, poll_sleep_ns,
+ * sleep_min_tiles): swept only when the command line names one of them, and
+ * then only for the variants whose picker reads them (lookback,
+ * lookback_relaxed: SB_VF_DEVSCAN_TUNING); every other point leaves them
+ * blank, so the default sweep's points and names are those of schema 9.
+ * Their default values are today's compile-time ones, so a sweep that names
+ * one axis fills the others with today's values. */
+static const int tuning_axes[] = {SB_AXIS_WINDOW, SB_AXIS_FIRST_SLEEP, SB_AXIS_POLL_SLEEP,
+                                  SB_AXIS_SLEEP_MIN_TILES};
+#define TUNING_COUNT (sizeof tuning_axes / sizeof tuning_axes[0])
+
+static int takes_tuning(const sb_point *p) {
+  return (p->variant->flags & SB_VF_DEVSCAN_TUNING) != 0;
+}
+
+static void tuning_in_sweep(sb_point *p, unsigned long long user_axes) {
+  int named = 0;
+  for (size_t t = 0; t < TUNING_COUNT; ++t) named |= (user_axes & (1ull << tuning_axes[t])) != 0;
+  if (named && takes_tuning(p)) return;
+  for (size_t t = 0; t < TUNING_COUNT; ++t) p->axis[tuning_axes[t]] = SB_AXIS_UNSET;
+}
+
 /* The default sweep: the tile shape 128 x 32 (with the 3000 ns look-back
  * sleep, at least as fast as 128 x 24, CUB's own for 4-byte sums on sm_90,
  * for every variant at every n on an H100: proofs/devscan_tiles_93fdd3f) at every n, the other
@@ -107,6 +129,7 @@ static int devscan_compiled(long long b, long long e) {
  * little). The library row has no tile shape: its axes are blanked, so it
  * is measured once per n. */
 static int devscan_in_sweep(sb_point *p, unsigned long long user_axes) {
+  tuning_in_sweep(p, user_axes);
   if (is_library(p)) {
     p->axis[SB_AXIS_BLOCK] = SB_AXIS_UNSET;
     p->axis[SB_AXIS_ELEMS] = SB_AXIS_UNSET;
@@ -158,18 +181,29 @@ static int devscan_keeps_state(const sb_point *p) {
   return (p->variant->flags & SB_VF_DEVSCAN_RESET) != 0;
 }
 
+static const sb_trait_name devscan_traits[] = {{SB_VF_DEVSCAN_TUNING, "lookback_tuning"}, {0, NULL}};
+
 const sb_family sb_family_devscan = {
     .name = "devscan",
     .summary = "inclusive scan of n u32 across the whole device: how tiles learn their prefix",
     .flags = SB_FF_WORKSPACE_STATE, /* tile counter and status words, numbered by launch */
     .variants = &sb_devscan_variants,
+    .variant_traits = devscan_traits,
     .ceiling_column = "pct_of_cub", /* cub's row, timed paired with each variant */
     /* memory-bound: the block median moved least between two GPUs of one model */
     .ceiling_reading = SB_RATIO_BLOCK_MEDIAN,
     .default_axes = {[SB_AXIS_N] = "1M,16M,256M",
                      [SB_AXIS_BLOCK] = "128,256,512",
-                     [SB_AXIS_ELEMS] = "8,16,24,32"},
-    .quick_axes = {[SB_AXIS_N] = "1M", [SB_AXIS_BLOCK] = "128", [SB_AXIS_ELEMS] = "32"},
+                     [SB_AXIS_ELEMS] = "8,16,24,32",
+                     /* today's look-back (kernels/common/lookback.cuh); blank
+                      * unless the command line names one (tuning_in_sweep) */
+                     [SB_AXIS_WINDOW] = "32",
+                     [SB_AXIS_FIRST_SLEEP] = "3000",
+                     [SB_AXIS_POLL_SLEEP] = "648",
+                     [SB_AXIS_SLEEP_MIN_TILES] = "500"},
+    .quick_axes = {[SB_AXIS_N] = "1M", [SB_AXIS_BLOCK] = "128", [SB_AXIS_ELEMS] = "32",
+                   [SB_AXIS_WINDOW] = "32", [SB_AXIS_FIRST_SLEEP] = "3000",
+                   [SB_AXIS_POLL_SLEEP] = "648", [SB_AXIS_SLEEP_MIN_TILES] = "500"},
     .in_sweep = devscan_in_sweep,
     .keeps_state = devscan_keeps_state,
     .check = devscan_check,

@@ -1,5 +1,7 @@
-/* Reference family: device-to-device cudaMemcpy, measured in every run.
- * Its variant table and launcher: kernels/reference.cu. */
+/* Reference family, measured first in every run: device-to-device
+ * cudaMemcpy (d2d_copy, the yardstick of every pct_of_copy) and a kernel's
+ * copy of the same bytes (vector_copy). Its variant table, launchers and
+ * kernel: kernels/families/reference.cu. */
 #include <stdio.h>
 
 #include "../harness/random.h"
@@ -33,7 +35,8 @@ static int copy_verify(const sb_point *p, const sb_check *check, const void *hos
 
 const sb_family sb_family_reference = {
     .name = "reference",
-    .summary = "device-to-device copy bandwidth (bytes read + written), measured every run",
+    .summary = "copy bandwidth (bytes read + written), measured every run: the driver's "
+               "device-to-device copy (the yardstick) and a kernel's",
     .flags = SB_FF_YARDSTICK,
     .variants = &sb_reference_variants,
     /* 512 MiB: far past any L2, so this is DRAM bandwidth. */

@@ -32,7 +32,15 @@
   X(TILE, "tile", "tile", 0, 3, "128x128x64|128x256x64|64x128x64|128x96x64", "GEMM block tile BMxBNxBK") \
   X(SPLITS, "splits", "splits", 1, 256, NULL, "GEMM K slices per output tile (split-K), or auto") \
   X(CLUSTER_SHAPE, "cluster_shape", "cluster-shape", 0, 1, "2x1|1x2",               \
-    "GEMM multicast cluster of 2 tiles: 2x1 (one column: B shared) or 1x2 (one row: A shared)")
+    "GEMM multicast cluster of 2 tiles: 2x1 (one column: B shared) or 1x2 (one row: A shared)") \
+  X(WINDOW, "window", "window", 1, 1024, NULL,                                      \
+    "devscan lookback(_relaxed), blank unless named: flag words a look-back step reads") \
+  X(FIRST_SLEEP, "first_sleep_ns", "first-sleep", 0, 1000000, NULL,                 \
+    "devscan lookback(_relaxed), blank unless named: ns asleep before the first read") \
+  X(POLL_SLEEP, "poll_sleep_ns", "poll-sleep", 0, 1000000, NULL,                    \
+    "devscan lookback(_relaxed), blank unless named: ns asleep between polls of an X") \
+  X(SLEEP_MIN_TILES, "sleep_min_tiles", "sleep-min-tiles", 0, 0x7fffffffLL, NULL,   \
+    "devscan lookback(_relaxed), blank unless named: tiles from which the sleeps are on")
 
 enum sb_axis_id {
 #define SB_AXIS_ENUM(id, name, opt, lo, hi, labels, help) SB_AXIS_##id,

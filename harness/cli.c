@@ -32,7 +32,9 @@ void sb_cli_usage(FILE *f) {
 "  --intensity LIST\n"
 "  --n LIST             (and --elems, --warps, --participants, --contention,\n"
 "                       --cluster, --m, --k, --tile, --splits: every axis --list shows;\n"
-"                       --splits also takes auto: the launcher picks the count)\n"
+"                       --splits also takes auto: the launcher picks the count;\n"
+"                       --window, --first-sleep, --poll-sleep, --sleep-min-tiles:\n"
+"                       devscan's look-back tuning, docs/devscan.md)\n"
 "  --out FILE           CSV path (default syncbench.csv); {gpu} becomes the GPU slug,\n"
 "                       missing directories are created\n"
 "  --resume FILE        append to FILE (a CSV of this schema), skipping the points\n"
@@ -92,8 +94,9 @@ static void list_text(FILE *f) {
     fprintf(f, "%s: %s\n", fam->name, fam->summary);
     for (int a = 0; a < SB_NUM_AXES; ++a)
       if (fam->default_axes[a])
-        fprintf(f, "  axis %-13s default %-12s quick %s\n", sb_axes[a].name,
-                fam->default_axes[a], fam->quick_axes[a] ? fam->quick_axes[a] : "-");
+        fprintf(f, "  axis %-13s default %-12s quick %-12s %s\n", sb_axes[a].name,
+                fam->default_axes[a], fam->quick_axes[a] ? fam->quick_axes[a] : "-",
+                sb_axes[a].help);
     for (int v = 0; v < fam->variants->count; ++v) {
       const sb_variant *var = &fam->variants->rows[v];
       fprintf(f, "  %-22s %s", var->name, var->summary);
@@ -109,7 +112,7 @@ static const struct { unsigned bit; const char *name; } variant_traits[] = {
     {SB_VF_CEILING, "ceiling"},         {SB_VF_NO_KERNEL, "no_kernel"},
     {SB_VF_BASELINE, "baseline"},       {SB_VF_PLAIN, "plain"},
     {SB_VF_WHOLE_WARPS, "whole_warps"}, {SB_VF_GENERIC, "generic"},
-    {SB_VF_TEST_ONLY, "test_only"},
+    {SB_VF_TEST_ONLY, "test_only"},     {SB_VF_YARDSTICK, "yardstick"},
 };
 static const struct { unsigned bit; const char *name; } family_traits[] = {
     {SB_FF_YARDSTICK, "yardstick"},

@@ -60,8 +60,14 @@
  *    and plots group by any of them. Variant names unchanged; readers give
  *    older gemm rows the same columns from the variant table
  *    (scripts/lib/sbcsv.py). gemm runs any M, N, K with K a multiple of 8
- *    and N of 4 (partial tiles at the edges). */
-#define SB_CSV_SCHEMA_VERSION 10
+ *    and N of 4 (partial tiles at the edges).
+ * 11: the axes window, first_sleep_ns, poll_sleep_ns and sleep_min_tiles
+ *    (devscan's lookback and lookback_relaxed: the look-back's tuning),
+ *    after cluster_shape; empty unless the command line names one of them,
+ *    so a default sweep's rows are those of schema 10 with four more empty
+ *    cells. And the reference family's second row, vector_copy (a kernel's
+ *    copy: its pct_of_copy is against d2d_copy, which alone stays at 100). */
+#define SB_CSV_SCHEMA_VERSION 11
 
 typedef enum sb_status {
   SB_OK = 0,       /* validated and timed */
@@ -157,6 +163,10 @@ void sb_row_init(sb_row *row, const sb_provenance *prov);
   X("tile", AXIS, SB_AXIS_TILE)                             \
   X("splits", AXIS, SB_AXIS_SPLITS)                         \
   X("cluster_shape", AXIS, SB_AXIS_CLUSTER_SHAPE)           \
+  X("window", AXIS, SB_AXIS_WINDOW)                         \
+  X("first_sleep_ns", AXIS, SB_AXIS_FIRST_SLEEP)            \
+  X("poll_sleep_ns", AXIS, SB_AXIS_POLL_SLEEP)              \
+  X("sleep_min_tiles", AXIS, SB_AXIS_SLEEP_MIN_TILES)       \
   X("status", STR, sb_status_names[r->status])              \
   X("detail", STR, r->detail)                               \
   X("mainloop", STR, r->mainloop)                           \

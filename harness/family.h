@@ -47,8 +47,10 @@ typedef enum sb_ratio_reading {
 
 /* Family traits the engine and the scripts read instead of names. */
 enum sb_family_flag {
-  SB_FF_YARDSTICK = 1u << 0, /* the bandwidth yardstick (device-to-device copy):
-                                measured first, pct_of_copy of every later row */
+  SB_FF_YARDSTICK = 1u << 0, /* the bandwidth reference family: measured first,
+                                in every sweep, on its own axes; its row with
+                                SB_VF_YARDSTICK (the device-to-device copy) is
+                                the 100% of every later row's pct_of_copy */
   SB_FF_WORKSPACE_STATE = 1u << 1 /* launches leave flags, counters or partials in
                                      a workspace that the next launch must reset:
                                      the runner validates once more after timing,

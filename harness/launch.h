@@ -55,6 +55,9 @@ enum sb_variant_flag {
   SB_VF_BASELINE = 1u << 5,    /* the family's baseline: the 1.0 of its speedups */
   SB_VF_PLAIN = 1u << 6,       /* a plain loop with no synchronization strategy
                                   (the family's own yardstick, e.g. pipeline/reference) */
+  SB_VF_YARDSTICK = 1u << 7,   /* the bandwidth yardstick (reference/d2d_copy): its
+                                  ok row sets the 100% of every later pct_of_copy;
+                                  the yardstick family's other rows get theirs */
   SB_VF_FAMILY0 = 1u << 8      /* first bit a family may define for itself */
 };
 

@@ -565,6 +565,19 @@ static int recheck_timed(runner *r, const sb_point *p, const sb_launch *L, size_
   return NEXT;
 }
 
+void sb_row_bandwidth(const sb_point *p, double median_s, double copy_gbps, sb_row *row) {
+  if (!p->family->bytes_moved) return;
+  row->bytes_moved = p->family->bytes_moved(p);
+  row->gbps = (double)row->bytes_moved / median_s * 1e-9;
+  if (copy_gbps > 0) row->pct_of_copy = 100.0 * row->gbps / copy_gbps;
+}
+
+double sb_take_yardstick(const sb_point *p, sb_row *row, double copy_gbps) {
+  if (!(p->variant->flags & SB_VF_YARDSTICK) || row->status != SB_OK) return copy_gbps;
+  row->pct_of_copy = 100.0;
+  return row->gbps;
+}
+
 /* The timing statistics and every figure derived from them. */
 static void record_timing(runner *r, const sb_point *p, int flush, double after_mhz,
                           const char *row_name, sb_row *row) {
@@ -582,11 +595,7 @@ static void record_timing(runner *r, const sb_point *p, int flush, double after_
   row->q1_us = s.q1 * 1e6;
   row->q3_us = s.q3 * 1e6;
   row->cv_pct = s.cv_pct;
-  if (f->bytes_moved) {
-    row->bytes_moved = f->bytes_moved(p);
-    row->gbps = (double)row->bytes_moved / s.median * 1e-9;
-    if (r->copy_gbps > 0) row->pct_of_copy = 100.0 * row->gbps / r->copy_gbps;
-  }
+  sb_row_bandwidth(p, s.median, r->copy_gbps, row);
   if (f->flops) row->gflops = (double)f->flops(p) / s.median * 1e-9;
   record_power_state(&r->timer, after_mhz, row);
   /* The flush's words (scripts/lib/sbcompare.py reads them: the gate
@@ -885,10 +894,7 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
       lost = 0;
     }
     if (lost == -3) break; /* interrupted mid-point: that row is not done */
-    if ((p->family->flags & SB_FF_YARDSTICK) && row.status == SB_OK) {
-      r.copy_gbps = row.gbps;
-      row.pct_of_copy = 100.0;
-    }
+    r.copy_gbps = sb_take_yardstick(p, &row, r.copy_gbps);
     if (o->on_row(o->ctx, i, &row, lost == 1) != 0) {
       fprintf(stderr, "syncbench: writing the CSV failed; stopping\n");
       status = -1;

@@ -71,6 +71,17 @@ void sb_row_of_point(sb_row *row, const sb_point *p);
  * features than the PTX its kernel was built from (runner.c). */
 int sb_built_below_need(const sb_variant *v, const sb_launch *L, sb_row *row);
 
+/* A timed row's bandwidth: gbps = the family's bytes_moved over the median
+ * time, pct_of_copy against copy_gbps (the run's device-to-device copy; 0:
+ * not measured, the cell stays empty). Nothing for a family without bytes. */
+void sb_row_bandwidth(const sb_point *p, double median_s, double copy_gbps, sb_row *row);
+
+/* After a row is done: the yardstick's ok row (SB_VF_YARDSTICK) is at 100%
+ * and its gbps is the copy bandwidth of every later row (returned); any
+ * other row, the reference family's own vector_copy included, leaves
+ * copy_gbps as it was. */
+double sb_take_yardstick(const sb_point *p, sb_row *row, double copy_gbps);
+
 /* Runs points[order[0..count)] on device d, in that order, or the points
  * o->next_point names (point i's seed derives from o->seed and i). Stops after a row whose error left the CUDA
  * context unusable (sum->context_lost), or at sb_stop_requested (the point

@@ -377,7 +377,7 @@ static void handle_msg(parent *P, worker *w, const msg_head *h, const char *payl
     write_row_line(P, payload, h->len, (sb_status)h->status);
     P->last_median_us = h->median_us;
     const sb_point *p = &P->o->points[h->index];
-    if ((p->family->flags & SB_FF_YARDSTICK) && h->status == SB_OK && h->gbps > 0)
+    if ((p->variant->flags & SB_VF_YARDSTICK) && h->status == SB_OK && h->gbps > 0)
       w->copy_gbps = h->gbps;
     advance_past(w, h->index);
     w->inflight = -1;

@@ -218,7 +218,7 @@ def copy_gbps(rows):
     run has no ok reference row)."""
     out = {}
     for r in rows:
-        if sbvariants.is_yardstick(r["family"]) and r["status"] == "ok" and r.get("gbps") is not None:
+        if sbvariants.is_yardstick_row(r) and r["status"] == "ok" and r.get("gbps") is not None:
             s = source_of(r)
             out[s] = max(out.get(s) or 0.0, r["gbps"])
     return out

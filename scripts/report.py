@@ -48,7 +48,7 @@ HOW_TO_READ = (
 def copy_gbps(run):
     """The run's device-to-device copy bandwidth: the 100% of pct_of_copy."""
     rates = [r["gbps"] for r in run.rows
-             if sbvariants.is_yardstick(r["family"]) and r["status"] == "ok" and r.get("gbps")]
+             if sbvariants.is_yardstick_row(r) and r["status"] == "ok" and r.get("gbps")]
     return max(rates) if rates else None
 
 

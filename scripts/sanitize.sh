@@ -43,6 +43,12 @@ racecheck_blind=${RACECHECK_BLIND:-"completion|completion_function"}
 racecheck_vendor=${RACECHECK_VENDOR:-"cublas"}
 # The variants compiled at gemm's 128x96x64 tile (kernels/gemm/gemm.cu's gemm_compiles_tile).
 tile96_variants="ws_tma_wgmma|ws_tma_wgmma_tma_store|splitk_serial|splitk_parallel|splitk_reduce|splitk_cooperative|splitk_cluster|streamk"
+# devscan's rows with the look-back tuning axes (trait lookback_tuning in
+# results/variants.csv): their tuning instances once more, at 128x24 (the
+# shape compiled for every window), sleeps on from the first tile.
+tuning_variants="lookback|lookback_relaxed"
+tuning_args=(--block 128 --elems 24 --window 32,64 --first-sleep 0,3000 --poll-sleep 0,648
+             --sleep-min-tiles 0)
 # The hazard count of a racecheck log ("RACECHECK SUMMARY: N hazards
 # displayed (E errors, W warnings)"), empty if it has none.
 racecheck_hazards() {
@@ -110,16 +116,17 @@ fi
   echo "| tool | family | errors | rows ok / total | syncbench exit | seconds |"
   echo "|---|---|---|---|---|---|"
 } >> "$summary"
-# One sanitized sweep: run_family TOOL FAMILY FILTER LABEL COUNTS(1/0) [TILE96].
+# One sanitized sweep: run_family TOOL FAMILY FILTER LABEL COUNTS(1/0) [TILE96 [TUNING]].
 run_family() {
-  local tool=$1 fam=$2 filter=$3 label=$4 counts=$5 tile96=${6:-} axes args t0 rc errors rows ok tag unsupported why
+  local tool=$1 fam=$2 filter=$3 label=$4 counts=$5 tile96=${6:-} tuning=${7:-} axes args t0 rc errors rows ok tag unsupported why
   axes=$(awk -v f="$fam:" '/^[^ ]/ {cur=$1} cur==f && $1=="axis" {print $2}' <<<"$list")
-  tag=$tool-$fam$(case $label in "$tool") ;; *vendor*) echo -vendor ;; *tile*) echo -tile96 ;; *) echo -blind ;; esac)
+  tag=$tool-$fam$(case $label in "$tool") ;; *vendor*) echo -vendor ;; *tile*) echo -tile96 ;; *tuning*) echo -tuning ;; *) echo -blind ;; esac)
   args=(--filter "$filter" --warmup 0 --min-time 0.0005 --no-fork --unpaired --watchdog-ms 120000
         --device "$device" --seed 1 --out "$logs/$tag.csv")
   # --quick's few points; at the 128x96 tile the default grid at the tile's
   # one stage and warp count (a named tile keeps consumer_warps=8 as a skipped row).
-  [ -n "$tile96" ] || args=(--quick "${args[@]}")
+  if [ -n "$tuning" ]; then args+=("${tuning_args[@]}")
+  elif [ -z "$tile96" ]; then args=(--quick "${args[@]}"); fi
   # devscan: 300001 words = 74 tiles of 128x32, the --quick tile (several
   # look-back windows, 19 cluster tiles, a ragged scalar tail); 4096 would
   # be one tile, and no block would ever wait on another. gemm's n is C's
@@ -190,6 +197,12 @@ for tool in $tools; do
   if [[ " ${families//$'\n'/ } " == *" gemm "* ]]; then
     tile96=$(variants_of gemm | grep -Ex "$tile96_variants" | paste -sd'|')
     [ -z "$tile96" ] || run_family "$tool" gemm "^gemm/($tile96)/" "$tool, 128x96x64 tile" 1 tile96
+  fi
+  # devscan's look-back tuning instances (window 64, no sleeps, the sleep
+  # threshold read at run time), which --quick's default look-back never runs.
+  if [[ " ${families//$'\n'/ } " == *" devscan "* ]]; then
+    tuned=$(variants_of devscan | grep -Ex "$tuning_variants" | paste -sd'|')
+    [ -z "$tuned" ] || run_family "$tool" devscan "^devscan/($tuned)/" "$tool, look-back tuning" 1 "" tuning
   fi
 done
 commit=$(python3 -c 'import csv, sys; print(next(csv.DictReader(open(sys.argv[1])))["commit"])' "$(ls "$logs"/*.csv | head -1)" 2>/dev/null)

@@ -29,10 +29,17 @@
 // first sleep is longer: 3000 ns, the middle of the plateau that the sleep
 // sweep found on an H100 and an H200 (2500-3500 ns: 3 points of copy over
 // 1245 ns at 256M; docs/devscan.md, "Sleeps").
-template <bool Relaxed, int FirstNs, int PollNs>
+// Window: flag words a look-back step reads (32 x R: each lane reads R
+// words, R loads in flight). MinTiles: the grid size from which the sleeps
+// are on; DEV_SLEEP_MIN_TILES_RUNTIME reads it from DevFlags::sleep_min (the
+// devscan tuning instances, whose threshold is an axis), so one instance
+// serves every threshold.
+#define DEV_SLEEP_MIN_TILES_RUNTIME (-1)
+template <bool Relaxed, int FirstNs, int PollNs, int Window = 32, int MinTiles = DEV_SLEEP_MIN_TILES>
 struct DevLookPolicy {
+  static_assert(Window % 32 == 0 && Window >= 32, "whole warps of flag words");
   static constexpr bool relaxed = Relaxed;
-  static constexpr int first_ns = FirstNs, poll_ns = PollNs;
+  static constexpr int first_ns = FirstNs, poll_ns = PollNs, window = Window, min_tiles = MinTiles;
 };
 // Measured on an H100 (docs/devscan.md): without the sleeps the look-back
 // reached 65-76% of copy at 256M, with CUB's 82-87%.
@@ -56,8 +63,9 @@ template <class Pol, bool Bounded>
 struct DevFlags {
   static constexpr unsigned long long X = SB_FLAG_X, A = SB_FLAG_A, P = SB_FLAG_P;
   unsigned long long *word;
-  int count;         // words in use: more than DEV_SLEEP_MIN_TILES turns the sleeps on
+  int count;         // words in use: Pol::min_tiles or more turn the sleeps on
   unsigned long long a0 = A << 32, p0 = P << 32;  // this launch's A and P words, value 0
+  int sleep_min = DEV_SLEEP_MIN_TILES;  // Pol::min_tiles, when that is DEV_SLEEP_MIN_TILES_RUNTIME
 
   __device__ bool is_x(unsigned long long w) const { return w < a0; }
   __device__ bool is_p(unsigned long long w) const { return w >= p0; }
@@ -103,10 +111,12 @@ struct DevFlags {
   // look-back over words tile-1, tile-2, ... 32 at a time (lane k reads
   // word i - k). Spins while any lane reads X; then the nearest P ends the
   // look-back, and the A values before it (and that P) add up to the tile's
-  // exclusive prefix, returned to every lane.
+  // exclusive prefix, returned to every lane. A window wider than 32:
+  // look_back_wide.
   __device__ uint32_t look_back(int tile) const {
+    if constexpr (Pol::window > 32) return look_back_wide(tile);
     const int lane = threadIdx.x & 31;
-    const bool sleep = count >= DEV_SLEEP_MIN_TILES;
+    const bool sleep = sleeps();
     uint32_t exclusive = 0;
     unsigned long long t0 = 0;
     if (Pol::first_ns > 0 && sleep) __nanosleep(Pol::first_ns);
@@ -127,7 +137,55 @@ struct DevFlags {
     }
   }
 
+  // The same over a window of 32 x R words: lane k reads words i - k,
+  // i - 32 - k, ... (R loads in flight); the nearest P is the first set bit
+  // of the first ballot that has one.
+  __device__ uint32_t look_back_wide(int tile) const {
+    constexpr int R = Pol::window / 32;
+    const int lane = threadIdx.x & 31;
+    const bool sleep = sleeps();
+    uint32_t exclusive = 0;
+    unsigned long long t0 = 0;
+    if (Pol::first_ns > 0 && sleep) __nanosleep(Pol::first_ns);
+    for (int i = tile - 1;; i -= Pol::window) {
+      unsigned long long w[R];
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const int k = i - 32 * r - lane;
+        w[r] = k >= 0 ? read(k) : p0;
+      }
+      for (;;) {
+        bool any_x = false;
+#pragma unroll
+        for (int r = 0; r < R; ++r) any_x |= is_x(w[r]);
+        if (!__any_sync(0xffffffffu, any_x)) break;
+        if (Pol::poll_ns > 0 && sleep) __nanosleep(Pol::poll_ns);
+#pragma unroll
+        for (int r = 0; r < R; ++r)
+          if (is_x(w[r])) {
+            const int k = i - 32 * r - lane;
+            failed_poll(&t0, k);
+            w[r] = read(k);
+          }
+      }
+      bool found = false;  // a P in an earlier (nearer) row: this row adds nothing
+      uint32_t mine = 0;
+#pragma unroll
+      for (int r = 0; r < R; ++r) {
+        const unsigned p_lanes = __ballot_sync(0xffffffffu, is_p(w[r]));
+        const int stop = p_lanes ? __ffs(p_lanes) - 1 : 31;
+        mine += !found && lane <= stop ? (uint32_t)w[r] : 0u;
+        found |= p_lanes != 0;
+      }
+      exclusive += __reduce_add_sync(0xffffffffu, mine);
+      if (found) return exclusive;
+    }
+  }
+
  private:
+  __device__ bool sleeps() const {
+    return count >= (Pol::min_tiles == DEV_SLEEP_MIN_TILES_RUNTIME ? sleep_min : Pol::min_tiles);
+  }
   __device__ static void failed_poll(unsigned long long *t0, int waited_on) {
 #if SB_WATCHDOG
     if constexpr (Bounded) sb_wd_check(sb_wd_now_ns(), t0, 0u, 0u, waited_on);

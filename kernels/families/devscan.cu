@@ -59,6 +59,12 @@ struct DevscanParams {
   unsigned long long flag_a, flag_p;  // single pass: this launch's A and P words (DevFlags)
 };
 
+// The tuning instances' sleep threshold (axis sleep_min_tiles, DevFlags::sleep_min),
+// written by each point's query: a kernel parameter would change the
+// parameter loads of every kernel of the family, and the default sweep's
+// kernels are to stay as they were (docs/devscan.md, "Tuning the look-back").
+__constant__ int dev_sleep_min_tiles;
+
 // Launch numbering (sb_epoch_begin, kernels/common/launch.cuh, as gemm's):
 // launch e finds the counter at (e - 1) x the ids a launch takes and the
 // status words below its own (DevFlags::a0; e << 2 in the high half would
@@ -388,7 +394,8 @@ struct DevLookbackT {
     const uint32_t all = dev_block_scan(t, s, &wp);
     if (threadIdx.x < 32) {
       using F = DevFlags<Pol, Bounded>;
-      const F flags{p.flags, p.tiles, p.flag_a, p.flag_p};
+      F flags{p.flags, p.tiles, p.flag_a, p.flag_p};
+      if constexpr (Pol::min_tiles == DEV_SLEEP_MIN_TILES_RUNTIME) flags.sleep_min = dev_sleep_min_tiles;
       if (threadIdx.x == 0) flags.publish(tile, tile > 0 ? F::A : F::P, all);
       if (tile > 0) {
         const uint32_t prefix = flags.look_back(tile);
@@ -608,6 +615,80 @@ static int dev_pick(const long long *axis, sb_kernels *k, char *why, size_t len)
   return -1;
 }
 
+// ---- the look-back's tuning: axes window, first_sleep_ns, poll_sleep_ns,
+// sleep_min_tiles (lookback and lookback_relaxed only) ----
+
+// A point that leaves them blank (the default sweep) or gives today's values
+// (DevLookAcqRel / DevLookRelaxed: 32 words, 3000 / 648 ns, 500 tiles) runs
+// the table row's own kernel. Any other combination runs a tuning instance:
+// the same DevLookbackT with the window and the sleeps compile-time and the
+// threshold read at run time, compiled for every combination of the values
+// below at the tile shapes dev_tuned names (the default sweep's shape at
+// 256M and its neighbours: docs/devscan.md, "Tuning the look-back"). A
+// window of 64 at 128x32 is not compiled: its two words a lane in flight
+// need 2 registers more than the 56 of 9 resident blocks, and its timed
+// kernel spilled 8 bytes (sm_90a).
+//
+// PER-DEVICE SELECTION, NOT WRITTEN: if the measurement (scripts/devscan_tuning.sh)
+// shows that the best values differ between GPUs, an `auto` value of these
+// axes goes here, resolved from the device's properties (SM count, blocks per
+// SM, memory bandwidth, L2 size) by a pure host function with a unit test, as
+// gemm's splits=auto is (sb_gemm_auto_splits); docs/devscan.md, "Choosing the
+// parameters from the device", says what each value would depend on.
+using DevWindows = sb_values<32, 64>;
+using DevFirstSleeps = sb_values<0, 1245, 3000>;
+using DevPollSleeps = sb_values<0, 648>;
+static constexpr bool dev_tuned(int w, int b, int e) {
+  return (b == 128 && e == 24) || (b == 256 && e == 16) || (b == 128 && e == 32 && w == 32);
+}
+#define DEV_TUNED_LIST                                                             \
+  "window 32,64 x first_sleep_ns 0,1245,3000 x poll_sleep_ns 0,648 at 128x24 and " \
+  "256x16, window 32 at 128x32"
+
+static long long dev_axis_or(const long long *axis, int a, long long today) {
+  return axis[a] == SB_AXIS_UNSET ? today : axis[a];
+}
+
+template <class Pol>
+static bool dev_tuning_is_today(const long long *axis) {
+  return dev_axis_or(axis, SB_AXIS_WINDOW, Pol::window) == Pol::window &&
+         dev_axis_or(axis, SB_AXIS_FIRST_SLEEP, Pol::first_ns) == Pol::first_ns &&
+         dev_axis_or(axis, SB_AXIS_POLL_SLEEP, Pol::poll_ns) == Pol::poll_ns &&
+         dev_axis_or(axis, SB_AXIS_SLEEP_MIN_TILES, Pol::min_tiles) == Pol::min_tiles;
+}
+
+// Pol: the row's own policy (today's values); its memory order is kept.
+template <class Pol>
+static int dev_pick_lookback(const long long *axis, sb_kernels *k, char *why, size_t len) {
+  if (dev_tuning_is_today<Pol>(axis)) return dev_pick<DevLookbackT<Pol>>(axis, k, why, len);
+  const long long b = axis[SB_AXIS_BLOCK], e = axis[SB_AXIS_ELEMS];
+  bool found = false;
+  sb_dispatch(dev_axis_or(axis, SB_AXIS_WINDOW, Pol::window), DevWindows{}, [&](auto W) {
+    constexpr int wv = decltype(W)::value;
+    sb_dispatch(dev_axis_or(axis, SB_AXIS_FIRST_SLEEP, Pol::first_ns), DevFirstSleeps{}, [&](auto F) {
+      sb_dispatch(dev_axis_or(axis, SB_AXIS_POLL_SLEEP, Pol::poll_ns), DevPollSleeps{}, [&](auto P) {
+        using T = DevLookbackT<DevLookPolicy<Pol::relaxed, decltype(F)::value, decltype(P)::value,
+                                             wv, DEV_SLEEP_MIN_TILES_RUNTIME>>;
+        dev_with_shape(b, e, [&](auto B, auto E) {
+          constexpr int bv = decltype(B)::value, ev = decltype(E)::value;
+          if constexpr (dev_tuned(wv, bv, ev)) {
+            *k = dev_kernels<T, bv, ev>();
+            found = true;
+          }
+        });
+      });
+    });
+  });
+  if (found) return 0;
+  snprintf(why, len,
+           "window=%lld first_sleep_ns=%lld poll_sleep_ns=%lld at %lldx%lld has no compiled "
+           "look-back (compiled: " DEV_TUNED_LIST ")",
+           dev_axis_or(axis, SB_AXIS_WINDOW, Pol::window),
+           dev_axis_or(axis, SB_AXIS_FIRST_SLEEP, Pol::first_ns),
+           dev_axis_or(axis, SB_AXIS_POLL_SLEEP, Pol::poll_ns), b, e);
+  return -1;
+}
+
 // One workspace for the process, grown by queries (never inside a timed
 // launch): the tile counter, then one 8-byte word per tile (flags, or the
 // tile sums of the multi-pass variants).
@@ -692,7 +773,11 @@ static cudaError_t dev_launch(sb_launch *L) {
   p.tiles = (int)tiles;
   const size_t words = V::clustered ? (size_t)sb_ceil_div(tiles, DEV_CLUSTER) : (size_t)tiles;
   if (L->query) {
-    const cudaError_t e = dev_workspace(DEV_WS_HEAD + words * 8);
+    cudaError_t e = dev_workspace(DEV_WS_HEAD + words * 8);
+    const int min_tiles = (int)dev_axis_or(L->axis, SB_AXIS_SLEEP_MIN_TILES, DEV_SLEEP_MIN_TILES);
+    if (e == cudaSuccess)  // from the stack: a pageable source is staged before the call returns
+      e = cudaMemcpyToSymbolAsync(dev_sleep_min_tiles, &min_tiles, sizeof min_tiles, 0,
+                                  cudaMemcpyHostToDevice, L->stream);
     if (e != cudaSuccess) return e;
   }
   p.epoch = 0;
@@ -754,6 +839,12 @@ template <class V, bool StaleTag = false>
 static constexpr sb_variant dev_row(const char *name, int min_cc, unsigned flags, const char *summary) {
   return {name, dev_launch<V, StaleTag>, dev_pick<V>, min_cc, flags, summary};
 }
+// A look-back row whose tuning axes pick its kernel (dev_pick_lookback).
+template <class Pol>
+static constexpr sb_variant dev_lookback_row(const char *name, const char *summary) {
+  return {name, dev_launch<DevLookbackT<Pol>>, dev_pick_lookback<Pol>, 0,
+          SB_VF_DEVSCAN_RESET | SB_VF_DEVSCAN_TUNING, summary};
+}
 // A tuning row of the first-sleep sweep: relaxed look-back, first sleep NS, CUB's 648 ns poll.
 #define DEV_SLEEP_ROW(NS)                                                                     \
   dev_row<DevLookbackT<DevLookPolicy<true, NS, 648>>>("lookback_rlx_s" #NS, 0, SB_VF_DEVSCAN_RESET, \
@@ -769,9 +860,9 @@ static const sb_variant devscan_rows[] = {
      "the same 3 phases in 1 cooperative resident grid: 2 grid.sync()"),
     dev_row<DevChained>("chained", 0, SB_VF_DEVSCAN_RESET,
      "1 pass, atomic tile ids; each tile waits for its predecessor's P flag"),
-    dev_row<DevLookback>("lookback", 0, SB_VF_DEVSCAN_RESET,
+    dev_lookback_row<DevLookAcqRel>("lookback",
      "1 pass, atomic tile ids; A then P flags (release), sleep, warp look-back 32 wide (acquire)"),
-    dev_row<DevLookbackRelaxed>("lookback_relaxed", 0, SB_VF_DEVSCAN_RESET,
+    dev_lookback_row<DevLookRelaxed>("lookback_relaxed",
      "lookback with relaxed flag stores and loads (the packed word needs no fence): the fences' price"),
     dev_row<DevClusterLookback>("cluster_lookback", 90, SB_VF_DEVSCAN_RESET,
      "clusters of 4 sum aggregates in DSMEM (2 cluster barriers), look back per cluster"),

@@ -13,4 +13,9 @@
  * cub, three_kernel(_pdl) and grid_sync keep nothing of ours between launches. */
 #define SB_VF_DEVSCAN_RESET SB_VF_FAMILY0
 
+/* The look-back rows whose picker reads the tuning axes (window,
+ * first_sleep_ns, poll_sleep_ns, sleep_min_tiles: kernels/families/devscan.cu's
+ * dev_pick_lookback); the sweep blanks those axes for every other row. */
+#define SB_VF_DEVSCAN_TUNING (SB_VF_FAMILY0 << 1)
+
 #endif

@@ -33,8 +33,12 @@ import sbdeps  # noqa: F401  (a missing package: one line and exit 2, not a trac
 # the two sides' lower quartiles (ceiling_reading low_quartile), columns
 # unchanged; schema 10 adds a composed variant's parts (mainloop, consumer,
 # schedule, epilogue: gemm's), which read() gives rows of older files too,
-# from the variant table (their variant names are unchanged).
-SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+# from the variant table (their variant names are unchanged); schema 11
+# adds devscan's look-back tuning axes (window, first_sleep_ns,
+# poll_sleep_ns, sleep_min_tiles: whole numbers, empty outside a tuning
+# sweep) and the reference family's vector_copy row (its pct_of_copy below
+# or above 100; the yardstick is the row at exactly 100).
+SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
 COMPOSITION = ["mainloop", "consumer", "schedule", "epilogue"]
 
 
@@ -52,7 +56,8 @@ INT_COLUMNS = {"schema_version", *AXES, "samples", "bytes_moved",
                "blocks_per_sm", "sm_count", "seed", "elems_per_thread",
                "consumer_warps", "cluster", "bytes_in_flight_per_sm",
                "regs_per_thread", "smem_per_block", "m", "k",
-               "temp_c", "throttled", "splits_used"}
+               "temp_c", "throttled", "splits_used", "window", "first_sleep_ns",
+               "poll_sleep_ns", "sleep_min_tiles"}
 # Axes that take `auto` besides a number (schema 7): an int, or the string
 # "auto", a value of its own in a row's key.
 AUTO = "auto"

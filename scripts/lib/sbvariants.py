@@ -155,6 +155,18 @@ def is_yardstick(name):
     return bool(fam and "yardstick" in fam.flags)
 
 
+def is_yardstick_row(row):
+    """The row is the copy every pct_of_copy is against: a yardstick family's
+    variant flagged `yardstick` (reference/d2d_copy; the family's other rows,
+    vector_copy, are measured against it). A table without that flag (before
+    schema 10) had one row in the family: every row of it."""
+    fam = family(row["family"])
+    if not (fam and "yardstick" in fam.flags):
+        return False
+    marked = fam.with_flag("yardstick")
+    return row["variant"] in marked if marked else True
+
+
 def ordered(fam_name, names):
     """names in table order; names the table lacks follow, sorted."""
     order = {v: i for i, v in enumerate(variants(fam_name))}

@@ -6,6 +6,8 @@
 
 #include "../../bench/families.h"
 #include "../../harness/random.h"
+#include "../../harness/sweep.h"
+#include "../../kernels/families/devscan_flags.h"
 #include "../../kernels/common/pdl.h"
 #include "check.h"
 #include "swept.h"
@@ -237,3 +239,153 @@ SB_TEST(devscan_pdl_variant_is_unsupported_below_sm90) {
   sb_row_init(&row, &d.prov);
   CHECK_EQ_INT(sb_built_below_need(three.variant, &L, &row), 0);
 }
+
+/* ---- the look-back's tuning axes (window, first_sleep_ns, poll_sleep_ns,
+ * sleep_min_tiles) ---- */
+
+static int pick_tuned(const char *variant, long long b, long long e, long long window,
+                      long long first, long long poll, long long min_tiles, sb_kernels *k,
+                      char *why, size_t len) {
+  sb_point p = devscan_point(variant, 256LL << 20);
+  if (!p.variant || !p.variant->pick) return -2;
+  p.axis[SB_AXIS_BLOCK] = b;
+  p.axis[SB_AXIS_ELEMS] = e;
+  p.axis[SB_AXIS_WINDOW] = window;
+  p.axis[SB_AXIS_FIRST_SLEEP] = first;
+  p.axis[SB_AXIS_POLL_SLEEP] = poll;
+  p.axis[SB_AXIS_SLEEP_MIN_TILES] = min_tiles;
+  why[0] = '\0';
+  return p.variant->pick(p.axis, k, why, len);
+}
+
+#define U SB_AXIS_UNSET
+
+/* Blank axes and today's values (32 words, 3000/648 ns, 500 tiles) name
+ * the row's own kernel, so the default sweep runs what it ran; any other
+ * value names a tuning instance of its own, a twin like the row's. */
+SB_TEST(devscan_tuning_axes_pick_todays_kernel_or_an_instance) {
+  const char *rows[] = {"lookback", "lookback_relaxed"};
+  const void *today_raw[2] = {NULL, NULL};
+  char why[SB_SKIP_LEN];
+  for (int r = 0; r < 2; ++r) {
+    sb_kernels blank = {0}, today = {0}, k = {0};
+    CHECK_EQ_INT(pick_tuned(rows[r], 128, 32, U, U, U, U, &blank, why, sizeof why), 0);
+    CHECK_EQ_INT(pick_tuned(rows[r], 128, 32, 32, 3000, 648, 500, &today, why, sizeof why), 0);
+    CHECK(blank.raw != NULL && blank.raw == today.raw && blank.bounded == today.bounded);
+    today_raw[r] = today.raw;
+    const long long other[][6] = {
+        /* b, e, window, first, poll, min_tiles: each differs from today in one place */
+        {128, 32, 32, 0, 648, 500},    {128, 32, 32, 1245, 648, 500}, {128, 32, 32, 3000, 0, 500},
+        {128, 32, 32, 3000, 648, 0},   {128, 24, 64, 3000, 648, 500}, {256, 16, 64, 0, 0, 500},
+        {128, 32, 32, 3000, 648, 100000}};
+    const void *seen[8] = {0};
+    for (size_t i = 0; i < sizeof other / sizeof *other; ++i) {
+      const long long *o = other[i];
+      CHECK_EQ_INT(pick_tuned(rows[r], o[0], o[1], o[2], o[3], o[4], o[5], &k, why, sizeof why), 0);
+      CHECK(k.raw != NULL && k.bounded != NULL && k.bounded != k.raw); /* a twin: it spins */
+      CHECK(k.raw != today.raw);
+      seen[i] = k.raw;
+    }
+    /* the threshold is read at run time: 0 and 100000 share one instance */
+    CHECK(seen[3] == seen[6]);
+    CHECK(seen[0] != seen[1] && seen[1] != seen[2] && seen[0] != seen[2]);
+  }
+  CHECK(today_raw[0] != today_raw[1]); /* the memory order stays the row's */
+  sb_kernels a = {0}, b = {0};
+  CHECK_EQ_INT(pick_tuned("lookback", 128, 24, 64, 0, 0, U, &a, why, sizeof why), 0);
+  CHECK_EQ_INT(pick_tuned("lookback_relaxed", 128, 24, 64, 0, 0, U, &b, why, sizeof why), 0);
+  CHECK(a.raw != b.raw);
+}
+
+SB_TEST(devscan_tuning_axes_refuse_what_is_not_compiled_with_one_line) {
+  const long long bad[][6] = {
+      {128, 32, 48, 3000, 648, 500},  /* a window not compiled */
+      {128, 32, 64, 3000, 648, 500},  /* window 64 at 128x32: spills, not compiled */
+      {128, 32, 32, 2000, 648, 500},  /* a first sleep not compiled */
+      {128, 32, 32, 3000, 300, 500},  /* a poll sleep not compiled */
+      {512, 8, 32, 0, 0, 500},        /* a shape without tuning instances */
+      {128, 16, 32, 3000, 0, 500}};
+  char why[SB_SKIP_LEN];
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; ++i) {
+    const long long *o = bad[i];
+    sb_kernels k = {0};
+    CHECK_EQ_INT(pick_tuned("lookback_relaxed", o[0], o[1], o[2], o[3], o[4], o[5], &k, why, sizeof why), -1);
+    char want[64];
+    snprintf(want, sizeof want, "window=%lld first_sleep_ns=%lld poll_sleep_ns=%lld at %lldx%lld", o[2],
+             o[3], o[4], o[0], o[1]);
+    CHECK(strstr(why, want) != NULL);
+    CHECK(strstr(why, "compiled: window 32,64") != NULL);
+    CHECK(strchr(why, '\n') == NULL);
+  }
+}
+
+/* The default sweep leaves the axes blank (its points and names are
+ * schema 9's); a command line that names one fills all four on the
+ * look-back rows only, with today's values where it named none. */
+SB_TEST(devscan_tuning_axes_are_swept_only_when_named_and_only_on_lookback_rows) {
+  const sb_family *f = sb_find_family("devscan");
+  CHECK(f != NULL && f->in_sweep != NULL);
+  if (!f || !f->in_sweep) return;
+  const int tuning[] = {SB_AXIS_WINDOW, SB_AXIS_FIRST_SLEEP, SB_AXIS_POLL_SLEEP,
+                        SB_AXIS_SLEEP_MIN_TILES};
+  const long long today[] = {32, 3000, 648, 500};
+  for (int a = 0; a < 4; ++a) {
+    char err[128];
+    sb_axis_values v;
+    CHECK_EQ_INT(sb_axis_parse(tuning[a], f->default_axes[tuning[a]], &v, err, sizeof err), 0);
+    CHECK(v.count == 1 && v.v[0] == today[a]);
+  }
+  const char *variants[] = {"lookback", "lookback_relaxed", "three_kernel", "chained", "cub"};
+  for (size_t i = 0; i < sizeof variants / sizeof *variants; ++i) {
+    const int takes = i < 2;
+    for (int named = 0; named <= 1; ++named) {
+      sb_point p = devscan_point(variants[i], 256LL << 20);
+      p.axis[SB_AXIS_ELEMS] = 32;
+      for (int a = 0; a < 4; ++a) p.axis[tuning[a]] = today[a];
+      p.axis[SB_AXIS_WINDOW] = 64;
+      const unsigned long long user = named ? 1ull << SB_AXIS_WINDOW : 0;
+      CHECK_EQ_INT(f->in_sweep(&p, user), 1);
+      for (int a = 0; a < 4; ++a)
+        CHECK_EQ_INT(p.axis[tuning[a]], named && takes ? (a == 0 ? 64 : today[a]) : SB_AXIS_UNSET);
+    }
+  }
+  /* the whole sweep: --window 32,64 at 256M, 128x24 adds the look-back
+   * rows' window 64 points, and no other row's */
+  sb_sweep_spec spec = {0};
+  char err[256];
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_WINDOW, "32,64", &spec.override[SB_AXIS_WINDOW], err, sizeof err), 0);
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_N, "256M", &spec.override[SB_AXIS_N], err, sizeof err), 0);
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_BLOCK, "128", &spec.override[SB_AXIS_BLOCK], err, sizeof err), 0);
+  CHECK_EQ_INT(sb_axis_parse(SB_AXIS_ELEMS, "24", &spec.override[SB_AXIS_ELEMS], err, sizeof err), 0);
+  sb_point *pts;
+  const long n = sb_sweep_build(&spec, &pts, err, sizeof err);
+  CHECK(n > 0);
+  int lookback = 0, tuned = 0, others = 0;
+  for (long i = 0; i < n; ++i) {
+    if (strcmp(pts[i].family->name, "devscan")) continue;
+    const int takes = (pts[i].variant->flags & SB_VF_DEVSCAN_TUNING) != 0;
+    lookback += takes;
+    tuned += takes && pts[i].axis[SB_AXIS_WINDOW] == 64 && pts[i].axis[SB_AXIS_FIRST_SLEEP] == 3000;
+    others += !takes && pts[i].axis[SB_AXIS_WINDOW] != SB_AXIS_UNSET;
+  }
+  CHECK_EQ_INT(lookback, 2 * 2);
+  CHECK_EQ_INT(tuned, 2);
+  CHECK_EQ_INT(others, 0);
+  free(pts);
+  /* the default and quick sweeps: every devscan point's tuning cells blank */
+  for (int quick = 0; quick <= 1; ++quick) {
+    sb_sweep_spec plain = {.quick = quick};
+    const long m = sb_sweep_build(&plain, &pts, err, sizeof err);
+    CHECK(m > 0);
+    int filled = 0, seen = 0;
+    for (long i = 0; i < m; ++i) {
+      if (strcmp(pts[i].family->name, "devscan")) continue;
+      ++seen;
+      for (int a = 0; a < 4; ++a) filled += pts[i].axis[tuning[a]] != SB_AXIS_UNSET;
+    }
+    CHECK(seen > 0);
+    CHECK_EQ_INT(filled, 0);
+    free(pts);
+  }
+}
+#undef U

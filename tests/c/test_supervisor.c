@@ -147,7 +147,7 @@ static int supervise(fixture *f, int ndev, const sb_resume *resume, double timeo
 /* The row of point i on GPU dev: its status and detail ("" if absent);
  * returns how many rows it has. */
 static int find_row(const fixture *f, int dev, long i, char *status, char *detail) {
-  char name[512], line[8192], *fields[64];
+  char name[512], line[8192], *fields[128];
   sb_point_name(&f->points[i], name, sizeof name);
   int ncol = sb_csv_num_columns(), found = 0;
   int cf = -1, cv = -1, cs = -1, cd = -1, cu = -1, ca[SB_NUM_AXES];
@@ -166,7 +166,7 @@ static int find_row(const fixture *f, int dev, long i, char *status, char *detai
   fgets(line, sizeof line, in); /* header */
   while (fgets(line, sizeof line, in)) {
     line[strcspn(line, "\n")] = '\0';
-    if (sb_csv_split(line, fields, 64) != ncol) continue;
+    if (sb_csv_split(line, fields, 128) != ncol) continue;
     char got[512];
     int w = snprintf(got, sizeof got, "%s/%s", fields[cf], fields[cv]);
     for (int a = 0; a < SB_NUM_AXES; ++a)

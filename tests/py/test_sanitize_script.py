@@ -35,6 +35,14 @@ LIST
   ws_tma_wgmma           d
   splitk_reduce          e
 LIST
+  # FAKE_DEVSCAN=1: devscan, two of whose rows take the look-back tuning axes
+  [ "${FAKE_DEVSCAN:-0}" = 1 ] && cat <<'LIST'
+devscan: D
+  axis n             default 1M           quick 1M
+  three_kernel           t
+  lookback               l
+  lookback_relaxed       r
+LIST
   exit 0 ;;
 esac
 [ -n "${FAKE_ARGS:-}" ] && echo "$*" >> "$FAKE_ARGS"
@@ -79,7 +87,7 @@ def write_exe(path, text):
 
 
 def run(tmp_path, hazards, blind_hazards=0, canary=BLIND, with_canary=True, vendor_hazards=None,
-        gemm_hazards=None, tile96=None, tile96_status="ok"):
+        gemm_hazards=None, tile96=None, tile96_status="ok", devscan=False):
     write_exe(tmp_path / "syncbench", FAKE_SYNCBENCH)
     write_exe(tmp_path / "cs", FAKE_SANITIZER)
     if with_canary:
@@ -94,6 +102,8 @@ def run(tmp_path, hazards, blind_hazards=0, canary=BLIND, with_canary=True, vend
     if tile96 is not None:  # the 128x96 tile run's hazard count
         env.update(FAKE_GEMM="2", FAKE_ARGS=str(tmp_path / "args"), FAKE_TILE96_HAZARDS=str(tile96),
                    FAKE_TILE96_STATUS=tile96_status)
+    if devscan:
+        env.update(FAKE_DEVSCAN="1", FAKE_ARGS=str(tmp_path / "args"))
     r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "sanitize.sh"),
                         str(tmp_path / "syncbench")], cwd=tmp_path, env=env,
                        capture_output=True, text=True, timeout=60)
@@ -214,3 +224,20 @@ def test_a_counted_run_in_which_no_row_ran_fails(tmp_path):
     r, summary, _ = run(tmp_path, hazards=0, vendor_hazards=0, tile96=0, tile96_status="unsupported")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "no row ran" not in summary
+
+
+def test_devscan_runs_again_with_its_look_back_tuning_instances(tmp_path):
+    # the rows with the tuning axes, at 128x24 (every window compiled), every
+    # window and sleep, the threshold at 0 (sleeps on at 300001 words), under
+    # every tool; and devscan's own --quick run as before
+    r, summary, filters = run(tmp_path, hazards=0, devscan=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert filters.count("^devscan/(lookback|lookback_relaxed)/") == 2  # racecheck and memcheck
+    lines = (tmp_path / "args").read_text().splitlines()
+    tuned = [a for a in lines if "^devscan/(lookback|lookback_relaxed)/" in a]
+    assert len(tuned) == 2
+    assert all("--block 128 --elems 24 --window 32,64 --first-sleep 0,3000 --poll-sleep 0,648 "
+               "--sleep-min-tiles 0" in a and "--n 300001" in a and "--quick" not in a for a in tuned)
+    plain = [a for a in lines if "^devscan/" in a and a not in tuned]
+    assert plain and all("--quick" in a and "--window" not in a for a in plain)
+    assert "look-back tuning" in summary
