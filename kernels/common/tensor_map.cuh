@@ -9,6 +9,7 @@
 #include <cuda.h>
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
+#include <stdlib.h>
 
 // A row-major [rows][cols] matrix of `type` at `base`, rows `row_bytes`
 // apart, copied in boxes of box_cols x box_rows elements.
@@ -31,8 +32,10 @@ static inline cudaError_t sb_encode_tensor_map_2d(CUtensorMap *map, CUtensorMapD
   const cuuint64_t strides[1] = {(cuuint64_t)row_bytes};  // bytes from one row to the next
   const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
   const cuuint32_t elem_strides[2] = {1, 1};
+  CUtensorMapL2promotion promo = CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
+  if (const char *e = getenv("SB_EXP_L2_PROMO")) promo = (CUtensorMapL2promotion)atoi(e);  // EXPERIMENT
   CUresult r = encode(map, type, 2, const_cast<void *>(base), dims, strides, box, elem_strides,
-                      CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                      CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, promo,
                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }
