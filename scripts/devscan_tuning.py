@@ -25,7 +25,6 @@ sleep_min_tiles). Only ok rows count. Exit status: 0, 2 on unusable input
 from __future__ import annotations
 
 import argparse
-import glob
 import os
 import statistics
 import sys
@@ -40,12 +39,13 @@ KINDS = ("tuning", "threshold", "pipeline")
 
 
 def read_kind(folder, kind):
-    """[(repetition, rows)] of DIR/<kind>_<r>.csv, by repetition."""
-    paths = sorted(glob.glob(os.path.join(folder, f"{kind}_*.csv")),
+    """[(repetition, rows)] of DIR/<kind>_<r>.csv (or .csv.xz, a committed
+    proof's), by repetition."""
+    paths = sorted(sbcsv.csv_files(os.path.join(folder, f"{kind}_*.csv")),
                    key=lambda p: (len(p), p))
     if not paths:
         raise sbcsv.CsvError(f"{folder}: no {kind}_<r>.csv (run scripts/devscan_tuning.sh first)")
-    return [(os.path.basename(p)[len(kind) + 1:-4], sbcsv.read(p)) for p in paths]
+    return [(os.path.basename(p).split(".")[0][len(kind) + 1:], sbcsv.read(p)) for p in paths]
 
 
 def ok(rows):
