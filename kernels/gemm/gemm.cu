@@ -169,21 +169,6 @@ struct GemmWsMbarrier
   }
 };
 
-// ws_cp_async_wgmma: ws_mbarrier's producer warp (cp.async, arrive.noinc on
-// `full`) feeding ws_tma_wgmma's consumer warpgroups. The stages are
-// written through the generic proxy and wgmma reads them through the async
-// proxy, so each consumer thread fences (fence.proxy.async.shared::cta)
-// after its wait on `full` (gemm_ws_body). A TMA box moves whole 128-B rows
-// best when they start on 32-B sectors: where K * 2 B is not a multiple of
-// 32 (K = 1000), this mainloop's 16-B copies are the faster load.
-struct GemmWsCpAsyncWgmma
-    : GemmComposition<GemmCpAsyncProducer, GemmWgmmaWarpgroups, GemmScheduleDataParallel, GemmDirectStores> {
-  template <class T, int S, bool Bounded>
-  __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
-    gemm_ws_tile<GemmWsCpAsyncWgmma, T, S, Bounded>(p, smem, m0, n0, 0, gemm_k_tiles<T>(p), 0, GemmStoreEpi{});
-  }
-};
-
 // ws_tma: the elected TMA producer (GemmProduceTma), mma.sync consumer warps.
 struct GemmWsTma : GemmComposition<GemmTmaLoads, GemmMmaSyncWarps, GemmScheduleDataParallel, GemmDirectStores> {
   template <class T, int S, bool Bounded>
@@ -1193,9 +1178,6 @@ static const sb_variant gemm_rows[] = {
      "producer warp cp.async + arrive.noinc on full; consumer warps wait full, mma, arrive empty"),
     gemm_row<GemmWsTma>("ws_tma",
      "elected thread: expect_tx + 2 TMA 2D boxes on full; mma.sync consumer warps arrive empty"),
-    gemm_row<GemmWsCpAsyncWgmma>("ws_cp_async_wgmma",
-     "ws_mbarrier's producer warp (cp.async + arrive.noinc on full) with wgmma consumer warpgroups: wait full, "
-     "fence.proxy.async (generic writes, async-proxy reads), k16 x4, commit, wait_group 1, arrive empty"),
     // Before ws_tma_wgmma, whose mainloop they share: the rows after
     // ws_tma_wgmma are the ones that cut K, and ping-pong (scripts/answers.py).
     gemm_row_clusters<GemmWsTmaWgmmaMulticast>("ws_tma_wgmma_multicast",

@@ -160,17 +160,13 @@ struct GemmGenericReads<GemmWarpgroupMma<T>> : std::false_type {};
 // wgmma of the kernel (C7518, "compiler-inserted WG.DP in divergent path").
 // Ring: sb_ring, or the multicast variant's sb_cluster_ring (its release
 // arrives on every CTA's `empty`).
-// FenceWrites: async-proxy (wgmma) reads of stages the producer wrote
-// through the generic proxy (cp.async): fence.proxy.async after the wait.
-template <class T, int S, bool Bounded, bool FenceReads = false, class Math, class Ring = sb_ring<S, Bounded>,
-          bool FenceWrites = false>
+template <class T, int S, bool Bounded, bool FenceReads = false, class Math, class Ring = sb_ring<S, Bounded>>
 __device__ __forceinline__ void gemm_consume_mma(const Ring &ring, sb_ring_state &st,
                                                  sb_ring_state &last, Math &math, uint32_t smem, int n) {
   if constexpr (GemmOverlaps<Math, S>::value) {
     static_assert(!FenceReads, "the overlapped k-loop is wgmma's: async-proxy reads");
     for (int kt = 0; kt < n; ++kt) {
       ring.wait(st);  // a different stage from last's: S >= 2
-      if constexpr (FenceWrites) sb_fence_proxy_async_shared();  // cp.async's writes, before wgmma reads them
       math.issue(smem + st.index * T::STAGE_BYTES);
       math.template wait<1>();  // batch kt - 1 is complete: its stage's reads are over
       if (kt > 0) ring.release(last);
@@ -344,19 +340,16 @@ __device__ __forceinline__ void gemm_ws_body(const GemmParams &p, uint32_t smem,
     if constexpr (!clustered) return;
     __syncwarp();  // all 32 lanes stay for the exit barrier
   } else {
-    // The proxies (docs/pipeline.md, "Proxy fences"): TMA (async) writes
-    // read by ldmatrix (generic) are released with the proxy fence; cp.async
-    // (generic) writes read by wgmma (async) are fenced after each wait;
-    // TMA writes read by wgmma, and cp.async's read by ldmatrix, need none.
+    // TMA writes the stages; ldmatrix (generic proxy) reads are released
+    // with the proxy fence; wgmma (async proxy) reads, and reads of
+    // cp.async's (generic) writes, without (docs/pipeline.md, "Proxy fences").
     constexpr bool fence_reads = Load::tma && GemmGenericReads<Math>::value;
-    constexpr bool fence_writes = !Load::tma && !GemmGenericReads<Math>::value;
     Math math(warp);
     ring.grant_credits();  // every stage starts empty: one credit each
     sched.each([&](const GemmUnit &u) {
       if constexpr (decltype(sched)::walks) math.zero();
       sb_ring_state last;
-      gemm_consume_mma<T, S, Bounded, fence_reads, Math, Ring, fence_writes>(ring, st, last, math, smem,
-                                                                              u.k1 - u.k0);
+      gemm_consume_mma<T, S, Bounded, fence_reads>(ring, st, last, math, smem, u.k1 - u.k0);
       gemm_consume_tail<T, S, Bounded>(ring, last, math, u.k1 - u.k0);
       const long long t0 = Bounded && Load::tma ? clock64() : 0;
       epi(p, math, u);
