@@ -9,9 +9,14 @@ measured (docs/devscan.md, "Tuning the look-back"), as Markdown:
 - tuning (tuning_<r>.csv): every tuned setting of the look-back rows at
   256M, % of copy over the repetitions (lowest, median, highest) and the
   median % of CUB, best lowest first; `today` marks the default sweep's
-  setting, and `beats today` a setting whose lowest is above the highest of
-  today's setting of the same row and shape (the only reading that
-  survives the spread between processes);
+  setting run by the row's own kernel, `today (instance)` the same values
+  through a tuning instance (sleep_min_tiles one above today's: the same
+  sleeps wherever the grid has more tiles than that), and `beats today` a
+  setting whose lowest is above the highest of today's setting of the same
+  row and shape (the only reading that survives the spread between
+  processes), today's instance form where the folder has it: the other
+  settings run instances, and an instance may time apart from the row's
+  kernel (docs/devscan.md, "The measurement");
 - threshold (threshold_<r>.csv): the same by n and sleep_min_tiles;
 - pipeline (pipeline_<r>.csv): the best pipeline point per repetition,
   beside the kernel copy of the same process.
@@ -86,6 +91,12 @@ def is_today(k, today):
     return tuple(k[4:]) == today
 
 
+def is_today_instance(k, today):
+    """Today's window and sleeps through a tuning instance: the threshold
+    one above today's (scripts/devscan_tuning.sh's 501)."""
+    return tuple(k[4:-1]) == today[:-1] and k[-1] == today[-1] + 1
+
+
 def fmt(x, digits=1):
     return "" if x is None else f"{x:.{digits}f}"
 
@@ -101,13 +112,13 @@ def settings_section(title, reps, today):
     stats = setting_table(reps)
     best_today = {}
     for k, s in stats.items():
-        if is_today(k, today):
+        if is_today_instance(k, today) or (is_today(k, today) and k[:4] not in best_today):
             best_today[k[:4]] = s[2]
     order = sorted(stats, key=lambda k: (-stats[k][0], k[0], str(k)))
     rows = []
     for k in order:
         lo, med, hi, cub, n = stats[k]
-        mark = "today" if is_today(k, today) else (
+        mark = "today" if is_today(k, today) else "today (instance)" if is_today_instance(k, today) else (
             "beats today" if k[:4] in best_today and lo > best_today[k[:4]] else "")
         rows.append([f"`{k[0]}`", f"{k[1]}x{k[2]}", k[3], *(fmt(v, 0) for v in k[4:]),
                      f"{fmt(lo)} / {fmt(med)} / {fmt(hi)}", fmt(cub), n, mark])

@@ -8,10 +8,13 @@
 #   tuning_<r>.csv     lookback and lookback_relaxed at 256M: window 32,64 x
 #                      first sleep 0,1245,3000 ns x poll sleep 0,648 ns at the
 #                      tile shapes 128x16..32, 256x16..32 (what is not compiled
-#                      is a skipped row with its reason), and cub
+#                      is a skipped row with its reason), and cub; every
+#                      setting a tuning instance, today's too (sleeps from
+#                      501 tiles: as 500 at 256M), so that they compare alike
 #   threshold_<r>.csv  the same rows at 1M, 4M, 16M, 256M, 128x32, today's
-#                      window and sleeps, sleeps from 0, 500 (today) or
-#                      100000 tiles (never, at these sizes)
+#                      window and sleeps, sleeps from 0, 500 (today: the
+#                      row's own kernel), 501 (the same through an instance)
+#                      or 100000 tiles (never, at these sizes)
 #   pipeline_<r>.csv   the pipeline family's default sweep
 # Every CSV holds the reference family's d2d_copy (the 100% of pct_of_copy)
 # and vector_copy (a plain kernel's copy) of its own process.
@@ -44,10 +47,10 @@ names = [r["variant"] for r in csv.DictReader(sys.stdin) if r["family"] == "devs
 print("^devscan/(" + "|".join(names) + ")/")')
 # shellcheck disable=SC2034,SC2054  # read through declare -n; commas are axis lists
 tuning=(--filter "$rows" --n 256M --block 128,256 --elems 16,24,32
-        --window 32,64 --first-sleep 0,1245,3000 --poll-sleep 0,648)
+        --window 32,64 --first-sleep 0,1245,3000 --poll-sleep 0,648 --sleep-min-tiles 501)
 # shellcheck disable=SC2034,SC2054
 threshold=(--filter "$rows" --n 1M,4M,16M,256M --block 128 --elems 32
-           --sleep-min-tiles 0,500,100000)
+           --sleep-min-tiles 0,500,501,100000)
 # shellcheck disable=SC2034
 pipeline=(--filter '^pipeline/')
 

@@ -80,9 +80,12 @@ def test_the_measurement_script_prints_its_sweeps(syncbench, tmp_path):
     assert len(commands) == 3
     assert "'--window' '32,64' '--first-sleep' '0,1245,3000' '--poll-sleep' '0,648'" in commands[0]
     assert "'^devscan/(cub|lookback|lookback_relaxed)/'" in commands[0]
-    assert "'--sleep-min-tiles' '0,500,100000'" in commands[1]
+    # every tuning setting through an instance, today's too (501 sleeps as 500 at 256M);
+    # the threshold sweep has today's row kernel (500) beside its instance form (501)
+    assert commands[0].endswith("'--sleep-min-tiles' '501'")
+    assert "'--sleep-min-tiles' '0,500,501,100000'" in commands[1]
     counts = [int(line.split()[0]) for line in lines if line.endswith("points a repetition")]
-    assert counts[:2] == [147, 30] and counts[2] > 0
+    assert counts[:2] == [147, 38] and counts[2] > 0
     assert not (tmp_path / "out").exists()  # a dry run writes nothing
     bad = subprocess.run([SCRIPT, BIN, "0", str(tmp_path / "out"), "zero"], capture_output=True,
                          text=True, timeout=60)
@@ -145,6 +148,32 @@ def test_the_summary_reads_settings_across_repetitions(tmp_path):
     assert "beats today" in thr[0] and thr[1].endswith("| today |")
     assert "| tuning | 1 | 4000 | `vector_copy` 97.0% |" in lines
     assert "| 2 | `ws_tma` stages 4 x 16384 B: 97.0% | 96.0% |" in lines
+
+
+def test_beats_today_is_judged_against_todays_instance_where_the_folder_has_it(tmp_path):
+    """An instance of today's values (threshold 501) sets the bar for the
+    other instances: a setting above the row's own kernel but not above
+    today's instance does not beat today."""
+    rlx = "lookback_relaxed"
+    for r in (1, 2):
+        refs = [row("reference", "d2d_copy", 100, gbps=4000)]
+        write_csv(tmp_path / f"tuning_{r}.csv", refs + [
+            tuned(rlx, 70.0 + r), tuned(rlx, 80.0 + r, min_tiles=501), tuned(rlx, 78.0 + r, first=0, min_tiles=501),
+            tuned(rlx, 81.0 + r, first=1245, min_tiles=501), tuned(rlx, 86.0 + r, first=0, poll=0, min_tiles=501)])
+        write_csv(tmp_path / f"threshold_{r}.csv", refs + [tuned(rlx, 75.0 + r), tuned(rlx, 72.0 + r, min_tiles=501)])
+        write_csv(tmp_path / f"pipeline_{r}.csv", refs)
+    p = subprocess.run([os.path.join(ROOT, "scripts", "devscan_tuning.py"), str(tmp_path)],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    body = [line for line in p.stdout.splitlines() if line.startswith(f"| `{rlx}` | 128x32 | 268435456")]
+    marks = {"/".join(c.strip() for c in line.split("|")[5:8]): line.split("|")[-2].strip() for line in body}
+    # 0/648 (79-80) is above the row kernel's 71-72 but not today's instance's 81-82
+    assert marks == {"0/0/501": "beats today", "1245/648/501": "", "3000/648/501": "today (instance)",
+                     "0/648/501": "", "3000/648/500": "today"}
+    # the threshold table: today's row kernel (500) beside its instance (501)
+    section = p.stdout.split("### The sleep threshold", 1)[1].split("###", 1)[0]
+    thr = [line for line in section.splitlines() if line.startswith(f"| `{rlx}` | 128x32 | 268435456 | 32 | 3000 | 648 |")]
+    assert sorted(line.split("|")[-2].strip() for line in thr) == ["today", "today (instance)"]
 
 
 def test_the_summary_without_its_csvs_is_one_line_and_exit_2(tmp_path):
