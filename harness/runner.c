@@ -531,6 +531,20 @@ static int time_point(runner *r, point_state *s, double share, int resume, sb_ro
   double min_time = paired_min_time(r);
   if (min_time > 0) min_time *= share;
   int rc = gbs_run_one(s->name, sb_timer_sample, &r->timer, min_time, err, sizeof err);
+  /* Google Benchmark stops once its samples outlast the minimum time: a
+   * point whose one sample does (barrier/grid_sync at full occupancy, 74 ms
+   * against 50) would publish a median, quartiles and a gate verdict of one
+   * draw. The whole point (or its last part) takes samples up to
+   * SB_MIN_SAMPLES, into the same pool (Google Benchmark's own report keeps
+   * its iterations). */
+  if (rc == 0 && (share >= 1 || resume))
+    while (r->timer.count < SB_MIN_SAMPLES) {
+      double seconds;
+      if (sb_timer_sample(&r->timer, &seconds, err, sizeof err) != 0) {
+        rc = 1;
+        break;
+      }
+    }
   r->timer.pair_fn = NULL; /* set again (resume_pair) for a part 2 */
   if (rc == 2) return -2; /* excluded by --benchmark_filter: no row */
   if (rc == 1) {

@@ -21,6 +21,9 @@
 #define SB_WITNESS_DUTY 20.0
 /* NVML readings (power.h) at witness times, at most one per this long. */
 #define SB_NVML_PERIOD_S 0.01
+/* The fewest samples a timed point keeps, whatever the minimum time
+ * (harness/runner.c): a median and quartiles of fewer are one or two draws. */
+#define SB_MIN_SAMPLES 5
 
 typedef struct sb_timer {
   sb_launch_fn fn;
