@@ -110,10 +110,9 @@ def table(title, headers, rows):
 
 def settings_section(title, reps, today):
     stats = setting_table(reps)
-    best_today = {}
-    for k, s in stats.items():
-        if is_today_instance(k, today) or (is_today(k, today) and k[:4] not in best_today):
-            best_today[k[:4]] = s[2]
+    # the bar: today's highest through an instance where there is one, else the row's kernel's
+    best_today = {k[:4]: s[2] for k, s in stats.items() if is_today(k, today)}
+    best_today.update({k[:4]: s[2] for k, s in stats.items() if is_today_instance(k, today)})
     order = sorted(stats, key=lambda k: (-stats[k][0], k[0], str(k)))
     rows = []
     for k in order:
