@@ -26,9 +26,10 @@ NVFLAGS   ?= -O3 -lineinfo
 NVFLAGS   += -std=c++17 $(GENCODE) -Xcompiler -Wall -MMD -MP $(NVEXTRA)
 # PLANT_SLOWDOWN=1: known slowdowns in scan/pingpong (an extra barrier per
 # step), gemm/splitk_serial (1 us before each slice's release),
-# gemm/streamk (2 us before each contributor's flag), barrier/flag_handoff
+# gemm/streamk (4 us before each contributor's flag), barrier/flag_handoff
 # (100 cycles before each pong) and barrier/kernel_boundary_stream and _graph
-# (150 cycles in each timed kernel), to prove the gate.
+# (a spin in each timed kernel, SB_PLANT_SPIN in kernels/families/barrier.cu),
+# to prove the gate.
 ifeq ($(PLANT_SLOWDOWN),1)
 NVFLAGS   += -DSB_PLANT_SLOWDOWN
 COMMIT    := $(COMMIT)+plant

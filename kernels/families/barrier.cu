@@ -33,6 +33,10 @@
 // minimum and maximum and counts itself; thread 0 stores them and the
 // loop's cycles (an atomic minimum over launches) into the layout.
 #include <type_traits>
+#ifdef SB_PLANT_SLOWDOWN
+#include <cstdio>
+#include <cstdlib>
+#endif
 #include <cooperative_groups.h>
 #include <cuda/barrier>
 #include <cuda/ptx>
@@ -651,13 +655,26 @@ struct barrier_op_grid_sync : BarrierBase {
 #define BARRIER_DATA 64  // u32 words: side s's slot k at BARRIER_DATA + 32 s + k
 
 // The gate proof's plant (make PLANT_SLOWDOWN=1): a spin of `cycles` SM
-// clocks on the critical path of flag_handoff's round trip and of the
-// stream and graph rows' kernels, about 5% of each row's figure on an H200.
+// clocks on the critical path of flag_handoff's round trip (100) and of
+// the stream and graph rows' kernels. A graph launches its nodes at a pace
+// of its own, and a spin shorter than the slack under that pace slows
+// nothing, so the two rows take their spins apart: SB_PLANT_SPIN=S,G
+// cycles (default SB_PLANT_SPIN_DEFAULT), read by the plant build alone.
 #ifdef SB_PLANT_SLOWDOWN
 __device__ __forceinline__ void barrier_plant_spin(long long cycles) {
   const long long t0 = clock64();
   while (clock64() - t0 < cycles) {
   }
+}
+#define SB_PLANT_SPIN_DEFAULT "400,1600"
+static int barrier_plant_cycles(int graph) {
+  static int spin[2] = {-1, -1};
+  if (spin[0] < 0) {
+    const char *env = getenv("SB_PLANT_SPIN");
+    if (!env || sscanf(env, "%d,%d", &spin[0], &spin[1]) != 2 || spin[0] < 0 || spin[1] < 0)
+      sscanf(SB_PLANT_SPIN_DEFAULT, "%d,%d", &spin[0], &spin[1]);
+  }
+  return spin[graph != 0];
 }
 #endif
 
@@ -823,6 +840,9 @@ struct barrier_op_lookback_walk_256 : BarrierWalk<256, barrier_op_lookback_walk_
 struct BoundaryParams {
   unsigned char *out;
   int i;  // the kernel's place in the sequence
+#ifdef SB_PLANT_SLOWDOWN
+  int plant_cycles;  // the plant's spin (barrier_plant_cycles)
+#endif
 };
 
 // Pdl: every thread first triggers its dependents (the next kernel of the
@@ -847,7 +867,7 @@ __global__ void __launch_bounds__(SB_BARRIER_MAX_THREADS) barrier_boundary_kerne
 #endif
   }
 #ifdef SB_PLANT_SLOWDOWN
-  if constexpr (!Pdl && !Validate) barrier_plant_spin(150);  // the stream and graph rows
+  if constexpr (!Pdl && !Validate) barrier_plant_spin(a.plant_cycles);  // the stream and graph rows
 #endif
   if constexpr (Validate) {
     if (threadIdx.x != 0) return;
@@ -1237,9 +1257,14 @@ static cudaStream_t boundary_capture;
 // `iters` launches of the point's kernel (L->bounded: the counting twin) on
 // `stream`; Pdl: each one a PDL secondary of the one before.
 template <bool Pdl = false>
-static cudaError_t boundary_enqueue(sb_launch *L, cudaStream_t stream) {
+static cudaError_t boundary_enqueue(sb_launch *L, cudaStream_t stream, int graph = 0) {
   const int n = (int)L->axis[SB_AXIS_ITERS];
   BoundaryParams p{(unsigned char *)L->out, 0};
+#ifdef SB_PLANT_SLOWDOWN
+  p.plant_cycles = barrier_plant_cycles(graph);
+#else
+  (void)graph;
+#endif
   void *args[] = {&p};
   const cudaStream_t keep = L->stream;
   L->stream = stream;
@@ -1268,7 +1293,7 @@ static cudaError_t boundary_build(sb_launch *L, int bounded) {
   if (e == cudaSuccess) {
     const int keep = L->bounded;
     L->bounded = bounded;
-    const cudaError_t launched = boundary_enqueue(L, capture);
+    const cudaError_t launched = boundary_enqueue(L, capture, 1);
     L->bounded = keep;
     e = cudaStreamEndCapture(capture, &g);
     if (launched != cudaSuccess) e = launched;

@@ -323,7 +323,7 @@ __device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math
     // gemm_atom_add_acq_rel_gpu's note).
     if (threadIdx.x == 0) {
 #ifdef SB_PLANT_SLOWDOWN
-      __nanosleep(2000);  // the gate proof's plant (make PLANT_SLOWDOWN=1): 2 us per contributor
+      __nanosleep(4000);  // the gate proof's plant (make PLANT_SLOWDOWN=1): 4 us per contributor
 #endif
       gemm_st_release_gpu(p.sem + gemm_flag(b), p.epoch);
     }
