@@ -666,7 +666,7 @@ __device__ __forceinline__ void barrier_plant_spin(long long cycles) {
   while (clock64() - t0 < cycles) {
   }
 }
-#define SB_PLANT_SPIN_DEFAULT "400,1600"
+#define SB_PLANT_SPIN_DEFAULT "300,400"  // measured on an H200: the spins nearest +7% (docs/history.md)
 static int barrier_plant_cycles(int graph) {
   static int spin[2] = {-1, -1};
   if (spin[0] < 0) {
