@@ -531,6 +531,14 @@ AA_PROOFS = (PROOF, os.path.join("h100-80gb-hbm3", "proofs", "ab_54fa7a1"),
              os.path.join("h200", "proofs", "ab_3880117"), os.path.join("h200", "proofs", "ab_52efaa9"),
              os.path.join("h200", "proofs", "ab_910219a"), os.path.join("h200", "proofs", "ab_d8effe2"))
 PLANTED = ("gemm/splitk_serial", "gemm/streamk", "scan/pingpong")
+# The planted A/B runs the block's plant table reads: (its A side, the
+# planted variants, the sweep's filter). 16d0f95 on an H100 (issue 36's
+# plant) and 444ed79 on an H200, whose plant also slows a cross-SM hand-off
+# and both kernel-boundary rows (their spins measured first: SB_PLANT_SPIN).
+PLANTS = ((os.path.join(PROOF, "*", "plant36_a.csv"), PLANTED, "^(reference|scan|gemm)/"),
+          (os.path.join("h200", "proofs", "round_444ed79", "plant", "a.csv"),
+           PLANTED + ("barrier/flag_handoff", "barrier/kernel_boundary_stream", "barrier/kernel_boundary_graph"),
+           "^(reference|scan|stencil|barrier)/|^gemm/(cublas|splitk_serial|splitk_reduce|streamk|ws_tma_wgmma)/"))
 
 
 def pct(values):
@@ -564,21 +572,28 @@ def aa_rows(results):
 
 def plant_rows(results):
     rows = []
-    for a in sorted(glob.glob(os.path.join(results, PROOF, "*", "plant36_a.csv"))):
-        base, new = sbcompare.load_run(a), sbcompare.load_run(a.replace("_a.csv", "_b.csv"))
-        cmp = sbcompare.compare(base, new, bands=for_pair(base, new, results), interleaved=True)
-        for name in PLANTED:
-            ms = [m for m in cmp.matches if "/".join(sbcompare.by_variant(m)) == name]
-            beyond = [m for m in ms if m.gated > 1 + m.point_threshold]
-            flagged = [m for m in ms if m.verdict == "slower"]
-            shift = math.expm1(sbcompare.shift_estimate([math.log(m.gated) for m in ms])) * 100
-            rows.append(f"| `{name}` | {len(ms)} | {max((m.gated - 1) * 100 for m in ms):+.1f}% "
-                        f"| {shift:+.2f}% | A {ms[0].point_threshold * 100:.1f}% / B "
-                        f"{ms[0].shift_threshold * 100:.1f}% | {len(beyond)} | {len(flagged)} "
-                        f"({sum(m.why == 'variant' for m in flagged)} by rule B) |")
-        others = sorted({"/".join(sbcompare.by_variant(m)) for m in cmp.regressions} - set(PLANTED))
-        rows.append(f"| any other variant | {len(cmp.matches)} in all | | | | | "
-                    f"{', '.join(others) or 'none flagged'} |")
+    for pattern, planted, sweep in PLANTS:
+        for a in sbcsv.csv_files(os.path.join(results, pattern)):
+            base = sbcompare.load_run(a)
+            new = sbcompare.load_run(a.replace("_a.csv", "_b.csv").replace("/a.csv", "/b.csv"))
+            cmp = sbcompare.compare(base, new, bands=for_pair(base, new, results), interleaved=True)
+            pipe = "\\|"  # a table cell's own |
+            run = (f"{base.gpu_name} {base.rows[0]['commit'][:7]} "
+                   f"({sbcompare.short_uuid(*base.gpu_uuids())}, `{sweep.replace('|', pipe)}`)")
+            for name in planted:
+                ms = [m for m in cmp.matches if "/".join(sbcompare.by_variant(m)) == name]
+                beyond = [m for m in ms if m.gated > 1 + m.point_threshold]
+                flagged = [m for m in ms if m.verdict == "slower"]
+                shift = math.expm1(sbcompare.shift_estimate([math.log(m.gated) for m in ms])) * 100
+                rows.append(f"| {run} | `{name}` | {len(ms)} | {max((m.gated - 1) * 100 for m in ms):+.1f}% "
+                            f"| {shift:+.2f}% | A {ms[0].point_threshold * 100:.1f}% / B "
+                            f"{ms[0].shift_threshold * 100:.1f}% | {len(beyond)} | {len(flagged)} "
+                            f"({sum(m.why == 'variant' for m in flagged)} by rule B) |")
+            others = sorted({"/".join(sbcompare.by_variant(m)) for m in cmp.regressions} - set(planted))
+            unjudged = sorted({"/".join(sbcompare.by_variant(m)) for m in cmp.unjudged})
+            rows.append(f"| {run} | any other variant | {len(cmp.matches)} in all | | | | | "
+                        f"{', '.join(others) or 'none flagged'}"
+                        + (f"; unjudged (no A/A data): {', '.join(unjudged)}" if unjudged else "") + " |")
     return rows
 
 
@@ -738,10 +753,10 @@ def doc_block(results=RESULTS):
            "| GPU, proof / machine (chip, L2 flush) | points | flagged | gemm own figure (fastest sample; from d8effe2 the lower quartile): median / worst "
            "| gemm points over 3% | every other point: median / worst |",
            "| --- | --- | --- | --- | --- | --- |", *aa_rows(results), "",
-           "The plant (`make PLANT_SLOWDOWN=1`), A/B against the same commit over "
-           "`^(reference|scan|gemm)/`:", "",
-           "| variant | points | largest move | shift | its band | beyond its point band "
-           "| flagged |", "| --- | --- | --- | --- | --- | --- | --- |", *plant_rows(results), "",
+           "The plants (`make PLANT_SLOWDOWN=1`), each A/B against the same commit, gated "
+           "with the bands out of sample:", "",
+           "| run (chip, sweep) | variant | points | largest move | shift | its band | beyond its point band "
+           "| flagged |", "| --- | --- | --- | --- | --- | --- | --- | --- |", *plant_rows(results), "",
            "Where the A/A noise comes from: one A/A by A/B per change (the noise probes of "
            "docs/gate-details.md, retakes off, one H100), each probed variant (its points): its worst point move / "
            "its shift (B against A):", "",
