@@ -84,8 +84,9 @@ size_t sb_barrier_walk_words(int w);
 void sb_barrier_walk_fill(uint64_t *words, int w, uint64_t seed);
 uint32_t sb_barrier_walk_prefix(const uint64_t *words, int w, int copy);
 
-/* Median and extremes of the per-block cycles/iters of a checked output. */
+/* The per-block cycles/iters of a checked output: their mean with the
+ * lowest and highest tenth of the blocks left out (mid), and their extremes. */
 void sb_barrier_cycles(const void *out, long long blocks, long long iters,
-                       double *median, double *lo, double *hi);
+                       double *mid, double *lo, double *hi);
 
 #endif

@@ -66,8 +66,13 @@
  *    after cluster_shape; empty unless the command line names one of them,
  *    so a default sweep's rows are those of schema 10 with four more empty
  *    cells. And the reference family's second row, vector_copy (a kernel's
- *    copy: its pct_of_copy is against d2d_copy, which alone stays at 100). */
-#define SB_CSV_SCHEMA_VERSION 11
+ *    copy: its pct_of_copy is against d2d_copy, which alone stays at 100).
+ * 12: the barrier family's cycles_per_op (the rows priced by each block's
+ *    own loop) is the mean over blocks with the fastest and slowest tenth
+ *    left out, not the median: at full occupancy the blocks fall in two
+ *    groups near half each, and the median fell in either from one process
+ *    to the next. Columns unchanged. */
+#define SB_CSV_SCHEMA_VERSION 12
 
 typedef enum sb_status {
   SB_OK = 0,       /* validated and timed */

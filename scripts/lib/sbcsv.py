@@ -37,8 +37,10 @@ import sbdeps  # noqa: F401  (a missing package: one line and exit 2, not a trac
 # adds devscan's look-back tuning axes (window, first_sleep_ns,
 # poll_sleep_ns, sleep_min_tiles: whole numbers, empty outside a tuning
 # sweep) and the reference family's vector_copy row (its pct_of_copy below
-# or above 100; the yardstick is the row at exactly 100).
-SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
+# or above 100; the yardstick is the row at exactly 100); schema 12 prices
+# the barrier rows timed by each block's loop by the trimmed mean over
+# blocks, not the median (columns unchanged).
+SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
 COMPOSITION = ["mainloop", "consumer", "schedule", "epilogue"]
 
 
