@@ -94,6 +94,25 @@ double *sb_ceiling_cell(sb_row *row, const char *column) {
   return NULL;
 }
 
+char *sb_pairs_path(const char *tmpl, long pid, char *out, size_t cap) {
+  size_t used = 0;
+  for (const char *s = tmpl; *s; ++s) {
+    char buf[24];
+    const char *piece = buf;
+    if (s[0] == '%' && s[1] == 'p')
+      snprintf(buf, sizeof buf, "%ld", pid), ++s;
+    else
+      buf[0] = *s, buf[1] = '\0';
+    const size_t len = strlen(piece);
+    if (used + len >= cap) return NULL;
+    memcpy(out + used, piece, len);
+    used += len;
+  }
+  if (cap == 0) return NULL;
+  out[used] = '\0';
+  return out;
+}
+
 char *sb_pairs_line(const char *name, const double *variant, const double *ceiling, size_t pairs) {
   size_t cap = strlen(name) + 64 + pairs * 2 * 18, used = 0;
   char *line = malloc(cap);

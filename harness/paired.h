@@ -60,4 +60,9 @@ double *sb_ceiling_cell(sb_row *row, const char *column);
  * the runner append one per paired point (docs/REGRESSIONS.md). */
 char *sb_pairs_line(const char *name, const double *variant, const double *ceiling, size_t pairs);
 
+/* SB_PAIRS_FILE's path for the process `pid`: every "%p" of tmpl replaced
+ * by the pid, so that the two servers of an A/B run (one environment)
+ * write a file each. Returns out, or NULL when it does not fit in cap. */
+char *sb_pairs_path(const char *tmpl, long pid, char *out, size_t cap);
+
 #endif

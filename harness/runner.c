@@ -200,11 +200,13 @@ static size_t complete_pairs(const sb_timer *t) {
 }
 
 /* SB_PAIRS_FILE: the paired samples of every paired point, appended as
- * one write (O_APPEND: the lines of parallel workers do not mix). */
+ * one write (O_APPEND: the lines of parallel workers do not mix); "%p" in
+ * the path is the process id (sb_pairs_path: a file per server of an A/B). */
 static void dump_pairs(const sb_timer *t, const char *name) {
-  const char *path = getenv("SB_PAIRS_FILE");
+  const char *tmpl = getenv("SB_PAIRS_FILE");
   const size_t pairs = complete_pairs(t);
-  if (!path || !*path || pairs == 0) return;
+  char path[4096];
+  if (!tmpl || !*tmpl || pairs == 0 || !sb_pairs_path(tmpl, (long)getpid(), path, sizeof path)) return;
   char *line = sb_pairs_line(name, t->samples, t->pair_samples, pairs);
   int fd = line ? open(path, O_WRONLY | O_CREAT | O_APPEND, 0644) : -1;
   if (fd >= 0) {

@@ -144,6 +144,16 @@ SB_TEST(paired_samples_line_is_json_in_the_order_taken) {
   free(line);
 }
 
+SB_TEST(paired_samples_path_takes_the_process_id) {
+  char out[32];
+  CHECK_STR(sb_pairs_path("pairs_%p.jsonl", 4242, out, sizeof out), "pairs_4242.jsonl");
+  CHECK_STR(sb_pairs_path("a%pb%p", 7, out, sizeof out), "a7b7");
+  CHECK_STR(sb_pairs_path("plain.jsonl", 7, out, sizeof out), "plain.jsonl");
+  CHECK_STR(sb_pairs_path("100%", 7, out, sizeof out), "100%");
+  CHECK(sb_pairs_path("pairs_%p.jsonl", 4242, out, 16) == NULL); /* 16 chars and its end do not fit 16 */
+  CHECK(sb_pairs_path("x", 1, out, 0) == NULL);
+}
+
 SB_TEST(paired_ceiling_cell_by_column_name) {
   sb_row row;
   sb_row_init(&row, NULL);
