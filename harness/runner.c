@@ -610,6 +610,8 @@ static void record_timing(runner *r, const sb_point *p, int flush, double after_
   row->max_us = s.max * 1e6;
   row->q1_us = s.q1 * 1e6;
   row->q3_us = s.q3 * 1e6;
+  row->p05_us = s.p05 * 1e6;
+  row->p10_us = s.p10 * 1e6;
   row->cv_pct = s.cv_pct;
   sb_row_bandwidth(p, s.median, r->copy_gbps, row);
   if (f->flops) row->gflops = (double)f->flops(p) / s.median * 1e-9;

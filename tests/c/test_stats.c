@@ -12,6 +12,8 @@ SB_TEST(stats_known_values) {
   CHECK_NEAR(s.median, 3, 0);
   CHECK_NEAR(s.q1, 2, 1e-12);
   CHECK_NEAR(s.q3, 4, 1e-12);
+  CHECK_NEAR(s.p05, 1.2, 1e-12); /* numpy.percentile(x, 5) */
+  CHECK_NEAR(s.p10, 1.4, 1e-12);
   CHECK_NEAR(s.mean, 3, 1e-12);
   CHECK_NEAR(s.stddev, sqrt(2.5), 1e-12); /* sample stddev, n-1 */
   CHECK_NEAR(s.cv_pct, 100 * sqrt(2.5) / 3, 1e-9);
