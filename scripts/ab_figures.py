@@ -12,8 +12,10 @@ points of the planted variant moved 3% or more and how many of those the
 gate flagged, and which points of other variants it flagged (none is the
 pass). With --variants RE: one line per variant whose family/variant
 matches RE: its points' moves of the gated figure and its shift (the
-Hodges-Lehmann estimate rule B reads). Exit status 0, or 2 for unusable
-input (one line).
+Hodges-Lehmann estimate rule B reads). With --estimators: per family, the
+moves of each reading of a point's samples both CSVs hold (min_us, p05_us,
+p10_us, q1_us, median_us): in an A/A, the reading that holds across the
+two processes. Exit status 0, or 2 for unusable input (one line).
 """
 from __future__ import annotations
 
@@ -50,7 +52,7 @@ def figures(base_path, new_path, plant=None):
     other = [abs(m.gated - 1) * 100 for m in gated if m.figure not in sbcompare.OWN_SAMPLE]
     lines = [f"{new_path}: {len(regressions)} regression(s), {len(cmp.broken)} broken, "
              f"{len(cmp.matches)} points ({len(cmp.unjudged)} unjudged)",
-             f"  gemm, own fastest sample (gated): {moves(own)}",
+             f"  gemm, own samples (gated: {', '.join(sorted({sbcompare.OWN_SAMPLE[m.figure] for m in gated if m.figure in sbcompare.OWN_SAMPLE})) or '-'}): {moves(own)}",
              f"  gemm, paired ceiling ratio (not gated in A/B): {moves(paired)}",
              f"  every other gated point: {moves(other)}"]
     if plant:
@@ -85,6 +87,26 @@ def variant_lines(base_path, new_path, pattern):
     return lines
 
 
+ESTIMATORS = ("min_us", "p05_us", "p10_us", "q1_us", "median_us")
+
+
+def estimator_lines(base_path, new_path):
+    """Per family: each sample reading's |move| over the points both runs
+    have ok (the readings both CSVs carry; p05_us and p10_us from schema 12)."""
+    base, new = sbcompare.load_run(base_path), sbcompare.load_run(new_path)
+    cmp = sbcompare.compare(base, new, interleaved=True)
+    columns = [c for c in ESTIMATORS if c in base.columns and c in new.columns]
+    by_family = {}
+    for m in cmp.matches:
+        by_family.setdefault(m.base["family"], []).append(m)
+    lines = []
+    for family, ms in sorted(by_family.items()):
+        for c in columns:
+            v = [abs(m.new[c] / m.base[c] - 1) * 100 for m in ms if m.base.get(c) and m.new.get(c)]
+            lines.append(f"  {family} {c}: {moves(v)}")
+    return lines
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("base")
@@ -92,11 +114,15 @@ def main(argv=None):
     ap.add_argument("--plant", metavar="FAMILY/VARIANT", help="the planted variant")
     ap.add_argument("--variants", metavar="RE",
                     help="also one line per variant whose family/variant matches RE")
+    ap.add_argument("--estimators", action="store_true",
+                    help="also each sample reading's moves, per family")
     args = ap.parse_args(argv)
     try:
         for line in figures(args.base, args.new, args.plant):
             print(line)
         for line in variant_lines(args.base, args.new, args.variants) if args.variants else ():
+            print(line)
+        for line in estimator_lines(args.base, args.new) if args.estimators else ():
             print(line)
     except sbcsv.CsvError as e:
         print(f"ab_figures.py: {e}", file=sys.stderr)
