@@ -570,30 +570,36 @@ def aa_rows(results):
     return rows
 
 
+def plant_runs(results=RESULTS, plants=PLANTS):
+    """(base, new, planted, sweep) for each committed plant run of plants:
+    its two sides loaded (the B side beside the A side's file)."""
+    for pattern, planted, sweep in plants:
+        for a in sbcsv.csv_files(os.path.join(results, pattern)):
+            b = os.path.join(os.path.dirname(a), os.path.basename(a).replace("a.csv", "b.csv"))
+            yield sbcompare.load_run(a), sbcompare.load_run(b), planted, sweep
+
+
 def plant_rows(results):
     rows = []
-    for pattern, planted, sweep in PLANTS:
-        for a in sbcsv.csv_files(os.path.join(results, pattern)):
-            base = sbcompare.load_run(a)
-            new = sbcompare.load_run(a.replace("_a.csv", "_b.csv").replace("/a.csv", "/b.csv"))
-            cmp = sbcompare.compare(base, new, bands=for_pair(base, new, results), interleaved=True)
-            pipe = "\\|"  # a table cell's own |
-            run = (f"{base.gpu_name} {base.rows[0]['commit'][:7]} "
-                   f"({sbcompare.short_uuid(*base.gpu_uuids())}, `{sweep.replace('|', pipe)}`)")
-            for name in planted:
-                ms = [m for m in cmp.matches if "/".join(sbcompare.by_variant(m)) == name]
-                beyond = [m for m in ms if m.gated > 1 + m.point_threshold]
-                flagged = [m for m in ms if m.verdict == "slower"]
-                shift = math.expm1(sbcompare.shift_estimate([math.log(m.gated) for m in ms])) * 100
-                rows.append(f"| {run} | `{name}` | {len(ms)} | {max((m.gated - 1) * 100 for m in ms):+.1f}% "
-                            f"| {shift:+.2f}% | A {ms[0].point_threshold * 100:.1f}% / B "
-                            f"{ms[0].shift_threshold * 100:.1f}% | {len(beyond)} | {len(flagged)} "
-                            f"({sum(m.why == 'variant' for m in flagged)} by rule B) |")
-            others = sorted({"/".join(sbcompare.by_variant(m)) for m in cmp.regressions} - set(planted))
-            unjudged = sorted({"/".join(sbcompare.by_variant(m)) for m in cmp.unjudged})
-            rows.append(f"| {run} | any other variant | {len(cmp.matches)} in all | | | | | "
-                        f"{', '.join(others) or 'none flagged'}"
-                        + (f"; unjudged (no A/A data): {', '.join(unjudged)}" if unjudged else "") + " |")
+    for base, new, planted, sweep in plant_runs(results):
+        cmp = sbcompare.compare(base, new, bands=for_pair(base, new, results), interleaved=True)
+        pipe = "\\|"  # a table cell's own |
+        run = (f"{base.gpu_name} {base.rows[0]['commit'][:7]} "
+               f"({sbcompare.short_uuid(*base.gpu_uuids())}, `{sweep.replace('|', pipe)}`)")
+        for name in planted:
+            ms = [m for m in cmp.matches if "/".join(sbcompare.by_variant(m)) == name]
+            beyond = [m for m in ms if m.gated > 1 + m.point_threshold]
+            flagged = [m for m in ms if m.verdict == "slower"]
+            shift = math.expm1(sbcompare.shift_estimate([math.log(m.gated) for m in ms])) * 100
+            rows.append(f"| {run} | `{name}` | {len(ms)} | {max((m.gated - 1) * 100 for m in ms):+.1f}% "
+                        f"| {shift:+.2f}% | A {ms[0].point_threshold * 100:.1f}% / B "
+                        f"{ms[0].shift_threshold * 100:.1f}% | {len(beyond)} | {len(flagged)} "
+                        f"({sum(m.why == 'variant' for m in flagged)} by rule B) |")
+        others = sorted({"/".join(sbcompare.by_variant(m)) for m in cmp.regressions} - set(planted))
+        unjudged = sorted({"/".join(sbcompare.by_variant(m)) for m in cmp.unjudged})
+        rows.append(f"| {run} | any other variant | {len(cmp.matches)} in all | | | | | "
+                    f"{', '.join(others) or 'none flagged'}"
+                    + (f"; unjudged (no A/A data): {', '.join(unjudged)}" if unjudged else "") + " |")
     return rows
 
 

@@ -147,10 +147,9 @@ def test_plant_every_point_slowed_beyond_its_band_is_flagged(pattern, planted, s
     variant's A/B band is flagged, splitk_serial's uniform shift is caught
     by rule B, no other variant is flagged, and the only points left
     unjudged are of variants with no A/A data at all."""
-    paths = glob.glob(os.path.join(ROOT, "results", pattern)) or glob.glob(os.path.join(ROOT, "results", pattern + ".xz"))
-    assert len(paths) == 1, pattern
-    base = sbcompare.load_run(paths[0])
-    new = sbcompare.load_run(paths[0].replace("_a.csv", "_b.csv").replace("/a.csv", "/b.csv"))
+    runs = list(bands.plant_runs(plants=[(pattern, planted, sweep)]))
+    assert len(runs) == 1, pattern
+    base, new, _, _ = runs[0]
     cmp = sbcompare.compare(base, new, bands=bands.for_pair(base, new), interleaved=True)
     names = {tuple(name.split("/")) for name in planted}
     ms = [m for m in cmp.matches if sbcompare.by_variant(m) in names]
