@@ -42,7 +42,9 @@ typedef struct sb_point {
 typedef enum sb_ratio_reading {
   SB_RATIO_BLOCK_MEDIAN = 0, /* median of v c c v block ratios */
   SB_RATIO_FASTEST,          /* fastest ceiling sample / fastest variant sample */
-  SB_RATIO_LOW_QUARTILE      /* lower quartile of the ceiling's samples / the variant's */
+  SB_RATIO_LOW_QUARTILE,     /* lower quartile of the ceiling's samples / the variant's */
+  SB_RATIO_P10,              /* 10th percentile of the ceiling's samples / the variant's */
+  SB_RATIO_P05               /* 5th percentile, likewise */
 } sb_ratio_reading;
 
 /* Family traits the engine and the scripts read instead of names. */

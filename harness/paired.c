@@ -50,17 +50,17 @@ static double fastest_ratio(const double *variant, const double *ceiling, size_t
   return isfinite(v_min) && isfinite(c_min) ? c_min / v_min : NAN;
 }
 
-/* The ceiling's lower quartile over the variant's. */
-static double low_quartile_ratio(const double *variant, const double *ceiling, size_t pairs) {
+/* The ceiling's p-quantile over the variant's (p = 0.25: the lower quartile). */
+static double quantile_ratio(const double *variant, const double *ceiling, size_t pairs, double p) {
   double *v = malloc(pairs * sizeof *v), *c = malloc(pairs * sizeof *c);
   size_t nv = 0, nc = 0;
   for (size_t j = 0; v && c && j < pairs; ++j) {
     if (variant[j] > 0) v[nv++] = variant[j];
     if (ceiling[j] > 0) c[nc++] = ceiling[j];
   }
-  sb_stats sv, sc;
+  sb_stats sv, sc; /* sorts v and c in place: the quantiles read them sorted */
   const double r = nv && nc && sb_stats_compute(v, nv, &sv) == 0 && sb_stats_compute(c, nc, &sc) == 0
-                       ? sc.q1 / sv.q1
+                       ? sb_quantile_sorted(c, nc, p) / sb_quantile_sorted(v, nv, p)
                        : NAN;
   free(v), free(c);
   return r;
@@ -76,7 +76,9 @@ double sb_paired_pct(const double *variant, const double *ceiling, size_t pairs,
    * pair has no partner and is left out. */
   const size_t used = pairs > 1 ? pairs - pairs % 2 : pairs;
   const double r = reading == SB_RATIO_FASTEST        ? fastest_ratio(variant, ceiling, used)
-                   : reading == SB_RATIO_LOW_QUARTILE ? low_quartile_ratio(variant, ceiling, used)
+                   : reading == SB_RATIO_LOW_QUARTILE ? quantile_ratio(variant, ceiling, used, 0.25)
+                   : reading == SB_RATIO_P10          ? quantile_ratio(variant, ceiling, used, 0.10)
+                   : reading == SB_RATIO_P05          ? quantile_ratio(variant, ceiling, used, 0.05)
                                                       : block_median_ratio(variant, ceiling, used);
   return 100.0 * r;
 }
@@ -84,6 +86,8 @@ double sb_paired_pct(const double *variant, const double *ceiling, size_t pairs,
 const char *sb_ratio_reading_name(sb_ratio_reading reading) {
   return reading == SB_RATIO_FASTEST        ? "fastest"
          : reading == SB_RATIO_LOW_QUARTILE ? "low_quartile"
+         : reading == SB_RATIO_P10          ? "p10"
+         : reading == SB_RATIO_P05          ? "p05"
                                             : "block_median";
 }
 

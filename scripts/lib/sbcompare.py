@@ -100,10 +100,10 @@ POWER_STATE_LIMIT = 0.05
 # their fastest-sample ratio by a median of 0.1-0.9% and at most 3.7%; the
 # other points by 0.35-0.57% and at most 4.0% (docs/REGRESSIONS.md). Such
 # points stay gated whatever the clocks.
-CLOCK_FREE_READINGS = {"fastest", "low_quartile"}
+CLOCK_FREE_READINGS = {"fastest", "low_quartile", "p10", "p05"}
 # The A/B figure of a clock-free reading: the variant's own samples, read
 # the same way (the column of the row that holds them).
-OWN_SAMPLE = {"fastest": "min_us", "low_quartile": "q1_us"}
+OWN_SAMPLE = {"fastest": "min_us", "low_quartile": "q1_us", "p10": "p10_us", "p05": "p05_us"}
 # Readings of the paired ratio before the variant table named them per
 # schema: schema 6-8 read gemm's fastest samples, devscan's block median.
 READINGS_BEFORE_9 = {"gemm": "fastest", "devscan": "block_median"}
@@ -111,7 +111,9 @@ READINGS_BEFORE_9 = {"gemm": "fastest", "devscan": "block_median"}
 FIGURES = {"time": "time", "cycles": "cycles (time x sm_clock_mhz)",
            "paired": "paired ceiling ratio",
            "fastest": "fastest sample (A/B: the variant's own, min_us)",
-           "low_quartile": "lower quartile (A/B: the variant's own, q1_us)"}
+           "low_quartile": "lower quartile (A/B: the variant's own, q1_us)",
+           "p10": "10th percentile (A/B: the variant's own, p10_us)",
+           "p05": "5th percentile (A/B: the variant's own, p05_us)"}
 # Rule B, from measured noise: between real A/A runs no variant's geometric
 # mean moved by more than 0.4% (H200 back to back, 858 and 397 points) and
 # no point of a multi-point variant by more than 1.5%. 1.5% sits above both.

@@ -102,7 +102,7 @@ SB_TEST(paired_pct_fastest_follows_neither_a_tail_nor_the_power_ramp) {
 }
 
 SB_TEST(paired_pct_of_one_pair_none_or_no_positive_sample) {
-  for (int reading = SB_RATIO_BLOCK_MEDIAN; reading <= SB_RATIO_LOW_QUARTILE; ++reading) {
+  for (int reading = SB_RATIO_BLOCK_MEDIAN; reading <= SB_RATIO_P05; ++reading) {
     const sb_ratio_reading r = (sb_ratio_reading)reading;
     double v1[] = {1.0}, c1[] = {2.0};
     CHECK(fabs(sb_paired_pct(v1, c1, 1, r) - 200.0) < 1e-9); /* one pair: its own ratio */
@@ -115,6 +115,29 @@ SB_TEST(paired_pct_of_one_pair_none_or_no_positive_sample) {
   CHECK_STR(sb_ratio_reading_name(SB_RATIO_FASTEST), "fastest");
   CHECK_STR(sb_ratio_reading_name(SB_RATIO_BLOCK_MEDIAN), "block_median");
   CHECK_STR(sb_ratio_reading_name(SB_RATIO_LOW_QUARTILE), "low_quartile");
+  CHECK_STR(sb_ratio_reading_name(SB_RATIO_P10), "p10");
+  CHECK_STR(sb_ratio_reading_name(SB_RATIO_P05), "p05");
+}
+
+SB_TEST(paired_pct_low_percentiles_read_a_common_fast_mode_not_a_rare_one) {
+  /* The variant's launches: a fast mode (0.8) in a share that differs by
+   * process (30 or 40 of 100) beside a slow one (1.0), and in one process
+   * a rare faster mode (one launch at 0.6). The lower quartile moves with
+   * the share where it crosses 25%; the 5th and 10th percentiles stay on
+   * the fast mode; the fastest sample follows the rare one. */
+  double v[100], c[100];
+  for (int j = 0; j < 100; ++j) c[j] = 0.9;
+  for (int share = 30; share <= 40; share += 10) {
+    for (int j = 0; j < 100; ++j) v[j] = (j * 7) % 100 < share ? 0.8 : 1.0;
+    CHECK(fabs(sb_paired_pct(v, c, 100, SB_RATIO_P05) - 112.5) < 1e-9);
+    CHECK(fabs(sb_paired_pct(v, c, 100, SB_RATIO_P10) - 112.5) < 1e-9);
+  }
+  for (int j = 0; j < 100; ++j) v[j] = (j * 7) % 100 < 20 ? 0.8 : 1.0; /* a share under 25% */
+  CHECK(fabs(sb_paired_pct(v, c, 100, SB_RATIO_LOW_QUARTILE) - 90.0) < 1e-9);
+  CHECK(fabs(sb_paired_pct(v, c, 100, SB_RATIO_P10) - 112.5) < 1e-9);
+  v[3] = 0.6; /* one rare faster launch */
+  CHECK(fabs(sb_paired_pct(v, c, 100, SB_RATIO_FASTEST) - 150.0) < 1e-9);
+  CHECK(fabs(sb_paired_pct(v, c, 100, SB_RATIO_P05) - 112.5) < 1e-9);
 }
 
 SB_TEST(paired_pct_low_quartile_does_not_follow_a_rare_fast_mode) {

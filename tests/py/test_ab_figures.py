@@ -25,3 +25,14 @@ def test_estimator_lines_match_a_plain_join_of_the_two_csvs():
         assert want in lines
     # schema 9 rows carry no low percentiles: no line for them
     assert not any("p05_us" in line or "p10_us" in line for line in lines)
+
+
+def test_every_own_sample_reading_names_a_column_of_the_schema():
+    """Each reading the A/B gate can read a point's own samples by (a
+    family's ceiling_reading) names a column today's header has, and a
+    figure name the summaries print."""
+    import sbcompare
+    with open(os.path.join(ROOT, "results", "csv_header.csv"), encoding="utf-8") as f:
+        header = f.readline().strip().split(",")
+    for reading, column in sbcompare.OWN_SAMPLE.items():
+        assert column in header and reading in sbcompare.FIGURES and reading in sbcompare.CLOCK_FREE_READINGS
