@@ -228,9 +228,15 @@ struct GemmWsTmaWgmmaTmaStore
 // Split-K: ws_tma_wgmma over the block's K slice, then the fix-up epilogue
 // (gemm_fixups.cuh): serial, in slice order behind the tile's
 // semaphore; parallel, partials to the workspace and the last slice reduces.
-template <bool Release>
+// Serial's whole-tiles form (WholeTiles, WholeTilesForm: gemm_kernels
+// takes it for a point whose every tile is whole): the same kernel with no
+// edge-tile code in its fix-up's read-add-write and stores, which otherwise
+// cost the whole tiles' loads their schedule (GemmWarpgroupMma::store). The
+// TMA mainloop has no edge code to drop (the box's out-of-bounds fill).
+template <bool Release, bool WholeTiles = false>
 struct GemmSplitKSerialT
     : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups, GemmScheduleSplitK<GEMM_COMBINE_SERIAL>, GemmDirectStores> {
+  using WholeTilesForm = GemmSplitKSerialT<Release, true>;
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
     // The tile from blockIdx.x, the slice from the tile's ticket: a slice
@@ -240,7 +246,7 @@ struct GemmSplitKSerialT
     gemm_slice_ticket<T>(p, &tile, &slice, &kt0, &kt1);
     gemm_tile_origin<T>(p, tile, &m0, &n0);
     gemm_ws_tile<GemmSplitKSerialT, T, S, Bounded>(p, smem, m0, n0, kt0, kt1, tile,
-                                                   GemmSerialEpi<T, Bounded, Release>{{}, slice, tile});
+                                                   GemmSerialEpi<T, Bounded, Release, WholeTiles>{{}, slice, tile});
   }
 };
 using GemmSplitKSerial = GemmSplitKSerialT<true>;
@@ -640,10 +646,42 @@ constexpr int gemm_store_bytes() {
 }
 
 template <class V, class T, int S>
-static sb_kernels gemm_kernels() {
+static sb_kernels gemm_twins() {
   return sb_twin_kernels<V::twin>(
       [](auto bounded) { return gemm_kernel<V, T, S, decltype(bounded)::value>; },
       (size_t)S * T::STAGE_BYTES + gemm_store_bytes<V, T>() + SB_GEMM_ALIGN_SLACK);
+}
+
+// A variant's whole-tiles form (V::WholeTilesForm: splitk_serial's), the
+// same composition compiled without its edge-tile code, for a point whose
+// every output tile is whole: M and N multiples of the tile (the TMA
+// mainloop fills a partial k-tile itself, so K is free). The row names V
+// only; both forms are compiled at each of its tiles and stages, with both
+// twins each, and the picker names the point's pair (the same grid, the
+// same shared memory). Where V has no such form, V's kernels.
+template <class V, class = void>
+struct GemmWholeTiles {
+  static constexpr bool has = false;
+  using type = V;
+};
+template <class V>
+struct GemmWholeTiles<V, std::void_t<typename V::WholeTilesForm>> {
+  static constexpr bool has = true;
+  using type = typename V::WholeTilesForm;
+};
+// Every tile of the point is whole (gemm_whole_tile of each tile); false
+// where the shape is unset (sb_gemm_compiled asks the pickers without one).
+template <class T>
+static bool gemm_point_whole(const long long *axis) {
+  const long long m = axis[SB_AXIS_M], n = sb_gemm_cols(axis);
+  return m > 0 && n > 0 && m % T::BM == 0 && n % T::BN == 0;
+}
+template <class V, class T, int S>
+static sb_kernels gemm_kernels(const long long *axis) {
+  if constexpr (GemmWholeTiles<V>::has)
+    if (gemm_point_whole<T>(axis)) return gemm_twins<typename GemmWholeTiles<V>::type, T, S>();
+  (void)axis;
+  return gemm_twins<V, T, S>();
 }
 
 // ---- pickers: the instantiations the sweeps use ----
@@ -658,7 +696,7 @@ static int gemm_pick_tile(const long long *axis, sb_kernels *k, char *why, size_
     return -1;
   }
   using List = typename GemmStages<V, T>::list;
-  if (sb_dispatch(axis[SB_AXIS_STAGES], List{}, [&](auto s) { *k = gemm_kernels<V, T, decltype(s)::value>(); }))
+  if (sb_dispatch(axis[SB_AXIS_STAGES], List{}, [&](auto s) { *k = gemm_kernels<V, T, decltype(s)::value>(axis); }))
     return 0;
   return sb_no_instance<List>("stages", axis[SB_AXIS_STAGES], why, len);
 }

@@ -293,12 +293,20 @@ struct GemmWarpgroupMma {
   // round trips, whose length then followed where C's lines lie (issue 36).
   // An edge tile (gemm_whole_tile, once per tile) reads and writes only the
   // pairs inside C (a pair at an even column is all in or all out: N is a
-  // multiple of 4); a whole tile takes no predicate.
+  // multiple of 4); a whole tile takes no predicate. WholeTiles: the kernel
+  // is launched only where every tile is whole (the host's choice: a
+  // variant's whole-tiles form, kernels/gemm/gemm.cu), so the edge form is
+  // not compiled at all. Its mere presence (a second unrolled read-add-write)
+  // made ptxas schedule the whole form's loads worse: splitk_serial's
+  // 128x128, 6-stage timed kernel is 4280 SASS instructions with it, 1544
+  // without (7842bb7's count), and 2-9% slower at whole-tile shapes.
   static constexpr int ADD_CHUNK = 4;
   static_assert((T::BN / 8) % ADD_CHUNK == 0, "whole chunks of column groups");
-  template <bool Add = false>
+  template <bool Add = false, bool WholeTiles = false>
   __device__ __forceinline__ void store(const GemmParams &p, int m0, int n0) const {
-    if (gemm_whole_tile<T>(p, m0, n0))
+    if constexpr (WholeTiles)
+      store_pairs<Add, false>(p, m0, n0);
+    else if (gemm_whole_tile<T>(p, m0, n0))
       store_pairs<Add, false>(p, m0, n0);
     else
       store_pairs<Add, true>(p, m0, n0);

@@ -67,8 +67,10 @@ __device__ __forceinline__ void gemm_sem_wait(const unsigned *sem, unsigned want
 // (slice 0 stores), then releases base + s + 1; the last slice leaves it
 // at epoch x splits, the next launch's base. Release = false: the planted
 // bug of the broken build, which never releases: the next slice's wait is
-// caught by the watchdog.
-template <class T, bool Bounded, bool Release = true>
+// caught by the watchdog. WholeTiles: every tile of the launch is whole
+// (the host's choice, GemmSplitKSerialT's whole-tiles form): the stores
+// have no edge form (GemmWarpgroupMma::store).
+template <class T, bool Bounded, bool Release = true, bool WholeTiles = false>
 struct GemmSerialEpi : GemmEpiBase {
   int slice;
   int tile;  // gemm_slice_ticket's (blockIdx.x % tiles)
@@ -80,9 +82,9 @@ struct GemmSerialEpi : GemmEpiBase {
     if (threadIdx.x == 0) gemm_sem_wait<Bounded>(sem, mine);
     gemm_consumer_sync<T>();  // every consumer thread is behind the acquire
     if (slice == 0)
-      math.store(p, m0, n0);
+      math.template store<false, WholeTiles>(p, m0, n0);
     else
-      math.template store<true>(p, m0, n0);
+      math.template store<true, WholeTiles>(p, m0, n0);
     gemm_consumer_sync<T>();  // every thread's C writes are done
     if (Release && threadIdx.x == 0) {
 #ifdef SB_PLANT_SLOWDOWN
