@@ -793,7 +793,7 @@ const sb_family sb_family_gemm = {
      * (the 1x2 multicast tile at 1024^2 x 16k: 57.6 us in one process of
      * three, 77.2-77.4 in the others, medians 77.4-78.3). The lower
      * quartiles of the interleaved samples follow neither (docs/REGRESSIONS.md). */
-    .ceiling_reading = SB_RATIO_LOW_QUARTILE,
+    .ceiling_reading = SB_RATIO_P01,
     .in_sweep = sb_gemm_in_sweep,
     .check = gemm_check,
     .refuse = gemm_refuse,

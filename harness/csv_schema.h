@@ -75,8 +75,20 @@
  *    percentiles of the samples, low quantiles that a rare fast mode moves
  *    less than the fastest sample and a process's share of slow launches
  *    moves less than the lower quartile (which one holds across processes
- *    is measured, not assumed: SB_PAIRS_FILE). */
-#define SB_CSV_SCHEMA_VERSION 12
+ *    is measured, not assumed: SB_PAIRS_FILE).
+ * 13: p01_us before p05_us, the samples' 1st percentile, and gemm's
+ *    pct_of_cublas the ratio of the two sides' 1st percentiles (ceiling_reading
+ *    p01; the A/B gate reads a gemm point's own p01_us): over every sample of
+ *    five processes of one binary on an H200 the 1st percentile of the
+ *    K-heavy chains and the multicast point moved least between processes
+ *    (the lower quartile followed each process's share of slow launches,
+ *    the fastest sample the multicast point's rare fast launches). And each
+ *    worker runs in the fastest of SB_PROCESS_CONTEXTS fresh contexts
+ *    (harness/timing.h, sb_context_adopt), timed on that context's first
+ *    stream, not in the primary context: a short kernel's event-timed figure
+ *    follows the level its context's launches were given when it was made.
+ *    Columns otherwise unchanged. */
+#define SB_CSV_SCHEMA_VERSION 13
 
 typedef enum sb_status {
   SB_OK = 0,       /* validated and timed */
@@ -115,6 +127,7 @@ typedef struct sb_row {
   const char *mainloop, *consumer, *schedule, *epilogue;
   long long samples;           /* timed samples behind the statistics */
   double median_us, min_us, max_us, q1_us, q3_us, cv_pct;
+  double p01_us;               /* the 1st percentile (schema 13) */
   double p05_us, p10_us;       /* low quantiles of the samples (schema 12) */
   long long bytes_moved;       /* bytes one launch must read + write */
   double gbps;                 /* bytes_moved / median */
@@ -189,6 +202,7 @@ void sb_row_init(sb_row *row, const sb_provenance *prov);
   X("max_us", F4, r->max_us)                                \
   X("q1_us", F4, r->q1_us)                                  \
   X("q3_us", F4, r->q3_us)                                  \
+  X("p01_us", F4, r->p01_us)                                \
   X("p05_us", F4, r->p05_us)                                \
   X("p10_us", F4, r->p10_us)                                \
   X("cv_pct", F2, r->cv_pct)                                \

@@ -44,7 +44,8 @@ typedef enum sb_ratio_reading {
   SB_RATIO_FASTEST,          /* fastest ceiling sample / fastest variant sample */
   SB_RATIO_LOW_QUARTILE,     /* lower quartile of the ceiling's samples / the variant's */
   SB_RATIO_P10,              /* 10th percentile of the ceiling's samples / the variant's */
-  SB_RATIO_P05               /* 5th percentile, likewise */
+  SB_RATIO_P05,              /* 5th percentile, likewise */
+  SB_RATIO_P01               /* 1st percentile, likewise */
 } sb_ratio_reading;
 
 /* Family traits the engine and the scripts read instead of names. */

@@ -178,6 +178,10 @@ int sb_hold_streams(void);
 /* SB_CONTEXTS (harness/runner.c): how many fresh contexts the boundary rows'
  * one is chosen from, 1-64 (default SB_CONTEXTS); 0 when the variable is not such a number. */
 int sb_contexts(void);
+/* SB_PROCESS_CONTEXTS (harness/runner.c): how many fresh contexts a worker's
+ * own context is chosen from, 1-64, or 0 for the primary context (default
+ * SB_PROCESS_CONTEXTS); -1 when the variable is neither. */
+int sb_process_contexts(void);
 
 /* harness/runner.c: whether SB_REPLACE names `what` (the re-placement
  * probe: each point allocates that anew, elsewhere; 'w': a family's own

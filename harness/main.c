@@ -360,6 +360,11 @@ int main(int argc, char **argv) {
             getenv("SB_CONTEXTS"));
     return SB_EXIT_USAGE;
   }
+  if (sb_process_contexts() < 0) {
+    fprintf(stderr, "syncbench: SB_PROCESS_CONTEXTS=%s: the fresh contexts a worker's own one is chosen from are a whole number 0-64 (0: the primary context)\n",
+            getenv("SB_PROCESS_CONTEXTS"));
+    return SB_EXIT_USAGE;
+  }
   if (sb_flush_l2s() == 0) {
     fprintf(stderr, "syncbench: SB_FLUSH_L2S=%s: the flush buffer's size in L2s is a whole number 1-64\n",
             getenv("SB_FLUSH_L2S"));

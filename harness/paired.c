@@ -79,6 +79,7 @@ double sb_paired_pct(const double *variant, const double *ceiling, size_t pairs,
                    : reading == SB_RATIO_LOW_QUARTILE ? quantile_ratio(variant, ceiling, used, 0.25)
                    : reading == SB_RATIO_P10          ? quantile_ratio(variant, ceiling, used, 0.10)
                    : reading == SB_RATIO_P05          ? quantile_ratio(variant, ceiling, used, 0.05)
+                   : reading == SB_RATIO_P01          ? quantile_ratio(variant, ceiling, used, 0.01)
                                                       : block_median_ratio(variant, ceiling, used);
   return 100.0 * r;
 }
@@ -88,6 +89,7 @@ const char *sb_ratio_reading_name(sb_ratio_reading reading) {
          : reading == SB_RATIO_LOW_QUARTILE ? "low_quartile"
          : reading == SB_RATIO_P10          ? "p10"
          : reading == SB_RATIO_P05          ? "p05"
+         : reading == SB_RATIO_P01          ? "p01"
                                             : "block_median";
 }
 

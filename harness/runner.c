@@ -366,6 +366,16 @@ static int env_whole(const char *name, int dflt, long lo, long hi) {
  * range (refused at start). */
 int sb_hold_streams(void) { return env_whole("SB_HOLD_STREAMS", SB_HOLD_STREAMS, 1, 32); }
 
+/* SB_PROCESS_CONTEXTS: the fresh contexts a worker's own one is chosen
+ * from, 1-64 (default SB_PROCESS_CONTEXTS, harness/timing.h), or 0 for the
+ * primary context; -1 when neither (refused at start). */
+int sb_process_contexts(void) {
+  const char *env = getenv("SB_PROCESS_CONTEXTS");
+  if (env && strcmp(env, "0") == 0) return 0;
+  const int v = env_whole("SB_PROCESS_CONTEXTS", SB_PROCESS_CONTEXTS, 1, 64);
+  return v ? v : -1;
+}
+
 /* SB_CONTEXTS: the fresh contexts the boundary rows' one is chosen from, 1-64 (default
  * SB_CONTEXTS, harness/timing.h); 0 when not a whole number in that range
  * (refused at start). */
@@ -610,6 +620,7 @@ static void record_timing(runner *r, const sb_point *p, int flush, double after_
   row->max_us = s.max * 1e6;
   row->q1_us = s.q1 * 1e6;
   row->q3_us = s.q3 * 1e6;
+  row->p01_us = s.p01 * 1e6;
   row->p05_us = s.p05 * 1e6;
   row->p10_us = s.p10 * 1e6;
   row->cv_pct = s.cv_pct;
@@ -861,8 +872,17 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
                  const sb_run_options *o, sb_run_summary *sum) {
   memset(sum, 0, sizeof *sum);
   runner r = {.dev = d, .opt = o, .copy_gbps = o->copy_gbps};
+  /* Before any buffer: everything the worker makes lives in the context
+   * it adopts (harness/timing.h, sb_context_adopt). */
+  const int candidates = sb_process_contexts();
+  if (candidates > 0) {
+    char note[256];
+    const cudaError_t ce = sb_context_adopt(candidates, &r.stream, note, sizeof note);
+    fprintf(stderr, "%ssyncbench: the worker's context: %s\n", o->log_prefix ? o->log_prefix : "", note);
+    if (ce != cudaSuccess) cudaGetLastError();
+  }
   void *pad = placement_pad();
-  cudaError_t e = cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking);
+  cudaError_t e = r.stream ? cudaSuccess : cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking);
   if (e == cudaSuccess) e = sb_timer_init(&r.timer, r.stream);
   r.timer.stop_flag = (volatile int *)&sb_stop_requested;
   char bus_id[32] = "";

@@ -29,6 +29,7 @@ int sb_stats_compute(double *x, size_t n, sb_stats *out) {
   out->median = sb_quantile_sorted(x, n, 0.5);
   out->q1 = sb_quantile_sorted(x, n, 0.25);
   out->q3 = sb_quantile_sorted(x, n, 0.75);
+  out->p01 = sb_quantile_sorted(x, n, 0.01);
   out->p05 = sb_quantile_sorted(x, n, 0.05);
   out->p10 = sb_quantile_sorted(x, n, 0.10);
   out->mean = mean;

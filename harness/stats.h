@@ -8,7 +8,7 @@
 typedef struct sb_stats {
   size_t count;
   double min, max, median, q1, q3; /* quartiles by linear interpolation */
-  double p05, p10;                 /* the 5th and 10th percentiles, likewise */
+  double p01, p05, p10;            /* the 1st, 5th and 10th percentiles, likewise */
   double mean, stddev, cv_pct;     /* sample stddev (n-1); cv = stddev/mean */
 } sb_stats;
 

@@ -216,6 +216,7 @@ static struct {
   PFN_cuCtxPushCurrent_v4000 push;
   PFN_cuCtxPopCurrent_v4000 pop;
   PFN_cuDeviceGet_v2000 device_get;
+  PFN_cuCtxSetCurrent_v4000 set_current;
 } g_ctx;
 
 const char *sb_context_note(void) { return g_ctx.note; }
@@ -294,19 +295,29 @@ static cudaError_t context_try(CUdevice dev, sb_context *c, double *ns) {
   return cudaSuccess;
 }
 
-/* Picks the context and stream once per process; on any failure the rows
- * are timed in the process's own context, and the note says why. */
-static void context_choose(void) {
+/* The driver's context calls, the current device and the probe's grid
+ * (one block per SM); -1 when any is out of reach. */
+static int driver_calls(CUdevice *dev) {
   int ord = 0;
-  CUdevice dev;
   if (driver_entry("cuCtxCreate", 3020, (void **)&g_ctx.create) ||
       driver_entry("cuCtxDestroy", 4000, (void **)&g_ctx.destroy) ||
       driver_entry("cuCtxPushCurrent", 4000, (void **)&g_ctx.push) ||
       driver_entry("cuCtxPopCurrent", 4000, (void **)&g_ctx.pop) ||
+      driver_entry("cuCtxSetCurrent", 4000, (void **)&g_ctx.set_current) ||
       driver_entry("cuDeviceGet", 2000, (void **)&g_ctx.device_get) || cudaGetDevice(&ord) != cudaSuccess ||
       cudaDeviceGetAttribute(&probe_blocks, cudaDevAttrMultiProcessorCount, ord) != cudaSuccess ||
-      g_ctx.device_get(&dev, ord) != CUDA_SUCCESS) {
+      g_ctx.device_get(dev, ord) != CUDA_SUCCESS) {
     cudaGetLastError();
+    return -1;
+  }
+  return 0;
+}
+
+/* Picks the context and stream once per process; on any failure the rows
+ * are timed in the process's own context, and the note says why. */
+static void context_choose(void) {
+  CUdevice dev;
+  if (driver_calls(&dev)) {
     g_ctx.state = -1;
     snprintf(g_ctx.note, sizeof g_ctx.note,
              "timed in the process's own context (the driver's context calls are out of reach)");
@@ -505,4 +516,81 @@ again:;
       t->pair_failed = 1;
   }
   return 0;
+}
+
+/* The process's own context: the fastest of `candidates` fresh ones by the
+ * boundary probe on each one's first stream (see sb_context_adopt in
+ * timing.h). */
+typedef struct {
+  CUcontext ctx;
+  cudaStream_t stream;
+  double ns;
+} adopted;
+
+/* A fresh context and its first stream, probed; popped on success. */
+static cudaError_t adopt_try(CUdevice dev, adopted *a) {
+  sb_context c;
+  memset(&c, 0, sizeof c);
+  memset(a, 0, sizeof *a);
+  if (g_ctx.create(&c.ctx, 0, dev) != CUDA_SUCCESS) return cudaErrorDevicesUnavailable;
+  a->ctx = c.ctx;
+  cudaError_t e = cudaStreamCreateWithFlags(&a->stream, cudaStreamNonBlocking);
+  if (e == cudaSuccess) e = cudaEventCreate(&c.start);
+  if (e == cudaSuccess) e = cudaEventCreate(&c.stop);
+  if (e == cudaSuccess) e = cudaHostAlloc((void **)&c.gate, 2 * sizeof *c.gate, cudaHostAllocMapped);
+  double v[SB_CONTEXT_PROBE_SAMPLES];
+  for (int k = 0; k < SB_CONTEXT_PROBE_SAMPLES && e == cudaSuccess; ++k)
+    e = context_sample(&c, a->stream, probe_launch, NULL, 1, &v[k]);
+  if (e == cudaSuccess) {
+    sb_stats st;
+    sb_stats_compute(v, SB_CONTEXT_PROBE_SAMPLES, &st);
+    a->ns = st.median * 1e9 / SB_CONTEXT_PROBE_LAUNCHES;
+  }
+  if (c.start) cudaEventDestroy(c.start);
+  if (c.stop) cudaEventDestroy(c.stop);
+  if (c.gate) cudaFreeHost(c.gate);
+  CUcontext popped;
+  g_ctx.pop(&popped);
+  return e;
+}
+
+cudaError_t sb_context_adopt(int candidates, cudaStream_t *stream, char *note, size_t len) {
+  CUdevice dev;
+  *stream = NULL;
+  if (driver_calls(&dev)) {
+    snprintf(note, len, "the process's own context (the driver's context calls are out of reach)");
+    return cudaErrorNotSupported;
+  }
+  adopted best = {0};
+  double lo = INFINITY, hi = 0;
+  int made = 0, fast = 0;
+  cudaError_t e = cudaSuccess;
+  double got[64];
+  for (int i = 0; i < candidates && i < 64; ++i) {
+    adopted a;
+    if ((e = adopt_try(dev, &a)) != cudaSuccess) {
+      if (a.ctx) g_ctx.destroy(a.ctx);
+      break;
+    }
+    got[made++] = a.ns, lo = fmin(lo, a.ns), hi = fmax(hi, a.ns);
+    if (!best.ctx || a.ns < best.ns) {
+      if (best.ctx) g_ctx.destroy(best.ctx); /* its stream goes with it */
+      best = a;
+    } else {
+      g_ctx.destroy(a.ctx);
+    }
+  }
+  cudaGetLastError();
+  if (!best.ctx || g_ctx.set_current(best.ctx) != CUDA_SUCCESS) {
+    if (best.ctx) g_ctx.destroy(best.ctx);
+    snprintf(note, len, "the process's own context (a fresh one failed: %s)", cudaGetErrorString(e));
+    return e != cudaSuccess ? e : cudaErrorUnknown;
+  }
+  for (int i = 0; i < made; ++i) fast += got[i] <= best.ns * 1.03;
+  *stream = best.stream;
+  snprintf(note, len,
+           "the fastest of %d fresh contexts by a probe of %d empty launches on its first stream "
+           "(%.0f..%.0f ns a boundary; %d within 3%% of the fastest)",
+           made, SB_CONTEXT_PROBE_LAUNCHES, lo, hi, fast);
+  return cudaSuccess;
 }

@@ -95,6 +95,20 @@ double sb_timer_clock_mhz(const sb_timer *t);
  * chosen from (harness/timing.c). */
 #define SB_CONTEXTS 16
 
+/* SB_PROCESS_CONTEXTS: how many fresh contexts a worker's own context is
+ * chosen from (0: the primary context, as before schema 13). */
+#define SB_PROCESS_CONTEXTS 8
+
+/* Makes the fastest of `candidates` fresh contexts current for the rest of
+ * the process, and *stream its first stream, the one the probe timed: a
+ * short kernel's event-timed figure carries the launch's and the events'
+ * fixed cost, and where a context's launches cross a boundary is set when
+ * it is made, at two levels about 9% apart (docs/history.md), which moved
+ * the 1M scans between two processes as it moved the boundary rows. On
+ * failure the primary context stays current, *stream is NULL, and the note
+ * says why; on success the note says what was chosen from what. */
+cudaError_t sb_context_adopt(int candidates, cudaStream_t *stream, char *note, size_t len);
+
 /* gbs_iteration_fn: one flushed (if asked), event-timed launch. */
 int sb_timer_sample(void *ctx, double *seconds, char *err, size_t errlen);
 

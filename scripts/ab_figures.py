@@ -87,12 +87,13 @@ def variant_lines(base_path, new_path, pattern):
     return lines
 
 
-ESTIMATORS = ("min_us", "p05_us", "p10_us", "q1_us", "median_us")
+ESTIMATORS = ("min_us", "p01_us", "p05_us", "p10_us", "q1_us", "median_us")
 
 
 def estimator_lines(base_path, new_path):
     """Per family: each sample reading's |move| over the points both runs
-    have ok (the readings both CSVs carry; p05_us and p10_us from schema 12)."""
+    have ok (the readings both CSVs carry; p05_us and p10_us from schema 12,
+    p01_us from 13)."""
     base, new = sbcompare.load_run(base_path), sbcompare.load_run(new_path)
     cmp = sbcompare.compare(base, new, interleaved=True)
     columns = [c for c in ESTIMATORS if c in base.columns and c in new.columns]

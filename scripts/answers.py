@@ -61,14 +61,27 @@ FAILED = {"wrong", "error", "deadlock"}
 # ceiling_reading; harness/paired.h), in words.
 READING_TEXT = {"fastest": "the ratio of the two sides' fastest samples",
                 "low_quartile": "the ratio of the two sides' lower quartiles",
+                "p01": "the ratio of the two sides' 1st percentiles",
                 "block_median": "the median of the v c c v block ratios"}
 
 
-def paired_text(family):
-    """'paired samples, <reading>' for a family with a paired ceiling."""
+def paired_text(family, runs=()):
+    """'paired samples, <reading>' for a family with a paired ceiling: as
+    the runs' rows were read (their schema's reading, GPU by GPU where they
+    differ), or as the variant table says without rows."""
     fam = sbvariants.family(family)
-    reading = READING_TEXT.get(fam.ceiling_reading if fam else None)
-    return "paired samples" + (f", {reading}" if reading else "")
+    if not fam or not fam.ceiling_column:
+        return "paired samples"
+    read = {}
+    for run in runs:
+        row = next((r for r in run.rows if r["family"] == family), None)
+        if row:
+            read.setdefault(sbcompare.ratio_reading(row), []).append(run.label)
+    if len(read) > 1:
+        return "paired samples, " + "; ".join(
+            f"{READING_TEXT.get(reading, reading)} ({', '.join(gpus)})" for reading, gpus in read.items())
+    reading = next(iter(read), fam.ceiling_reading)
+    return f"paired samples, {READING_TEXT.get(reading, reading)}"
 
 
 @dataclass(frozen=True)
@@ -359,10 +372,10 @@ def gemm_variant_table(runs, m, k):
     return lines
 
 
-def gemm_intro(ties):
+def gemm_intro(ties, runs=()):
     return ("GEMM (`gemm`: fp16 in, fp32 out, N = M) against cuBLAS at the same shape: cuBLAS's "
             "TFLOP/s, and the fastest other variant with its tile and stage count, as % of "
-            f"cuBLAS ({paired_text('gemm')}; higher is better)"
+            f"cuBLAS ({paired_text('gemm', runs)}; higher is better)"
             + (f", with the other configurations within {TIE:.0%} of it." if ties else "."))
 
 
@@ -373,7 +386,7 @@ def gemm_section(runs, where=""):
     if not gemm_shapes(runs):
         return []
     plots = "; ".join(f"{what}: {plot_links(runs, plot, where)}" for what, plot in GEMM_PLOTS)
-    lines = [gemm_intro(True), "", *gemm_table(runs)]
+    lines = [gemm_intro(True, runs), "", *gemm_table(runs)]
     m, k = GEMM_DETAIL
     if any(gemm_best(run.rows, m, k, v) for run in runs for v, _ in gemm_variants()):
         lines += [
@@ -589,7 +602,7 @@ def devscan_section(runs, where=""):
         "",
         f"Device-wide scan (`{DEVSCAN}`: inclusive scan of n int32 across the whole GPU), one "
         "row per way blocks learn their prefix: % of CUB's `DeviceScan::InclusiveSum` "
-        f"({paired_text(DEVSCAN)}) and % of a device-to-device copy of the same bytes, both in the "
+        f"({paired_text(DEVSCAN, runs)}) and % of a device-to-device copy of the same bytes, both in the "
         "same run, best tile shape (block threads x elements per thread). " + devscan_use(runs),
         "",
         *lines,
@@ -898,7 +911,7 @@ def gemm_summary(runs):
     """The README's GEMM lines: the fastest variant per default shape."""
     if not gemm_shapes(runs):
         return []
-    return ["", gemm_intro(False) + f" With the ties, each variant at {fmt_shape(*GEMM_DETAIL)}, "
+    return ["", gemm_intro(False, runs) + f" With the ties, each variant at {fmt_shape(*GEMM_DETAIL)}, "
             "and split-K and stream-K at the K-heavy and off-sweep shapes: "
             f"[docs/gemm.md]({PAGE_LINKS['docs/gemm.md']}).", "", *gemm_table(runs, ties=False)]
 
@@ -906,7 +919,7 @@ def gemm_summary(runs):
 def devscan_summary(runs):
     if not devscan_sizes(runs):
         return []
-    return ["", f"Device-wide scan (`{DEVSCAN}`), % of CUB ({paired_text(DEVSCAN)}). "
+    return ["", f"Device-wide scan (`{DEVSCAN}`), % of CUB ({paired_text(DEVSCAN, runs)}). "
             + devscan_use(runs) + f" Every strategy: [docs/devscan.md]({PAGE_LINKS['docs/devscan.md']})."]
 
 

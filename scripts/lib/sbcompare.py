@@ -100,20 +100,24 @@ POWER_STATE_LIMIT = 0.05
 # their fastest-sample ratio by a median of 0.1-0.9% and at most 3.7%; the
 # other points by 0.35-0.57% and at most 4.0% (docs/REGRESSIONS.md). Such
 # points stay gated whatever the clocks.
-CLOCK_FREE_READINGS = {"fastest", "low_quartile", "p10", "p05"}
+CLOCK_FREE_READINGS = {"fastest", "low_quartile", "p10", "p05", "p01"}
 # The A/B figure of a clock-free reading: the variant's own samples, read
 # the same way (the column of the row that holds them).
-OWN_SAMPLE = {"fastest": "min_us", "low_quartile": "q1_us", "p10": "p10_us", "p05": "p05_us"}
+OWN_SAMPLE = {"fastest": "min_us", "low_quartile": "q1_us", "p10": "p10_us", "p05": "p05_us",
+              "p01": "p01_us"}
 # Readings of the paired ratio before the variant table named them per
-# schema: schema 6-8 read gemm's fastest samples, devscan's block median.
+# schema: schema 6-8 read gemm's fastest samples, devscan's block median;
+# schema 9-12 gemm's lower quartiles (the table has said p01 since 13).
 READINGS_BEFORE_9 = {"gemm": "fastest", "devscan": "block_median"}
+READINGS_BEFORE_13 = {"gemm": "low_quartile", "devscan": "block_median"}
 # What a point is gated on (Match.figure), in the order the docs give them.
 FIGURES = {"time": "time", "cycles": "cycles (time x sm_clock_mhz)",
            "paired": "paired ceiling ratio",
            "fastest": "fastest sample (A/B: the variant's own, min_us)",
            "low_quartile": "lower quartile (A/B: the variant's own, q1_us)",
            "p10": "10th percentile (A/B: the variant's own, p10_us)",
-           "p05": "5th percentile (A/B: the variant's own, p05_us)"}
+           "p05": "5th percentile (A/B: the variant's own, p05_us)",
+           "p01": "1st percentile (A/B: the variant's own, p01_us)"}
 # Rule B, from measured noise: between real A/A runs no variant's geometric
 # mean moved by more than 0.4% (H200 back to back, 858 and 397 points) and
 # no point of a multi-point variant by more than 1.5%. 1.5% sits above both.
@@ -358,7 +362,8 @@ def ratio_reading(row):
     """How the row's paired ceiling ratio was read from its samples, or
     None before pairing (schema 1-2): two rows' ratios compare only when
     read the same way. Schema 3: ratio of two medians; 4-5: median of
-    v c c v block ratios; 6 on: as the family's variant table says."""
+    v c c v block ratios; 6-12: as the table said then (READINGS_BEFORE_9,
+    READINGS_BEFORE_13); 13 on: as the family's variant table says."""
     schema = row.get("schema_version") or 0
     if schema < 3:
         return None
@@ -368,6 +373,8 @@ def ratio_reading(row):
         return "block_median"
     if schema <= 8:
         return READINGS_BEFORE_9.get(row["family"], "block_median")
+    if schema <= 12:
+        return READINGS_BEFORE_13.get(row["family"], "block_median")
     fam = sbvariants.family(row["family"])
     return (fam.ceiling_reading if fam else None) or "block_median"
 

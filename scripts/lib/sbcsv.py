@@ -40,8 +40,9 @@ import sbdeps  # noqa: F401  (a missing package: one line and exit 2, not a trac
 # or above 100; the yardstick is the row at exactly 100); schema 12 prices
 # the barrier rows timed by each block's loop by the trimmed mean over
 # blocks, not the median, and adds p05_us and p10_us (the samples' 5th and
-# 10th percentiles) after q3_us.
-SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+# 10th percentiles) after q3_us; schema 13 adds p01_us before them and
+# reads gemm's paired ratio from the 1st percentiles (p01).
+SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}
 COMPOSITION = ["mainloop", "consumer", "schedule", "epilogue"]
 
 
@@ -65,7 +66,7 @@ INT_COLUMNS = {"schema_version", *AXES, "samples", "bytes_moved",
 # "auto", a value of its own in a row's key.
 AUTO = "auto"
 INT_OR_AUTO_COLUMNS = {"splits"}
-FLOAT_COLUMNS = {"median_us", "min_us", "max_us", "q1_us", "q3_us", "p05_us", "p10_us", "cv_pct",
+FLOAT_COLUMNS = {"median_us", "min_us", "max_us", "q1_us", "q3_us", "p01_us", "p05_us", "p10_us", "cv_pct",
                  "gbps", "pct_of_copy", "sm_clock_mhz", "gflops",
                  "cycles_per_op", "ns_per_op", "pct_of_cublas",
                  "pct_of_cub", "sm_clock_after_mhz", "power_w", "ceiling_us",

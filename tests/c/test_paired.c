@@ -102,7 +102,7 @@ SB_TEST(paired_pct_fastest_follows_neither_a_tail_nor_the_power_ramp) {
 }
 
 SB_TEST(paired_pct_of_one_pair_none_or_no_positive_sample) {
-  for (int reading = SB_RATIO_BLOCK_MEDIAN; reading <= SB_RATIO_P05; ++reading) {
+  for (int reading = SB_RATIO_BLOCK_MEDIAN; reading <= SB_RATIO_P01; ++reading) {
     const sb_ratio_reading r = (sb_ratio_reading)reading;
     double v1[] = {1.0}, c1[] = {2.0};
     CHECK(fabs(sb_paired_pct(v1, c1, 1, r) - 200.0) < 1e-9); /* one pair: its own ratio */
@@ -117,6 +117,7 @@ SB_TEST(paired_pct_of_one_pair_none_or_no_positive_sample) {
   CHECK_STR(sb_ratio_reading_name(SB_RATIO_LOW_QUARTILE), "low_quartile");
   CHECK_STR(sb_ratio_reading_name(SB_RATIO_P10), "p10");
   CHECK_STR(sb_ratio_reading_name(SB_RATIO_P05), "p05");
+  CHECK_STR(sb_ratio_reading_name(SB_RATIO_P01), "p01");
 }
 
 SB_TEST(paired_pct_low_percentiles_read_a_common_fast_mode_not_a_rare_one) {
@@ -138,6 +139,9 @@ SB_TEST(paired_pct_low_percentiles_read_a_common_fast_mode_not_a_rare_one) {
   v[3] = 0.6; /* one rare faster launch */
   CHECK(fabs(sb_paired_pct(v, c, 100, SB_RATIO_FASTEST) - 150.0) < 1e-9);
   CHECK(fabs(sb_paired_pct(v, c, 100, SB_RATIO_P05) - 112.5) < 1e-9);
+  /* The 1st percentile of 100 lies between the fastest and the next: the
+   * one rare launch pulls it a hundredth of the way, not to itself. */
+  CHECK(fabs(sb_paired_pct(v, c, 100, SB_RATIO_P01) - 100.0 * 0.9 / (0.8 - 0.01 * 0.2)) < 1e-9);
 }
 
 SB_TEST(paired_pct_low_quartile_does_not_follow_a_rare_fast_mode) {

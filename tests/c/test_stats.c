@@ -12,6 +12,7 @@ SB_TEST(stats_known_values) {
   CHECK_NEAR(s.median, 3, 0);
   CHECK_NEAR(s.q1, 2, 1e-12);
   CHECK_NEAR(s.q3, 4, 1e-12);
+  CHECK_NEAR(s.p01, 1.04, 1e-12); /* numpy.percentile(x, 1) */
   CHECK_NEAR(s.p05, 1.2, 1e-12); /* numpy.percentile(x, 5) */
   CHECK_NEAR(s.p10, 1.4, 1e-12);
   CHECK_NEAR(s.mean, 3, 1e-12);

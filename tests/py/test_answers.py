@@ -315,15 +315,26 @@ def test_devscan_names_the_fastest_non_ceiling_strategy_per_size(tmp_path):
 
 
 def test_the_answers_say_how_each_ceiling_ratio_is_read():
-    """The words come from each family's variant table (ceiling_reading):
-    gemm's lower quartiles, devscan's block median; README says both."""
+    """The words say how the published rows were read (their schema's
+    reading, GPU by GPU where two GPUs' rows differ), else as each family's
+    variant table says; README says it for both families."""
     import sbvariants
     for family in ("gemm", "devscan"):
         reading = sbvariants.family(family).ceiling_reading
         assert answers.paired_text(family) == f"paired samples, {answers.READING_TEXT[reading]}"
     assert answers.paired_text("scan") == "paired samples"  # no ceiling: no reading named
+
+    class Run:
+        def __init__(self, gpu, schema):
+            self.label = gpu
+            self.rows = [{"family": "gemm", "schema_version": schema}]
+    old, new = Run("H100", 11), Run("H200", 13)
+    assert answers.paired_text("gemm", [old]) == "paired samples, the ratio of the two sides' lower quartiles"
+    assert answers.paired_text("gemm", [new, old]) == (
+        "paired samples, the ratio of the two sides' 1st percentiles (H200); "
+        "the ratio of the two sides' lower quartiles (H100)")
     readme = " ".join(open(os.path.join(ROOT, "README.md"), encoding="utf-8").read().split())
-    assert "the ratio of the two sides' lower quartiles" in readme
+    assert "the ratio of the two sides' lower quartiles" in readme  # the committed rows: schema 9-12
     assert "the median of the v c c v block ratios" in readme
 
 

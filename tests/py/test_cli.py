@@ -64,7 +64,7 @@ def test_list_csv_matches_the_text_list(syncbench, tmp_path):
     # how each ceiling ratio is read (harness/paired.h): a family without
     # a ceiling has no reading
     readings = {(r["family"], r["ceiling_reading"]) for r in rows}
-    assert ("gemm", "low_quartile") in readings and ("devscan", "block_median") in readings
+    assert ("gemm", "p01") in readings and ("devscan", "block_median") in readings
     assert all(bool(r["ceiling_reading"]) == bool(r["ceiling_column"]) for r in rows)
     gemm_axes = next(c["axes"] for c in rows if c["family"] == "gemm").split(";")
     assert {"m", "k", "tile"} <= set(gemm_axes)
@@ -76,7 +76,7 @@ def test_version_needs_no_gpu(syncbench, tmp_path):
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].startswith("syncbench ") and lines[1].startswith("commit ")
-    assert "csv schema 12" in lines and lines[3].startswith("cuda runtime ")
+    assert "csv schema 13" in lines and lines[3].startswith("cuda runtime ")
 
 
 def test_help(syncbench, tmp_path):
