@@ -44,6 +44,9 @@ import sbdeps  # noqa: F401  (a missing package: one line and exit 2, not a trac
 # reads gemm's paired ratio from the 1st percentiles (p01).
 SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}
 COMPOSITION = ["mainloop", "consumer", "schedule", "epilogue"]
+# Every statistic of a row's per-launch times (a point that takes k times
+# as long has each of them k times; older schemas lack the percentiles).
+SAMPLE_TIMES = ("median_us", "min_us", "max_us", "q1_us", "q3_us", "p01_us", "p05_us", "p10_us")
 
 
 

@@ -128,7 +128,8 @@ def test_the_flush_is_read_or_memset(syncbench, tmp_path, value, code):
 # code, what a refusal says after "syncbench: VAR=value: "). SB_FLUSH_L2S
 # sizes the flush buffer in L2s (2 by default), SB_HOLD_STREAMS the streams a
 # held sample rotates over (8), SB_CONTEXTS the fresh contexts the boundary rows' one is chosen from
-# (16); anything out of range is refused with one
+# (16), SB_PROCESS_CONTEXTS the fresh contexts a worker's own one is chosen
+# from (8; 0 keeps the primary context); anything out of range is refused with one
 # line before the GPU check (3: no GPU here, the value was taken).
 WHOLE_NUMBER_ENVS = [
     ("SB_FLUSH_L2S", "the flush buffer's size in L2s is a whole number 1-64",
@@ -137,6 +138,9 @@ WHOLE_NUMBER_ENVS = [
      [("", 3), ("8", 3), ("1", 3), ("32", 3), ("0", 2), ("33", 2), ("x", 2)]),
     ("SB_CONTEXTS", "the fresh contexts the boundary rows' one is chosen from are a whole number 1-64",
      [("", 3), ("16", 3), ("1", 3), ("64", 3), ("0", 2), ("65", 2), ("2.5", 2)]),
+    ("SB_PROCESS_CONTEXTS",
+     "the fresh contexts a worker's own one is chosen from are a whole number 0-64 (0: the primary context)",
+     [("", 3), ("8", 3), ("0", 3), ("64", 3), ("-1", 2), ("65", 2), ("00", 2), ("x", 2)]),
 ]
 
 

@@ -28,7 +28,7 @@ COMPARE = os.path.join(ROOT, "scripts", "compare.py")
 FIXTURE = os.path.join(ROOT, "tests", "py", "fixtures", "h200_scan_default.csv")
 QUICK = os.path.join(ROOT, "tests", "py", "fixtures", "h200_quick.csv")
 CASES = sorted(glob.glob(os.path.join(ROOT, "tests", "py", "fixtures", "compare", "*", "expect.json")))
-TIME_COLUMNS = ("median_us", "q1_us", "q3_us", "min_us", "max_us")
+TIME_COLUMNS = sbcsv.SAMPLE_TIMES
 SCAN_VARIANTS = ["two_barrier", "pingpong", "mbarrier", "warp_shuffle"]
 
 
@@ -64,7 +64,8 @@ def scale_times(row, factor):
     throughput figures and the paired ratio to a ceiling (its time over
     this one's) scale inversely."""
     for c in TIME_COLUMNS:
-        row[c] = f"{float(row[c]) * factor:.4f}"
+        if row.get(c):
+            row[c] = f"{float(row[c]) * factor:.4f}"
     for c in ("gbps", "pct_of_copy", "pct_of_cublas", "pct_of_cub"):
         if row.get(c):
             row[c] = f"{float(row[c]) / factor:.4f}"
@@ -78,7 +79,8 @@ def scaled_run(run, pick, factor):
     def scaled(row):
         row = dict(row)
         for c in TIME_COLUMNS:
-            row[c] *= factor
+            if row.get(c) is not None:
+                row[c] *= factor
         for c in ("gbps", "pct_of_copy", "gflops", "pct_of_cublas", "pct_of_cub"):
             if row.get(c) is not None:
                 row[c] /= factor
@@ -317,7 +319,8 @@ def break_point(status):
         if (r["variant"], r["block_threads"], r["iters"]) == ("mbarrier", "128", "4"):
             r["status"], r["detail"] = status, f"planted {status}"
             for c in TIME_COLUMNS + ("cv_pct", "gbps", "pct_of_copy"):
-                r[c] = ""
+                if c in r:
+                    r[c] = ""
         return r
     return fn
 
@@ -389,7 +392,8 @@ def other_gpu(r):
     if r["variant"] == "mbarrier" and r["block_threads"] == "1024":
         r["status"], r["detail"] = "unsupported", "needs sm_90"
         for c in TIME_COLUMNS + ("cv_pct", "gbps", "pct_of_copy"):
-            r[c] = ""
+            if c in r:
+                r[c] = ""
         return r
     if r["variant"] == "warp_shuffle" and r["block_threads"] == "32":
         return None

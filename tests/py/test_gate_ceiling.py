@@ -23,7 +23,7 @@ LATEST = os.path.join(ROOT, "results", "h100-80gb-hbm3", "latest.csv")
 PAIRS = [(b, os.path.join(os.path.dirname(b), "latest.csv"))
          for b in sorted(glob.glob(os.path.join(ROOT, "results", "*", "baseline.csv")))]
 ACCEPTED = os.path.join(ROOT, "results", "accepted.csv")
-TIME_COLUMNS = ("median_us", "q1_us", "q3_us", "min_us", "max_us")
+TIME_COLUMNS = sbcsv.SAMPLE_TIMES
 GEMM = "gemm"
 CEILING_COLUMN = sbvariants.family(GEMM).ceiling_column
 # Every family gated against a ceiling (gemm: cuBLAS, devscan: CUB).

@@ -14,7 +14,7 @@ import sbcsv  # noqa: E402
 import sbplot  # noqa: E402
 
 FIXTURE = os.path.join(ROOT, "tests", "py", "fixtures", "h200_scan_default.csv")
-TIMES = ("median_us", "q1_us", "q3_us", "min_us", "max_us")
+TIMES = sbcsv.SAMPLE_TIMES
 
 
 def run_csv(path, commit, run_utc, slow=None, factor=1.0):
@@ -26,7 +26,8 @@ def run_csv(path, commit, run_utc, slow=None, factor=1.0):
         r["commit"], r["run_utc"] = commit, run_utc
         if r["variant"] == slow and r["status"] == "ok":
             for c in TIMES:
-                r[c] = f"{float(r[c]) * factor:.4f}"
+                if r.get(c):
+                    r[c] = f"{float(r[c]) * factor:.4f}"
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=header, lineterminator="\n")
