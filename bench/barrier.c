@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "../harness/random.h"
+#include "../harness/stats.h"
 #include "../kernels/families/barrier_layout.h"
 #include "../kernels/common/flag_word.h"
 #include "../kernels/common/pdl.h"
@@ -255,7 +256,7 @@ static double sb_trimmed_mean_of(double *c, long long n) {
 }
 
 void sb_barrier_cycles(const void *out, long long blocks, long long iters, double *mid, double *lo,
-                       double *hi) {
+                       double *hi, double *spread) {
   const sb_barrier_rec *r = (const sb_barrier_rec *)((const sb_barrier_head *)out + 1);
   double *c = malloc((size_t)blocks * sizeof *c);
   if (!c) {
@@ -263,9 +264,11 @@ void sb_barrier_cycles(const void *out, long long blocks, long long iters, doubl
     return;
   }
   for (long long b = 0; b < blocks; ++b) c[b] = (double)r[b].cycles / (double)iters;
-  *mid = sb_trimmed_mean_of(c, blocks);
+  *mid = sb_trimmed_mean_of(c, blocks); /* sorts c */
   *lo = c[0];
   *hi = c[blocks - 1];
+  static const double at[SB_BARRIER_SPREAD] = {0.10, 0.25, 0.50, 0.75, 0.90};
+  for (int i = 0; spread && i < SB_BARRIER_SPREAD; ++i) spread[i] = sb_quantile_sorted(c, (size_t)blocks, at[i]);
   free(c);
 }
 
@@ -509,8 +512,8 @@ static int barrier_derive(const sb_point *p, const sb_device *d, const void *hos
   if (blocks < 0) return -1; /* the timed launch's count or result failed */
   if (f & SB_BARRIER_VF_HOST_TIMED) return boundary_derive(p, blocks, row);
   if (f & SB_BARRIER_VF_SWEEP) return sweep_derive(p, host_out, blocks, row);
-  double med, lo, hi;
-  sb_barrier_cycles(host_out, blocks, iters * sb_barrier_ops_per_iter(f), &med, &lo, &hi);
+  double med, lo, hi, q[SB_BARRIER_SPREAD];
+  sb_barrier_cycles(host_out, blocks, iters * sb_barrier_ops_per_iter(f), &med, &lo, &hi, q);
   row->cycles_per_op = med;
   if (!isnan(row->sm_clock_mhz) && row->sm_clock_mhz > 0)
     row->ns_per_op = med * 1000.0 / row->sm_clock_mhz;
@@ -525,8 +528,9 @@ static int barrier_derive(const sb_point *p, const sb_device *d, const void *hos
     return 0;
   }
   snprintf(row->detail, sizeof row->detail,
-           "mean over %lld blocks (a tenth trimmed each side) of each block's fastest launch; blocks range %.2f..%.2f cycles/op",
-           blocks, lo, hi);
+           "mean over %lld blocks (a tenth trimmed each side) of each block's fastest launch; blocks range %.2f..%.2f cycles/op, "
+           "percentiles 10/25/50/75/90 over the blocks %.2f/%.2f/%.2f/%.2f/%.2f",
+           blocks, lo, hi, q[0], q[1], q[2], q[3], q[4]);
   return 0;
 }
 

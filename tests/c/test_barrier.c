@@ -113,11 +113,18 @@ SB_TEST(barrier_cycles_trimmed_mean_matches_brute_force) {
     for (uint32_t i = 0; i < blocks; ++i)
       if (i >= blocks / 10 && i < blocks - blocks / 10) want += v[i], ++kept;
     want /= kept;
-    double mid, lo, hi;
-    sb_barrier_cycles(out, blocks, 10, &mid, &lo, &hi);
+    double mid, lo, hi, spread[SB_BARRIER_SPREAD];
+    sb_barrier_cycles(out, blocks, 10, &mid, &lo, &hi, spread);
     CHECK_NEAR(mid, want, 1e-9);
     CHECK_NEAR(lo, v[0], 1e-12);
     CHECK_NEAR(hi, v[blocks - 1], 1e-12);
+    /* the percentiles over the blocks, by linear interpolation between ranks */
+    const double at[SB_BARRIER_SPREAD] = {0.10, 0.25, 0.50, 0.75, 0.90};
+    for (int i = 0; i < SB_BARRIER_SPREAD; ++i) {
+      const double h = (blocks - 1) * at[i];
+      const uint32_t k = (uint32_t)h, k1 = k + 1 < blocks ? k + 1 : k;
+      CHECK_NEAR(spread[i], v[k] + (h - k) * (v[k1] - v[k]), 1e-9);
+    }
     free(out);
   }
 }
@@ -136,7 +143,7 @@ SB_TEST(barrier_cycles_hold_when_two_groups_trade_blocks) {
     for (uint32_t b = 0; b < blocks; ++b) r[(b * 7u) % blocks].cycles = b < fast[k] ? 10784 : 13405;
     if (k == 2) r[5].cycles = 100 * 13405; /* one block 100x late */
     double lo, hi;
-    sb_barrier_cycles(out, blocks, 100, &fig[k], &lo, &hi);
+    sb_barrier_cycles(out, blocks, 100, &fig[k], &lo, &hi, NULL);
     CHECK_NEAR(lo, 107.84, 1e-9);
     free(out);
   }
