@@ -633,7 +633,7 @@ def noop_rows(results):
                 f"| {len(cmp.power_state_differs)} |")
     gpu = os.path.join(results, "h100-80gb-hbm3")
     rows.append(row(os.path.join(gpu, "baseline.csv"), os.path.join(gpu, "latest.csv")))
-    for new_path in sorted(glob.glob(os.path.join(results, PROOF, "*", "default.csv"))):
+    for new_path in sbcsv.csv_files(os.path.join(results, PROOF, "*", "default.csv")):
         for base in NOOP_PAIR:
             rows.append(row(os.path.join(results, base), new_path))
     return rows
@@ -689,7 +689,7 @@ def placement_rows(results):
     pad, and across every run (all pads), from the probe's CSVs
     (pad<MIB>_<run>_m<M>.csv)."""
     times = {}
-    for path in sorted(glob.glob(os.path.join(results, PLACEMENT, "pad*_*_m*.csv"))):
+    for path in sbcsv.csv_files(os.path.join(results, PLACEMENT, "pad*_*_m*.csv")):
         pad, run, _ = os.path.basename(path)[3:-4].split("_")
         for r in sbcsv.read(path):
             if r["status"] == "ok":

@@ -135,11 +135,19 @@ def csv_files(pattern):
     return sorted(set(glob.glob(pattern, recursive=True)) | set(glob.glob(pattern + ".xz", recursive=True)))
 
 
+def committed(path):
+    """Whether a .csv path is in the tree, as itself or compressed (.csv.xz)."""
+    return os.path.exists(path) or os.path.exists(f"{path}.xz")
+
+
 def read(path):
     """Returns the rows of one syncbench CSV as dicts of typed values
     (None for empty cells); a path ending .xz is read through lzma (the
     large proofs are committed compressed). Raises CsvError for anything
-    unusable."""
+    unusable. A .csv path that is committed compressed is read as its
+    .csv.xz (the proofs are kept compressed)."""
+    if not os.path.exists(path) and os.path.exists(f"{path}.xz"):
+        path = f"{path}.xz"
     if not os.path.exists(path):
         raise CsvError(f"{path}: no such file")
     records = []

@@ -13,6 +13,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import bands  # noqa: E402
 import sbcompare  # noqa: E402
+import sbcsv  # noqa: E402
 
 PROOF_DIRS = sorted(d for d in glob.glob(os.path.join(ROOT, "results", "*", "proofs", "ab_*", "*"))
                     if os.path.isdir(d))
@@ -40,8 +41,8 @@ RUNS = [(proof, kind) for proof in PROOF_DIRS for kind in MIN_POINTS
 # moves the protocol now retakes.
 BANDED = [(proof, kind) for proof, kind in RUNS
           if bands.retakes_on(os.path.join(proof, f"{kind}_ab.txt"))]
-PLANTS = [proof for proof in PROOF_DIRS if os.path.exists(os.path.join(proof, "plant_a.csv"))]
-SWEEPS = [proof for proof in PROOF_DIRS if os.path.exists(os.path.join(proof, "default.csv"))]
+PLANTS = [proof for proof in PROOF_DIRS if sbcsv.committed(os.path.join(proof, "plant_a.csv"))]
+SWEEPS = [proof for proof in PROOF_DIRS if sbcsv.committed(os.path.join(proof, "default.csv"))]
 
 
 def gate(proof, kind, interleaved=True):

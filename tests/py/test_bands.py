@@ -39,7 +39,8 @@ OTHER_CHIP = "GPU-0c0ffee0-1234-5678-9abc-def012345678"
 # The committed A/A-by-A/B runs of the H100 over issue 36's families
 # (^(reference|gemm|barrier|devscan)/, retakes on: the ab pairing's data),
 # oldest first; the plant tests below run on each.
-AB_RUNS = sorted(glob.glob(os.path.join(H100, "proofs", "ab_*", "*", "aa_gate_a.csv")),
+AB_RUNS = sorted((p.removesuffix(".xz") for p in
+                  sbcsv.csv_files(os.path.join(H100, "proofs", "ab_*", "*", "aa_gate_a.csv"))),
                  key=lambda p: sbcsv.read(p)[0]["run_utc"])
 AB_A = AB_RUNS[-1]
 AB_B = AB_A[:-len("_a.csv")] + "_b.csv"

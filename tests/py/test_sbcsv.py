@@ -229,7 +229,7 @@ def test_the_committed_h100_pair_kept_the_default_sweep_budget():
     # --quick of the pair's commit (the proof that holds its leases' quick runs): at most 30 s
     import glob
     commit = sbcsv.read(os.path.join(gpu, "latest.csv"))[0]["commit"]
-    quick = [rows for path in sorted(glob.glob(os.path.join(gpu, "proofs", "*", "quick*.csv")))
+    quick = [rows for path in sbcsv.csv_files(os.path.join(gpu, "proofs", "*", "quick*.csv"))
              for rows in [sbcsv.read(path)] if rows and rows[0]["commit"] == commit]
     assert len(quick) >= 2, "commit the pair's --quick runs beside it (proofs/<name>/quick_*.csv)"
     for rows in quick:
