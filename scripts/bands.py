@@ -788,7 +788,9 @@ def doc_block(results=RESULTS):
            "and a third machine's (16d0f95) against the 9249a8b pair:", "",
            "| pair | points | regressions | unjudged | power state differs |",
            "| --- | --- | --- | --- | --- |", *noop_rows(results), "",
-           "Bands above the floors (rule A at least 5%, rule B at least "
+           "Bands above the floors (rule A at least 5%, or "
+           f"{sbcompare.FEW_POINTS_FLOOR * 100:g}% for a variant of fewer than "
+           f"{sbcompare.VARIANT_MIN_POINTS} points in the pair, which rule B cannot judge; rule B at least "
            f"{sbcompare.VARIANT_SHIFT * 100:g}%), per pairing: rule A / rule B, the "
            f"{QUANTILE * 100:g}th percentile of the point moves of its A/A window and (in brackets) "
            f"how many A/A pairs (over the {sbcompare.BAND_CAP * 100:g}% cap: written at it, what its data "

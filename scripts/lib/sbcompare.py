@@ -77,6 +77,7 @@ ratio of the two lower quartiles (figure "low_quartile"), "block_median"
 """
 from __future__ import annotations
 
+from collections import Counter
 import csv
 import fnmatch
 import math
@@ -123,6 +124,13 @@ FIGURES = {"time": "time", "cycles": "cycles (time x sm_clock_mhz)",
 # no point of a multi-point variant by more than 1.5%. 1.5% sits above both.
 VARIANT_SHIFT = 0.015
 VARIANT_MIN_POINTS = 5
+# Rule A's floor, with the bands, for a variant of fewer than
+# VARIANT_MIN_POINTS points in the pair, which rule B cannot judge: at the
+# gate's 5% a +5% change of such a variant sat on the floor (the reference
+# rows, the hand-offs, devscan/cub, splitk_cluster). Its own band still
+# rules above it. On the committed A/As judged out of sample the lower floor
+# flags one more point, none slower (docs/history.md).
+FEW_POINTS_FLOOR = 0.03
 VARIANT_ALPHA = 0.05
 OK = "ok"
 # Figures that mean the same thing on any GPU, so cross-GPU mode compares
@@ -741,13 +749,20 @@ def compare(base, new, threshold=DEFAULT_THRESHOLD, bands=None, interleaved=Fals
     if bands is not None:  # a pair made before the cap: the bands of its time
         out.bands = bands = bands.as_of(max(base.provenance("run_utc"), new.provenance("run_utc")))
     pairing = out.pairing
+    few = set()  # variants rule A alone judges: fewer than VARIANT_MIN_POINTS common points
+    if bands is not None and not out.cross_gpu:
+        common = Counter((b["family"], b["variant"]) for k, b in base.by_key.items()
+                         if b["status"] == OK and new.by_key.get(k, {}).get("status") == OK)
+        few = {v for v, c in common.items() if c < VARIANT_MIN_POINTS}
     for k, b in base.by_key.items():
         n = new.by_key.get(k)
         if n is None:
             out.only_base.append(b)
         elif b["status"] == OK and n["status"] == OK:
-            out.matches.append(match_of(b, n, threshold, out.cross_gpu, bands, pairing,
-                                        interleaved))
+            m = match_of(b, n, threshold, out.cross_gpu, bands, pairing, interleaved)
+            if (b["family"], b["variant"]) in few and m.band is not None and m.band.pairing == pairing:
+                m = match_of(b, n, min(threshold, FEW_POINTS_FLOOR), out.cross_gpu, bands, pairing, interleaved)
+            out.matches.append(m)
         elif b["status"] == OK:
             out.broken.append((b, n))
         elif n["status"] == OK:
@@ -1190,7 +1205,9 @@ def warnings(cmp):
 def rule_text(cmp, markdown=False):
     b = "**" if markdown else ""
     banded = cmp.bands is not None and not cmp.cross_gpu
-    a_limit = (f"its variant's point band (at least {cmp.threshold * 100:g}%)" if banded
+    a_limit = (f"its variant's point band (at least {cmp.threshold * 100:g}%; "
+               f"{min(cmp.threshold, FEW_POINTS_FLOOR) * 100:g}% for a variant of fewer than "
+               f"{VARIANT_MIN_POINTS} points, which (B) cannot judge)" if banded
                else f"{cmp.threshold * 100:g}%")
     b_limit = (f"its shift band (at least {VARIANT_SHIFT * 100:g}%)" if banded
                else f"{VARIANT_SHIFT * 100:g}%")

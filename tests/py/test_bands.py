@@ -1054,3 +1054,26 @@ def test_the_window_reads_the_newest_pairs_so_a_quieter_run_narrows_a_band(tmp_p
     wide = bands.derive(results, exclude=pairs[2])
     assert wide.band(name, "ab", "scan", "pingpong", at).point > 0.09
     bands._derived.cache_clear()
+
+
+def test_a_variant_rule_b_cannot_judge_is_floored_at_3pct_where_its_band_is_narrow(tmp_path):
+    """Rule A's floor is 3%, not the gate's 5%, for a variant of fewer than
+    5 points in the pair whose band was measured in the pair's pairing
+    (sbcompare.FEW_POINTS_FLOOR): on the newest H200 A/A of reference and
+    gemm, reference/d2d_copy (one point) made 4% slower is flagged, and one
+    point of a many-point gemm variant made 4% slower is not (rule A at 5%,
+    rule B needs its variant to move)."""
+    a = sbcsv.csv_files(os.path.join(ROOT, "results", "h200", "proofs", "ab_3a3b6c7", "chipB", "aa_gemm_a.csv"))[0]
+    b = a.replace("_a.csv", "_b.csv")
+    lines = {variant_of(r): r["_line"] for r in sbcsv.read(b) if r["status"] == "ok"}
+    many = next(r for r in sbcsv.read(b) if variant_of(r) == ("gemm", "ws_tma_wgmma") and r["status"] == "ok")
+    table = pair_table(a, b)
+    assert len([r for r in sbcsv.read(b) if variant_of(r) == ("reference", "d2d_copy")]) < sbcompare.VARIANT_MIN_POINTS
+    cmp = gate(a, planted(tmp_path, "b.csv", src=b, points={lines[("reference", "d2d_copy")]: 1.04,
+                                                               many["_line"]: 1.04}),
+               interleaved=True, table=table)
+    slower = {variant_of(m.base) for m in cmp.slower}
+    assert ("reference", "d2d_copy") in slower
+    assert ("gemm", "ws_tma_wgmma") not in slower
+    d2d = next(m for m in cmp.matches if variant_of(m.base) == ("reference", "d2d_copy"))
+    assert d2d.point_threshold == pytest.approx(max(sbcompare.FEW_POINTS_FLOOR, d2d.band.point))
