@@ -229,14 +229,21 @@ static int driver_entry(const char *name, unsigned version, void **fn) {
              : -1;
 }
 
+/* The events and the gate a sample of c needs (context_sample), made while
+ * c->ctx is current. */
+static cudaError_t context_timing(sb_context *c) {
+  cudaError_t e = cudaEventCreate(&c->start);
+  if (e == cudaSuccess) e = cudaEventCreate(&c->stop);
+  if (e == cudaSuccess) e = cudaHostAlloc((void **)&c->gate, 2 * sizeof *c->gate, cudaHostAllocMapped);
+  return e;
+}
+
 /* Streams, events and the gate of c->ctx, made while it is current. */
 static cudaError_t context_fill(sb_context *c) {
   cudaError_t e = cudaStreamCreateWithFlags(&c->spare, cudaStreamNonBlocking);
   for (int i = 0; i < SB_HOLD_STREAMS && e == cudaSuccess; ++i)
     if ((e = cudaStreamCreateWithFlags(&c->held[i], cudaStreamNonBlocking)) == cudaSuccess) c->held_count = i + 1;
-  if (e == cudaSuccess) e = cudaEventCreate(&c->start);
-  if (e == cudaSuccess) e = cudaEventCreate(&c->stop);
-  if (e == cudaSuccess) e = cudaHostAlloc((void **)&c->gate, 2 * sizeof *c->gate, cudaHostAllocMapped);
+  if (e == cudaSuccess) e = context_timing(c);
   return e;
 }
 
@@ -535,9 +542,7 @@ static cudaError_t adopt_try(CUdevice dev, adopted *a) {
   if (g_ctx.create(&c.ctx, 0, dev) != CUDA_SUCCESS) return cudaErrorDevicesUnavailable;
   a->ctx = c.ctx;
   cudaError_t e = cudaStreamCreateWithFlags(&a->stream, cudaStreamNonBlocking);
-  if (e == cudaSuccess) e = cudaEventCreate(&c.start);
-  if (e == cudaSuccess) e = cudaEventCreate(&c.stop);
-  if (e == cudaSuccess) e = cudaHostAlloc((void **)&c.gate, 2 * sizeof *c.gate, cudaHostAllocMapped);
+  if (e == cudaSuccess) e = context_timing(&c);
   double v[SB_CONTEXT_PROBE_SAMPLES];
   for (int k = 0; k < SB_CONTEXT_PROBE_SAMPLES && e == cudaSuccess; ++k)
     e = context_sample(&c, a->stream, probe_launch, NULL, 1, &v[k]);

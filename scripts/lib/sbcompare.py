@@ -716,11 +716,13 @@ def two_chips(b, n):
     return bool(ub and un and ub != un)
 
 
-def match_of(b, n, threshold, cross_gpu=False, bands=None, pairing="chip", interleaved=False):
+def match_of(b, n, threshold, cross_gpu=False, bands=None, pairing="chip", interleaved=False, few=False):
     """One point ok on both sides, with its figure, its band and its rule-A
     verdict. bands (Bands): the variant's band for pairing; None judges it by
     threshold alone (as across GPU models). interleaved: an A/B run
-    (gated_figure)."""
+    (gated_figure). few: its variant has fewer than VARIANT_MIN_POINTS
+    points in the pair (rule B cannot judge it): rule A's floor is at most
+    FEW_POINTS_FLOOR where its band was measured in this pairing."""
     figure, column = gated_figure(b, n, interleaved)
     m = Match(b, n, "", figure=figure, column=column, threshold=threshold)
     clock = m.clock_ratio
@@ -731,6 +733,8 @@ def match_of(b, n, threshold, cross_gpu=False, bands=None, pairing="chip", inter
     if bands is not None and not cross_gpu:
         m.band = bands.band(b["gpu_name"], pairing, b["family"], b["variant"], point_axes(b))
         m.unjudged = m.band is None
+        if few and m.band is not None and m.band.pairing == pairing:
+            m.threshold = min(threshold, FEW_POINTS_FLOOR)
     if not m.gated_out:
         m.verdict = ("slower" if match_slower(m, m.point_threshold) else
                      "faster" if match_faster(m, m.point_threshold) else "")
@@ -759,10 +763,8 @@ def compare(base, new, threshold=DEFAULT_THRESHOLD, bands=None, interleaved=Fals
         if n is None:
             out.only_base.append(b)
         elif b["status"] == OK and n["status"] == OK:
-            m = match_of(b, n, threshold, out.cross_gpu, bands, pairing, interleaved)
-            if (b["family"], b["variant"]) in few and m.band is not None and m.band.pairing == pairing:
-                m = match_of(b, n, min(threshold, FEW_POINTS_FLOOR), out.cross_gpu, bands, pairing, interleaved)
-            out.matches.append(m)
+            out.matches.append(match_of(b, n, threshold, out.cross_gpu, bands, pairing, interleaved,
+                                        few=(b["family"], b["variant"]) in few))
         elif b["status"] == OK:
             out.broken.append((b, n))
         elif n["status"] == OK:

@@ -135,9 +135,15 @@ def csv_files(pattern):
     return sorted(set(glob.glob(pattern, recursive=True)) | set(glob.glob(pattern + ".xz", recursive=True)))
 
 
+def on_disk(path):
+    """The file a .csv path names: itself, or its committed .csv.xz where
+    only that is in the tree (the proofs are kept compressed)."""
+    return f"{path}.xz" if not os.path.exists(path) and os.path.exists(f"{path}.xz") else path
+
+
 def committed(path):
     """Whether a .csv path is in the tree, as itself or compressed (.csv.xz)."""
-    return os.path.exists(path) or os.path.exists(f"{path}.xz")
+    return os.path.exists(on_disk(path))
 
 
 def read(path):
@@ -145,9 +151,8 @@ def read(path):
     (None for empty cells); a path ending .xz is read through lzma (the
     large proofs are committed compressed). Raises CsvError for anything
     unusable. A .csv path that is committed compressed is read as its
-    .csv.xz (the proofs are kept compressed)."""
-    if not os.path.exists(path) and os.path.exists(f"{path}.xz"):
-        path = f"{path}.xz"
+    .csv.xz (on_disk)."""
+    path = on_disk(path)
     if not os.path.exists(path):
         raise CsvError(f"{path}: no such file")
     records = []

@@ -37,8 +37,7 @@ SCAN_VARIANTS = ["two_barrier", "pingpong", "mbarrier", "warp_shuffle"]
 def read_records(path=FIXTURE):
     """(header, rows as dicts of strings) exactly as the file has them
     (a committed .csv.xz through lzma, also when named by its .csv)."""
-    if not os.path.exists(path) and os.path.exists(f"{path}.xz"):
-        path = f"{path}.xz"
+    path = sbcsv.on_disk(path)
     opener = lzma.open if str(path).endswith(".xz") else open
     with opener(path, "rt", newline="") as f:
         reader = csv.DictReader(f)
