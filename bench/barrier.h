@@ -84,12 +84,13 @@ size_t sb_barrier_walk_words(int w);
 void sb_barrier_walk_fill(uint64_t *words, int w, uint64_t seed);
 uint32_t sb_barrier_walk_prefix(const uint64_t *words, int w, int copy);
 
-/* The per-block cycles/iters of a checked output: their mean with the
- * lowest and highest tenth of the blocks left out (mid), their extremes,
+/* The per-block cycles/iters of a checked output: the price (mid), with
+ * `full` (full occupancy) their 90th percentile, else their mean with the
+ * lowest and highest tenth of the blocks left out; their extremes,
  * and (when `spread` is not NULL) their 10th, 25th, 50th, 75th and 90th
  * percentiles over the blocks, for the row's detail. */
 #define SB_BARRIER_SPREAD 5
-void sb_barrier_cycles(const void *out, long long blocks, long long iters,
+void sb_barrier_cycles(const void *out, long long blocks, long long iters, int full,
                        double *mid, double *lo, double *hi, double *spread);
 
 #endif

@@ -35,7 +35,7 @@ void sb_row_init(sb_row *row, const sb_provenance *prov) {
   for (int a = 0; a < SB_NUM_AXES; ++a) row->axis[a] = SB_AXIS_UNSET;
   row->family = row->variant = "";
   row->mainloop = row->consumer = row->schedule = row->epilogue = "";
-  row->samples = row->bytes_moved = -1;
+  row->samples = row->placements = row->bytes_moved = -1;
   row->blocks_per_sm = -1;
   row->regs_per_thread = -1;
   row->smem_per_block = -1;

@@ -87,8 +87,17 @@
  *    (harness/timing.h, sb_context_adopt), timed on that context's first
  *    stream, not in the primary context: a short kernel's event-timed figure
  *    follows the level its context's launches were given when it was made.
- *    Columns otherwise unchanged. */
-#define SB_CSV_SCHEMA_VERSION 13
+ *    Columns otherwise unchanged.
+ * 14: placements after samples: the places in device memory the point's
+ *    samples were taken over, in one pool (SB_PLACEMENTS, default 8; the
+ *    input and output moved between them, harness/runner.c): where a
+ *    buffer lay in physical memory set a point's level for a whole
+ *    process. And the barrier rows priced by each block's own loop at full
+ *    occupancy read the 90th percentile over the blocks (the price nine
+ *    blocks in ten pay at most), not the trimmed mean: the share of blocks
+ *    in the fast group moved from one process to the next, and the trimmed
+ *    mean with it; the 90th percentile held. */
+#define SB_CSV_SCHEMA_VERSION 14
 
 typedef enum sb_status {
   SB_OK = 0,       /* validated and timed */
@@ -126,6 +135,7 @@ typedef struct sb_row {
   /* The variant's composition (harness/launch.h, sb_composition): "" where none. */
   const char *mainloop, *consumer, *schedule, *epilogue;
   long long samples;           /* timed samples behind the statistics */
+  long long placements;        /* places in device memory they were taken over (schema 14) */
   double median_us, min_us, max_us, q1_us, q3_us, cv_pct;
   double p01_us;               /* the 1st percentile (schema 13) */
   double p05_us, p10_us;       /* low quantiles of the samples (schema 12) */
@@ -197,6 +207,7 @@ void sb_row_init(sb_row *row, const sb_provenance *prov);
   X("schedule", STR, r->schedule)                           \
   X("epilogue", STR, r->epilogue)                           \
   X("samples", INT, r->samples)                             \
+  X("placements", INT, r->placements)                       \
   X("median_us", F4, r->median_us)                          \
   X("min_us", F4, r->min_us)                                \
   X("max_us", F4, r->max_us)                                \

@@ -183,6 +183,11 @@ int sb_contexts(void);
  * SB_PROCESS_CONTEXTS); -1 when the variable is neither. */
 int sb_process_contexts(void);
 
+/* SB_PLACEMENTS (harness/runner.c): how many places in device memory a
+ * point's samples are taken over, 1-64 (default SB_PLACEMENTS); 0 when the
+ * variable is not such a number. */
+int sb_placements(void);
+
 /* harness/runner.c: whether SB_REPLACE names `what` (the re-placement
  * probe: each point allocates that anew, elsewhere; 'w': a family's own
  * workspace, which the family then takes anew at its query). */

@@ -365,6 +365,11 @@ int main(int argc, char **argv) {
             getenv("SB_PROCESS_CONTEXTS"));
     return SB_EXIT_USAGE;
   }
+  if (sb_placements() == 0) {
+    fprintf(stderr, "syncbench: SB_PLACEMENTS=%s: the places in device memory a point's samples are taken over are a whole number 1-64\n",
+            getenv("SB_PLACEMENTS"));
+    return SB_EXIT_USAGE;
+  }
   if (sb_flush_l2s() == 0) {
     fprintf(stderr, "syncbench: SB_FLUSH_L2S=%s: the flush buffer's size in L2s is a whole number 1-64\n",
             getenv("SB_FLUSH_L2S"));

@@ -376,6 +376,11 @@ int sb_process_contexts(void) {
   return v ? v : -1;
 }
 
+/* SB_PLACEMENTS: the places in device memory a point's samples are taken
+ * over, 1-64 (default SB_PLACEMENTS, harness/timing.h); 0 when not a whole
+ * number in that range (refused at start). */
+int sb_placements(void) { return env_whole("SB_PLACEMENTS", SB_PLACEMENTS, 1, 64); }
+
 /* SB_CONTEXTS: the fresh contexts the boundary rows' one is chosen from, 1-64 (default
  * SB_CONTEXTS, harness/timing.h); 0 when not a whole number in that range
  * (refused at start). */
@@ -402,7 +407,8 @@ int sb_replace_wants(char what) {
 }
 static void *replace_pad;
 static void replace_shuffle(void) {
-  static uint64_t state = 0x5eed;
+  static uint64_t state; /* each process its own sequence of pads */
+  if (!state) state = 0x5eed ^ ((uint64_t)getpid() << 20);
   void *old = replace_pad;
   const uint64_t x = sb_splitmix64(state++);
   const size_t bytes = ((size_t)(1 + x % 256) << 20) + ((size_t)(x >> 32) % 32 << 16);
@@ -423,6 +429,44 @@ static cudaError_t replace(void **d, void **h, size_t *cap, size_t need) {
   cudaFree(od);
   cudaFreeHost(oh);
   return e;
+}
+
+/* The point's input and output anew, elsewhere in device memory, with the
+ * contents they hold (the validated input; the output's flags, counters and
+ * per-block records, which a family may carry from launch to launch): the
+ * new pair is taken behind a fresh pad (replace_shuffle) while the old one
+ * is held, filled from it, and only then is the old one given back. The
+ * launches read the new places from then on, the paired ceiling's too.
+ * Returns 1 if moved, 0 if the GPU lacks the memory for a second copy (the
+ * point keeps its place), or -1 on a CUDA error. */
+static int move_buffers(runner *r, point_state *s) {
+  replace_shuffle();
+  void *in = NULL, *out = NULL;
+  cudaError_t e = cudaMalloc(&in, r->buf.in_cap);
+  if (e == cudaSuccess) e = cudaMalloc(&out, r->buf.out_cap);
+  if (e == cudaErrorMemoryAllocation) {
+    cudaGetLastError();
+    cudaFree(in);
+    return 0;
+  }
+  if (e == cudaSuccess && s->in_bytes)
+    e = cudaMemcpyAsync(in, r->buf.d_in, s->in_bytes, cudaMemcpyDeviceToDevice, r->stream);
+  if (e == cudaSuccess && s->out_bytes)
+    e = cudaMemcpyAsync(out, r->buf.d_out, s->out_bytes, cudaMemcpyDeviceToDevice, r->stream);
+  if (e == cudaSuccess) e = cudaStreamSynchronize(r->stream);
+  if (e != cudaSuccess) {
+    cudaFree(in);
+    cudaFree(out);
+    return -1;
+  }
+  cudaFree(r->buf.d_in);
+  cudaFree(r->buf.d_out);
+  r->buf.d_in = in;
+  r->buf.d_out = out;
+  s->L.in = in;
+  s->L.out = out;
+  s->PL.in = in; /* the ceiling reads the point's input (setup_pair) */
+  return 1;
 }
 
 /* Grows the buffers to the point's sizes, or skips it when the GPU lacks
@@ -509,46 +553,66 @@ static cudaError_t profile_open(runner *r, long index) {
  * min_time_s <= 0, is not split). `resume`: part 2, whose samples join
  * part 1's in the same pool, as --benchmark_repetitions' do; the ceiling's
  * pairs go on in the same v c / c v alternation. Google Benchmark's JSON
- * keeps the last part's run (a point timed twice keeps its last timing). */
+ * keeps the last part's run (a point timed twice keeps its last timing).
+ *
+ * The samples are taken over SB_PLACEMENTS places of the point's input and
+ * output in device memory (move_buffers), an equal share of the time at
+ * each, into one pool: where a buffer lies in physical memory (its L2
+ * slices, its DRAM channels) set a point's level for a whole process, and
+ * two processes of one binary disagreed by up to 22% on one placement each
+ * (docs/history.md). A point timed in another context (L.in_context)
+ * reads nothing of them and keeps its one place. */
 static int time_point(runner *r, point_state *s, double share, int resume, sb_row *row,
                       double *after_mhz) {
   const sb_point *p = s->p;
   sb_launch *L = &s->L;
   cudaError_t e;
-  L->bounded = 0;
-  for (int i = 0; i < r->opt->warmup; ++i) {
-    const int profiled = r->opt->profile_warmup && !resume && i == r->opt->warmup - 1;
-    if (profiled && (e = profile_open(r, s->index)) != cudaSuccess)
-      return cuda_failed(row, "opening the profiled launch", e);
-    if ((e = p->variant->launch(L)) != cudaSuccess) return cuda_failed(row, "warm-up launch", e);
-    if (profiled && (e = cudaProfilerStop()) != cudaSuccess)
-      return cuda_failed(row, "closing the profiled launch", e);
-  }
-  if ((e = cudaStreamSynchronize(r->stream)) != cudaSuccess) return cuda_failed(row, "warm-up", e);
-  r->timer.fn = p->variant->launch;
-  r->timer.launch = L;
-  r->timer.flush_buf = s->flush ? r->buf.d_flush : NULL;
-  r->timer.flush_bytes = r->buf.flush_bytes;
   char err[512] = "";
-  if (!resume) {
-    sb_timer_reset(&r->timer);
-    r->timer.throttle_mhz = SB_THROTTLE_FRACTION * r->dev->max_clock_mhz;
-    setup_pair(r, p, &s->cp, &s->PL);
-    s->paired = r->timer.pair_fn != NULL;
-  } else {
-    sb_timer_resume(&r->timer);
-    r->timer.pair_fn = NULL;
-    if (s->paired) resume_pair(r, s);
+  const int places = L->in_context ? 1 : sb_placements();
+  int rc = 0;
+  for (int place = 0; place < places && rc == 0; ++place) {
+    const int more = resume || place > 0; /* samples join the pool so far */
+    if (place > 0) {
+      const int moved = move_buffers(r, s);
+      if (moved < 0) return cuda_failed(row, "moving the point's buffers", cudaGetLastError());
+      row->placements += moved;
+    } else if (!resume) {
+      row->placements = 1;
+    }
+    L->bounded = 0;
+    for (int i = 0; i < r->opt->warmup; ++i) {
+      const int profiled = r->opt->profile_warmup && !more && i == r->opt->warmup - 1;
+      if (profiled && (e = profile_open(r, s->index)) != cudaSuccess)
+        return cuda_failed(row, "opening the profiled launch", e);
+      if ((e = p->variant->launch(L)) != cudaSuccess) return cuda_failed(row, "warm-up launch", e);
+      if (profiled && (e = cudaProfilerStop()) != cudaSuccess)
+        return cuda_failed(row, "closing the profiled launch", e);
+    }
+    if ((e = cudaStreamSynchronize(r->stream)) != cudaSuccess) return cuda_failed(row, "warm-up", e);
+    r->timer.fn = p->variant->launch;
+    r->timer.launch = L;
+    r->timer.flush_buf = s->flush ? r->buf.d_flush : NULL;
+    r->timer.flush_bytes = r->buf.flush_bytes;
+    if (!more) {
+      sb_timer_reset(&r->timer);
+      r->timer.throttle_mhz = SB_THROTTLE_FRACTION * r->dev->max_clock_mhz;
+      setup_pair(r, p, &s->cp, &s->PL);
+      s->paired = r->timer.pair_fn != NULL;
+    } else {
+      sb_timer_resume(&r->timer);
+      r->timer.pair_fn = NULL;
+      if (s->paired) resume_pair(r, s);
+    }
+    double min_time = paired_min_time(r);
+    if (min_time > 0) min_time *= share / places;
+    rc = gbs_run_one(s->name, sb_timer_sample, &r->timer, min_time, err, sizeof err);
   }
-  double min_time = paired_min_time(r);
-  if (min_time > 0) min_time *= share;
-  int rc = gbs_run_one(s->name, sb_timer_sample, &r->timer, min_time, err, sizeof err);
   /* Google Benchmark stops once its samples outlast the minimum time: a
    * point whose one sample does (barrier/grid_sync at full occupancy, 74 ms
    * against 50) would publish a median, quartiles and a gate verdict of one
    * draw. The whole point (or its last part) takes samples up to
    * SB_MIN_SAMPLES, into the same pool (Google Benchmark's own report keeps
-   * its iterations). */
+   * its iterations), at the last place. */
   if (rc == 0 && (share >= 1 || resume))
     while (r->timer.count < SB_MIN_SAMPLES) {
       double seconds;

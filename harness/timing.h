@@ -95,6 +95,10 @@ double sb_timer_clock_mhz(const sb_timer *t);
  * chosen from (harness/timing.c). */
 #define SB_CONTEXTS 16
 
+/* SB_PLACEMENTS: how many places in device memory a point's samples are
+ * taken over (harness/runner.c, time_point). */
+#define SB_PLACEMENTS 8
+
 /* SB_PROCESS_CONTEXTS: how many fresh contexts a worker's own context is
  * chosen from (0: the primary context, as before schema 13). */
 #define SB_PROCESS_CONTEXTS 8

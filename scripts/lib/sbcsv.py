@@ -41,8 +41,11 @@ import sbdeps  # noqa: F401  (a missing package: one line and exit 2, not a trac
 # the barrier rows timed by each block's loop by the trimmed mean over
 # blocks, not the median, and adds p05_us and p10_us (the samples' 5th and
 # 10th percentiles) after q3_us; schema 13 adds p01_us before them and
-# reads gemm's paired ratio from the 1st percentiles (p01).
-SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}
+# reads gemm's paired ratio from the 1st percentiles (p01); schema 14 adds
+# placements after samples (the places in device memory a point's samples
+# were taken over) and prices the barrier rows timed by each block's loop
+# at full occupancy by the 90th percentile over blocks.
+SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}
 COMPOSITION = ["mainloop", "consumer", "schedule", "epilogue"]
 # Every statistic of a row's per-launch times (a point that takes k times
 # as long has each of them k times; older schemas lack the percentiles).
@@ -59,7 +62,7 @@ REQUIRED = [
     "gpu_uuid", "cc", "sm_count", "sm_clock_mhz", "driver", "cuda", "commit",
     "run_utc", "seed",
 ]
-INT_COLUMNS = {"schema_version", *AXES, "samples", "bytes_moved",
+INT_COLUMNS = {"schema_version", *AXES, "samples", "placements", "bytes_moved",
                "blocks_per_sm", "sm_count", "seed", "elems_per_thread",
                "consumer_warps", "cluster", "bytes_in_flight_per_sm",
                "regs_per_thread", "smem_per_block", "m", "k",

@@ -78,8 +78,9 @@ SB_TEST(csv_row_round_trips_with_quoting_and_empty_cells) {
   CHECK_STR(fields[column("median_us")], "12.5000");
   CHECK_STR(fields[column("min_us")], "");          /* NaN: empty */
   CHECK_STR(fields[column("samples")], "");         /* -1: empty */
+  CHECK_STR(fields[column("placements")], "");      /* not timed: empty */
   CHECK_STR(fields[column("gpu_name")], "NVIDIA Test, \"GPU\"");
-  CHECK_STR(fields[column("schema_version")], "13");
+  CHECK_STR(fields[column("schema_version")], "14");
   CHECK_STR(fields[column("mainloop")], "");        /* not a composed variant: empty */
   CHECK_STR(fields[column("epilogue")], "");
   CHECK_STR(fields[column("epilogue_pct")], "");    /* not a gemm row: empty */

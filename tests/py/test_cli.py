@@ -76,7 +76,7 @@ def test_version_needs_no_gpu(syncbench, tmp_path):
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].startswith("syncbench ") and lines[1].startswith("commit ")
-    assert "csv schema 13" in lines and lines[3].startswith("cuda runtime ")
+    assert "csv schema 14" in lines and lines[3].startswith("cuda runtime ")
 
 
 def test_help(syncbench, tmp_path):
@@ -129,7 +129,8 @@ def test_the_flush_is_read_or_memset(syncbench, tmp_path, value, code):
 # sizes the flush buffer in L2s (2 by default), SB_HOLD_STREAMS the streams a
 # held sample rotates over (8), SB_CONTEXTS the fresh contexts the boundary rows' one is chosen from
 # (16), SB_PROCESS_CONTEXTS the fresh contexts a worker's own one is chosen
-# from (8; 0 keeps the primary context); anything out of range is refused with one
+# from (8; 0 keeps the primary context), SB_PLACEMENTS the places in device
+# memory a point's samples are taken over (8); anything out of range is refused with one
 # line before the GPU check (3: no GPU here, the value was taken).
 WHOLE_NUMBER_ENVS = [
     ("SB_FLUSH_L2S", "the flush buffer's size in L2s is a whole number 1-64",
@@ -141,6 +142,8 @@ WHOLE_NUMBER_ENVS = [
     ("SB_PROCESS_CONTEXTS",
      "the fresh contexts a worker's own one is chosen from are a whole number 0-64 (0: the primary context)",
      [("", 3), ("8", 3), ("0", 3), ("64", 3), ("-1", 2), ("65", 2), ("00", 2), ("x", 2)]),
+    ("SB_PLACEMENTS", "the places in device memory a point's samples are taken over are a whole number 1-64",
+     [("", 3), ("8", 3), ("1", 3), ("64", 3), ("0", 2), ("65", 2), ("3x", 2)]),
 ]
 
 
