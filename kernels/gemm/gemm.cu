@@ -71,13 +71,15 @@
 
 // ---- the variants: how the K loop is staged and synchronized ----
 
-struct GemmSingle : GemmComposition<GemmCpAsyncOneBuffer, GemmMmaSyncWarps, GemmScheduleDataParallel, GemmDirectStores> {
+template <bool WholeTiles = false>
+struct GemmSingleT : GemmComposition<GemmCpAsyncOneBuffer, GemmMmaSyncWarps, GemmScheduleDataParallel, GemmDirectStores> {
+  using WholeTilesForm = GemmSingleT<true>;
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
     GemmWarpMma<T> mma(threadIdx.x >> 5);
     const uint16_t *a_blk = p.a + (size_t)m0 * p.k, *b_blk = p.b + (size_t)n0 * p.k;
-    const int tiles = gemm_k_tiles<T>(p);
-    const bool edge = gemm_edge_tile<T>(p, m0, n0);  // a partial tile: the predicated copy (once per tile)
+    const int tiles = WholeTiles ? p.k / T::BK : gemm_k_tiles<T>(p);
+    const bool edge = !WholeTiles && gemm_edge_tile<T>(p, m0, n0);  // a partial tile: the predicated copy
     for (int kt = 0; kt < tiles; ++kt) {
       gemm_load_stage<T, T::WARPS * 32>(smem, a_blk, b_blk, p, edge, m0, n0, kt * T::BK, threadIdx.x);
       sb_cp_async_commit();
@@ -86,17 +88,20 @@ struct GemmSingle : GemmComposition<GemmCpAsyncOneBuffer, GemmMmaSyncWarps, Gemm
       mma.stage(smem);
       __syncthreads();  // every warp has read it before the next copy overwrites it (WAR)
     }
-    mma.store(p, m0, n0);
+    mma.template store<WholeTiles>(p, m0, n0);
   }
 };
+using GemmSingle = GemmSingleT<>;
 
-struct GemmSwap : GemmComposition<GemmCpAsyncTwoBuffers, GemmMmaSyncWarps, GemmScheduleDataParallel, GemmDirectStores> {
+template <bool WholeTiles = false>
+struct GemmSwapT : GemmComposition<GemmCpAsyncTwoBuffers, GemmMmaSyncWarps, GemmScheduleDataParallel, GemmDirectStores> {
+  using WholeTilesForm = GemmSwapT<true>;
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
     GemmWarpMma<T> mma(threadIdx.x >> 5);
     const uint16_t *a_blk = p.a + (size_t)m0 * p.k, *b_blk = p.b + (size_t)n0 * p.k;
-    const int tiles = gemm_k_tiles<T>(p);
-    const bool edge = gemm_edge_tile<T>(p, m0, n0);  // a partial tile: the predicated copy (once per tile)
+    const int tiles = WholeTiles ? p.k / T::BK : gemm_k_tiles<T>(p);
+    const bool edge = !WholeTiles && gemm_edge_tile<T>(p, m0, n0);  // a partial tile: the predicated copy
     // Prologue: k-tile 0 into buffer 0.
     gemm_load_stage<T, T::WARPS * 32>(smem, a_blk, b_blk, p, edge, m0, n0, 0, threadIdx.x);
     sb_cp_async_commit();
@@ -114,18 +119,21 @@ struct GemmSwap : GemmComposition<GemmCpAsyncTwoBuffers, GemmMmaSyncWarps, GemmS
       mma.stage(smem + buf * T::STAGE_BYTES);
       buf ^= 1;
     }
-    mma.store(p, m0, n0);
+    mma.template store<WholeTiles>(p, m0, n0);
   }
 };
+using GemmSwap = GemmSwapT<>;
 
-struct GemmRing : GemmComposition<GemmCpAsyncRing, GemmMmaSyncWarps, GemmScheduleDataParallel, GemmDirectStores> {
+template <bool WholeTiles = false>
+struct GemmRingT : GemmComposition<GemmCpAsyncRing, GemmMmaSyncWarps, GemmScheduleDataParallel, GemmDirectStores> {
+  using WholeTilesForm = GemmRingT<true>;
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
     static_assert(S >= 2, "a ring has at least two stages");
     GemmWarpMma<T> mma(threadIdx.x >> 5);
     const uint16_t *a_blk = p.a + (size_t)m0 * p.k, *b_blk = p.b + (size_t)n0 * p.k;
-    const int tiles = gemm_k_tiles<T>(p);
-    const bool edge = gemm_edge_tile<T>(p, m0, n0);  // a partial tile: the predicated copy (once per tile)
+    const int tiles = WholeTiles ? p.k / T::BK : gemm_k_tiles<T>(p);
+    const bool edge = !WholeTiles && gemm_edge_tile<T>(p, m0, n0);  // a partial tile: the predicated copy
     // Prologue: k-tiles 0..S-2 into stages 0..S-2, one commit group each
     // (empty groups past the last k-tile keep the count uniform).
 #pragma unroll
@@ -151,9 +159,10 @@ struct GemmRing : GemmComposition<GemmCpAsyncRing, GemmMmaSyncWarps, GemmSchedul
       read = read + 1 == S ? 0 : read + 1;
       write = write + 1 == S ? 0 : write + 1;
     }
-    mma.store(p, m0, n0);
+    mma.template store<WholeTiles>(p, m0, n0);
   }
 };
+using GemmRing = GemmRingT<>;
 
 // ---- the warp-specialized variants: one body (gemm_mainloop.cuh, gemm_ws_body) ----
 // Each names its composition and, in run, the unit(s) and the epilogue it
@@ -652,13 +661,20 @@ static sb_kernels gemm_twins() {
       (size_t)S * T::STAGE_BYTES + gemm_store_bytes<V, T>() + SB_GEMM_ALIGN_SLACK);
 }
 
-// A variant's whole-tiles form (V::WholeTilesForm: splitk_serial's), the
-// same composition compiled without its edge-tile code, for a point whose
-// every output tile is whole: M and N multiples of the tile (the TMA
-// mainloop fills a partial k-tile itself, so K is free). The row names V
-// only; both forms are compiled at each of its tiles and stages, with both
-// twins each, and the picker names the point's pair (the same grid, the
-// same shared memory). Where V has no such form, V's kernels.
+// A variant's whole-tiles form (V::WholeTilesForm: splitk_serial's, and
+// single's, swap's and ring's), the same composition compiled without its
+// edge-tile code, for a point whose every output tile is whole: M and N
+// multiples of the tile, and for a cp.async mainloop K a multiple of BK
+// (the TMA mainloop fills a partial k-tile itself, so there K is free).
+// The row names V only; both forms are compiled at each of its tiles and
+// stages, with both twins each, and the picker names the point's pair (the
+// same grid, the same shared memory). Where V has no such form, V's
+// kernels. The cp.async variants need it as splitk_serial did: their
+// mainloop compiled the edge copy (gemm_load_stage's zero-filling form)
+// beside the whole one inside the K loop, and ptxas then scheduled the
+// whole path's loop worse (swap's 128x128 kernel: 1064 SASS instructions
+// against 7842bb7's 648, its loop body 333 against 229, and 4-9% slower at
+// 2048^3-4096^3 on an H200).
 template <class V, class = void>
 struct GemmWholeTiles {
   static constexpr bool has = false;
@@ -669,17 +685,18 @@ struct GemmWholeTiles<V, std::void_t<typename V::WholeTilesForm>> {
   static constexpr bool has = true;
   using type = typename V::WholeTilesForm;
 };
-// Every tile of the point is whole (gemm_whole_tile of each tile); false
-// where the shape is unset (sb_gemm_compiled asks the pickers without one).
-template <class T>
+// Every tile of the point is whole (gemm_whole_tile of each tile), and for
+// a cp.async mainloop every k-tile (gemm_edge_tile); false where the shape
+// is unset (sb_gemm_compiled asks the pickers without one).
+template <class V, class T>
 static bool gemm_point_whole(const long long *axis) {
-  const long long m = axis[SB_AXIS_M], n = sb_gemm_cols(axis);
-  return m > 0 && n > 0 && m % T::BM == 0 && n % T::BN == 0;
+  const long long m = axis[SB_AXIS_M], n = sb_gemm_cols(axis), k = axis[SB_AXIS_K];
+  return m > 0 && n > 0 && m % T::BM == 0 && n % T::BN == 0 && (V::Mainloop::tma || (k > 0 && k % T::BK == 0));
 }
 template <class V, class T, int S>
 static sb_kernels gemm_kernels(const long long *axis) {
   if constexpr (GemmWholeTiles<V>::has)
-    if (gemm_point_whole<T>(axis)) return gemm_twins<typename GemmWholeTiles<V>::type, T, S>();
+    if (gemm_point_whole<V, T>(axis)) return gemm_twins<typename GemmWholeTiles<V>::type, T, S>();
   (void)axis;
   return gemm_twins<V, T, S>();
 }

@@ -88,8 +88,11 @@ struct GemmWarpMma {
   // n8 tile j (g = lane / 4, q = lane % 4). An edge tile (gemm_whole_tile:
   // known once per tile) stores only the pairs inside C: N is a multiple
   // of 4 (the shape rule), so a pair at an even column is all in or all out.
+  // WholeTiles: the kernel is launched only where every tile is whole (a
+  // variant's whole-tiles form, kernels/gemm/gemm.cu): no edge form compiled.
+  template <bool WholeTiles = false>
   __device__ __forceinline__ void store(const GemmParams &p, int m0, int n0) const {
-    if (gemm_whole_tile<T>(p, m0, n0))
+    if (WholeTiles || gemm_whole_tile<T>(p, m0, n0))
       store_pairs<false>(p, m0, n0);
     else
       store_pairs<true>(p, m0, n0);
