@@ -583,6 +583,7 @@ const sb_family sb_family_barrier = {
 const sb_family sb_family_barrier_tma = {
     .name = "barrier_tma",
     .summary = "latency of one bulk copy (TMA) global->shared plus its mbarrier wait, by size",
+    .flags = SB_FF_ONE_PLACE,
     .variants = &sb_barrier_tma_variants,
     .default_axes = {[SB_AXIS_BLOCK] = "32",
                      [SB_AXIS_BUFFER_BYTES] = "16..64k",

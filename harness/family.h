@@ -54,10 +54,17 @@ enum sb_family_flag {
                                 in every sweep, on its own axes; its row with
                                 SB_VF_YARDSTICK (the device-to-device copy) is
                                 the 100% of every later row's pct_of_copy */
-  SB_FF_WORKSPACE_STATE = 1u << 1 /* launches leave flags, counters or partials in
+  SB_FF_WORKSPACE_STATE = 1u << 1, /* launches leave flags, counters or partials in
                                      a workspace that the next launch must reset:
                                      the runner validates once more after timing,
                                      on that dirty workspace (harness/runner.c) */
+  SB_FF_ONE_PLACE = 1u << 2 /* timed at one place in device memory, not over
+                               SB_PLACEMENTS (harness/runner.c): its price is
+                               each block's fastest launch, and a loop that
+                               reads device memory finds a faster launch at
+                               each further place (barrier_tma: the 90th
+                               percentile over blocks moved up to 82% at 8
+                               places, at most 3.5% at one, docs/history.md) */
 };
 
 /* A name for one of a family's own variant bits (SB_VF_FAMILY0 up), for

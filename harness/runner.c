@@ -561,14 +561,16 @@ static cudaError_t profile_open(runner *r, long index) {
  * slices, its DRAM channels) set a point's level for a whole process, and
  * two processes of one binary disagreed by up to 22% on one placement each
  * (docs/history.md). A point timed in another context (L.in_context)
- * reads nothing of them and keeps its one place. */
+ * reads nothing of them, and a family priced by each block's fastest
+ * launch over a loop that reads memory (SB_FF_ONE_PLACE) would take the
+ * best of the places: both keep one place. */
 static int time_point(runner *r, point_state *s, double share, int resume, sb_row *row,
                       double *after_mhz) {
   const sb_point *p = s->p;
   sb_launch *L = &s->L;
   cudaError_t e;
   char err[512] = "";
-  const int places = L->in_context ? 1 : sb_placements();
+  const int places = L->in_context || (p->family->flags & SB_FF_ONE_PLACE) ? 1 : sb_placements();
   int rc = 0;
   for (int place = 0; place < places && rc == 0; ++place) {
     const int more = resume || place > 0; /* samples join the pool so far */
