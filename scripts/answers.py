@@ -768,7 +768,7 @@ def price_section(runs, marked, where=""):
     if not any(price_row(run.rows, p) for run in runs for p in prices()):
         return []
     return [f"Cycles per operation, over blocks (the median in rows of schema 11 and before, the trimmed mean "
-            f"from 12; in parentheses: multiples of "
+            f"from 12, at full occupancy the 90th percentile from 14; in parentheses: multiples of "
             f"`{price_reference()}` on the same GPU){f' {MARK}' if marked else ''}.",
             "", *price_table(runs, where), *(["", *caveat(runs)] if marked else [])]
 

@@ -91,6 +91,7 @@ OUT_OF_SAMPLE_FLAGS = {
     'h200/ab_3a3b6c7/chipA:aa_rest': {('barrier_tma/tma_roundtrip', 'faster'): 1,
                                       ('barrier_tma/tma_multicast_roundtrip', 'faster'): 1},
     'h200/ab_3a3b6c7/chipB:aa_gemm': {('gemm/ws_tma_wgmma_multicast', 'slower'): 1},
+    'h200/ab_6fa0396/chipC:aa_gemm': {('gemm/ws_tma_wgmma_multicast', 'faster'): 1},
     'h200/ab_3fd0f30/runA:aa_gate': {('gemm/ws_tma_wgmma_pingpong', 'faster'): 1},
     'h200/ab_52efaa9/read8:aa_gate': {('barrier/flag_handoff', 'faster'): 3, ('gemm/single', 'faster'): 1},
     'h200/ab_d8effe2/runA:aa_gate': {('barrier/kernel_boundary_graph', 'slower'): 1, ('gemm/ws_tma_wgmma_pingpong_tma_store', 'faster'): 1},
