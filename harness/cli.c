@@ -113,6 +113,7 @@ static const struct { unsigned bit; const char *name; } variant_traits[] = {
     {SB_VF_BASELINE, "baseline"},       {SB_VF_PLAIN, "plain"},
     {SB_VF_WHOLE_WARPS, "whole_warps"}, {SB_VF_GENERIC, "generic"},
     {SB_VF_TEST_ONLY, "test_only"},     {SB_VF_YARDSTICK, "yardstick"},
+    {SB_VF_MEDIAN_RATIO, "median_ratio"},
 };
 static const struct { unsigned bit; const char *name; } family_traits[] = {
     {SB_FF_YARDSTICK, "yardstick"},
@@ -165,7 +166,7 @@ static void list_csv(FILE *f) {
       fputc(',', f);
       sb_csv_write_field(f, fam->ceiling_column ? fam->ceiling_column : "");
       fputc(',', f);
-      sb_csv_write_field(f, fam->ceiling_column ? sb_ratio_reading_name(fam->ceiling_reading) : "");
+      sb_csv_write_field(f, fam->ceiling_column ? sb_ratio_reading_name(sb_variant_reading(fam, var)) : "");
       fputc(',', f);
       sb_csv_write_field(f, var->summary);
       const char *parts[] = {var->composition.mainloop, var->composition.consumer, var->composition.schedule,

@@ -96,8 +96,14 @@
  *    occupancy read the 90th percentile over the blocks (the price nine
  *    blocks in ten pay at most), not the trimmed mean: the share of blocks
  *    in the fast group moved from one process to the next, and the trimmed
- *    mean with it; the 90th percentile held. */
-#define SB_CSV_SCHEMA_VERSION 14
+ *    mean with it; the 90th percentile held.
+ * 15: a variant may read its paired ratio otherwise than its family
+ *    (SB_VF_MEDIAN_RATIO, --list's flag median_ratio and its own
+ *    ceiling_reading): gemm/ws_tma_wgmma_multicast reads the median of the
+ *    v c c v block ratios, and the A/B gate its own median: its launches'
+ *    level followed where its operands lay, and over SB_PLACEMENTS places
+ *    only the median held between processes. Columns unchanged. */
+#define SB_CSV_SCHEMA_VERSION 15
 
 typedef enum sb_status {
   SB_OK = 0,       /* validated and timed */

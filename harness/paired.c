@@ -84,6 +84,10 @@ double sb_paired_pct(const double *variant, const double *ceiling, size_t pairs,
   return 100.0 * r;
 }
 
+sb_ratio_reading sb_variant_reading(const sb_family *f, const sb_variant *v) {
+  return v && (v->flags & SB_VF_MEDIAN_RATIO) ? SB_RATIO_BLOCK_MEDIAN : f->ceiling_reading;
+}
+
 const char *sb_ratio_reading_name(sb_ratio_reading reading) {
   return reading == SB_RATIO_FASTEST        ? "fastest"
          : reading == SB_RATIO_LOW_QUARTILE ? "low_quartile"

@@ -46,6 +46,10 @@ int sb_ceiling_point(const sb_point *p, sb_point *out);
 double sb_paired_pct(const double *variant, const double *ceiling, size_t pairs,
                      sb_ratio_reading reading);
 
+/* How v's paired ratio is read: SB_RATIO_BLOCK_MEDIAN for a variant
+ * flagged SB_VF_MEDIAN_RATIO, else its family's ceiling_reading. */
+sb_ratio_reading sb_variant_reading(const sb_family *f, const sb_variant *v);
+
 /* "fastest" or "block_median" (syncbench --list's ceiling_reading). */
 const char *sb_ratio_reading_name(sb_ratio_reading reading);
 

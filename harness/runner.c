@@ -225,7 +225,7 @@ static void record_ceiling(const sb_point *p, sb_timer *t, sb_row *row) {
     *cell = 100.0;
   else if (complete_pairs(t) > 0) {
     *cell = sb_paired_pct(t->samples, t->pair_samples, complete_pairs(t),
-                          p->family->ceiling_reading);
+                          sb_variant_reading(p->family, p->variant));
     sb_stats c; /* sorts pair_samples: after the ratio and the dump */
     if (sb_stats_compute(t->pair_samples, t->pair_count, &c) == 0) row->ceiling_us = c.median * 1e6;
   }

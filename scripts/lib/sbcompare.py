@@ -111,6 +111,9 @@ OWN_SAMPLE = {"fastest": "min_us", "low_quartile": "q1_us", "p10": "p10_us", "p0
 # schema 9-12 gemm's lower quartiles (the table has said p01 since 13).
 READINGS_BEFORE_9 = {"gemm": "fastest", "devscan": "block_median"}
 READINGS_BEFORE_13 = {"gemm": "low_quartile", "devscan": "block_median"}
+# schema 13-14: gemm's 1st percentiles for every variant (from 15 a variant
+# flagged median_ratio reads the block median, as the table says).
+READINGS_BEFORE_15 = {"gemm": "p01", "devscan": "block_median"}
 # What a point is gated on (Match.figure), in the order the docs give them.
 FIGURES = {"time": "time", "cycles": "cycles (time x sm_clock_mhz)",
            "paired": "paired ceiling ratio",
@@ -371,7 +374,9 @@ def ratio_reading(row):
     None before pairing (schema 1-2): two rows' ratios compare only when
     read the same way. Schema 3: ratio of two medians; 4-5: median of
     v c c v block ratios; 6-12: as the table said then (READINGS_BEFORE_9,
-    READINGS_BEFORE_13); 13 on: as the family's variant table says."""
+    READINGS_BEFORE_13, READINGS_BEFORE_15); 15 on: as the variant table says
+    for the row's variant (its family's reading, or the block median for a
+    variant flagged median_ratio)."""
     schema = row.get("schema_version") or 0
     if schema < 3:
         return None
@@ -383,8 +388,11 @@ def ratio_reading(row):
         return READINGS_BEFORE_9.get(row["family"], "block_median")
     if schema <= 12:
         return READINGS_BEFORE_13.get(row["family"], "block_median")
+    if schema <= 14:
+        return READINGS_BEFORE_15.get(row["family"], "block_median")
+    var = sbvariants.variant(row["family"], row["variant"])
     fam = sbvariants.family(row["family"])
-    return (fam.ceiling_reading if fam else None) or "block_median"
+    return (var.ceiling_reading if var else None) or (fam.ceiling_reading if fam else None) or "block_median"
 
 
 def _positive(row, column):

@@ -44,8 +44,9 @@ import sbdeps  # noqa: F401  (a missing package: one line and exit 2, not a trac
 # reads gemm's paired ratio from the 1st percentiles (p01); schema 14 adds
 # placements after samples (the places in device memory a point's samples
 # were taken over) and prices the barrier rows timed by each block's loop
-# at full occupancy by the 90th percentile over blocks.
-SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}
+# at full occupancy by the 90th percentile over blocks; schema 15 lets a
+# variant read its paired ratio otherwise than its family (median_ratio).
+SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
 COMPOSITION = ["mainloop", "consumer", "schedule", "epilogue"]
 # Every statistic of a row's per-launch times (a point that takes k times
 # as long has each of them k times; older schemas lack the percentiles).

@@ -39,6 +39,7 @@ class Variant:
     flags: frozenset
     summary: str
     composition: dict = field(default_factory=dict)  # {part: name}; {} for a variant that is not composed
+    ceiling_reading: str | None = None  # how its paired ratio is read (the family's, or its own: median_ratio)
 
 
 @dataclass
@@ -79,7 +80,8 @@ def parse(path):
             fam.variants.append(Variant(row["family"], row["variant"], int(row["variant_index"]),
                                         int(row["min_cc"] or 0), frozenset(_split(row["flags"])),
                                         row["summary"],
-                                        {c: row[c] for c in COMPOSITION if row.get(c)}))
+                                        {c: row[c] for c in COMPOSITION if row.get(c)},
+                                        row["ceiling_reading"] or None))
     for fam in families.values():
         fam.variants.sort(key=lambda v: v.index)
     return families

@@ -47,6 +47,17 @@ SB_TEST(paired_ceiling_found_by_flag_anywhere_in_the_table) {
   CHECK(sb_family_ceiling(&no_ceiling) == NULL);
 }
 
+/* A variant flagged SB_VF_MEDIAN_RATIO reads the block median whatever
+ * its family reads; the others read the family's. */
+SB_TEST(paired_reading_is_the_familys_unless_the_variant_says_median) {
+  static const sb_variant median = {"placed", no_launch, NULL, 0, SB_VF_MEDIAN_RATIO, "read at its median", {0}};
+  const sb_family p01 = {.name = "p01", .variants = &fake_table, .ceiling_column = "pct_of_cublas",
+                         .ceiling_reading = SB_RATIO_P01};
+  CHECK(sb_variant_reading(&p01, &fake_rows[1]) == SB_RATIO_P01);
+  CHECK(sb_variant_reading(&p01, &median) == SB_RATIO_BLOCK_MEDIAN);
+  CHECK(sb_variant_reading(&p01, NULL) == SB_RATIO_P01);
+}
+
 SB_TEST(paired_ceiling_point_blanks_what_the_ceiling_leaves_unset) {
   sb_point p = fake_point(&fake, 1), cp;
   CHECK_EQ_INT(sb_ceiling_point(&p, &cp), 0);

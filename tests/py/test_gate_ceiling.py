@@ -407,3 +407,28 @@ def test_sensitivity_is_the_exact_edge_of_the_gated_rule(pairs_by_schema, figure
             moved = sbcompare.match_of(m.base, new, cmp.threshold)
             assert moved.figure == figure
             assert sbcompare.match_slower(moved, cmp.threshold) is flagged, (factor, s)
+
+
+def test_a_variant_flagged_median_ratio_reads_its_median_from_schema_15(tmp_path):
+    """Schema 15: a gemm variant flagged median_ratio in the variant table
+    reads its paired ratio as the block median (its own ceiling_reading),
+    the others keep the family's 1st percentiles. Between a schema-14 and a
+    schema-15 run its points fall back to cycles while the others stay on
+    the paired ratio; in an A/B of two schema-15 runs it is gated on its
+    time (its median), the others on their own 1st percentile."""
+    flagged = {v for v in GEMM_VARIANTS if sbvariants.has_flag(GEMM, v, "median_ratio")}
+    assert flagged and flagged < set(GEMM_VARIANTS)
+    assert all(sbvariants.variant(GEMM, v).ceiling_reading == "block_median" for v in flagged)
+    header, rows = records()
+    header = [*header, "p01_us"] if "p01_us" not in header else header  # an older run: its q1 as the p01
+    rows = [{**r, "p01_us": r["q1_us"]} for r in rows]
+    base = run(write(tmp_path / "b.csv", header, [{**r, "schema_version": "14"} for r in rows]))
+    new = run(write(tmp_path / "n.csv", header, [{**r, "schema_version": "15"} for r in rows]))
+    figures = {}
+    for m in sbcompare.compare(base, new).matches:
+        if m.base["family"] == GEMM and m.base["variant"] in GEMM_VARIANTS:
+            figures.setdefault(m.base["variant"] in flagged, set()).add(m.figure)
+    assert figures == {True: {"cycles"}, False: {"paired"}}
+    own = {(r["variant"] in flagged, sbcompare.gated_figure(r, r, interleaved=True)[0])
+           for r in new.rows if r["family"] == GEMM and r["variant"] in GEMM_VARIANTS and r["status"] == "ok"}
+    assert own == {(True, "time"), (False, "p01")}
