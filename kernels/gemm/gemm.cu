@@ -81,7 +81,10 @@ struct GemmSingleT : GemmComposition<GemmCpAsyncOneBuffer, GemmMmaSyncWarps, Gem
     const int tiles = WholeTiles ? p.k / T::BK : gemm_k_tiles<T>(p);
     const bool edge = !WholeTiles && gemm_edge_tile<T>(p, m0, n0);  // a partial tile: the predicated copy
     for (int kt = 0; kt < tiles; ++kt) {
-      gemm_load_stage<T, T::WARPS * 32>(smem, a_blk, b_blk, p, edge, m0, n0, kt * T::BK, threadIdx.x);
+      if constexpr (WholeTiles)
+        gemm_load_stage<T, T::WARPS * 32>(smem, a_blk, b_blk, p.k, kt * T::BK, threadIdx.x);
+      else
+        gemm_load_stage<T, T::WARPS * 32>(smem, a_blk, b_blk, p, edge, m0, n0, kt * T::BK, threadIdx.x);
       sb_cp_async_commit();
       sb_cp_async_wait_group<0>();
       __syncthreads();  // every thread's copies are in: the tile is complete (RAW)
@@ -103,7 +106,10 @@ struct GemmSwapT : GemmComposition<GemmCpAsyncTwoBuffers, GemmMmaSyncWarps, Gemm
     const int tiles = WholeTiles ? p.k / T::BK : gemm_k_tiles<T>(p);
     const bool edge = !WholeTiles && gemm_edge_tile<T>(p, m0, n0);  // a partial tile: the predicated copy
     // Prologue: k-tile 0 into buffer 0.
-    gemm_load_stage<T, T::WARPS * 32>(smem, a_blk, b_blk, p, edge, m0, n0, 0, threadIdx.x);
+    if constexpr (WholeTiles)
+      gemm_load_stage<T, T::WARPS * 32>(smem, a_blk, b_blk, p.k, 0, threadIdx.x);
+    else
+      gemm_load_stage<T, T::WARPS * 32>(smem, a_blk, b_blk, p, edge, m0, n0, 0, threadIdx.x);
     sb_cp_async_commit();
     int buf = 0;
     for (int kt = 0; kt < tiles; ++kt) {
@@ -112,8 +118,12 @@ struct GemmSwapT : GemmComposition<GemmCpAsyncTwoBuffers, GemmMmaSyncWarps, Gemm
       // and everyone finished computing kt - 1 from buffer buf ^ 1 (WAR).
       __syncthreads();
       if (kt + 1 < tiles) {  // steady state: prefetch kt + 1; the epilogue tile has none
-        gemm_load_stage<T, T::WARPS * 32>(smem + (buf ^ 1) * T::STAGE_BYTES, a_blk, b_blk, p, edge, m0, n0,
-                                          (kt + 1) * T::BK, threadIdx.x);
+        if constexpr (WholeTiles)
+          gemm_load_stage<T, T::WARPS * 32>(smem + (buf ^ 1) * T::STAGE_BYTES, a_blk, b_blk, p.k, (kt + 1) * T::BK,
+                                            threadIdx.x);
+        else
+          gemm_load_stage<T, T::WARPS * 32>(smem + (buf ^ 1) * T::STAGE_BYTES, a_blk, b_blk, p, edge, m0, n0,
+                                            (kt + 1) * T::BK, threadIdx.x);
         sb_cp_async_commit();
       }
       mma.stage(smem + buf * T::STAGE_BYTES);
@@ -139,8 +149,11 @@ struct GemmRingT : GemmComposition<GemmCpAsyncRing, GemmMmaSyncWarps, GemmSchedu
 #pragma unroll
     for (int s = 0; s < S - 1; ++s) {
       if (s < tiles)
-        gemm_load_stage<T, T::WARPS * 32>(smem + s * T::STAGE_BYTES, a_blk, b_blk, p, edge, m0, n0, s * T::BK,
-                                          threadIdx.x);
+        if constexpr (WholeTiles)
+          gemm_load_stage<T, T::WARPS * 32>(smem + s * T::STAGE_BYTES, a_blk, b_blk, p.k, s * T::BK, threadIdx.x);
+        else
+          gemm_load_stage<T, T::WARPS * 32>(smem + s * T::STAGE_BYTES, a_blk, b_blk, p, edge, m0, n0, s * T::BK,
+                                            threadIdx.x);
       sb_cp_async_commit();
     }
     int read = 0, write = S - 1;  // stage of k-tile kt, stage of k-tile kt + S - 1
@@ -152,8 +165,12 @@ struct GemmRingT : GemmComposition<GemmCpAsyncRing, GemmMmaSyncWarps, GemmSchedu
       // computing kt - 1 from stage `write` (WAR).
       __syncthreads();
       if (kt + S - 1 < tiles)
-        gemm_load_stage<T, T::WARPS * 32>(smem + write * T::STAGE_BYTES, a_blk, b_blk, p, edge, m0, n0,
-                                          (kt + S - 1) * T::BK, threadIdx.x);
+        if constexpr (WholeTiles)
+          gemm_load_stage<T, T::WARPS * 32>(smem + write * T::STAGE_BYTES, a_blk, b_blk, p.k, (kt + S - 1) * T::BK,
+                                            threadIdx.x);
+        else
+          gemm_load_stage<T, T::WARPS * 32>(smem + write * T::STAGE_BYTES, a_blk, b_blk, p, edge, m0, n0,
+                                            (kt + S - 1) * T::BK, threadIdx.x);
       sb_cp_async_commit();
       mma.stage(smem + read * T::STAGE_BYTES);
       read = read + 1 == S ? 0 : read + 1;
