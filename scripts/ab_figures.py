@@ -15,7 +15,10 @@ matches RE: its points' moves of the gated figure and its shift (the
 Hodges-Lehmann estimate rule B reads). With --estimators: per family, the
 moves of each reading of a point's samples both CSVs hold (min_us, p05_us,
 p10_us, q1_us, median_us): in an A/A, the reading that holds across the
-two processes. Exit status 0, or 2 for unusable input (one line).
+two processes. With --families: issue 52's measure of an A/A, per family:
+the median and worst move of each point's gated figure (as the A/B gate
+reads it, power-state points included) and every point beyond 3%, named.
+Exit status 0, or 2 for unusable input (one line).
 """
 from __future__ import annotations
 
@@ -87,6 +90,28 @@ def variant_lines(base_path, new_path, pattern):
     return lines
 
 
+def family_lines(base_path, new_path, over=3.0):
+    """Per family: median and worst |move| of every point's gated figure
+    (the A/B gate's reading, with the points whose power state moved), and
+    the points that moved more than `over` percent, worst first."""
+    import math
+    cmp = sbcompare.compare(sbcompare.load_run(base_path), sbcompare.load_run(new_path),
+                            interleaved=True)
+    by_family = {}
+    for m in cmp.matches:
+        if not m.gated_out:
+            by_family.setdefault(m.base["family"], []).append(m)
+    lines = []
+    for family, ms in sorted(by_family.items()):
+        move = {id(m): math.expm1(abs(math.log(m.gated))) * 100 for m in ms}
+        lines.append(f"  {family}: {len(ms)} points, median {statistics.median(move.values()):.2f}%, "
+                     f"worst {max(move.values()):.2f}%, {sum(v > over for v in move.values())} over {over:g}%")
+        for m in sorted(ms, key=lambda m: -move[id(m)]):
+            if move[id(m)] > over:
+                lines.append(f"    {move[id(m)]:.2f}% ({m.figure}) {sbcompare.describe_point(m.base)}")
+    return lines
+
+
 ESTIMATORS = ("min_us", "p01_us", "p05_us", "p10_us", "q1_us", "median_us")
 
 
@@ -117,6 +142,8 @@ def main(argv=None):
                     help="also one line per variant whose family/variant matches RE")
     ap.add_argument("--estimators", action="store_true",
                     help="also each sample reading's moves, per family")
+    ap.add_argument("--families", action="store_true",
+                    help="also per family the gated figure's median and worst move, and each point beyond 3%%")
     args = ap.parse_args(argv)
     try:
         for line in figures(args.base, args.new, args.plant):
@@ -124,6 +151,8 @@ def main(argv=None):
         for line in variant_lines(args.base, args.new, args.variants) if args.variants else ():
             print(line)
         for line in estimator_lines(args.base, args.new) if args.estimators else ():
+            print(line)
+        for line in family_lines(args.base, args.new) if args.families else ():
             print(line)
     except sbcsv.CsvError as e:
         print(f"ab_figures.py: {e}", file=sys.stderr)

@@ -36,3 +36,36 @@ def test_every_own_sample_reading_names_a_column_of_the_schema():
         header = f.readline().strip().split(",")
     for reading, column in sbcompare.OWN_SAMPLE.items():
         assert column in header and reading in sbcompare.FIGURES and reading in sbcompare.CLOCK_FREE_READINGS
+
+
+def test_family_lines_name_each_point_beyond_3pct_and_only_those(tmp_path):
+    """--families (issue 52's measure of an A/A): an A/A whose two sides
+    are one CSV, but for one stencil point made 5% slower in every time
+    statistic and one scan point 2% slower: stencil's line names that point
+    at 5.00% as its one point beyond 3%, scan's names none, and every other
+    family moved 0.00%."""
+    from test_compare import read_records, write_records
+    src = os.path.join(ROOT, "results", "h200", "proofs", "ab_6fa0396", "chipD", "aa_rest_a.csv")
+    header, rows = read_records(src)
+    slow = {"stencil": 1.05, "scan": 1.02}
+    planted = {}
+    out = []
+    for r in rows:
+        r = dict(r)
+        fam = r["family"]
+        if fam in slow and fam not in planted and r["status"] == "ok":
+            planted[fam] = r
+            for c in sbcsv.SAMPLE_TIMES:
+                if r.get(c):
+                    r[c] = repr(float(r[c]) * slow[fam])
+        out.append(r)
+    a = write_records(tmp_path / "a.csv", header, rows)
+    b = write_records(tmp_path / "b.csv", header, out)
+    lines = ab_figures.family_lines(a, b)
+    heads = {line.split(":")[0].strip(): line for line in lines if not line.startswith("    ")}
+    named = [line for line in lines if line.startswith("    ")]
+    assert len(named) == 1 and named[0].startswith("    5.00% (time) stencil/")
+    assert heads["stencil"].endswith("worst 5.00%, 1 over 3%")
+    assert heads["scan"].endswith("worst 2.00%, 0 over 3%")
+    assert all("median 0.00%, worst 0.00%, 0 over 3%" in line
+               for fam, line in heads.items() if fam not in slow)
