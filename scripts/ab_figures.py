@@ -23,7 +23,9 @@ Exit status 0, or 2 for unusable input (one line).
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import re
 import statistics
 import sys
 
@@ -72,8 +74,6 @@ def figures(base_path, new_path, plant=None):
 def variant_lines(base_path, new_path, pattern):
     """Per variant matching pattern: median and worst |move| of the gated
     figure, and its shift, as the gate reads an A/B run (no bands)."""
-    import math
-    import re
     cmp = sbcompare.compare(sbcompare.load_run(base_path), sbcompare.load_run(new_path),
                             interleaved=True)
     groups = {}
@@ -94,7 +94,6 @@ def family_lines(base_path, new_path, over=3.0):
     """Per family: median and worst |move| of every point's gated figure
     (the A/B gate's reading, with the points whose power state moved), and
     the points that moved more than `over` percent, worst first."""
-    import math
     cmp = sbcompare.compare(sbcompare.load_run(base_path), sbcompare.load_run(new_path),
                             interleaved=True)
     by_family = {}
