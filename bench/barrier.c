@@ -496,7 +496,9 @@ static int boundary_derive(const sb_point *p, long long blocks, sb_row *row) {
 /* cycles_per_op: from each block's loop cycles / iters, where each
  * block's cycles are its fastest launch (an atomic minimum over the
  * validation, warm-up and timed launches, at every place the samples were
- * taken: the output moves with its records); the per-block minimum over
+ * taken: the output moves with its records; barrier_tma's at each place on
+ * its own, SB_FF_PRICE_PER_PLACE, the row the median of the places' prices,
+ * barrier_place_price); the per-block minimum over
  * launches makes back-to-back runs agree. One block per SM: the mean over
  * blocks with the fastest and the slowest tenth left out (schema 12; not
  * the max: a single block delayed by something outside the loop, a clock
@@ -543,6 +545,23 @@ static int barrier_derive(const sb_point *p, const sb_device *d, const void *hos
   return 0;
 }
 
+/* SB_FF_PRICE_PER_PLACE (barrier_tma): one place's price, derive's figure
+ * (the 90th percentile or the trimmed mean over blocks) from the records
+ * that place's launches left; -1 where a block left its poison (no launch
+ * at this place recorded it). */
+static int barrier_place_price(const sb_point *p, const void *host_out, double *price) {
+  const sb_barrier_head *h = (const sb_barrier_head *)host_out;
+  if (h->magic != SB_BARRIER_MAGIC || h->grid_blocks == 0 || h->grid_blocks > SB_BARRIER_MAX_BLOCKS) return -1;
+  const sb_barrier_rec *r = (const sb_barrier_rec *)(h + 1);
+  for (uint32_t b = 0; b < h->grid_blocks; ++b)
+    if (r[b].cycles == 0 || r[b].cycles >= 0xA5A5A5A5A5A5A5A5ULL) return -1;
+  double lo, hi;
+  const long long ops = p->axis[SB_AXIS_ITERS] * sb_barrier_ops_per_iter(p->variant->flags);
+  sb_barrier_cycles(host_out, h->grid_blocks, ops, p->axis[SB_AXIS_CONTENTION] == SB_CONT_FULL, price, &lo, &hi,
+                    NULL);
+  return isnan(*price) ? -1 : 0;
+}
+
 #define BARRIER_HOOKS                        \
   .in_sweep = barrier_in_sweep,              \
   .check = barrier_check,                    \
@@ -583,7 +602,8 @@ const sb_family sb_family_barrier = {
 const sb_family sb_family_barrier_tma = {
     .name = "barrier_tma",
     .summary = "latency of one bulk copy (TMA) global->shared plus its mbarrier wait, by size",
-    .flags = SB_FF_ONE_PLACE,
+    .flags = SB_FF_PRICE_PER_PLACE,
+    .place_price = barrier_place_price,
     .variants = &sb_barrier_tma_variants,
     .default_axes = {[SB_AXIS_BLOCK] = "32",
                      [SB_AXIS_BUFFER_BYTES] = "16..64k",

@@ -58,13 +58,17 @@ enum sb_family_flag {
                                      a workspace that the next launch must reset:
                                      the runner validates once more after timing,
                                      on that dirty workspace (harness/runner.c) */
-  SB_FF_ONE_PLACE = 1u << 2 /* timed at one place in device memory, not over
-                               SB_PLACEMENTS (harness/runner.c): its price is
-                               each block's fastest launch, and a loop that
-                               reads device memory finds a faster launch at
-                               each further place (barrier_tma: the 90th
-                               percentile over blocks moved up to 82% at 8
-                               places, at most 3.5% at one, docs/history.md) */
+  SB_FF_PRICE_PER_PLACE = 1u << 2 /* priced at each of the SB_PLACEMENTS places on
+                                     its own (harness/runner.c): its price is each
+                                     block's fastest launch, and a loop that reads
+                                     device memory finds a faster launch at each
+                                     further place, so a minimum carried across the
+                                     places would take the best of them (barrier_tma:
+                                     the 90th percentile over blocks moved up to 82%
+                                     at 8 places). The output is poisoned before each
+                                     place, place_price reads that place's records,
+                                     and the row's cycles_per_op is the median over
+                                     the places (docs/history.md) */
 };
 
 /* A name for one of a family's own variant bits (SB_VF_FAMILY0 up), for
@@ -134,6 +138,11 @@ struct sb_family {
    * May be NULL. */
   int (*derive)(const sb_point *p, const sb_device *d, const void *host_out,
                 sb_row *row);
+  /* SB_FF_PRICE_PER_PLACE: one place's figure in cycles_per_op's unit, from
+   * the output its own launches left (poisoned before that place's warm-up),
+   * into *price. Returns 0, or -1 when the output holds no price (a block
+   * that never recorded). */
+  int (*place_price)(const sb_point *p, const void *host_out, double *price);
   /* 1: the runner does not re-check a raw twin's timed output with verify
    * (harness/launch.h, raw_twin), because derive checks that output itself
    * (barrier) or because the CPU reference costs more than the point

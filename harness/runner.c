@@ -88,6 +88,10 @@ typedef struct point_state {
   size_t in_bytes, out_bytes;
   char name[512];
   sb_row row;          /* part 1's row so far: seed, configure's cells */
+  /* SB_FF_PRICE_PER_PLACE: each place's own price (NAN: none), over both
+   * parts of a point timed in halves */
+  double price[2 * 64 + 2];
+  int priced;
 } point_state;
 
 /* Names of points, each once. */
@@ -561,26 +565,45 @@ static cudaError_t profile_open(runner *r, long index) {
  * slices, its DRAM channels) set a point's level for a whole process, and
  * two processes of one binary disagreed by up to 22% on one placement each
  * (docs/history.md). A point timed in another context (L.in_context)
- * reads nothing of them, and a family priced by each block's fastest
- * launch over a loop that reads memory (SB_FF_ONE_PLACE) would take the
- * best of the places: both keep one place. */
+ * reads nothing of them. A family priced by each block's fastest launch
+ * over a loop that reads memory (SB_FF_PRICE_PER_PLACE) would take the
+ * best of the places with one minimum: its records start poisoned at each
+ * place and each place gets its own price (place_median). */
+/* SB_FF_PRICE_PER_PLACE: the place just timed gets its own price, from the
+ * records its launches left (NAN where the family finds none). */
+static cudaError_t price_place(runner *r, point_state *s) {
+  cudaError_t e = cudaMemcpy(r->buf.h_out, r->buf.d_out, s->out_bytes, cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) return e;
+  double price = NAN;
+  if (s->p->family->place_price(s->p, r->buf.h_out, &price) != 0) price = NAN;
+  if (s->priced < (int)(sizeof s->price / sizeof s->price[0])) s->price[s->priced++] = price;
+  return cudaSuccess;
+}
+
 static int time_point(runner *r, point_state *s, double share, int resume, sb_row *row,
                       double *after_mhz) {
   const sb_point *p = s->p;
   sb_launch *L = &s->L;
   cudaError_t e;
   char err[512] = "";
-  const int places = L->in_context || (p->family->flags & SB_FF_ONE_PLACE) ? 1 : sb_placements();
+  const int per_place = !L->in_context && (p->family->flags & SB_FF_PRICE_PER_PLACE) && p->family->place_price;
+  const int places = L->in_context ? 1 : sb_placements();
   int rc = 0;
+  if (!resume) s->priced = 0;
   for (int place = 0; place < places && rc == 0; ++place) {
     const int more = resume || place > 0; /* samples join the pool so far */
     if (place > 0) {
+      if (per_place && (e = price_place(r, s)) != cudaSuccess) return cuda_failed(row, "reading a place's records", e);
       const int moved = move_buffers(r, s);
       if (moved < 0) return cuda_failed(row, "moving the point's buffers", cudaGetLastError());
       row->placements += moved;
     } else if (!resume) {
       row->placements = 1;
     }
+    /* each place's records start poisoned (the validation's 0xA5): its
+     * launches alone set its price */
+    if (per_place && (e = cudaMemsetAsync(r->buf.d_out, 0xA5, s->out_bytes, r->stream)) != cudaSuccess)
+      return cuda_failed(row, "poisoning a place's records", e);
     L->bounded = 0;
     for (int i = 0; i < r->opt->warmup; ++i) {
       const int profiled = r->opt->profile_warmup && !more && i == r->opt->warmup - 1;
@@ -624,6 +647,8 @@ static int time_point(runner *r, point_state *s, double share, int resume, sb_ro
       }
     }
   r->timer.pair_fn = NULL; /* set again (resume_pair) for a part 2 */
+  if (rc == 0 && per_place && (e = price_place(r, s)) != cudaSuccess)
+    return cuda_failed(row, "reading a place's records", e);
   if (rc == 2) return -2; /* excluded by --benchmark_filter: no row */
   if (rc == 1) {
     if (sb_stop_requested) return -3;
@@ -745,6 +770,35 @@ static int derive(runner *r, const sb_point *p, size_t out_bytes, const char *na
     snprintf(row->detail, sizeof row->detail, "%.*s", (int)sizeof row->detail - 1, both);
   }
   return 0;
+}
+
+/* SB_FF_PRICE_PER_PLACE: the row's cycles_per_op is the median of the
+ * places' own prices (derive's detail describes the last place's blocks);
+ * a place that left no price makes the point wrong. */
+static int place_median(point_state *s, sb_row *row) {
+  if (!(s->p->family->flags & SB_FF_PRICE_PER_PLACE) || s->priced == 0) return NEXT;
+  double sorted[sizeof s->price / sizeof s->price[0]];
+  for (int i = 0; i < s->priced; ++i) {
+    if (isnan(s->price[i])) {
+      snprintf(row->detail, sizeof row->detail,
+               "place %d of %d left no price in its records (a block never recorded its loop)", i + 1,
+               s->priced);
+      drop_timing(s->name, SB_WRONG, row);
+      return 0;
+    }
+    sorted[i] = s->price[i];
+  }
+  sb_stats st;
+  sb_stats_compute(sorted, (size_t)s->priced, &st);
+  const double med = st.median;
+  row->cycles_per_op = med;
+  if (!isnan(row->sm_clock_mhz) && row->sm_clock_mhz > 0) row->ns_per_op = med * 1000.0 / row->sm_clock_mhz;
+  char both[2 * SB_DETAIL_LEN];
+  snprintf(both, sizeof both, "median over %d places of each place's own price: %.2f cycles/op, places range "
+           "%.2f..%.2f; %s (the last place's blocks)", s->priced, med, st.min, st.max,
+           row->detail);
+  snprintf(row->detail, sizeof row->detail, "%.*s", (int)sizeof row->detail - 1, both);
+  return NEXT;
 }
 
 /* A family whose launches leave state in a workspace (SB_FF_WORKSPACE_STATE):
@@ -878,6 +932,7 @@ static int run_point(runner *r, const sb_point *p, long index, int part, unsigne
   if ((rc = recheck_timed(r, p, &s->L, s->out_bytes, s->name, row)) != NEXT) return rc;
   record_timing(r, p, s->flush, after_mhz, s->name, row);
   if ((rc = derive(r, p, s->out_bytes, s->name, row)) != 0 || row->status != SB_OK) return rc;
+  if ((rc = place_median(s, row)) != NEXT) return rc;
   return revalidate_on_dirty_workspace(r, p, &s->L, s->in_bytes, s->out_bytes, s->name, row);
 }
 

@@ -756,3 +756,39 @@ SB_TEST(barrier_sweep_pairs_every_sm_with_sm0_and_across_the_chip_at_distinct_pl
   free(seen);
   CHECK(SB_HANDOFF_AREA_OFFSET >= SB_HANDOFF_PROBE_OFFSET + SB_HANDOFF_MAX_PROBES * sizeof(sb_handoff_probe));
 }
+
+/* barrier_tma is priced at each place on its own (SB_FF_PRICE_PER_PLACE):
+ * place_price reads one place's records as derive does (the 90th
+ * percentile over blocks at full occupancy, the trimmed mean at one block
+ * per SM), and a block whose record still holds the runner's poison, or an
+ * output with no header, gives no price rather than a figure. */
+SB_TEST(barrier_tma_prices_each_place_from_its_own_records) {
+  const sb_family *f = sb_find_family("barrier_tma");
+  CHECK(f && (f->flags & SB_FF_PRICE_PER_PLACE) && f->place_price);
+  if (!f || !f->place_price) return;
+  sb_point p = {f, row("tma_roundtrip"), {0}};
+  for (int a = 0; a < SB_NUM_AXES; ++a) p.axis[a] = SB_AXIS_UNSET;
+  p.axis[SB_AXIS_BLOCK] = 32;
+  p.axis[SB_AXIS_BUFFER_BYTES] = 16384;
+  p.axis[SB_AXIS_ITERS] = 10;
+  const uint32_t blocks = 40;
+  unsigned char *out = fake_out(blocks, 10, 1); /* block b: 1000 (b + 1) cycles */
+  const long long ops = 10 * sb_barrier_ops_per_iter(p.variant->flags);
+  double price = -1, want, lo, hi;
+  for (int cont = SB_CONT_ONE_BLOCK; cont <= SB_CONT_FULL; ++cont) {
+    p.axis[SB_AXIS_CONTENTION] = cont;
+    CHECK_EQ_INT(f->place_price(&p, out, &price), 0);
+    sb_barrier_cycles(out, blocks, ops, cont == SB_CONT_FULL, &want, &lo, &hi, NULL);
+    CHECK_NEAR(price, want, 1e-9);
+  }
+  /* the 90th percentile of 1000..40000 / ops: rank 35.1 of 0..39 */
+  CHECK_NEAR(price, (36000.0 + 0.1 * 1000.0) / (double)ops, 1e-9);
+  sb_barrier_rec *r = (sb_barrier_rec *)((sb_barrier_head *)out + 1);
+  r[17].cycles = 0xA5A5A5A5A5A5A5A5ULL; /* no launch at this place recorded block 17 */
+  CHECK_EQ_INT(f->place_price(&p, out, &price), -1);
+  r[17].cycles = 18000;
+  CHECK_EQ_INT(f->place_price(&p, out, &price), 0);
+  ((sb_barrier_head *)out)->magic = 0xA5A5A5A5u; /* the header still poisoned */
+  CHECK_EQ_INT(f->place_price(&p, out, &price), -1);
+  free(out);
+}
