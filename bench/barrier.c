@@ -347,7 +347,8 @@ static size_t barrier_in_bytes(const sb_point *p) {
   const int w = SB_BARRIER_WALK_OF(p->variant->flags);
   if (w > 0) return sb_barrier_walk_words(w) * sizeof(uint64_t);
   long long bytes = p->axis[SB_AXIS_BUFFER_BYTES];
-  return bytes == SB_AXIS_UNSET ? 16 : 2 * (size_t)bytes; /* tma: two source halves */
+  /* tma: each block's (cluster's) own pair of source halves */
+  return bytes == SB_AXIS_UNSET ? 16 : (size_t)sb_barrier_tma_pairs(bytes) * 2 * (size_t)bytes;
 }
 
 static size_t barrier_out_bytes(const sb_point *p) {

@@ -52,7 +52,7 @@
 namespace cg = cooperative_groups;
 
 struct BarrierParams {
-  const uint32_t *in;  // barrier_tma: two source halves of `bytes` each
+  const uint32_t *in;  // barrier_tma: sb_barrier_tma_pairs pairs of source halves of `bytes` each
   unsigned char *out;  // barrier_layout.h
   int iters;
   int mode;            // SB_PART_*
@@ -893,7 +893,8 @@ __global__ void __launch_bounds__(SB_BARRIER_MAX_THREADS) barrier_boundary_kerne
 
 // ---- family `barrier_tma`: one thread, one bulk copy, one wait ----
 
-// Thread 0 copies `bytes` from alternating source halves into shared memory
+// Thread 0 copies `bytes` from alternating halves of its block's own source
+// pair (sb_barrier_tma_pairs: the launch's copies spread over the L2) into shared memory
 // with cp.async.bulk, completing on an mbarrier (expect_tx == bytes, one
 // arrival), and waits. Validating: it also checks the first and last word
 // against the half it asked for (a stale or partial copy would hold the
@@ -908,13 +909,15 @@ struct BarrierCopyHalves {
   const uint32_t *src;
   uint32_t bytes;
   uint32_t first0, first1, last0, last1;
-  __device__ void init(const BarrierParams &a) {  // thread 0's words; every thread's src, bytes
+  // thread 0's words; every thread's src, bytes. The block's own pair of
+  // halves (sb_barrier_tma_pairs): blocks of one cluster of `cluster` share it.
+  __device__ void init(const BarrierParams &a, unsigned cluster) {
+    const int words = a.bytes / 4;
+    src = a.in + (size_t)(blockIdx.x / cluster % sb_barrier_tma_pairs(a.bytes)) * 2 * words;
     if (threadIdx.x == 0) {
-      const int words = a.bytes / 4;
-      first0 = a.in[0], first1 = a.in[words];
-      last0 = a.in[words - 1], last1 = a.in[2 * words - 1];
+      first0 = src[0], first1 = src[words];
+      last0 = src[words - 1], last1 = src[2 * words - 1];
     }
-    src = a.in;
     bytes = (uint32_t)a.bytes;
   }
   __device__ const uint32_t *half(uint32_t parity) const { return src + parity * (bytes / 4); }
@@ -943,7 +946,7 @@ struct barrier_op_tma_roundtrip : BarrierBase {
       sb_mbar_init(&bar, 1);
       sb_fence_mbarrier_init();  // the copy engine's complete_tx is the first async-proxy use
     }
-    op.copy.init(a);
+    op.copy.init(a, 1);
     op.bar = sb_mbar_addr(&bar);
     return op;
   }
@@ -1143,7 +1146,7 @@ struct barrier_op_tma_multicast_roundtrip : BarrierBase {
       sb_mbar_init(&bar, 1);     // one arrival per phase (this CTA's thread 0) + the bytes
       sb_fence_mbarrier_init();  // visible to the copy engine and to the peer's multicast
     }
-    op.copy.init(a);
+    op.copy.init(a, 2);  // the cluster's two blocks: one source, one multicast
     op.bar = sb_mbar_addr(&bar);
     op.rank = sb_cluster_rank();
     return op;

@@ -134,6 +134,19 @@ typedef struct sb_handoff_probe {
 #else
 #define SB_HANDOFF_FN static inline
 #endif
+/* barrier_tma's sources: each block (each cluster of the multicast row)
+ * copies from its own pair of halves, source `blockIdx / cluster % pairs`,
+ * pairs of 2 x bytes filling SB_BARRIER_TMA_AREA (at most one per block),
+ * so a launch reads many addresses across the L2's slices: with one pair
+ * for every block, where that pair's few lines landed set the full-occupancy
+ * price of a whole process (4096 bytes: 2,690 or 4,960 cycles/op by place,
+ * docs/history.md). 8 MiB stays well inside the L2. */
+#define SB_BARRIER_TMA_AREA (8u << 20)
+SB_HANDOFF_FN unsigned sb_barrier_tma_pairs(long long bytes) {
+  const long long pairs = bytes > 0 ? (long long)SB_BARRIER_TMA_AREA / (2 * bytes) : 1;
+  return pairs < 1 ? 1u : pairs > SB_BARRIER_MAX_BLOCKS ? (unsigned)SB_BARRIER_MAX_BLOCKS : (unsigned)pairs;
+}
+
 /* Probes of a launch on n SMs (n >= 2). */
 SB_HANDOFF_FN int sb_handoff_probes(int n) { return 4 * (n - 1); }
 /* The ranks of probe j's two sides. */
