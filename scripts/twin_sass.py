@@ -94,6 +94,21 @@ def extract(binary, tmp, tool="cuobjdump"):
     return out
 
 
+def extract_both(first, second, prog):
+    """(extract() of first, of second), or None with the reason on stderr
+    (cuobjdump missing, a binary unreadable)."""
+    tool = find_tool("cuobjdump")
+    if tool is None:
+        print(f"{prog}: cuobjdump not found (it comes with the CUDA Toolkit)", file=sys.stderr)
+        return None
+    try:
+        with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
+            return extract(first, a, tool), extract(second, b, tool)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"{prog}: cannot read the binaries: {e}", file=sys.stderr)
+        return None
+
+
 def main(argv):
     if len(argv) == 2 and argv[1] in ("-h", "--help"):
         print(__doc__.strip())
@@ -101,16 +116,10 @@ def main(argv):
     if len(argv) != 3:
         print(__doc__.strip().splitlines()[-5], file=sys.stderr)
         return 2
-    tool = find_tool("cuobjdump")
-    if tool is None:
-        print("twin_sass: cuobjdump not found (it comes with the CUDA Toolkit)", file=sys.stderr)
+    both = extract_both(argv[1], argv[2], "twin_sass")
+    if both is None:
         return 2
-    try:
-        with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
-            wd, nowd = extract(argv[1], a, tool), extract(argv[2], b, tool)
-    except (OSError, subprocess.CalledProcessError) as e:
-        print(f"twin_sass: cannot read the binaries: {e}", file=sys.stderr)
-        return 2
+    wd, nowd = both
     result = compare(wd, nowd)
     if not result:
         print("twin_sass: no timed kernels found", file=sys.stderr)
