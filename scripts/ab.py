@@ -8,7 +8,8 @@ power and temperature, with the same inputs.
         [--threshold PCT] [--summary FILE] [--detail FILE]
         [--base-bin PATH] [--new-bin PATH] [--seed S] [--python PY]
         [--first-server base|new] [--halves | --no-halves] [--retake PCT]
-        [--allow-unjudged] [--build-only] [--repo DIR] [-- SWEEP_ARGS...]
+        [--allow-unjudged] [--build-only] [--repo DIR]
+        [--base-env NAME=VALUE ...] [--new-env NAME=VALUE ...] [-- SWEEP_ARGS...]
     make ab BASE=REV [NEW=REV] [DEVICE=N] [ABDIR=DIR] [THRESHOLD=PCT] [RETAKE=PCT]
         [ALLOW_UNJUDGED=1] [ARGS="..."]
 
@@ -17,7 +18,10 @@ A revision is built from `git archive` in build/ab/<sha12>/src (built once:
 a later run of the same commit reuses it); the working tree with `make
 build/syncbench` in the repository. Build output: build/ab/<name>.build.log.
 --base-bin/--new-bin use a prebuilt binary instead (a GPU machine without
-Google Benchmark); the revision then only names the side.
+Google Benchmark); the revision then only names the side. --base-env and
+--new-env NAME=VALUE (repeatable) set a variable in that side's server
+only: an A/B of a setting on one binary (SB_CONTEXTS=16 against 64, say),
+recorded in ab.txt.
 
 Both binaries run as servers (`syncbench --serve`, same --seed, same
 --device), each sets its worker up (`@start`: its CUDA context) before the
@@ -84,6 +88,7 @@ import argparse
 import math
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -110,6 +115,7 @@ RETAKE_PCT = 2.5
 RETAKE_CAP_MIN = 10
 RETAKE_CAP_SHARE = 0.05
 # Options of syncbench that ab.py gives the servers itself, never SWEEP_ARGS.
+ENV_SPEC = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")  # --base-env / --new-env
 RESERVED = {"--out", "--resume", "--serve", "--seed", "--device", "--devices",
             "--benchmark_list_tests", "--benchmark_out", "--benchmark_format", "--no-fork"}
 
@@ -186,6 +192,10 @@ def parse_args(argv):
     ap.add_argument("--allow-unjudged", action="store_true",
                     help="a point of a variant with no A/A data (no band) does not fail the gate "
                          "(compare.py --allow-unjudged): for a new variant's first A/A run")
+    for role in ("base", "new"):
+        ap.add_argument(f"--{role}-env", metavar="NAME=VALUE", action="append", default=[],
+                        help=f"set NAME to VALUE in the {role.upper()} server's environment only "
+                             f"(repeatable)")
     ap.add_argument("--build-only", action="store_true",
                     help="build both sides, print their binaries (BASE then NEW) and exit 0: "
                          "how a GPU node without Google Benchmark gets them (make bundle-ab)")
@@ -214,6 +224,10 @@ def parse_args(argv):
         ap.error(f"--threshold {args.threshold}: a percentage between 0 and 1000")
     if not 0 <= args.retake < 1000:
         ap.error(f"--retake {args.retake:g}: a percentage between 0 and 1000 (0: no retakes)")
+    for role in ("base", "new"):
+        for spec in getattr(args, f"{role}_env"):
+            if not ENV_SPEC.match(spec):
+                ap.error(f"--{role}-env {spec}: NAME=VALUE, NAME a variable's name")
     return args
 
 
@@ -258,6 +272,7 @@ class Side:
         self.deaths = 0
         self.deaths_in_a_row = 0
         self.busy = 0.0             # seconds its server spent on requests
+        self.env = {}               # --base-env / --new-env: set in its server only
 
     @property
     def name(self):
@@ -421,7 +436,7 @@ def start(side, args, seed, resume=False):
             # crash to restart).
             side.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=log, text=True, bufsize=1,
-                                         start_new_session=True)
+                                         start_new_session=True, env=dict(os.environ, **side.env))
         except OSError as e:
             raise AbError(EXIT_BUILD, f"{side.name}: cannot start {side.binary}: "
                                       f"{e.strerror or e}") from None
@@ -681,6 +696,8 @@ class Run:
         self.args = args
         self.base = Side("A", "BASE", args.base)
         self.new = Side("B", "NEW", args.new)
+        for side, specs in ((self.base, args.base_env), (self.new, args.new_env)):
+            side.env = dict(spec.split("=", 1) for spec in specs)
         self.seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 2**63)
         self.t0 = time.monotonic()
         self.t_walk = self.t_walk_end = None
@@ -1006,7 +1023,8 @@ class Run:
             rev = "the working tree" if side.rev is None else side.rev
             lines.append(f"{side.role} ({side.label}): rev {rev}, sha {side.sha or '-'}, "
                          f"binary {side.binary or '-'} ({side.built or 'not built'}), "
-                         f"commit {side.commit or '-'}, CSV {side.csv or '-'}")
+                         f"commit {side.commit or '-'}, CSV {side.csv or '-'}" +
+                         (", env " + " ".join(f"{k}={v}" for k, v in side.env.items()) if side.env else ""))
         lines += [f"GPU: {self.base.uuid or self.new.uuid or '-'} (device {args.device})",
                   f"seed: {self.seed}",
                   f"sweep arguments: {' '.join(args.sweep) or '(none)'}",

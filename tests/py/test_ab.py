@@ -152,6 +152,22 @@ def test_planted_slowdown_on_new_fails_and_the_summary_names_it(tmp_path):
     assert rows and rows[0].startswith("| scan | two_barrier | 512 | 16 | 1M |") and len(rows) == 1
 
 
+@pytest.mark.parametrize("role, rc", [("new", 1), ("base", 0)])
+def test_a_sides_env_reaches_its_server_only(tmp_path, role, rc):
+    # an A/B of a setting on one binary: the variable slows the side it is
+    # given to (the fake reads FAKE_SLOW), so NEW's fails the gate and
+    # BASE's makes NEW faster; ab.txt names it on its side's line
+    ab = Ab(tmp_path, args=[f"--{role}-env", f"FAKE_SLOW={P[4]}:1.5"]).run()
+    assert ab.rc == rc, ab.err
+    slow = {"new": "b", "base": "a"}[role]
+    rows = {side: ab.csv_rows(side)[key(P[4])] for side in "ab"}
+    other = "a" if slow == "b" else "b"
+    assert float(rows[slow]["median_us"]) > 1.4 * float(rows[other]["median_us"])
+    lines = {line.split(" ")[0]: line for line in ab.report().splitlines() if line.startswith(("BASE", "NEW"))}
+    assert lines[role.upper()].endswith(f", env FAKE_SLOW={P[4]}:1.5")
+    assert ", env " not in lines[{"new": "BASE", "base": "NEW"}[role]]
+
+
 @pytest.mark.parametrize("side,other", [("a", "b"), ("b", "a")])
 def test_a_crash_costs_that_point_on_that_side_only(tmp_path, side, other):
     ab = Ab(tmp_path, **{side: {"CRASH_POINT": P[2]}}).run()
@@ -362,7 +378,9 @@ def test_a_side_that_does_not_build_is_exit_5(tmp_path, repo):
 
 @pytest.mark.parametrize("args", [[], ["--base", "v1", "--", "--device", "1"],
                                   ["--base", "v1", "--", "--out=x.csv"],
-                                  ["--base", "v1", "--threshold", "lots"]])
+                                  ["--base", "v1", "--threshold", "lots"],
+                                  ["--base", "v1", "--new-env", "SB_CONTEXTS"],
+                                  ["--base", "v1", "--base-env", "=16"]])
 def test_bad_usage_is_exit_2_and_one_line(tmp_path, args):
     p = subprocess.run([sys.executable, AB, *args], capture_output=True, text=True, timeout=60,
                        cwd=tmp_path)
