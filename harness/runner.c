@@ -90,7 +90,7 @@ typedef struct point_state {
   sb_row row;          /* part 1's row so far: seed, configure's cells */
   /* SB_FF_PRICE_PER_PLACE: each place's own price (NAN: none), over both
    * parts of a point timed in halves */
-  double price[2 * 64 + 2];
+  double price[2 * SB_PLACEMENTS_MAX];
   int priced;
 } point_state;
 
@@ -383,7 +383,7 @@ int sb_process_contexts(void) {
 /* SB_PLACEMENTS: the places in device memory a point's samples are taken
  * over, 1-64 (default SB_PLACEMENTS, harness/timing.h); 0 when not a whole
  * number in that range (refused at start). */
-int sb_placements(void) { return env_whole("SB_PLACEMENTS", SB_PLACEMENTS, 1, 64); }
+int sb_placements(void) { return env_whole("SB_PLACEMENTS", SB_PLACEMENTS, 1, SB_PLACEMENTS_MAX); }
 
 /* SB_CONTEXTS: the fresh contexts the boundary rows' one is chosen from, 1-64 (default
  * SB_CONTEXTS, harness/timing.h); 0 when not a whole number in that range

@@ -98,6 +98,7 @@ double sb_timer_clock_mhz(const sb_timer *t);
 /* SB_PLACEMENTS: how many places in device memory a point's samples are
  * taken over (harness/runner.c, time_point). */
 #define SB_PLACEMENTS 8
+#define SB_PLACEMENTS_MAX 64 /* the most SB_PLACEMENTS takes */
 
 /* SB_PROCESS_CONTEXTS: how many fresh contexts a worker's own context is
  * chosen from (0: the primary context, as before schema 13). */
