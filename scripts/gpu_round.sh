@@ -25,7 +25,9 @@
 #        holds no rows skipped by the stage rule
 #                                                             -> offsweep/gemm.csv
 #     g  the gate's A/A (issue 36's proof): scripts/ab.py with the bundle's
-#        binary on both sides, retakes on, over ^(reference|gemm|barrier|devscan)/;
+#        binary on both sides, retakes on, over ^(reference|gemm|barrier|devscan)/
+#        (AA_FILTER: another --filter, e.g. '^(reference|gemm)/' or every other
+#        family: an A/A of every family is two runs on an H200);
 #        a flagged point fails the step (a change that does nothing)   -> aa/
 # Time on an H200 (910219a): q 25 s, p < 1 min, s 3.5 min, f about 4 min,
 # g 4.5 min, d 4 min, a < 10 min.
@@ -152,7 +154,7 @@ fi
 if step g; then
   t=$SECONDS
   python3 scripts/ab.py --base A --new A2 --base-bin "$C/syncbench" --new-bin "$C/syncbench" \
-    --dir "$O/aa" -- --filter '^(reference|gemm|barrier|devscan)/' > "$O/aa.log" 2>&1
+    --dir "$O/aa" -- --filter "${AA_FILTER:-^(reference|gemm|barrier|devscan)/}" > "$O/aa.log" 2>&1
   ran aa $? $((SECONDS - t)); tail -3 "$O/aa.log"
 fi
 exit $rc

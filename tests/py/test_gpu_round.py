@@ -9,7 +9,7 @@ import subprocess
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def run_steps(tmp_path, steps, tool, exit_code, path_first=False):
+def run_steps(tmp_path, steps, tool, exit_code, path_first=False, **extra_env):
     """gpu_round.sh STEPS=steps with a fake `tool` (in the bundle, or first on
     PATH) that records its arguments and exits exit_code: (the run, its
     calls, the bundle)."""
@@ -21,6 +21,8 @@ def run_steps(tmp_path, steps, tool, exit_code, path_first=False):
     fake.write_text(f'#!/bin/sh\necho "$@" >> "{calls}"\nexit {exit_code}\n')
     fake.chmod(0o755)
     env = dict(os.environ, STEPS=steps)
+    env.pop("AA_FILTER", None)  # the step's own filter unless the test gives one
+    env.update(extra_env)
     if path_first:
         env["PATH"] = f"{bin_dir}:{os.environ['PATH']}"
     r = subprocess.run(["bash", os.path.join(ROOT, "scripts", "gpu_round.sh"), str(bundle),
@@ -59,9 +61,9 @@ def test_a_failing_run_fails_the_step(tmp_path):
     assert len(calls) == 9 and r.returncode == 1 and "gpu_round: offsweep: exit 1" in r.stdout
 
 
-def step_g(tmp_path, exit_code):
+def step_g(tmp_path, exit_code, **env):
     """Step g with a fake python3 first on PATH."""
-    return run_steps(tmp_path, "g", "python3", exit_code, path_first=True)
+    return run_steps(tmp_path, "g", "python3", exit_code, path_first=True, **env)
 
 
 def test_step_g_is_an_aa_by_ab_of_the_carried_binary_over_the_proof_filter(tmp_path):
@@ -71,6 +73,11 @@ def test_step_g_is_an_aa_by_ab_of_the_carried_binary_over_the_proof_filter(tmp_p
     assert calls[0] == (f"scripts/ab.py --base A --new A2 --base-bin {bundle}/syncbench "
                         f"--new-bin {bundle}/syncbench --dir {tmp_path}/out/aa -- "
                         f"--filter ^(reference|gemm|barrier|devscan)/")
+
+
+def test_step_g_takes_another_filter(tmp_path):
+    r, calls, _ = step_g(tmp_path, 0, AA_FILTER="^(reference|gemm)/")
+    assert r.returncode == 0 and calls[0].endswith("-- --filter ^(reference|gemm)/")
 
 
 def test_step_g_fails_when_the_aa_fails_the_gate(tmp_path):
