@@ -547,6 +547,17 @@ static cudaError_t profile_open(runner *r, long index) {
   return e;
 }
 
+/* SB_FF_PRICE_PER_PLACE: the place just timed gets its own price, from the
+ * records its launches left (NAN where the family finds none). */
+static cudaError_t price_place(runner *r, point_state *s) {
+  cudaError_t e = cudaMemcpy(r->buf.h_out, r->buf.d_out, s->out_bytes, cudaMemcpyDeviceToHost);
+  if (e != cudaSuccess) return e;
+  double price = NAN;
+  if (s->p->family->place_price(s->p, r->buf.h_out, &price) != 0) price = NAN;
+  if (s->priced < (int)(sizeof s->price / sizeof s->price[0])) s->price[s->priced++] = price;
+  return cudaSuccess;
+}
+
 /* Warm up, then time through Google Benchmark; a variant with a raw twin
  * is timed with the raw wait (harness/launch.h). The timer's clock witness
  * and NVML readings measure the power state over the samples and re-take a
@@ -569,17 +580,6 @@ static cudaError_t profile_open(runner *r, long index) {
  * over a loop that reads memory (SB_FF_PRICE_PER_PLACE) would take the
  * best of the places with one minimum: its records start poisoned at each
  * place and each place gets its own price (place_median). */
-/* SB_FF_PRICE_PER_PLACE: the place just timed gets its own price, from the
- * records its launches left (NAN where the family finds none). */
-static cudaError_t price_place(runner *r, point_state *s) {
-  cudaError_t e = cudaMemcpy(r->buf.h_out, r->buf.d_out, s->out_bytes, cudaMemcpyDeviceToHost);
-  if (e != cudaSuccess) return e;
-  double price = NAN;
-  if (s->p->family->place_price(s->p, r->buf.h_out, &price) != 0) price = NAN;
-  if (s->priced < (int)(sizeof s->price / sizeof s->price[0])) s->price[s->priced++] = price;
-  return cudaSuccess;
-}
-
 static int time_point(runner *r, point_state *s, double share, int resume, sb_row *row,
                       double *after_mhz) {
   const sb_point *p = s->p;
