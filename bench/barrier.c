@@ -180,6 +180,11 @@ static int check_head(const sb_barrier_head *h, long long iters, int lo, int hi,
   return 0;
 }
 
+/* Whether a loop's cycles were recorded: above zero and below the runner's
+ * poison (0xA5 bytes), which an atomic minimum over launches leaves alone
+ * where no launch reached the record. */
+static int recorded(unsigned long long cycles) { return cycles > 0 && cycles < 0xA5A5A5A5A5A5A5A5ULL; }
+
 long long sb_barrier_check_tally(const void *out, long long iters, long long want,
                                  long long reporters, int need_cycles, char *detail, size_t len) {
   const sb_barrier_head *h = out;
@@ -189,7 +194,7 @@ long long sb_barrier_check_tally(const void *out, long long iters, long long wan
   for (long long b = 0; b < h->grid_blocks; ++b) {
     int ok = r[b].ok_min == (uint32_t)want && r[b].ok_max == (uint32_t)want &&
              r[b].reporters == (uint32_t)reporters &&
-             (!need_cycles || (r[b].cycles > 0 && r[b].cycles < 0xA5A5A5A5A5A5A5A5ULL));
+             (!need_cycles || recorded(r[b].cycles));
     if (!ok && bad++ == 0) first = b;
   }
   if (bad) {
@@ -218,8 +223,7 @@ long long sb_barrier_check_sweep(const void *out, long long iters, char *detail,
     int a, b;
     sb_handoff_pair((int)j, n, &a, &b);
     for (int side = 0; side < 2; ++side)
-      if (q[j].rounds[side] != (uint32_t)iters || q[j].cycles[side] == 0 ||
-          q[j].cycles[side] >= 0xA5A5A5A5A5A5A5A5ULL) {
+      if (q[j].rounds[side] != (uint32_t)iters || !recorded(q[j].cycles[side])) {
         snprintf(detail, len,
                  "probe %lld (SM ranks %d-%d), side %d: %u of %lld round trips proven, cycles %llu",
                  j, a, b, side, q[j].rounds[side], iters, q[j].cycles[side]);
@@ -555,7 +559,7 @@ static int barrier_place_price(const sb_point *p, const void *host_out, double *
   if (h->magic != SB_BARRIER_MAGIC || h->grid_blocks == 0 || h->grid_blocks > SB_BARRIER_MAX_BLOCKS) return -1;
   const sb_barrier_rec *r = (const sb_barrier_rec *)(h + 1);
   for (uint32_t b = 0; b < h->grid_blocks; ++b)
-    if (r[b].cycles == 0 || r[b].cycles >= 0xA5A5A5A5A5A5A5A5ULL) return -1;
+    if (!recorded(r[b].cycles)) return -1;
   double lo, hi;
   const long long ops = p->axis[SB_AXIS_ITERS] * sb_barrier_ops_per_iter(p->variant->flags);
   sb_barrier_cycles(host_out, h->grid_blocks, ops, p->axis[SB_AXIS_CONTENTION] == SB_CONT_FULL, price, &lo, &hi,

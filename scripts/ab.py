@@ -114,8 +114,8 @@ LIST_SHOWN = 5
 RETAKE_PCT = 2.5
 RETAKE_CAP_MIN = 10
 RETAKE_CAP_SHARE = 0.05
-# Options of syncbench that ab.py gives the servers itself, never SWEEP_ARGS.
 ENV_SPEC = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")  # --base-env / --new-env
+# Options of syncbench that ab.py gives the servers itself, never SWEEP_ARGS.
 RESERVED = {"--out", "--resume", "--serve", "--seed", "--device", "--devices",
             "--benchmark_list_tests", "--benchmark_out", "--benchmark_format", "--no-fork"}
 
