@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "timing.h" /* SB_MEDIAN_PLACES_X, SB_PLACEMENTS_MAX */
 
 
 const sb_variant *sb_family_ceiling(const sb_family *f) {
@@ -86,6 +87,11 @@ double sb_paired_pct(const double *variant, const double *ceiling, size_t pairs,
 
 sb_ratio_reading sb_variant_reading(const sb_family *f, const sb_variant *v) {
   return v && (v->flags & SB_VF_MEDIAN_RATIO) ? SB_RATIO_BLOCK_MEDIAN : f->ceiling_reading;
+}
+
+int sb_variant_placements(const sb_variant *v, int placements) {
+  if (!v || !(v->flags & SB_VF_MEDIAN_RATIO)) return placements;
+  return placements * SB_MEDIAN_PLACES_X < SB_PLACEMENTS_MAX ? placements * SB_MEDIAN_PLACES_X : SB_PLACEMENTS_MAX;
 }
 
 const char *sb_ratio_reading_name(sb_ratio_reading reading) {

@@ -50,6 +50,15 @@ double sb_paired_pct(const double *variant, const double *ceiling, size_t pairs,
  * flagged SB_VF_MEDIAN_RATIO, else its family's ceiling_reading. */
 sb_ratio_reading sb_variant_reading(const sb_family *f, const sb_variant *v);
 
+/* The places in device memory v's samples are taken over, `placements`
+ * (SB_PLACEMENTS) for most: a variant read at its median
+ * (SB_VF_MEDIAN_RATIO) SB_MEDIAN_PLACES_X times as many, at most
+ * SB_PLACEMENTS_MAX. Its launches run at a level that follows where its
+ * operands lie, fast at a few places (gemm's multicast 1x2 at 1024^2 x 16k:
+ * 58 against 77 us), and a median over 8 places moved with their share
+ * between two processes where it was large (docs/history.md). */
+int sb_variant_placements(const sb_variant *v, int placements);
+
 /* "fastest" or "block_median" (syncbench --list's ceiling_reading). */
 const char *sb_ratio_reading_name(sb_ratio_reading reading);
 

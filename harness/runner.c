@@ -587,7 +587,7 @@ static int time_point(runner *r, point_state *s, double share, int resume, sb_ro
   cudaError_t e;
   char err[512] = "";
   const int per_place = !L->in_context && (p->family->flags & SB_FF_PRICE_PER_PLACE) && p->family->place_price;
-  const int places = L->in_context ? 1 : sb_placements();
+  const int places = L->in_context ? 1 : sb_variant_placements(p->variant, sb_placements());
   int rc = 0;
   if (!resume) s->priced = 0;
   for (int place = 0; place < places && rc == 0; ++place) {

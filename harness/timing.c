@@ -1,6 +1,7 @@
 #include "timing.h"
 
 #include "stats.h"
+#include "paired.h" /* sb_pairs_path */
 
 #include <cuda.h> /* the driver's context calls, reached through cudaGetDriverEntryPointByVersion */
 #include <cudaTypedefs.h>
@@ -9,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 
 static double mono_s(void) {
@@ -320,6 +322,21 @@ static int driver_calls(CUdevice *dev) {
   return 0;
 }
 
+/* SB_PROBES_FILE=path (a probe, docs/gate-details.md): each fresh context's
+ * probes, one line a context (its index, then each stream's ns a boundary),
+ * appended to path ("%p": the process id). */
+static void probes_dump(int context, const double *ns, int streams) {
+  const char *tmpl = getenv("SB_PROBES_FILE");
+  char path[4096];
+  if (!tmpl || !*tmpl || !sb_pairs_path(tmpl, (long)getpid(), path, sizeof path)) return;
+  FILE *f = fopen(path, "a");
+  if (!f) return;
+  fprintf(f, "%d", context);
+  for (int k = 0; k < streams; ++k) fprintf(f, " %.1f", ns[k]);
+  fputc('\n', f);
+  fclose(f);
+}
+
 /* Picks the context and stream once per process; on any failure the rows
  * are timed in the process's own context, and the note says why. */
 static void context_choose(void) {
@@ -348,6 +365,7 @@ static void context_choose(void) {
       break;
     }
     ++contexts;
+    probes_dump(i, ns, c.held_count);
     for (int k = 0; k < c.held_count; ++k) got[tried++] = ns[k], lo = fmin(lo, ns[k]), hi = fmax(hi, ns[k]);
     if (ns[c.best] < best) {
       if (g_ctx.c.ctx) context_drop(&g_ctx.c);

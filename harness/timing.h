@@ -92,13 +92,21 @@ double sb_timer_clock_mhz(const sb_timer *t);
 #define SB_HOLD_TIMEOUT_NS 2000000000ull
 
 /* SB_CONTEXTS: how many fresh contexts the boundary rows' context is
- * chosen from (harness/timing.c). */
-#define SB_CONTEXTS 16
+ * chosen from (harness/timing.c): a context's first stream paces its
+ * boundaries anywhere from 1339 to 1562 ns (one block per SM, an H200),
+ * and the fastest of 16 such contexts ranged 1339-1375 ns, of 64 1339-1345
+ * (docs/history.md). */
+#define SB_CONTEXTS 64
 
 /* SB_PLACEMENTS: how many places in device memory a point's samples are
  * taken over (harness/runner.c, time_point). */
 #define SB_PLACEMENTS 8
 #define SB_PLACEMENTS_MAX 64 /* the most SB_PLACEMENTS takes */
+/* A variant read at its median (SB_VF_MEDIAN_RATIO) takes its samples over
+ * this many times SB_PLACEMENTS places (at most SB_PLACEMENTS_MAX): its
+ * median holds while the share of its fast places does (harness/paired.h,
+ * sb_variant_placements). */
+#define SB_MEDIAN_PLACES_X 4
 
 /* SB_PROCESS_CONTEXTS: how many fresh contexts a worker's own context is
  * chosen from (0: the primary context, as before schema 13). */

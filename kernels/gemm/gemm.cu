@@ -1252,9 +1252,9 @@ static const sb_variant gemm_rows[] = {
      "elected thread: expect_tx + 2 TMA 2D boxes on full; mma.sync consumer warps arrive empty"),
     // Before ws_tma_wgmma, whose mainloop they share: the rows after
     // ws_tma_wgmma are the ones that cut K, and ping-pong (scripts/answers.py).
-    // Read at its median (SB_VF_MEDIAN_RATIO): at 1024^2 x 16k, 1x2, its launches' level
-    // followed where its operands lay (medians 58-80 us by place), and only the median
-    // over the places held between processes (docs/history.md, schema 14).
+    // Read at its median (SB_VF_MEDIAN_RATIO), over 4x the places: at 1024^2 x 16k, 1x2,
+    // its launches' level followed where its operands lay (medians 58-80 us by place), and
+    // only the median over many places held between processes (docs/history.md, schema 14).
     gemm_row_clusters<GemmWsTmaWgmmaMulticast, SB_VF_MEDIAN_RATIO>("ws_tma_wgmma_multicast",
      "ws_tma_wgmma in clusters of 2 adjacent tiles (cluster_shape 2x1: B shared, 1x2: A shared): each CTA "
      "multicasts half the shared box to both (expect_tx = own box + 2 halves); consumer warps arrive on both "

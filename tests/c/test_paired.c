@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "../../harness/paired.h"
+#include "../../harness/timing.h"
 #include "check.h"
 
 static cudaError_t no_launch(sb_launch *L) {
@@ -56,6 +57,18 @@ SB_TEST(paired_reading_is_the_familys_unless_the_variant_says_median) {
   CHECK(sb_variant_reading(&p01, &fake_rows[1]) == SB_RATIO_P01);
   CHECK(sb_variant_reading(&p01, &median) == SB_RATIO_BLOCK_MEDIAN);
   CHECK(sb_variant_reading(&p01, NULL) == SB_RATIO_P01);
+}
+
+/* A variant read at its median takes SB_MEDIAN_PLACES_X times the places,
+ * up to SB_PLACEMENTS_MAX; the others the places asked for. */
+SB_TEST(paired_median_variant_takes_more_places_up_to_the_most) {
+  static const sb_variant median = {"placed", no_launch, NULL, 0, SB_VF_MEDIAN_RATIO, "read at its median", {0}};
+  CHECK_EQ_INT(sb_variant_placements(&fake_rows[1], 8), 8);
+  CHECK_EQ_INT(sb_variant_placements(NULL, 8), 8);
+  CHECK_EQ_INT(sb_variant_placements(&median, 8), 8 * SB_MEDIAN_PLACES_X);
+  CHECK_EQ_INT(sb_variant_placements(&median, 1), SB_MEDIAN_PLACES_X);
+  CHECK_EQ_INT(sb_variant_placements(&median, SB_PLACEMENTS_MAX), SB_PLACEMENTS_MAX);
+  CHECK_EQ_INT(sb_variant_placements(&median, SB_PLACEMENTS_MAX / 2), SB_PLACEMENTS_MAX);
 }
 
 SB_TEST(paired_ceiling_point_blanks_what_the_ceiling_leaves_unset) {
