@@ -406,14 +406,18 @@ def gated_figure(base, new, interleaved=False):
     rows are schema >= 3, carry it and read it from their samples the same
     way (ratio_reading), else 'cycles' (time x SM clock), else (no
     clock on a side) 'time'. interleaved (an A/B run): the variant's own
-    samples, read as its family reads the ratio ('fastest' or 'time')."""
+    samples, read as its family reads the ratio ('fastest' or 'time'); where
+    the two builds read it differently (an A/B against a build of an older
+    schema), as the BASE read it, when both rows carry that sample (a
+    K-heavy chain's median follows its process's share of slow launches,
+    its fastest sample does not: docs/history.md), else 'time'."""
     column = ceiling_column(base["family"])
     if column is None:
         return "time", None
     if interleaved:
         reading = ratio_reading(base)
         own = OWN_SAMPLE.get(reading)
-        if own and ratio_reading(new) == reading and _positive(base, own) and _positive(new, own):
+        if own and _positive(base, own) and _positive(new, own):
             return reading, column
         return "time", column
     if (not sbvariants.has_flag(base["family"], base["variant"], "ceiling")
@@ -1196,7 +1200,8 @@ def clock_warning(cmp):
 
 def ratio_reading_warning(cmp):
     """Paired ratios read from the samples in two ways do not compare: say
-    that their points fell back to cycles, and why."""
+    that their points fell back to cycles (an A/B run: to the base's
+    reading of the variant's own samples), and why."""
     def readings(run):
         return {f"{r['family']}: {ratio_reading(r)}" for r in run.rows
                 if ceiling_column(r["family"]) and r.get(ceiling_column(r["family"]))}
@@ -1204,8 +1209,10 @@ def ratio_reading_warning(cmp):
     differ = sorted(b ^ n)
     if cmp.cross_gpu or not b or not n or not differ:
         return None
+    fallback = ("the variant's own samples as the base read them (time where a side lacks them)"
+                if cmp.interleaved else "cycles")
     return (f"warning: the paired ratios were read differently (base: {', '.join(sorted(b - n))}; "
-            f"new: {', '.join(sorted(n - b))}): those points are gated on cycles, not on the ratio")
+            f"new: {', '.join(sorted(n - b))}): those points are gated on {fallback}, not on the ratio")
 
 
 def warnings(cmp):

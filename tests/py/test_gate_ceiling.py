@@ -432,3 +432,27 @@ def test_a_variant_flagged_median_ratio_reads_its_median_from_schema_15(tmp_path
     own = {(r["variant"] in flagged, sbcompare.gated_figure(r, r, interleaved=True)[0])
            for r in new.rows if r["family"] == GEMM and r["variant"] in GEMM_VARIANTS and r["status"] == "ok"}
     assert own == {(True, "time"), (False, "p01")}
+
+
+def test_an_ab_against_an_older_reading_judges_at_the_bases_reading(tmp_path):
+    """An A/B against a build that read gemm's ratio another way (schema 8:
+    the fastest sample; 15: the 1st percentile) judges each gemm point on
+    the variant's own samples as the BASE read them (min_us), not on its
+    median; a new row without that sample falls back to time; the warning
+    says which. A 10% slower fastest sample is flagged at every such point."""
+    header, rows = records()
+    base = run(write(tmp_path / "b.csv", header, [{**r, "schema_version": "8"} for r in rows]))
+    new = run(write(tmp_path / "n.csv", header, [{**r, "schema_version": "15"} for r in rows]))
+    cmp = sbcompare.compare(base, new, interleaved=True)
+    figures = {m.figure for m in cmp.matches
+               if m.base["family"] == GEMM and not sbvariants.has_flag(GEMM, m.base["variant"], "ceiling")}
+    assert figures == {"fastest"}
+    warning = sbcompare.ratio_reading_warning(cmp)
+    assert warning and "as the base read them" in warning and "cycles" not in warning
+    b = next(m.base for m in cmp.matches if m.figure == "fastest")
+    assert sbcompare.gated_figure(b, {**b, "schema_version": 15, "min_us": None}, interleaved=True)[0] == "time"
+    slow = run(write(tmp_path / "s.csv", header,
+                     [{**(slower(r, 1.10) if r["family"] == GEMM else r), "schema_version": "15"} for r in rows]))
+    flagged = sbcompare.compare(base, slow, interleaved=True)
+    judged = [m for m in flagged.matches if m.figure == "fastest"]
+    assert judged and all(sbcompare.match_slower(m, flagged.threshold) for m in judged)
