@@ -51,8 +51,10 @@ band that judges it (the proofs, the tests, compare.py --out-of-sample).
 A changed kernel (results/band_epochs.csv: family, variant, since_utc,
 since_commit, why): from its first GPU run on, the variant's bands read only
 the pairs of runs made since, in each model and pairing that has one (the
-older ones elsewhere; "# epoch:" lines say which). bands_as_of(run_utc)
-gives the table that judges a run of the old kernel.
+older ones elsewhere; "# epoch:" lines say which). A variant changed twice
+has a row for each change: a run is judged by the pairs of its own kernel,
+made between the change before it and the next. bands_as_of(run_utc)
+gives the table that judges a run of an older kernel.
 
 No variant is left out and none is exempt. The gate takes a variant with
 no row for its pairing at its widest band elsewhere, and fails one with no
@@ -267,8 +269,16 @@ def band_row(gpu, pairing, family, variant, pairs, moves, shift, margin, point="
 
 
 def load_epochs(results):
-    """{(family, variant): (since_utc, since_commit)} from results/band_epochs.csv
-    (# comments; a missing file: none). A malformed one is sbcsv.CsvError."""
+    """{(family, variant): (since_utc, since_commit)}: each variant's latest
+    change (its kernel of today), from results/band_epochs.csv."""
+    return {k: changes[-1] for k, changes in load_epoch_list(results).items()}
+
+
+def load_epoch_list(results):
+    """{(family, variant): [(since_utc, since_commit), ...]}: every change of
+    each variant, oldest first, from results/band_epochs.csv (# comments; a
+    missing file: none). A malformed one (or a variant's rows out of time
+    order, or two at one time) is sbcsv.CsvError."""
     path = os.path.join(results, EPOCHS)
     if not os.path.exists(path):
         return {}
@@ -287,9 +297,10 @@ def load_epochs(results):
             raise sbcsv.CsvError(f"{rel(path)}:{n}: column 'since_utc': {utc!r}: want YYYY-MM-DDTHH:MM:SSZ "
                                  f"(a run_utc)")
         key = (row["family"], row["variant"])
-        if key in epochs:
-            raise sbcsv.CsvError(f"{rel(path)}:{n}: column 'variant': {'/'.join(key)} again")
-        epochs[key] = (utc, row["since_commit"])
+        if key in epochs and epochs[key][-1][0] >= utc:
+            raise sbcsv.CsvError(f"{rel(path)}:{n}: column 'since_utc': {'/'.join(key)} again, not after "
+                                 f"its change of {epochs[key][-1][0]}")
+        epochs.setdefault(key, []).append((utc, row["since_commit"]))
     return epochs
 
 
@@ -315,7 +326,8 @@ def table_rows(pairs, pairing, epochs=None, notes=None, q=QUANTILE, cap=sbcompar
     pairs = [p if isinstance(p, AAPair) else AAPair("", pairing, *p, pair_moves(*p, interleaved=pairing == "ab"))
              for p in pairs]
     pairs = [p for p in pairs if p.pairing == pairing]
-    current = {(p.gpu, *k) for p in pairs for k in p.moves if k in epochs and since(p.runs, epochs[k])}
+    current = {(p.gpu, *k) for p in pairs for k in p.moves if k in epochs and since(p.runs, epochs[k])
+               and not (k in before and since(p.runs, before[k]))}
     by_variant = {}
     for p in sorted(pairs, key=lambda p: p.when, reverse=True):
         for k, moved in p.moves.items():
@@ -483,20 +495,25 @@ def derive(results=RESULTS, exclude=(), as_of=None, rule=None):
     (band_epochs.csv); rule: another rule's parameters (WORST_EVER: the
     table of before issue 52, for the figures a history entry quotes)."""
     ids = frozenset(run_id(r if isinstance(r, sbcompare.Run) else sbcompare.load_run(r)) for r in exclude)
-    epochs = load_epochs(results)
-    later = frozenset(k for k, (utc, _) in epochs.items()
-                      if as_of is not None and (not UTC.fullmatch(as_of or "") or utc > as_of))
-    return _derived(results, ids, later, tuple(sorted((rule or {}).items())))
+    since_, before = {}, {}
+    for k, changes in load_epoch_list(results).items():
+        dated = as_of is None or bool(UTC.fullmatch(as_of or ""))
+        past = [c for c in changes if as_of is None or (dated and c[0] <= as_of)]
+        later = [c for c in changes if c not in past]
+        if past:
+            since_[k] = past[-1]  # the change that made the judged run's kernel
+        if later:
+            before[k] = later[0]  # the next change: its pairs are another kernel's
+    return _derived(results, ids, tuple(sorted(since_.items())), tuple(sorted(before.items())),
+                    tuple(sorted((rule or {}).items())))
 
 
 @functools.lru_cache(maxsize=256)
-def _derived(results, exclude, drop, rule=()):
+def _derived(results, exclude, since_, before, rule=()):
     _, pairs, _ = collect(results)
-    epochs = load_epochs(results)
-    # a variant whose kernel changed after the run judged: its old kernel's pairs
-    # (the window would otherwise hold the new kernel's, made since)
-    rows, _ = derive_rows(pairs, {k: v for k, v in epochs.items() if k not in drop}, exclude, rule=dict(rule),
-                          before={k: v for k, v in epochs.items() if k in drop})
+    # the judged run's kernel: its pairs made from its change (since_) up to
+    # the next one (before), where a model and pairing has any
+    rows, _ = derive_rows(pairs, dict(since_), exclude, rule=dict(rule), before=dict(before))
     label = "results/bands.csv" + (" without the pair judged" if exclude else "")
     return sbcompare.make_bands(label, [(n, {c: str(v) for c, v in r.items()}) for n, r in enumerate(rows, 2)])
 
@@ -530,11 +547,11 @@ AA_PROOFS = (PROOF, os.path.join("h100-80gb-hbm3", "proofs", "ab_54fa7a1"),
              os.path.join("h200", "proofs", "ab_e6f97b9"), os.path.join("h200", "proofs", "ab_f5ffa93"),
              os.path.join("h200", "proofs", "ab_3880117"), os.path.join("h200", "proofs", "ab_52efaa9"),
              os.path.join("h200", "proofs", "ab_910219a"), os.path.join("h200", "proofs", "ab_d8effe2"),
-             os.path.join("h200", "proofs", "ab_3a3b6c7"))
+             os.path.join("h200", "proofs", "ab_3a3b6c7"), os.path.join("h200", "proofs", "ab_f3ecdce"))
 # The runs of a proof machine the table reads: a gate run of a few families,
 # and (3a3b6c7 on, every family no longer fitting one run) reference and gemm,
-# and every other family.
-AA_KINDS = ("aa_gate", "aa_gemm", "aa_rest")
+# and every other family, in one run or (f3ecdce) in several.
+AA_KINDS = ("aa_gate", "aa_gemm", "aa_rest", "aa_barrier", "aa_scan", "aa_multistage")
 PLANTED = ("gemm/splitk_serial", "gemm/streamk", "scan/pingpong")
 # The planted A/B runs the block's plant table reads: (its A side, the
 # planted variants, the sweep's filter). 16d0f95 on an H100 (issue 36's

@@ -26,7 +26,8 @@ PLANT = ("scan", "pingpong")  # make PLANT_SLOWDOWN=1: one extra barrier per ste
 # every family but reference and gemm (aa_rest: ab_3a3b6c7, where every
 # family no longer fits one run), and barrier_tma alone (aa_tma: ab_e315534/chipG,
 # its new kernel's first A/A).
-MIN_POINTS = {"aa": 1000, "quick": 150, "aa_gemm": 200, "aa_gate": 300, "aa_rest": 800, "aa_tma": 50}
+MIN_POINTS = {"aa": 1000, "quick": 150, "aa_gemm": 200, "aa_gate": 300, "aa_rest": 800, "aa_tma": 50,
+              "aa_barrier": 300, "aa_scan": 100, "aa_multistage": 40}
 
 
 def run_file(proof, kind, side):

@@ -198,7 +198,8 @@ def test_no_band_is_over_the_cap_and_the_ones_written_at_it_are_listed(committed
 # The bands the committed A/A runs would need over the cap, (model, pairing,
 # variant) (a point of its own counts as its variant): the host's launch
 # rate, the flag hand-offs' SM pair and flag address, the 1x2 multicast
-# point's fast mode on the H200 (issue 52, item 1), and on the H100 two-run
+# point's fast mode on the H200 (issue 52, item 1; its A/B band is under the cap
+# since its samples span 32 places, f3ecdce), and on the H100 two-run
 # same_chip data of splitk_serial's old kernel; devscan's 1M-element point
 # on the H200 ab pairing.
 OVER_CAP = {
@@ -213,7 +214,6 @@ OVER_CAP = {
     ('H100', 'same_chip', 'barrier/kernel_boundary_pdl'),
     ('H100', 'same_chip', 'barrier/kernel_boundary_stream'),
     ('H100', 'same_chip', 'gemm/splitk_serial'),
-    ('H200', 'ab', 'gemm/ws_tma_wgmma_multicast'),
     ('H200', 'chip', 'barrier/kernel_boundary_graph'),
     ('H200', 'chip', 'barrier/kernel_boundary_pdl'),
     ('H200', 'chip', 'barrier/kernel_boundary_stream'),
@@ -765,6 +765,17 @@ def with_run_utc(path, utc):
     return write_records(path, header, [dict(r, run_utc=utc) for r in rows])
 
 
+def bands_with_epochs(tmp_path, epochs):
+    """bands.py over tmp_path with band_epochs.csv = epochs (its text): the
+    written table's rows by (pairing, family, variant)."""
+    (tmp_path / "band_epochs.csv").write_text(epochs)
+    out = tmp_path / "bands.csv"
+    p = subprocess.run([sys.executable, BANDS, "--results", str(tmp_path), "--file", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    return {(r["pairing"], r["family"], r["variant"]): r for r in table_rows(out)}, out
+
+
 def test_a_changed_kernel_reads_only_its_own_aa_runs_where_there_are_any(tmp_path):
     """Two A/A-by-A/B runs of scan: an old one (a variant 9% apart at one
     point) and one after that variant's kernel changed (band_epochs.csv; 1%
@@ -790,14 +801,8 @@ def test_a_changed_kernel_reads_only_its_own_aa_runs_where_there_are_any(tmp_pat
         shutil.copy(with_run_utc(planted(tmp_path, "b.csv", keep=keep, points={first: move, other_line: 1.06}), utc),
                     d / "aa_b.csv")
         (d / "aa_ab.txt").write_text("retakes: a common point whose gated figure moved 2.5% or more ran again\n")
-    (tmp_path / "band_epochs.csv").write_text(
-        "# a comment\nfamily,variant,since_utc,since_commit,why\n"
-        f"{changed[0]},{changed[1]},2026-11-10T00:00:00Z,abc1234,\"its kernel changed\"\n")
-    out = tmp_path / "bands.csv"
-    p = subprocess.run([sys.executable, BANDS, "--results", str(tmp_path), "--file", str(out)],
-                       capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr
-    got = {(r["pairing"], r["family"], r["variant"]): r for r in table_rows(out)}
+    got, out = bands_with_epochs(tmp_path, "# a comment\nfamily,variant,since_utc,since_commit,why\n"
+                                 f"{changed[0]},{changed[1]},2026-11-10T00:00:00Z,abc1234,\"its kernel changed\"\n")
     assert got[("ab", *changed)]["pairs"] == "1"
     assert float(got[("ab", *changed)]["worst_move_pct"]) == pytest.approx(1.0, abs=0.01)
     assert got[("ab", *other)]["pairs"] == "2"
@@ -818,11 +823,46 @@ def test_a_changed_kernel_reads_only_its_own_aa_runs_where_there_are_any(tmp_pat
     assert now.band(name, "ab", *changed, at).point == pytest.approx(q * 2, abs=1e-3)  # one pair: margin 2
 
 
+def test_a_kernel_changed_twice_judges_each_run_by_the_runs_of_its_own_kernel(tmp_path):
+    """Three A/A-by-A/B runs of scan, one of each of a variant's three
+    kernels (changed on 11-10 and 11-25: two rows in band_epochs.csv), that
+    variant 9%, 1% and 4% apart at one point. The table reads the newest
+    kernel's run alone; a run of the middle kernel is judged by the middle
+    run alone (not the first kernel's 9%, nor the third's 4%); a run of the
+    first kernel by the first run."""
+    gpu = tmp_path / "h100-80gb-hbm3"
+    keep = lambda r: r["family"] == "scan"  # noqa: E731
+    rows = [r for r in sbcsv.read(LATEST) if keep(r) and r["status"] == "ok"]
+    changed, first = variant_of(rows[0]), rows[0]["_line"]
+    runs = (("ab_1/lease1", "2026-11-01T00:00:00Z", 1.09), ("ab_2/lease1", "2026-11-20T00:00:00Z", 1.01),
+            ("ab_3/lease1", "2026-11-30T00:00:00Z", 1.04))
+    (gpu / "proofs").mkdir(parents=True)
+    shutil.copy(with_run_utc(planted(tmp_path, "base.csv", keep=keep), runs[0][1]), gpu / "baseline.csv")
+    for lease, utc, move in runs:
+        d = gpu / "proofs" / lease
+        d.mkdir(parents=True)
+        shutil.copy(with_run_utc(planted(tmp_path, "a.csv", keep=keep), utc), d / "aa_a.csv")
+        shutil.copy(with_run_utc(planted(tmp_path, "b.csv", keep=keep, points={first: move}), utc), d / "aa_b.csv")
+        (d / "aa_ab.txt").write_text("retakes: a common point whose gated figure moved 2.5% or more ran again\n")
+    got, _ = bands_with_epochs(tmp_path, "family,variant,since_utc,since_commit,why\n"
+                               f"{changed[0]},{changed[1]},2026-11-10T00:00:00Z,abc1234,first change\n"
+                               f"{changed[0]},{changed[1]},2026-11-25T00:00:00Z,abd1234,second change\n")
+    assert got[("ab", *changed)]["pairs"] == "1"
+    assert float(got[("ab", *changed)]["worst_move_pct"]) == pytest.approx(4.0, abs=0.01)
+    name = sbcsv.read(LATEST)[0]["gpu_name"]
+    at = sbcompare.point_axes(rows[0])
+    n = sum(1 for r in rows if variant_of(r) == changed)  # its points: one moved, the rest not
+    middle = bands.quantile([0.01] + [0.0] * (n - 1), bands.QUANTILE) * 2  # one pair: margin 2
+    for utc, band in (("2026-11-21T00:00:00Z", middle), ("2026-11-02T00:00:00Z", 0.09 * 2)):
+        judged = bands.bands_as_of(utc, results=str(tmp_path)).as_of(utc)  # the bands of its time
+        assert judged.band(name, "ab", *changed, at).point == pytest.approx(band, abs=1e-3), utc
+
+
 @pytest.mark.parametrize("text,words", [
     ("family,variant,since_utc,why\nscan,pingpong,2026-11-10T00:00:00Z,x\n", "header"),
     ("family,variant,since_utc,since_commit,why\nscan,pingpong,2026-11-10,abc,x\n", "column 'since_utc'"),
-    ("family,variant,since_utc,since_commit,why\nscan,pingpong,2026-11-10T00:00:00Z,abc,x\n"
-     "scan,pingpong,2026-11-11T00:00:00Z,abd,y\n", "scan/pingpong again")])
+    ("family,variant,since_utc,since_commit,why\nscan,pingpong,2026-11-11T00:00:00Z,abc,x\n"
+     "scan,pingpong,2026-11-10T00:00:00Z,abd,y\n", "scan/pingpong again, not after")])
 def test_a_malformed_epochs_file_exits_2_with_one_line(tmp_path, text, words):
     (tmp_path / "h100-80gb-hbm3").mkdir()
     shutil.copy(LATEST, tmp_path / "h100-80gb-hbm3" / "baseline.csv")
@@ -834,9 +874,11 @@ def test_a_malformed_epochs_file_exits_2_with_one_line(tmp_path, text, words):
 
 
 def test_the_committed_epochs_name_a_first_run_of_their_commit():
-    """Each epoch's since_utc is the run_utc of a committed run of its
-    since_commit (its kernel's first GPU run)."""
-    epochs = bands.load_epochs(os.path.join(ROOT, "results"))
+    """Each epoch's since_utc (each change of a variant changed twice) is
+    the run_utc of a committed run of its since_commit (its kernel's first
+    GPU run)."""
+    epochs = {(*k, n): change for k, changes in bands.load_epoch_list(os.path.join(ROOT, "results")).items()
+              for n, change in enumerate(changes)}
     assert epochs
     runs = set()
     for p in sbcsv.csv_files(os.path.join(ROOT, "results", "*", "proofs", "**", "*.csv")):
