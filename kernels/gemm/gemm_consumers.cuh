@@ -465,10 +465,13 @@ struct GemmWarpgroupMma {
     saved_coord(f, &r, &col);
     const int row = m0 + r;
     col += n0;
-    float *c0 = p.c + (size_t)row * p.n + col;
+    // Indexed as float2s (N is a multiple of 4: row + 8 is 4 N float2s on),
+    // so that the row + 8 pair stays one 8-byte store under its own
+    // predicate (as a float offset it was split in two 4-byte stores: SASS).
+    float2 *c0 = reinterpret_cast<float2 *>(p.c + (size_t)row * p.n + col);
     if (col < p.n) {
-      if (row < p.m) *reinterpret_cast<float2 *>(c0) = make_float2(v.x, v.y);
-      if (row + 8 < p.m) *reinterpret_cast<float2 *>(c0 + 8 * (size_t)p.n) = make_float2(v.z, v.w);
+      if (row < p.m) c0[0] = make_float2(v.x, v.y);
+      if (row + 8 < p.m) c0[4 * (size_t)p.n] = make_float2(v.z, v.w);
     }
   }
   __device__ __forceinline__ void add_from(const float *ws) {
