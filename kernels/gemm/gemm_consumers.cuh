@@ -107,11 +107,12 @@ struct GemmWarpMma {
 #pragma unroll
       for (int j = 0; j < 8; ++j) {
         const int row = m0 + wm * 64 + i * 16 + g, col = n0 + wn * 64 + j * 8 + 2 * q;
-        float *c = p.c + (size_t)row * p.n + col;
-        if (!Edge || (i * 16 < rows_left && j * 8 < cols_left))
-          *reinterpret_cast<float2 *>(c) = make_float2(acc[i][j][0], acc[i][j][1]);
+        // Indexed as float2s (row + 8 is 4 N float2s on): under its own
+        // predicate the row + 8 pair stays one 8-byte store (store_saved).
+        float2 *c = reinterpret_cast<float2 *>(p.c + (size_t)row * p.n + col);
+        if (!Edge || (i * 16 < rows_left && j * 8 < cols_left)) c[0] = make_float2(acc[i][j][0], acc[i][j][1]);
         if (!Edge || (i * 16 + 8 < rows_left && j * 8 < cols_left))
-          *reinterpret_cast<float2 *>(c + (size_t)8 * p.n) = make_float2(acc[i][j][2], acc[i][j][3]);
+          c[4 * (size_t)p.n] = make_float2(acc[i][j][2], acc[i][j][3]);
       }
   }
 };
