@@ -496,8 +496,8 @@ def derive(results=RESULTS, exclude=(), as_of=None, rule=None):
     table of before issue 52, for the figures a history entry quotes)."""
     ids = frozenset(run_id(r if isinstance(r, sbcompare.Run) else sbcompare.load_run(r)) for r in exclude)
     since_, before = {}, {}
+    dated = as_of is None or bool(UTC.fullmatch(as_of or ""))  # an undated run is older than every change
     for k, changes in load_epoch_list(results).items():
-        dated = as_of is None or bool(UTC.fullmatch(as_of or ""))
         past = [c for c in changes if as_of is None or (dated and c[0] <= as_of)]
         later = [c for c in changes if c not in past]
         if past:
