@@ -50,8 +50,9 @@ band that judges it (the proofs, the tests, compare.py --out-of-sample).
 
 A changed kernel (results/band_epochs.csv: family, variant, since_utc,
 since_commit, why): from its first GPU run on, the variant's bands read only
-the pairs of runs made since, in each model and pairing that has one (the
-older ones elsewhere; "# epoch:" lines say which). A variant changed twice
+the pairs of runs made since, in each model and pairing that has one (else
+those of its kernel before, the latest change with pairs there, else the
+older ones; "# epoch:" lines say which). A variant changed twice
 has a row for each change: a run is judged by the pairs of its own kernel,
 made between the change before it and the next. bands_as_of(run_utc)
 gives the table that judges a run of an older kernel.
@@ -268,12 +269,6 @@ def band_row(gpu, pairing, family, variant, pairs, moves, shift, margin, point="
             sbcompare.BAND_POINT_COLUMN: point}
 
 
-def load_epochs(results):
-    """{(family, variant): (since_utc, since_commit)}: each variant's latest
-    change (its kernel of today), from results/band_epochs.csv."""
-    return {k: changes[-1] for k, changes in load_epoch_list(results).items()}
-
-
 def load_epoch_list(results):
     """{(family, variant): [(since_utc, since_commit), ...]}: every change of
     each variant, oldest first, from results/band_epochs.csv (# comments; a
@@ -316,8 +311,10 @@ def table_rows(pairs, pairing, epochs=None, notes=None, q=QUANTILE, cap=sbcompar
     """One row per (model, variant) measured in some pair of this pairing,
     each followed by the rows of its points with a band of their own.
     pairs: [AAPair], or [(base, new)] all of this pairing. epochs: a variant
-    there reads only its pairs made since, where this model and pairing has
-    one (else all, noted in notes). Each reads the WINDOW most recent of its
+    there ((utc, commit), or its changes oldest first) reads only its pairs
+    made since its last change, where this model and pairing has one; else
+    those of the latest earlier change that has any (its kernel before),
+    else all (noted in notes). Each reads the WINDOW most recent of its
     pairs (by the later run; window: another count); q and cap: band_row's
     (WORST_EVER: the rule of before issue 52). before: epochs whose variant
     reads only its pairs made before them (its old kernel: bands_as_of)."""
@@ -326,13 +323,20 @@ def table_rows(pairs, pairing, epochs=None, notes=None, q=QUANTILE, cap=sbcompar
     pairs = [p if isinstance(p, AAPair) else AAPair("", pairing, *p, pair_moves(*p, interleaved=pairing == "ab"))
              for p in pairs]
     pairs = [p for p in pairs if p.pairing == pairing]
-    current = {(p.gpu, *k) for p in pairs for k in p.moves if k in epochs and since(p.runs, epochs[k])
-               and not (k in before and since(p.runs, before[k]))}
+    changes = {k: [v] if isinstance(v[0], str) else list(v) for k, v in epochs.items()}
+    epochs = {k: v[-1] for k, v in changes.items()}
+    read_since = {}  # (model, family, variant): the change whose pairs it reads
+    for p in pairs:
+        for k in p.moves:
+            if k in changes and not (k in before and since(p.runs, before[k])):
+                made = [c for c in changes[k] if since(p.runs, c)]
+                if made and made[-1] > read_since.get((p.gpu, *k), ("",)):
+                    read_since[(p.gpu, *k)] = made[-1]
     by_variant = {}
     for p in sorted(pairs, key=lambda p: p.when, reverse=True):
         for k, moved in p.moves.items():
-            if (p.gpu, *k) in current and not since(p.runs, epochs[k]):
-                continue  # the kernel before its change
+            if (p.gpu, *k) in read_since and not since(p.runs, read_since[(p.gpu, *k)]):
+                continue  # a kernel before the one it reads
             if k in before and since(p.runs, before[k]):
                 continue  # judging the old kernel: not the new one's runs
             newest = by_variant.setdefault((p.gpu, *k), [])
@@ -343,10 +347,11 @@ def table_rows(pairs, pairing, epochs=None, notes=None, q=QUANTILE, cap=sbcompar
                                                  key=lambda kv: (kv[0][0], variant_order(kv[0][1:]))):
         if (family, variant) in epochs and notes is not None:
             utc, commit = epochs[(family, variant)]
+            read = read_since.get((gpu, family, variant))
             notes.append(f"{gpu}: {pairing}: {family}/{variant}: "
-                         + (f"the A/A pairs of its kernel since {commit} ({utc}) only"
-                            if (gpu, family, variant) in current
-                            else f"no A/A pair of its kernel since {commit} ({utc}) yet: the older ones"))
+                         + (f"the A/A pairs of its kernel since {commit} ({utc}) only" if read == (utc, commit)
+                            else f"no A/A pair of its kernel since {commit} ({utc}) yet: "
+                            + (f"its kernel's before, since {read[1]} ({read[0]})" if read else "the older ones")))
         by_point, shift = {}, 0.0
         for moved in window:
             for point, gated in moved:
@@ -482,7 +487,7 @@ def compute(results, drop=()):
     the lines of the bands over the cap). drop: the variants of
     band_epochs.csv to read as if their kernel had not changed (bands_as_of)."""
     dirs, pairs, lines = collect(results)
-    epochs = {k: v for k, v in load_epochs(results).items() if k not in drop}
+    epochs = {k: v for k, v in load_epoch_list(results).items() if k not in drop}
     return render(dirs, pairs, epochs), lines, over_cap_lines(derive_rows(pairs, epochs)[0])
 
 
@@ -501,7 +506,7 @@ def derive(results=RESULTS, exclude=(), as_of=None, rule=None):
         past = [c for c in changes if as_of is None or (dated and c[0] <= as_of)]
         later = [c for c in changes if c not in past]
         if past:
-            since_[k] = past[-1]  # the change that made the judged run's kernel
+            since_[k] = tuple(past)  # the last made the judged run's kernel
         if later:
             before[k] = later[0]  # the next change: its pairs are another kernel's
     return _derived(results, ids, tuple(sorted(since_.items())), tuple(sorted(before.items())),
@@ -547,11 +552,12 @@ AA_PROOFS = (PROOF, os.path.join("h100-80gb-hbm3", "proofs", "ab_54fa7a1"),
              os.path.join("h200", "proofs", "ab_e6f97b9"), os.path.join("h200", "proofs", "ab_f5ffa93"),
              os.path.join("h200", "proofs", "ab_3880117"), os.path.join("h200", "proofs", "ab_52efaa9"),
              os.path.join("h200", "proofs", "ab_910219a"), os.path.join("h200", "proofs", "ab_d8effe2"),
-             os.path.join("h200", "proofs", "ab_3a3b6c7"), os.path.join("h200", "proofs", "ab_f3ecdce"))
+             os.path.join("h200", "proofs", "ab_3a3b6c7"), os.path.join("h200", "proofs", "ab_f3ecdce"),
+             os.path.join("h200", "proofs", "ab_1676791"))
 # The runs of a proof machine the table reads: a gate run of a few families,
 # and (3a3b6c7 on, every family no longer fitting one run) reference and gemm,
 # and every other family, in one run or (f3ecdce) in several.
-AA_KINDS = ("aa_gate", "aa_gemm", "aa_rest", "aa_barrier", "aa_scan", "aa_multistage")
+AA_KINDS = ("aa_gate", "aa_gemm", "aa_rest", "aa_rest1", "aa_rest2", "aa_barrier", "aa_scan", "aa_multistage")
 PLANTED = ("gemm/splitk_serial", "gemm/streamk", "scan/pingpong")
 # The planted A/B runs the block's plant table reads: (its A side, the
 # planted variants, the sweep's filter). 16d0f95 on an H100 (issue 36's

@@ -27,7 +27,7 @@ PLANT = ("scan", "pingpong")  # make PLANT_SLOWDOWN=1: one extra barrier per ste
 # family no longer fits one run), and barrier_tma alone (aa_tma: ab_e315534/chipG,
 # its new kernel's first A/A).
 MIN_POINTS = {"aa": 1000, "quick": 150, "aa_gemm": 200, "aa_gate": 300, "aa_rest": 800, "aa_tma": 50,
-              "aa_barrier": 300, "aa_scan": 100, "aa_multistage": 40}
+              "aa_barrier": 300, "aa_scan": 100, "aa_multistage": 40, "aa_rest1": 500, "aa_rest2": 200}
 
 
 def run_file(proof, kind, side):
@@ -98,7 +98,8 @@ OUT_OF_SAMPLE_FLAGS = {
     'h200/ab_52efaa9/read8:aa_gate': {('barrier/flag_handoff', 'faster'): 3, ('gemm/single', 'faster'): 1},
     'h200/ab_d8effe2/runA:aa_gate': {('barrier/kernel_boundary_graph', 'slower'): 1, ('gemm/ws_tma_wgmma_pingpong_tma_store', 'faster'): 1},
     'h200/ab_d8effe2/runB:aa_gate': {('barrier/kernel_boundary_stream', 'slower'): 1},
-    'h200/ab_e6f97b9/leaseB:aa_gate': {('barrier/kernel_boundary_pdl', 'slower'): 5, ('barrier/kernel_boundary_stream', 'slower'): 3, ('gemm/streamk', 'faster'): 1},
+    'h200/ab_e6f97b9/leaseB:aa_gate': {('barrier/kernel_boundary_pdl', 'slower'): 5, ('barrier/kernel_boundary_stream', 'slower'): 3, ('gemm/streamk', 'faster'): 1,
+                                       ('devscan/three_kernel_pdl', 'faster'): 1},
     'h200/ab_f5ffa93/leaseA:aa_gate': {('gemm/splitk_serial', 'faster'): 1},
     'h200/ab_f5ffa93/leaseB:aa_gate': {('gemm/streamk', 'faster'): 1},
     'h200/ab_910219a/leaseB:aa_gate': {('devscan/three_kernel_pdl', 'slower'): 1},

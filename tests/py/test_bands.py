@@ -829,7 +829,8 @@ def test_a_kernel_changed_twice_judges_each_run_by_the_runs_of_its_own_kernel(tm
     variant 9%, 1% and 4% apart at one point. The table reads the newest
     kernel's run alone; a run of the middle kernel is judged by the middle
     run alone (not the first kernel's 9%, nor the third's 4%); a run of the
-    first kernel by the first run."""
+    first kernel by the first run. A fourth kernel with no run yet: the
+    table reads the third's."""
     gpu = tmp_path / "h100-80gb-hbm3"
     keep = lambda r: r["family"] == "scan"  # noqa: E731
     rows = [r for r in sbcsv.read(LATEST) if keep(r) and r["status"] == "ok"]
@@ -856,6 +857,16 @@ def test_a_kernel_changed_twice_judges_each_run_by_the_runs_of_its_own_kernel(tm
     for utc, band in (("2026-11-21T00:00:00Z", middle), ("2026-11-02T00:00:00Z", 0.09 * 2)):
         judged = bands.bands_as_of(utc, results=str(tmp_path)).as_of(utc)  # the bands of its time
         assert judged.band(name, "ab", *changed, at).point == pytest.approx(band, abs=1e-3), utc
+    # changed a third time, with no A/A run yet: the table reads the kernel
+    # before it (the third run's 4%), not every older run (the first's 9%)
+    got, out = bands_with_epochs(tmp_path, "family,variant,since_utc,since_commit,why\n"
+                                 f"{changed[0]},{changed[1]},2026-11-10T00:00:00Z,abc1234,first change\n"
+                                 f"{changed[0]},{changed[1]},2026-11-25T00:00:00Z,abd1234,second change\n"
+                                 f"{changed[0]},{changed[1]},2026-12-01T00:00:00Z,abe1234,third change\n")
+    assert got[("ab", *changed)]["pairs"] == "1"
+    assert float(got[("ab", *changed)]["worst_move_pct"]) == pytest.approx(4.0, abs=0.01)
+    assert (f"# epoch: {name}: ab: {'/'.join(changed)}: no A/A pair of its kernel since abe1234 "
+            "(2026-12-01T00:00:00Z) yet: its kernel's before, since abd1234 (2026-11-25T00:00:00Z)") in out.read_text()
 
 
 @pytest.mark.parametrize("text,words", [
