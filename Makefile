@@ -309,7 +309,7 @@ GEMM_ODD_SHAPES := "--m 1000 --k 1000" "--m 1 --n 4096 --k 4096" "--m 4095 --n 2
 gemm-odd: $(BIN)
 	@mkdir -p build/gemm-odd; rc=0; for s in $(GEMM_ODD_SHAPES); do \
 	  out=build/gemm-odd/$$(echo "$$s" | tr -d ' -').csv; \
-	  $(BIN) --filter '^gemm/' $$s --tile 64x128x64,128x128x64,128x256x64,128x96x64 --splits auto,3,5,7 \
+	  $(BIN) --filter '^gemm/' $$s --tile 64x128x64,128x128x64,128x256x64,128x96x64 --splits auto,2,3,5,7 \
 	    --unpaired --min-time 0.001 --device $(DEVICE) --out $$out || rc=1; \
 	done; exit $$rc
 
