@@ -129,8 +129,9 @@ char *sb_pairs_path(const char *tmpl, long pid, char *out, size_t cap) {
   return out;
 }
 
-char *sb_pairs_line(const char *name, const double *variant, const double *ceiling, size_t pairs) {
-  size_t cap = strlen(name) + 64 + pairs * 2 * 18, used = 0;
+char *sb_pairs_line(const char *name, const double *variant, const double *ceiling, const double *mhz,
+                    size_t pairs) {
+  size_t cap = strlen(name) + 80 + pairs * 3 * 18, used = 0;
   char *line = malloc(cap);
   if (!line) return NULL;
   used += (size_t)snprintf(line + used, cap - used, "{\"point\": \"%s\", \"variant_s\": [", name);
@@ -139,6 +140,14 @@ char *sb_pairs_line(const char *name, const double *variant, const double *ceili
   used += (size_t)snprintf(line + used, cap - used, "], \"ceiling_s\": [");
   for (size_t j = 0; j < pairs; ++j)
     used += (size_t)snprintf(line + used, cap - used, "%s%.9g", j ? ", " : "", ceiling[j]);
-  snprintf(line + used, cap - used, "]}\n");
+  used += (size_t)snprintf(line + used, cap - used, "]");
+  if (mhz) {
+    used += (size_t)snprintf(line + used, cap - used, ", \"mhz\": [");
+    for (size_t j = 0; j < pairs; ++j)
+      used += isnan(mhz[j]) ? (size_t)snprintf(line + used, cap - used, "%snull", j ? ", " : "")
+                            : (size_t)snprintf(line + used, cap - used, "%s%.6g", j ? ", " : "", mhz[j]);
+    used += (size_t)snprintf(line + used, cap - used, "]");
+  }
+  snprintf(line + used, cap - used, "}\n");
   return line;
 }

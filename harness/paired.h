@@ -68,10 +68,14 @@ double *sb_ceiling_cell(sb_row *row, const char *column);
 
 /* One JSON line (ending in a newline) with a paired point's samples in
  * the order they were taken: {"point": name, "variant_s": [...],
- * "ceiling_s": [...]}, seconds. Point names hold no quote or backslash.
+ * "ceiling_s": [...]}, seconds, and where mhz is given "mhz": [...], the
+ * SM clock the clock witness read for each pair (null: no reading), so a
+ * sample's cycles can be read beside its time. Point names hold no quote
+ * or backslash.
  * The caller frees it; NULL when out of memory. SB_PAIRS_FILE=path makes
  * the runner append one per paired point (docs/REGRESSIONS.md). */
-char *sb_pairs_line(const char *name, const double *variant, const double *ceiling, size_t pairs);
+char *sb_pairs_line(const char *name, const double *variant, const double *ceiling, const double *mhz,
+                    size_t pairs);
 
 /* SB_PAIRS_FILE's path for the process `pid`: every "%p" of tmpl replaced
  * by the pid, so that the two servers of an A/B run (one environment)

@@ -211,7 +211,7 @@ static void dump_pairs(const sb_timer *t, const char *name) {
   const size_t pairs = complete_pairs(t);
   char path[4096];
   if (!tmpl || !*tmpl || pairs == 0 || !sb_pairs_path(tmpl, (long)getpid(), path, sizeof path)) return;
-  char *line = sb_pairs_line(name, t->samples, t->pair_samples, pairs);
+  char *line = sb_pairs_line(name, t->samples, t->pair_samples, t->mhz_count >= pairs ? t->sample_mhz : NULL, pairs);
   int fd = line ? open(path, O_WRONLY | O_CREAT | O_APPEND, 0644) : -1;
   if (fd >= 0) {
     if (write(fd, line, strlen(line)) < 0) { /* a lost dump line is not a lost row */ }

@@ -23,6 +23,8 @@ cudaError_t sb_timer_init(sb_timer *t, cudaStream_t stream) {
   t->stream = stream;
   t->samples = NULL;
   t->count = t->cap = 0;
+  t->sample_mhz = NULL;
+  t->mhz_count = t->mhz_cap = 0;
   t->flushes = 0;
   t->flush_read_blocks = 0;
   t->flush_discard = 0;
@@ -58,6 +60,8 @@ void sb_timer_destroy(sb_timer *t) {
   cudaEventDestroy(t->stop);
   free(t->samples);
   t->samples = NULL;
+  free(t->sample_mhz);
+  t->sample_mhz = NULL;
   free(t->pair_samples);
   t->pair_samples = NULL;
   if (t->witness) cudaFreeHost(t->witness);
@@ -91,6 +95,7 @@ static cudaError_t held_stream(sb_timer *t, cudaStream_t *s) {
 
 void sb_timer_reset(sb_timer *t) {
   t->count = 0;
+  t->mhz_count = 0;
   t->pair_count = 0;
   t->pair_failed = 0;
   t->since_witness_s = 0;
@@ -530,7 +535,8 @@ again:;
     return fail(e, what, err, errlen);
   if (witnessed && witness_read(t)) goto again; /* the pair is re-taken whole */
   if (t->window_flagged) ++t->throttled;
-  if (push(&t->samples, &t->count, &t->cap, *seconds) != 0) {
+  if (push(&t->samples, &t->count, &t->cap, *seconds) != 0 ||
+      push(&t->sample_mhz, &t->mhz_count, &t->mhz_cap, t->window_mhz) != 0) {
     snprintf(err, errlen, "out of host memory for samples");
     return -1;
   }

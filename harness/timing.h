@@ -53,6 +53,9 @@ typedef struct sb_timer {
   cudaEvent_t order;       /* the sample's stream waits for t->stream's work */
   double since_witness_s;  /* kernel time sampled since the last reading */
   double window_mhz;       /* the last reading (NaN: none yet) */
+  double *sample_mhz;      /* the reading in force at each kept sample (NaN:
+                              none), parallel to samples until they are sorted */
+  size_t mhz_count, mhz_cap;
   int window_flagged;      /* it was taken while throttled */
   double clk_sum, clk_weight; /* readings weighted by the sample time after them */
   double throttle_mhz;     /* below this a reading is throttled; <= 0: none */

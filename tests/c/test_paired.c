@@ -185,13 +185,19 @@ SB_TEST(paired_pct_low_quartile_does_not_follow_a_rare_fast_mode) {
 
 SB_TEST(paired_samples_line_is_json_in_the_order_taken) {
   double v[] = {0.5, 0.25}, c[] = {1.5, 0.125};
-  char *line = sb_pairs_line("gemm/ring/m=8192", v, c, 2);
+  char *line = sb_pairs_line("gemm/ring/m=8192", v, c, NULL, 2);
   CHECK(line != NULL);
   CHECK_STR(line, "{\"point\": \"gemm/ring/m=8192\", \"variant_s\": [0.5, 0.25], "
                      "\"ceiling_s\": [1.5, 0.125]}\n");
   free(line);
-  line = sb_pairs_line("x", v, c, 0);
+  line = sb_pairs_line("x", v, c, NULL, 0);
   CHECK_STR(line, "{\"point\": \"x\", \"variant_s\": [], \"ceiling_s\": []}\n");
+  free(line);
+  /* each pair's witness clock beside it: a missing reading is JSON's null */
+  double mhz[] = {1980.5, NAN};
+  line = sb_pairs_line("x", v, c, mhz, 2);
+  CHECK_STR(line, "{\"point\": \"x\", \"variant_s\": [0.5, 0.25], \"ceiling_s\": [1.5, 0.125], "
+                  "\"mhz\": [1980.5, null]}\n");
   free(line);
 }
 
