@@ -42,6 +42,7 @@ void sb_row_init(sb_row *row, const sb_provenance *prov) {
   row->splits_used = -1;
   row->median_us = row->min_us = row->max_us = NAN;
   row->q1_us = row->q3_us = row->p01_us = row->p05_us = row->p10_us = row->cv_pct = NAN;
+  row->median_kcycles = NAN;
   row->gbps = row->pct_of_copy = row->sm_clock_mhz = NAN;
   row->gflops = row->pct_of_cublas = row->cycles_per_op = row->ns_per_op = NAN;
   row->pct_of_cub = row->ceiling_us = row->epilogue_pct = row->sm_clock_after_mhz = row->power_w = NAN;

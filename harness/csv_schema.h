@@ -102,8 +102,15 @@
  *    ceiling_reading): gemm/ws_tma_wgmma_multicast reads the median of the
  *    v c c v block ratios, and the A/B gate its own median: its launches'
  *    level followed where its operands lay, and over SB_PLACEMENTS places
- *    only the median held between processes. Columns unchanged. */
-#define SB_CSV_SCHEMA_VERSION 15
+ *    only the median held between processes. Columns unchanged.
+ * 16: median_kcycles after p10_us: the median over the samples of each
+ *    one's time x the SM clock the clock witness read for it (its window),
+ *    in thousands of cycles; empty where a sample had no reading. A long
+ *    point under the power cap runs its launches at two clock levels, and
+ *    its median time fell in either from one process to the next (the
+ *    multicast point at 8192^3); the A/B gate reads this figure for a
+ *    variant read at its median (scripts/lib/sbcompare.py). */
+#define SB_CSV_SCHEMA_VERSION 16
 
 typedef enum sb_status {
   SB_OK = 0,       /* validated and timed */
@@ -145,6 +152,8 @@ typedef struct sb_row {
   double median_us, min_us, max_us, q1_us, q3_us, cv_pct;
   double p01_us;               /* the 1st percentile (schema 13) */
   double p05_us, p10_us;       /* low quantiles of the samples (schema 12) */
+  double median_kcycles;       /* median of each sample's time x the SM clock the
+                                  clock witness read for it, 10^3 cycles (schema 16) */
   long long bytes_moved;       /* bytes one launch must read + write */
   double gbps;                 /* bytes_moved / median */
   double pct_of_copy;          /* gbps / this run's device-to-device copy */
@@ -222,6 +231,7 @@ void sb_row_init(sb_row *row, const sb_provenance *prov);
   X("p01_us", F4, r->p01_us)                                \
   X("p05_us", F4, r->p05_us)                                \
   X("p10_us", F4, r->p10_us)                                \
+  X("median_kcycles", F4, r->median_kcycles)                \
   X("cv_pct", F2, r->cv_pct)                                \
   X("bytes_moved", INT, r->bytes_moved)                     \
   X("gbps", F2, r->gbps)                                    \

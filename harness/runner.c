@@ -702,6 +702,7 @@ static void record_timing(runner *r, const sb_point *p, int flush, double after_
   /* First: the statistics sort the samples out of their pairs. */
   dump_pairs(&r->timer, row_name);
   record_ceiling(p, &r->timer, row);
+  row->median_kcycles = sb_timer_median_kcycles(&r->timer);
   sb_stats s;
   sb_stats_compute(r->timer.samples, r->timer.count, &s);
   row->status = SB_OK;

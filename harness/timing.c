@@ -126,6 +126,19 @@ double sb_timer_clock_mhz(const sb_timer *t) {
   return w > 0 ? sum / w : NAN;
 }
 
+/* Before the statistics sort the samples (and so out of step with sample_mhz). */
+double sb_timer_median_kcycles(const sb_timer *t) {
+  if (t->count == 0 || t->mhz_count != t->count) return NAN;
+  double *c = malloc(t->count * sizeof *c);
+  if (!c) return NAN;
+  size_t n = 0;
+  for (size_t i = 0; i < t->count && !isnan(t->sample_mhz[i]); ++i) c[n++] = t->samples[i] * t->sample_mhz[i] * 1e3;
+  sb_stats s;
+  const double k = n == t->count && sb_stats_compute(c, n, &s) == 0 ? s.median : NAN;
+  free(c);
+  return k;
+}
+
 void sb_timer_resume(sb_timer *t) {
   close_window(t);
   t->window_mhz = NAN;

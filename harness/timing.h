@@ -79,6 +79,11 @@ typedef struct sb_timer {
 /* Creates the events. Returns cudaSuccess or the CUDA error. */
 cudaError_t sb_timer_init(sb_timer *t, cudaStream_t stream);
 void sb_timer_destroy(sb_timer *t);
+/* The median of the kept samples' cycles, in thousands: each sample's time
+ * x the clock witness's reading in force for it (sample_mhz); NaN unless
+ * every sample has one. Reads the samples in their order (before the
+ * statistics sort them) and leaves them so. */
+double sb_timer_median_kcycles(const sb_timer *t);
 /* Forgets the samples and power state of the last point. */
 void sb_timer_reset(sb_timer *t);
 /* Before more samples of the same point after a pause (the second part

@@ -101,11 +101,12 @@ POWER_STATE_LIMIT = 0.05
 # their fastest-sample ratio by a median of 0.1-0.9% and at most 3.7%; the
 # other points by 0.35-0.57% and at most 4.0% (docs/REGRESSIONS.md). Such
 # points stay gated whatever the clocks.
-CLOCK_FREE_READINGS = {"fastest", "low_quartile", "p10", "p05", "p01"}
+CLOCK_FREE_READINGS = {"fastest", "low_quartile", "p10", "p05", "p01",
+                       "median_cycles"}  # the A/B's cycles: clock-free by construction
 # The A/B figure of a clock-free reading: the variant's own samples, read
 # the same way (the column of the row that holds them).
 OWN_SAMPLE = {"fastest": "min_us", "low_quartile": "q1_us", "p10": "p10_us", "p05": "p05_us",
-              "p01": "p01_us"}
+              "p01": "p01_us", "median_cycles": "median_kcycles"}
 # Readings of the paired ratio before the variant table named them per
 # schema: schema 6-8 read gemm's fastest samples, devscan's block median;
 # schema 9-12 gemm's lower quartiles (the table has said p01 since 13).
@@ -121,7 +122,9 @@ FIGURES = {"time": "time", "cycles": "cycles (time x sm_clock_mhz)",
            "low_quartile": "lower quartile (A/B: the variant's own, q1_us)",
            "p10": "10th percentile (A/B: the variant's own, p10_us)",
            "p05": "5th percentile (A/B: the variant's own, p05_us)",
-           "p01": "1st percentile (A/B: the variant's own, p01_us)"}
+           "p01": "1st percentile (A/B: the variant's own, p01_us)",
+           "median_cycles": "median in cycles (A/B: the variant's own, median_kcycles: each sample at the "
+                            "clock the witness read for it)"}
 # Rule B, from measured noise: between real A/A runs no variant's geometric
 # mean moved by more than 0.4% (H200 back to back, 858 and 397 points) and
 # no point of a multi-point variant by more than 1.5%. 1.5% sits above both.
@@ -406,7 +409,11 @@ def gated_figure(base, new, interleaved=False):
     rows are schema >= 3, carry it and read it from their samples the same
     way (ratio_reading), else 'cycles' (time x SM clock), else (no
     clock on a side) 'time'. interleaved (an A/B run): the variant's own
-    samples, read as its family reads the ratio ('fastest' or 'time'); where
+    samples, read as its family reads the ratio ('fastest' or 'time'; a
+    variant flagged median_ratio, a compute-bound GEMM read at its median:
+    its median in cycles, 'median_cycles', where both rows carry it, since
+    its long launches run at two clock levels under the power cap and the
+    median time falls in either); where
     the two builds read it differently (an A/B against a build of an older
     schema), as the BASE read it, when both rows carry that sample (a
     K-heavy chain's median follows its process's share of slow launches,
@@ -419,6 +426,9 @@ def gated_figure(base, new, interleaved=False):
         own = OWN_SAMPLE.get(reading)
         if own and _positive(base, own) and _positive(new, own):
             return reading, column
+        if (reading == "block_median" and sbvariants.has_flag(base["family"], base["variant"], "median_ratio")
+                and _positive(base, "median_kcycles") and _positive(new, "median_kcycles")):
+            return "median_cycles", column
         return "time", column
     if (not sbvariants.has_flag(base["family"], base["variant"], "ceiling")
             and all((r.get("schema_version") or 0) >= 3 and _positive(r, column)
@@ -1109,7 +1119,8 @@ def figure_cell(m):
         return f"{m.column} {fmt_figure(m.base[m.column])}->{fmt_figure(m.new[m.column])}"
     if m.figure in OWN_SAMPLE:
         own = OWN_SAMPLE[m.figure]
-        return f"{m.figure} {fmt_figure(m.base[own])}->{fmt_figure(m.new[own])} us"
+        unit = "kcycles" if own.endswith("kcycles") else "us"
+        return f"{m.figure} {fmt_figure(m.base[own])}->{fmt_figure(m.new[own])} {unit}"
     if m.figure == "cycles" or m.power_state:
         return (f"cycles @ {m.base['sm_clock_mhz']:.0f}->{m.new['sm_clock_mhz']:.0f} MHz"
                 if m.clock_ratio else m.figure)

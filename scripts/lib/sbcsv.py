@@ -45,8 +45,10 @@ import sbdeps  # noqa: F401  (a missing package: one line and exit 2, not a trac
 # placements after samples (the places in device memory a point's samples
 # were taken over) and prices the barrier rows timed by each block's loop
 # at full occupancy by the 90th percentile over blocks; schema 15 lets a
-# variant read its paired ratio otherwise than its family (median_ratio).
-SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
+# variant read its paired ratio otherwise than its family (median_ratio);
+# schema 16 adds median_kcycles after p10_us (the median of each sample's
+# time x the SM clock the clock witness read for it, 10^3 cycles).
+SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}
 COMPOSITION = ["mainloop", "consumer", "schedule", "epilogue"]
 # Every statistic of a row's per-launch times (a point that takes k times
 # as long has each of them k times; older schemas lack the percentiles).
@@ -73,7 +75,8 @@ INT_COLUMNS = {"schema_version", *AXES, "samples", "placements", "bytes_moved",
 # "auto", a value of its own in a row's key.
 AUTO = "auto"
 INT_OR_AUTO_COLUMNS = {"splits"}
-FLOAT_COLUMNS = {"median_us", "min_us", "max_us", "q1_us", "q3_us", "p01_us", "p05_us", "p10_us", "cv_pct",
+FLOAT_COLUMNS = {"median_us", "min_us", "max_us", "q1_us", "q3_us", "p01_us", "p05_us", "p10_us", "median_kcycles",
+                 "cv_pct",
                  "gbps", "pct_of_copy", "sm_clock_mhz", "gflops",
                  "cycles_per_op", "ns_per_op", "pct_of_cublas",
                  "pct_of_cub", "sm_clock_after_mhz", "power_w", "ceiling_us",

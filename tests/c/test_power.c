@@ -77,3 +77,24 @@ SB_TEST(witness_clock_is_weighted_by_the_sample_time_it_covers) {
   t.since_witness_s = 0; /* a reading that covers no sample weighs nothing */
   CHECK(fabs(sb_timer_clock_mhz(&t) - 1800.0) < 1e-9);
 }
+
+SB_TEST(median_cycles_reads_each_sample_at_its_own_clock) {
+  sb_timer t;
+  memset(&t, 0, sizeof t);
+  sb_timer_reset(&t);
+  CHECK(isnan(sb_timer_median_kcycles(&t))); /* no sample: empty cell */
+  /* Two clock levels: the slow launches ran at the low clock, so every
+   * sample is the same 3000 kcycles although the median time is either
+   * level's; the samples stay in the order taken. */
+  double s[] = {2e-3, 1.5e-3, 2e-3, 1.5e-3, 1.5e-3}, mhz[] = {1500, 2000, 1500, 2000, 2000};
+  t.samples = s, t.sample_mhz = mhz;
+  t.count = t.mhz_count = 5;
+  CHECK(fabs(sb_timer_median_kcycles(&t) - 3000.0) < 1e-9);
+  CHECK(s[0] == 2e-3 && s[1] == 1.5e-3);
+  mhz[3] = 1000; /* one at half the clock: the median is the others' */
+  CHECK(fabs(sb_timer_median_kcycles(&t) - 3000.0) < 1e-9);
+  mhz[4] = NAN; /* a sample with no reading: no figure */
+  CHECK(isnan(sb_timer_median_kcycles(&t)));
+  t.mhz_count = 4, mhz[4] = 2000; /* the clocks out of step with the samples */
+  CHECK(isnan(sb_timer_median_kcycles(&t)));
+}

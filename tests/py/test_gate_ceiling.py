@@ -456,3 +456,34 @@ def test_an_ab_against_an_older_reading_judges_at_the_bases_reading(tmp_path):
     flagged = sbcompare.compare(base, slow, interleaved=True)
     judged = [m for m in flagged.matches if m.figure == "fastest"]
     assert judged and all(sbcompare.match_slower(m, flagged.threshold) for m in judged)
+
+
+def test_an_ab_reads_a_median_variant_in_cycles_from_schema_16(tmp_path):
+    """Schema 16 rows carry median_kcycles. In an A/B of two such runs a
+    gemm variant flagged median_ratio is gated on it (its median in
+    cycles), the other gemm variants still on their own 1st percentile:
+    the new side's median time 4.5% faster but the same cycles (its
+    launches at a higher clock) moves nothing; 10% more cycles is flagged
+    at every point. Where a side lacks the column (schema 15) it is time."""
+    flagged = {v for v in GEMM_VARIANTS if sbvariants.has_flag(GEMM, v, "median_ratio")}
+    header, rows = records()
+    header = [*header, *(c for c in ("p01_us", "median_kcycles") if c not in header)]
+    rows = [{**r, "p01_us": r["q1_us"], "schema_version": "16",
+             "median_kcycles": f"{float(r['median_us']) * 1.98:.4f}" if r.get("median_us") else ""} for r in rows]
+    base = run(write(tmp_path / "b.csv", header, rows))
+    faster_clock = [{**slower(r, 0.955), "median_kcycles": r["median_kcycles"]} if r["variant"] in flagged else r
+                    for r in rows]
+    cmp = sbcompare.compare(base, run(write(tmp_path / "n.csv", header, faster_clock)), interleaved=True)
+    figures = {(m.base["variant"] in flagged, m.figure) for m in cmp.matches
+               if m.base["family"] == GEMM and m.base["variant"] in GEMM_VARIANTS}
+    assert figures == {(True, "median_cycles"), (False, "p01")}
+    moved = [m for m in cmp.matches if m.figure == "median_cycles"]
+    assert moved and all(m.gated == 1 and m.verdict == "" for m in moved)
+    more = [{**r, "median_kcycles": f"{float(r['median_kcycles']) * 1.10:.4f}"} if r["variant"] in flagged else r
+            for r in rows]
+    cmp = sbcompare.compare(base, run(write(tmp_path / "m.csv", header, more)), interleaved=True)
+    judged = [m for m in cmp.matches if m.figure == "median_cycles"]
+    assert judged and all(sbcompare.match_slower(m, cmp.threshold) for m in judged)
+    old = run(write(tmp_path / "o.csv", header, [{**r, "schema_version": "15", "median_kcycles": ""} for r in rows]))
+    assert {m.figure for m in sbcompare.compare(base, old, interleaved=True).matches
+            if m.base["variant"] in flagged} == {"time"}
