@@ -409,26 +409,29 @@ def gated_figure(base, new, interleaved=False):
     rows are schema >= 3, carry it and read it from their samples the same
     way (ratio_reading), else 'cycles' (time x SM clock), else (no
     clock on a side) 'time'. interleaved (an A/B run): the variant's own
-    samples, read as its family reads the ratio ('fastest' or 'time'; a
-    variant flagged median_ratio, a compute-bound GEMM read at its median:
-    its median in cycles, 'median_cycles', where both rows carry it, since
-    its long launches run at two clock levels under the power cap and the
-    median time falls in either); where
-    the two builds read it differently (an A/B against a build of an older
-    schema), as the BASE read it, when both rows carry that sample (a
+    samples, read as its family reads the ratio ('fastest' or 'time');
+    where the two builds read it differently (an A/B against a build of an
+    older schema), as the BASE read it, when both rows carry that sample (a
     K-heavy chain's median follows its process's share of slow launches,
-    its fastest sample does not: docs/history.md), else 'time'."""
+    its fastest sample does not: docs/history.md), else 'time'. A variant
+    flagged median_ratio (its low quantiles follow a rare fast mode) is
+    read at its median whatever the base read, where the new side is of a
+    build that says so (schema 15 on): in cycles,
+    'median_cycles', where both rows carry it (its long launches run at two
+    clock levels under the power cap, and the median time falls in
+    either), else 'time'."""
     column = ceiling_column(base["family"])
     if column is None:
         return "time", None
     if interleaved:
+        if (new.get("schema_version") or 0) >= 15 and sbvariants.has_flag(base["family"], base["variant"],
+                                                                            "median_ratio"):
+            both = _positive(base, "median_kcycles") and _positive(new, "median_kcycles")
+            return ("median_cycles" if both else "time"), column
         reading = ratio_reading(base)
         own = OWN_SAMPLE.get(reading)
         if own and _positive(base, own) and _positive(new, own):
             return reading, column
-        if (reading == "block_median" and sbvariants.has_flag(base["family"], base["variant"], "median_ratio")
-                and _positive(base, "median_kcycles") and _positive(new, "median_kcycles")):
-            return "median_cycles", column
         return "time", column
     if (not sbvariants.has_flag(base["family"], base["variant"], "ceiling")
             and all((r.get("schema_version") or 0) >= 3 and _positive(r, column)
