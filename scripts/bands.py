@@ -311,7 +311,7 @@ def table_rows(pairs, pairing, epochs=None, notes=None, q=QUANTILE, cap=sbcompar
     """One row per (model, variant) measured in some pair of this pairing,
     each followed by the rows of its points with a band of their own.
     pairs: [AAPair], or [(base, new)] all of this pairing. epochs: a variant
-    there ((utc, commit), or its changes oldest first) reads only its pairs
+    there (its changes, (utc, commit) oldest first) reads only its pairs
     made since its last change, where this model and pairing has one; else
     those of the latest earlier change that has any (its kernel before),
     else all (noted in notes). Each reads the WINDOW most recent of its
@@ -323,8 +323,7 @@ def table_rows(pairs, pairing, epochs=None, notes=None, q=QUANTILE, cap=sbcompar
     pairs = [p if isinstance(p, AAPair) else AAPair("", pairing, *p, pair_moves(*p, interleaved=pairing == "ab"))
              for p in pairs]
     pairs = [p for p in pairs if p.pairing == pairing]
-    changes = {k: [v] if isinstance(v[0], str) else list(v) for k, v in epochs.items()}
-    epochs = {k: v[-1] for k, v in changes.items()}
+    changes, epochs = epochs, {k: v[-1] for k, v in epochs.items()}
     read_since = {}  # (model, family, variant): the change whose pairs it reads
     for p in pairs:
         for k in p.moves:
