@@ -298,6 +298,22 @@ static cudaError_t probe_launch(void *arg, cudaStream_t s) {
   return sb_empty_launches(s, probe_blocks, SB_CONTEXT_PROBE_LAUNCHES);
 }
 
+/* The median of SB_CONTEXT_PROBE_SAMPLES samples of launch on stream s of
+ * c (current), over `per` operations a sample, in ns. */
+static cudaError_t probe_median(sb_context *c, cudaStream_t s, cudaError_t (*launch)(void *, cudaStream_t),
+                                int held, int per, double *ns) {
+  double v[SB_CONTEXT_PROBE_SAMPLES];
+  cudaError_t e = cudaSuccess;
+  for (int k = 0; k < SB_CONTEXT_PROBE_SAMPLES && e == cudaSuccess; ++k)
+    e = context_sample(c, s, launch, NULL, held, &v[k]);
+  if (e == cudaSuccess) {
+    sb_stats st;
+    sb_stats_compute(v, SB_CONTEXT_PROBE_SAMPLES, &st);
+    *ns = st.median * 1e9 / per;
+  }
+  return e;
+}
+
 /* A fresh context, filled and probed: each stream's probe (per boundary, in
  * ns) into ns[], c->best the fastest; popped on success. */
 static cudaError_t context_try(CUdevice dev, sb_context *c, double *ns) {
@@ -307,15 +323,10 @@ static cudaError_t context_try(CUdevice dev, sb_context *c, double *ns) {
     return cudaErrorDevicesUnavailable;
   }
   cudaError_t e = context_fill(c);
-  for (int i = 0; i < c->held_count && e == cudaSuccess; ++i) {
-    double v[SB_CONTEXT_PROBE_SAMPLES];
-    for (int k = 0; k < SB_CONTEXT_PROBE_SAMPLES && e == cudaSuccess; ++k)
-      e = context_sample(c, c->held[i], probe_launch, NULL, 1, &v[k]);
-    sb_stats st;
-    sb_stats_compute(v, SB_CONTEXT_PROBE_SAMPLES, &st);
-    ns[i] = st.median * 1e9 / SB_CONTEXT_PROBE_LAUNCHES;
-    if (ns[i] < ns[c->best]) c->best = i;
-  }
+  for (int i = 0; i < c->held_count && e == cudaSuccess; ++i)
+    if ((e = probe_median(c, c->held[i], probe_launch, 1, SB_CONTEXT_PROBE_LAUNCHES, &ns[i])) == cudaSuccess &&
+        ns[i] < ns[c->best])
+      c->best = i;
   if (e != cudaSuccess) return e;
   CUcontext popped;
   g_ctx.pop(&popped);
@@ -340,18 +351,33 @@ static int driver_calls(CUdevice *dev) {
   return 0;
 }
 
-/* SB_PROBES_FILE=path (a probe, docs/gate-details.md): each fresh context's
- * probes, one line a context (its index, then each stream's ns a boundary),
- * appended to path ("%p": the process id). */
-static void probes_dump(int context, const double *ns, int streams) {
+/* SB_PROBES_FILE=path (a probe, docs/gate-details.md), appended to ("%p":
+ * the process id): NULL when unset or not to be opened. */
+static FILE *probes_file(void) {
   const char *tmpl = getenv("SB_PROBES_FILE");
   char path[4096];
-  if (!tmpl || !*tmpl || !sb_pairs_path(tmpl, (long)getpid(), path, sizeof path)) return;
-  FILE *f = fopen(path, "a");
+  if (!tmpl || !*tmpl || !sb_pairs_path(tmpl, (long)getpid(), path, sizeof path)) return NULL;
+  return fopen(path, "a");
+}
+
+/* Each fresh context's probes for the boundary rows, one line a context:
+ * its index, then each stream's ns a boundary. */
+static void probes_dump(int context, const double *ns, int streams) {
+  FILE *f = probes_file();
   if (!f) return;
   fprintf(f, "%d", context);
   for (int k = 0; k < streams; ++k) fprintf(f, " %.1f", ns[k]);
   fputc('\n', f);
+  fclose(f);
+}
+
+/* ... and each fresh context a worker's own one is chosen from: "worker",
+ * its index, its launch probe (ns a boundary) and its grid-barrier probe (ns
+ * a barrier; nan: none). */
+static void probes_dump_worker(int context, double ns, double grid_ns) {
+  FILE *f = probes_file();
+  if (!f) return;
+  fprintf(f, "worker %d %.1f %.1f\n", context, ns, grid_ns);
   fclose(f);
 }
 
@@ -562,31 +588,48 @@ again:;
   return 0;
 }
 
-/* The process's own context: the fastest of `candidates` fresh ones by the
- * boundary probe on each one's first stream (see sb_context_adopt in
- * timing.h). */
+/* The process's own context: the best of `candidates` fresh ones by the
+ * probes on each one's first stream (see sb_context_adopt in timing.h). */
 typedef struct {
   CUcontext ctx;
   cudaStream_t stream;
-  double ns;
+  double ns;      /* the launch probe, ns a boundary */
+  double grid_ns; /* the grid-barrier probe, ns a barrier; NAN: none */
 } adopted;
 
-/* A fresh context and its first stream, probed; popped on success. */
+int sb_context_prefer(double ns, double grid_ns, double best_ns, double best_grid_ns, double fast_ns) {
+  if (isnan(best_ns)) return 1;
+  const double level = fast_ns * (1 + SB_CONTEXT_LEVEL);
+  const int on = ns <= level, best_on = best_ns <= level;
+  if (on != best_on) return on;
+  if (!on || isnan(grid_ns) || isnan(best_grid_ns)) return ns < best_ns;
+  return grid_ns < best_grid_ns;
+}
+
+static cudaError_t grid_probe_launch(void *arg, cudaStream_t s) {
+  (void)arg;
+  return sb_grid_barriers(s, probe_blocks, SB_CONTEXT_GRID_SYNCS);
+}
+
+/* A fresh context and its first stream, probed; popped on success. A grid
+ * barrier that cannot launch there leaves grid_ns NAN, nothing more. */
 static cudaError_t adopt_try(CUdevice dev, adopted *a) {
   sb_context c;
   memset(&c, 0, sizeof c);
   memset(a, 0, sizeof *a);
+  a->grid_ns = NAN;
   if (g_ctx.create(&c.ctx, 0, dev) != CUDA_SUCCESS) return cudaErrorDevicesUnavailable;
   a->ctx = c.ctx;
   cudaError_t e = cudaStreamCreateWithFlags(&a->stream, cudaStreamNonBlocking);
   if (e == cudaSuccess) e = context_timing(&c);
-  double v[SB_CONTEXT_PROBE_SAMPLES];
-  for (int k = 0; k < SB_CONTEXT_PROBE_SAMPLES && e == cudaSuccess; ++k)
-    e = context_sample(&c, a->stream, probe_launch, NULL, 1, &v[k]);
+  if (e == cudaSuccess)
+    e = probe_median(&c, a->stream, probe_launch, 1, SB_CONTEXT_PROBE_LAUNCHES, &a->ns);
   if (e == cudaSuccess) {
-    sb_stats st;
-    sb_stats_compute(v, SB_CONTEXT_PROBE_SAMPLES, &st);
-    a->ns = st.median * 1e9 / SB_CONTEXT_PROBE_LAUNCHES;
+    /* One untimed launch first: the module's load. */
+    cudaError_t g = grid_probe_launch(NULL, a->stream);
+    if (g == cudaSuccess) g = cudaStreamSynchronize(a->stream);
+    if (g == cudaSuccess) g = probe_median(&c, a->stream, grid_probe_launch, 0, SB_CONTEXT_GRID_SYNCS, &a->grid_ns);
+    if (g != cudaSuccess) a->grid_ns = NAN, cudaGetLastError();
   }
   if (c.start) cudaEventDestroy(c.start);
   if (c.stop) cudaEventDestroy(c.stop);
@@ -603,19 +646,21 @@ cudaError_t sb_context_adopt(int candidates, cudaStream_t *stream, char *note, s
     snprintf(note, len, "the process's own context (the driver's context calls are out of reach)");
     return cudaErrorNotSupported;
   }
-  adopted best = {0};
-  double lo = INFINITY, hi = 0;
-  int made = 0, fast = 0;
+  const double t0 = mono_s();
+  adopted best = {.ns = NAN, .grid_ns = NAN};
+  double lo = INFINITY, hi = 0, glo = INFINITY, ghi = 0;
+  int made = 0;
   cudaError_t e = cudaSuccess;
-  double got[64];
   for (int i = 0; i < candidates && i < 64; ++i) {
     adopted a;
     if ((e = adopt_try(dev, &a)) != cudaSuccess) {
       if (a.ctx) g_ctx.destroy(a.ctx);
       break;
     }
-    got[made++] = a.ns, lo = fmin(lo, a.ns), hi = fmax(hi, a.ns);
-    if (!best.ctx || a.ns < best.ns) {
+    probes_dump_worker(i, a.ns, a.grid_ns);
+    ++made, lo = fmin(lo, a.ns), hi = fmax(hi, a.ns);
+    if (!isnan(a.grid_ns)) glo = fmin(glo, a.grid_ns), ghi = fmax(ghi, a.grid_ns);
+    if (sb_context_prefer(a.ns, a.grid_ns, best.ns, best.grid_ns, lo)) {
       if (best.ctx) g_ctx.destroy(best.ctx); /* its stream goes with it */
       best = a;
     } else {
@@ -628,11 +673,18 @@ cudaError_t sb_context_adopt(int candidates, cudaStream_t *stream, char *note, s
     snprintf(note, len, "the process's own context (a fresh one failed: %s)", cudaGetErrorString(e));
     return e != cudaSuccess ? e : cudaErrorUnknown;
   }
-  for (int i = 0; i < made; ++i) fast += got[i] <= best.ns * 1.03;
   *stream = best.stream;
-  snprintf(note, len,
-           "the fastest of %d fresh contexts by a probe of %d empty launches on its first stream "
-           "(%.0f..%.0f ns a boundary; %d within 3%% of the fastest)",
-           made, SB_CONTEXT_PROBE_LAUNCHES, lo, hi, fast);
+  if (isnan(best.grid_ns))
+    snprintf(note, len,
+             "the fastest of %d fresh contexts by a probe of %d empty launches on its first stream "
+             "(%.0f..%.0f ns a boundary; no grid barrier probed), in %.1f s",
+             made, SB_CONTEXT_PROBE_LAUNCHES, lo, hi, mono_s() - t0);
+  else
+    snprintf(note, len,
+             "of %d fresh contexts, the fastest grid barrier (%.1f ns; %.1f..%.1f over them, %d in one "
+             "launch) of those within %.0f%% of the fastest probe of %d empty launches (%.0f ns a "
+             "boundary; %.0f..%.0f), both on its first stream, in %.1f s",
+             made, best.grid_ns, glo, ghi, SB_CONTEXT_GRID_SYNCS, SB_CONTEXT_LEVEL * 100,
+             SB_CONTEXT_PROBE_LAUNCHES, best.ns, lo, hi, mono_s() - t0);
   return cudaSuccess;
 }

@@ -117,18 +117,46 @@ double sb_timer_clock_mhz(const sb_timer *t);
 #define SB_MEDIAN_PLACES_X 4
 
 /* SB_PROCESS_CONTEXTS: how many fresh contexts a worker's own context is
- * chosen from (0: the primary context, as before schema 13). */
-#define SB_PROCESS_CONTEXTS 8
+ * chosen from (0: the primary context, as before schema 13). 64: the grid
+ * barrier's price is a draw of the context too (sb_context_adopt), its
+ * fastest level about one process's draw in six, and it is picked among
+ * the contexts on the fastest launch level, one or two of every eight. */
+#define SB_PROCESS_CONTEXTS 64
 
-/* Makes the fastest of `candidates` fresh contexts current for the rest of
- * the process, and *stream its first stream, the one the probe timed: a
- * short kernel's event-timed figure carries the launch's and the events'
- * fixed cost, and where a context's launches cross a boundary is set when
- * it is made, at two levels about 9% apart (docs/history.md), which moved
- * the 1M scans between two processes as it moved the boundary rows. On
- * failure the primary context stays current, *stream is NULL, and the note
- * says why; on success the note says what was chosen from what. */
+/* A context's launch probe is on its fastest level while within this
+ * fraction of the fastest probe seen (the levels lie about 9% apart). */
+#define SB_CONTEXT_LEVEL 0.03
+
+/* The grid-barrier probe: barriers a launch, launches a context. */
+#define SB_CONTEXT_GRID_SYNCS 256
+
+/* Makes the best of `candidates` fresh contexts current for the rest of the
+ * process, and *stream its first stream, the one the probes timed. Two
+ * things a context is given when it is made set what the rows timed in it
+ * read: where its launches cross a boundary, at two levels about 9% apart
+ * (docs/history.md), which moved the 1M scans between two processes as it
+ * moved the boundary rows; and where the driver's grid workspace, the word
+ * cooperative groups' grid barrier counts on, falls in the L2, which moved
+ * barrier/grid_sync by up to 4% between processes. So each context is
+ * probed twice on its first stream (the median of SB_CONTEXT_PROBE_SAMPLES
+ * each): SB_CONTEXT_PROBE_LAUNCHES empty launches of one block per SM, and
+ * SB_CONTEXT_GRID_SYNCS grid barriers in one cooperative launch of as many
+ * blocks; of the contexts on the fastest launch level the one with the
+ * fastest barrier is kept (sb_context_prefer). On failure the primary
+ * context stays current, *stream is NULL, and the note says why; on
+ * success the note says what was chosen from what, and how long it took. */
 cudaError_t sb_context_adopt(int candidates, cudaStream_t *stream, char *note, size_t len);
+
+/* Whether a probed context (ns: its launch probe, ns a boundary; grid_ns:
+ * its grid-barrier probe, ns a barrier, NAN where it has none) replaces the
+ * best so far (best_ns, best_grid_ns; best_ns NAN: none yet), fast_ns being
+ * the fastest launch probe seen, this one's included. A context is on the
+ * fastest level while ns <= fast_ns x (1 + SB_CONTEXT_LEVEL): one on it
+ * beats one off it; of two on it the faster barrier wins, and the faster
+ * launch probe where either lacks a barrier figure; of two off it, the
+ * faster launch probe. Keeping the winner over a stream of contexts keeps
+ * one on the final fastest level. */
+int sb_context_prefer(double ns, double grid_ns, double best_ns, double best_grid_ns, double fast_ns);
 
 /* gbs_iteration_fn: one flushed (if asked), event-timed launch. */
 int sb_timer_sample(void *ctx, double *seconds, char *err, size_t errlen);

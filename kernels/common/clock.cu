@@ -1,6 +1,7 @@
 // Measures the SM clock the GPU is running at right now: clock64() ticks
 // against %globaltimer nanoseconds over a short spin. Run right after a
 // point's samples, it tells whether they ran at full clock.
+#include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
 #include "../../harness/launch.h"  // its declarations: sb_measure_sm_clock, sb_clock_witness
@@ -74,4 +75,20 @@ __global__ void sb_empty_kernel() {}
 extern "C" cudaError_t sb_empty_launches(cudaStream_t stream, int blocks, int launches) {
   for (int i = 0; i < launches; ++i) sb_empty_kernel<<<blocks, 32, 0, stream>>>();
   return cudaGetLastError();
+}
+
+// The grid-barrier probe (harness/timing.c): `syncs` cooperative-groups grid
+// barriers in one cooperative launch of `blocks` x 32 threads. The barrier's
+// word lies in the workspace the driver gives each context, so what one
+// costs is set when the context is made (where that word falls in the L2),
+// and the worker's context is chosen by it too.
+__global__ void sb_grid_barrier_kernel(int syncs) {
+  cooperative_groups::grid_group g = cooperative_groups::this_grid();
+  for (int i = 0; i < syncs; ++i) g.sync();
+}
+
+extern "C" cudaError_t sb_grid_barriers(cudaStream_t stream, int blocks, int syncs) {
+  void *args[] = {&syncs};
+  return cudaLaunchCooperativeKernel((const void *)sb_grid_barrier_kernel, dim3(blocks), dim3(32), args, 0,
+                                     stream);
 }

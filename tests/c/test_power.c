@@ -98,3 +98,38 @@ SB_TEST(median_cycles_reads_each_sample_at_its_own_clock) {
   t.mhz_count = 4, mhz[4] = 2000; /* the clocks out of step with the samples */
   CHECK(isnan(sb_timer_median_kcycles(&t)));
 }
+
+/* sb_context_adopt's choice over contexts probed one after another: each
+ * row {launch probe ns, grid-barrier probe ns}; the index kept. */
+static int context_kept(const double (*probe)[2], int n) {
+  double fast = INFINITY, best_ns = NAN, best_grid = NAN;
+  int kept = -1;
+  for (int i = 0; i < n; ++i) {
+    fast = fmin(fast, probe[i][0]);
+    if (sb_context_prefer(probe[i][0], probe[i][1], best_ns, best_grid, fast))
+      kept = i, best_ns = probe[i][0], best_grid = probe[i][1];
+  }
+  return kept;
+}
+
+SB_TEST(context_kept_has_the_fastest_barrier_on_the_fastest_launch_level) {
+  /* Two launch levels about 9% apart: the fastest barrier overall sits on
+   * the slow level and is passed over; of the fast level's, the fastest
+   * barrier, not the fastest launch probe. */
+  const double two_levels[][2] = {{1500, 980}, {1640, 930}, {1520, 960}, {1495, 990}, {1650, 940}};
+  CHECK_EQ_INT(context_kept(two_levels, 5), 2);
+  /* The fast level turns up late: the first context on it wins over a
+   * faster barrier off it. */
+  const double late[][2] = {{1640, 900}, {1650, 910}, {1500, 1000}};
+  CHECK_EQ_INT(context_kept(late, 3), 2);
+  /* A new fastest probe moves the level down past the kept context: one
+   * on the new level replaces it whatever its barrier. */
+  const double lower[][2] = {{1546, 900}, {1500, 1000}}; /* 1546 > 1500 x 1.03 */
+  CHECK_EQ_INT(context_kept(lower, 2), 1);
+  const double within[][2] = {{1546, 900}, {1502, 1000}}; /* 1546 <= 1502 x 1.03: still on it */
+  CHECK_EQ_INT(context_kept(within, 2), 0);
+  /* No barrier figure (a cooperative launch refused): the launch probe alone. */
+  const double none[][2] = {{1510, NAN}, {1500, NAN}, {1505, 900}};
+  CHECK_EQ_INT(context_kept(none, 3), 1);
+  CHECK(sb_context_prefer(1500, 900, NAN, NAN, 1500)); /* the first context is kept */
+}

@@ -129,7 +129,7 @@ def test_the_flush_is_read_or_memset(syncbench, tmp_path, value, code):
 # sizes the flush buffer in L2s (2 by default), SB_HOLD_STREAMS the streams a
 # held sample rotates over (8), SB_CONTEXTS the fresh contexts the boundary rows' one is chosen from
 # (64), SB_PROCESS_CONTEXTS the fresh contexts a worker's own one is chosen
-# from (8; 0 keeps the primary context), SB_PLACEMENTS the places in device
+# from (64; 0 keeps the primary context), SB_PLACEMENTS the places in device
 # memory a point's samples are taken over (8); anything out of range is refused with one
 # line before the GPU check (3: no GPU here, the value was taken).
 WHOLE_NUMBER_ENVS = [
