@@ -232,6 +232,29 @@ def filtered(run, families=None, variants=None):
                columns=run.columns)
 
 
+def with_rows(run, rows):
+    """The run with these rows (its own, or changed copies) in place of its own."""
+    return Run(path=run.path, rows=rows, by_key={sbcsv.key(r): r for r in rows}, columns=run.columns)
+
+
+# A point made slower takes more time at every quantile and more cycles; its
+# throughput and its paired ratio to a ceiling fall by as much.
+SLOWER_COLUMNS = sbcsv.SAMPLE_TIMES + ("median_kcycles",)
+SLOWER_INVERSE = ("gbps", "pct_of_copy", "pct_of_cublas", "pct_of_cub")
+
+
+def slowed(row, factor):
+    """A parsed row whose point takes factor times as long."""
+    row = dict(row)
+    for c in SLOWER_COLUMNS:
+        if row.get(c) is not None:
+            row[c] *= factor
+    for c in SLOWER_INVERSE:
+        if row.get(c):
+            row[c] /= factor
+    return row
+
+
 def unique_keys(path, rows):
     """{key: row}; two rows with one key make the file ambiguous."""
     seen = {}
@@ -1639,10 +1662,30 @@ def render_gate_brief(cmp, allow_missing=False, unmatched=(), max_lines=BRIEF_LI
     return "\n".join(lines[:max_lines])
 
 
+# The whole-variant slowdowns sensitivity_table tries, smallest first.
+WHOLE_VARIANT_PLANTS = (1.01, 1.02, 1.03, 1.05, 1.10, 1.20)
+
+
+def whole_variant_edge(cmp, variant, factors=WHOLE_VARIANT_PLANTS):
+    """The smallest of factors such that every point of variant ((family,
+    variant)) that both runs of cmp have ok, made that many times slower on
+    the new side, fails the gate as cmp judges (its threshold, bands and
+    pairing; rules A and B); None when none of them does."""
+    pairs = [(m.base, m.new) for m in cmp.matches if by_variant(m) == variant]
+    base = with_rows(cmp.base, [b for b, _ in pairs])
+    for factor in factors:
+        new = with_rows(cmp.new, [slowed(n, factor) for _, n in pairs])
+        if compare(base, new, cmp.threshold, cmp.bands, cmp.interleaved).regressions:
+            return factor
+    return None
+
+
 def sensitivity_table(cmp, markdown=False):
     """Per variant, for an A/A pair: the worst slowdown that noise alone
-    produced (the threshold must stay above it), and the uniform slowdown
-    the gate flags at half the points (median) and at every point (max)."""
+    produced (the threshold must stay above it), the uniform slowdown rule A
+    flags at half the points (median) and at every point (max), and the
+    smallest of WHOLE_VARIANT_PLANTS that, on every point of the variant,
+    fails the gate (rules A and B, the pair's bands)."""
     groups = {}
     for m in cmp.matches:
         groups.setdefault(by_variant(m), []).append(m)
@@ -1651,11 +1694,14 @@ def sensitivity_table(cmp, markdown=False):
         scales = [smallest_flagged_scale(m.base, m.new, m.point_threshold, m.figure, m.column)
                   for m in matches]
         figures = "+".join(dict.fromkeys(m.figure for m in matches))
+        edge = whole_variant_edge(cmp, (family, variant))
         rows.append([family, variant, len(matches), figures,
                      fmt_change(max(m.gated for m in matches)),
-                     fmt_change(statistics.median(scales)), fmt_change(max(scales))])
+                     fmt_change(statistics.median(scales)), fmt_change(max(scales)),
+                     fmt_change(edge) if edge else f">{fmt_change(WHOLE_VARIANT_PLANTS[-1])}"])
     return render_table(["family", "variant", "points", "figure", "worst A/A change",
-                         "flags half the points above", "flags every point above"],
+                         "flags half the points above", "flags every point above",
+                         "whole variant fails from"],
                         rows, markdown)
 
 

@@ -934,27 +934,6 @@ def pair_name(path):
     return os.path.dirname(rel) if "/ab_" in rel else rel.split(".")[0]
 
 
-SCALED = sbcsv.SAMPLE_TIMES + ("median_kcycles",)  # a slower point takes more cycles too
-
-
-def scaled_row(row, factor):
-    """A parsed row whose point takes factor times as long (a ceiling ratio
-    and throughput scale inversely)."""
-    row = dict(row)
-    for c in SCALED:
-        if row.get(c) is not None:
-            row[c] *= factor
-    for c in ("gbps", "pct_of_copy", "pct_of_cublas", "pct_of_cub"):
-        if row.get(c):
-            row[c] /= factor
-    return row
-
-
-def with_rows(run, rows):
-    return sbcompare.Run(path=run.path, rows=rows, by_key={sbcsv.key(r): r for r in rows},
-                         columns=run.columns)
-
-
 def uncaught(factor, whole):
     """{variant: {pair}}: what the gate, with each pair's own bands (out of
     sample, of its time), lets through when a whole variant (whole) or any
@@ -963,8 +942,8 @@ def uncaught(factor, whole):
     for name, base, new, ab in committed_pairs():
         table = bands.for_pair(base, new)
         t = table.as_of(max(base.provenance("run_utc"), new.provenance("run_utc")))
-        pairing = "ab" if ab else sbcompare.compare(with_rows(base, base.rows[:1]),
-                                                    with_rows(new, new.rows[:1])).pairing
+        pairing = "ab" if ab else sbcompare.compare(sbcompare.with_rows(base, base.rows[:1]),
+                                                    sbcompare.with_rows(new, new.rows[:1])).pairing
         by_variant = {}
         for b in base.rows:
             n = new.by_key.get(sbcsv.key(b))
@@ -972,12 +951,13 @@ def uncaught(factor, whole):
                 by_variant.setdefault(variant_of(b), []).append((b, n))
         for k, rows in by_variant.items():
             # rule A, point by point (what rule B adds needs a shift of 5+ points)
-            slower = [sbcompare.match_of(b, scaled_row(n, factor), sbcompare.DEFAULT_THRESHOLD, bands=t,
-                                         pairing=pairing, interleaved=ab).verdict == "slower" for b, n in rows]
+            slowed = [(b, sbcompare.slowed(n, factor)) for b, n in rows]
+            slower = [sbcompare.match_of(b, n, sbcompare.DEFAULT_THRESHOLD, bands=t, pairing=pairing,
+                                         interleaved=ab).verdict == "slower" for b, n in slowed]
             if whole:
                 caught = any(slower) or sbcompare.compare(
-                    with_rows(base, [b for b, _ in rows]), with_rows(new, [scaled_row(n, factor) for _, n in rows]),
-                    bands=table, interleaved=ab).regressions
+                    sbcompare.with_rows(base, [b for b, _ in slowed]),
+                    sbcompare.with_rows(new, [n for _, n in slowed]), bands=table, interleaved=ab).regressions
             else:
                 caught = all(slower)
             if not caught:

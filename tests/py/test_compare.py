@@ -303,14 +303,32 @@ def test_sensitivity_is_the_exact_edge_of_the_rule(tmp_path):
 
 def test_sensitivity_option_reports_per_variant_edges(tmp_path):
     # The second run of this "A/A pair" is 2% faster on pingpong: a 5% gate
-    # then needs 1.05 / 0.98 = +7.1% before it flags those points.
+    # then needs 1.05 / 0.98 = +7.1% before rule A flags those points; the
+    # whole variant fails once rule B's shift (1.5% without a band table)
+    # is passed: +2% where the pair agreed, +5% where it had pingpong 2%
+    # faster (1.03 x 0.98 is a 0.9% shift).
     faster = transformed(tmp_path, slow_variant("pingpong", 0.98))
     rc, out, _ = run_compare("--sensitivity", FIXTURE, faster)
     assert rc == 0
     rows = {tuple(line.split()[:2]): line.split()[2:] for line in out.splitlines()
-            if line.startswith("scan ") and len(line.split()) == 7}
-    assert rows[("scan", "pingpong")] == ["24", "time", "-2.0%", "+7.1%", "+7.1%"]
-    assert rows[("scan", "mbarrier")] == ["24", "time", "+0.0%", "+5.0%", "+5.0%"]
+            if line.startswith("scan ") and len(line.split()) == 8}
+    assert rows[("scan", "pingpong")] == ["24", "time", "-2.0%", "+7.1%", "+7.1%", "+5.0%"]
+    assert rows[("scan", "mbarrier")] == ["24", "time", "+0.0%", "+5.0%", "+5.0%", "+2.0%"]
+
+
+def test_whole_variant_edge_is_where_the_gate_first_fails(tmp_path):
+    # Each edge is a plant the gate fails and the plant below it one it
+    # passes; a band wider than every plant leaves no edge.
+    cmp = comparison(FIXTURE, FIXTURE)
+    variant = ("scan", "mbarrier")
+    edge = sbcompare.whole_variant_edge(cmp, variant)
+    below = sbcompare.WHOLE_VARIANT_PLANTS[sbcompare.WHOLE_VARIANT_PLANTS.index(edge) - 1]
+    rows = lambda f: [sbcompare.slowed(m.new, f) if sbcompare.by_variant(m) == variant  # noqa: E731
+                      else m.new for m in cmp.matches]
+    for factor, fails in ((edge, True), (below, False)):
+        planted = sbcompare.compare(cmp.base, sbcompare.with_rows(cmp.new, rows(factor)))
+        assert bool(planted.regressions) == fails
+    assert sbcompare.whole_variant_edge(cmp, variant, factors=(1.001, 1.002)) is None
 
 
 # ------------------------------------------------------------ status changes
