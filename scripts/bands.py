@@ -18,8 +18,9 @@ compare, of one GPU model. Three pairings, as the gate tells them apart:
              machines).
 The runs of the last two are each GPU directory's baseline.csv, latest.csv,
 history/*.csv (or .csv.xz), the BASE side of each A/A-by-A/B proof (aa_a.csv,
-aa_gate_a.csv: one sweep per machine) and a proof machine's plain default sweep
-(default.csv). Each pair is compared by scripts/sbcompare.py
+aa_gate_a.csv: one sweep per machine), a proof machine's plain default sweep
+(default.csv) and a round's default sweeps made to be a pair
+(round_*/sweep_<chip>.csv). Each pair is compared by scripts/sbcompare.py
 exactly as the gate compares two runs of that pairing (its matching, its
 gated figure: time, cycles, the paired ceiling ratio or the fastest
 sample), with no band table, so a move is what the gate would see; points
@@ -126,12 +127,15 @@ def rel(path):
 def gpu_runs(gpu_dir):
     """The committed separate runs of one GPU directory: baseline, latest,
     history, the BASE side of each committed A/A-by-A/B proof (aa_a.csv,
-    aa_gate_a.csv) and each proof machine's plain default sweep (default.csv)."""
+    aa_gate_a.csv), each proof machine's plain default sweep (default.csv)
+    and the default sweeps a round made to be a pair, one a chip
+    (proofs/round_*/sweep_<chip>.csv), blessed or not."""
     paths = [os.path.join(gpu_dir, f) for f in ("baseline.csv", "latest.csv")]
     paths = [p for p in paths if os.path.exists(p)]
     paths += sbcsv.csv_files(os.path.join(gpu_dir, "history", "*.csv"))
     for name in ("aa_a.csv", "aa_gate_a.csv", "default.csv"):  # or .csv.xz (sbcsv.csv_files)
         paths += sbcsv.csv_files(os.path.join(gpu_dir, "proofs", "ab_*", "*", name))
+    paths += sbcsv.csv_files(os.path.join(gpu_dir, "proofs", "round_*", "sweep_*.csv"))
     return [sbcompare.load_run(p) for p in paths]
 
 
