@@ -998,7 +998,7 @@ int sb_run_sweep(const sb_point *points, const long *order, long count, sb_devic
    * it adopts (harness/timing.h, sb_context_adopt). */
   const int candidates = sb_process_contexts();
   if (candidates > 0) {
-    char note[256];
+    char note[512];
     const cudaError_t ce = sb_context_adopt(candidates, &r.stream, note, sizeof note);
     fprintf(stderr, "%ssyncbench: the worker's context: %s\n", o->log_prefix ? o->log_prefix : "", note);
     if (ce != cudaSuccess) cudaGetLastError();
