@@ -135,9 +135,9 @@ double sb_timer_clock_mhz(const sb_timer *t);
  * things a context is given when it is made set what the rows timed in it
  * read: where its launches cross a boundary, at two levels about 9% apart
  * (docs/history.md), which moved the 1M scans between two processes as it
- * moved the boundary rows; and where the driver's grid workspace, the word
- * cooperative groups' grid barrier counts on, falls in the L2, which moved
- * barrier/grid_sync by up to 4% between processes. So each context is
+ * moved the boundary rows; and, it seems, where the driver's grid workspace
+ * (the word cooperative groups' grid barrier counts on) falls in the L2:
+ * barrier/grid_sync moved by up to 4% between processes. So each context is
  * probed twice on its first stream (the median of SB_CONTEXT_PROBE_SAMPLES
  * each): SB_CONTEXT_PROBE_LAUNCHES empty launches of one block per SM, and
  * SB_CONTEXT_GRID_SYNCS grid barriers in one cooperative launch of as many
