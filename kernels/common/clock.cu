@@ -79,9 +79,9 @@ extern "C" cudaError_t sb_empty_launches(cudaStream_t stream, int blocks, int la
 
 // The grid-barrier probe (harness/timing.c): `syncs` cooperative-groups grid
 // barriers in one cooperative launch of `blocks` x 32 threads. The barrier's
-// word lies in the workspace the driver gives each context, so what one
-// costs is set when the context is made (where that word falls in the L2),
-// and the worker's context is chosen by it too.
+// word lies in the workspace the driver gives each context, and what one
+// costs moved with the process's context (likeliest: where that word falls
+// in the L2), so the worker's context is chosen by it too.
 __global__ void sb_grid_barrier_kernel(int syncs) {
   cooperative_groups::grid_group g = cooperative_groups::this_grid();
   for (int i = 0; i < syncs; ++i) g.sync();

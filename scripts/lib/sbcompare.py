@@ -240,7 +240,7 @@ def with_rows(run, rows):
 # A point made slower takes more time at every quantile and more cycles; its
 # throughput and its paired ratio to a ceiling fall by as much.
 SLOWER_COLUMNS = sbcsv.SAMPLE_TIMES + ("median_kcycles",)
-SLOWER_INVERSE = ("gbps", "pct_of_copy", "pct_of_cublas", "pct_of_cub")
+SLOWER_INVERSE = ("gbps", "pct_of_copy", "gflops", "pct_of_cublas", "pct_of_cub")
 
 
 def slowed(row, factor):
@@ -250,7 +250,7 @@ def slowed(row, factor):
         if row.get(c) is not None:
             row[c] *= factor
     for c in SLOWER_INVERSE:
-        if row.get(c):
+        if row.get(c) is not None:
             row[c] /= factor
     return row
 

@@ -936,26 +936,17 @@ def uncaught(factor, whole):
     one of its points is made factor times slower on the new side."""
     missed = {}
     for name, base, new, ab in committed_pairs():
-        table = bands.for_pair(base, new)
-        t = table.as_of(max(base.provenance("run_utc"), new.provenance("run_utc")))
-        pairing = "ab" if ab else sbcompare.compare(sbcompare.with_rows(base, base.rows[:1]),
-                                                    sbcompare.with_rows(new, new.rows[:1])).pairing
+        cmp = sbcompare.compare(base, new, bands=bands.for_pair(base, new), interleaved=ab)
         by_variant = {}
-        for b in base.rows:
-            n = new.by_key.get(sbcsv.key(b))
-            if n is not None and b["status"] == n["status"] == "ok":
-                by_variant.setdefault(variant_of(b), []).append((b, n))
-        for k, rows in by_variant.items():
-            # rule A, point by point (what rule B adds needs a shift of 5+ points)
-            slowed = [(b, sbcompare.slowed(n, factor)) for b, n in rows]
-            slower = [sbcompare.match_of(b, n, sbcompare.DEFAULT_THRESHOLD, bands=t, pairing=pairing,
-                                         interleaved=ab).verdict == "slower" for b, n in slowed]
+        for m in cmp.matches:
+            by_variant.setdefault(sbcompare.by_variant(m), []).append(m)
+        for k, matches in by_variant.items():
             if whole:
-                caught = any(slower) or sbcompare.compare(
-                    sbcompare.with_rows(base, [b for b, _ in slowed]),
-                    sbcompare.with_rows(new, [n for _, n in slowed]), bands=table, interleaved=ab).regressions
-            else:
-                caught = all(slower)
+                caught = sbcompare.whole_variant_edge(cmp, k, factors=(factor,)) is not None
+            else:  # rule A, point by point (what rule B adds needs a shift of 5+ points)
+                caught = all(sbcompare.match_of(m.base, sbcompare.slowed(m.new, factor), sbcompare.DEFAULT_THRESHOLD,
+                                                bands=cmp.bands, pairing=cmp.pairing,
+                                                interleaved=ab).verdict == "slower" for m in matches)
             if not caught:
                 missed.setdefault("/".join(k), set()).add(name)
     return missed

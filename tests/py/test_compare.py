@@ -75,19 +75,9 @@ def scale_times(row, factor):
 
 def scaled_run(run, pick, factor):
     """The run in memory (no CSV written and read back) with every ok row
-    that pick(row) chooses taking factor times as long: its times scale,
-    its throughput and paired ratio inversely."""
-    def scaled(row):
-        row = dict(row)
-        for c in TIME_COLUMNS:
-            if row.get(c) is not None:
-                row[c] *= factor
-        for c in ("gbps", "pct_of_copy", "gflops", "pct_of_cublas", "pct_of_cub"):
-            if row.get(c) is not None:
-                row[c] /= factor
-        return row
-    rows = [scaled(r) if r["status"] == sbcompare.OK and pick(r) else r for r in run.rows]
-    return sbcompare.Run(path=run.path, rows=rows, by_key={sbcsv.key(r): r for r in rows}, columns=run.columns)
+    that pick(row) chooses taking factor times as long (sbcompare.slowed)."""
+    return sbcompare.with_rows(run, [sbcompare.slowed(r, factor) if r["status"] == sbcompare.OK and pick(r) else r
+                                     for r in run.rows])
 
 
 def slow_variant(variant, factor):
