@@ -332,10 +332,14 @@ using GemmSplitKCoop = GemmSplitKCoopT<true>;
 // workspace, the last of them (per piece) storing C. Cluster q, rank r:
 // tile q % tiles, slice (q / tiles) C + r (1-D clusters of consecutive
 // blocks: q = blockIdx.x / C). No block waits on another cluster.
-// Reset: false in the broken build's planted bug (GemmClusterEpi).
-template <bool Reset>
+// Reset: false in the broken build's planted bug (GemmClusterEpi). Its
+// whole-tiles form (WholeTilesForm, as serial's) stores C unpredicated: the
+// edge tests of the composed epilogue's stores doubled the timed kernel's
+// branches against 7842bb7's (193 to 376 at 128x128; scripts/sass_diff.py).
+template <bool Reset, bool WholeTiles = false>
 struct GemmSplitKClusterT
     : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups, GemmScheduleSplitK<GEMM_COMBINE_CLUSTER>, GemmDirectStores> {
+  using WholeTilesForm = GemmSplitKClusterT<Reset, true>;
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
     static_assert(S * T::STAGE_BYTES >= T::BM * T::BN * 4, "the fp32 partial fits in the stages");
@@ -345,7 +349,7 @@ struct GemmSplitKClusterT
     gemm_tile_origin<T>(p, tile, &m0, &n0);
     gemm_ws_tile<GemmSplitKClusterT, T, S, Bounded>(
         p, smem, m0, n0, sb_gemm_slice_begin(kts, p.splits, slice), sb_gemm_slice_begin(kts, p.splits, slice + 1), tile,
-        GemmClusterEpi<T, Reset>{{}, smem, tile, group, p.splits / ctas});
+        GemmClusterEpi<T, Reset, WholeTiles>{{}, smem, tile, group, p.splits / ctas});
   }
 };
 using GemmSplitKCluster = GemmSplitKClusterT<true>;
@@ -361,14 +365,16 @@ __global__ void __launch_bounds__(SB_GEMM_REDUCE_THREADS, Narrow ? gemm_reduce_n
 // Stream-K (the schedule: gemm_schedulers.cuh; the fix-up: gemm_fixups.cuh): one ring over
 // every work unit of the block; per unit the consumers zero, run its
 // k-tiles, then store, publish a partial or fix the tile up.
-struct GemmStreamK : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups, GemmScheduleStreamK, GemmDirectStores> {
+template <bool WholeTiles = false>
+struct GemmStreamKT : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups, GemmScheduleStreamK, GemmDirectStores> {
+  using WholeTilesForm = GemmStreamKT<true>;
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
     // Block b (gemm_sk_block: finishers wait only on blocks that took their
     // ticket before them), taken under the barrier that publishes the ring's init.
     __shared__ unsigned ticket;
-    GemmStreamKEpi<T, Bounded> epi;
-    gemm_ws_body<GemmStreamK, T, S, Bounded>(
+    GemmStreamKEpi<T, Bounded, WholeTiles> epi;
+    gemm_ws_body<GemmStreamKT, T, S, Bounded>(
         p, smem,
         [&] {
           ticket = gemm_sk_block(p, gemm_tile_count<T>(p));
@@ -378,6 +384,7 @@ struct GemmStreamK : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups, GemmSche
         epi);
   }
 };
+using GemmStreamK = GemmStreamKT<>;
 
 // Ping-pong (CUTLASS's KernelTmaWarpSpecializedPingpong), the consumer
 // kind with a body of its own: a persistent block of one producer warp
@@ -678,8 +685,8 @@ static sb_kernels gemm_twins() {
       (size_t)S * T::STAGE_BYTES + gemm_store_bytes<V, T>() + SB_GEMM_ALIGN_SLACK);
 }
 
-// A variant's whole-tiles form (V::WholeTilesForm: splitk_serial's, and
-// single's, swap's and ring's), the same composition compiled without its
+// A variant's whole-tiles form (V::WholeTilesForm: splitk_serial's,
+// splitk_cluster's, streamk's, and single's, swap's and ring's), the same composition compiled without its
 // edge-tile code, for a point whose every output tile is whole: M and N
 // multiples of the tile, and for a cp.async mainloop K a multiple of BK
 // (the TMA mainloop fills a partial k-tile itself, so there K is free).

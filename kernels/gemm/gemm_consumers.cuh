@@ -461,6 +461,9 @@ struct GemmWarpgroupMma {
   // Float4 f of a saved partial (summed), stored at its place in C: the
   // tile at (m0, n0); of an edge tile, the pairs inside C only (the
   // partials are whole tiles, their rows and columns past C zeros).
+  // WholeTiles: the kernel runs only where every tile is whole (a variant's
+  // whole-tiles form, kernels/gemm/gemm.cu), and stores unpredicated.
+  template <bool WholeTiles = false>
   __device__ __forceinline__ static void store_saved(const GemmParams &p, int m0, int n0, int f, float4 v) {
     int r, col;
     saved_coord(f, &r, &col);
@@ -470,9 +473,9 @@ struct GemmWarpgroupMma {
     // so that the row + 8 pair stays one 8-byte store under its own
     // predicate (as a float offset it was split in two 4-byte stores: SASS).
     float2 *c0 = reinterpret_cast<float2 *>(p.c + (size_t)row * p.n + col);
-    if (col < p.n) {
-      if (row < p.m) c0[0] = make_float2(v.x, v.y);
-      if (row + 8 < p.m) c0[4 * (size_t)p.n] = make_float2(v.z, v.w);
+    if (WholeTiles || col < p.n) {
+      if (WholeTiles || row < p.m) c0[0] = make_float2(v.x, v.y);
+      if (WholeTiles || row + 8 < p.m) c0[4 * (size_t)p.n] = make_float2(v.z, v.w);
     }
   }
   __device__ __forceinline__ void add_from(const float *ws) {

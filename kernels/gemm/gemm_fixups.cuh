@@ -221,7 +221,8 @@ struct GemmCoopEpi : GemmEpiBase {
 // the C CTAs of a cluster are co-scheduled by the hardware.
 // Reset = false: the broken build's planted bug (counters never set back:
 // from the second launch on no group sees itself last, and C is not written).
-template <class T, bool Reset = true>
+// WholeTiles: the whole-tiles form's unpredicated stores (store_saved).
+template <class T, bool Reset = true, bool WholeTiles = false>
 struct GemmClusterEpi : GemmEpiBase {
   uint32_t smem;  // the stages: this CTA's partial goes there
   int tile, group, groups;
@@ -255,7 +256,7 @@ struct GemmClusterEpi : GemmEpiBase {
 #pragma unroll
     for (int i = 0; i < N; ++i) {
       if (groups == 1)
-        Math::store_saved(p, m0, n0, f0 + i * Math::NT, v[i]);
+        Math::template store_saved<WholeTiles>(p, m0, n0, f0 + i * Math::NT, v[i]);
       else
         __stcg(piece + f0 + i * Math::NT, v[i]);
     }
@@ -296,7 +297,7 @@ struct GemmClusterEpi : GemmEpiBase {
             const float4 w = __ldcg(pieces + (size_t)g * Math::TILE_V4 + f);
             v.x += w.x, v.y += w.y, v.z += w.z, v.w += w.w;
           }
-          Math::store_saved(p, m0, n0, f, v);
+          Math::template store_saved<WholeTiles>(p, m0, n0, f, v);
         }
     }
     sb_cluster_wait();  // no CTA leaves while a peer may read its shared memory
@@ -307,7 +308,7 @@ struct GemmClusterEpi : GemmEpiBase {
   }
 };
 
-template <class T, bool Bounded, class Math>
+template <class T, bool Bounded, bool WholeTiles, class Math>
 __device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math, int m0, int n0, int tile,
                                                  int k0, int k1, int kts, int sk_iters, int sk_grid, int b) {
   constexpr size_t TILE_ELEMS = (size_t)T::BM * T::BN;
@@ -346,19 +347,20 @@ __device__ __forceinline__ void gemm_sk_epilogue(const GemmParams &p, Math &math
       if (sb_gemm_sk_begin(sk_iters, sk_grid, c + 1) != sb_gemm_sk_begin(sk_iters, sk_grid, c))
         math.add_from(p.ws + (size_t)c * TILE_ELEMS);
   }
-  math.store(p, m0, n0);
+  math.template store<false, WholeTiles>(p, m0, n0);
 }
 
 // Stream-K's epilogue (gemm_sk_epilogue: a whole tile stored, a partial
 // saved for the separate reduction, a contributor's partial published, a
 // finisher's fix-up): the schedule's numbers, set when the block's
-// schedule is made (GemmStreamK::run).
-template <class T, bool Bounded>
+// schedule is made (GemmStreamKT::run). WholeTiles: the whole-tiles form's
+// store, with no edge-tile form beside it (GemmWarpgroupMma::store).
+template <class T, bool Bounded, bool WholeTiles = false>
 struct GemmStreamKEpi : GemmEpiBase {
   int kts, sk_iters, sk_grid, b;
   template <class Math>
   __device__ __forceinline__ void operator()(const GemmParams &p, Math &math, const GemmUnit &u) const {
-    gemm_sk_epilogue<T, Bounded>(p, math, u.m0, u.n0, u.tile, u.k0, u.k1, kts, sk_iters, sk_grid, b);
+    gemm_sk_epilogue<T, Bounded, WholeTiles>(p, math, u.m0, u.n0, u.tile, u.k0, u.k1, kts, sk_iters, sk_grid, b);
   }
 };
 
