@@ -85,6 +85,21 @@ def find_tool(name: str) -> str | None:
     return None
 
 
+MISSING = ("cuobjdump not found; install the CUDA Toolkit's cuobjdump or "
+           "`pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm`")
+
+
+def tool_env() -> dict:
+    """The environment to run cuobjdump in: nvdisasm's directory first on
+    PATH where find_tool finds it (cuobjdump -sass calls nvdisasm by name,
+    and pip's wheels put the two in directories of their own)."""
+    env = dict(os.environ)
+    nvdisasm = find_tool("nvdisasm")
+    if nvdisasm:
+        env["PATH"] = os.path.dirname(nvdisasm) + os.pathsep + env.get("PATH", "")
+    return env
+
+
 def is_sync(op: str) -> bool:
     head = op.split(".")[0]
     return head in SYNC_OPS or head.startswith("UCGABAR")
@@ -118,13 +133,9 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     tool = find_tool("cuobjdump")
     if not tool:
-        print("sass_sync: cuobjdump not found; install the CUDA Toolkit's cuobjdump or "
-              "`pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm`", file=sys.stderr)
+        print(f"sass_sync: {MISSING}", file=sys.stderr)
         return 2
-    env = dict(os.environ)
-    nvdisasm = find_tool("nvdisasm")
-    if nvdisasm:
-        env["PATH"] = os.path.dirname(nvdisasm) + os.pathsep + env.get("PATH", "")
+    env = tool_env()
     if not os.path.exists(a.binary):
         print(f"sass_sync: {a.binary} does not exist; run make first", file=sys.stderr)
         return 2

@@ -27,7 +27,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))  # the library: sbcsv, sbcompare, ...
-from sass_sync import find_tool  # noqa: E402  (PATH, $CUDA_HOME/bin, pip's nvidia-cuda-cuobjdump)
+from sass_sync import MISSING, find_tool, tool_env  # noqa: E402  (PATH, $CUDA_HOME/bin, pip's nvidia-cuda-cuobjdump)
 from kernel_resources import KERNELS_DIR, demangle, is_timed, twin_flags  # noqa: E402
 
 # Without c++filt: a last template argument `false` closes the argument
@@ -83,13 +83,14 @@ def compare(wd, nowd):
 
 def extract(binary, tmp, tool="cuobjdump"):
     """{cubin name: cuobjdump -sass text} for every cubin in the binary."""
+    env = tool_env()
     subprocess.run([tool, "-xelf", "all", os.path.abspath(binary)], cwd=tmp,
-                   check=True, stdout=subprocess.DEVNULL)
+                   check=True, stdout=subprocess.DEVNULL, env=env)
     out = {}
     for name in sorted(os.listdir(tmp)):
         if name.endswith(".cubin"):
             r = subprocess.run([tool, "-sass", name], cwd=tmp, check=True,
-                               capture_output=True, text=True)
+                               capture_output=True, text=True, env=env)
             out[name] = parse_sass(r.stdout)
     return out
 
@@ -99,7 +100,7 @@ def extract_both(first, second, prog):
     (cuobjdump missing, a binary unreadable)."""
     tool = find_tool("cuobjdump")
     if tool is None:
-        print(f"{prog}: cuobjdump not found (it comes with the CUDA Toolkit)", file=sys.stderr)
+        print(f"{prog}: {MISSING}", file=sys.stderr)
         return None
     try:
         with tempfile.TemporaryDirectory() as a, tempfile.TemporaryDirectory() as b:
