@@ -21,7 +21,9 @@
 #        8k-128k) and M != N shapes (there also the 128x256 tile, which
 #        1152 / 256 rules out at the squares, and the data-parallel ping-pong
 #        and persistent multicast kernels; the 128x96 tile where M and N
-#        are whole 96s), one tile at a time at its stage counts, so the CSV
+#        are whole 96s), the shapes of up to two waves of tiles (m = n =
+#        1152-1920, k = 4k-16k: where stream-K's partial wave matters), one
+#        tile at a time at its stage counts, so the CSV
 #        holds no rows skipped by the stage rule
 #                                                             -> offsweep/gemm.csv
 #     g  the gate's A/A (issue 36's proof): scripts/ab.py with the bundle's
@@ -29,7 +31,7 @@
 #        (AA_FILTER: another --filter, e.g. '^(reference|gemm)/' or every other
 #        family: an A/A of every family is two runs on an H200);
 #        a flagged point fails the step (a change that does nothing)   -> aa/
-# Time on an H200 (910219a): q 25 s, p < 1 min, s 3.5 min, f about 4 min,
+# Time on an H200 (910219a): q 25 s, p < 1 min, s 3.5 min, f about 4 min (before the two-wave shapes),
 # g 4.5 min, d 4 min, a < 10 min.
 set -u
 C=${1:?usage: STEPS=... scripts/gpu_round.sh BUNDLE_DIR OUT_DIR}
@@ -131,6 +133,7 @@ if step f; then
   G='^gemm/(cublas|splitk|streamk|ws_tma_wgmma/)'
   SQUARES="--m 128,256,384,640,768,1152 --k 8192,16384,32768,65536,131072"
   MN="--m 256,1152 --n 768,2048 --k 16384,65536"
+  WAVES="--m 1152,1536,1920 --k 4096,8192,16384"  # up to two waves of 128x128 tiles on 132 SMs
   SQUARES96="--m 384,768,1152 --k 8192,16384,32768,65536,131072" MN96="--m 256,1152 --n 768 --k 16384,65536"
   # shape ; filter ; tile and the stage, warp and cluster counts it runs at
   while IFS=';' read -r shape filter tile; do
@@ -148,6 +151,9 @@ $MN;$G;--tile 128x256x64 --stages 4 --warps 8
 $MN96;$G;--tile 128x96x64 --stages 7 --warps 4
 $MN;^gemm/ws_tma_wgmma_pingpong_tma_store/;--tile 128x128x64 --stages 6 --warps 8
 $MN;^gemm/ws_tma_wgmma_multicast_persistent_tma_store/;--tile 128x256x64 --stages 4 --warps 8 --cluster-shape 2x1
+$WAVES;$G;--tile 128x128x64 --stages 5,6 --warps 4
+$WAVES;$G;--tile 64x128x64 --stages 8 --warps 4
+$WAVES;^gemm/ws_tma_wgmma_pingpong_tma_store/;--tile 128x128x64 --stages 6 --warps 8
 EOF
   ran offsweep $s $((SECONDS - t)); tail -1 "$O/offsweep/gemm.log"
 fi

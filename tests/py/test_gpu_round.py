@@ -1,6 +1,6 @@
 """scripts/gpu_round.sh step f, the off-sweep run, with a fake binary that
-records its arguments: one CSV (--out, then --resume), every K-heavy square
-and M != N shape, each tile at the stage and warp counts the family runs it
+records its arguments: one CSV (--out, then --resume), every K-heavy square,
+M != N shape and shape of up to two waves of tiles, each tile at the stage and warp counts the family runs it
 at (so no row is skipped by the stage rule), and a failing run fails the step;
 and step g, the gate's A/A by A/B of the bundle's binary."""
 import os
@@ -46,7 +46,9 @@ def test_step_f_runs_each_shape_and_tile_into_one_csv(tmp_path):
     # the 128x96 tile where 96 divides M and N: the squares 384-1152, n = 768
     squares96 = [c for c in calls if "--m 384,768,1152 --k 8192,16384,32768,65536,131072" in c]
     mn96 = [c for c in calls if "--m 256,1152 --n 768 --k 16384,65536" in c]
-    assert len(squares) == 2 and len(mn) == 5 and len(squares96) == 1 and len(mn96) == 1 and len(calls) == 9
+    waves = [c for c in calls if "--m 1152,1536,1920 --k 4096,8192,16384" in c]
+    assert len(squares) == 2 and len(mn) == 5 and len(squares96) == 1 and len(mn96) == 1 and len(waves) == 3
+    assert len(calls) == 12
     assert all("--tile 128x96x64 --stages 7 --warps 4" in c for c in squares96 + mn96)
     for c in calls:  # the combining variants at 4 consumer warps (8 on the 128x256 tile), the data-parallel ones at 8
         assert ("--warps 4" in c) == ("splitk|streamk" in c and "128x256" not in c)
@@ -58,7 +60,7 @@ def test_step_f_runs_each_shape_and_tile_into_one_csv(tmp_path):
 
 def test_a_failing_run_fails_the_step(tmp_path):
     r, calls = step_f(tmp_path, exit_code=1)
-    assert len(calls) == 9 and r.returncode == 1 and "gpu_round: offsweep: exit 1" in r.stdout
+    assert len(calls) == 12 and r.returncode == 1 and "gpu_round: offsweep: exit 1" in r.stdout
 
 
 def step_g(tmp_path, exit_code, **env):
