@@ -9,9 +9,11 @@
 // stages as the GEMM's producer does, reps times over (the panel stays in
 // L2 after the first pass, as a GEMM tile's operands mostly do). Per row
 // stride (2000, 2016, 2048 bytes), swizzle (128B with 64-element boxes, 64B
-// with 32, 32B with 16, none with 64), box rows (64, 128) and L2 promotion
-// (256B, none): the L2-to-shared-memory rate in GB/s of box bytes, the median
-// of 7 event-timed launches.
+// with 32, 32B with 16, none with 64 and with 8: 16-byte rows, each inside
+// one sector), box rows (64, 128), L2 promotion (256B, none) and boxes in
+// flight a CTA (4, as the first run; 16, where shared memory holds them, to
+// tell a box's latency from the rate its rows allow): the L2-to-shared-memory
+// rate in GB/s of box bytes, the median of 7 event-timed launches.
 //
 // nvcc -O3 -std=c++17 -arch=sm_90a -o tma_rows tma_rows.cu ; ./tma_rows [ctas] [reps]
 #include <algorithm>
@@ -33,27 +35,27 @@
     }                                                                                                 \
   } while (0)
 
-constexpr int STAGES = 4;
+constexpr int MAX_STAGES = 16;
 
 __device__ __forceinline__ uint32_t smem_addr(const void *p) {
   return static_cast<uint32_t>(__cvta_generic_to_shared(p));
 }
 
 __global__ void tma_rows_k(const __grid_constant__ CUtensorMap tm, int panels, int box_rows, int box_cols,
-                           int nk, int reps, unsigned box_bytes, unsigned stage_bytes, unsigned *sink) {
+                           int nk, int reps, int stages, unsigned box_bytes, unsigned stage_bytes, unsigned *sink) {
   extern __shared__ unsigned char smem_raw[];
-  __shared__ __align__(8) unsigned long long bar[STAGES];
+  __shared__ __align__(8) unsigned long long bar[MAX_STAGES];
   if (threadIdx.x != 0) return;
   unsigned char *smem =
       reinterpret_cast<unsigned char *>((reinterpret_cast<uintptr_t>(smem_raw) + 1023) & ~uintptr_t(1023));
-  for (int s = 0; s < STAGES; ++s)
+  for (int s = 0; s < stages; ++s)
     asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(smem_addr(&bar[s])));
   asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
   const int row0 = (blockIdx.x % panels) * box_rows;
   const int total = reps * nk;
   auto issue = [&](int i) {
-    const int s = i % STAGES;
+    const int s = i % stages;
     const uint32_t b = smem_addr(&bar[s]);
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(b), "r"(box_bytes) : "memory");
     asm volatile(
@@ -62,11 +64,11 @@ __global__ void tma_rows_k(const __grid_constant__ CUtensorMap tm, int panels, i
         "l"(&tm), "r"((i % nk) * box_cols), "r"(row0), "r"(b)
         : "memory");
   };
-  for (int i = 0; i < STAGES && i < total; ++i) issue(i);
+  for (int i = 0; i < stages && i < total; ++i) issue(i);
   unsigned acc = 0;
   for (int i = 0; i < total; ++i) {
-    const int s = i % STAGES;
-    const uint32_t b = smem_addr(&bar[s]), parity = (i / STAGES) & 1;
+    const int s = i % stages;
+    const uint32_t b = smem_addr(&bar[s]), parity = (i / stages) & 1;
     uint32_t done = 0;
     while (!done)
       asm volatile(
@@ -75,7 +77,7 @@ __global__ void tma_rows_k(const __grid_constant__ CUtensorMap tm, int panels, i
           : "r"(b), "r"(parity)
           : "memory");
     acc += smem[(size_t)s * stage_bytes + (i & 127)];  // a read of the stage before it is reused
-    if (i + STAGES < total) issue(i + STAGES);
+    if (i + stages < total) issue(i + stages);
   }
   if (acc == 0xffffffffu) *sink = acc;
 }
@@ -114,13 +116,16 @@ int main(int argc, char **argv) {
   const Swz swizzles[] = {{CU_TENSOR_MAP_SWIZZLE_128B, "128B", 64},
                           {CU_TENSOR_MAP_SWIZZLE_64B, "64B", 32},
                           {CU_TENSOR_MAP_SWIZZLE_32B, "32B", 16},
-                          {CU_TENSOR_MAP_SWIZZLE_NONE, "none", 64}};
+                          {CU_TENSOR_MAP_SWIZZLE_NONE, "none", 64},
+                          {CU_TENSOR_MAP_SWIZZLE_NONE, "none", 8}};  // 16-byte rows: inside one sector each
   const CUtensorMapL2promotion promos[] = {CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_L2_PROMOTION_NONE};
-  printf("row_bytes,swizzle,box_cols,box_rows,l2_promotion,ctas,reps,median_us,gbps\n");
+  printf("row_bytes,swizzle,box_cols,box_rows,l2_promotion,stages,ctas,reps,median_us,gbps\n");
   for (int row_bytes : {2000, 2016, 2048})
     for (const Swz &sw : swizzles)
       for (int box_rows : {64, 128})
-        for (auto promo : promos) {
+        for (auto promo : promos)
+          for (int stages : {4, 16}) {  // boxes in flight a CTA: latency-bound, or rate-bound
+            if (stages > 4 && promo != CU_TENSOR_MAP_L2_PROMOTION_NONE) continue;
           const int k = row_bytes / 2, nk = (k + sw.cols - 1) / sw.cols;
           const cuuint64_t dims[2] = {(cuuint64_t)k, (cuuint64_t)rows};
           const cuuint64_t strides[1] = {(cuuint64_t)row_bytes};
@@ -136,12 +141,13 @@ int main(int argc, char **argv) {
           }
           const unsigned box_bytes = (unsigned)sw.cols * 2u * (unsigned)box_rows;
           const unsigned stage_bytes = (box_bytes + 1023u) & ~1023u;
-          const size_t smem = (size_t)STAGES * stage_bytes + 1024;
+          if ((size_t)stages * stage_bytes > 192 * 1024) continue;  // a ring that fits in shared memory
+          const size_t smem = (size_t)stages * stage_bytes + 1024;
           const int panels = rows / box_rows;
           std::vector<double> us;
           for (int t = 0; t < 8; ++t) {  // the first launch warms the L2 and is not kept
             CK(cudaEventRecord(t0));
-            tma_rows_k<<<ctas, 32, smem>>>(tm, panels, box_rows, sw.cols, nk, reps, box_bytes, stage_bytes, sink);
+            tma_rows_k<<<ctas, 32, smem>>>(tm, panels, box_rows, sw.cols, nk, reps, stages, box_bytes, stage_bytes, sink);
             CK(cudaGetLastError());
             CK(cudaEventRecord(t1));
             CK(cudaEventSynchronize(t1));
@@ -152,8 +158,9 @@ int main(int argc, char **argv) {
           std::sort(us.begin(), us.end());
           const double med = us[us.size() / 2];
           const double bytes = (double)ctas * reps * nk * box_bytes;
-          printf("%d,%s,%d,%d,%s,%d,%d,%.2f,%.1f\n", row_bytes, sw.name, sw.cols, box_rows,
-                 promo == CU_TENSOR_MAP_L2_PROMOTION_NONE ? "none" : "256B", ctas, reps, med, bytes / med * 1e-3);
+          printf("%d,%s,%d,%d,%s,%d,%d,%d,%.2f,%.1f\n", row_bytes, sw.name, sw.cols, box_rows,
+                 promo == CU_TENSOR_MAP_L2_PROMOTION_NONE ? "none" : "256B", stages, ctas, reps, med,
+                 bytes / med * 1e-3);
         }
   return 0;
 }
