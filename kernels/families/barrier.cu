@@ -1430,7 +1430,7 @@ static const sb_variant barrier_rows[] = {
                          "kernel boundary: iters empty kernels back to back in one stream, "
                          "enqueued behind a held stream and timed by events around them (the "
                          "GPU's pace, not the host's launch rate), on the fastest stream of SB_CONTEXTS "
-                         "(64) fresh contexts; per boundary"),
+                         "fresh contexts (the row's detail says how many); per boundary"),
     BARRIER_BOUNDARY_ROW(kernel_boundary_graph, true, false, 0,
                          "kernel boundary, host-timed: one CUDA graph of iters empty kernel nodes "
                          "(captured, instantiated before timing), on kernel_boundary_stream's "

@@ -77,8 +77,9 @@ def test_every_lease_holds_a_run_and_the_plant_ran_on_three():
 # their kernels before 910219a (one grid-wide ticket). At 3a3b6c7 (gemm read
 # on its 1st percentile, each worker in the fastest of 8 fresh contexts) the
 # multicast 1x2 point's fast launches still come by process, and
-# barrier_tma's round trips at full occupancy moved between the sides. With rule A's floor at 3% for a variant of
-# fewer than 5 points (sbcompare.FEW_POINTS_FLOOR), a --quick run's one
+# barrier_tma's round trips at full occupancy moved between the sides. With
+# rule A's floor at 3% for a variant of fewer than 5 points
+# (sbcompare.FEW_POINTS_FLOOR), a --quick run's one
 # pipeline_intensity/ws_tma_2d point on the H100 reads 4.4% faster.
 # With 8f86e32's every-family A/A (chipN) in its window of 8, lookback_walk_256's
 # band narrowed (A 3.42 -> 1.91%): the aa_gate runs of 3880117 to d8effe2 ran its
