@@ -336,13 +336,10 @@ using GemmSplitKCoop = GemmSplitKCoopT<true>;
 // whole-tiles form (WholeTilesForm, as serial's) stores C unpredicated: the
 // edge tests of the composed epilogue's stores doubled the timed kernel's
 // branches against 7842bb7's (193 to 376 at 128x128; scripts/sass_diff.py).
-// Awaiting its first GPU run: the experimental build's (EXPERIMENTAL=1).
 template <bool Reset, bool WholeTiles = false>
 struct GemmSplitKClusterT
     : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups, GemmScheduleSplitK<GEMM_COMBINE_CLUSTER>, GemmDirectStores> {
-#ifdef SB_EXPERIMENTAL
   using WholeTilesForm = GemmSplitKClusterT<Reset, true>;
-#endif
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
     static_assert(S * T::STAGE_BYTES >= T::BM * T::BN * 4, "the fp32 partial fits in the stages");
@@ -368,13 +365,10 @@ __global__ void __launch_bounds__(SB_GEMM_REDUCE_THREADS, Narrow ? gemm_reduce_n
 // Stream-K (the schedule: gemm_schedulers.cuh; the fix-up: gemm_fixups.cuh): one ring over
 // every work unit of the block; per unit the consumers zero, run its
 // k-tiles, then store, publish a partial or fix the tile up. Its
-// whole-tiles form (no edge form of the store beside the whole one) awaits
-// its first GPU run: the experimental build's (EXPERIMENTAL=1).
+// whole-tiles form: no edge form of the store beside the whole one.
 template <bool WholeTiles = false>
 struct GemmStreamKT : GemmComposition<GemmTmaLoads, GemmWgmmaWarpgroups, GemmScheduleStreamK, GemmDirectStores> {
-#ifdef SB_EXPERIMENTAL
   using WholeTilesForm = GemmStreamKT<true>;
-#endif
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
     // Block b (gemm_sk_block: finishers wait only on blocks that took their
