@@ -558,7 +558,7 @@ AA_PROOFS = (PROOF, os.path.join("h100-80gb-hbm3", "proofs", "ab_54fa7a1"),
              os.path.join("h200", "proofs", "ab_3a3b6c7"), os.path.join("h200", "proofs", "ab_f3ecdce"),
              os.path.join("h200", "proofs", "ab_1676791"),
              os.path.join("h200", "proofs", "ab_8f86e32"), os.path.join("h200", "proofs", "ab_5de0252"),
-             os.path.join("h200", "proofs", "ab_bb177c9"))
+             os.path.join("h200", "proofs", "ab_bb177c9"), os.path.join("h200", "proofs", "ab_26ec9c3"))
 # The runs of a proof machine the table reads: a gate run of a few families,
 # and (3a3b6c7 on, every family no longer fitting one run) reference and gemm,
 # and every other family, in one run or (f3ecdce) in several.
