@@ -195,6 +195,24 @@ struct GemmWsMbarrier
   }
 };
 
+#ifdef SB_EXPERIMENTAL
+// ws_cp_async_wg_wgmma: a producer warpgroup's 128 threads cp.async a stage
+// (16-B copies into the 128B-swizzled layout, arrive.noinc on `full`: 128
+// arrivals) feeding ws_tma_wgmma's consumer warpgroups, which fence
+// (fence.proxy.async.shared::cta) after each wait on `full`: generic
+// writes, async-proxy reads. Where K x 2 B is not a multiple of 32 (K =
+// 1000) a TMA box pays for the rows that start inside a sector; 16-B
+// copies do not. One producer warp starved the consumers (docs/history.md,
+// "gemm at K = 1000"); a warpgroup issues a quarter of the copies each.
+struct GemmWsCpAsyncWgWgmma
+    : GemmComposition<GemmCpAsyncWarpgroup, GemmWgmmaWarpgroups, GemmScheduleDataParallel, GemmDirectStores> {
+  template <class T, int S, bool Bounded>
+  __device__ static void run(const GemmParams &p, uint32_t smem, int m0, int n0) {
+    gemm_ws_tile<GemmWsCpAsyncWgWgmma, T, S, Bounded>(p, smem, m0, n0, 0, gemm_k_tiles<T>(p), 0, GemmStoreEpi{});
+  }
+};
+#endif
+
 // ws_tma: the elected TMA producer (GemmProduceTma), mma.sync consumer warps.
 struct GemmWsTma : GemmComposition<GemmTmaLoads, GemmMmaSyncWarps, GemmScheduleDataParallel, GemmDirectStores> {
   template <class T, int S, bool Bounded>
@@ -569,7 +587,7 @@ using GemmWsTmaWgmmaMulticastNoRemote = GemmWsTmaWgmmaMulticastT<CM, CN, GemmRin
 
 template <class V, class T>
 constexpr int gemm_threads() {
-  return T::WARPS * 32 * V::groups + (V::ws ? 32 : 0);
+  return T::WARPS * 32 * V::groups + (V::ws ? 32 * V::Mainloop::producer_warps : 0);
 }
 
 // Blocks per SM every variant of a tile is compiled for, so that they share
@@ -586,9 +604,11 @@ constexpr int gemm_min_blocks() {
 extern __shared__ uint8_t gemm_smem_raw[];
 
 // A block with two consumer warpgroups holds two tiles' accumulators: one per SM.
+// A producer warpgroup's block (registers for 2 x 256 threads would spill
+// the consumers): one per SM as well.
 template <class V, class T>
 constexpr int gemm_kernel_min_blocks() {
-  return V::groups > 1 ? 1 : gemm_min_blocks<T>();
+  return V::groups > 1 || V::Mainloop::producer_warps > 1 ? 1 : gemm_min_blocks<T>();
 }
 // Whether the target being compiled has what a composition needs: wgmma
 // (sm_90a's arch-specific features), TMA and mbarrier transactions (sm_90).
@@ -1139,7 +1159,7 @@ static cudaError_t gemm_launch(sb_launch *L) {
   }
   sb_shape s;
   s.cluster = CM * CN;
-  s.block = sb_gemm_tile_warps(tile) * 32 * V::groups + (V::ws ? 32 : 0);
+  s.block = sb_gemm_tile_warps(tile) * 32 * V::groups + (V::ws ? 32 * V::Mainloop::producer_warps : 0);
   // Any shape: ceil(M / BM) x ceil(N / BN) tiles; a cluster of CM x CN
   // tiles takes the edge's partial (or empty) tiles whole, so the grid is
   // whole clusters.
@@ -1259,6 +1279,11 @@ static const sb_variant gemm_rows[] = {
      "producer warp cp.async + arrive.noinc on full; consumer warps wait full, mma, arrive empty"),
     gemm_row<GemmWsTma>("ws_tma",
      "elected thread: expect_tx + 2 TMA 2D boxes on full; mma.sync consumer warps arrive empty"),
+#ifdef SB_EXPERIMENTAL
+    gemm_row<GemmWsCpAsyncWgWgmma>("ws_cp_async_wg_wgmma",
+     "producer warpgroup: 128 threads cp.async + arrive.noinc on full; wgmma consumer warpgroups: wait full, "
+     "fence.proxy.async (generic writes, async-proxy reads), k16 x4, commit, wait_group 1, arrive empty"),
+#endif
     // Before ws_tma_wgmma, whose mainloop they share: the rows after
     // ws_tma_wgmma are the ones that cut K, and ping-pong (scripts/answers.py).
     // Read at its median (SB_VF_MEDIAN_RATIO), over 4x the places: at 1024^2 x 16k, 1x2,

@@ -39,6 +39,7 @@
 struct GemmMainloopBase {
   static constexpr bool ws = false, tma = false;
   static constexpr int fixed_stages = 0, cluster_m = 1, cluster_n = 1;
+  static constexpr int producer_warps = 1;  // ws: the producer's warps, after the consumers'
 };
 struct GemmCpAsyncOneBuffer : GemmMainloopBase {  // single
   static constexpr const char *name = "cp_async_1buf";
@@ -55,6 +56,13 @@ struct GemmCpAsyncProducer : GemmMainloopBase, GemmProduceCpAsync {  // ws_mbarr
   static constexpr const char *name = "cp_async_ws";
   static constexpr bool ws = true;
 };
+#ifdef SB_EXPERIMENTAL
+struct GemmCpAsyncWarpgroup : GemmMainloopBase, GemmProduceCpAsyncT<4> {  // ws_cp_async_wg_wgmma
+  static constexpr const char *name = "cp_async_wg";
+  static constexpr bool ws = true;
+  static constexpr int producer_warps = 4;
+};
+#endif
 struct GemmTmaLoads : GemmMainloopBase, GemmProduceTma {  // the elected TMA producer
   static constexpr const char *name = "tma";
   static constexpr bool ws = true, tma = true;

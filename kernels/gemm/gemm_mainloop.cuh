@@ -173,13 +173,17 @@ struct GemmGenericReads<GemmWarpgroupMma<T>> : std::false_type {};
 // wgmma of the kernel (C7518, "compiler-inserted WG.DP in divergent path").
 // Ring: sb_ring, or the multicast variant's sb_cluster_ring (its release
 // arrives on every CTA's `empty`).
-template <class T, int S, bool Bounded, bool FenceReads = false, class Math, class Ring = sb_ring<S, Bounded>>
+// FenceWrites: wgmma (async-proxy) reads of stages the producer wrote
+// through the generic proxy (cp.async): fence.proxy.async after each wait.
+template <class T, int S, bool Bounded, bool FenceReads = false, class Math, class Ring = sb_ring<S, Bounded>,
+          bool FenceWrites = false>
 __device__ __forceinline__ void gemm_consume_mma(const Ring &ring, sb_ring_state &st,
                                                  sb_ring_state &last, Math &math, uint32_t smem, int n) {
   if constexpr (GemmOverlaps<Math, S>::value) {
     static_assert(!FenceReads, "the overlapped k-loop is wgmma's: async-proxy reads");
     for (int kt = 0; kt < n; ++kt) {
       ring.wait(st);  // a different stage from last's: S >= 2
+      if constexpr (FenceWrites) sb_fence_proxy_async_shared();  // cp.async's writes, before wgmma reads them
       math.issue(smem + st.index * T::STAGE_BYTES);
       math.template wait<1>();  // batch kt - 1 is complete: its stage's reads are over
       if (kt > 0) ring.release(last);
@@ -262,8 +266,10 @@ struct GemmOneUnit {
 
 // cp.async (ws_mbarrier): the producer warp's 32 lanes copy a stage and
 // arrive.noinc on `full` once their copies land: 32 arrivals a phase.
-struct GemmProduceCpAsync {
-  static constexpr int FULL_ARRIVALS = 32;
+// Warps > 1: a producer warpgroup's 32 x Warps threads, as many arrivals.
+template <int Warps = 1>
+struct GemmProduceCpAsyncT {
+  static constexpr int FULL_ARRIVALS = 32 * Warps;
   static constexpr bool elected = false;
   template <int S, bool Bounded>
   using Ring = sb_ring<S, Bounded>;
@@ -272,16 +278,18 @@ struct GemmProduceCpAsync {
                                                  uint32_t smem, const GemmUnit &u) {
     const uint16_t *a_blk = p.a + (size_t)u.m0 * p.k, *b_blk = p.b + (size_t)u.n0 * p.k;
     const bool edge = gemm_edge_tile<T>(p, u.m0, u.n0);  // a partial tile: the predicated copy (once per tile)
+    static_assert(T::WARPS % Warps == 0, "the producer threads start at a multiple of their count");
     for (int kt = u.k0; kt < u.k1; ++kt) {
       ring.acquire(st);  // the consumers released this stage
-      gemm_load_stage<T, 32>(smem + st.index * T::STAGE_BYTES, a_blk, b_blk, p, edge, u.m0, u.n0, kt * T::BK,
-                             threadIdx.x & 31);
-      // One arrival per lane once its copies land: 32 complete the phase.
+      gemm_load_stage<T, 32 * Warps>(smem + st.index * T::STAGE_BYTES, a_blk, b_blk, p, edge, u.m0, u.n0,
+                                     kt * T::BK, threadIdx.x & (32 * Warps - 1));
+      // One arrival per thread once its copies land: FULL_ARRIVALS complete the phase.
       sb_cp_async_arrive_noinc(ring.full_bar(st.index));
       st.template advance<S>();
     }
   }
 };
+using GemmProduceCpAsync = GemmProduceCpAsyncT<1>;
 
 // TMA: one elected thread; per stage one arrive.expect_tx of both tiles'
 // bytes (gemm_tma_produce_range), then the two boxes, which complete_tx on `full`.
@@ -345,7 +353,7 @@ __device__ __forceinline__ void gemm_ws_body(const GemmParams &p, uint32_t smem,
   const auto sched = make_sched();
   const int warp = threadIdx.x >> 5;
   sb_ring_state st;
-  if (warp == T::WARPS) {  // the producer warp
+  if (Load::producer_warps == 1 ? warp == T::WARPS : warp >= T::WARPS) {  // the producer warp(s)
     if (!Load::elected || threadIdx.x == T::WARPS * 32) {
       sched.each([&](const GemmUnit &u) { Load::template produce<T, S, Bounded>(p, ring, st, smem, u); });
       ring.producer_tail(st);  // every stage I filled was released (clusters: by both CTAs)
@@ -357,12 +365,14 @@ __device__ __forceinline__ void gemm_ws_body(const GemmParams &p, uint32_t smem,
     // with the proxy fence; wgmma (async proxy) reads, and reads of
     // cp.async's (generic) writes, without (docs/pipeline.md, "Proxy fences").
     constexpr bool fence_reads = Load::tma && GemmGenericReads<Math>::value;
+    constexpr bool fence_writes = !Load::tma && !GemmGenericReads<Math>::value;
     Math math(warp);
     ring.grant_credits();  // every stage starts empty: one credit each
     sched.each([&](const GemmUnit &u) {
       if constexpr (decltype(sched)::walks) math.zero();
       sb_ring_state last;
-      gemm_consume_mma<T, S, Bounded, fence_reads>(ring, st, last, math, smem, u.k1 - u.k0);
+      gemm_consume_mma<T, S, Bounded, fence_reads, Math, Ring, fence_writes>(ring, st, last, math, smem,
+                                                                              u.k1 - u.k0);
       gemm_consume_tail<T, S, Bounded>(ring, last, math, u.k1 - u.k0);
       const long long t0 = Bounded && Load::tma ? clock64() : 0;
       epi(p, math, u);
