@@ -145,8 +145,10 @@ $(PREDECESSORS): tests/gpu/scan_predecessors.cu kernels/families/scan.cu kernels
 # compute_80 PTX build (step a), plain_kernels (p) and scan_predecessors (o).
 BUNDLE    ?= build/bundle
 BUNDLE_SRC = $(if $(REV),build/rev/$(shell git rev-parse --verify --quiet --short=12 "$(REV)^{commit}"),.)
-# The default build where CUDA_ARCH is the default one, else its own folder.
-BUNDLE_BUILD = $(if $(filter command line,$(origin CUDA_ARCH)),build/bundle-bin,build)
+# The default build where CUDA_ARCH is the default one, else its own folder;
+# a build of its own folder (EXPERIMENTAL=1: build/experimental, or BUILD=)
+# there, so that its flags and commit never land in build/'s objects.
+BUNDLE_BUILD = $(if $(filter command line,$(origin CUDA_ARCH)),build/bundle-bin,$(BUILD))
 bundle:
 	@if [ -n "$(REV)" ]; then [ "$(BUNDLE_SRC)" != build/rev/ ] || \
 	  { echo "bundle: REV=$(REV) is not a commit of this repository" >&2; exit 2; }; \

@@ -35,3 +35,18 @@ def test_unpack_bundle_restores_each_binary_in_place(tmp_path):
     assert os.access(tmp_path / "syncbench", os.X_OK)
     assert sorted(p.name for p in tmp_path.rglob("*.xz")) == []
     assert (tmp_path / "plain_kernels").read_bytes() == b"left alone"
+
+
+def test_a_bundle_of_a_variant_build_packs_that_build_and_leaves_build_alone(tmp_path):
+    """make bundle EXPERIMENTAL=1 builds and packs build/experimental's
+    binary: its -DSB_EXPERIMENTAL objects and +experimental commit never go
+    into build/, whose default binary a plain bundle packs."""
+    def strip_source(*args):
+        r = subprocess.run(["make", "-n", "--no-print-directory", "bundle", f"BUNDLE={tmp_path}", *args],
+                           capture_output=True, text=True, cwd=ROOT, timeout=120)
+        assert r.returncode == 0, r.stderr
+        lines = [ln for ln in r.stdout.splitlines() if ln.startswith(f"strip -o {tmp_path}/syncbench ")]
+        assert len(lines) == 1, r.stdout[-2000:]
+        return lines[0].split()[3]
+    assert strip_source("EXPERIMENTAL=1") == "./build/experimental/syncbench"
+    assert strip_source() == "./build/syncbench"
