@@ -64,6 +64,9 @@ void sb_cli_usage(FILE *f) {
 "                       grid of (the point's place in --benchmark_list_tests) + 1\n"
 "  --seed N             base seed of the random inputs (default: fresh each run)\n"
 "  --warmup N           launches between validation and timing (default 2)\n"
+"  --cooldown-ms MS     leave the GPU idle MS ms before each point's warm-up, so\n"
+"                       that every point starts from a GPU below its power limit\n"
+"                       (default 0; the row's detail says it)\n"
 "  --min-time S         minimum timed seconds per point (default 0.05, --quick 0.01;\n"
 "                       a point paired with its ceiling: half for each side)\n"
 "  --print-gpu-slug     print the results directory name for --device and exit\n"
@@ -591,6 +594,16 @@ static int opt_point_timeout(sb_cli *c, const char *val, char *err, size_t errle
   return 0;
 }
 
+static int opt_cooldown(sb_cli *c, const char *val, char *err, size_t errlen) {
+  long long v;
+  if (parse_ll(val, 0, 10000, &v)) {
+    snprintf(err, errlen, "--cooldown-ms '%s' is not a whole number of milliseconds in [0, 10000]", val);
+    return -1;
+  }
+  c->cooldown_s = (double)v * 1e-3;
+  return 0;
+}
+
 static int opt_warmup(sb_cli *c, const char *val, char *err, size_t errlen) {
   long long v;
   if (parse_ll(val, 0, 1000, &v)) { snprintf(err, errlen, "--warmup '%s' is not an integer in [0, 1000]", val); return -1; }
@@ -630,6 +643,7 @@ static const struct { const char *name; int takes_value; opt_fn set; } options[]
     {"--device", 1, opt_device},
     {"--devices", 1, opt_devices},     {"--watchdog-ms", 1, opt_watchdog},
     {"--point-timeout", 1, opt_point_timeout}, {"--warmup", 1, opt_warmup},
+    {"--cooldown-ms", 1, opt_cooldown},
     {"--seed", 1, opt_seed},           {"--min-time", 1, opt_min_time},
 };
 

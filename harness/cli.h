@@ -45,6 +45,7 @@ typedef struct sb_cli {
   long long watchdog_ms;   /* mbarrier wait bound; 0: none */
   double point_timeout_s;  /* kill a silent worker after this; 0: never */
   int warmup;
+  double cooldown_s;       /* --cooldown-ms: the GPU idle this long before each point's warm-up */
   double min_time_s;       /* -1: default for the mode */
   unsigned long long seed; /* 0: fresh */
   int has_seed;

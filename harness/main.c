@@ -311,6 +311,7 @@ static int run_sweep(const sb_cli *cli, sb_point *points, long count, sb_resume 
       .csv_fd = csv_fd,
       .run = {
           .warmup = cli->warmup,
+          .cooldown_s = cli->cooldown_s,
           .min_time_s = cli->min_time_s > 0 ? cli->min_time_s : (cli->spec.quick ? 0.01 : 0.05),
           .unpaired = cli->unpaired,
           .profile_warmup = cli->profile_warmup,

@@ -605,6 +605,12 @@ static int time_point(runner *r, point_state *s, double share, int resume, sb_ro
     if (per_place && (e = cudaMemsetAsync(r->buf.d_out, 0xA5, s->out_bytes, r->stream)) != cudaSuccess)
       return cuda_failed(row, "poisoning a place's records", e);
     L->bounded = 0;
+    if (!more && r->opt->cooldown_s > 0) { /* --cooldown-ms: the GPU idle, then the warm-up */
+      if ((e = cudaStreamSynchronize(r->stream)) != cudaSuccess) return cuda_failed(row, "before the cool-down", e);
+      const struct timespec idle = {(time_t)r->opt->cooldown_s,
+                                    (long)((r->opt->cooldown_s - (double)(time_t)r->opt->cooldown_s) * 1e9)};
+      nanosleep(&idle, NULL);
+    }
     for (int i = 0; i < r->opt->warmup; ++i) {
       const int profiled = r->opt->profile_warmup && !more && i == r->opt->warmup - 1;
       if (profiled && (e = profile_open(r, s->index)) != cudaSuccess)
@@ -729,7 +735,10 @@ static void record_timing(runner *r, const sb_point *p, int flush, double after_
                                : r->timer.flush_read_blocks ? "read"
                                                             : "memset",
                                size);
-  if (r->timer.retaken > 0)
+  if (r->opt->cooldown_s > 0 && used >= 0 && (size_t)used < sizeof row->detail)
+    used += snprintf(row->detail + used, sizeof row->detail - (size_t)used, "%sthe GPU idle %.0f ms before the warm-up",
+                     used ? "; " : "", r->opt->cooldown_s * 1e3);
+  if (r->timer.retaken > 0 && used >= 0 && (size_t)used < sizeof row->detail)
     snprintf(row->detail + used, sizeof row->detail - (size_t)used,
              "%s%lld samples taken while throttled were re-taken after a %.0f ms rest",
              used ? "; " : "", r->timer.retaken, SB_THROTTLE_REST_S * 1e3);

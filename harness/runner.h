@@ -12,6 +12,7 @@
 
 typedef struct sb_run_options {
   int warmup;           /* launches after validation, before timing */
+  double cooldown_s;    /* the GPU idle this long before the warm-up (--cooldown-ms); 0: none */
   double min_time_s;    /* per point; <= 0: Google Benchmark's flag decides */
   int unpaired;         /* no paired ceiling (--unpaired): ceiling cells empty */
   int profile_warmup;   /* --profile-warmup: the last warm-up launch alone in a

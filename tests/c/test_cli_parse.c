@@ -32,7 +32,8 @@ SB_TEST(cli_rejects_bad_input_with_one_line) {
       {"sb", "--device", "-1", NULL},   {"sb", "--device", "x", NULL},
       {"sb", "--out", NULL},            {"sb", "--benchmark_repetitions=abc", NULL},
       {"sb", "--seed", "0", NULL},      {"sb", "--min-time", "nan", NULL},
-      {"sb", "--warmup", "-3", NULL},   {"sb", "--block", "64", "--block"},
+      {"sb", "--warmup", "-3", NULL},   {"sb", "--cooldown-ms", "10001", NULL},
+      {"sb", "--cooldown-ms", "1.5", NULL}, {"sb", "--block", "64", "--block"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     char *argv[6] = {0};
@@ -59,6 +60,19 @@ SB_TEST(cli_profile_warmup_sets_the_runs_flag_and_needs_a_warmup) {
   char *bad[] = {"sb", "--warmup", "0", "--profile-warmup", NULL};
   CHECK_EQ_INT(parse(bad, &c, err), -1);
   CHECK(strstr(err, "--warmup 1 or more") != NULL);
+}
+
+SB_TEST(cli_cooldown_is_milliseconds_kept_in_seconds) {
+  char err[256];
+  sb_cli c;
+  char *ok[] = {"sb", "--cooldown-ms", "250", NULL};
+  CHECK_EQ_INT(parse(ok, &c, err), 0);
+  CHECK(c.cooldown_s > 0.2499 && c.cooldown_s < 0.2501);
+  sb_cli_free(&c);
+  char *plain[] = {"sb", NULL};
+  CHECK_EQ_INT(parse(plain, &c, err), 0);
+  CHECK(c.cooldown_s == 0);
+  sb_cli_free(&c);
 }
 
 SB_TEST(cli_splits_take_auto_and_other_axes_refuse_it) {

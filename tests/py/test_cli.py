@@ -305,6 +305,7 @@ def test_benchmark_out_under_a_file_fails_before_the_gpu(syncbench, tmp_path):
     (["--benchmark_filter=-scan"], "negative filters"),
     (["--benchmark_nonsense=1"], "unknown Google Benchmark flag '--benchmark_nonsense'"),
     (["--profile-warmup", "--warmup", "0"], "--profile-warmup profiles the last warm-up launch"),
+    (["--cooldown-ms", "-5"], "--cooldown-ms '-5' is not a whole number of milliseconds in [0, 10000]"),
     # gemm's shape rule (bench/gemm.c, sb_gemm_shape_refusal): one line that names it
     (["--m", "1000", "--k", "1001", "--filter", "^gemm/"], "k=1001 is outside the shapes it runs: K a multiple of 8"),
     (["--m", "1000", "--n", "1002", "--k", "1024", "--filter", "^gemm/"], "N a multiple of 4"),
@@ -318,7 +319,7 @@ def test_benchmark_out_under_a_file_fails_before_the_gpu(syncbench, tmp_path):
         "time-unit-no-json", "time-unit-bad", "context-no-json", "context-bad",
         "report-aggregates-no-json", "display-aggregates-file-only", "counters-tabular",
         "color", "random-interleaving", "min-warmup-time", "perf-counters",
-        "negative-filter", "unknown-gbench-flag", "profile-without-warmup", "gemm-k-off-rule",
+        "negative-filter", "unknown-gbench-flag", "profile-without-warmup", "cooldown-negative", "gemm-k-off-rule",
         "gemm-n-off-rule"])
 def test_bad_input_exits_2_with_one_line(syncbench, tmp_path, args, mentions):
     r = run(*args, cwd=tmp_path)
