@@ -361,9 +361,10 @@ __device__ __forceinline__ void gemm_ws_body(const GemmParams &p, uint32_t smem,
     if constexpr (!clustered) return;
     __syncwarp();  // all 32 lanes stay for the exit barrier
   } else {
-    // TMA writes the stages; ldmatrix (generic proxy) reads are released
-    // with the proxy fence; wgmma (async proxy) reads, and reads of
-    // cp.async's (generic) writes, without (docs/pipeline.md, "Proxy fences").
+    // The proxies (docs/pipeline.md, "Proxy fences"): TMA (async) writes
+    // read by ldmatrix (generic) are released with the proxy fence; cp.async
+    // (generic) writes read by wgmma (async) are fenced after each wait;
+    // TMA writes read by wgmma, and cp.async's read by ldmatrix, need none.
     constexpr bool fence_reads = Load::tma && GemmGenericReads<Math>::value;
     constexpr bool fence_writes = !Load::tma && !GemmGenericReads<Math>::value;
     Math math(warp);
