@@ -203,7 +203,9 @@ struct GemmWsMbarrier
 // writes, async-proxy reads. Where K x 2 B is not a multiple of 32 (K =
 // 1000) a TMA box pays for the rows that start inside a sector; 16-B
 // copies do not. One producer warp starved the consumers (docs/history.md,
-// "gemm at K = 1000"); a warpgroup issues a quarter of the copies each.
+// "gemm at K = 1000"); a warpgroup issues a quarter of the copies each, and
+// hands registers to the consumers (setmaxnreg: 40 and 216 at two blocks an
+// SM, gemm_consumer_regs), so it keeps its siblings' blocks per SM unspilled.
 struct GemmWsCpAsyncWgWgmma
     : GemmComposition<GemmCpAsyncWarpgroup, GemmWgmmaWarpgroups, GemmScheduleDataParallel, GemmDirectStores> {
   template <class T, int S, bool Bounded>
@@ -590,25 +592,12 @@ constexpr int gemm_threads() {
   return T::WARPS * 32 * V::groups + (V::ws ? 32 * V::Mainloop::producer_warps : 0);
 }
 
-// Blocks per SM every variant of a tile is compiled for, so that they share
-// occupancy and differ only in synchronization: two 128 x 128 blocks (the
-// 4-warp variants fit two by shared memory up to 3 stages), one 128 x 256.
-// Without it the warp-specialized 128 x 128 kernels (5 warps) took 197-224
-// registers, and a sub-partition's 16 K registers then hold 2 of their
-// warps, not 3: one block per SM against the other variants' two.
-template <class T>
-constexpr int gemm_min_blocks() {
-  return T::BN == 128 ? 2 : 1;
-}
-
 extern __shared__ uint8_t gemm_smem_raw[];
 
 // A block with two consumer warpgroups holds two tiles' accumulators: one per SM.
-// A producer warpgroup's block (registers for 2 x 256 threads would spill
-// the consumers): one per SM as well.
 template <class V, class T>
 constexpr int gemm_kernel_min_blocks() {
-  return V::groups > 1 || V::Mainloop::producer_warps > 1 ? 1 : gemm_min_blocks<T>();
+  return V::groups > 1 ? 1 : gemm_min_blocks<T>();
 }
 // Whether the target being compiled has what a composition needs: wgmma
 // (sm_90a's arch-specific features), TMA and mbarrier transactions (sm_90).

@@ -305,6 +305,39 @@ struct GemmProduceTma {
   }
 };
 
+// Blocks per SM every variant of a tile is compiled for, so that they share
+// occupancy and differ only in synchronization: two 128 x 128 blocks (the
+// 4-warp variants fit two by shared memory up to 3 stages), one 128 x 256.
+// Without it the warp-specialized 128 x 128 kernels (5 warps) took 197-224
+// registers, and a sub-partition's 16 K registers then hold 2 of their
+// warps, not 3: one block per SM against the other variants' two.
+template <class T>
+__host__ __device__ constexpr int gemm_min_blocks() {
+  return T::BN == 128 ? 2 : 1;
+}
+
+// A producer warpgroup's registers (setmaxnreg, sm_90a, every thread of
+// each warpgroup): the producer keeps GEMM_PRODUCER_REGS and the consumer
+// warpgroups take what the block's share of the register file leaves them,
+// so the block keeps its siblings' blocks per SM (Blocks) without spilling
+// the accumulators. CUTLASS's warp-specialized kernels do the same (40 / 232).
+constexpr int GEMM_PRODUCER_REGS = 40;
+template <class T, int Blocks, int ProducerThreads>
+__host__ __device__ constexpr int gemm_consumer_regs() {
+  return (65536 / Blocks - GEMM_PRODUCER_REGS * ProducerThreads) / (T::WARPS * 32) / 8 * 8 > 240
+             ? 240
+             : (65536 / Blocks - GEMM_PRODUCER_REGS * ProducerThreads) / (T::WARPS * 32) / 8 * 8;
+}
+template <int Regs, bool Inc>
+__device__ __forceinline__ void gemm_setmaxnreg() {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  if constexpr (Inc)
+    asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Regs));
+  else
+    asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Regs));
+#endif
+}
+
 // ---- the warp-specialized body: one for every mainloop, consumer and schedule ----
 //
 // V: the composition (gemm_compose.cuh): its mainloop's producer (Load:
@@ -354,6 +387,7 @@ __device__ __forceinline__ void gemm_ws_body(const GemmParams &p, uint32_t smem,
   const int warp = threadIdx.x >> 5;
   sb_ring_state st;
   if (Load::producer_warps == 1 ? warp == T::WARPS : warp >= T::WARPS) {  // the producer warp(s)
+    if constexpr (Load::producer_warps > 1) gemm_setmaxnreg<GEMM_PRODUCER_REGS, false>();
     if (!Load::elected || threadIdx.x == T::WARPS * 32) {
       sched.each([&](const GemmUnit &u) { Load::template produce<T, S, Bounded>(p, ring, st, smem, u); });
       ring.producer_tail(st);  // every stage I filled was released (clusters: by both CTAs)
@@ -367,6 +401,8 @@ __device__ __forceinline__ void gemm_ws_body(const GemmParams &p, uint32_t smem,
     // TMA writes read by wgmma, and cp.async's read by ldmatrix, need none.
     constexpr bool fence_reads = Load::tma && GemmGenericReads<Math>::value;
     constexpr bool fence_writes = !Load::tma && !GemmGenericReads<Math>::value;
+    if constexpr (Load::producer_warps > 1)
+      gemm_setmaxnreg<gemm_consumer_regs<T, gemm_min_blocks<T>(), Load::producer_warps * 32>(), true>();
     Math math(warp);
     ring.grant_credits();  // every stage starts empty: one credit each
     sched.each([&](const GemmUnit &u) {
