@@ -607,9 +607,7 @@ static int time_point(runner *r, point_state *s, double share, int resume, sb_ro
     L->bounded = 0;
     if (!more && r->opt->cooldown_s > 0) { /* --cooldown-ms: the GPU idle, then the warm-up */
       if ((e = cudaStreamSynchronize(r->stream)) != cudaSuccess) return cuda_failed(row, "before the cool-down", e);
-      const struct timespec idle = {(time_t)r->opt->cooldown_s,
-                                    (long)((r->opt->cooldown_s - (double)(time_t)r->opt->cooldown_s) * 1e9)};
-      nanosleep(&idle, NULL);
+      sb_sleep_s(r->opt->cooldown_s);
     }
     for (int i = 0; i < r->opt->warmup; ++i) {
       const int profiled = r->opt->profile_warmup && !more && i == r->opt->warmup - 1;

@@ -19,6 +19,11 @@ static double mono_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+void sb_sleep_s(double s) {
+  const struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+  nanosleep(&ts, NULL);
+}
+
 cudaError_t sb_timer_init(sb_timer *t, cudaStream_t stream) {
   t->stream = stream;
   t->samples = NULL;
@@ -165,8 +170,7 @@ static int witness_read(sb_timer *t) {
   t->window_flagged = sb_throttle_flagged(t->window_mhz, t->throttle_mhz, reasons);
   if (!sb_throttle_retake(t->window_flagged, &t->retakes_left)) return 0;
   /* nvbench's recovery: rest, then take the sample again. */
-  struct timespec rest = {0, (long)(SB_THROTTLE_REST_S * 1e9)};
-  nanosleep(&rest, NULL);
+  sb_sleep_s(SB_THROTTLE_REST_S);
   t->window_mhz = NAN; /* the next attempt starts with a fresh witness */
   ++t->retaken;
   return 1;

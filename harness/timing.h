@@ -95,6 +95,9 @@ void sb_timer_resume(sb_timer *t);
  * by the sample time each covers (NaN without a reading). */
 double sb_timer_clock_mhz(const sb_timer *t);
 
+/* The host thread asleep for s seconds (the throttle rule's rest, --cooldown-ms). */
+void sb_sleep_s(double s);
+
 /* The stream hold's bound: a sample's launches must be enqueued within it. */
 #define SB_HOLD_STREAMS 8
 #define SB_HOLD_TIMEOUT_NS 2000000000ull

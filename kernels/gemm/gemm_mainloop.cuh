@@ -324,9 +324,8 @@ __host__ __device__ constexpr int gemm_min_blocks() {
 constexpr int GEMM_PRODUCER_REGS = 40;
 template <class T, int Blocks, int ProducerThreads>
 __host__ __device__ constexpr int gemm_consumer_regs() {
-  return (65536 / Blocks - GEMM_PRODUCER_REGS * ProducerThreads) / (T::WARPS * 32) / 8 * 8 > 240
-             ? 240
-             : (65536 / Blocks - GEMM_PRODUCER_REGS * ProducerThreads) / (T::WARPS * 32) / 8 * 8;
+  const int left = (65536 / Blocks - GEMM_PRODUCER_REGS * ProducerThreads) / (T::WARPS * 32) / 8 * 8;
+  return left > 240 ? 240 : left;  // setmaxnreg's whole multiples of 8, at most CUTLASS's 240
 }
 template <int Regs, bool Inc>
 __device__ __forceinline__ void gemm_setmaxnreg() {
