@@ -558,11 +558,13 @@ AA_PROOFS = (PROOF, os.path.join("h100-80gb-hbm3", "proofs", "ab_54fa7a1"),
              os.path.join("h200", "proofs", "ab_3a3b6c7"), os.path.join("h200", "proofs", "ab_f3ecdce"),
              os.path.join("h200", "proofs", "ab_1676791"),
              os.path.join("h200", "proofs", "ab_8f86e32"), os.path.join("h200", "proofs", "ab_5de0252"),
-             os.path.join("h200", "proofs", "ab_bb177c9"), os.path.join("h200", "proofs", "ab_26ec9c3"))
+             os.path.join("h200", "proofs", "ab_bb177c9"), os.path.join("h200", "proofs", "ab_26ec9c3"),
+             os.path.join("h200", "proofs", "ab_2870d29"))
 # The runs of a proof machine the table reads: a gate run of a few families,
 # and (3a3b6c7 on, every family no longer fitting one run) reference and gemm,
 # and every other family, in one run or (f3ecdce) in several.
-AA_KINDS = ("aa_gate", "aa_gemm", "aa_rest", "aa_rest1", "aa_rest2", "aa_barrier", "aa_scan", "aa_multistage")
+AA_KINDS = ("aa_gate", "aa_gemm", "aa_gemm_cool", "aa_rest", "aa_rest1", "aa_rest2", "aa_barrier", "aa_scan",
+            "aa_multistage")
 PLANTED = ("gemm/splitk_serial", "gemm/streamk", "scan/pingpong")
 # The planted A/B runs the block's plant table reads: (its A side, the
 # planted variants, the sweep's filter). 16d0f95 on an H100 (issue 36's

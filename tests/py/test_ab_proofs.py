@@ -27,9 +27,11 @@ PLANT = ("scan", "pingpong")  # make PLANT_SLOWDOWN=1: one extra barrier per ste
 # family no longer fits one run), and barrier_tma alone (aa_tma: ab_e315534/chipG,
 # its new kernel's first A/A); aa_rest cut short on one chip (aa_rest1) and the
 # families it did not reach on another (aa_rest2: devscan and
-# pipeline_intensity, ab_bb177c9).
+# pipeline_intensity, ab_bb177c9); reference and gemm with the GPU idle
+# 200 ms before each point (aa_gemm_cool: --cooldown-ms 200, ab_2870d29/chipS).
 MIN_POINTS = {"aa": 1000, "quick": 150, "aa_gemm": 200, "aa_gate": 300, "aa_rest": 800, "aa_tma": 50,
-              "aa_barrier": 300, "aa_scan": 100, "aa_multistage": 40, "aa_rest1": 500, "aa_rest2": 100}
+              "aa_barrier": 300, "aa_scan": 100, "aa_multistage": 40, "aa_rest1": 500, "aa_rest2": 100,
+              "aa_gemm_cool": 200}
 
 
 def run_file(proof, kind, side):
