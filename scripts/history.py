@@ -32,8 +32,8 @@ has one row a figure: `entry` (the start of the page's `## ` heading it
 sits under), `phrase` (the words as the page quotes them, {} where the
 figure goes), `files` (the proof: paths or globs, space-separated; a CSV
 may be committed as .csv.xz), `where` (col=value or col!=value filters,
-space-separated, over the rows whose status is ok unless a filter names
-status), `column` and `stat`, one of the computations in STATS (value: the
+space-separated, a space inside a value written %20, over the rows whose
+status is ok unless a filter names status), `column` and `stat`, one of the computations in STATS (value: the
 one row's; span: min-max), formatted with `format` (a Python format spec).
 It prints one line per figure that differs and exits 1 if any does.
 
@@ -251,7 +251,7 @@ def figure_rows(files, where):
         col, neg, value = term.partition("!=") if "!=" in term else term.partition("=")
         if not neg:
             raise ValueError(f"filter {term!r} is not col=value or col!=value")
-        tests.append((col, neg == "!=", value))
+        tests.append((col, neg == "!=", value.replace("%20", " ")))
     if not any(col == "status" for col, _, _ in tests):
         tests.append(("status", False, "ok"))
     out = []

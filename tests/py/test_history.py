@@ -176,6 +176,18 @@ def test_check_recomputes_each_named_computation(tmp_path):
     assert "'Another' does not quote" in bad[3][1]
 
 
+def test_a_filter_value_may_hold_spaces_written_as_percent_20(tmp_path):
+    (tmp_path / "forms.csv").write_text("form,gbps\nvec U=4 plain,3863.0\nvec U=8 plain,3830.9\n")
+    forms = str(tmp_path / "forms.csv")
+    table = figures_table(tmp_path, [
+        ("The scan fixture", "moved {} GB/s", forms, "status!=none form=vec%20U=4%20plain", "gbps", "value", ".1f")])
+    assert history.check(table, page(tmp_path, "moved 3863.0 GB/s")) == []
+    # the same words with their spaces split into filters of their own
+    table = figures_table(tmp_path, [
+        ("The scan fixture", "moved {} GB/s", forms, "status!=none form=vec U=4 plain", "gbps", "value", ".1f")])
+    assert "is not col=value" in history.check(table, page(tmp_path, "moved 3863.0 GB/s"))[0][1]
+
+
 def test_check_exits_1_with_a_line_per_wrong_figure_and_2_on_an_unusable_table(tmp_path, capsys):
     table = figures_table(tmp_path, [("The scan fixture", "ran {} points", FIX, "variant=pingpong", "", "count", "d")])
     assert history.main(["--check", table, "--history", page(tmp_path, "ran 0 points")]) == 1
