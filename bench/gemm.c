@@ -311,25 +311,24 @@ int sb_gemm_compiled(const sb_variant *v, int tile, sb_gemm_compiled_info *out) 
   }
   sb_gemm_compiled_info info[SB_GEMM_NUM_TILES];
   memset(info, 0, sizeof info);
-  const long long shapes[] = {SB_AXIS_UNSET, SB_GEMM_CLUSTER_2X1, SB_GEMM_CLUSTER_1X2};
   for (int t = 0; t < SB_GEMM_NUM_TILES; ++t)
-    for (int c = 0; c < 3; ++c)
+    for (int c = -1; c < SB_GEMM_NUM_CLUSTER_SHAPES; ++c) /* -1: no cluster shape */
       for (int w = 4; w <= 8; w += 4)
         for (int st = 1; st <= SB_GEMM_MAX_STAGES; ++st) {
           long long axis[SB_NUM_AXES];
           for (int a = 0; a < SB_NUM_AXES; ++a) axis[a] = SB_AXIS_UNSET;
           axis[SB_AXIS_TILE] = t, axis[SB_AXIS_WARPS] = w, axis[SB_AXIS_STAGES] = st;
-          axis[SB_AXIS_CLUSTER_SHAPE] = shapes[c];
+          axis[SB_AXIS_CLUSTER_SHAPE] = c < 0 ? SB_AXIS_UNSET : c;
           sb_kernels k;
           char why[SB_SKIP_LEN];
           if (v->pick(axis, &k, why, sizeof why) != 0) continue;
           info[t].warps = w;
           info[t].stages |= 1u << st;
-          if (c > 0) info[t].clusters |= 1u << shapes[c];
+          if (c >= 0) info[t].clusters |= 1u << c;
         }
   /* a variant compiled without a cluster shape has none: every shape "took" it */
   for (int t = 0; t < SB_GEMM_NUM_TILES; ++t)
-    if (info[t].clusters == ((1u << SB_GEMM_CLUSTER_2X1) | (1u << SB_GEMM_CLUSTER_1X2))) {
+    if (info[t].clusters == (1u << SB_GEMM_NUM_CLUSTER_SHAPES) - 1u) {
       long long axis[SB_NUM_AXES];
       for (int a = 0; a < SB_NUM_AXES; ++a) axis[a] = SB_AXIS_UNSET;
       axis[SB_AXIS_TILE] = t, axis[SB_AXIS_WARPS] = info[t].warps;
@@ -414,12 +413,18 @@ static const char *gemm_reason(const sb_point *p, size_t smem_limit, char *buf, 
              "splits=%lld: each K slice needs at least one %d-wide k-tile (k=%lld: %lld k-tiles)", sp, SB_GEMM_BK, k,
              kts);
   }
-  /* Multicast: clusters of 2 tiles along the cluster shape; where the tile
-   * count along it is odd, the edge cluster's second tile lies past C (its
-   * loads are TMA's zeros, its stores clipped): any shape runs. */
+  /* Multicast: clusters of CM x CN tiles; where the tile count along a side
+   * is not a multiple of it, the edge cluster's last tiles lie past C (their
+   * loads are TMA's zeros, their stores clipped): any shape runs. */
   const long long cs = p->axis[SB_AXIS_CLUSTER_SHAPE];
-  if (compiled && c.clusters && (cs < 0 || cs > SB_GEMM_CLUSTER_1X2 || !(c.clusters >> cs & 1u)))
-    BROKEN(AXIS_BIT(CLUSTER_SHAPE), "%s needs cluster_shape 2x1 or 1x2", name);
+  if (compiled && c.clusters && (cs < 0 || cs >= SB_GEMM_NUM_CLUSTER_SHAPES || !(c.clusters >> cs & 1u))) {
+    char shapes[64] = "";
+    for (int o = 0, at = 0; o < SB_GEMM_NUM_CLUSTER_SHAPES; ++o)
+      if (c.clusters >> o & 1u)
+        at += snprintf(shapes + at, sizeof shapes - (size_t)at, "%s%dx%d", at ? ", " : "", sb_gemm_cluster_m(o),
+                       sb_gemm_cluster_n(o));
+    BROKEN(AXIS_BIT(CLUSTER_SHAPE), "%s at a %dx%d tile needs cluster_shape %s", name, bm, bn, shapes);
+  }
   /* The stages' bytes, and the TMA-store epilogue's staging after them (two
    * 16x32 fp32 pieces per consumer warp). */
   const long long staging = (f & SB_VF_GEMM_TMA_STORE) ? (long long)(compiled ? c.warps : sb_gemm_tile_warps(t)) * 2 * 16 * 32 * 4 : 0;
@@ -778,7 +783,8 @@ const sb_family sb_family_gemm = {
                      [SB_AXIS_TILE] = "64x128x64,128x128x64,128x256x64,128x96x64",
                      [SB_AXIS_STAGES] = "1,2,3,4,5,6,7,8", /* 8: the 64x128 tile's, 7: 128x96's */
                      [SB_AXIS_WARPS] = "4,8",
-                     [SB_AXIS_CLUSTER_SHAPE] = "2x1,1x2"},
+                     /* 2x2, 4x2, 2x4: ws_tma_wgmma_multicast's 64x128 tile only (the others are refused) */
+                     [SB_AXIS_CLUSTER_SHAPE] = "2x1,1x2,2x2,4x2,2x4"},
     .quick_axes = {[SB_AXIS_M] = "512,1k",
                    [SB_AXIS_K] = "1k,32k",
                    [SB_AXIS_N] = "1",

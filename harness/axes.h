@@ -31,8 +31,8 @@
   X(K, "k", "k", 1, 1LL << 20, NULL, "GEMM reduction length (columns of A, rows of B)") \
   X(TILE, "tile", "tile", 0, 3, "128x128x64|128x256x64|64x128x64|128x96x64", "GEMM block tile BMxBNxBK") \
   X(SPLITS, "splits", "splits", 1, 256, NULL, "GEMM K slices per output tile (split-K), or auto") \
-  X(CLUSTER_SHAPE, "cluster_shape", "cluster-shape", 0, 1, "2x1|1x2",               \
-    "GEMM multicast cluster of 2 tiles: 2x1 (one column: B shared) or 1x2 (one row: A shared)") \
+  X(CLUSTER_SHAPE, "cluster_shape", "cluster-shape", 0, 4, "2x1|1x2|2x2|4x2|2x4",   \
+    "GEMM multicast cluster of tile rows x tile columns: a column's CTAs share B, a row's A") \
   X(WINDOW, "window", "window", 1, 1024, NULL,                                      \
     "devscan lookback(_relaxed), blank unless named: flag words a look-back step reads") \
   X(FIRST_SLEEP, "first_sleep_ns", "first-sleep", 0, 1000000, NULL,                 \

@@ -526,10 +526,11 @@ using GemmWsTmaWgmmaPingpongTmaStore = GemmWsTmaWgmmaPingpongT<true>;
 template <int CM, int CN>
 using GemmWsTmaWgmmaPingpongMulticastTmaStore = GemmWsTmaWgmmaPingpongT<true, CM, CN>;
 
-// ws_tma_wgmma_multicast: ws_tma_wgmma in clusters of 2 CTAs on adjacent
-// tiles that share one operand (CM x CN = 2x1: B; 1x2: A), each CTA's
-// producer multicasting half of the shared box to both (CUTLASS's
-// PipelineTmaAsync with a cluster shape). The boxes, the byte count and
+// ws_tma_wgmma_multicast: ws_tma_wgmma in clusters of CM x CN CTAs on
+// adjacent tiles that share operands (2x1: B; 1x2: A; 2x2, 4x2, 2x4 at the
+// 64x128 tile: both), each CTA's producer multicasting its slice of a
+// shared box to the CTAs sharing it (CUTLASS's PipelineTmaAsync with a
+// cluster shape). The boxes, the byte count and
 // the rules: gemm_mainloop.cuh (GemmMulticastBoxes); the tile order:
 // gemm_schedulers.cuh (gemm_cluster_tile: the grouped order at cluster
 // granularity); the cross-CTA release: ring.cuh (sb_cluster_ring).
@@ -551,12 +552,12 @@ struct GemmWsTmaWgmmaMulticastT
                       std::conditional_t<TmaStore, GemmTmaStores, GemmDirectStores>> {
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
-    // full: my producer's arrive.expect_tx (+ the bytes of both producers);
-    // empty: one arrival per consumer warp of both CTAs (Ring: sb_cluster_ring,
+    // full: my producer's arrive.expect_tx (+ the bytes of every slice);
+    // empty: one arrival per consumer warp of every CTA (Ring: sb_cluster_ring,
     // or the broken build's).
     std::conditional_t<TmaStore, GemmTmaStoreWalkEpi, GemmStoreEpi> epi{};
     if constexpr (TmaStore) epi.staging = smem + S * T::STAGE_BYTES;
-    gemm_ws_body<GemmWsTmaWgmmaMulticastT, T, S, Bounded, Ring<S, Bounded, 2>>(
+    gemm_ws_body<GemmWsTmaWgmmaMulticastT, T, S, Bounded, Ring<S, Bounded, CM * CN>>(
         p, smem, [] {}, [&] { return GemmClusterUnits<T, CM, CN, Persistent>::make(p); }, epi);
   }
 };
@@ -676,6 +677,7 @@ struct GemmStages {
 template <class V, class T>
 constexpr bool gemm_compiles_tile() {
   if constexpr (V::groups > 1) return T::BM == 128 && T::BN == 128;
+  if constexpr (V::cluster_m * V::cluster_n > 2) return T::BM == 64;  // both operands shared: the 64x128 tile
   if constexpr (!T::WGMMA_ONLY) return true;
   if constexpr (!V::Consumer::wgmma) return false;
   if constexpr (V::cluster_m * V::cluster_n > 1) return T::BM == 64;
@@ -792,15 +794,23 @@ static int gemm_pick(const long long *axis, sb_kernels *k, char *why, size_t len
   return -1;
 }
 
-// Multicast: the cluster_shape axis picks the instantiation (2x1 or 1x2),
-// then the variant's own picker.
-template <template <int, int> class V>
+// Multicast: the cluster_shape axis picks the instantiation (2x1 or 1x2;
+// Wide: also 2x2, 4x2 and 2x4), then the variant's own picker.
+template <template <int, int> class V, bool Wide>
 static int gemm_pick_multicast(const long long *axis, sb_kernels *k, char *why, size_t len) {
   switch (axis[SB_AXIS_CLUSTER_SHAPE]) {
     case SB_GEMM_CLUSTER_2X1: return gemm_pick<V<2, 1>>(axis, k, why, len);
     case SB_GEMM_CLUSTER_1X2: return gemm_pick<V<1, 2>>(axis, k, why, len);
   }
-  snprintf(why, len, "cluster_shape=%lld has no compiled kernel (compiled: 2x1, 1x2)", axis[SB_AXIS_CLUSTER_SHAPE]);
+  if constexpr (Wide) {
+    switch (axis[SB_AXIS_CLUSTER_SHAPE]) {
+      case SB_GEMM_CLUSTER_2X2: return gemm_pick<V<2, 2>>(axis, k, why, len);
+      case SB_GEMM_CLUSTER_4X2: return gemm_pick<V<4, 2>>(axis, k, why, len);
+      case SB_GEMM_CLUSTER_2X4: return gemm_pick<V<2, 4>>(axis, k, why, len);
+    }
+  }
+  snprintf(why, len, "cluster_shape=%lld has no compiled kernel (compiled: 2x1, 1x2%s)", axis[SB_AXIS_CLUSTER_SHAPE],
+           Wide ? ", 2x2, 4x2, 2x4" : "");
   return -1;
 }
 
@@ -1138,8 +1148,8 @@ static cudaError_t gemm_launch(sb_launch *L) {
   p.c = (float *)L->out;
   const int tile = (int)L->axis[SB_AXIS_TILE];
   const int bm = sb_gemm_tile_bm(tile), bn = sb_gemm_tile_bn(tile);
-  // Multicast clusters load half of the shared operand's box per CTA:
-  // 2x1, B boxes of bn / 2 rows; 1x2, A boxes of bm / 2 rows.
+  // Multicast clusters load a slice of a shared operand's box per CTA:
+  // A boxes of bm / CN rows, B boxes of bn / CM rows.
   constexpr int CM = V::cluster_m, CN = V::cluster_n;
   if (V::Mainloop::tma && !L->query) {
     cudaError_t e = gemm_tensor_maps(&p, bm / CN, bn / CM);
@@ -1180,8 +1190,15 @@ static cudaError_t gemm_launch(sb_launch *L) {
 
 // Multicast: the cluster_shape axis picks the instantiation; an unset or
 // unknown value reaches the picker, which makes it a skipped row.
-template <template <int, int> class V>
+template <template <int, int> class V, bool Wide>
 static cudaError_t gemm_launch_multicast(sb_launch *L) {
+  if constexpr (Wide) {
+    switch (L->axis[SB_AXIS_CLUSTER_SHAPE]) {
+      case SB_GEMM_CLUSTER_2X2: return gemm_launch<V<2, 2>>(L);
+      case SB_GEMM_CLUSTER_4X2: return gemm_launch<V<4, 2>>(L);
+      case SB_GEMM_CLUSTER_2X4: return gemm_launch<V<2, 4>>(L);
+    }
+  }
   return L->axis[SB_AXIS_CLUSTER_SHAPE] == SB_GEMM_CLUSTER_1X2 ? gemm_launch<V<1, 2>>(L)
                                                                : gemm_launch<V<2, 1>>(L);
 }
@@ -1246,11 +1263,12 @@ constexpr sb_variant gemm_row(const char *name, const char *summary) {
   return {name, gemm_launch<V, StaleEpoch>, gemm_pick<V>, V::min_cc, gemm_flags<V>() | Extra, summary,
           gemm_composition_names<V>()};
 }
-// Clustered variants: the cluster_shape axis picks V<2, 1> or V<1, 2>.
-template <template <int, int> class V, unsigned Extra = 0>
+// Clustered variants: the cluster_shape axis picks V<2, 1> or V<1, 2>
+// (Wide: also V<2, 2>, V<4, 2> and V<2, 4>, both operands shared).
+template <template <int, int> class V, unsigned Extra = 0, bool Wide = false>
 constexpr sb_variant gemm_row_clusters(const char *name, const char *summary) {
-  return {name,    gemm_launch_multicast<V>, gemm_pick_multicast<V>, V<2, 1>::min_cc, gemm_flags<V<2, 1>>() | Extra,
-          summary, gemm_composition_names<V<2, 1>>()};
+  return {name,    gemm_launch_multicast<V, Wide>, gemm_pick_multicast<V, Wide>, V<2, 1>::min_cc,
+          gemm_flags<V<2, 1>>() | Extra, summary, gemm_composition_names<V<2, 1>>()};
 }
 
 // cublas first: at every shape its row is measured before the others, which
@@ -1278,10 +1296,11 @@ static const sb_variant gemm_rows[] = {
     // Read at its median (SB_VF_MEDIAN_RATIO), over 4x the places: at 1024^2 x 16k, 1x2,
     // its launches' level followed where its operands lay (medians 58-80 us by place), and
     // only the median over many places held between processes (docs/history.md, schema 14).
-    gemm_row_clusters<GemmWsTmaWgmmaMulticast, SB_VF_MEDIAN_RATIO>("ws_tma_wgmma_multicast",
-     "ws_tma_wgmma in clusters of 2 adjacent tiles (cluster_shape 2x1: B shared, 1x2: A shared): each CTA "
-     "multicasts half the shared box to both (expect_tx = own box + 2 halves); consumer warps arrive on both "
-     "CTAs' empty (mapa, mbarrier.arrive.shared::cluster); cluster barrier after init and before exit"),
+    gemm_row_clusters<GemmWsTmaWgmmaMulticast, SB_VF_MEDIAN_RATIO, true>("ws_tma_wgmma_multicast",
+     "ws_tma_wgmma in clusters of adjacent tiles (cluster_shape 2x1: B shared, 1x2: A shared; 2x2, 4x2, 2x4 at "
+     "64x128: both): each CTA multicasts its slice of a shared box to the CTAs sharing it (expect_tx = every "
+     "slice of A and B); consumer warps arrive on every CTA's empty (mapa, mbarrier.arrive.shared::cluster); "
+     "cluster barrier after init and before exit"),
     gemm_row_clusters<GemmWsTmaWgmmaMulticastPersistent>("ws_tma_wgmma_multicast_persistent",
      "ws_tma_wgmma_multicast on a persistent grid (as many clusters as fit at once, cluster tiles c, c + clusters, "
      "...): the ring's parity runs on across tiles and the producer fills the next tile's stages during the epilogue"),

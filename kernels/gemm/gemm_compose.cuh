@@ -68,7 +68,7 @@ struct GemmTmaLoads : GemmMainloopBase, GemmProduceTma {  // the elected TMA pro
   static constexpr bool ws = true, tma = true;
 };
 template <int CM, int CN>
-struct GemmTmaMulticast : GemmMainloopBase, GemmProduceTmaMulticast<CM, CN> {  // clusters of CM x CN = 2 CTAs share one operand
+struct GemmTmaMulticast : GemmMainloopBase, GemmProduceTmaMulticast<CM, CN> {  // clusters of CM x CN CTAs share operands
   static constexpr const char *name = "tma_multicast";
   static constexpr bool ws = true, tma = true;
   static constexpr int cluster_m = CM, cluster_n = CN;

@@ -374,11 +374,12 @@ __device__ __forceinline__ void gemm_ws_body(const GemmParams &p, uint32_t smem,
   constexpr bool clustered = Load::cluster_m * Load::cluster_n > 1;
   __shared__ GemmRingBars<T, S> bars;
   if (threadIdx.x == 0) {
-    Ring::init(bars.full, bars.empty, Load::FULL_ARRIVALS, clustered ? T::WARPS * 2 : T::WARPS * 32);
+    Ring::init(bars.full, bars.empty, Load::FULL_ARRIVALS,
+               clustered ? T::WARPS * Load::cluster_m * Load::cluster_n : T::WARPS * 32);
     claim();
   }
   if constexpr (clustered)
-    sb_cluster_sync();  // both CTAs' inits visible cluster-wide (and block-wide) before any remote use
+    sb_cluster_sync();  // every CTA's inits visible cluster-wide (and block-wide) before any remote use
   else
     __syncthreads();  // the inits (and the claim) are visible; no block barrier after this
   const Ring ring(bars.full, bars.empty);
@@ -389,7 +390,7 @@ __device__ __forceinline__ void gemm_ws_body(const GemmParams &p, uint32_t smem,
     if constexpr (Load::producer_warps > 1) gemm_setmaxnreg<GEMM_PRODUCER_REGS, false>();
     if (!Load::elected || threadIdx.x == T::WARPS * 32) {
       sched.each([&](const GemmUnit &u) { Load::template produce<T, S, Bounded>(p, ring, st, smem, u); });
-      ring.producer_tail(st);  // every stage I filled was released (clusters: by both CTAs)
+      ring.producer_tail(st);  // every stage I filled was released (clusters: by every CTA)
     }
     if constexpr (!clustered) return;
     __syncwarp();  // all 32 lanes stay for the exit barrier
@@ -416,7 +417,7 @@ __device__ __forceinline__ void gemm_ws_body(const GemmParams &p, uint32_t smem,
     });
     epi.finish(math);
   }
-  if constexpr (clustered) sb_cluster_sync();  // every thread of both CTAs, before exit
+  if constexpr (clustered) sb_cluster_sync();  // every thread of every CTA, before exit
 }
 
 // The body over one tile's k-tiles [kt0, kt1) (a block per tile, or a
@@ -442,45 +443,59 @@ struct GemmStoreEpi : GemmEpiBase {
   }
 };
 
-// ---- ws_tma_wgmma_multicast: a cluster of 2 shares one operand ----
+// ---- ws_tma_wgmma_multicast: a cluster of tiles shares its operands ----
 //
-// ws_tma_wgmma (gemm_ws_body with wgmma warpgroups) in clusters of 2 CTAs on
-// adjacent tiles (gemm_cluster_tile): 2x1 (CM = 2) share the B tile, 1x2
-// (CN = 2) the A tile. Per stage each CTA's producer loads its own unshared
-// box (the launcher's map: BM or BN rows) and HALF of the shared box (the
-// other map: BN / 2 or BM / 2 rows, whole 8-row swizzle atoms), multicast
-// to both CTAs at offset (rank x half) of the operand's tile, so each
-// stage of each CTA receives its own box, its half and the peer's half:
-// STAGE_BYTES, what its producer's expect_tx counts (the peer's half may
-// complete_tx before that expect_tx: the phase still waits for the
-// producer's arrival). What the multicast adds (CUTLASS's PipelineTmaAsync
-// with a cluster shape), over ws_tma_wgmma:
-//  - `empty` of each CTA counts the consumer warps of both CTAs
-//    (sb_cluster_ring: each warp's release arrives on both CTAs' empty,
-//    lane r on rank r's): the stage is refilled by both producers, so
-//    neither may refill it before both CTAs' consumers are done;
+// ws_tma_wgmma (gemm_ws_body with wgmma warpgroups) in clusters of CM x CN
+// CTAs on adjacent tiles (gemm_cluster_tile: rank r holds tile row r % CM,
+// tile column r / CM of the cluster). The CN CTAs of a tile row share its A
+// tile and the CM CTAs of a tile column its B tile: 2x1 share B, 1x2 A, and
+// 2x2 / 4x2 / 2x4 both. Per stage each CTA's producer loads its slice of
+// each shared operand (A: BM / CN rows at slice r / CM; B: BN / CM rows at
+// slice r % CM; whole 8-row swizzle atoms, the launcher's maps' boxes),
+// multicast to the CTAs sharing it at the slice's offset of the operand's
+// tile, and an unshared operand whole; so each stage of each CTA receives
+// its whole A and B tiles: STAGE_BYTES, what its producer's expect_tx
+// counts (a peer's slice may complete_tx before that expect_tx: the phase
+// still waits for the producer's arrival). What the multicast adds
+// (CUTLASS's PipelineTmaAsync with a cluster shape), over ws_tma_wgmma:
+//  - `empty` of each CTA counts the consumer warps of every CTA of the
+//    cluster (sb_cluster_ring: each warp's release arrives on every CTA's
+//    empty, lane r on rank r's): a stage is refilled by the producers of
+//    its row and column, so none may refill it before their consumers are
+//    done (every CTA's, a superset, as CUTLASS's 2x1 / 1x2 and one
+//    instruction a warp);
 //  - each CTA inits its ring (ending in fence.mbarrier_init.release.cluster),
 //    then a cluster barrier, before any remote arrive or multicast;
-//  - a cluster barrier before exit, by every thread of both CTAs (the
-//    producer warp too): no CTA leaves while its peer may still arrive on
+//  - a cluster barrier before exit, by every thread of every CTA (the
+//    producer warp too): no CTA leaves while a peer may still arrive on
 //    its barriers or multicast into its shared memory.
 // The body: gemm_ws_body with GemmProduceTmaMulticast (below), run by
 // GemmWsTmaWgmmaMulticastT (kernels/gemm/gemm.cu). Ring: sb_cluster_ring,
 // or the broken build's ring without the remote arrive.
 template <class T, int CM, int CN>
 struct GemmMulticastBoxes {
-  static_assert(CM * CN == 2, "clusters of 2: 2x1 or 1x2");
-  static constexpr int CTAS = 2;
-  static constexpr uint16_t MASK = 0x3;  // both CTAs of the cluster
-  // The shared operand (B for 2x1, A for 1x2): its rows split in two halves.
-  static constexpr int SHARED_ROWS = CM == 2 ? T::BN : T::BM, HALF_ROWS = SHARED_ROWS / 2;
-  static constexpr int HALF_BYTES = HALF_ROWS * T::BK * 2;
-  static constexpr int OWN_BYTES = CM == 2 ? T::A_BYTES : T::B_BYTES;
-  // The box rows of the launcher's two maps (map_a, map_b).
-  static constexpr int BOX_A = CN == 2 ? T::BM / 2 : T::BM, BOX_B = CM == 2 ? T::BN / 2 : T::BN;
-  static_assert(HALF_ROWS % 8 == 0 && HALF_BYTES % 1024 == 0,
-                "a half box is whole 8-row swizzle atoms at a 1024-B boundary");
-  static_assert(OWN_BYTES + 2 * HALF_BYTES == T::STAGE_BYTES, "expect_tx: own box + both halves");
+  static constexpr int CTAS = CM * CN;
+  static_assert(CTAS >= 2 && CTAS <= 8, "a portable cluster of 2 to 8 CTAs");
+  // The box rows of the launcher's two maps (map_a, map_b): a slice of each
+  // operand, the whole tile where it is not shared.
+  static constexpr int BOX_A = T::BM / CN, BOX_B = T::BN / CM;
+  static constexpr int A_SLICE_BYTES = BOX_A * T::BK * 2, B_SLICE_BYTES = BOX_B * T::BK * 2;
+  static_assert(BOX_A % 8 == 0 && BOX_B % 8 == 0 && A_SLICE_BYTES % 1024 == 0 && B_SLICE_BYTES % 1024 == 0,
+                "a slice is whole 8-row swizzle atoms at a 1024-B boundary");
+  static_assert(CN * A_SLICE_BYTES + CM * B_SLICE_BYTES == T::STAGE_BYTES, "expect_tx: every slice of A and B");
+  // The CTAs sharing this CTA's A (its tile row rm: ranks rm + CM j) and its
+  // B (its tile column rn: ranks CM rn + i).
+  __device__ __forceinline__ static uint16_t a_mask(uint32_t rm) {
+    if constexpr (CM == 1) return (uint16_t)((1u << CN) - 1);
+    uint32_t m = 0;
+#pragma unroll
+    for (int j = 0; j < CN; ++j) m |= 1u << (CM * j);
+    return (uint16_t)(m << rm);
+  }
+  __device__ __forceinline__ static uint16_t b_mask(uint32_t rn) {
+    if constexpr (CN == 1) return (uint16_t)((1u << CM) - 1);
+    return (uint16_t)(((1u << CM) - 1) << (CM * rn));
+  }
 };
 
 // One cluster tile's kts stages, from ring state st on (a persistent
@@ -489,32 +504,37 @@ template <class T, int S, bool Bounded, int CM, int CN, class Ring>
 __device__ __forceinline__ void gemm_tma_produce_multicast(const GemmParams &p, const Ring &ring, sb_ring_state &st,
                                                            uint32_t smem, int m0, int n0, uint32_t rank, int kts) {
   using X = GemmMulticastBoxes<T, CM, CN>;
+  // this CTA's tile row rm (its slice of B) and tile column rn (its slice of A)
+  const uint32_t rm = CN == 1 ? rank : rank % CM, rn = CM == 1 ? rank : rank / CM;
+  const uint16_t a_mask = X::a_mask(rm), b_mask = X::b_mask(rn);
   for (int kt = 0; kt < kts; ++kt) {
-    ring.acquire(st);  // both CTAs' consumers released this stage
+    ring.acquire(st);  // every CTA's consumers released this stage
     const uint32_t stage = smem + st.index * T::STAGE_BYTES, bar = ring.full_bar(st.index);
-    ring.commit_tx(st, (uint32_t)T::STAGE_BYTES);  // what lands in THIS CTA: own box + my half + peer's half
-    if constexpr (CM == 2) {  // B shared: my A box, half r of B (rows n0 + r BN/2) to both
+    ring.commit_tx(st, (uint32_t)T::STAGE_BYTES);  // what lands in THIS CTA: every slice of A and B
+    if constexpr (CN == 1)  // A unshared: my A box
       gemm_tma_load_2d(stage, &p.map_a, kt * T::BK, m0, bar);
-      gemm_tma_load_2d_multicast(stage + T::A_BYTES + rank * X::HALF_BYTES, &p.map_b, kt * T::BK,
-                                 n0 + (int)rank * X::HALF_ROWS, bar, X::MASK);
-    } else {  // A shared: half r of A (rows m0 + r BM/2) to both, my B box
-      gemm_tma_load_2d_multicast(stage + rank * X::HALF_BYTES, &p.map_a, kt * T::BK,
-                                 m0 + (int)rank * X::HALF_ROWS, bar, X::MASK);
+    else  // A shared by my tile row: slice rn (rows m0 + rn BM/CN) to each of them
+      gemm_tma_load_2d_multicast(stage + rn * X::A_SLICE_BYTES, &p.map_a, kt * T::BK, m0 + (int)rn * X::BOX_A,
+                                 bar, a_mask);
+    if constexpr (CM == 1)  // B unshared: my B box
       gemm_tma_load_2d(stage + T::A_BYTES, &p.map_b, kt * T::BK, n0, bar);
-    }
+    else  // B shared by my tile column: slice rm (rows n0 + rm BN/CM) to each of them
+      gemm_tma_load_2d_multicast(stage + T::A_BYTES + rm * X::B_SLICE_BYTES, &p.map_b, kt * T::BK,
+                                 n0 + (int)rm * X::BOX_B, bar, b_mask);
     st.template advance<S>();
   }
 }
 
-// Multicast (clusters of CM x CN = 2 CTAs): one elected thread per CTA,
-// its own box and half of the shared one to both (gemm_tma_produce_multicast);
-// the ring releases each stage on both CTAs' `empty`.
+// Multicast (clusters of CM x CN CTAs): one elected thread per CTA, its
+// slice of each shared operand to the CTAs sharing it and an unshared one
+// whole (gemm_tma_produce_multicast); the ring releases each stage on every
+// CTA's `empty`.
 template <int CM, int CN>
 struct GemmProduceTmaMulticast {
   static constexpr int FULL_ARRIVALS = 1;
   static constexpr bool elected = true;
   template <int S, bool Bounded>
-  using Ring = sb_cluster_ring<S, Bounded, 2>;
+  using Ring = sb_cluster_ring<S, Bounded, CM * CN>;
   template <class T, int S, bool Bounded, class R>
   __device__ __forceinline__ static void produce(const GemmParams &p, const R &ring, sb_ring_state &st,
                                                  uint32_t smem, const GemmUnit &u) {

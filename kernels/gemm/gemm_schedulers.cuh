@@ -97,15 +97,16 @@ __device__ __forceinline__ void gemm_block_tile(const GemmParams &p, int *m0, in
   gemm_tile_origin<T>(p, (int)(blockIdx.x % gemm_tile_count<T>(p)), m0, n0);
 }
 
-// Multicast clusters (gemm/ws_tma_wgmma_multicast) of CM x CN CTAs, 2x1 or
-// 1x2: cluster c (blockIdx.x / 2 of a grid launched in clusters of {2,1,1})
-// takes the (CM BM) x (CN BN) tile of C that gemm_tile_origin gives block c
-// of a grid of such cluster tiles: the data-parallel variants' grouped
-// order at cluster granularity (groups of 8 cluster rows, walked column by
-// column), so the tiles resident at once cover the same region of C as
-// ws_tma_wgmma's do. Rank r takes the r-th BM x BN piece along the
-// cluster's long side: 2x1, m0 + r BM (both ranks share n0: one B tile);
-// 1x2, n0 + r BN (both share m0: one A tile).
+// Multicast clusters (gemm/ws_tma_wgmma_multicast) of CM x CN CTAs:
+// cluster c (blockIdx.x / CM CN of a grid launched in clusters of
+// {CM CN,1,1}) takes the (CM BM) x (CN BN) tile of C that gemm_tile_origin
+// gives block c of a grid of such cluster tiles: the data-parallel
+// variants' grouped order at cluster granularity (groups of 8 cluster rows,
+// walked column by column), so the tiles resident at once cover the same
+// region of C as ws_tma_wgmma's do. Rank r takes the BM x BN piece at tile
+// row r % CM and tile column r / CM: 2x1, m0 + r BM (both ranks share n0:
+// one B tile); 1x2, n0 + r BN (both share m0: one A tile); 2x2, 4x2, 2x4
+// both (a tile column shares B, a tile row A).
 template <class T, int CM, int CN>
 struct GemmClusterTile {
   static constexpr int BM = T::BM * CM, BN = T::BN * CN;
@@ -114,10 +115,14 @@ template <class T, int CM, int CN>
 __device__ __forceinline__ void gemm_cluster_tile(const GemmParams &p, int cluster, uint32_t rank, int *m0,
                                                   int *n0) {
   gemm_tile_origin<GemmClusterTile<T, CM, CN>>(p, cluster, m0, n0);
-  if constexpr (CM > 1)
+  if constexpr (CM > 1 && CN > 1) {  // rank r: tile row r % CM, tile column r / CM
+    *m0 += (int)(rank % CM) * T::BM;
+    *n0 += (int)(rank / CM) * T::BN;
+  } else if constexpr (CM > 1) {
     *m0 += (int)rank * T::BM;
-  else
+  } else {
     *n0 += (int)rank * T::BN;
+  }
 }
 
 // Whole tiles, or with a multicast mainloop clusters of CM x CN tiles: the

@@ -89,12 +89,26 @@ static inline long long sb_gemm_store_staging_bytes(int tile) {
   return (long long)sb_gemm_tile_warps(tile) * 2 * 16 * 32 * 4;
 }
 
-/* The cluster_shape axis (ws_tma_wgmma_multicast): 2x1, two vertically
- * adjacent tiles (same columns: B multicast); 1x2, two horizontally
- * adjacent tiles (same rows: A multicast). */
-enum { SB_GEMM_CLUSTER_2X1 = 0, SB_GEMM_CLUSTER_1X2 = 1 };
-static inline int sb_gemm_cluster_m(int shape) { return shape == SB_GEMM_CLUSTER_2X1 ? 2 : 1; }
-static inline int sb_gemm_cluster_n(int shape) { return shape == SB_GEMM_CLUSTER_1X2 ? 2 : 1; }
+/* The cluster_shape axis (the multicast mainloop): CM x CN adjacent tiles,
+ * CM tile rows by CN tile columns. The CTAs of a tile column share its B
+ * tile, those of a tile row its A tile: 2x1 (B shared by 2), 1x2 (A shared
+ * by 2), and, for ws_tma_wgmma_multicast's 64x128 tile, both at once: 2x2,
+ * 4x2 (B by 4, A by 2) and 2x4 (B by 2, A by 4), cuBLAS's clusters of 8 at
+ * 1000^3 on an H200. The axis names them in this order (harness/axes.h). */
+enum {
+  SB_GEMM_CLUSTER_2X1 = 0,
+  SB_GEMM_CLUSTER_1X2 = 1,
+  SB_GEMM_CLUSTER_2X2 = 2,
+  SB_GEMM_CLUSTER_4X2 = 3,
+  SB_GEMM_CLUSTER_2X4 = 4,
+  SB_GEMM_NUM_CLUSTER_SHAPES = 5
+};
+static inline int sb_gemm_cluster_m(int shape) {
+  return shape == SB_GEMM_CLUSTER_1X2 ? 1 : shape == SB_GEMM_CLUSTER_4X2 ? 4 : 2;
+}
+static inline int sb_gemm_cluster_n(int shape) {
+  return shape == SB_GEMM_CLUSTER_2X1 ? 1 : shape == SB_GEMM_CLUSTER_2X4 ? 4 : 2;
+}
 
 /* The stages the split-K and stream-K variants compile per tile (ws_tma_wgmma's
  * best; kernels/gemm/gemm.cu's GemmStages). 64 x 128: 8, the only stages any variant compiles for it: the
