@@ -783,8 +783,7 @@ const sb_family sb_family_gemm = {
                      [SB_AXIS_TILE] = "64x128x64,128x128x64,128x256x64,128x96x64",
                      [SB_AXIS_STAGES] = "1,2,3,4,5,6,7,8", /* 8: the 64x128 tile's, 7: 128x96's */
                      [SB_AXIS_WARPS] = "4,8",
-                     /* 2x2, 4x2, 2x4: ws_tma_wgmma_multicast's 64x128 tile only (the others are refused) */
-                     [SB_AXIS_CLUSTER_SHAPE] = "2x1,1x2,2x2,4x2,2x4"},
+                     [SB_AXIS_CLUSTER_SHAPE] = "2x1,1x2"},
     .quick_axes = {[SB_AXIS_M] = "512,1k",
                    [SB_AXIS_K] = "1k,32k",
                    [SB_AXIS_N] = "1",

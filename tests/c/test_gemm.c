@@ -483,10 +483,9 @@ SB_TEST(gemm_default_sweep_keeps_only_the_shapes_and_stages_each_variant_takes) 
   CHECK_EQ_INT(count_gemm(p, n, "splitk_cluster"), 4); /* splits=auto only: 2 tiles x 2 shapes */
   CHECK_EQ_INT(count_gemm(p, n, "streamk"), 14);       /* 7 shapes x 2 tiles */
   /* Multicast: 64x128 at 1000^3, 1024^3 and 1024x16384, 128x256 (4
-   * stages) from 2048^3 on, both cluster shapes: 6 x 2, and 64x128's 2x2,
-   * 4x2, 2x4: 3 x 3; the persistent ones at the squares: 5 x 2. Ping-pong
-   * (128x128, 5-6 stages) at 3 squares. */
-  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_multicast"), 12 + 9);
+   * stages) from 2048^3 on, both cluster shapes: 6 x 2; the persistent
+   * ones at the squares: 5 x 2. Ping-pong (128x128, 5-6 stages) at 3 squares. */
+  CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_multicast"), 12);
   CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_multicast_persistent"), 10);
   CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_multicast_persistent_tma_store"), 10);
   CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_pingpong"), 6);
@@ -600,8 +599,9 @@ SB_TEST(gemm_n_differs_from_m_when_given_with_m) {
   CHECK(f->check(&q, &d, buf, sizeof buf) == NULL);
   q.axis[SB_AXIS_CLUSTER_SHAPE] = SB_GEMM_CLUSTER_2X1; /* 4 tile rows of 128: even */
   CHECK(f->check(&q, &d, buf, sizeof buf) == NULL);
-  /* both operands shared: the 64x128 tile only, at any shape (1000: 16 x 8
-   * tiles, the 4x2 and 2x4 clusters' edge rows and columns partial) */
+  /* both operands shared: the 64x128 tile only (experimental build), at
+   * any shape (1000: 16 x 8 tiles, the 4x2 and 2x4 clusters' edge rows and
+   * columns partial); a shape not compiled is refused naming those that are */
   q.axis[SB_AXIS_CLUSTER_SHAPE] = SB_GEMM_CLUSTER_2X2;
   CHECK(f->check(&q, &d, buf, sizeof buf) != NULL &&
         strstr(buf, "ws_tma_wgmma_multicast at a 128x256 tile needs cluster_shape 2x1, 1x2") != NULL);
@@ -609,7 +609,12 @@ SB_TEST(gemm_n_differs_from_m_when_given_with_m) {
   q.axis[SB_AXIS_M] = q.axis[SB_AXIS_N] = q.axis[SB_AXIS_K] = 1000;
   for (int cs = SB_GEMM_CLUSTER_2X2; cs <= SB_GEMM_CLUSTER_2X4; ++cs) {
     q.axis[SB_AXIS_CLUSTER_SHAPE] = cs;
+#ifdef SB_EXPERIMENTAL
     CHECK(f->check(&q, &d, buf, sizeof buf) == NULL);
+#else
+    CHECK(f->check(&q, &d, buf, sizeof buf) != NULL &&
+          strstr(buf, "at a 64x128 tile needs cluster_shape 2x1, 1x2") != NULL);
+#endif
   }
   q.variant = gemm_variant(f, "ws_tma_wgmma_multicast_persistent");
   CHECK(f->check(&q, &d, buf, sizeof buf) != NULL && strstr(buf, "needs cluster_shape 2x1, 1x2") != NULL);
@@ -1531,7 +1536,7 @@ SB_TEST(gemm_streamk_schedule_does_every_iteration_once_and_fixes_up_every_split
  * query's lists. Also the documented facts: single 1 stage, swap 2, the
  * cut-K schedules one count a tile, ping-pong 128x128 only at 8 warps, the
  * clusters 2x1 and 1x2 for the multicast mainloop only, and 2x2, 4x2, 2x4
- * for ws_tma_wgmma_multicast's 64x128 tile only. */
+ * for ws_tma_wgmma_multicast's 64x128 tile only (experimental build). */
 SB_TEST(gemm_host_query_of_compiled_configs_matches_the_pickers) {
   const sb_family *f = sb_find_family("gemm");
   CHECK(f != NULL);
@@ -1552,12 +1557,17 @@ SB_TEST(gemm_host_query_of_compiled_configs_matches_the_pickers) {
       if (c.warps && (var->flags & (SB_VF_GEMM_SPLIT | SB_VF_GEMM_STREAMK))) CHECK_EQ_INT(popcount(c.stages), 1);
       if (var->flags & SB_VF_GEMM_PINGPONG) CHECK_EQ_INT(c.warps, t == SB_GEMM_TILE_128X128 ? 8 : 0);
       /* the clusters: 2x1 and 1x2 wherever the multicast mainloop is
-       * compiled; 2x2, 4x2 and 2x4 at ws_tma_wgmma_multicast's 64x128 only */
+       * compiled; 2x2, 4x2 and 2x4 at ws_tma_wgmma_multicast's 64x128 only,
+       * in the experimental build */
       if (c.clusters) {
         const unsigned wide = (1u << SB_GEMM_CLUSTER_2X2) | (1u << SB_GEMM_CLUSTER_4X2) | (1u << SB_GEMM_CLUSTER_2X4);
+#ifdef SB_EXPERIMENTAL
+        const int wide_here = !strcmp(var->name, "ws_tma_wgmma_multicast") && t == SB_GEMM_TILE_64X128;
+#else
+        const int wide_here = 0;
+#endif
         CHECK_EQ_INT(c.clusters & 3u, 3u);
-        CHECK_EQ_INT(c.clusters & wide,
-                     !strcmp(var->name, "ws_tma_wgmma_multicast") && t == SB_GEMM_TILE_64X128 ? wide : 0u);
+        CHECK_EQ_INT(c.clusters & wide, wide_here ? wide : 0u);
       }
       for (int cs = -1; cs < SB_GEMM_NUM_CLUSTER_SHAPES; ++cs)
         for (int w = 4; w <= 8; w += 4)
