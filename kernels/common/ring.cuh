@@ -44,6 +44,7 @@ struct sb_ring_state {
 
 template <int Stages, bool Bounded>
 struct sb_ring {
+  static constexpr int CONSUMER_CTAS = 1;  // the CTAs whose consumers release this CTA's stages
   uint32_t full_a, empty_a;  // shared-window addresses of full[0] and empty[0]
 
   // full and empty: Stages barriers each, in shared memory.
@@ -129,6 +130,7 @@ struct sb_ring {
 template <int Stages, bool Bounded, int CTAs>
 struct sb_cluster_ring : sb_ring<Stages, Bounded> {
   static_assert(CTAs >= 2 && CTAs <= 32, "one lane per CTA of the cluster");
+  static constexpr int CONSUMER_CTAS = CTAs;
   using base = sb_ring<Stages, Bounded>;
   uint32_t empty_c;  // lanes < CTAs: empty[0] of rank `lane` (shared::cluster); others unused
   uint32_t lane;
@@ -147,6 +149,36 @@ struct sb_cluster_ring : sb_ring<Stages, Bounded> {
     if (lane < (uint32_t)CTAs) sb_mbar_arrive_cluster(empty_c + 8u * (uint32_t)s);
   }
   // As sb_ring's, per consumer warp instead of per consumer thread.
+  __device__ __forceinline__ void grant_credits() const {
+#pragma unroll
+    for (int s = 0; s < Stages; ++s) arrive_all(s);
+  }
+  __device__ __forceinline__ void release(const sb_ring_state &st) const { arrive_all(st.index); }
+};
+
+// A cluster of CM x CN CTAs sharing both operands (multicast A along a
+// tile row, B along a tile column): a stage of CTA r is written by the
+// producers of r's tile row and tile column only, so a consumer warp's
+// release arrives on the empty of those CM + CN - 1 CTAs and no other
+// (CUTLASS's PipelineTmaAsync: is_same_row_or_col); a producer then waits
+// on no consumer that does not read what it wrote. Lane j stands for rank
+// j (tile row j % CM, tile column j / CM: gemm_cluster_tile's order).
+// Init count: consumer warps x CONSUMER_CTAS.
+template <int Stages, bool Bounded, int CM, int CN>
+struct sb_cluster_ring_rc : sb_cluster_ring<Stages, Bounded, CM * CN> {
+  static_assert(CM > 1 && CN > 1, "a cluster of one row or one column: sb_cluster_ring");
+  static constexpr int CONSUMER_CTAS = CM + CN - 1;
+  using base = sb_cluster_ring<Stages, Bounded, CM * CN>;
+  bool peer;  // this lane's rank shares this CTA's tile row or tile column
+
+  __device__ __forceinline__ sb_cluster_ring_rc(uint64_t *full, uint64_t *empty) : base(full, empty) {
+    const uint32_t me = sb_cluster_rank(), j = this->lane;
+    peer = j < (uint32_t)(CM * CN) && (j % CM == me % CM || j / CM == me / CM);
+  }
+  __device__ __forceinline__ void arrive_all(int s) const {
+    __syncwarp();  // every lane's reads of the stage are over
+    if (peer) sb_mbar_arrive_cluster(this->empty_c + 8u * (uint32_t)s);
+  }
   __device__ __forceinline__ void grant_credits() const {
 #pragma unroll
     for (int s = 0; s < Stages; ++s) arrive_all(s);

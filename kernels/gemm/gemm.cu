@@ -553,11 +553,14 @@ struct GemmWsTmaWgmmaMulticastT
   template <class T, int S, bool Bounded>
   __device__ static void run(const GemmParams &p, uint32_t smem, int, int) {
     // full: my producer's arrive.expect_tx (+ the bytes of every slice);
-    // empty: one arrival per consumer warp of every CTA (Ring: sb_cluster_ring,
-    // or the broken build's).
+    // empty: one arrival per consumer warp of every CTA of my tile row and
+    // column (Ring: sb_cluster_ring, or the broken build's; both operands
+    // shared: sb_cluster_ring_rc).
     std::conditional_t<TmaStore, GemmTmaStoreWalkEpi, GemmStoreEpi> epi{};
     if constexpr (TmaStore) epi.staging = smem + S * T::STAGE_BYTES;
-    gemm_ws_body<GemmWsTmaWgmmaMulticastT, T, S, Bounded, Ring<S, Bounded, CM * CN>>(
+    // both operands shared: the release goes to the tile row and column only
+    using R = std::conditional_t<(CM > 1 && CN > 1), sb_cluster_ring_rc<S, Bounded, CM, CN>, Ring<S, Bounded, CM * CN>>;
+    gemm_ws_body<GemmWsTmaWgmmaMulticastT, T, S, Bounded, R>(
         p, smem, [] {}, [&] { return GemmClusterUnits<T, CM, CN, Persistent>::make(p); }, epi);
   }
 };

@@ -374,8 +374,7 @@ __device__ __forceinline__ void gemm_ws_body(const GemmParams &p, uint32_t smem,
   constexpr bool clustered = Load::cluster_m * Load::cluster_n > 1;
   __shared__ GemmRingBars<T, S> bars;
   if (threadIdx.x == 0) {
-    Ring::init(bars.full, bars.empty, Load::FULL_ARRIVALS,
-               clustered ? T::WARPS * Load::cluster_m * Load::cluster_n : T::WARPS * 32);
+    Ring::init(bars.full, bars.empty, Load::FULL_ARRIVALS, clustered ? T::WARPS * Ring::CONSUMER_CTAS : T::WARPS * 32);
     claim();
   }
   if constexpr (clustered)
@@ -458,12 +457,12 @@ struct GemmStoreEpi : GemmEpiBase {
 // counts (a peer's slice may complete_tx before that expect_tx: the phase
 // still waits for the producer's arrival). What the multicast adds
 // (CUTLASS's PipelineTmaAsync with a cluster shape), over ws_tma_wgmma:
-//  - `empty` of each CTA counts the consumer warps of every CTA of the
-//    cluster (sb_cluster_ring: each warp's release arrives on every CTA's
-//    empty, lane r on rank r's): a stage is refilled by the producers of
-//    its row and column, so none may refill it before their consumers are
-//    done (every CTA's, a superset, as CUTLASS's 2x1 / 1x2 and one
-//    instruction a warp);
+//  - `empty` of each CTA counts the consumer warps of the CTAs of its tile
+//    row and tile column (each warp's release arrives on their empty, lane
+//    r on rank r's: sb_cluster_ring for 2x1 / 1x2, where that is every
+//    CTA, sb_cluster_ring_rc where both operands are shared): a stage is
+//    refilled by the producers of its row and column, so none may refill it
+//    before their consumers are done;
 //  - each CTA inits its ring (ending in fence.mbarrier_init.release.cluster),
 //    then a cluster barrier, before any remote arrive or multicast;
 //  - a cluster barrier before exit, by every thread of every CTA (the
@@ -534,7 +533,8 @@ struct GemmProduceTmaMulticast {
   static constexpr int FULL_ARRIVALS = 1;
   static constexpr bool elected = true;
   template <int S, bool Bounded>
-  using Ring = sb_cluster_ring<S, Bounded, CM * CN>;
+  using Ring = std::conditional_t<(CM > 1 && CN > 1), sb_cluster_ring_rc<S, Bounded, CM, CN>,
+                                  sb_cluster_ring<S, Bounded, CM * CN>>;
   template <class T, int S, bool Bounded, class R>
   __device__ __forceinline__ static void produce(const GemmParams &p, const R &ring, sb_ring_state &st,
                                                  uint32_t smem, const GemmUnit &u) {

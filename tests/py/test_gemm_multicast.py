@@ -47,7 +47,8 @@ def test_the_cluster_rules_are_in_the_kernel():
     src = read("kernels/gemm/gemm.cu")
     variant = src[src.index("struct GemmWsTmaWgmmaMulticastT"):]
     variant = variant[:variant.index("\n};")]
-    assert "gemm_ws_body<GemmWsTmaWgmmaMulticastT, T, S, Bounded, Ring<S, Bounded, CM * CN>>" in variant
+    assert "gemm_ws_body<GemmWsTmaWgmmaMulticastT, T, S, Bounded, R>" in variant
+    assert "sb_cluster_ring_rc<S, Bounded, CM, CN>, Ring<S, Bounded, CM * CN>>" in variant
     main, body = _ws_body()
     # init, then a cluster barrier before any remote use; a cluster barrier
     # before exit that the producer warp reaches too (no early return with clusters)
@@ -56,11 +57,11 @@ def test_the_cluster_rules_are_in_the_kernel():
     assert init < first_sync < body.index("Load::template produce")
     assert body.rindex("sb_cluster_sync()") > body.index("epi.finish(math);")
     assert body.count("return;") == 1 and "if constexpr (!clustered) return;" in body
-    # empty counts every CTA's consumer warps
-    assert "clustered ? T::WARPS * Load::cluster_m * Load::cluster_n : T::WARPS * 32" in body
+    # empty counts the consumer warps of every CTA that releases to it
+    assert "clustered ? T::WARPS * Ring::CONSUMER_CTAS : T::WARPS * 32" in body
     multicast = main[main.index("struct GemmProduceTmaMulticast"):]
     multicast = multicast[:multicast.index("\n};")]
-    assert "using Ring = sb_cluster_ring<S, Bounded, CM * CN>;" in multicast and "gemm_tma_produce_multicast<" in multicast
+    assert "sb_cluster_ring<S, Bounded, CM * CN>>;" in multicast and "gemm_tma_produce_multicast<" in multicast
     ring = read("kernels/common/ring.cuh")
     cring = ring[ring.index("struct sb_cluster_ring"):]
     assert "fence_mbarrier_init" in ring[:ring.index("struct sb_cluster_ring")]
