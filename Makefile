@@ -22,8 +22,11 @@ CFLAGS    += -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -MMD -MP -I$(CUDA_
 CXXFLAGS  ?= -O2 -g
 CXXFLAGS  += -std=c++17 -Wall -Wextra -MMD -MP
 NVFLAGS   ?= -O3 -lineinfo
-# NVEXTRA: extra nvcc flags for experiments (e.g. NVEXTRA=-DSB_WATCHDOG=0 BUILD=build/x).
+# NVEXTRA: extra nvcc flags for experiments (e.g. NVEXTRA=-DSB_WATCHDOG=0 BUILD=build/x);
+# CEXTRA: the C compiler's, for a macro the host's headers read too
+# (kernels/gemm/gemm_schedule_math.h: NVEXTRA=-DX CEXTRA=-DX).
 NVFLAGS   += -std=c++17 $(GENCODE) -Xcompiler -Wall -MMD -MP $(NVEXTRA)
+CFLAGS    += $(CEXTRA)
 # PLANT_SLOWDOWN=1: known slowdowns in scan/pingpong (an extra barrier per
 # step), gemm/splitk_serial (1 us before each slice's release),
 # gemm/streamk (4 us before each contributor's flag), barrier/flag_handoff

@@ -249,10 +249,19 @@ static inline SB_GEMM_HD int sb_gemm_cluster_auto_splits(int tiles, int kts, int
  *   quantization costs less than the stream-K fix-up and its lost L2 reuse
  *   did (4096^3: 79 % against 92 % of cuBLAS for DP; 8192^3: 93 % against
  *   100 %), and every tile is data-parallel. */
+/* SB_GEMM_SK_PARTIAL_WAVE (an experiment's build, NVEXTRA and CEXTRA):
+ * stream-K over the partial wave only, every whole wave data-parallel (the
+ * partial wave's few tiles then cut over every block, summed by the
+ * separate reduction): 1536^2 (144 tiles on 132 SMs) as one data-parallel
+ * wave plus 12 tiles in 11 pieces each, where the rule above makes all 144
+ * stream-K. */
+#ifndef SB_GEMM_SK_PARTIAL_WAVE
+#define SB_GEMM_SK_PARTIAL_WAVE 0
+#endif
 static inline SB_GEMM_HD int sb_gemm_sk_tiles(int tiles, int grid) {
   if (tiles < grid) return tiles;
   const int rem = tiles % grid;
-  return rem == 0 || 2 * rem >= grid ? 0 : rem + grid;
+  return rem == 0 || 2 * rem >= grid ? 0 : rem + (SB_GEMM_SK_PARTIAL_WAVE ? 0 : grid);
 }
 static inline SB_GEMM_HD int sb_gemm_sk_grid(int tiles, int grid) {
   return tiles < grid ? grid / tiles * tiles : grid;
