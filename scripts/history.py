@@ -33,8 +33,9 @@ sits under), `phrase` (the words as the page quotes them, {} where the
 figure goes), `files` (the proof: paths or globs, space-separated; a CSV
 may be committed as .csv.xz), `where` (col=value or col!=value filters,
 space-separated, a space inside a value written %20, over the rows whose
-status is ok unless a filter names status), `column` and `stat`, one of the computations in STATS (value: the
-one row's; span: min-max), formatted with `format` (a Python format spec).
+status is ok unless a filter names status), `column` and `stat`, one of the
+computations in STATS (value: the one row's; span: min-max), formatted with
+`format` (a Python format spec).
 It prints one line per figure that differs and exits 1 if any does.
 
 Exit status: 0 written (or every figure matches), 1 a figure differs from

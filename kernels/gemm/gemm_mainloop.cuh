@@ -171,8 +171,8 @@ struct GemmGenericReads<GemmWarpgroupMma<T>> : std::false_type {};
 // with none, returns at once): a wait skipped on some path makes ptxas
 // insert its own before the accumulators' next use and serialize every
 // wgmma of the kernel (C7518, "compiler-inserted WG.DP in divergent path").
-// Ring: sb_ring, or the multicast variant's sb_cluster_ring (its release
-// arrives on every CTA's `empty`).
+// Ring: sb_ring, or the multicast variant's sb_cluster_ring / _rc (its
+// release arrives on the `empty` of every CTA that writes the stage).
 // FenceWrites: wgmma (async-proxy) reads of stages the producer wrote
 // through the generic proxy (cp.async): fence.proxy.async after each wait.
 template <class T, int S, bool Bounded, bool FenceReads = false, class Math, class Ring = sb_ring<S, Bounded>,
@@ -389,7 +389,7 @@ __device__ __forceinline__ void gemm_ws_body(const GemmParams &p, uint32_t smem,
     if constexpr (Load::producer_warps > 1) gemm_setmaxnreg<GEMM_PRODUCER_REGS, false>();
     if (!Load::elected || threadIdx.x == T::WARPS * 32) {
       sched.each([&](const GemmUnit &u) { Load::template produce<T, S, Bounded>(p, ring, st, smem, u); });
-      ring.producer_tail(st);  // every stage I filled was released (clusters: by every CTA)
+      ring.producer_tail(st);  // every stage I filled was released (clusters: by every CTA it feeds)
     }
     if constexpr (!clustered) return;
     __syncwarp();  // all 32 lanes stay for the exit barrier
