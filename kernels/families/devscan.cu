@@ -103,6 +103,13 @@ struct DevTile {
       v[j].w = g + 3 < n ? src[g + 3] : 0u;
     }
   }
+  // From a whole tile staged in shared memory in global order (lookback_tma's
+  // bulk copy): the same vectors as load(), each warp's j-th read 512
+  // contiguous bytes (4 wavefronts, no bank conflict).
+  __device__ void load_shared(const uint4 *stage) {
+#pragma unroll
+    for (int j = 0; j < V; ++j) v[j] = stage[first(j) / 4];
+  }
   __device__ void store(uint32_t *dst, long long base, long long n) const {
     if (base + items <= n) {
 #pragma unroll
@@ -141,7 +148,7 @@ struct DevTile {
 template <int B>
 struct DevScanSmem {
   uint32_t warp_total[B / 32];
-  unsigned int tile;     // single pass: this block's tile id
+  unsigned int tile;     // single pass: this block's tile id (lookback_tma: its next one)
   uint32_t prefix;       // single pass: the tile's exclusive prefix
 };
 
@@ -415,6 +422,100 @@ struct DevLookbackT {
 using DevLookback = DevLookbackT<DevLookAcqRel>;
 using DevLookbackRelaxed = DevLookbackT<DevLookRelaxed>;
 
+#ifdef SB_EXPERIMENTAL
+// lookback_tma (sm_90): lookback_relaxed's protocol (the same words, look-back,
+// sleeps and tile scan) in persistent blocks whose NEXT tile is in flight
+// while this one is scanned, looked back and stored: thread 0 takes the next
+// tile id and issues one bulk copy (cp.async.bulk, the copy engine) of it
+// into the block's one shared-memory stage as soon as every thread has read
+// the current tile out of it, so a block's input keeps streaming through
+// its look-back (lookback_relaxed's block has nothing in flight while it
+// waits). The tile itself lives in registers, as in every variant.
+//
+// Per tile: wait full (parity tracked: flips per bulk copy) | each thread
+// reads its vectors out of the stage, fence.proxy.async (its generic reads
+// before the copy engine's next write) | __syncthreads (the stage is free)
+// | thread 0: next id (atomic), expect_tx + bulk copy of it | block scan,
+// A, look-back, P | __syncthreads (prefix and next id to the block) | add,
+// store. A ragged last tile is never staged (its copy would read past n):
+// its threads load it from global memory as lookback_relaxed does.
+// Tile ids still come from the counter in the order they are taken, and a
+// block takes an id only while it runs and finishes its tiles in the order
+// it took them, so the lowest unfinished tile's block is working on it: no
+// wait on a block that is not running. A launch takes every id once plus one
+// past the end per block (the id that ends its loop).
+template <class Pol>
+struct DevLookbackTmaT {
+  static constexpr bool twin = true, cooperative = false, persistent = true, clustered = false,
+                        pdl = false;
+  template <int B, int E, bool Bounded>
+  __device__ static void run(const DevscanParams &p, DevScanSmem<B> &s) {
+#if __CUDA_ARCH__ >= 900
+    using T = DevTile<B, E>;
+    using F = DevFlags<Pol, Bounded>;
+    extern __shared__ __align__(128) uint4 dev_stage[];  // one tile, T::items words
+    __shared__ uint64_t full;
+    constexpr uint32_t bytes = T::items * 4u;
+    const unsigned ids = (unsigned)p.tiles + gridDim.x;  // a launch's ids (above)
+    const uint32_t bar = sb_mbar_addr(&full);
+    auto whole = [&](int tile) { return (long long)(tile + 1) * T::items <= p.n; };
+    auto take = [&]() {  // thread 0: the next tile id, its copy issued if it is whole
+      const int next = (int)(atomicAdd(p.counter, 1u) - sb_epoch_begin(p.epoch, ids));
+      if (next < p.tiles && whole(next)) {
+        sb_mbar_arrive_expect_tx(bar, bytes);
+        sb_bulk_copy_g2s(dev_stage, p.in + (long long)next * T::items, bytes, bar);
+      }
+      s.tile = (unsigned)next;
+    };
+    if (threadIdx.x == 0) {
+      sb_mbar_init(&full, 1);
+      sb_fence_mbarrier_init();  // the init, to the copy engine's complete_tx
+      take();
+    }
+    __syncthreads();  // the barrier's init and the first id
+    uint32_t phase = 0;
+    for (int tile = (int)s.tile; tile < p.tiles;) {
+      T t;
+      const long long base = (long long)tile * T::items;
+      if (whole(tile)) {
+        sb_mbar_wait_parity_stage<Bounded>(bar, phase, 0);  // acquire: the copy's bytes landed
+        phase ^= 1u;
+        t.load_shared(dev_stage);
+        sb_fence_proxy_async_shared();  // these reads before the copy engine's next write
+      } else {
+        t.load(p.in, base, p.n);
+      }
+      __syncthreads();  // every thread's reads of the stage (and of the last id) are done
+      if (threadIdx.x == 0) take();
+      uint32_t wp;
+      const uint32_t all = dev_block_scan(t, s, &wp);
+      if (threadIdx.x < 32) {
+        const F flags{p.flags, p.tiles, p.flag_a, p.flag_p};
+        if (threadIdx.x == 0) flags.publish(tile, tile > 0 ? F::A : F::P, all);
+        if (tile > 0) {
+          const uint32_t prefix = flags.look_back(tile);
+          if (threadIdx.x == 0) {
+            flags.publish(tile, F::P, prefix + all);
+            s.prefix = prefix;
+          }
+        } else if (threadIdx.x == 0) {
+          s.prefix = 0;
+        }
+      }
+      __syncthreads();  // the prefix and the next id, to the block
+      t.add(s.prefix + wp);
+      tile = (int)s.tile;
+      t.store(p.out, base, p.n);
+    }
+#else
+    (void)p, (void)s;
+    __trap();  // min_cc 90: never launched below sm_90
+#endif
+  }
+};
+using DevLookbackTma = DevLookbackTmaT<DevLookRelaxed>;
+#endif
+
 // Clusters of DEV_CLUSTER blocks, persistent (the grid is what is resident,
 // in whole clusters); cluster ids from the counter (dev_next_cluster). Rank r's tile is
 // cid * C + r. Per cluster tile: each block writes its aggregate into rank
@@ -596,10 +697,23 @@ static bool dev_with_shape(long long b, long long e, F &&f) {
   return found;
 }
 
+// Dynamic shared memory: lookback_tma's stage (one tile); none elsewhere.
+template <class V, int B, int E>
+struct DevStageBytes {
+  static constexpr size_t value = 0;
+};
+#ifdef SB_EXPERIMENTAL
+template <class Pol, int B, int E>
+struct DevStageBytes<DevLookbackTmaT<Pol>, B, E> {
+  static constexpr size_t value = (size_t)B * E * 4;
+};
+#endif
+
 template <class V, int B, int E>
 static sb_kernels dev_kernels() {
   return sb_twin_kernels<V::twin>(
-      [](auto bounded) { return devscan_kernel<V, B, E, decltype(bounded)::value>; }, 0);
+      [](auto bounded) { return devscan_kernel<V, B, E, decltype(bounded)::value>; },
+      DevStageBytes<V, B, E>::value);
 }
 
 template <class V>
@@ -868,6 +982,14 @@ static const sb_variant devscan_rows[] = {
      "clusters of 4 sum aggregates in DSMEM (2 cluster barriers), look back per cluster"),
     dev_row<DevThreeKernelPdl>("three_kernel_pdl", SB_PDL_MIN_CC, SB_VF_PDL,
      "three_kernel chained by PDL: kernels 2, 3 launch early, load what they can, griddepcontrol.wait"),
+#ifdef SB_EXPERIMENTAL
+    dev_row<DevLookbackTma>("lookback_tma", 90, SB_VF_DEVSCAN_RESET,
+     "lookback_relaxed in persistent blocks: the next tile's bulk copy (TMA) in flight during this tile's look-back"),
+    dev_row<DevLookbackTmaT<DevLookPolicy<true, 1245, 648>>>("lookback_tma_s1245", 90, SB_VF_DEVSCAN_RESET,
+     "lookback_tma, 1245/648 ns sleeps"),
+    dev_row<DevLookbackTmaT<DevLookPolicy<true, 0, 648>>>("lookback_tma_s0", 90, SB_VF_DEVSCAN_RESET,
+     "lookback_tma, no first sleep, 648 ns polls"),
+#endif
 #ifdef SB_BROKEN
     // The planted bug (make SB_BROKEN=1 only): lookback_relaxed whose status
     // words keep launch 1's tag; the first launch after the query validates,
