@@ -186,7 +186,9 @@ static const sb_trait_name devscan_traits[] = {{SB_VF_DEVSCAN_TUNING, "lookback_
 const sb_family sb_family_devscan = {
     .name = "devscan",
     .summary = "inclusive scan of n u32 across the whole device: how tiles learn their prefix",
-    .flags = SB_FF_WORKSPACE_STATE, /* tile counter and status words, numbered by launch */
+    /* tile counter and status words, numbered by launch; between two runs the
+     * gate reads the time, not the ratio to CUB (SB_FF_TIME_ACROSS_RUNS) */
+    .flags = SB_FF_WORKSPACE_STATE | SB_FF_TIME_ACROSS_RUNS,
     .variants = &sb_devscan_variants,
     .variant_traits = devscan_traits,
     .ceiling_column = "pct_of_cub", /* cub's row, timed paired with each variant */

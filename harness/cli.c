@@ -122,6 +122,7 @@ static const struct { unsigned bit; const char *name; } family_traits[] = {
     {SB_FF_YARDSTICK, "yardstick"},
     {SB_FF_WORKSPACE_STATE, "workspace_state"},
     {SB_FF_PRICE_PER_PLACE, "price_per_place"},
+    {SB_FF_TIME_ACROSS_RUNS, "time_across_runs"},
 };
 
 #define JOIN_TRAITS(out, len, table, flags)                                        \

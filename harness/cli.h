@@ -67,7 +67,8 @@ void sb_cli_usage(FILE *f);
  * row per variant: family,family_flags,family_summary,variant,
  * variant_index,min_cc,flags,axes,ceiling_column,ceiling_reading,summary;
  * flags are ;-joined trait names (ceiling, no_kernel, baseline, plain, whole_warps,
- * generic, test_only; family: yardstick, workspace_state), axes the
+ * generic, test_only; family: yardstick, workspace_state, price_per_place,
+ * time_across_runs), axes the
  * family's default axes; test_only rows only in the SB_BROKEN build. */
 void sb_cli_list(FILE *f, sb_list_format format);
 

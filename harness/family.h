@@ -58,7 +58,7 @@ enum sb_family_flag {
                                      a workspace that the next launch must reset:
                                      the runner validates once more after timing,
                                      on that dirty workspace (harness/runner.c) */
-  SB_FF_PRICE_PER_PLACE = 1u << 2 /* priced at each of the SB_PLACEMENTS places on
+  SB_FF_PRICE_PER_PLACE = 1u << 2, /* priced at each of the SB_PLACEMENTS places on
                                      its own (harness/runner.c): its price is each
                                      block's fastest launch, and a loop that reads
                                      device memory finds a faster launch at each
@@ -69,6 +69,12 @@ enum sb_family_flag {
                                      place, place_price reads that place's records,
                                      and the row's cycles_per_op is the median over
                                      the places (docs/history.md) */
+  SB_FF_TIME_ACROSS_RUNS = 1u << 3 /* gated on its time between two runs (two
+                                      chips, or two processes apart), its paired
+                                      ratio only inside one A/B run: its ceiling
+                                      moves between chips on its own, more than
+                                      the variants' times do (devscan's CUB;
+                                      docs/REGRESSIONS.md) */
 };
 
 /* A name for one of a family's own variant bits (SB_VF_FAMILY0 up), for

@@ -28,6 +28,9 @@ follow the GPU's power state, so the rules above do not read their time:
     samples interleaved with the variant's): the figure
     is base ratio / new ratio, and rule A is that figure above 1 + threshold
     (there are no quartiles of a ratio);
+  - between two runs of a family flagged time_across_runs (devscan: CUB
+    moves between chips more than the variants' times; docs/history.md):
+    its time, every row;
   - otherwise, and for the ceiling's own row: cycles, time x sm_clock_mhz
     (median and quartiles each multiplied by the row's clock);
   - either way, a point whose sm_clock_mhz differs between the two runs by
@@ -442,10 +445,14 @@ def gated_figure(base, new, interleaved=False):
     build that says so (schema 15 on): in cycles,
     'median_cycles', where both rows carry it (its long launches run at two
     clock levels under the power cap, and the median time falls in
-    either), else 'time'."""
+    either), else 'time'. Between two runs (not interleaved), a family
+    flagged time_across_runs (devscan) is read on its time: its ceiling
+    moves between chips on its own, the variants' times do not."""
     column = ceiling_column(base["family"])
     if column is None:
         return "time", None
+    if not interleaved and sbvariants.has_family_flag(base["family"], "time_across_runs"):
+        return "time", column
     if interleaved:
         if (new.get("schema_version") or 0) >= 15 and sbvariants.has_flag(base["family"], base["variant"],
                                                                             "median_ratio"):
@@ -774,8 +781,11 @@ def match_of(b, n, threshold, cross_gpu=False, bands=None, pairing="chip", inter
     figure, column = gated_figure(b, n, interleaved)
     m = Match(b, n, "", figure=figure, column=column, threshold=threshold)
     clock = m.clock_ratio
-    clock_free = figure in OWN_SAMPLE or (figure == "paired"
-                                         and ratio_reading(b) in CLOCK_FREE_READINGS)
+    clock_free = (figure in OWN_SAMPLE
+                  or (figure == "paired" and ratio_reading(b) in CLOCK_FREE_READINGS)
+                  # memory-bound, on its time: the SM clock does not set it
+                  or (figure == "time" and not interleaved
+                      and sbvariants.has_family_flag(b["family"], "time_across_runs")))
     m.power_state = bool(column and not cross_gpu and clock and not clock_free
                          and abs(clock - 1) > POWER_STATE_LIMIT)
     if bands is not None and not cross_gpu:
@@ -1274,7 +1284,8 @@ def rule_text(cmp, markdown=False):
             + (f"; bands: {shown_path(cmp.bands.path)}, measured from committed A/A runs"
                if banded else "")
             + f". Families with a ceiling column are gated on the paired ratio (schema 3+, read "
-            f"the same way on both sides) or "
+            f"the same way on both sides; between two runs, not for a family flagged "
+            f"time_across_runs: its time) or "
             f"on cycles (time x sm_clock_mhz); a point whose SM clock moved by more than "
             f"{POWER_STATE_LIMIT * 100:g}% is judged all the same, and listed (power state differs)")
 

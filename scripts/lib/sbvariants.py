@@ -124,6 +124,12 @@ def has_flag(fam_name, name, flag):
     return bool(v and flag in v.flags)
 
 
+def has_family_flag(fam_name, flag):
+    """Whether the family's table carries a family trait (family_flags)."""
+    fam = family(fam_name)
+    return bool(fam and flag in fam.flags)
+
+
 def baseline(name):
     """The family's baseline variant (the 1.0 of its speedups), or None."""
     fam = family(name)

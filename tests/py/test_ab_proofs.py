@@ -13,6 +13,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 import bands  # noqa: E402
 import sbcompare  # noqa: E402
+import sbvariants  # noqa: E402
 import sbcsv  # noqa: E402
 
 PROOF_DIRS = sorted(d for d in glob.glob(os.path.join(ROOT, "results", "*", "proofs", "ab_*", "*"))
@@ -141,13 +142,22 @@ def test_the_plant_is_flagged_where_it_slowed_3pct_and_nowhere_else(proof):
             if m.verdict and sbcompare.by_variant(m) != PLANT] == []
 
 
-def test_the_ceiling_is_what_moves_between_two_contexts():
-    # Why an A/B run reads a ceiling family on the variant's own samples: on
-    # proof 2 the paired ratio itself (cuBLAS/CUB timed in each side's own
-    # context) flags points of an A/A run, the variants' own samples none.
+def test_the_ceiling_is_what_moves_between_two_contexts(monkeypatch):
+    # Why an A/B run reads a ceiling family on the variant's own samples, and
+    # two runs read devscan on its time (its family flag time_across_runs):
+    # on proof 2 the paired ratio itself (CUB timed in each side's own
+    # context) flags a devscan point of an A/A run; devscan's time and the
+    # variants' own samples flag none.
     proof = next(p for p in PROOF_DIRS if p.endswith("lease2"))
-    paired = gate(proof, "aa", interleaved=False)
-    assert any(m.verdict == "slower" and m.figure == "paired" for m in paired.matches)
+    runs = gate(proof, "aa", interleaved=False)
+    devscan = [m for m in runs.matches if m.base["family"] == "devscan"]
+    assert devscan and {m.figure for m in devscan} == {"time"}
+    assert [m for m in devscan if m.verdict] == []
+    with monkeypatch.context() as mp:  # as the gate read it before the flag
+        mp.setattr(sbvariants, "has_family_flag", lambda family, flag: False)
+        paired = gate(proof, "aa", interleaved=False)
+    assert any(m.verdict == "slower" and m.figure == "paired" and m.base["family"] == "devscan"
+               for m in paired.matches)
     own = gate(proof, "aa")
     assert {m.figure for m in own.matches if m.column} <= {"fastest", "time"}
 

@@ -30,6 +30,9 @@ CEILING_COLUMN = sbvariants.family(GEMM).ceiling_column
 CEILING_FAMILIES = {f.name: f.ceiling_column for f in sbvariants.catalog().values()
                     if f.ceiling_column}
 CEILING_COLUMNS = sorted(set(CEILING_FAMILIES.values()))
+# Of those, the ones whose paired ratio two runs read (gemm); the others
+# (devscan: family flag time_across_runs) two runs read on their time.
+PAIRED_ACROSS_RUNS = {f for f in CEILING_FAMILIES if not sbvariants.has_family_flag(f, "time_across_runs")}
 GEMM_VARIANTS = [v for v in sbvariants.variants(GEMM)
                  if not sbvariants.has_flag(GEMM, v, "ceiling")]
 
@@ -192,16 +195,17 @@ def test_the_ceiling_row_and_other_families_keep_their_figures(pairs_by_schema):
     for m in cmp.matches:
         figures.setdefault((m.base["family"], sbvariants.has_flag(
             m.base["family"], m.base["variant"], "ceiling")), set()).add(m.figure)
-    assert GEMM in CEILING_FAMILIES
-    for fam in CEILING_FAMILIES:
+    assert GEMM in PAIRED_ACROSS_RUNS and "devscan" in set(CEILING_FAMILIES) - PAIRED_ACROSS_RUNS
+    for fam in PAIRED_ACROSS_RUNS:
         assert figures.pop((fam, False)) == {"paired"}, fam
         assert figures.pop((fam, True)) == {"cycles"}, fam  # 100% of itself: cycles
-    assert set().union(*figures.values()) == {"time"}  # no ceiling column: time
+    # no ceiling column, or time_across_runs (every row, its ceiling's too): time
+    assert set().union(*figures.values()) == {"time"}
 
 
 @pytest.mark.parametrize("base_schema,new_schema,moved", [
     ("5", "6", {"gemm"}),              # gemm: block median, then fastest samples
-    ("3", "4", set(CEILING_FAMILIES)), # ratio of medians, then block median
+    ("3", "4", PAIRED_ACROSS_RUNS),    # ratio of medians, then block median
     ("4", "5", set()),                 # the same reading
     ("6", "6", set()),
 ])
@@ -222,7 +226,8 @@ def test_paired_ratios_compare_only_when_read_the_same_way(tmp_path, base_schema
             figures.setdefault(m.base["family"], set()).add(m.figure)
     assert set(figures) == set(CEILING_FAMILIES)
     for fam, figs in figures.items():
-        assert figs == ({"cycles"} if fam in moved else {"paired"}), fam
+        want = {"cycles"} if fam in moved else {"paired"} if fam in PAIRED_ACROSS_RUNS else {"time"}
+        assert figs == want, fam
     warning = sbcompare.ratio_reading_warning(cmp)
     if moved:
         assert warning and "read differently" in warning and "gated on cycles" in warning
@@ -237,7 +242,8 @@ def test_clock_move_beyond_the_limit_is_listed_and_judged(tmp_path):
     """On a schema-2 pair (cycles): a clock move beyond the limit is listed
     as power state differs and judged all the same (cycles equal: no
     verdict; 10% more cycles at one point: a regression); within it, cycles
-    absorb it."""
+    absorb it. Only the families two runs read in a clock-following figure
+    (not devscan: its time, like every family without a ceiling)."""
     header, rows = records()
     rows = [schema2(r) for r in rows]
     moved = []
@@ -245,13 +251,13 @@ def test_clock_move_beyond_the_limit_is_listed_and_judged(tmp_path):
         if r["status"] == "ok" and r["sm_clock_mhz"]:
             clock = float(r["sm_clock_mhz"])
             r = {**r, "sm_clock_mhz": f"{clock * 0.92:.2f}"}  # 8% lower
-            if r["family"] in CEILING_FAMILIES:
+            if r["family"] in PAIRED_ACROSS_RUNS:
                 r = slower(r, 1.08)  # and 8% slower: same cycles
         moved.append(r)
     base = run(write(tmp_path / "base.csv", header, rows))
     new = run(write(tmp_path / "new.csv", header, moved))
     cmp = sbcompare.compare(base, new)
-    ceiling_ok = keys(r for r in base.rows if r["family"] in CEILING_FAMILIES
+    ceiling_ok = keys(r for r in base.rows if r["family"] in PAIRED_ACROSS_RUNS
                       and r["status"] == "ok")
     assert keys(m.base for m in cmp.power_state_differs) == ceiling_ok
     assert all(m.verdict == "" and not m.gated_out for m in cmp.power_state_differs)
@@ -267,8 +273,8 @@ def test_clock_move_beyond_the_limit_is_listed_and_judged(tmp_path):
     assert sbcompare.verdict_cell(cmp, cmp.regressions[0]).endswith(", clock moved")
     # Within the limit (4%), the gemm rows are gated on cycles: equal, clean.
     small = [{**r, "sm_clock_mhz": f"{float(r['sm_clock_mhz']) * 0.96:.2f}"}
-             if r["family"] in CEILING_FAMILIES and r["status"] == "ok" else r for r in rows]
-    small = [slower(r, 1 / 0.96) if r["family"] in CEILING_FAMILIES and r["status"] == "ok"
+             if r["family"] in PAIRED_ACROSS_RUNS and r["status"] == "ok" else r for r in rows]
+    small = [slower(r, 1 / 0.96) if r["family"] in PAIRED_ACROSS_RUNS and r["status"] == "ok"
              else r for r in small]
     cmp = sbcompare.compare(base, run(write(tmp_path / "small.csv", header, small)))
     assert cmp.power_state_differs == [] and cmp.regressions == []
@@ -281,9 +287,9 @@ def test_a_fastest_sample_ratio_stays_gated_when_the_clocks_differ(tmp_path, sch
     median): every paired point is listed as power state differs. Schema 6:
     gemm's ratio is read from the fastest samples, which the clock does not
     move (measured, sbcompare.CLOCK_FREE_READINGS): its points are not even
-    listed; devscan (block median) and the ceilings' own rows (cycles) are.
-    Either way every point is judged: a 3% loss of one variant is a
-    regression."""
+    listed; the ceilings' own rows (cycles) are. devscan, read on its time
+    between two runs (time_across_runs), is never listed. Either way every
+    point is judged: a 3% loss of one variant is a regression."""
     header, rows = records()
     rows = [{**r, "schema_version": schema} for r in rows]
     lower = [{**r, "sm_clock_mhz": f"{float(r['sm_clock_mhz']) * 0.92:.2f}"}
@@ -299,11 +305,12 @@ def test_a_fastest_sample_ratio_stays_gated_when_the_clocks_differ(tmp_path, sch
     gemm_paired = [m for m in cmp.matches if m.base["family"] == GEMM and m.figure == "paired"]
     assert gemm_paired
     if schema == "5":
-        assert differs == set(CEILING_FAMILIES)
+        assert differs == PAIRED_ACROSS_RUNS
         assert all(m.power_state for m in gemm_paired)
     else:
         assert not any(m.power_state for m in gemm_paired)
-        assert "devscan" in differs  # block median: the clock rule still holds
+        assert differs == PAIRED_ACROSS_RUNS  # cuBLAS's own row (cycles): the clock rule still holds
+    assert "devscan" not in differs
     assert {m.base["variant"] for m in cmp.regressions} == {victim}
     assert keys(m.base for m in cmp.regressions) == keys(
         r for r in base.rows if (r["family"], r["variant"], r["status"]) == (GEMM, victim, "ok"))
