@@ -58,6 +58,10 @@ def test_list_csv_matches_the_text_list(syncbench, tmp_path):
     # validated once more on the workspace the timed launches left (harness/runner.c)
     assert {r["family"] for r in rows if "workspace_state" in r["family_flags"].split(";")} == \
         {"gemm", "devscan"}
+    # gated on time between two runs: a ceiling family whose ceiling moves between chips on its own
+    timed = {r["family"] for r in rows if "time_across_runs" in r["family_flags"].split(";")}
+    assert timed == {"devscan"} and all(next(c["ceiling_column"] for c in rows if c["family"] == f)
+                                        for f in timed)
     cublas = [row for row in rows if "ceiling" in row["flags"].split(";")]
     assert [(c["family"], c["variant"]) for c in cublas][:1] == [("gemm", "cublas")]
     assert all(c["ceiling_column"] == "pct_of_cublas" for c in rows if c["family"] == "gemm")
