@@ -383,6 +383,30 @@ struct DevChained {
   }
 };
 
+// Warp 0 of a single-pass look-back tile: publishes the tile's aggregate
+// (A; tile 0 its inclusive prefix, P), looks back over its predecessors'
+// words, publishes P, and leaves the tile's exclusive prefix in s.prefix
+// for the caller's __syncthreads to hand to the block. Every thread calls
+// it; threads past warp 0 do nothing.
+template <class Pol, bool Bounded, int B>
+__device__ __forceinline__ void dev_tile_prefix(const DevscanParams &p, int tile, uint32_t all,
+                                                DevScanSmem<B> &s) {
+  if (threadIdx.x >= 32) return;
+  using F = DevFlags<Pol, Bounded>;
+  F flags{p.flags, p.tiles, p.flag_a, p.flag_p};
+  if constexpr (Pol::min_tiles == DEV_SLEEP_MIN_TILES_RUNTIME) flags.sleep_min = dev_sleep_min_tiles;
+  if (threadIdx.x == 0) flags.publish(tile, tile > 0 ? F::A : F::P, all);
+  if (tile > 0) {
+    const uint32_t prefix = flags.look_back(tile);
+    if (threadIdx.x == 0) {
+      flags.publish(tile, F::P, prefix + all);
+      s.prefix = prefix;
+    }
+  } else if (threadIdx.x == 0) {
+    s.prefix = 0;
+  }
+}
+
 // Pol: memory order and sleeps. Dynamic = false (blockIdx.x tile ids, as
 // CUB) and Cs (streaming cache hints) serve only the tuning build's
 // ablation (SB_DEVSCAN_TUNING); every table row of the default build uses
@@ -399,21 +423,7 @@ struct DevLookbackT {
     t.load(p.in, base, p.n);
     uint32_t wp;
     const uint32_t all = dev_block_scan(t, s, &wp);
-    if (threadIdx.x < 32) {
-      using F = DevFlags<Pol, Bounded>;
-      F flags{p.flags, p.tiles, p.flag_a, p.flag_p};
-      if constexpr (Pol::min_tiles == DEV_SLEEP_MIN_TILES_RUNTIME) flags.sleep_min = dev_sleep_min_tiles;
-      if (threadIdx.x == 0) flags.publish(tile, tile > 0 ? F::A : F::P, all);
-      if (tile > 0) {
-        const uint32_t prefix = flags.look_back(tile);
-        if (threadIdx.x == 0) {
-          flags.publish(tile, F::P, prefix + all);
-          s.prefix = prefix;
-        }
-      } else if (threadIdx.x == 0) {
-        s.prefix = 0;
-      }
-    }
+    dev_tile_prefix<Pol, Bounded>(p, tile, all, s);
     __syncthreads();  // the prefix, to the block
     t.add(s.prefix + wp);
     t.store(p.out, base, p.n);
@@ -455,7 +465,6 @@ struct DevLookbackTmaT {
   __device__ static void run(const DevscanParams &p, DevScanSmem<B> &s) {
 #if __CUDA_ARCH__ >= 900
     using T = DevTile<B, E>;
-    using F = DevFlags<Pol, Bounded>;
     extern __shared__ __align__(128) uint4 dev_stage[];  // one tile, T::items words
     __shared__ uint64_t full;
     constexpr uint32_t bytes = T::items * 4u;
@@ -492,19 +501,7 @@ struct DevLookbackTmaT {
       if (threadIdx.x == 0) take();
       uint32_t wp;
       const uint32_t all = dev_block_scan(t, s, &wp);
-      if (threadIdx.x < 32) {
-        const F flags{p.flags, p.tiles, p.flag_a, p.flag_p};
-        if (threadIdx.x == 0) flags.publish(tile, tile > 0 ? F::A : F::P, all);
-        if (tile > 0) {
-          const uint32_t prefix = flags.look_back(tile);
-          if (threadIdx.x == 0) {
-            flags.publish(tile, F::P, prefix + all);
-            s.prefix = prefix;
-          }
-        } else if (threadIdx.x == 0) {
-          s.prefix = 0;
-        }
-      }
+      dev_tile_prefix<Pol, Bounded>(p, tile, all, s);
       __syncthreads();  // the prefix and the next id, to the block
       t.add(s.prefix + wp);
       tile = (int)s.tile;
