@@ -480,7 +480,8 @@ SB_TEST(gemm_default_sweep_keeps_only_the_shapes_and_stages_each_variant_takes) 
   CHECK_EQ_INT(count_gemm(p, n, "ws_tma_wgmma_tma_store"), 21); /* 3 x 3 small + 4 x 3 large */
   CHECK_EQ_INT(count_gemm(p, n, "splitk_serial"), 10);
   CHECK_EQ_INT(count_gemm(p, n, "splitk_parallel"), 10);
-  CHECK_EQ_INT(count_gemm(p, n, "splitk_cluster"), 4); /* splits=auto only: 2 tiles x 2 shapes */
+  CHECK_EQ_INT(count_gemm(p, n, "splitk_cluster"), 10); /* as splitk_serial: its cluster of 2, 4, 8 */
+  CHECK_EQ_INT(count_gemm(p, n, "splitk_cooperative"), 4); /* splits=auto only: 2 tiles x 2 shapes */
   CHECK_EQ_INT(count_gemm(p, n, "streamk"), 14);       /* 7 shapes x 2 tiles */
   /* Multicast: 64x128 at 1000^3, 1024^3 and 1024x16384, 128x256 (4
    * stages) from 2048^3 on, both cluster shapes: 6 x 2; the persistent
