@@ -61,6 +61,34 @@ static inline cudaError_t sb_prepare_kernel(const void *kernel, size_t smem, int
   return e;
 }
 
+// The clusters of `ctas` blocks (`block` threads, `smem` bytes of dynamic
+// shared memory each) of `kernel` the device holds at once
+// (cudaOccupancyMaxActiveClusters: a GPC holds whole clusters, so it can be
+// fewer than SMs / ctas); 0 where the query fails or none fits. Raises the
+// kernel's dynamic shared-memory limit first, as a launch would.
+static inline int sb_clusters_at_once(const void *kernel, size_t smem, int block, int ctas) {
+  int dev = 0, optin = 0, n = 0;
+  cudaFuncAttributes attr;
+  cudaLaunchConfig_t cfg = {};
+  cudaLaunchAttribute at[1];
+  cfg.gridDim = dim3((unsigned)ctas);
+  cfg.blockDim = dim3((unsigned)block);
+  cfg.dynamicSmemBytes = smem;
+  at[0].id = cudaLaunchAttributeClusterDimension;
+  at[0].val.clusterDim.x = (unsigned)ctas;
+  at[0].val.clusterDim.y = at[0].val.clusterDim.z = 1;
+  cfg.attrs = at;
+  cfg.numAttrs = 1;
+  if (cudaGetDevice(&dev) != cudaSuccess ||
+      cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev) != cudaSuccess ||
+      sb_prepare_kernel(kernel, smem, optin, &attr) != cudaSuccess ||
+      cudaOccupancyMaxActiveClusters(&n, kernel, &cfg) != cudaSuccess) {
+    cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
 static inline void sb_launch_attrs(const sb_launch *L, cudaLaunchConfig_t *cfg,
                                    cudaLaunchAttribute *attr) {
   cfg->numAttrs = 0;

@@ -209,20 +209,38 @@ static inline SB_GEMM_HD int sb_gemm_cluster_ctas(int splits) {
   return c;
 }
 /* splitk_cluster's splits=auto: sb_gemm_auto_splits's count rounded down
- * to a power of two (whole clusters, one a tile up to 8 slices). Its own
- * cost model (the combining term for the partials that leave a cluster
- * only) chose more slices, and lost. A likely reason, not profiled: the
- * CTAs of a cluster share one GPC, so a cluster of 8 streams A and B
- * through one GPC's path to L2 where 8 blocks of splitk_reduce spread over
- * the GPU (under ncu its kernel took 15.7 us at 128^2 x 8k, 16 slices,
- * where splitk_reduce's GEMM kernel took 9.9). Measured (H100,
- * 7bc533a, proofs/cluster_7bc533a/probe.csv; % of cuBLAS): 384^2 x 64k 8
- * slices 83.3 against the model's 40 at 65.4, 640^2 x 64k 4 at 66.3
- * against 24 at 51.8, 256^2 x 8k 8 at 77.1 against 16 at 70.6. */
-static inline SB_GEMM_HD int sb_gemm_cluster_auto_splits(int tiles, int kts, int sm_count) {
+ * to a power of two (whole clusters, one a tile up to 8 slices), then
+ * halved while its clusters would take more waves than as many blocks
+ * unclustered: a GPC holds whole clusters only, so fewer blocks of a
+ * cluster grid run at once than SMs. clusters_at_once[i]: the clusters of
+ * 2^i blocks the device holds at once (cudaOccupancyMaxActiveClusters, i
+ * = 1..3); NULL or <= 0: sm_count / 2^i. On an H200 (132 SMs, one block
+ * an SM) 66 of 2, 30 of 4, 15 of 8 (scripts/probes/cluster_map.cu): at
+ * 512^2 x 32k the model's 8 slices are 16 clusters of 8, two waves, where
+ * 4 slices (16 of 4) run in one: 51-54% of cuBLAS against 66-67%
+ * (results/h200/proofs/splitk_counts_630d789).
+ * The rounding: the cluster's own cost model (the combining term for the
+ * partials that leave a cluster only) chose more slices, and lost. A
+ * likely reason, not profiled: the CTAs of a cluster share one GPC, so a
+ * cluster of 8 streams A and B through one GPC's path to L2 where 8 blocks
+ * of splitk_reduce spread over the GPU (under ncu its kernel took 15.7 us
+ * at 128^2 x 8k, 16 slices, where splitk_reduce's GEMM kernel took 9.9).
+ * Measured (H100, 7bc533a, proofs/cluster_7bc533a/probe.csv; % of
+ * cuBLAS): 384^2 x 64k 8 slices 83.3 against the model's 40 at 65.4,
+ * 640^2 x 64k 4 at 66.3 against 24 at 51.8, 256^2 x 8k 8 at 77.1 against
+ * 16 at 70.6. */
+static inline SB_GEMM_HD int sb_gemm_cluster_auto_splits(int tiles, int kts, int sm_count,
+                                                         const int *clusters_at_once) {
   const int s = sb_gemm_auto_splits(tiles, kts, sm_count);
   int p = 1;
   while (2 * p <= s) p *= 2;
+  for (; p > 1; p /= 2) {
+    const int c = sb_gemm_cluster_ctas(p), log2c = c == 8 ? 3 : c == 4 ? 2 : c == 2 ? 1 : 0;
+    int fit = clusters_at_once ? clusters_at_once[log2c] : 0;
+    if (fit <= 0) fit = sm_count / c > 0 ? sm_count / c : 1;
+    const long long blocks = (long long)tiles * p, clusters = blocks / c;
+    if ((clusters + fit - 1) / fit <= (blocks + sm_count - 1) / sm_count) break;
+  }
   return p;
 }
 

@@ -1182,18 +1182,36 @@ SB_TEST(gemm_cluster_split_cut_and_its_auto) {
     CHECK(c >= 1 && c <= SB_GEMM_CLUSTER_MAX_CTAS && (c & (c - 1)) == 0 && s % c == 0);
     CHECK(c == SB_GEMM_CLUSTER_MAX_CTAS || (s / c) % 2 == 1); /* no larger cluster would divide it */
   }
-  /* splits=auto: the memory model's count rounded down to a power of two. */
-  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1, 8192 / 64, 132), 16);
-  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1, 65536 / 64, 132), 32);
-  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(4, 8192 / 64, 132), 8);   /* the model's 13 */
-  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(9, 65536 / 64, 132), 8);  /* 384^2: 14 */
-  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(81, 8192 / 64, 132), 2);  /* 1152^2: 3 */
-  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(64, 16384 / 64, 132), 2); /* 1024 x 1024 x 16384 */
-  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1024, 4096 / 64, 132), 1);
+  /* splits=auto: the memory model's count rounded down to a power of two,
+   * where the clusters fit as SMs / C do (NULL: what the device holds is
+   * not known). */
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1, 8192 / 64, 132, NULL), 16);
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1, 65536 / 64, 132, NULL), 32);
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(4, 8192 / 64, 132, NULL), 8);   /* the model's 13 */
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(9, 65536 / 64, 132, NULL), 8);  /* 384^2: 14 */
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(81, 8192 / 64, 132, NULL), 2);  /* 1152^2: 3 */
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(64, 16384 / 64, 132, NULL), 2); /* 1024 x 1024 x 16384 */
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(16, 32768 / 64, 132, NULL), 8); /* 512^2 x 32k: 16 clusters of 8 */
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1024, 4096 / 64, 132, NULL), 1);
+  /* An H200's clusters at one block an SM (66 of 2, 30 of 4, 15 of 8): at
+   * 512^2 x 32k the 16 clusters of 8 take two waves, 16 of 4 one. */
+  const int h200[4] = {0, 66, 30, 15};
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(16, 32768 / 64, 132, h200), 4);
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(64, 16384 / 64, 132, h200), 2); /* 64 clusters of 2: one wave */
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(9, 65536 / 64, 132, h200), 8);  /* 9 clusters of 8 */
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(81, 8192 / 64, 132, h200), 2);  /* 81 of 2: two waves, as 162 blocks */
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1, 65536 / 64, 132, h200), 32);
+  const int none[4] = {0, 0, 0, 0}; /* a failed query: as NULL */
   for (int tiles = 1; tiles <= 200; tiles += 11)
     for (int kts = 1; kts <= 2048; kts = kts * 3 / 2 + 1) {
-      const int s = sb_gemm_cluster_auto_splits(tiles, kts, 132), m = sb_gemm_auto_splits(tiles, kts, 132);
+      const int s = sb_gemm_cluster_auto_splits(tiles, kts, 132, NULL), m = sb_gemm_auto_splits(tiles, kts, 132);
       CHECK(s >= 1 && (s & (s - 1)) == 0 && s <= m && 2 * s > m);
+      CHECK_EQ_INT(sb_gemm_cluster_auto_splits(tiles, kts, 132, none), s);
+      /* Never more slices than without the clusters' limit, and whole waves of them no more than of blocks. */
+      const int h = sb_gemm_cluster_auto_splits(tiles, kts, 132, h200), c = sb_gemm_cluster_ctas(h);
+      const int i = c == 8 ? 3 : c == 4 ? 2 : c == 2 ? 1 : 0, fit = i ? h200[i] : 132;
+      CHECK(h >= 1 && h <= s && (h & (h - 1)) == 0);
+      CHECK(h == 1 || (tiles * h / c + fit - 1) / fit <= (tiles * h + 131) / 132);
     }
 }
 
