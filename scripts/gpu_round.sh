@@ -133,7 +133,7 @@ if step f; then
   G='^gemm/(cublas|splitk|streamk|ws_tma_wgmma/)'
   SQUARES="--m 128,256,384,640,768,1152 --k 8192,16384,32768,65536,131072"
   MN="--m 256,1152 --n 768,2048 --k 16384,65536"
-  WAVES="--m 1152,1536,1920 --k 4096,8192,16384"  # up to two waves of 128x128 tiles on 132 SMs
+  WAVES="--m 1152,1536,1920 --k 4096,8192,16384"  # up to two waves of 128x128 tiles on 132 SMs (96 divides each)
   SQUARES96="--m 384,768,1152 --k 8192,16384,32768,65536,131072" MN96="--m 256,1152 --n 768 --k 16384,65536"
   # shape ; filter ; tile and the stage, warp and cluster counts it runs at
   while IFS=';' read -r shape filter tile; do
@@ -154,6 +154,7 @@ $MN;^gemm/ws_tma_wgmma_multicast_persistent_tma_store/;--tile 128x256x64 --stage
 $WAVES;$G;--tile 128x128x64 --stages 5,6 --warps 4
 $WAVES;$G;--tile 64x128x64 --stages 8 --warps 4
 $WAVES;^gemm/ws_tma_wgmma_pingpong_tma_store/;--tile 128x128x64 --stages 6 --warps 8
+$WAVES;$G;--tile 128x96x64 --stages 7 --warps 4
 EOF
   ran offsweep $s $((SECONDS - t)); tail -1 "$O/offsweep/gemm.log"
 fi

@@ -47,9 +47,11 @@ def test_step_f_runs_each_shape_and_tile_into_one_csv(tmp_path):
     squares96 = [c for c in calls if "--m 384,768,1152 --k 8192,16384,32768,65536,131072" in c]
     mn96 = [c for c in calls if "--m 256,1152 --n 768 --k 16384,65536" in c]
     waves = [c for c in calls if "--m 1152,1536,1920 --k 4096,8192,16384" in c]
-    assert len(squares) == 2 and len(mn) == 5 and len(squares96) == 1 and len(mn96) == 1 and len(waves) == 3
-    assert len(calls) == 12
-    assert all("--tile 128x96x64 --stages 7 --warps 4" in c for c in squares96 + mn96)
+    assert len(squares) == 2 and len(mn) == 5 and len(squares96) == 1 and len(mn96) == 1 and len(waves) == 4
+    assert len(calls) == 13
+    # and at the two-wave squares, whose M = N (1152, 1536, 1920) 96 divides
+    waves96 = [c for c in waves if "--tile 128x96x64" in c]
+    assert len(waves96) == 1 and all("--tile 128x96x64 --stages 7 --warps 4" in c for c in squares96 + mn96 + waves96)
     for c in calls:  # the combining variants at 4 consumer warps (8 on the 128x256 tile), the data-parallel ones at 8
         assert ("--warps 4" in c) == ("splitk|streamk" in c and "128x256" not in c)
         assert ("--tile 64x128x64 --stages 8" in c) or ("--tile 128x128x64" in c and "--stages" in c) \
@@ -60,7 +62,7 @@ def test_step_f_runs_each_shape_and_tile_into_one_csv(tmp_path):
 
 def test_a_failing_run_fails_the_step(tmp_path):
     r, calls = step_f(tmp_path, exit_code=1)
-    assert len(calls) == 12 and r.returncode == 1 and "gpu_round: offsweep: exit 1" in r.stdout
+    assert len(calls) == 13 and r.returncode == 1 and "gpu_round: offsweep: exit 1" in r.stdout
 
 
 def step_g(tmp_path, exit_code, **env):
