@@ -24,7 +24,7 @@ CXXFLAGS  += -std=c++17 -Wall -Wextra -MMD -MP
 NVFLAGS   ?= -O3 -lineinfo
 # NVEXTRA: extra nvcc flags for experiments (e.g. NVEXTRA=-DSB_WATCHDOG=0 BUILD=build/x);
 # CEXTRA: the C compiler's, for a macro the host's headers read too
-# (kernels/gemm/gemm_schedule_math.h: NVEXTRA=-DX CEXTRA=-DX).
+# (kernels/gemm/gemm_schedule_math.h is both: NVEXTRA=-DX CEXTRA=-DX).
 NVFLAGS   += -std=c++17 $(GENCODE) -Xcompiler -Wall -MMD -MP $(NVEXTRA)
 CFLAGS    += $(CEXTRA)
 # PLANT_SLOWDOWN=1: known slowdowns in scan/pingpong (an extra barrier per

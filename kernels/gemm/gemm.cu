@@ -1030,11 +1030,11 @@ struct GemmScheduleHost<GemmScheduleSplitK<C, DropLast>> : GemmScheduleHostBase 
       const int kts = sb_gemm_cdiv(p.k, SB_GEMM_BK);
       // splitk_cluster's auto counts waves in the clusters this kernel's
       // blocks form and the device holds at once (2, 4, 8 blocks).
-      int at_once[4] = {0, 0, 0, 0};
+      int at_once[SB_GEMM_CLUSTER_MAX_CTAS + 1] = {0};
       sb_kernels k = {};
       char why[256];  // a point with no kernel: its query says so below
       if (C == GEMM_COMBINE_CLUSTER && want == SB_AXIS_AUTO && L->variant->pick(L->axis, &k, why, sizeof why) == 0)
-        for (int i = 1; i < 4; ++i) at_once[i] = sb_clusters_at_once(k.raw, k.smem, s.block, 1 << i);
+        for (int c = 2; c <= SB_GEMM_CLUSTER_MAX_CTAS; c *= 2) at_once[c] = sb_clusters_at_once(k.raw, k.smem, s.block, c);
       L->splits_used = want != SB_AXIS_AUTO              ? (int)want
                        : C == GEMM_COMBINE_CLUSTER     ? sb_gemm_cluster_auto_splits((int)tiles, kts, sms, at_once)
                        : C == GEMM_COMBINE_COOPERATIVE ? sb_gemm_coop_auto_splits((int)tiles, kts, sms)

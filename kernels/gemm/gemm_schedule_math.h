@@ -212,9 +212,10 @@ static inline SB_GEMM_HD int sb_gemm_cluster_ctas(int splits) {
  * to a power of two (whole clusters, one a tile up to 8 slices), then
  * halved while its clusters would take more waves than as many blocks
  * unclustered: a GPC holds whole clusters only, so fewer blocks of a
- * cluster grid run at once than SMs. clusters_at_once[i]: the clusters of
- * 2^i blocks the device holds at once (cudaOccupancyMaxActiveClusters, i
- * = 1..3); NULL or <= 0: sm_count / 2^i. On an H200 (132 SMs, one block
+ * cluster grid run at once than SMs. clusters_at_once[c]: the clusters of
+ * c blocks the device holds at once (cudaOccupancyMaxActiveClusters, c =
+ * 2, 4, 8; SB_GEMM_CLUSTER_MAX_CTAS + 1 entries); NULL or <= 0:
+ * sm_count / c. On an H200 (132 SMs, one block
  * an SM) 66 of 2, 30 of 4, 15 of 8 (scripts/probes/cluster_map.cu): at
  * 512^2 x 32k the model's 8 slices are 16 clusters of 8, two waves, where
  * 4 slices (16 of 4) run in one: 51-54% of cuBLAS against 66-67%
@@ -235,8 +236,8 @@ static inline SB_GEMM_HD int sb_gemm_cluster_auto_splits(int tiles, int kts, int
   int p = 1;
   while (2 * p <= s) p *= 2;
   for (; p > 1; p /= 2) {
-    const int c = sb_gemm_cluster_ctas(p), log2c = c == 8 ? 3 : c == 4 ? 2 : c == 2 ? 1 : 0;
-    int fit = clusters_at_once ? clusters_at_once[log2c] : 0;
+    const int c = sb_gemm_cluster_ctas(p);
+    int fit = clusters_at_once ? clusters_at_once[c] : 0;
     if (fit <= 0) fit = sm_count / c > 0 ? sm_count / c : 1;
     const long long blocks = (long long)tiles * p, clusters = blocks / c;
     if ((clusters + fit - 1) / fit <= (blocks + sm_count - 1) / sm_count) break;
@@ -267,19 +268,10 @@ static inline SB_GEMM_HD int sb_gemm_cluster_auto_splits(int tiles, int kts, int
  *   quantization costs less than the stream-K fix-up and its lost L2 reuse
  *   did (4096^3: 79 % against 92 % of cuBLAS for DP; 8192^3: 93 % against
  *   100 %), and every tile is data-parallel. */
-/* SB_GEMM_SK_PARTIAL_WAVE (an experiment's build, NVEXTRA and CEXTRA):
- * stream-K over the partial wave only, every whole wave data-parallel (the
- * partial wave's few tiles then cut over every block, summed by the
- * separate reduction): 1536^2 (144 tiles on 132 SMs) as one data-parallel
- * wave plus 12 tiles in 11 pieces each, where the rule above makes all 144
- * stream-K. */
-#ifndef SB_GEMM_SK_PARTIAL_WAVE
-#define SB_GEMM_SK_PARTIAL_WAVE 0
-#endif
 static inline SB_GEMM_HD int sb_gemm_sk_tiles(int tiles, int grid) {
   if (tiles < grid) return tiles;
   const int rem = tiles % grid;
-  return rem == 0 || 2 * rem >= grid ? 0 : rem + (SB_GEMM_SK_PARTIAL_WAVE ? 0 : grid);
+  return rem == 0 || 2 * rem >= grid ? 0 : rem + grid;
 }
 static inline SB_GEMM_HD int sb_gemm_sk_grid(int tiles, int grid) {
   return tiles < grid ? grid / tiles * tiles : grid;

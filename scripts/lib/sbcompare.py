@@ -429,6 +429,13 @@ def _positive(row, column):
     return value is not None and value > 0
 
 
+def _time_across_runs(row, interleaved):
+    """Whether two runs (not an A/B run) read the row's family on its time
+    (family flag time_across_runs: devscan, memory-bound, whose ceiling
+    moves between chips on its own)."""
+    return not interleaved and sbvariants.has_family_flag(row["family"], "time_across_runs")
+
+
 def gated_figure(base, new, interleaved=False):
     """(figure, ceiling column) a matched point is gated on: 'time' for
     families without a ceiling; for the others the paired ratio when both
@@ -451,7 +458,7 @@ def gated_figure(base, new, interleaved=False):
     column = ceiling_column(base["family"])
     if column is None:
         return "time", None
-    if not interleaved and sbvariants.has_family_flag(base["family"], "time_across_runs"):
+    if _time_across_runs(base, interleaved):
         return "time", column
     if interleaved:
         if (new.get("schema_version") or 0) >= 15 and sbvariants.has_flag(base["family"], base["variant"],
@@ -784,8 +791,7 @@ def match_of(b, n, threshold, cross_gpu=False, bands=None, pairing="chip", inter
     clock_free = (figure in OWN_SAMPLE
                   or (figure == "paired" and ratio_reading(b) in CLOCK_FREE_READINGS)
                   # memory-bound, on its time: the SM clock does not set it
-                  or (figure == "time" and not interleaved
-                      and sbvariants.has_family_flag(b["family"], "time_across_runs")))
+                  or (figure == "time" and _time_across_runs(b, interleaved)))
     m.power_state = bool(column and not cross_gpu and clock and not clock_free
                          and abs(clock - 1) > POWER_STATE_LIMIT)
     if bands is not None and not cross_gpu:

@@ -1195,13 +1195,13 @@ SB_TEST(gemm_cluster_split_cut_and_its_auto) {
   CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1024, 4096 / 64, 132, NULL), 1);
   /* An H200's clusters at one block an SM (66 of 2, 30 of 4, 15 of 8): at
    * 512^2 x 32k the 16 clusters of 8 take two waves, 16 of 4 one. */
-  const int h200[4] = {0, 66, 30, 15};
+  const int h200[SB_GEMM_CLUSTER_MAX_CTAS + 1] = {[2] = 66, [4] = 30, [8] = 15};
   CHECK_EQ_INT(sb_gemm_cluster_auto_splits(16, 32768 / 64, 132, h200), 4);
   CHECK_EQ_INT(sb_gemm_cluster_auto_splits(64, 16384 / 64, 132, h200), 2); /* 64 clusters of 2: one wave */
   CHECK_EQ_INT(sb_gemm_cluster_auto_splits(9, 65536 / 64, 132, h200), 8);  /* 9 clusters of 8 */
   CHECK_EQ_INT(sb_gemm_cluster_auto_splits(81, 8192 / 64, 132, h200), 2);  /* 81 of 2: two waves, as 162 blocks */
   CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1, 65536 / 64, 132, h200), 32);
-  const int none[4] = {0, 0, 0, 0}; /* a failed query: as NULL */
+  const int none[SB_GEMM_CLUSTER_MAX_CTAS + 1] = {0}; /* a failed query: as NULL */
   for (int tiles = 1; tiles <= 200; tiles += 11)
     for (int kts = 1; kts <= 2048; kts = kts * 3 / 2 + 1) {
       const int s = sb_gemm_cluster_auto_splits(tiles, kts, 132, NULL), m = sb_gemm_auto_splits(tiles, kts, 132);
@@ -1209,7 +1209,7 @@ SB_TEST(gemm_cluster_split_cut_and_its_auto) {
       CHECK_EQ_INT(sb_gemm_cluster_auto_splits(tiles, kts, 132, none), s);
       /* Never more slices than without the clusters' limit, and whole waves of them no more than of blocks. */
       const int h = sb_gemm_cluster_auto_splits(tiles, kts, 132, h200), c = sb_gemm_cluster_ctas(h);
-      const int i = c == 8 ? 3 : c == 4 ? 2 : c == 2 ? 1 : 0, fit = i ? h200[i] : 132;
+      const int fit = c > 1 ? h200[c] : 132;
       CHECK(h >= 1 && h <= s && (h & (h - 1)) == 0);
       CHECK(h == 1 || (tiles * h / c + fit - 1) / fit <= (tiles * h + 131) / 132);
     }
