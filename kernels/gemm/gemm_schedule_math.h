@@ -219,7 +219,12 @@ static inline SB_GEMM_HD int sb_gemm_cluster_ctas(int splits) {
  * an SM) 66 of 2, 30 of 4, 15 of 8 (scripts/probes/cluster_map.cu): at
  * 512^2 x 32k the model's 8 slices are 16 clusters of 8, two waves, where
  * 4 slices (16 of 4) run in one: 51-54% of cuBLAS against 66-67%
- * (results/h200/proofs/splitk_counts_630d789).
+ * (results/h200/proofs/splitk_counts_630d789). Also halved while half
+ * the slices would run in one wave of blocks where these need more: at
+ * 768^2 x 64k the model's 7 round to 4, 144 blocks on 132 SMs, 54% of
+ * cuBLAS where 2 slices read 68% (proofs/splitk_auto_3d5fb10); at 1152^2
+ * (81 tiles of 128x128) no split, as ws_tma_wgmma's 82% against 2 slices'
+ * 62-64% (proofs/offsweep_9df5b23).
  * The rounding: the cluster's own cost model (the combining term for the
  * partials that leave a cluster only) chose more slices, and lost. A
  * likely reason, not profiled: the CTAs of a cluster share one GPC, so a
@@ -240,7 +245,11 @@ static inline SB_GEMM_HD int sb_gemm_cluster_auto_splits(int tiles, int kts, int
     int fit = clusters_at_once ? clusters_at_once[c] : 0;
     if (fit <= 0) fit = sm_count / c > 0 ? sm_count / c : 1;
     const long long blocks = (long long)tiles * p, clusters = blocks / c;
-    if ((clusters + fit - 1) / fit <= (blocks + sm_count - 1) / sm_count) break;
+    const long long block_waves = (blocks + sm_count - 1) / sm_count;
+    /* Half the slices in one wave take a tile's K in as long as these in
+     * two or more do (K / (p/2) against waves x K / p), with less to combine. */
+    const int half_in_one_wave = block_waves > 1 && blocks / 2 <= sm_count;
+    if ((clusters + fit - 1) / fit <= block_waves && !half_in_one_wave) break;
   }
   return p;
 }

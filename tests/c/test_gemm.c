@@ -1189,7 +1189,7 @@ SB_TEST(gemm_cluster_split_cut_and_its_auto) {
   CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1, 65536 / 64, 132, NULL), 32);
   CHECK_EQ_INT(sb_gemm_cluster_auto_splits(4, 8192 / 64, 132, NULL), 8);   /* the model's 13 */
   CHECK_EQ_INT(sb_gemm_cluster_auto_splits(9, 65536 / 64, 132, NULL), 8);  /* 384^2: 14 */
-  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(81, 8192 / 64, 132, NULL), 2);  /* 1152^2: 3 */
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(81, 8192 / 64, 132, NULL), 1);  /* 1152^2: 3, and 81 blocks fit one wave */
   CHECK_EQ_INT(sb_gemm_cluster_auto_splits(64, 16384 / 64, 132, NULL), 2); /* 1024 x 1024 x 16384 */
   CHECK_EQ_INT(sb_gemm_cluster_auto_splits(16, 32768 / 64, 132, NULL), 8); /* 512^2 x 32k: 16 clusters of 8 */
   CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1024, 4096 / 64, 132, NULL), 1);
@@ -1199,19 +1199,24 @@ SB_TEST(gemm_cluster_split_cut_and_its_auto) {
   CHECK_EQ_INT(sb_gemm_cluster_auto_splits(16, 32768 / 64, 132, h200), 4);
   CHECK_EQ_INT(sb_gemm_cluster_auto_splits(64, 16384 / 64, 132, h200), 2); /* 64 clusters of 2: one wave */
   CHECK_EQ_INT(sb_gemm_cluster_auto_splits(9, 65536 / 64, 132, h200), 8);  /* 9 clusters of 8 */
-  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(81, 8192 / 64, 132, h200), 2);  /* 81 of 2: two waves, as 162 blocks */
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(81, 8192 / 64, 132, h200), 1);  /* 162 blocks two waves, 81 one */
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(36, 65536 / 64, 132, h200), 2); /* 768^2 x 64k: 7, 144 blocks; 72 one wave */
+  CHECK_EQ_INT(sb_gemm_cluster_auto_splits(144, 131072 / 64, 132, h200), 4); /* 1536^2 x 128k: many waves either way */
   CHECK_EQ_INT(sb_gemm_cluster_auto_splits(1, 65536 / 64, 132, h200), 32);
   const int none[SB_GEMM_CLUSTER_MAX_CTAS + 1] = {0}; /* a failed query: as NULL */
   for (int tiles = 1; tiles <= 200; tiles += 11)
     for (int kts = 1; kts <= 2048; kts = kts * 3 / 2 + 1) {
       const int s = sb_gemm_cluster_auto_splits(tiles, kts, 132, NULL), m = sb_gemm_auto_splits(tiles, kts, 132);
-      CHECK(s >= 1 && (s & (s - 1)) == 0 && s <= m && 2 * s > m);
+      CHECK(s >= 1 && (s & (s - 1)) == 0 && s <= m);
+      /* The largest power of two up to the model's count, but where half would fit one wave and it does not. */
+      CHECK(2 * s > m || (tiles * 2 * s > 132 && tiles * s <= 132));
       CHECK_EQ_INT(sb_gemm_cluster_auto_splits(tiles, kts, 132, none), s);
       /* Never more slices than without the clusters' limit, and whole waves of them no more than of blocks. */
       const int h = sb_gemm_cluster_auto_splits(tiles, kts, 132, h200), c = sb_gemm_cluster_ctas(h);
       const int fit = c > 1 ? h200[c] : 132;
       CHECK(h >= 1 && h <= s && (h & (h - 1)) == 0);
       CHECK(h == 1 || (tiles * h / c + fit - 1) / fit <= (tiles * h + 131) / 132);
+      CHECK(h == 1 || tiles * h <= 132 || tiles * h / 2 > 132); /* no two waves where half the slices take one */
     }
 }
 
