@@ -2,7 +2,9 @@
 """Blesses a new committed pair (docs/REGRESSIONS.md, "Baselines"): two
 default sweeps of one clean commit on two GPUs of one model become
 results/<gpu>/baseline.csv and latest.csv, and the pair they replace moves
-to results/<gpu>/history/<run_utc>_<commit>_<gpu>.csv, byte for byte.
+to results/<gpu>/history/<run_utc>_<commit>_<gpu>.csv.xz, compressed, its
+content byte for byte (the very file of results/<gpu>/proofs/round_<commit>/
+sweep_<gpu>.csv.xz where that holds the same run, so git stores it once).
 
     python3 scripts/bless_pair.py RUN_A.csv RUN_B.csv [--results DIR] [--dry-run]
 
@@ -10,12 +12,13 @@ RUN_A becomes baseline.csv, RUN_B latest.csv. The pair is refused (one
 line naming file, line and column; exit 2, nothing moved) unless both runs
 are of one GPU model, whose results directory exists, on two different
 chips, of one commit that is not `-dirty`, of the same points, under one L2
-flush, and have no `wrong`, `error` or `deadlock` row. A file git tracks moves by `git mv`,
-any other by a plain rename. Afterwards it prints what to rerun:
+flush, and have no `wrong`, `error` or `deadlock` row. In a git work tree the history file is
+staged and a tracked old file removed from the index. Afterwards it prints what to rerun:
 the bands, the REGRESSIONS block, the report, the answers, the gate."""
 from __future__ import annotations
 
 import argparse
+import lzma
 import os
 import shutil
 import subprocess
@@ -35,10 +38,25 @@ class Refused(Exception):
 
 
 def history_name(run):
-    """<run_utc as 20261127T203025Z>_<commit, 7>_<gpu_uuid's first 8>.csv"""
+    """<run_utc as 20261127T203025Z>_<commit, 7>_<gpu_uuid's first 8>.csv.xz"""
     utc = run.provenance("run_utc").replace("-", "").replace(":", "")
-    uuid = sorted(run.gpu_uuids())[0].removeprefix("GPU-")[:8]
-    return f"{utc}_{run.provenance('commit')[:7]}_{uuid}.csv"
+    return f"{utc}_{run.provenance('commit')[:7]}_{chip(run)}.csv.xz"
+
+
+def chip(run):
+    """The gpu_uuid's first 8 hex digits, as the history and proof names use them."""
+    return sorted(run.gpu_uuids())[0].removeprefix("GPU-")[:8]
+
+
+def round_copy(gpu, run, content):
+    """results/<gpu>/proofs/round_<commit>/sweep_<chip>.csv.xz when it holds
+    exactly this content (the round's copy of the same run), else None."""
+    path = os.path.join(gpu, "proofs", f"round_{run.provenance('commit')[:7]}", f"sweep_{chip(run)}.csv.xz")
+    try:
+        with lzma.open(path, "rb") as f:
+            return path if f.read() == content else None
+    except (OSError, lzma.LZMAError):
+        return None
 
 
 def check(a, b, results):
@@ -97,25 +115,46 @@ def plan(a_path, b_path, results):
     for name in ("baseline.csv", "latest.csv"):
         old = os.path.join(gpu, name)
         if os.path.exists(old):
-            dest = os.path.join(gpu, "history", history_name(sbcompare.load_run(old)))
-            if os.path.exists(dest):
-                raise Refused(f"{dest}: already there: is {old} blessed twice?")
-            steps.append(("move", old, dest))
+            run = sbcompare.load_run(old)
+            dest = os.path.join(gpu, "history", history_name(run))
+            for there in (dest, dest.removesuffix(".xz")):
+                if os.path.exists(there):
+                    raise Refused(f"{there}: already there: is {old} blessed twice?")
+            with open(old, "rb") as f:
+                same = round_copy(gpu, run, f.read())
+            steps.append(("move", old, dest) if same is None else ("move", old, dest, same))
     steps += [("copy", a_path, os.path.join(gpu, "baseline.csv")),
               ("copy", b_path, os.path.join(gpu, "latest.csv"))]
     return steps
 
 
+def in_git(path):
+    """Whether the path lies in a git work tree."""
+    return subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(path)), "rev-parse",
+                           "--is-inside-work-tree"], capture_output=True, text=True).returncode == 0
+
+
+def git(path, *args):
+    subprocess.run(["git", *args, os.path.basename(path)], check=True, capture_output=True,
+                   cwd=os.path.dirname(os.path.abspath(path)))
+
+
 def apply(steps):
-    for action, src, dest in steps:
+    for action, src, dest, *same in steps:
         os.makedirs(os.path.dirname(dest), exist_ok=True)
-        if action == "move" and tracked(src):
-            subprocess.run(["git", "mv", os.path.basename(src), os.path.relpath(dest, os.path.dirname(src))],
-                           check=True, cwd=os.path.dirname(os.path.abspath(src)))
-        elif action == "move":
-            os.rename(src, dest)
-        else:
+        if action != "move":
             shutil.copyfile(src, dest)
+            continue
+        if same:  # the round's file of the same run: one blob in git
+            shutil.copyfile(same[0], dest)
+        else:
+            with open(src, "rb") as f, lzma.open(dest, "wb", preset=9 | lzma.PRESET_EXTREME) as out:
+                out.write(f.read())
+        if tracked(src):
+            git(src, "rm", "-q", "--cached")
+        os.remove(src)
+        if in_git(dest):
+            git(dest, "add")
 
 
 def main(argv=None):
@@ -131,8 +170,9 @@ def main(argv=None):
     except (Refused, sbcsv.CsvError) as e:
         print(f"bless_pair: {e}", file=sys.stderr)
         return 2
-    for action, src, dest in steps:
-        print(f"{action} {os.path.relpath(src)} -> {os.path.relpath(dest)}")
+    for action, src, dest, *same in steps:
+        how = f" (as {os.path.relpath(same[0])})" if same else ""
+        print(f"{action} {os.path.relpath(src)} -> {os.path.relpath(dest)}{how}")
     if args.dry_run:
         return 0
     apply(steps)

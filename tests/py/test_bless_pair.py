@@ -1,10 +1,12 @@
 """scripts/bless_pair.py on a results tree in a temporary directory (not a
-git work tree: plain renames), with committed default sweeps as the runs:
-the replaced pair moves to history/ under its run's name, byte for byte, the
+git work tree), with committed default sweeps as the runs: the replaced
+pair moves to history/ under its run's name, compressed, its content byte
+for byte (the round's own .csv.xz of the same run where there is one), the
 new runs become baseline.csv and latest.csv, and every pair the gate
 could not take as one A/A is refused with one line and exit 2, nothing moved."""
 import csv
 import filecmp
+import lzma
 import os
 import shutil
 import subprocess
@@ -54,10 +56,36 @@ def test_a_pair_is_blessed_and_the_old_one_kept_byte_for_byte(results):
     gpu = results / "h100-80gb-hbm3"
     assert filecmp.cmp(gpu / "baseline.csv", NEW[0], shallow=False)
     assert filecmp.cmp(gpu / "latest.csv", NEW[1], shallow=False)
-    # the replaced pair, under the names the committed history uses
+    # the replaced pair, under the names the committed history uses, compressed
     for old in OLD:
-        assert filecmp.cmp(gpu / "history" / os.path.basename(old), old, shallow=False)
+        with lzma.open(gpu / "history" / (os.path.basename(old) + ".xz")) as f, open(old, "rb") as o:
+            assert f.read() == o.read()
+    assert sorted(os.listdir(gpu / "history")) == sorted(os.path.basename(o) + ".xz" for o in OLD)
     assert "now rerun" in r.stdout
+
+
+def test_the_old_run_becomes_its_rounds_own_file_where_that_holds_it(results, tmp_path):
+    """history/ takes the very bytes of proofs/round_<commit>/sweep_<chip>.csv.xz
+    when it decompresses to the old run (one blob in git), and compresses
+    the run itself where the round's file holds anything else."""
+    gpu = results / "h100-80gb-hbm3"
+    rnd = gpu / "proofs" / "round_9249a8b"
+    rnd.mkdir(parents=True)
+    with open(OLD[0], "rb") as f, lzma.open(rnd / "sweep_051d54bf.csv.xz", "wb", preset=1) as out:
+        out.write(f.read())
+    with open(OLD[1], "rb") as f, lzma.open(rnd / "sweep_2992410b.csv.xz", "wb", preset=1) as out:
+        out.write(f.read() + b"\n")  # not the same run: one byte more
+    dry = bless(results, NEW[0], NEW[1], "--dry-run")
+    assert dry.returncode == 0 and dry.stdout.count(" (as ") == 1, dry.stdout
+    assert "sweep_051d54bf.csv.xz" in dry.stdout
+    assert bless(results, NEW[0], NEW[1]).returncode == 0
+    hist = gpu / "history"
+    assert filecmp.cmp(hist / "20261127T203025Z_9249a8b_051d54bf.csv.xz", rnd / "sweep_051d54bf.csv.xz",
+                       shallow=False)
+    assert not filecmp.cmp(hist / "20261127T203929Z_9249a8b_2992410b.csv.xz", rnd / "sweep_2992410b.csv.xz",
+                           shallow=False)
+    with lzma.open(hist / "20261127T203929Z_9249a8b_2992410b.csv.xz") as f, open(OLD[1], "rb") as o:
+        assert f.read() == o.read()
 
 
 def test_a_dry_run_prints_the_moves_and_changes_nothing(results):
@@ -123,7 +151,7 @@ def test_the_same_pair_blessed_twice_is_refused(results):
     assert r.returncode == 2 and "already there" in r.stderr
 
 
-def test_in_a_git_work_tree_the_old_pair_moves_by_git_mv(results):
+def test_in_a_git_work_tree_the_old_pair_leaves_the_index_and_its_history_file_enters_it(results):
     repo = results.parent
     git = lambda *a: subprocess.run(["git", "-C", str(repo), *a], capture_output=True, text=True,  # noqa: E731
                                     check=True).stdout
@@ -131,7 +159,8 @@ def test_in_a_git_work_tree_the_old_pair_moves_by_git_mv(results):
     git("-c", "user.email=t@t", "-c", "user.name=t", "add", "results")
     git("-c", "user.email=t@t", "-c", "user.name=t", "commit", "-qm", "pair")
     assert bless(results, NEW[0], NEW[1]).returncode == 0
-    status = git("status", "--porcelain")
+    status = git("status", "--porcelain").splitlines()
     for old, name in zip(OLD, ("baseline.csv", "latest.csv")):
-        assert f"R  results/h100-80gb-hbm3/{name} -> results/h100-80gb-hbm3/history/" \
-               f"{os.path.basename(old)}" in status, status
+        assert f"A  results/h100-80gb-hbm3/history/{os.path.basename(old)}.xz" in status, status
+        assert f"D  results/h100-80gb-hbm3/{name}" in status, status  # the new run: not yet added
+        assert f"?? results/h100-80gb-hbm3/{name}" in status, status
