@@ -116,7 +116,7 @@ static const struct { unsigned bit; const char *name; } variant_traits[] = {
     {SB_VF_BASELINE, "baseline"},       {SB_VF_PLAIN, "plain"},
     {SB_VF_WHOLE_WARPS, "whole_warps"}, {SB_VF_GENERIC, "generic"},
     {SB_VF_TEST_ONLY, "test_only"},     {SB_VF_YARDSTICK, "yardstick"},
-    {SB_VF_MEDIAN_RATIO, "median_ratio"},
+    {SB_VF_P75_RATIO, "p75_ratio"},
 };
 static const struct { unsigned bit; const char *name; } family_traits[] = {
     {SB_FF_YARDSTICK, "yardstick"},

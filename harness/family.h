@@ -45,7 +45,8 @@ typedef enum sb_ratio_reading {
   SB_RATIO_LOW_QUARTILE,     /* lower quartile of the ceiling's samples / the variant's */
   SB_RATIO_P10,              /* 10th percentile of the ceiling's samples / the variant's */
   SB_RATIO_P05,              /* 5th percentile, likewise */
-  SB_RATIO_P01               /* 1st percentile, likewise */
+  SB_RATIO_P01,              /* 1st percentile, likewise */
+  SB_RATIO_P75               /* 75th percentile, likewise: a variant's (SB_VF_P75_RATIO) */
 } sb_ratio_reading;
 
 /* Family traits the engine and the scripts read instead of names. */

@@ -59,13 +59,16 @@ enum sb_variant_flag {
                                   ok row sets the 100% of every later pct_of_copy;
                                   the yardstick family's other rows get theirs */
   SB_VF_FAMILY0 = 1u << 8,     /* first bit a family may define for itself */
-  SB_VF_MEDIAN_RATIO = 1u << 31 /* its paired ratio is the median of the v c c v
-                                   block ratios whatever its family reads
-                                   (sb_variant_reading), and the A/B gate reads
-                                   its own median: a variant whose fast launches
-                                   come with where its buffers lie, so that only
-                                   the median over SB_PLACEMENTS places held
-                                   between processes (schema 15) */
+  SB_VF_P75_RATIO = 1u << 31 /* its paired ratio is the ceiling's 75th percentile
+                                over its own, whatever its family reads
+                                (sb_variant_reading), and the A/B gate reads
+                                its own median: a variant whose fast launches
+                                come with where its buffers lie, fast at some
+                                places and slow at the rest; the share of fast
+                                places moved from one process to the next, and
+                                the median (schema 15-16) with it where it was
+                                large; the upper quartile reads the slow level,
+                                which most places take (schema 17) */
 };
 
 /* A variant stated as a composition of parts (gemm: kernels/gemm/gemm_compose.cuh),

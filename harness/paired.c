@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "stats.h"
-#include "timing.h" /* SB_MEDIAN_PLACES_X, SB_PLACEMENTS_MAX */
+#include "timing.h" /* SB_MODE_PLACES_X, SB_PLACEMENTS_MAX */
 
 
 const sb_variant *sb_family_ceiling(const sb_family *f) {
@@ -81,17 +81,18 @@ double sb_paired_pct(const double *variant, const double *ceiling, size_t pairs,
                    : reading == SB_RATIO_P10          ? quantile_ratio(variant, ceiling, used, 0.10)
                    : reading == SB_RATIO_P05          ? quantile_ratio(variant, ceiling, used, 0.05)
                    : reading == SB_RATIO_P01          ? quantile_ratio(variant, ceiling, used, 0.01)
+                   : reading == SB_RATIO_P75          ? quantile_ratio(variant, ceiling, used, 0.75)
                                                       : block_median_ratio(variant, ceiling, used);
   return 100.0 * r;
 }
 
 sb_ratio_reading sb_variant_reading(const sb_family *f, const sb_variant *v) {
-  return v && (v->flags & SB_VF_MEDIAN_RATIO) ? SB_RATIO_BLOCK_MEDIAN : f->ceiling_reading;
+  return v && (v->flags & SB_VF_P75_RATIO) ? SB_RATIO_P75 : f->ceiling_reading;
 }
 
 int sb_variant_placements(const sb_variant *v, int placements) {
-  if (!v || !(v->flags & SB_VF_MEDIAN_RATIO)) return placements;
-  return placements * SB_MEDIAN_PLACES_X < SB_PLACEMENTS_MAX ? placements * SB_MEDIAN_PLACES_X : SB_PLACEMENTS_MAX;
+  if (!v || !(v->flags & SB_VF_P75_RATIO)) return placements;
+  return placements * SB_MODE_PLACES_X < SB_PLACEMENTS_MAX ? placements * SB_MODE_PLACES_X : SB_PLACEMENTS_MAX;
 }
 
 const char *sb_ratio_reading_name(sb_ratio_reading reading) {
@@ -100,6 +101,7 @@ const char *sb_ratio_reading_name(sb_ratio_reading reading) {
          : reading == SB_RATIO_P10          ? "p10"
          : reading == SB_RATIO_P05          ? "p05"
          : reading == SB_RATIO_P01          ? "p01"
+         : reading == SB_RATIO_P75          ? "p75"
                                             : "block_median";
 }
 

@@ -46,20 +46,20 @@ int sb_ceiling_point(const sb_point *p, sb_point *out);
 double sb_paired_pct(const double *variant, const double *ceiling, size_t pairs,
                      sb_ratio_reading reading);
 
-/* How v's paired ratio is read: SB_RATIO_BLOCK_MEDIAN for a variant
- * flagged SB_VF_MEDIAN_RATIO, else its family's ceiling_reading. */
+/* How v's paired ratio is read: SB_RATIO_P75 for a variant flagged
+ * SB_VF_P75_RATIO, else its family's ceiling_reading. */
 sb_ratio_reading sb_variant_reading(const sb_family *f, const sb_variant *v);
 
 /* The places in device memory v's samples are taken over, `placements`
- * (SB_PLACEMENTS) for most: a variant read at its median
- * (SB_VF_MEDIAN_RATIO) SB_MEDIAN_PLACES_X times as many, at most
+ * (SB_PLACEMENTS) for most: a variant read at its upper quartile
+ * (SB_VF_P75_RATIO) SB_MODE_PLACES_X times as many, at most
  * SB_PLACEMENTS_MAX. Its launches run at a level that follows where its
- * operands lie, fast at a few places (gemm's multicast 1x2 at 1024^2 x 16k:
- * 58 against 77 us), and a median over 8 places moved with their share
- * between two processes where it was large (docs/history.md). */
+ * operands lie, fast at some places (gemm's multicast 1x2 at 1024^2 x 16k:
+ * 58 against 77 us), and a median over 8 places, then over 32, moved with
+ * their share between two processes where it was large (docs/history.md). */
 int sb_variant_placements(const sb_variant *v, int placements);
 
-/* "fastest" or "block_median" (syncbench --list's ceiling_reading). */
+/* "fastest", "block_median", "p01", "p75", ... (syncbench --list's ceiling_reading). */
 const char *sb_ratio_reading_name(sb_ratio_reading reading);
 
 /* The row's cell named by a family's ceiling_column, or NULL if the name

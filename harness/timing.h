@@ -113,11 +113,10 @@ void sb_sleep_s(double s);
  * taken over (harness/runner.c, time_point). */
 #define SB_PLACEMENTS 8
 #define SB_PLACEMENTS_MAX 64 /* the most SB_PLACEMENTS takes */
-/* A variant read at its median (SB_VF_MEDIAN_RATIO) takes its samples over
- * this many times SB_PLACEMENTS places (at most SB_PLACEMENTS_MAX): its
- * median holds while the share of its fast places does (harness/paired.h,
- * sb_variant_placements). */
-#define SB_MEDIAN_PLACES_X 4
+/* A variant whose level follows where its buffers lie (SB_VF_P75_RATIO)
+ * takes its samples over this many times SB_PLACEMENTS places (at most
+ * SB_PLACEMENTS_MAX) (harness/paired.h, sb_variant_placements). */
+#define SB_MODE_PLACES_X 4
 
 /* SB_PROCESS_CONTEXTS: how many fresh contexts a worker's own context is
  * chosen from (0: the primary context, as before schema 13). 64: the grid

@@ -62,6 +62,7 @@ FAILED = {"wrong", "error", "deadlock"}
 READING_TEXT = {"fastest": "the ratio of the two sides' fastest samples",
                 "low_quartile": "the ratio of the two sides' lower quartiles",
                 "p01": "the ratio of the two sides' 1st percentiles",
+                "p75": "the ratio of the two sides' 75th percentiles",
                 "block_median": "the median of the v c c v block ratios"}
 
 

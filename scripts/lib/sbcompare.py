@@ -116,8 +116,11 @@ OWN_SAMPLE = {"fastest": "min_us", "low_quartile": "q1_us", "p10": "p10_us", "p0
 READINGS_BEFORE_9 = {"gemm": "fastest", "devscan": "block_median"}
 READINGS_BEFORE_13 = {"gemm": "low_quartile", "devscan": "block_median"}
 # schema 13-14: gemm's 1st percentiles for every variant (from 15 a variant
-# flagged median_ratio reads the block median, as the table says).
+# flagged median_ratio reads the block median, as the table said).
 READINGS_BEFORE_15 = {"gemm": "p01", "devscan": "block_median"}
+# schema 15-16: the variant the table now reads at p75 (flag p75_ratio, then
+# median_ratio) read the block median.
+READINGS_BEFORE_17 = {"p75": "block_median"}
 # What a point is gated on (Match.figure), in the order the docs give them.
 FIGURES = {"time": "time", "cycles": "cycles (time x sm_clock_mhz)",
            "paired": "paired ceiling ratio",
@@ -404,8 +407,9 @@ def ratio_reading(row):
     read the same way. Schema 3: ratio of two medians; 4-5: median of
     v c c v block ratios; 6-12: as the table said then (READINGS_BEFORE_9,
     READINGS_BEFORE_13, READINGS_BEFORE_15); 15 on: as the variant table says
-    for the row's variant (its family's reading, or the block median for a
-    variant flagged median_ratio)."""
+    for the row's variant (its family's reading, or its own for a variant
+    flagged p75_ratio: the 75th percentiles from 17, the block median in
+    15-16, READINGS_BEFORE_17)."""
     schema = row.get("schema_version") or 0
     if schema < 3:
         return None
@@ -421,7 +425,8 @@ def ratio_reading(row):
         return READINGS_BEFORE_15.get(row["family"], "block_median")
     var = sbvariants.variant(row["family"], row["variant"])
     fam = sbvariants.family(row["family"])
-    return (var.ceiling_reading if var else None) or (fam.ceiling_reading if fam else None) or "block_median"
+    reading = (var.ceiling_reading if var else None) or (fam.ceiling_reading if fam else None) or "block_median"
+    return READINGS_BEFORE_17.get(reading, reading) if schema <= 16 else reading
 
 
 def _positive(row, column):
@@ -447,9 +452,10 @@ def gated_figure(base, new, interleaved=False):
     older schema), as the BASE read it, when both rows carry that sample (a
     K-heavy chain's median follows its process's share of slow launches,
     its fastest sample does not: docs/history.md), else 'time'. A variant
-    flagged median_ratio (its low quantiles follow a rare fast mode) is
-    read at its median whatever the base read, where the new side is of a
-    build that says so (schema 15 on): in cycles,
+    flagged p75_ratio (median_ratio before schema 17: its level follows
+    where its buffers lie, fast at some places) is read at its median
+    whatever the base read, where the new side is of a build that says so
+    (schema 15 on): in cycles,
     'median_cycles', where both rows carry it (its long launches run at two
     clock levels under the power cap, and the median time falls in
     either), else 'time'. Between two runs (not interleaved), a family
@@ -462,7 +468,7 @@ def gated_figure(base, new, interleaved=False):
         return "time", column
     if interleaved:
         if (new.get("schema_version") or 0) >= 15 and sbvariants.has_flag(base["family"], base["variant"],
-                                                                            "median_ratio"):
+                                                                            "p75_ratio"):
             both = _positive(base, "median_kcycles") and _positive(new, "median_kcycles")
             return ("median_cycles" if both else "time"), column
         reading = ratio_reading(base)

@@ -39,7 +39,7 @@ class Variant:
     flags: frozenset
     summary: str
     composition: dict = field(default_factory=dict)  # {part: name}; {} for a variant that is not composed
-    ceiling_reading: str | None = None  # how its paired ratio is read (the family's, or its own: median_ratio)
+    ceiling_reading: str | None = None  # how its paired ratio is read (the family's, or its own: p75_ratio)
 
 
 @dataclass

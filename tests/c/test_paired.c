@@ -48,25 +48,25 @@ SB_TEST(paired_ceiling_found_by_flag_anywhere_in_the_table) {
   CHECK(sb_family_ceiling(&no_ceiling) == NULL);
 }
 
-/* A variant flagged SB_VF_MEDIAN_RATIO reads the block median whatever
+/* A variant flagged SB_VF_P75_RATIO reads the 75th percentiles whatever
  * its family reads; the others read the family's. */
-SB_TEST(paired_reading_is_the_familys_unless_the_variant_says_median) {
-  static const sb_variant median = {"placed", no_launch, NULL, 0, SB_VF_MEDIAN_RATIO, "read at its median", {0}};
+SB_TEST(paired_reading_is_the_familys_unless_the_variant_says_p75) {
+  static const sb_variant placed = {"placed", no_launch, NULL, 0, SB_VF_P75_RATIO, "read at p75", {0}};
   const sb_family p01 = {.name = "p01", .variants = &fake_table, .ceiling_column = "pct_of_cublas",
                          .ceiling_reading = SB_RATIO_P01};
   CHECK(sb_variant_reading(&p01, &fake_rows[1]) == SB_RATIO_P01);
-  CHECK(sb_variant_reading(&p01, &median) == SB_RATIO_BLOCK_MEDIAN);
+  CHECK(sb_variant_reading(&p01, &placed) == SB_RATIO_P75);
   CHECK(sb_variant_reading(&p01, NULL) == SB_RATIO_P01);
 }
 
-/* A variant read at its median takes SB_MEDIAN_PLACES_X times the places,
- * up to SB_PLACEMENTS_MAX; the others the places asked for. */
-SB_TEST(paired_median_variant_takes_more_places_up_to_the_most) {
-  static const sb_variant median = {"placed", no_launch, NULL, 0, SB_VF_MEDIAN_RATIO, "read at its median", {0}};
+/* A variant read at its upper quartile takes SB_MODE_PLACES_X times the
+ * places, up to SB_PLACEMENTS_MAX; the others the places asked for. */
+SB_TEST(paired_p75_variant_takes_more_places_up_to_the_most) {
+  static const sb_variant median = {"placed", no_launch, NULL, 0, SB_VF_P75_RATIO, "read at p75", {0}};
   CHECK_EQ_INT(sb_variant_placements(&fake_rows[1], 8), 8);
   CHECK_EQ_INT(sb_variant_placements(NULL, 8), 8);
-  CHECK_EQ_INT(sb_variant_placements(&median, 8), 8 * SB_MEDIAN_PLACES_X);
-  CHECK_EQ_INT(sb_variant_placements(&median, 1), SB_MEDIAN_PLACES_X);
+  CHECK_EQ_INT(sb_variant_placements(&median, 8), 8 * SB_MODE_PLACES_X);
+  CHECK_EQ_INT(sb_variant_placements(&median, 1), SB_MODE_PLACES_X);
   CHECK_EQ_INT(sb_variant_placements(&median, SB_PLACEMENTS_MAX), SB_PLACEMENTS_MAX);
   CHECK_EQ_INT(sb_variant_placements(&median, SB_PLACEMENTS_MAX / 2), SB_PLACEMENTS_MAX);
 }
@@ -126,7 +126,7 @@ SB_TEST(paired_pct_fastest_follows_neither_a_tail_nor_the_power_ramp) {
 }
 
 SB_TEST(paired_pct_of_one_pair_none_or_no_positive_sample) {
-  for (int reading = SB_RATIO_BLOCK_MEDIAN; reading <= SB_RATIO_P01; ++reading) {
+  for (int reading = SB_RATIO_BLOCK_MEDIAN; reading <= SB_RATIO_P75; ++reading) {
     const sb_ratio_reading r = (sb_ratio_reading)reading;
     double v1[] = {1.0}, c1[] = {2.0};
     CHECK(fabs(sb_paired_pct(v1, c1, 1, r) - 200.0) < 1e-9); /* one pair: its own ratio */
@@ -142,6 +142,27 @@ SB_TEST(paired_pct_of_one_pair_none_or_no_positive_sample) {
   CHECK_STR(sb_ratio_reading_name(SB_RATIO_P10), "p10");
   CHECK_STR(sb_ratio_reading_name(SB_RATIO_P05), "p05");
   CHECK_STR(sb_ratio_reading_name(SB_RATIO_P01), "p01");
+  CHECK_STR(sb_ratio_reading_name(SB_RATIO_P75), "p75");
+}
+
+SB_TEST(paired_pct_p75_reads_the_slow_level_whatever_the_share_of_fast_places) {
+  /* A variant whose launches are fast (0.75) at some places and slow (1.0)
+   * at the rest, the share of fast ones 6, 25 or 44 of 100 by process (the
+   * multicast 1x2 point's three processes at ccb87e3 took 2, 8 and 29% of
+   * their samples fast), spread over the blocks: the block median moves
+   * with the share; the 75th percentile reads the slow level (70%) while
+   * under three quarters of the samples are fast. */
+  double v[100], c[100];
+  for (int j = 0; j < 100; ++j) c[j] = 0.7;
+  double median_at[3];
+  for (int i = 0, share = 6; share <= 44; share += 19, ++i) {
+    for (int j = 0; j < 100; ++j) v[j] = (j * 7) % 100 < share ? 0.75 : 1.0;
+    CHECK(fabs(sb_paired_pct(v, c, 100, SB_RATIO_P75) - 70.0) < 1e-9);
+    median_at[i] = sb_paired_pct(v, c, 100, SB_RATIO_BLOCK_MEDIAN);
+  }
+  CHECK(median_at[2] > median_at[0] + 1.0); /* the median did move */
+  for (int j = 0; j < 100; ++j) v[j] = (j * 7) % 100 < 80 ? 0.75 : 1.0; /* most samples fast */
+  CHECK(sb_paired_pct(v, c, 100, SB_RATIO_P75) > 90.0);                 /* then p75 reads them */
 }
 
 SB_TEST(paired_pct_low_percentiles_read_a_common_fast_mode_not_a_rare_one) {

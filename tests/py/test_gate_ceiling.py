@@ -132,9 +132,9 @@ def test_three_percent_slower_gemm_variant_against_the_other_lease(base_path, la
     assert aa.unjudged == []
     standing = keys(m.base for m in aa.regressions)
     assert all(m.base["family"] != GEMM or m.base["variant"] != "cublas" for m in aa.regressions)
-    # listed, and judged: cuBLAS's own rows (cycles) and a variant read at its
-    # median (median_ratio: not a clock-free reading), where the clock moved
-    assert all(m.base["variant"] == "cublas" or sbvariants.has_flag(GEMM, m.base["variant"], "median_ratio")
+    # listed, and judged: cuBLAS's own rows (cycles) and the variant read at
+    # its own reading (p75_ratio: not a clock-free one), where the clock moved
+    assert all(m.base["variant"] == "cublas" or sbvariants.has_flag(GEMM, m.base["variant"], "p75_ratio")
                for m in aa.power_state_differs)
     assert all(not m.gated_out for m in aa.power_state_differs)
     figure = {sbcsv.key(m.base): m.gated for m in aa.matches}
@@ -420,28 +420,42 @@ def test_sensitivity_is_the_exact_edge_of_the_gated_rule(pairs_by_schema, figure
             assert sbcompare.match_slower(moved, cmp.threshold) is flagged, (factor, s)
 
 
-def test_a_variant_flagged_median_ratio_reads_its_median_from_schema_15(tmp_path):
-    """Schema 15: a gemm variant flagged median_ratio in the variant table
-    reads its paired ratio as the block median (its own ceiling_reading),
-    the others keep the family's 1st percentiles. Between a schema-14 and a
-    schema-15 run its points fall back to cycles while the others stay on
-    the paired ratio; in an A/B of two schema-15 runs it is gated on its
-    time (its median), the others on their own 1st percentile."""
-    flagged = {v for v in GEMM_VARIANTS if sbvariants.has_flag(GEMM, v, "median_ratio")}
+def test_a_variant_flagged_p75_ratio_reads_its_own_from_schema_15(tmp_path):
+    """A gemm variant flagged p75_ratio in the variant table reads its
+    paired ratio its own way: the block median in schema 15-16 (the flag's
+    old name said so), the 75th percentiles from 17; the others keep the
+    family's 1st percentiles. Across each change of its reading (14 -> 15,
+    16 -> 17) its points fall back to cycles while the others stay on the
+    paired ratio, and between two runs of one reading it is paired again;
+    in an A/B of two schema-15 runs it is gated on its time (its median),
+    the others on their own 1st percentile."""
+    flagged = {v for v in GEMM_VARIANTS if sbvariants.has_flag(GEMM, v, "p75_ratio")}
     assert flagged and flagged < set(GEMM_VARIANTS)
-    assert all(sbvariants.variant(GEMM, v).ceiling_reading == "block_median" for v in flagged)
+    assert all(sbvariants.variant(GEMM, v).ceiling_reading == "p75" for v in flagged)
     header, rows = records()
     header = [*header, "p01_us"] if "p01_us" not in header else header  # an older run: its q1 as the p01
     rows = [{**r, "p01_us": r["q1_us"]} for r in rows]
-    base = run(write(tmp_path / "b.csv", header, [{**r, "schema_version": "14"} for r in rows]))
-    new = run(write(tmp_path / "n.csv", header, [{**r, "schema_version": "15"} for r in rows]))
-    figures = {}
-    for m in sbcompare.compare(base, new).matches:
-        if m.base["family"] == GEMM and m.base["variant"] in GEMM_VARIANTS:
-            figures.setdefault(m.base["variant"] in flagged, set()).add(m.figure)
-    assert figures == {True: {"cycles"}, False: {"paired"}}
+
+    def at(schema):
+        return run(write(tmp_path / f"s{schema}.csv", header, [{**r, "schema_version": str(schema)} for r in rows]))
+
+    def figures(base, new):
+        out = {}
+        for m in sbcompare.compare(base, new).matches:
+            if m.base["family"] == GEMM and m.base["variant"] in GEMM_VARIANTS:
+                out.setdefault(m.base["variant"] in flagged, set()).add(m.figure)
+        return out
+
+    s14, s15, s16, s17 = at(14), at(15), at(16), at(17)
+    readings = {s: {sbcompare.ratio_reading(r) for r in run_.rows if r["variant"] in flagged}
+                for s, run_ in ((14, s14), (15, s15), (16, s16), (17, s17))}
+    assert readings == {14: {"p01"}, 15: {"block_median"}, 16: {"block_median"}, 17: {"p75"}}
+    assert figures(s14, s15) == {True: {"cycles"}, False: {"paired"}}
+    assert figures(s15, s16) == {True: {"paired"}, False: {"paired"}}
+    assert figures(s16, s17) == {True: {"cycles"}, False: {"paired"}}
+    assert figures(s17, s17) == {True: {"paired"}, False: {"paired"}}
     own = {(r["variant"] in flagged, sbcompare.gated_figure(r, r, interleaved=True)[0])
-           for r in new.rows if r["family"] == GEMM and r["variant"] in GEMM_VARIANTS and r["status"] == "ok"}
+           for r in s15.rows if r["family"] == GEMM and r["variant"] in GEMM_VARIANTS and r["status"] == "ok"}
     assert own == {(True, "time"), (False, "p01")}
 
 
@@ -450,14 +464,14 @@ def test_an_ab_against_an_older_reading_judges_at_the_bases_reading(tmp_path):
     the fastest sample; 15: the 1st percentile) judges each gemm point on
     the variant's own samples as the BASE read them (min_us), not on its
     median; a new row without that sample falls back to time; the warning
-    says which. A variant flagged median_ratio is read at its median (its
+    says which. A variant flagged p75_ratio is read at its median (its
     fastest sample is a rare mode): time. A 10% slower fastest sample is
     flagged at every such point."""
     header, rows = records()
     base = run(write(tmp_path / "b.csv", header, [{**r, "schema_version": "8"} for r in rows]))
     new = run(write(tmp_path / "n.csv", header, [{**r, "schema_version": "15"} for r in rows]))
     cmp = sbcompare.compare(base, new, interleaved=True)
-    figures = {(sbvariants.has_flag(GEMM, m.base["variant"], "median_ratio"), m.figure) for m in cmp.matches
+    figures = {(sbvariants.has_flag(GEMM, m.base["variant"], "p75_ratio"), m.figure) for m in cmp.matches
                if m.base["family"] == GEMM and not sbvariants.has_flag(GEMM, m.base["variant"], "ceiling")}
     assert figures == {(False, "fastest"), (True, "time")}
     warning = sbcompare.ratio_reading_warning(cmp)
@@ -473,12 +487,12 @@ def test_an_ab_against_an_older_reading_judges_at_the_bases_reading(tmp_path):
 
 def test_an_ab_reads_a_median_variant_in_cycles_from_schema_16(tmp_path):
     """Schema 16 rows carry median_kcycles. In an A/B of two such runs a
-    gemm variant flagged median_ratio is gated on it (its median in
+    gemm variant flagged p75_ratio is gated on it (its median in
     cycles), the other gemm variants still on their own 1st percentile:
     the new side's median time 4.5% faster but the same cycles (its
     launches at a higher clock) moves nothing; 10% more cycles is flagged
     at every point. Where a side lacks the column (schema 15) it is time."""
-    flagged = {v for v in GEMM_VARIANTS if sbvariants.has_flag(GEMM, v, "median_ratio")}
+    flagged = {v for v in GEMM_VARIANTS if sbvariants.has_flag(GEMM, v, "p75_ratio")}
     header, rows = records()
     header = [*header, *(c for c in ("p01_us", "median_kcycles") if c not in header)]
     rows = [{**r, "p01_us": r["q1_us"], "schema_version": "16",
