@@ -12,8 +12,8 @@ RUN_A becomes baseline.csv, RUN_B latest.csv. The pair is refused (one
 line naming file, line and column; exit 2, nothing moved) unless both runs
 are of one GPU model, whose results directory exists, on two different
 chips, of one commit that is not `-dirty`, of the same points, under one L2
-flush, and have no `wrong`, `error` or `deadlock` row. In a git work tree the history file is
-staged and a tracked old file removed from the index. Afterwards it prints what to rerun:
+flush, and have no `wrong`, `error` or `deadlock` row. Where git tracks the old pair, each
+old file leaves the index and its history file enters it. Afterwards it prints what to rerun:
 the bands, the REGRESSIONS block, the report, the answers, the gate."""
 from __future__ import annotations
 
@@ -128,12 +128,6 @@ def plan(a_path, b_path, results):
     return steps
 
 
-def in_git(path):
-    """Whether the path lies in a git work tree."""
-    return subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(path)), "rev-parse",
-                           "--is-inside-work-tree"], capture_output=True, text=True).returncode == 0
-
-
 def git(path, *args):
     subprocess.run(["git", *args, os.path.basename(path)], check=True, capture_output=True,
                    cwd=os.path.dirname(os.path.abspath(path)))
@@ -150,10 +144,11 @@ def apply(steps):
         else:
             with open(src, "rb") as f, lzma.open(dest, "wb", preset=9 | lzma.PRESET_EXTREME) as out:
                 out.write(f.read())
-        if tracked(src):
+        was_tracked = tracked(src)
+        if was_tracked:
             git(src, "rm", "-q", "--cached")
         os.remove(src)
-        if in_git(dest):
+        if was_tracked:  # where git keeps the pair, it keeps its history
             git(dest, "add")
 
 
