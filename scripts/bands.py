@@ -435,7 +435,7 @@ def render(gpu_dirs_, pairs, epochs=None, exclude=frozenset()):
     rows, notes = derive_rows(pairs, epochs, exclude, notes=[])
     for note in notes:  # results/band_epochs.csv: which runs a changed kernel's band reads
         out.write(f"# epoch: {note}\n")
-    for line in over_cap_lines(rows):
+    for line in over_cap_lines(rows, before_epoch(notes)):
         out.write(f"# over the cap: {line}\n")
     out.write(",".join(columns) + "\n")
     for row in rows:
@@ -444,14 +444,46 @@ def render(gpu_dirs_, pairs, epochs=None, exclude=frozenset()):
     return out.getvalue()
 
 
-def over_cap_lines(rows):
+def over_cap_lines(rows, stale=frozenset()):
     """One line per band written at the cap: model, pairing, variant (and
-    point), the band its data measured."""
+    point), the band its data measured, and where its A/A runs are all
+    older than its kernel's last change (stale: before_epoch), that they
+    measured the kernel before the fix."""
     return [f"{r['gpu_name']}: {r['pairing']}: {r['family']}/{r['variant']}"
             + (f" ({r[sbcompare.BAND_POINT_COLUMN]})" if r[sbcompare.BAND_POINT_COLUMN] else "")
             + f": measured A {float(r['margin']) * float(r[sbcompare.BAND_QUANTILE_COLUMN]):.1f}% / "
               f"B {float(r['margin']) * float(r['worst_shift_pct']):.1f}%"
+            + (BEFORE_EPOCH if band_key(r) in stale else "")
             for r in rows if r[sbcompare.BAND_OVER_CAP_COLUMN]]
+
+
+# Said of a band whose A/A runs all predate its kernel's last change.
+BEFORE_EPOCH = " (runs before its epoch)"
+EPOCH_PENDING = ": no A/A pair of its kernel since "  # table_rows' note where it reads older runs
+
+
+def band_key(row):
+    """(model, pairing, 'family/variant') of a band row."""
+    return row["gpu_name"], row["pairing"], f"{row['family']}/{row['variant']}"
+
+
+def before_epoch(notes):
+    """{(model, pairing, 'family/variant')} whose band reads only A/A runs
+    older than its kernel's last change (band_epochs.csv): the notes
+    table_rows writes ("# epoch:" lines of results/bands.csv) say which."""
+    out = set()
+    for note in notes:
+        head, found, _ = note.partition(EPOCH_PENDING)
+        if found:
+            gpu, pairing, name = head.rsplit(": ", 2)
+            out.add((gpu, pairing, name))
+    return frozenset(out)
+
+
+def file_before_epoch(path):
+    """before_epoch of a written band file's "# epoch:" lines."""
+    with open(path, encoding="utf-8") as f:
+        return before_epoch(line[len("# epoch: "):].rstrip("\n") for line in f if line.startswith("# epoch: "))
 
 
 def derive_rows(pairs, epochs=None, exclude=frozenset(), notes=None, rule=None, before=None):
@@ -491,7 +523,8 @@ def compute(results, drop=()):
     band_epochs.csv to read as if their kernel had not changed (bands_as_of)."""
     dirs, pairs, lines = collect(results)
     epochs = {k: v for k, v in load_epoch_list(results).items() if k not in drop}
-    return render(dirs, pairs, epochs), lines, over_cap_lines(derive_rows(pairs, epochs)[0])
+    rows, notes = derive_rows(pairs, epochs, notes=[])
+    return render(dirs, pairs, epochs), lines, over_cap_lines(rows, before_epoch(notes))
 
 
 def derive(results=RESULTS, exclude=(), as_of=None, rule=None):
@@ -747,6 +780,7 @@ def band_table_rows(results):
     QUANTILE point move and the A/A pairs it comes from ("floors" where
     that pairing's band is the floors, "-" without data)."""
     cells, order = {}, []
+    stale = file_before_epoch(os.path.join(results, "bands.csv"))
     for _, r in sbcompare._named_rows(os.path.join(results, "bands.csv"), sbcompare.BAND_COLUMNS,
                                       "band table"):
         if r.get(sbcompare.BAND_POINT_COLUMN):
@@ -759,26 +793,29 @@ def band_table_rows(results):
             order.append(key)
         cells[key][r["pairing"]] = (above, (
             f"A {max(point, 5):.1f}% / B {max(shift, sbcompare.VARIANT_SHIFT * 100):.1f}%, "
-            f"q{QUANTILE * 100:g} {r[sbcompare.BAND_QUANTILE_COLUMN]}% ({r['pairs']})" + over_cap_note(r))
+            f"q{QUANTILE * 100:g} {r[sbcompare.BAND_QUANTILE_COLUMN]}% ({r['pairs']})" + over_cap_note(r, stale))
             if above else f"floors ({r['pairs']})")
     return [f"| {gpu} | `{name}` | "
             + " | ".join(cells[(gpu, name)].get(p, (False, "-"))[1] for p in sbcompare.PAIRINGS) + " |"
             for gpu, name in order if any(above for above, _ in cells[(gpu, name)].values())]
 
 
-def over_cap_note(row):
+def over_cap_note(row, stale=frozenset()):
     """', over the cap: A x% / B y%' (what its data measured) for a band
-    written at the cap, else ''."""
+    written at the cap, with BEFORE_EPOCH where its runs predate its
+    kernel's last change (stale: before_epoch), else ''."""
     return (f", over the cap: A {float(row['margin']) * float(row[sbcompare.BAND_QUANTILE_COLUMN]):.1f}% / "
             f"B {float(row['margin']) * float(row['worst_shift_pct']):.1f}%"
+            + (BEFORE_EPOCH if band_key(row) in stale else "")
             if row[sbcompare.BAND_OVER_CAP_COLUMN] else "")
 
 
 def own_point_rows(results):
     """The points with a band of their own (own_points), one row each."""
+    stale = file_before_epoch(os.path.join(results, "bands.csv"))
     return [f"| {r['gpu_name']} | {r['pairing']} | `{r['family']}/{r['variant']}` "
             f"| {r[sbcompare.BAND_POINT_COLUMN]} | {r['worst_move_pct']}% ({r['pairs']}) "
-            f"| {float(r['point_band_pct']):.1f}%{over_cap_note(r)} |"
+            f"| {float(r['point_band_pct']):.1f}%{over_cap_note(r, stale)} |"
             for _, r in sbcompare._named_rows(os.path.join(results, "bands.csv"),
                                               sbcompare.BAND_COLUMNS, "band table")
             if r.get(sbcompare.BAND_POINT_COLUMN)]
@@ -824,7 +861,9 @@ def doc_block(results=RESULTS):
            f"{sbcompare.VARIANT_SHIFT * 100:g}%), per pairing: rule A / rule B, the "
            f"{QUANTILE * 100:g}th percentile of the point moves of its A/A window and (in brackets) "
            f"how many A/A pairs (over the {sbcompare.BAND_CAP * 100:g}% cap: written at it, what its data "
-           "measured judging a pair made before the cap); every variant not listed is judged at the floors:", "",
+           "measured judging a pair made before the cap; \"runs before its epoch\": every A/A run it reads "
+           "is older than its kernel's last change, `results/band_epochs.csv`, so it measured the kernel "
+           "before that fix, until an A/A of the new one); every variant not listed is judged at the floors:", "",
            "| GPU | variant | " + " | ".join(f"`{p}`" for p in sbcompare.PAIRINGS) + " |",
            "| --- | --- | " + " | ".join("---" for _ in sbcompare.PAIRINGS) + " |",
            *band_table_rows(results), "",

@@ -189,6 +189,10 @@ def test_no_band_is_over_the_cap_and_the_ones_written_at_it_are_listed(committed
     over = {(r["gpu_name"].split()[1], r["pairing"], f"{r['family']}/{r['variant']}")
             for r in rows if r[sbcompare.BAND_OVER_CAP_COLUMN]}
     assert over == OVER_CAP
+    # of those, the ones measured after their fix: every other reads only A/A
+    # runs older than its kernel's last change (results/band_epochs.csv)
+    stale = {(g.split()[1], pairing, name) for g, pairing, name in bands.file_before_epoch(TABLE)}
+    assert over - stale == OVER_CAP_AFTER_FIX
     p = committed_check
     assert p.returncode == 0, p.stderr
     named = [line for line in p.stdout.splitlines() if "over the 10% cap" in line]
@@ -209,6 +213,13 @@ def test_no_band_is_over_the_cap_and_the_ones_written_at_it_are_listed(committed
 # launch-bound point whose context's launch pace CUB's ratio shared.) On the
 # H200's chips since 630d789's round: the 64 KiB multicast round trip's level
 # and pipeline/ws_tma's share of slow samples at 2 KiB stages, one chip of four.
+# Over the cap by A/A runs of their kernel since its last change: the 64 KiB
+# multicast round trip's level and pipeline/ws_tma's share of slow samples
+# at 2 KiB stages, both on one H200 chip of 630d789's round (GPU-a34cf314).
+OVER_CAP_AFTER_FIX = {
+    ('H200', 'chip', 'barrier_tma/tma_multicast_roundtrip'),
+    ('H200', 'chip', 'pipeline/ws_tma'),
+}
 OVER_CAP = {
     ('H100', 'ab', 'barrier/flag_handoff'),
     ('H100', 'ab', 'barrier/kernel_boundary_pdl'),
@@ -825,6 +836,44 @@ def test_a_changed_kernel_reads_only_its_own_aa_runs_where_there_are_any(tmp_pat
     n = sum(1 for r in rows if variant_of(r) == changed)  # its points: one moved 1%, the rest not
     q = bands.quantile([0.01] + [0.0] * (n - 1), bands.QUANTILE)
     assert now.band(name, "ab", *changed, at).point == pytest.approx(q * 2, abs=1e-3)  # one pair: margin 2
+
+
+def test_a_band_over_the_cap_says_whether_its_runs_predate_its_kernels_change(tmp_path):
+    """A chip pair of scan made before one variant's kernel changed
+    (band_epochs.csv) and none since: two variants each 30% apart at one
+    point, so both bands go over the cap. The changed variant's band reads
+    runs of its kernel before the fix, the other's runs of its own kernel:
+    only the first is said to be measured before its epoch, in the file's
+    over-the-cap lines, bands.py's report and the REGRESSIONS table's cell."""
+    gpu = tmp_path / "h100-80gb-hbm3"
+    keep = lambda r: r["family"] == "scan"  # noqa: E731
+    rows = [r for r in sbcsv.read(LATEST) if keep(r) and r["status"] == "ok"]
+    changed = variant_of(rows[0])
+    other = next(variant_of(r) for r in rows if variant_of(r) != changed)
+    lines = {v: next(r["_line"] for r in rows if variant_of(r) == v) for v in (changed, other)}
+    old = "2026-11-01T00:00:00Z"
+    gpu.mkdir(parents=True)
+    shutil.copy(with_run_utc(planted(tmp_path, "base.csv", keep=keep), old), gpu / "baseline.csv")
+    shutil.copy(with_run_utc(planted(tmp_path, "chip.csv", keep=keep, uuid=OTHER_CHIP,
+                                     points={lines[changed]: 1.3, lines[other]: 1.3}), old), gpu / "latest.csv")
+    (tmp_path / "band_epochs.csv").write_text("family,variant,since_utc,since_commit,why\n"
+                                              f"{changed[0]},{changed[1]},2026-11-10T00:00:00Z,abc1234,fixed\n")
+    out = tmp_path / "bands.csv"
+    p = subprocess.run([sys.executable, BANDS, "--results", str(tmp_path), "--file", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr
+    name = sbcsv.read(LATEST)[0]["gpu_name"]
+    over = {r["variant"] for r in table_rows(out) if r[sbcompare.BAND_OVER_CAP_COLUMN]}
+    assert over == {changed[1], other[1]}
+    for text in (out.read_text(), p.stdout):
+        said = [line for line in text.splitlines() if "over the" in line and "measured A" in line]
+        assert len(said) == 2, said
+        for line in said:
+            assert (bands.BEFORE_EPOCH in line) == (f"/{changed[1]} " in line or f"/{changed[1]}:" in line), line
+    assert bands.file_before_epoch(str(out)) == {(name, "chip", "/".join(changed))}
+    marked = [line for line in bands.own_point_rows(str(tmp_path)) + bands.band_table_rows(str(tmp_path))
+              if bands.BEFORE_EPOCH in line]
+    assert marked and all(f"`{'/'.join(changed)}`" in line for line in marked)
 
 
 def test_a_kernel_changed_twice_judges_each_run_by_the_runs_of_its_own_kernel(tmp_path):
