@@ -429,19 +429,33 @@ def ncu_import_args(ncu, report):
 # From the batched runs on an H100 (proofs/explain_301b97d): seconds
 # to start a profiled process and per point in kernel replay; in
 # application replay ncu ran this metric list in 15 passes, each a process
-# start and every point of the batch again.
-START_S, KERNEL_POINT_S = 4.0, 1.2
+# start and every point of the batch again. Kernel replay also saves and
+# restores the memory a kernel writes, once per pass: on an H200 at ccb87e3
+# (proofs/round_ccb87e3, explain*.log.xz) the points that move 1-2 GiB
+# (pipeline, pipeline_intensity, devscan at 256M) took 1.6-2.7 s a GiB more
+# than the rest, so the default set's estimate, 2.2 min, fell short of its
+# 3.1: REPLAY_S_PER_GIB, of each point's bytes_moved in latest.csv.
+START_S, KERNEL_POINT_S, REPLAY_S_PER_GIB = 4.0, 1.2, 2.0
 APP_PASSES, APP_START_S, APP_POINT_PASS_S = 15, 1.5, 0.45
 
 
-def estimate_s(points):
-    """Rough cost of the set, batch by batch."""
+def moved_gib(point, latest_rows):
+    """The point's bytes_moved in latest.csv, in GiB (0 where it has none)."""
+    for r in latest_rows or []:
+        if same_axes(point, r):
+            return (r.get("bytes_moved") or 0) / 2**30
+    return 0.0
+
+
+def estimate_s(points, latest_rows=None):
+    """Rough cost of the set, batch by batch (latest_rows: what each point
+    moves, which kernel replay saves and restores)."""
     total = 0.0
     for b in batches(points):
         if replay_mode(b[0]) == "application":
             total += APP_PASSES * (APP_START_S + APP_POINT_PASS_S * len(b))
         else:
-            total += START_S + KERNEL_POINT_S * len(b)
+            total += START_S + sum(KERNEL_POINT_S + REPLAY_S_PER_GIB * moved_gib(p, latest_rows) for p in b)
     return total
 
 
@@ -601,7 +615,7 @@ def profile_all(args):
     points = choose_points(args, names, latest_rows)
     if not points:
         raise Stop(EXIT_USAGE, "explain.py: no point selected (see --filter, syncbench --list)")
-    est = estimate_s(points)
+    est = estimate_s(points, latest_rows)
     runs = batches(points)
     n_app = sum(replay_mode(p) == "application" for p in points)
     print(f"explain.py: {len(points)} points ({n_app} in application "

@@ -348,6 +348,22 @@ def test_a_point_the_sweep_skips_gives_way_to_the_variants_nearest_point_that_ra
     assert explain.nearest_runnable(mine, rep, None)["stages"] == "4"
 
 
+def test_the_estimate_counts_what_kernel_replay_saves_and_restores():
+    """A point that moves 2 GiB (latest.csv's bytes_moved) costs
+    REPLAY_S_PER_GIB x 2 more than one latest.csv does not hold, or holds
+    without bytes (gemm); one batch, kernel replay, started once."""
+    big = explain.parse_name("devscan/lookback/block_threads=256/n=256M/elems_per_thread=16")
+    small = explain.parse_name("devscan/lookback/block_threads=256/n=1M/elems_per_thread=16")
+    latest = [{"family": "devscan", "variant": "lookback", "block_threads": "256", "n": "256M",
+               "elems_per_thread": "16", "status": "ok", "bytes_moved": 2 * 2**30},
+              {"family": "devscan", "variant": "lookback", "block_threads": "256", "n": "1M",
+               "elems_per_thread": "16", "status": "ok", "bytes_moved": None}]
+    bare = explain.estimate_s([big, small])
+    assert bare == pytest.approx(explain.START_S + 2 * explain.KERNEL_POINT_S)
+    assert explain.estimate_s([big, small], latest) == pytest.approx(bare + 2 * explain.REPLAY_S_PER_GIB)
+    assert explain.estimate_s([small], latest) == pytest.approx(explain.START_S + explain.KERNEL_POINT_S)
+
+
 def test_the_documented_time_of_the_default_set_is_its_logs():
     """docs/explain.md's generated line: the point count and seconds are
     what the cited log printed (explain.py: N points ... / S s in all)."""
