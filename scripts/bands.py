@@ -116,6 +116,9 @@ EXIT_OK, EXIT_STALE, EXIT_UNUSABLE = 0, 1, 2
 EPOCHS = "band_epochs.csv"
 EPOCH_COLUMNS = ("family", "variant", "since_utc", "since_commit", "why")
 UTC = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")  # a run_utc
+# table_rows' epoch note where a band reads runs older than its kernel's last
+# change (before_epoch reads the notes back by it)
+EPOCH_PENDING = ": no A/A pair of its kernel since "
 
 
 def rel(path):
@@ -351,9 +354,9 @@ def table_rows(pairs, pairing, epochs=None, notes=None, q=QUANTILE, cap=sbcompar
         if (family, variant) in epochs and notes is not None:
             utc, commit = epochs[(family, variant)]
             read = read_since.get((gpu, family, variant))
-            notes.append(f"{gpu}: {pairing}: {family}/{variant}: "
-                         + (f"the A/A pairs of its kernel since {commit} ({utc}) only" if read == (utc, commit)
-                            else f"no A/A pair of its kernel since {commit} ({utc}) yet: "
+            notes.append(f"{gpu}: {pairing}: {family}/{variant}"
+                         + (f": the A/A pairs of its kernel since {commit} ({utc}) only" if read == (utc, commit)
+                            else f"{EPOCH_PENDING}{commit} ({utc}) yet: "
                             + (f"its kernel's before, since {read[1]} ({read[0]})" if read else "the older ones")))
         by_point, shift = {}, 0.0
         for moved in window:
@@ -459,7 +462,6 @@ def over_cap_lines(rows, stale=frozenset()):
 
 # Said of a band whose A/A runs all predate its kernel's last change.
 BEFORE_EPOCH = " (runs before its epoch)"
-EPOCH_PENDING = ": no A/A pair of its kernel since "  # table_rows' note where it reads older runs
 
 
 def band_key(row):

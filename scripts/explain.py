@@ -282,13 +282,16 @@ def _best_from(rows, points, pick):
     return next((p for p in points if row is not None and same_axes(p, row)), None)
 
 
+def latest_row(point, latest_rows):
+    """latest.csv's row of the point, or None."""
+    return next((r for r in latest_rows or [] if same_axes(point, r)), None)
+
+
 def runs_in(point, latest_rows):
     """False when latest.csv holds the point with another status than ok
     (skipped, unsupported: no launch to profile); True otherwise."""
-    for r in latest_rows or []:
-        if same_axes(point, r):
-            return r.get("status") == "ok"
-    return True
+    row = latest_row(point, latest_rows)
+    return row is None or row.get("status") == "ok"
 
 
 def nearest_runnable(mine, rep, latest_rows):
@@ -441,10 +444,8 @@ APP_PASSES, APP_START_S, APP_POINT_PASS_S = 15, 1.5, 0.45
 
 def moved_gib(point, latest_rows):
     """The point's bytes_moved in latest.csv, in GiB (0 where it has none)."""
-    for r in latest_rows or []:
-        if same_axes(point, r):
-            return (r.get("bytes_moved") or 0) / 2**30
-    return 0.0
+    row = latest_row(point, latest_rows)
+    return ((row or {}).get("bytes_moved") or 0) / 2**30
 
 
 def estimate_s(points, latest_rows=None):
