@@ -18,7 +18,7 @@ compare, of one GPU model. Three pairings, as the gate tells them apart:
              machines).
 The runs of the last two are each GPU directory's baseline.csv, latest.csv,
 history/*.csv (or .csv.xz), the BASE side of each A/A-by-A/B proof (aa_a.csv,
-aa_gate_a.csv: one sweep per machine), a proof machine's plain default sweep
+aa_gate_a.csv, aa_cap_a.csv: one sweep per machine), a proof machine's plain default sweep
 (default.csv) and a round's default sweeps made to be a pair
 (round_*/sweep_<chip>.csv). Each pair is compared by scripts/sbcompare.py
 exactly as the gate compares two runs of that pairing (its matching, its
@@ -130,13 +130,14 @@ def rel(path):
 def gpu_runs(gpu_dir):
     """The committed separate runs of one GPU directory: baseline, latest,
     history, the BASE side of each committed A/A-by-A/B proof (aa_a.csv,
-    aa_gate_a.csv), each proof machine's plain default sweep (default.csv)
+    aa_gate_a.csv, and aa_cap_a.csv: the A/A of the variants whose bands
+    were over the cap), each proof machine's plain default sweep (default.csv)
     and the default sweeps a round made to be a pair, one a chip
     (proofs/round_*/sweep_<chip>.csv), blessed or not."""
     paths = [os.path.join(gpu_dir, f) for f in ("baseline.csv", "latest.csv")]
     paths = [p for p in paths if os.path.exists(p)]
     paths += sbcsv.csv_files(os.path.join(gpu_dir, "history", "*.csv"))
-    for name in ("aa_a.csv", "aa_gate_a.csv", "default.csv"):  # or .csv.xz (sbcsv.csv_files)
+    for name in ("aa_a.csv", "aa_gate_a.csv", "aa_cap_a.csv", "default.csv"):  # or .csv.xz (sbcsv.csv_files)
         paths += sbcsv.csv_files(os.path.join(gpu_dir, "proofs", "ab_*", "*", name))
     paths += sbcsv.csv_files(os.path.join(gpu_dir, "proofs", "round_*", "sweep_*.csv"))
     return [sbcompare.load_run(p) for p in paths]
@@ -594,12 +595,13 @@ AA_PROOFS = (PROOF, os.path.join("h100-80gb-hbm3", "proofs", "ab_54fa7a1"),
              os.path.join("h200", "proofs", "ab_1676791"),
              os.path.join("h200", "proofs", "ab_8f86e32"), os.path.join("h200", "proofs", "ab_5de0252"),
              os.path.join("h200", "proofs", "ab_bb177c9"), os.path.join("h200", "proofs", "ab_26ec9c3"),
-             os.path.join("h200", "proofs", "ab_2870d29"))
+             os.path.join("h200", "proofs", "ab_2870d29"), os.path.join("h200", "proofs", "ab_983f7d2"))
 # The runs of a proof machine the table reads: a gate run of a few families,
 # and (3a3b6c7 on, every family no longer fitting one run) reference and gemm,
-# and every other family, in one run or (f3ecdce) in several.
+# and every other family, in one run or (f3ecdce) in several; and the variants
+# whose same_chip bands were over the cap (aa_cap: ab_983f7d2).
 AA_KINDS = ("aa_gate", "aa_gemm", "aa_gemm_cool", "aa_rest", "aa_rest1", "aa_rest2", "aa_barrier", "aa_scan",
-            "aa_multistage")
+            "aa_multistage", "aa_cap")
 PLANTED = ("gemm/splitk_serial", "gemm/streamk", "scan/pingpong")
 # The planted A/B runs the block's plant table reads: (its A side, the
 # planted variants, the sweep's filter). 16d0f95 on an H100 (issue 36's

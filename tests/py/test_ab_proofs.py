@@ -29,10 +29,12 @@ PLANT = ("scan", "pingpong")  # make PLANT_SLOWDOWN=1: one extra barrier per ste
 # its new kernel's first A/A); aa_rest cut short on one chip (aa_rest1) and the
 # families it did not reach on another (aa_rest2: devscan and
 # pipeline_intensity, ab_bb177c9); reference and gemm with the GPU idle
-# 200 ms before each point (aa_gemm_cool: --cooldown-ms 200, ab_2870d29/chipS).
+# 200 ms before each point (aa_gemm_cool: --cooldown-ms 200, ab_2870d29/chipS);
+# the variants whose same_chip bands were over the cap, on the chip of a pair's
+# first sweep (aa_cap: ab_983f7d2).
 MIN_POINTS = {"aa": 1000, "quick": 150, "aa_gemm": 200, "aa_gate": 300, "aa_rest": 800, "aa_tma": 50,
               "aa_barrier": 300, "aa_scan": 100, "aa_multistage": 40, "aa_rest1": 500, "aa_rest2": 100,
-              "aa_gemm_cool": 200}
+              "aa_gemm_cool": 200, "aa_cap": 100}
 
 
 def run_file(proof, kind, side):

@@ -200,24 +200,19 @@ def test_no_band_is_over_the_cap_and_the_ones_written_at_it_are_listed(committed
 
 
 # The bands the committed A/A runs would need over the cap, (model, pairing,
-# variant) (a point of its own counts as its variant): the host's launch
-# rate, the flag hand-offs' SM pair and flag address, the 1x2 multicast
-# point's fast mode on the H200 (issue 52, item 1; its A/B band is under the cap
-# since its samples span 32 places, f3ecdce, its chip band since the rounds'
-# sweeps of 8f86e32 and 5de0252 measured it, as they did the boundary rows'
-# and the multicast round trip's chip bands), and on the H100 two-run
-# same_chip data of splitk_serial's old kernel. (devscan's 1M points, over it
-# across H200 chips before 3a3b6c7, read only the runs since: band_epochs.csv;
-# on its time since devscan is gated on time between two runs, the H200's
-# same_chip data of before 3a3b6c7 puts three_kernel's 1M point at 11%: a
-# launch-bound point whose context's launch pace CUB's ratio shared.) On the
-# H200's chips since 630d789's round: the 64 KiB multicast round trip's level
-# and pipeline/ws_tma's share of slow samples at 2 KiB stages, one chip of four.
-# Over the cap by A/A runs of their kernel since its last change: the 64 KiB
-# multicast round trip's level and pipeline/ws_tma's share of slow samples
-# at 2 KiB stages, both on one H200 chip of 630d789's round (GPU-a34cf314).
+# variant) (a point of its own counts as its variant): on the H100, the
+# host's launch rate (kernel boundaries), the flag hand-offs' SM pair and flag
+# address, and two-run same_chip data of splitk_serial's old kernel: A/A runs
+# older than those kernels' last change (results/band_epochs.csv), no H100
+# since. On the H200, pipeline/ws_tma's share of slow samples at 2 KiB stages,
+# one chip of four of 630d789's round (GPU-a34cf314). The H200's same_chip
+# bands of the kernel boundaries, the TMA round trips, devscan's 1M point and
+# the 1x2 multicast point, over the cap on A/A runs older than their epochs,
+# came under it with an A/A of those variants on the chip of 983f7d2's pair
+# (ab_983f7d2, aa_cap); the 64 KiB multicast round trip's chip band with the
+# window (bands.WINDOW). Over the cap by A/A runs of their kernel since its
+# last change:
 OVER_CAP_AFTER_FIX = {
-    ('H200', 'chip', 'barrier_tma/tma_multicast_roundtrip'),
     ('H200', 'chip', 'pipeline/ws_tma'),
 }
 OVER_CAP = {
@@ -232,15 +227,7 @@ OVER_CAP = {
     ('H100', 'same_chip', 'barrier/kernel_boundary_pdl'),
     ('H100', 'same_chip', 'barrier/kernel_boundary_stream'),
     ('H100', 'same_chip', 'gemm/splitk_serial'),
-    ('H200', 'chip', 'barrier_tma/tma_multicast_roundtrip'),
     ('H200', 'chip', 'pipeline/ws_tma'),
-    ('H200', 'same_chip', 'barrier/kernel_boundary_graph'),
-    ('H200', 'same_chip', 'barrier/kernel_boundary_pdl'),
-    ('H200', 'same_chip', 'barrier/kernel_boundary_stream'),
-    ('H200', 'same_chip', 'barrier_tma/tma_multicast_roundtrip'),
-    ('H200', 'same_chip', 'barrier_tma/tma_roundtrip'),
-    ('H200', 'same_chip', 'devscan/three_kernel'),
-    ('H200', 'same_chip', 'gemm/ws_tma_wgmma_multicast'),
 }
 
 

@@ -64,10 +64,10 @@ def scale_times(row, factor):
     """A run where this point takes factor times as long: every time scales,
     throughput figures and the paired ratio to a ceiling (its time over
     this one's) scale inversely."""
-    for c in TIME_COLUMNS:
+    for c in sbcompare.SLOWER_COLUMNS:  # the sample times and the A/B's cycles
         if row.get(c):
             row[c] = f"{float(row[c]) * factor:.4f}"
-    for c in ("gbps", "pct_of_copy", "pct_of_cublas", "pct_of_cub"):
+    for c in sbcompare.SLOWER_INVERSE:
         if row.get(c):
             row[c] = f"{float(row[c]) / factor:.4f}"
     return row
