@@ -187,6 +187,13 @@ enum { SB_FLUSH_READ = 0, SB_FLUSH_MEMSET = 1, SB_FLUSH_DISCARD = 2, SB_FLUSH_NO
 int sb_flush_method(void);
 /* SB_FLUSH_L2S: the flush buffer in L2s (default 2); 0: refused at start. */
 int sb_flush_l2s(void);
+/* SB_HOLD (harness/runner.c), a probe: `unflushed` holds the stream (the
+ * stream hold below) while each sample with no flush before it is enqueued,
+ * so its events time the GPU and not the host issuing it (a point whose
+ * working set is over 4x the L2, or SB_FLUSH=none: otherwise the start event
+ * runs on an idle stream before the launch arrives). Unset, empty or `off`:
+ * 0 (the default); 1: unflushed; -1: anything else, refused at start. */
+int sb_hold_unflushed(void);
 /* SB_HOLD_STREAMS (harness/runner.c): how many streams held samples rotate
  * over, 1-32 (default 8); 0 when the variable is not such a number. */
 int sb_hold_streams(void);

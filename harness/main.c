@@ -351,6 +351,11 @@ int main(int argc, char **argv) {
             getenv("SB_FLUSH"));
     return SB_EXIT_USAGE;
   }
+  if (sb_hold_unflushed() < 0) {
+    fprintf(stderr, "syncbench: SB_HOLD=%s: the stream hold before unflushed samples is `unflushed` or `off` (the default)\n",
+            getenv("SB_HOLD"));
+    return SB_EXIT_USAGE;
+  }
   if (sb_hold_streams() == 0) {
     fprintf(stderr, "syncbench: SB_HOLD_STREAMS=%s: the streams a held sample rotates over are a whole number 1-32\n",
             getenv("SB_HOLD_STREAMS"));

@@ -355,6 +355,12 @@ int sb_flush_method(void) {
   return !strcmp(env, "memset") ? SB_FLUSH_MEMSET : SB_FLUSH_UNKNOWN;
 }
 
+int sb_hold_unflushed(void) {
+  const char *env = getenv("SB_HOLD");
+  if (!env || !*env || !strcmp(env, "off")) return 0;
+  return !strcmp(env, "unflushed") ? 1 : -1;
+}
+
 /* A whole-number setting from the environment: dflt when unset or empty,
  * 0 when it is not a whole number in lo..hi (main refuses it at start). */
 static int env_whole(const char *name, int dflt, long lo, long hi) {
@@ -621,6 +627,7 @@ static int time_point(runner *r, point_state *s, double share, int resume, sb_ro
     r->timer.fn = p->variant->launch;
     r->timer.launch = L;
     r->timer.flush_buf = s->flush ? r->buf.d_flush : NULL;
+    r->timer.hold_unflushed = !s->flush && sb_hold_unflushed() == 1;
     r->timer.flush_bytes = r->buf.flush_bytes;
     if (!more) {
       sb_timer_reset(&r->timer);
@@ -733,6 +740,9 @@ static void record_timing(runner *r, const sb_point *p, int flush, double after_
                                : r->timer.flush_read_blocks ? "read"
                                                             : "memset",
                                size);
+  if (r->timer.hold_unflushed && used >= 0 && (size_t)used < sizeof row->detail)
+    used += snprintf(row->detail + used, sizeof row->detail - (size_t)used,
+                     "%sthe stream held while each sample was enqueued (SB_HOLD=unflushed)", used ? "; " : "");
   if (r->opt->cooldown_s > 0 && used >= 0 && (size_t)used < sizeof row->detail)
     used += snprintf(row->detail + used, sizeof row->detail - (size_t)used, "%sthe GPU idle %.0f ms before the warm-up",
                      used ? "; " : "", r->opt->cooldown_s * 1e3);

@@ -35,6 +35,7 @@ cudaError_t sb_timer_init(sb_timer *t, cudaStream_t stream) {
   t->flush_discard = 0;
   t->witness = NULL;
   t->hold = NULL;
+  t->hold_unflushed = 0;
   t->held_count = 0;
   t->held_samples = 0;
   t->order = NULL;
@@ -486,7 +487,9 @@ static cudaError_t context_timed_launch(sb_timer *t, sb_launch_fn fn, sb_launch 
 }
 
 /* One event-timed launch of fn, after the L2 flush when there is one;
- * *what names the step that failed. */
+ * *what names the step that failed. A held sample (launch->hold, or
+ * SB_HOLD=unflushed with no flush) is enqueued while a hold kernel keeps
+ * its stream busy: the events then time the GPU, not the host's issue. */
 static cudaError_t timed_launch(sb_timer *t, sb_launch_fn fn, sb_launch *L, double *seconds,
                                 const char **what) {
   cudaError_t e = cudaSuccess;
@@ -499,6 +502,8 @@ static cudaError_t timed_launch(sb_timer *t, sb_launch_fn fn, sb_launch *L, doub
     *seconds = 0;
     return e;
   }
+  /* SB_HOLD=unflushed: on the sample's own stream (no pool: one launch) */
+  const int held = L->hold || (t->hold_unflushed && t->hold);
   const cudaStream_t keep = L->stream;
   L->stream = s;
   if (t->flush_buf &&
@@ -512,7 +517,7 @@ static cudaError_t timed_launch(sb_timer *t, sb_launch_fn fn, sb_launch *L, doub
   else if (L->hold && !t->hold) {
     e = cudaErrorNotSupported;
     *what = "the stream hold (no mapped host memory)";
-  } else if (L->hold && (t->hold[0] = t->hold[1] = 0,
+  } else if (held && (t->hold[0] = t->hold[1] = 0,
                          (e = sb_stream_hold(s, &t->hold[0], &t->hold[1], SB_HOLD_TIMEOUT_NS)) !=
                              cudaSuccess))
     *what = "the stream hold";
@@ -522,17 +527,17 @@ static cudaError_t timed_launch(sb_timer *t, sb_launch_fn fn, sb_launch *L, doub
     *what = "launch";
   else if ((e = cudaEventRecord(t->stop, s)) != cudaSuccess)
     *what = "cudaEventRecord";
-  else if ((L->hold && (__atomic_store_n(&t->hold[0], 1, __ATOMIC_SEQ_CST), 0)) ||
+  else if ((held && (__atomic_store_n(&t->hold[0], 1, __ATOMIC_SEQ_CST), 0)) ||
            (e = cudaEventSynchronize(t->stop)) != cudaSuccess)
     *what = "kernel";
   else if ((e = cudaEventElapsedTime(&ms, t->start, t->stop)) != cudaSuccess)
     *what = "cudaEventElapsedTime";
-  else if (L->hold && __atomic_load_n(&t->hold[1], __ATOMIC_SEQ_CST)) {
+  else if (held && __atomic_load_n(&t->hold[1], __ATOMIC_SEQ_CST)) {
     /* the host could not enqueue the sample before the hold gave up */
     e = cudaErrorLaunchOutOfResources;
     *what = HOLD_TIMED_OUT;
   }
-  if (e != cudaSuccess && L->hold && t->hold) __atomic_store_n(&t->hold[0], 1, __ATOMIC_SEQ_CST);
+  if (e != cudaSuccess && held && t->hold) __atomic_store_n(&t->hold[0], 1, __ATOMIC_SEQ_CST);
   L->stream = keep;
   *seconds = ms * 1e-3;
   return e;

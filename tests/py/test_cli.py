@@ -128,6 +128,19 @@ def test_the_flush_is_read_or_memset(syncbench, tmp_path, value, code):
         assert line == f"syncbench: SB_FLUSH={value}: the L2 flush is `read` (the default), `memset`, `discard` or `none`"
 
 
+@pytest.mark.parametrize("value, code", [("", 3), ("off", 3), ("unflushed", 3), ("on", 2), ("Unflushed", 2)])
+def test_the_stream_hold_probe_is_unflushed_or_off(syncbench, tmp_path, value, code):
+    # SB_HOLD (a probe, off by default) holds the stream while each sample
+    # with no flush before it is enqueued; any other word is refused with
+    # one line before the GPU check (exit 3 here means it was taken).
+    r = run("--quick", cwd=tmp_path, env_extra={"SB_HOLD": value})
+    assert r.returncode == code, r.stderr
+    assert len(r.stderr.splitlines()) == 1, r.stderr
+    if code == 2:
+        assert r.stderr.strip() == (f"syncbench: SB_HOLD={value}: the stream hold before unflushed samples "
+                                    "is `unflushed` or `off` (the default)")
+
+
 # Whole-number settings read from the environment: (variable, value, exit
 # code, what a refusal says after "syncbench: VAR=value: "). SB_FLUSH_L2S
 # sizes the flush buffer in L2s (2 by default), SB_HOLD_STREAMS the streams a
