@@ -198,6 +198,9 @@ static int push(double **a, size_t *count, size_t *cap, double v) {
 static const char HOLD_TIMED_OUT[] =
     "the stream hold timed out: the launch queue took fewer launches than the sample's iters; "
     "give a smaller --iters";
+/* ... and one held by SB_HOLD=unflushed: one launch, so the host itself stalled. */
+static const char HOLD_UNFLUSHED_TIMED_OUT[] =
+    "the stream hold (SB_HOLD=unflushed) timed out before the host had enqueued the sample's one launch";
 
 /* ---- the kernel-boundary rows' context and stream ----
  *
@@ -535,7 +538,7 @@ static cudaError_t timed_launch(sb_timer *t, sb_launch_fn fn, sb_launch *L, doub
   else if (held && __atomic_load_n(&t->hold[1], __ATOMIC_SEQ_CST)) {
     /* the host could not enqueue the sample before the hold gave up */
     e = cudaErrorLaunchOutOfResources;
-    *what = HOLD_TIMED_OUT;
+    *what = L->hold ? HOLD_TIMED_OUT : HOLD_UNFLUSHED_TIMED_OUT;
   }
   if (e != cudaSuccess && held && t->hold) __atomic_store_n(&t->hold[0], 1, __ATOMIC_SEQ_CST);
   L->stream = keep;
