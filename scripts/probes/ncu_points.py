@@ -12,7 +12,6 @@ sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), d) for 
 import explain, sbcsv  # noqa: E402
 
 AXES = ('family', 'variant', 'm', 'n', 'k', 'tile', 'cluster_shape', 'stages', 'splits')
-PROVENANCE = ('gpu_name', 'gpu_uuid', 'driver', 'cuda', 'commit', 'run_utc')
 LAUNCH = ('kernel', 'kernels', 'grid', 'launch__cluster_size', 'launch__block_size',
           'launch__registers_per_thread')
 # ncu's raw page also lists the device's attributes and each metric's avg/min/max: kept are the
@@ -38,7 +37,7 @@ def main(rows_path, raw_paths):
     metrics = sorted({m for p in passes for g in p for m in g[0] if kept(m)})
     w = csv.writer(sys.stdout, lineterminator='\n')
     w.writerow(AXES + LAUNCH + tuple(m.replace(explain.DURATION, 'duration_us') for m in metrics)
-               + ('status',) + PROVENANCE)
+               + ('status', *explain.PROVENANCE))
     for i, r in enumerate(points):
         first = passes[0][i][0]
         merged = {}
@@ -48,7 +47,7 @@ def main(rows_path, raw_paths):
         cells += [first['kernel'][:160], len(passes[0][i]), first['grid']]
         cells += [merged.get(m, '') for m in LAUNCH[3:]]
         cells += [(merged[m] / 1e3 if m == explain.DURATION else merged[m]) if m in merged else '' for m in metrics]
-        w.writerow(cells + ['ok'] + [r.get(c, '') for c in PROVENANCE])
+        w.writerow(cells + ['ok'] + [r.get(c, '') for c in explain.PROVENANCE])
 
 
 if __name__ == '__main__':

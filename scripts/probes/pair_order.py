@@ -12,9 +12,6 @@ import csv, json, lzma, os, statistics, sys
 sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), d) for d in ('..', '../lib')]
 import explain, sbcsv  # noqa: E402
 
-PROVENANCE = ('gpu_name', 'gpu_uuid', 'driver', 'cuda', 'commit', 'run_utc')
-
-
 def first_minus_second(samples, first_parity):
     """The median of samples at first_parity's indices minus the rest's, in us."""
     first = [x for i, x in enumerate(samples) if i % 2 == first_parity]
@@ -25,26 +22,23 @@ def first_minus_second(samples, first_parity):
 
 
 def main(sweep, pairs):
-    by_name = {}
-    for r in sbcsv.read(sweep):
-        if r['status'] == 'ok':
-            by_name.setdefault((r['family'], r['variant']), []).append(r)
+    ok = [r for r in sbcsv.read(sweep) if r['status'] == 'ok']
     w = csv.writer(sys.stdout, lineterminator='\n')
     w.writerow(('point', 'family', 'variant', 'flushed', 'samples', 'median_us', 'variant_first_minus_second_us',
-                'ceiling_first_minus_second_us', 'status') + PROVENANCE)
+                'ceiling_first_minus_second_us', 'status', *explain.PROVENANCE))
     with (lzma.open if pairs.endswith('.xz') else open)(pairs, 'rt') as f:
         for line in f:
             j = json.loads(line)
             point = explain.parse_name(j['point'])
             family, variant = point['family'], point['variant']
-            row = next((r for r in by_name.get((family, variant), []) if explain.same_axes(point, r)), None)
+            row = explain.latest_row(point, ok)
             if row is None:
                 sys.exit(f"pair_order.py: {pairs}: point {j['point']} is not an ok row of {sweep}")
             v, c = j['variant_s'], j.get('ceiling_s') or []
             w.writerow((j['point'], family, variant, int('flushed' in (row.get('detail') or '')), len(v),
                         f"{row['median_us']:.4f}", first_minus_second(v, 0),
                         first_minus_second(c, 1) if len(c) == len(v) else '', 'ok')
-                       + tuple(row.get(k, '') for k in PROVENANCE))
+                       + tuple(row.get(k, '') for k in explain.PROVENANCE))
 
 
 if __name__ == '__main__':
