@@ -194,6 +194,13 @@ int sb_flush_l2s(void);
  * runs on an idle stream before the launch arrives). Unset, empty or `off`:
  * 0 (the default); 1: unflushed; -1: anything else, refused at start. */
 int sb_hold_unflushed(void);
+/* SB_TMA_PROMOTION (harness/runner.c), a probe: the L2 promotion every TMA
+ * tensor map is encoded with (kernels/common/tensor_map.cuh), in bytes:
+ * unset, empty or `256` (the default) 256; `128`, `64`; `none` 0; -1 for
+ * anything else, refused at start. For how the copy engine fetches rows that
+ * start off a 32-byte sector (a row pitch that is a multiple of 16 bytes only,
+ * such as K = 1000 in fp16); a row run with another says so in its detail. */
+int sb_tma_promotion_bytes(void);
 /* SB_HOLD_STREAMS (harness/runner.c): how many streams held samples rotate
  * over, 1-32 (default 8); 0 when the variable is not such a number. */
 int sb_hold_streams(void);

@@ -356,6 +356,11 @@ int main(int argc, char **argv) {
             getenv("SB_HOLD"));
     return SB_EXIT_USAGE;
   }
+  if (sb_tma_promotion_bytes() < 0) {
+    fprintf(stderr, "syncbench: SB_TMA_PROMOTION=%s: the TMA maps' L2 promotion is `256` (the default), `128`, `64` or `none`\n",
+            getenv("SB_TMA_PROMOTION"));
+    return SB_EXIT_USAGE;
+  }
   if (sb_hold_streams() == 0) {
     fprintf(stderr, "syncbench: SB_HOLD_STREAMS=%s: the streams a held sample rotates over are a whole number 1-32\n",
             getenv("SB_HOLD_STREAMS"));

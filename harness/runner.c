@@ -361,6 +361,14 @@ int sb_hold_unflushed(void) {
   return !strcmp(env, "unflushed") ? 1 : -1;
 }
 
+int sb_tma_promotion_bytes(void) {
+  const char *env = getenv("SB_TMA_PROMOTION");
+  if (!env || !*env || !strcmp(env, "256")) return 256;
+  if (!strcmp(env, "128")) return 128;
+  if (!strcmp(env, "64")) return 64;
+  return !strcmp(env, "none") ? 0 : -1;
+}
+
 /* A whole-number setting from the environment: dflt when unset or empty,
  * 0 when it is not a whole number in lo..hi (main refuses it at start). */
 static int env_whole(const char *name, int dflt, long lo, long hi) {
@@ -743,6 +751,11 @@ static void record_timing(runner *r, const sb_point *p, int flush, double after_
   if (r->timer.hold_unflushed && used >= 0 && (size_t)used < sizeof row->detail)
     used += snprintf(row->detail + used, sizeof row->detail - (size_t)used,
                      "%sthe stream held while each sample was enqueued (SB_HOLD=unflushed)", used ? "; " : "");
+  const int promote = sb_tma_promotion_bytes();
+  if (promote != 256 && used >= 0 && (size_t)used < sizeof row->detail)
+    used += snprintf(row->detail + used, sizeof row->detail - (size_t)used,
+                     "%sthe TMA maps' L2 promotion %s (SB_TMA_PROMOTION)", used ? "; " : "",
+                     promote == 128 ? "128 B" : promote == 64 ? "64 B" : "none");
   if (r->opt->cooldown_s > 0 && used >= 0 && (size_t)used < sizeof row->detail)
     used += snprintf(row->detail + used, sizeof row->detail - (size_t)used, "%sthe GPU idle %.0f ms before the warm-up",
                      used ? "; " : "", r->opt->cooldown_s * 1e3);

@@ -10,6 +10,8 @@
 #include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 
+#include "../../harness/launch.h" /* sb_tma_promotion_bytes */
+
 // A row-major [rows][cols] matrix of `type` at `base`, rows `row_bytes`
 // apart, copied in boxes of box_cols x box_rows elements.
 static inline cudaError_t sb_encode_tensor_map_2d(CUtensorMap *map, CUtensorMapDataType type,
@@ -31,8 +33,13 @@ static inline cudaError_t sb_encode_tensor_map_2d(CUtensorMap *map, CUtensorMapD
   const cuuint64_t strides[1] = {(cuuint64_t)row_bytes};  // bytes from one row to the next
   const cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
   const cuuint32_t elem_strides[2] = {1, 1};
+  const int promote = sb_tma_promotion_bytes();  // SB_TMA_PROMOTION (main() refuses a bad one)
+  const CUtensorMapL2promotion l2 = promote == 0     ? CU_TENSOR_MAP_L2_PROMOTION_NONE
+                                    : promote == 64  ? CU_TENSOR_MAP_L2_PROMOTION_L2_64B
+                                    : promote == 128 ? CU_TENSOR_MAP_L2_PROMOTION_L2_128B
+                                                     : CU_TENSOR_MAP_L2_PROMOTION_L2_256B;
   CUresult r = encode(map, type, 2, const_cast<void *>(base), dims, strides, box, elem_strides,
-                      CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                      CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, l2,
                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return r == CUDA_SUCCESS ? cudaSuccess : cudaErrorInvalidValue;
 }

@@ -128,17 +128,28 @@ def test_the_flush_is_read_or_memset(syncbench, tmp_path, value, code):
         assert line == f"syncbench: SB_FLUSH={value}: the L2 flush is `read` (the default), `memset`, `discard` or `none`"
 
 
-@pytest.mark.parametrize("value, code", [("", 3), ("off", 3), ("unflushed", 3), ("on", 2), ("Unflushed", 2)])
-def test_the_stream_hold_probe_is_unflushed_or_off(syncbench, tmp_path, value, code):
-    # SB_HOLD (a probe, off by default) holds the stream while each sample
-    # with no flush before it is enqueued; any other word is refused with
-    # one line before the GPU check (exit 3 here means it was taken).
-    r = run("--quick", cwd=tmp_path, env_extra={"SB_HOLD": value})
+# Probes that take one of a few words from the environment: (variable, what a
+# refusal says after "syncbench: VAR=value: ", [(value, exit code)]). SB_HOLD
+# (off by default) holds the stream while each sample with no flush before it
+# is enqueued; SB_TMA_PROMOTION (256 B by default) sets the L2 promotion of
+# every TMA tensor map. Any other word is refused with one line before the
+# GPU check (3: no GPU here, the value was taken).
+WORD_ENVS = [
+    ("SB_HOLD", "the stream hold before unflushed samples is `unflushed` or `off` (the default)",
+     [("", 3), ("off", 3), ("unflushed", 3), ("on", 2), ("Unflushed", 2)]),
+    ("SB_TMA_PROMOTION", "the TMA maps' L2 promotion is `256` (the default), `128`, `64` or `none`",
+     [("", 3), ("256", 3), ("128", 3), ("64", 3), ("none", 3), ("0", 2), ("32", 2), ("256B", 2), ("None", 2)]),
+]
+
+
+@pytest.mark.parametrize("var, says, value, code",
+                         [(var, says, value, code) for var, says, cases in WORD_ENVS for value, code in cases])
+def test_word_probes_take_their_words_only(syncbench, tmp_path, var, says, value, code):
+    r = run("--quick", cwd=tmp_path, env_extra={var: value})
     assert r.returncode == code, r.stderr
     assert len(r.stderr.splitlines()) == 1, r.stderr
     if code == 2:
-        assert r.stderr.strip() == (f"syncbench: SB_HOLD={value}: the stream hold before unflushed samples "
-                                    "is `unflushed` or `off` (the default)")
+        assert r.stderr.strip() == f"syncbench: {var}={value}: {says}"
 
 
 # Whole-number settings read from the environment: (variable, value, exit
