@@ -116,8 +116,14 @@
  *    took 2, 8 and 29% of its samples in its fast mode in three processes
  *    (by place: a fast place's samples came in a run), its median moved
  *    with that share (70.64-76.45 us), its upper quartile held
- *    (76.26-77.76 us). Columns unchanged. */
-#define SB_CSV_SCHEMA_VERSION 17
+ *    (76.26-77.76 us). Columns unchanged.
+ * 18: each sample with no flush before it (over 4x the L2, or SB_FLUSH=none)
+ *    is enqueued behind the stream hold (SB_HOLD=off: not): on an idle
+ *    stream its start event ran before the launch arrived, and the sample
+ *    held the host's issue time (devscan's variants at 256M read 2.8 us
+ *    faster first in their pair than second). gemm's TMA maps of a pitch off
+ *    32 bytes take a 128-byte L2 promotion. Columns unchanged. */
+#define SB_CSV_SCHEMA_VERSION 18
 
 typedef enum sb_status {
   SB_OK = 0,       /* validated and timed */

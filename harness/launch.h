@@ -187,19 +187,22 @@ enum { SB_FLUSH_READ = 0, SB_FLUSH_MEMSET = 1, SB_FLUSH_DISCARD = 2, SB_FLUSH_NO
 int sb_flush_method(void);
 /* SB_FLUSH_L2S: the flush buffer in L2s (default 2); 0: refused at start. */
 int sb_flush_l2s(void);
-/* SB_HOLD (harness/runner.c), a probe: `unflushed` holds the stream (the
- * stream hold below) while each sample with no flush before it is enqueued,
- * so its events time the GPU and not the host issuing it (a point whose
- * working set is over 4x the L2, or SB_FLUSH=none: otherwise the start event
- * runs on an idle stream before the launch arrives). Unset, empty or `off`:
- * 0 (the default); 1: unflushed; -1: anything else, refused at start. */
+/* SB_HOLD (harness/runner.c): each sample with no flush before it (a point
+ * whose working set is over 4x the L2, or SB_FLUSH=none) is enqueued while
+ * the stream hold below keeps its stream busy, so its events time the GPU
+ * and not the host issuing it (an idle stream would run the start event
+ * before the launch arrives). Unset, empty or `unflushed`: 1 (the default);
+ * `off`: 0, a probe of the host's issue time; -1: anything else, refused at
+ * start. */
 int sb_hold_unflushed(void);
-/* SB_TMA_PROMOTION (harness/runner.c), a probe: the L2 promotion every TMA
- * tensor map is encoded with (kernels/common/tensor_map.cuh), in bytes:
- * unset, empty or `256` (the default) 256; `128`, `64`; `none` 0; -1 for
- * anything else, refused at start. For how the copy engine fetches rows that
- * start off a 32-byte sector (a row pitch that is a multiple of 16 bytes only,
- * such as K = 1000 in fp16); a row run with another says so in its detail. */
+/* SB_TMA_PROMOTION (harness/runner.c): the L2 promotion every TMA tensor
+ * map is encoded with (kernels/common/tensor_map.cuh). Unset, empty or
+ * `auto` (the default): SB_TMA_PROMOTION_AUTO, 256 B where the rows' pitch
+ * is a multiple of 32 bytes and 128 B where it is not (rows that start off a
+ * 32-byte sector, such as K = 1000 in fp16: docs/history.md); `256`, `128`,
+ * `64` or `none` (0): that promotion for every map, a probe, named in each
+ * row's detail; -1 for anything else, refused at start. */
+#define SB_TMA_PROMOTION_AUTO 1
 int sb_tma_promotion_bytes(void);
 /* SB_HOLD_STREAMS (harness/runner.c): how many streams held samples rotate
  * over, 1-32 (default 8); 0 when the variable is not such a number. */

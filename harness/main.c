@@ -352,12 +352,12 @@ int main(int argc, char **argv) {
     return SB_EXIT_USAGE;
   }
   if (sb_hold_unflushed() < 0) {
-    fprintf(stderr, "syncbench: SB_HOLD=%s: the stream hold before unflushed samples is `unflushed` or `off` (the default)\n",
+    fprintf(stderr, "syncbench: SB_HOLD=%s: the stream hold before unflushed samples is `unflushed` (the default) or `off`\n",
             getenv("SB_HOLD"));
     return SB_EXIT_USAGE;
   }
   if (sb_tma_promotion_bytes() < 0) {
-    fprintf(stderr, "syncbench: SB_TMA_PROMOTION=%s: the TMA maps' L2 promotion is `256` (the default), `128`, `64` or `none`\n",
+    fprintf(stderr, "syncbench: SB_TMA_PROMOTION=%s: the TMA maps' L2 promotion is `auto` (the default), `256`, `128`, `64` or `none`\n",
             getenv("SB_TMA_PROMOTION"));
     return SB_EXIT_USAGE;
   }

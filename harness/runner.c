@@ -357,13 +357,14 @@ int sb_flush_method(void) {
 
 int sb_hold_unflushed(void) {
   const char *env = getenv("SB_HOLD");
-  if (!env || !*env || !strcmp(env, "off")) return 0;
-  return !strcmp(env, "unflushed") ? 1 : -1;
+  if (!env || !*env || !strcmp(env, "unflushed")) return 1;
+  return !strcmp(env, "off") ? 0 : -1;
 }
 
 int sb_tma_promotion_bytes(void) {
   const char *env = getenv("SB_TMA_PROMOTION");
-  if (!env || !*env || !strcmp(env, "256")) return 256;
+  if (!env || !*env || !strcmp(env, "auto")) return SB_TMA_PROMOTION_AUTO;
+  if (!strcmp(env, "256")) return 256;
   if (!strcmp(env, "128")) return 128;
   if (!strcmp(env, "64")) return 64;
   return !strcmp(env, "none") ? 0 : -1;
@@ -635,7 +636,7 @@ static int time_point(runner *r, point_state *s, double share, int resume, sb_ro
     r->timer.fn = p->variant->launch;
     r->timer.launch = L;
     r->timer.flush_buf = s->flush ? r->buf.d_flush : NULL;
-    r->timer.hold_unflushed = !s->flush && sb_hold_unflushed() == 1;
+    r->timer.hold_unflushed = !s->flush && sb_hold_unflushed() == 1 && r->timer.hold != NULL;
     r->timer.flush_bytes = r->buf.flush_bytes;
     if (!more) {
       sb_timer_reset(&r->timer);
@@ -748,14 +749,19 @@ static void record_timing(runner *r, const sb_point *p, int flush, double after_
                                : r->timer.flush_read_blocks ? "read"
                                                             : "memset",
                                size);
-  if (r->timer.hold_unflushed && used >= 0 && (size_t)used < sizeof row->detail)
-    used += snprintf(row->detail + used, sizeof row->detail - (size_t)used,
-                     "%sthe stream held while each sample was enqueued (SB_HOLD=unflushed)", used ? "; " : "");
+  /* no flush before each sample: the stream held while it was enqueued
+   * (the default), or idle, the sample then including the host's issue */
+  if (!flush && used >= 0 && (size_t)used < sizeof row->detail)
+    used += snprintf(row->detail + used, sizeof row->detail - (size_t)used, "%s%s", used ? "; " : "",
+                     r->timer.hold_unflushed      ? "no L2 flush; the stream held while each sample was enqueued"
+                     : sb_hold_unflushed() == 0 ? "no L2 flush; each sample enqueued on an idle stream (SB_HOLD=off)"
+                                                : "no L2 flush; each sample enqueued on an idle stream (no mapped host "
+                                                  "memory for the stream hold)");
   const int promote = sb_tma_promotion_bytes();
-  if (promote != 256 && used >= 0 && (size_t)used < sizeof row->detail)
+  if (promote != SB_TMA_PROMOTION_AUTO && used >= 0 && (size_t)used < sizeof row->detail)
     used += snprintf(row->detail + used, sizeof row->detail - (size_t)used,
                      "%sthe TMA maps' L2 promotion %s (SB_TMA_PROMOTION)", used ? "; " : "",
-                     promote == 128 ? "128 B" : promote == 64 ? "64 B" : "none");
+                     promote == 256 ? "256 B" : promote == 128 ? "128 B" : promote == 64 ? "64 B" : "none");
   if (r->opt->cooldown_s > 0 && used >= 0 && (size_t)used < sizeof row->detail)
     used += snprintf(row->detail + used, sizeof row->detail - (size_t)used, "%sthe GPU idle %.0f ms before the warm-up",
                      used ? "; " : "", r->opt->cooldown_s * 1e3);

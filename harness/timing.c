@@ -198,9 +198,9 @@ static int push(double **a, size_t *count, size_t *cap, double v) {
 static const char HOLD_TIMED_OUT[] =
     "the stream hold timed out: the launch queue took fewer launches than the sample's iters; "
     "give a smaller --iters";
-/* ... and one held by SB_HOLD=unflushed: one launch, so the host itself stalled. */
+/* ... and an unflushed one (held unless SB_HOLD=off): one launch, so the host itself stalled. */
 static const char HOLD_UNFLUSHED_TIMED_OUT[] =
-    "the stream hold (SB_HOLD=unflushed) timed out before the host had enqueued the sample's one launch";
+    "the stream hold before an unflushed sample timed out before the host had enqueued its one launch";
 
 /* ---- the kernel-boundary rows' context and stream ----
  *
@@ -490,8 +490,8 @@ static cudaError_t context_timed_launch(sb_timer *t, sb_launch_fn fn, sb_launch 
 }
 
 /* One event-timed launch of fn, after the L2 flush when there is one;
- * *what names the step that failed. A held sample (launch->hold, or
- * SB_HOLD=unflushed with no flush) is enqueued while a hold kernel keeps
+ * *what names the step that failed. A held sample (launch->hold, or one
+ * with no flush before it unless SB_HOLD=off) is enqueued while a hold kernel keeps
  * its stream busy: the events then time the GPU, not the host's issue. */
 static cudaError_t timed_launch(sb_timer *t, sb_launch_fn fn, sb_launch *L, double *seconds,
                                 const char **what) {
@@ -505,7 +505,7 @@ static cudaError_t timed_launch(sb_timer *t, sb_launch_fn fn, sb_launch *L, doub
     *seconds = 0;
     return e;
   }
-  /* SB_HOLD=unflushed: on the sample's own stream (no pool: one launch) */
+  /* an unflushed sample's hold: on its own stream (no pool: one launch) */
   const int held = L->hold || (t->hold_unflushed && t->hold);
   const cudaStream_t keep = L->stream;
   L->stream = s;

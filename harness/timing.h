@@ -43,8 +43,8 @@ typedef struct sb_timer {
   double *witness;         /* mapped pinned host reading; NULL: no witness */
   int *hold;               /* mapped pinned [gate, timed_out] of the stream hold
                               (launch->hold); NULL: no mapped memory, no hold */
-  int hold_unflushed;      /* SB_HOLD=unflushed and no flush: each sample (and its
-                              ceiling's) enqueued behind a hold on t->stream */
+  int hold_unflushed;      /* no flush (and SB_HOLD not off, hold mapped): each sample
+                              (and its ceiling's) enqueued behind a hold on t->stream */
   /* Held samples rotate over these streams (created at the first one):
    * each stream is its own hardware queue, and where a queue's launches
    * cross a boundary depends on it, so a point samples every queue alike.

@@ -35,7 +35,7 @@ def main(sweep, pairs):
             if row is None:
                 sys.exit(f"pair_order.py: {pairs}: point {j['point']} is not an ok row of {sweep}")
             v, c = j['variant_s'], j.get('ceiling_s') or []
-            w.writerow((j['point'], family, variant, int('flushed' in (row.get('detail') or '')), len(v),
+            w.writerow((j['point'], family, variant, int('L2 flushed' in (row.get('detail') or '')), len(v),
                         f"{row['median_us']:.4f}", first_minus_second(v, 0),
                         first_minus_second(c, 1) if len(c) == len(v) else '', 'ok')
                        + tuple(row.get(k, '') for k in explain.PROVENANCE))

@@ -80,7 +80,7 @@ SB_TEST(csv_row_round_trips_with_quoting_and_empty_cells) {
   CHECK_STR(fields[column("samples")], "");         /* -1: empty */
   CHECK_STR(fields[column("placements")], "");      /* not timed: empty */
   CHECK_STR(fields[column("gpu_name")], "NVIDIA Test, \"GPU\"");
-  CHECK_STR(fields[column("schema_version")], "17");
+  CHECK_STR(fields[column("schema_version")], "18");
   CHECK_STR(fields[column("mainloop")], "");        /* not a composed variant: empty */
   CHECK_STR(fields[column("epilogue")], "");
   CHECK_STR(fields[column("epilogue_pct")], "");    /* not a gemm row: empty */

@@ -80,7 +80,7 @@ def test_version_needs_no_gpu(syncbench, tmp_path):
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
     assert lines[0].startswith("syncbench ") and lines[1].startswith("commit ")
-    assert "csv schema 17" in lines and lines[3].startswith("cuda runtime ")
+    assert "csv schema 18" in lines and lines[3].startswith("cuda runtime ")
 
 
 def test_help(syncbench, tmp_path):
@@ -130,15 +130,16 @@ def test_the_flush_is_read_or_memset(syncbench, tmp_path, value, code):
 
 # Probes that take one of a few words from the environment: (variable, what a
 # refusal says after "syncbench: VAR=value: ", [(value, exit code)]). SB_HOLD
-# (off by default) holds the stream while each sample with no flush before it
-# is enqueued; SB_TMA_PROMOTION (256 B by default) sets the L2 promotion of
-# every TMA tensor map. Any other word is refused with one line before the
+# (`unflushed` by default) holds the stream while each sample with no flush
+# before it is enqueued, `off` leaves it idle; SB_TMA_PROMOTION (`auto` by default: 256 B, or 128 B for rows off a
+# 32-byte sector) sets the L2 promotion of every TMA tensor map. Any other word is refused with one line before the
 # GPU check (3: no GPU here, the value was taken).
 WORD_ENVS = [
-    ("SB_HOLD", "the stream hold before unflushed samples is `unflushed` or `off` (the default)",
+    ("SB_HOLD", "the stream hold before unflushed samples is `unflushed` (the default) or `off`",
      [("", 3), ("off", 3), ("unflushed", 3), ("on", 2), ("Unflushed", 2)]),
-    ("SB_TMA_PROMOTION", "the TMA maps' L2 promotion is `256` (the default), `128`, `64` or `none`",
-     [("", 3), ("256", 3), ("128", 3), ("64", 3), ("none", 3), ("0", 2), ("32", 2), ("256B", 2), ("None", 2)]),
+    ("SB_TMA_PROMOTION", "the TMA maps' L2 promotion is `auto` (the default), `256`, `128`, `64` or `none`",
+     [("", 3), ("auto", 3), ("256", 3), ("128", 3), ("64", 3), ("none", 3), ("0", 2), ("1", 2), ("32", 2),
+      ("256B", 2), ("None", 2)]),
 ]
 
 
