@@ -49,8 +49,9 @@ import sbdeps  # noqa: F401  (a missing package: one line and exit 2, not a trac
 # schema 16 adds median_kcycles after p10_us (the median of each sample's
 # time x the SM clock the clock witness read for it, 10^3 cycles); schema
 # 17 reads that variant's paired ratio from the 75th percentiles (p75_ratio,
-# was median_ratio: sbcompare.ratio_reading).
-SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17}
+# was median_ratio: sbcompare.ratio_reading); schema 18 holds the stream
+# while each sample with no flush before it is enqueued (columns unchanged).
+SUPPORTED_SCHEMA_VERSIONS = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18}
 COMPOSITION = ["mainloop", "consumer", "schedule", "epilogue"]
 # Every statistic of a row's per-launch times (a point that takes k times
 # as long has each of them k times; older schemas lack the percentiles).

@@ -3,6 +3,7 @@ and column for each way a CSV can be unusable. Bad CSVs are cut from the
 real fixture so that only the defect under test differs."""
 import csv
 import os
+import re
 import sys
 
 import pytest
@@ -117,6 +118,14 @@ def test_unknown_schema_version(tmp_path):
     msg = error_of(path)
     assert msg.startswith(f"{path}:4: column 'schema_version'")
     assert "3" in msg
+
+
+def test_the_schema_the_binary_writes_is_one_the_scripts_read():
+    # harness/csv_schema.h's version, which every row of a new run carries:
+    # a bump there without one here would make every script refuse that run.
+    with open(os.path.join(ROOT, "harness", "csv_schema.h"), encoding="utf-8") as f:
+        written = int(re.search(r"#define SB_CSV_SCHEMA_VERSION (\d+)", f.read()).group(1))
+    assert written == max(sbcsv.SUPPORTED_SCHEMA_VERSIONS)
 
 
 def test_non_numeric_value(tmp_path):
