@@ -750,8 +750,11 @@ static void record_timing(runner *r, const sb_point *p, int flush, double after_
                                                             : "memset",
                                size);
   /* no flush before each sample: the stream held while it was enqueued
-   * (the default), or idle, the sample then including the host's issue */
-  if (!flush && used >= 0 && (size_t)used < sizeof row->detail)
+   * (the default), or idle, the sample then including the host's issue.
+   * Not for a row timed in a chosen context (the kernel-boundary rows): it
+   * holds its stream or not by its own rule, and its detail says which. */
+  const int own_timing = r->timer.launch && r->timer.launch->in_context;
+  if (!flush && !own_timing && used >= 0 && (size_t)used < sizeof row->detail)
     used += snprintf(row->detail + used, sizeof row->detail - (size_t)used, "%s%s", used ? "; " : "",
                      r->timer.hold_unflushed      ? "no L2 flush; the stream held while each sample was enqueued"
                      : sb_hold_unflushed() == 0 ? "no L2 flush; each sample enqueued on an idle stream (SB_HOLD=off)"
