@@ -18,11 +18,23 @@ def run(*args):
     return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True)
 
 
+HOLD = os.path.join(ROOT, "results", "h200", "proofs", "hold_03faf8b")
+
+
 def test_the_committed_tables_are_what_the_script_makes_of_the_samples():
-    for chip in CHIPS:
-        p = run(os.path.join(ROUND, f"sweep_{chip}.csv.xz"), os.path.join(PROOF, f"pairs_{chip}.jsonl.xz"))
+    # pair_order_983f7d2's three chips, and hold_03faf8b's two sides, whose
+    # held side's unflushed rows say "(SB_HOLD=unflushed)": a flushed row is
+    # one that says "L2 flushed", not any that holds the letters "flushed".
+    tables = [(os.path.join(ROUND, f"sweep_{chip}.csv.xz"), os.path.join(PROOF, f"pairs_{chip}.jsonl.xz"),
+               os.path.join(PROOF, f"order_{chip}.csv.xz")) for chip in CHIPS]
+    tables += [(os.path.join(HOLD, f"sweep_{s}.csv.xz"), os.path.join(HOLD, f"pairs_{s}.jsonl.xz"),
+                os.path.join(HOLD, f"order_{s}.csv.xz")) for s in "ab"]
+    for sweep, pairs, table in tables:
+        p = run(sweep, pairs)
         assert p.returncode == 0, p.stderr
-        assert p.stdout == lzma.open(os.path.join(PROOF, f"order_{chip}.csv.xz"), "rt").read(), chip
+        assert p.stdout == lzma.open(table, "rt").read(), table
+    held = list(csv.DictReader(lzma.open(os.path.join(HOLD, "order_b.csv.xz"), "rt")))
+    assert {r["flushed"] for r in held if "n=268435456" in r["point"]} == {"0"}
 
 
 def test_first_and_second_are_the_pairs_alternation(tmp_path):
