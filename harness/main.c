@@ -337,6 +337,13 @@ static int run_sweep(const sb_cli *cli, sb_point *points, long count, sb_resume 
   return rc;
 }
 
+/* Says why the environment's `var` is refused (its value and what it
+ * takes) when `bad`; returns bad. */
+static int refused_env(int bad, const char *var, const char *takes) {
+  if (bad) fprintf(stderr, "syncbench: %s=%s: %s\n", var, getenv(var), takes);
+  return bad;
+}
+
 int main(int argc, char **argv) {
   sb_cli cli;
   char err[1024];
@@ -346,46 +353,25 @@ int main(int argc, char **argv) {
   }
   int info = info_only(&cli);
   if (info >= 0) return info;
-  if (sb_flush_method() == SB_FLUSH_UNKNOWN) {
-    fprintf(stderr, "syncbench: SB_FLUSH=%s: the L2 flush is `read` (the default), `memset`, `discard` or `none`\n",
-            getenv("SB_FLUSH"));
+  /* The environment's settings: the first bad one is refused with one line
+   * naming the variable, its value and what it takes, before the GPU check. */
+  if (refused_env(sb_flush_method() == SB_FLUSH_UNKNOWN, "SB_FLUSH",
+                  "the L2 flush is `read` (the default), `memset`, `discard` or `none`") ||
+      refused_env(sb_hold_unflushed() < 0, "SB_HOLD",
+                  "the stream hold before unflushed samples is `unflushed` (the default) or `off`") ||
+      refused_env(sb_tma_promotion_bytes() < 0, "SB_TMA_PROMOTION",
+                  "the TMA maps' L2 promotion is `auto` (the default), `256`, `128`, `64` or `none`") ||
+      refused_env(sb_hold_streams() == 0, "SB_HOLD_STREAMS",
+                  "the streams a held sample rotates over are a whole number 1-32") ||
+      refused_env(sb_contexts() == 0, "SB_CONTEXTS",
+                  "the fresh contexts the boundary rows' one is chosen from are a whole number 1-64") ||
+      refused_env(sb_process_contexts() < 0, "SB_PROCESS_CONTEXTS",
+                  "the fresh contexts a worker's own one is chosen from are a whole number 0-64 (0: the primary "
+                  "context)") ||
+      refused_env(sb_placements() == 0, "SB_PLACEMENTS",
+                  "the places in device memory a point's samples are taken over are a whole number 1-64") ||
+      refused_env(sb_flush_l2s() == 0, "SB_FLUSH_L2S", "the flush buffer's size in L2s is a whole number 1-64"))
     return SB_EXIT_USAGE;
-  }
-  if (sb_hold_unflushed() < 0) {
-    fprintf(stderr, "syncbench: SB_HOLD=%s: the stream hold before unflushed samples is `unflushed` (the default) or `off`\n",
-            getenv("SB_HOLD"));
-    return SB_EXIT_USAGE;
-  }
-  if (sb_tma_promotion_bytes() < 0) {
-    fprintf(stderr, "syncbench: SB_TMA_PROMOTION=%s: the TMA maps' L2 promotion is `auto` (the default), `256`, `128`, `64` or `none`\n",
-            getenv("SB_TMA_PROMOTION"));
-    return SB_EXIT_USAGE;
-  }
-  if (sb_hold_streams() == 0) {
-    fprintf(stderr, "syncbench: SB_HOLD_STREAMS=%s: the streams a held sample rotates over are a whole number 1-32\n",
-            getenv("SB_HOLD_STREAMS"));
-    return SB_EXIT_USAGE;
-  }
-  if (sb_contexts() == 0) {
-    fprintf(stderr, "syncbench: SB_CONTEXTS=%s: the fresh contexts the boundary rows' one is chosen from are a whole number 1-64\n",
-            getenv("SB_CONTEXTS"));
-    return SB_EXIT_USAGE;
-  }
-  if (sb_process_contexts() < 0) {
-    fprintf(stderr, "syncbench: SB_PROCESS_CONTEXTS=%s: the fresh contexts a worker's own one is chosen from are a whole number 0-64 (0: the primary context)\n",
-            getenv("SB_PROCESS_CONTEXTS"));
-    return SB_EXIT_USAGE;
-  }
-  if (sb_placements() == 0) {
-    fprintf(stderr, "syncbench: SB_PLACEMENTS=%s: the places in device memory a point's samples are taken over are a whole number 1-64\n",
-            getenv("SB_PLACEMENTS"));
-    return SB_EXIT_USAGE;
-  }
-  if (sb_flush_l2s() == 0) {
-    fprintf(stderr, "syncbench: SB_FLUSH_L2S=%s: the flush buffer's size in L2s is a whole number 1-64\n",
-            getenv("SB_FLUSH_L2S"));
-    return SB_EXIT_USAGE;
-  }
 
   /* Everything that can be checked without a GPU comes first: the sweep,
    * the resume file and the output paths; nothing is created before the

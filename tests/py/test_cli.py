@@ -116,41 +116,23 @@ def test_run_without_gpu_exits_3(syncbench, tmp_path):
     assert os.listdir(tmp_path) == []
 
 
-@pytest.mark.parametrize("value, code", [("", 3), ("read", 3), ("memset", 3), ("discard", 3), ("none", 3), ("write", 2), ("READ", 2)])
-def test_the_flush_is_read_or_memset(syncbench, tmp_path, value, code):
-    # SB_FLUSH names the L2 flush (read by default); any other word is
-    # refused with one line before the GPU check (exit 3 here means it passed).
-    r = run("--quick", cwd=tmp_path, env_extra={"SB_FLUSH": value})
-    assert r.returncode == code, r.stderr
-    line = r.stderr.strip()
-    assert len(r.stderr.splitlines()) == 1, r.stderr
-    if code == 2:
-        assert line == f"syncbench: SB_FLUSH={value}: the L2 flush is `read` (the default), `memset`, `discard` or `none`"
-
-
-# Probes that take one of a few words from the environment: (variable, what a
-# refusal says after "syncbench: VAR=value: ", [(value, exit code)]). SB_HOLD
-# (`unflushed` by default) holds the stream while each sample with no flush
-# before it is enqueued, `off` leaves it idle; SB_TMA_PROMOTION (`auto` by default: 256 B, or 128 B for rows off a
-# 32-byte sector) sets the L2 promotion of every TMA tensor map. Any other word is refused with one line before the
-# GPU check (3: no GPU here, the value was taken).
+# Settings that take one of a few words from the environment: (variable,
+# what a refusal says after "syncbench: VAR=value: ", [(value, exit code)]).
+# SB_FLUSH names the L2 flush (read by default); SB_HOLD (`unflushed` by
+# default) holds the stream while each sample with no flush before it is
+# enqueued, `off` leaves it idle; SB_TMA_PROMOTION (`auto` by default: 256 B,
+# or 128 B for rows off a 32-byte sector) sets the L2 promotion of every TMA
+# tensor map. Any other word is refused with one line before the GPU check
+# (3: no GPU here, the value was taken).
 WORD_ENVS = [
+    ("SB_FLUSH", "the L2 flush is `read` (the default), `memset`, `discard` or `none`",
+     [("", 3), ("read", 3), ("memset", 3), ("discard", 3), ("none", 3), ("write", 2), ("READ", 2)]),
     ("SB_HOLD", "the stream hold before unflushed samples is `unflushed` (the default) or `off`",
      [("", 3), ("off", 3), ("unflushed", 3), ("on", 2), ("Unflushed", 2)]),
     ("SB_TMA_PROMOTION", "the TMA maps' L2 promotion is `auto` (the default), `256`, `128`, `64` or `none`",
      [("", 3), ("auto", 3), ("256", 3), ("128", 3), ("64", 3), ("none", 3), ("0", 2), ("1", 2), ("32", 2),
       ("256B", 2), ("None", 2)]),
 ]
-
-
-@pytest.mark.parametrize("var, says, value, code",
-                         [(var, says, value, code) for var, says, cases in WORD_ENVS for value, code in cases])
-def test_word_probes_take_their_words_only(syncbench, tmp_path, var, says, value, code):
-    r = run("--quick", cwd=tmp_path, env_extra={var: value})
-    assert r.returncode == code, r.stderr
-    assert len(r.stderr.splitlines()) == 1, r.stderr
-    if code == 2:
-        assert r.stderr.strip() == f"syncbench: {var}={value}: {says}"
 
 
 # Whole-number settings read from the environment: (variable, value, exit
@@ -176,9 +158,9 @@ WHOLE_NUMBER_ENVS = [
 ]
 
 
-@pytest.mark.parametrize("env, says, value, code", [(e, s, v, c) for e, s, cases in WHOLE_NUMBER_ENVS
+@pytest.mark.parametrize("env, says, value, code", [(e, s, v, c) for e, s, cases in WORD_ENVS + WHOLE_NUMBER_ENVS
                                                     for v, c in cases])
-def test_whole_number_settings_out_of_range_are_refused(syncbench, tmp_path, env, says, value, code):
+def test_settings_the_environment_gives_are_refused_with_one_line(syncbench, tmp_path, env, says, value, code):
     r = run("--quick", cwd=tmp_path, env_extra={env: value})
     assert r.returncode == code, r.stderr
     assert len(r.stderr.splitlines()) == 1, r.stderr
