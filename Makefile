@@ -307,17 +307,11 @@ test-asan: $(ASAN_DIR)/test_host
 # Every gemm variant, at every tile, at shapes no tile divides (partial
 # tiles at every edge; K not a multiple of 64 nor of the slices: splits
 # auto, 3, 5, 7), each validated against the CPU reference and timed
-# briefly: needs a GPU. One CSV a shape in build/gemm-odd/; exits 1 if any
-# row is wrong, failed or deadlocked (a tile a variant does not compile
-# is a skipped row).
-GEMM_ODD_SHAPES := "--m 1000 --k 1000" "--m 1 --n 4096 --k 4096" "--m 4095 --n 24 --k 1032" \
-                   "--m 1000 --k 8192" "--m 1000 --k 8200"
+# briefly, the shapes in one run (scripts/gemm_odd.sh holds them): needs a
+# GPU. One CSV, build/gemm-odd.csv; exits 1 if any row is wrong, failed or
+# deadlocked (a tile a variant does not compile is a skipped row).
 gemm-odd: $(BIN)
-	@mkdir -p build/gemm-odd; rc=0; for s in $(GEMM_ODD_SHAPES); do \
-	  out=build/gemm-odd/$$(echo "$$s" | tr -d ' -').csv; \
-	  $(BIN) --filter '^gemm/' $$s --tile 64x128x64,128x128x64,128x256x64,128x96x64 --splits auto,2,3,5,7 \
-	    --unpaired --min-time 0.001 --device $(DEVICE) --out $$out || rc=1; \
-	done; exit $$rc
+	scripts/gemm_odd.sh $(BIN) build/gemm-odd.csv --device $(DEVICE)
 
 # compute-sanitizer memcheck, racecheck, synccheck and initcheck over every
 # family at a tiny size: needs a GPU. Summary: results/<gpu>/sanitize.md.

@@ -35,6 +35,11 @@ void sb_cli_usage(FILE *f) {
 "                       --splits also takes auto: the launcher picks the count;\n"
 "                       --window, --first-sleep, --poll-sleep, --sleep-min-tiles:\n"
 "                       devscan's look-back tuning, docs/devscan.md)\n"
+"  --then               another sweep in the same run: the --filter and axis options\n"
+"                       after it make a sweep of their own, e.g. two tiles each at\n"
+"                       its stage counts; every sweep's points run in order in one\n"
+"                       process, a point two sweeps name once (run options go\n"
+"                       before the first --then)\n"
 "  --out FILE           CSV path (default syncbench.csv); {gpu} becomes the GPU slug,\n"
 "                       missing directories are created\n"
 "  --resume FILE        append to FILE (a CSV of this schema), skipping the points\n"
@@ -200,24 +205,30 @@ static int parse_ll(const char *s, long long lo, long long hi, long long *out) {
 }
 
 void sb_cli_free(sb_cli *c) {
-  if (c->has_filter) regfree(&c->filter);
-  c->has_filter = 0;
+  for (int i = 0; i < c->num_sweeps; ++i) {
+    if (c->sweeps[i].has_filter) regfree(&c->sweeps[i].filter);
+    c->sweeps[i].has_filter = 0;
+  }
 }
 
+/* The sweep the options read now set: the first, or the last --then's. */
+static sb_cli_sweep *current_sweep(sb_cli *c) { return &c->sweeps[c->num_sweeps - 1]; }
+
 static int set_filter(sb_cli *c, const char *re, char *err, size_t errlen) {
-  if (c->has_filter) {
-    snprintf(err, errlen, "give one --filter (or --benchmark_filter); combine with '|'");
+  sb_cli_sweep *s = current_sweep(c);
+  if (s->has_filter) {
+    snprintf(err, errlen, "give one --filter (or --benchmark_filter) a sweep; combine with '|'");
     return -1;
   }
-  int rc = regcomp(&c->filter, re, REG_EXTENDED | REG_NOSUB);
+  int rc = regcomp(&s->filter, re, REG_EXTENDED | REG_NOSUB);
   if (rc != 0) {
     char why[128];
-    regerror(rc, &c->filter, why, sizeof why);
+    regerror(rc, &s->filter, why, sizeof why);
     snprintf(err, errlen, "--filter '%s': %s", re, why);
     return -1;
   }
-  c->has_filter = 1;
-  c->spec.filter = &c->filter;
+  s->has_filter = 1;
+  s->spec.filter = &s->filter;
   return 0;
 }
 
@@ -533,7 +544,7 @@ typedef int (*opt_fn)(sb_cli *c, const char *val, char *err, size_t errlen);
 
 static int opt_help(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->help = 1; return 0; }
 static int opt_list(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->list = 1; return 0; }
-static int opt_quick(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->spec.quick = 1; return 0; }
+static int opt_quick(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->quick = 1; return 0; }
 static int opt_csv_header(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->csv_header = 1; return 0; }
 static int opt_version(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->version = 1; return 0; }
 static int opt_slug(sb_cli *c, const char *v, char *e, size_t n) { (void)v, (void)e, (void)n; c->print_slug = 1; return 0; }
@@ -650,8 +661,9 @@ static const struct { const char *name; int takes_value; opt_fn set; } options[]
 
 /* An axis override (--block LIST, or the axis' CSV name). */
 static int opt_axis(sb_cli *c, int axis, const char *opt, const char *val, char *err, size_t errlen) {
-  if (c->spec.override[axis].count) { snprintf(err, errlen, "%s given twice", opt); return -1; }
-  return sb_axis_parse(axis, val, &c->spec.override[axis], err, errlen);
+  sb_axis_values *v = &current_sweep(c)->spec.override[axis];
+  if (v->count) { snprintf(err, errlen, "%s given twice%s", opt, c->num_sweeps > 1 ? " in one sweep" : ""); return -1; }
+  return sb_axis_parse(axis, val, v, err, errlen);
 }
 
 static int find_axis_option(const char *opt) {
@@ -706,6 +718,31 @@ static void cli_defaults(sb_cli *c, char *argv0) {
   c->min_time_s = -1;
   c->gbench_argv[0] = argv0;
   c->gbench_argc = 1;
+  c->num_sweeps = 1;
+}
+
+/* Whether a sweep says what it sweeps: a filter or an axis. */
+static int sweep_named(const sb_cli_sweep *s) {
+  for (int a = 0; a < SB_NUM_AXES; ++a)
+    if (s->spec.override[a].count) return 1;
+  return s->has_filter;
+}
+
+/* "--then" at argv[i]: the sweep before it must name something (an empty
+ * one after a --then would be the whole default sweep again), and the next
+ * one begins. */
+static int start_sweep(sb_cli *c, int i, char *err, size_t errlen) {
+  if (c->num_sweeps > 1 && !sweep_named(current_sweep(c))) {
+    snprintf(err, errlen, "--then (argument %d) follows an empty sweep: give each sweep after a --then "
+             "its --filter or axis options", i);
+    return -1;
+  }
+  if (c->num_sweeps == SB_CLI_MAX_SWEEPS) {
+    snprintf(err, errlen, "at most %d sweeps a run (%d --then)", SB_CLI_MAX_SWEEPS, SB_CLI_MAX_SWEEPS - 1);
+    return -1;
+  }
+  ++c->num_sweeps;
+  return 0;
 }
 
 /* One argument (and its value, which may be the next one: *i advances). */
@@ -723,13 +760,19 @@ static int parse_one(sb_cli *c, int argc, char **argv, int *i, unsigned *seen, c
   } else {
     snprintf(opt, sizeof opt, "%s", a);
   }
-  if (strncmp(a, "--benchmark_", 12) == 0)
+  if (!strcmp(a, "--then")) return start_sweep(c, *i, err, errlen);
+  if (strncmp(a, "--benchmark_", 12) == 0 && c->num_sweeps == 1)
     return parse_gbench_flag(c, opt, val, argv[*i], seen, err, errlen);
   int k = 0, n = (int)(sizeof options / sizeof options[0]);
   while (k < n && strcmp(opt, options[k].name) != 0) ++k;
   const int axis = k < n ? -1 : find_axis_option(opt);
-  if (k == n && axis < 0) {
+  if (k == n && axis < 0 && strncmp(a, "--benchmark_", 12) != 0) {
     snprintf(err, errlen, "unknown option '%s' (see --help)", a);
+    return -1;
+  }
+  if (c->num_sweeps > 1 && axis < 0 && strcmp(opt, "--filter") != 0) {
+    snprintf(err, errlen, "%s after --then: a sweep takes only --filter and axis options (--m, --tile, ...); "
+             "give the run's options before the first --then", opt);
     return -1;
   }
   if ((axis >= 0 || options[k].takes_value) && !val) {
@@ -748,6 +791,11 @@ int sb_cli_parse(int argc, char **argv, sb_cli *c, char *err, size_t errlen) {
   for (int i = 1; i < argc; ++i)
     if (parse_one(c, argc, argv, &i, &seen, err, errlen) != 0) goto fail;
   c->gbench_argv[c->gbench_argc] = NULL;
+  if (c->num_sweeps > 1 && !sweep_named(current_sweep(c))) {
+    snprintf(err, errlen, "the last --then starts an empty sweep: give it its --filter or axis options");
+    goto fail;
+  }
+  for (int s = 0; s < c->num_sweeps; ++s) c->sweeps[s].spec.quick = c->quick;
   if (check_combinations(c, seen, err, errlen) != 0) goto fail;
   if (c->resume_path) c->out_path = c->resume_path;
   return 0;

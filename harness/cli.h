@@ -18,15 +18,26 @@ enum {
 
 #define SB_MAX_GBENCH_ARGS 32
 #define SB_CLI_MAX_DEVICES 64
+#define SB_CLI_MAX_SWEEPS 32 /* the first sweep and 31 after --then */
 
 typedef enum sb_list_format { SB_LIST_TEXT = 0, SB_LIST_CSV } sb_list_format;
+
+/* One sweep of the run: its filter and axis overrides. */
+typedef struct sb_cli_sweep {
+  sb_sweep_spec spec;
+  regex_t filter;
+  int has_filter;
+} sb_cli_sweep;
 
 typedef struct sb_cli {
   int help, list, csv_header, print_slug, version;
   sb_list_format list_format; /* --format: how --list prints */
-  sb_sweep_spec spec;
-  regex_t filter;
-  int has_filter;
+  int quick;                  /* --quick: every sweep on the families' quick lists */
+  /* The run's sweeps: the first, then one after each --then, each its own
+   * --filter and axes; their points run in this order, a point named twice
+   * once, where it first comes. */
+  sb_cli_sweep sweeps[SB_CLI_MAX_SWEEPS];
+  int num_sweeps;
   const char *out_path;    /* may hold {gpu} */
   int out_given;
   int min_time_given;       /* --min-time seen (given twice is an error) */

@@ -150,11 +150,79 @@ static int info_only(const sb_cli *cli) {
   return SB_EXIT_OK;
 }
 
-/* The sweep's points, without the yardstick under --no-reference; -1 with
- * err on a bad sweep. */
+/* A point's name and its place in the run, for finding a name given twice. */
+typedef struct {
+  char name[512];
+  long at;
+} named_point;
+
+static int by_name_then_place(const void *x, const void *y) {
+  const named_point *a = x, *b = y;
+  const int c = strcmp(a->name, b->name);
+  return c ? c : (a->at > b->at) - (a->at < b->at);
+}
+
+/* Drops every point whose name came earlier in the run (the sweeps after
+ * --then may name a point again: cuBLAS at a shape two tile lines share, the
+ * reference copy every sweep adds), keeping the order. Returns the count
+ * left, or -1 out of memory. */
+static long drop_repeats(sb_point *points, long count) {
+  named_point *n = malloc((size_t)(count ? count : 1) * sizeof *n);
+  char *repeat = calloc((size_t)(count ? count : 1), 1);
+  if (!n || !repeat) {
+    free(n);
+    free(repeat);
+    return -1;
+  }
+  for (long i = 0; i < count; ++i) {
+    sb_point_name(&points[i], n[i].name, sizeof n[i].name);
+    n[i].at = i;
+  }
+  qsort(n, (size_t)count, sizeof *n, by_name_then_place);
+  for (long i = 1; i < count; ++i)
+    if (!strcmp(n[i].name, n[i - 1].name)) repeat[n[i].at] = 1;
+  long k = 0;
+  for (long i = 0; i < count; ++i)
+    if (!repeat[i]) points[k++] = points[i];
+  free(n);
+  free(repeat);
+  return k;
+}
+
+/* The run's points: each sweep's in turn (a point named twice once, where it
+ * first comes), without the yardstick under --no-reference; -1 with err on
+ * a bad sweep, which the message names when there are several. */
 static long build_points(const sb_cli *cli, sb_point **points, char *err, size_t errlen) {
-  long count = sb_sweep_build(&cli->spec, points, err, errlen);
-  if (count < 0 || !cli->no_reference) return count;
+  long count = 0;
+  *points = NULL;
+  for (int s = 0; s < cli->num_sweeps; ++s) {
+    sb_point *some;
+    char why[768];
+    const long n = sb_sweep_build(&cli->sweeps[s].spec, &some, why, sizeof why);
+    if (n < 0) {
+      if (cli->num_sweeps == 1) snprintf(err, errlen, "%s", why);
+      else if (s == 0) snprintf(err, errlen, "the first sweep (before --then): %s", why);
+      else snprintf(err, errlen, "the sweep after --then #%d: %s", s, why);
+      free(*points);
+      return -1;
+    }
+    sb_point *all = realloc(*points, (size_t)(count + n ? count + n : 1) * sizeof *all);
+    if (!all) {
+      free(some);
+      free(*points);
+      snprintf(err, errlen, "out of memory building the sweep");
+      return -1;
+    }
+    memcpy(all + count, some, (size_t)n * sizeof *some);
+    free(some);
+    *points = all, count += n;
+  }
+  if (cli->num_sweeps > 1 && (count = drop_repeats(*points, count)) < 0) {
+    free(*points);
+    snprintf(err, errlen, "out of memory building the sweep");
+    return -1;
+  }
+  if (!cli->no_reference) return count;
   long k = 0;
   for (long i = 0; i < count; ++i)
     if (!((*points)[i].family->flags & SB_FF_YARDSTICK)) (*points)[k++] = (*points)[i];
@@ -312,7 +380,7 @@ static int run_sweep(const sb_cli *cli, sb_point *points, long count, sb_resume 
       .run = {
           .warmup = cli->warmup,
           .cooldown_s = cli->cooldown_s,
-          .min_time_s = cli->min_time_s > 0 ? cli->min_time_s : (cli->spec.quick ? 0.01 : 0.05),
+          .min_time_s = cli->min_time_s > 0 ? cli->min_time_s : (cli->quick ? 0.01 : 0.05),
           .unpaired = cli->unpaired,
           .profile_warmup = cli->profile_warmup,
           .seed = seed,

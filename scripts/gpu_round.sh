@@ -23,9 +23,15 @@
 #        and persistent multicast kernels; the 128x96 tile where M and N
 #        are whole 96s), the shapes of up to two waves of tiles (m = n =
 #        1152-1920, k = 4k-16k: where stream-K's partial wave matters), one
-#        tile at a time at its stage counts, so the CSV
-#        holds no rows skipped by the stage rule
-#                                                             -> offsweep/gemm.csv
+#        tile at its stage counts (a sweep each, --then: one run), so the CSV
+#        holds no rows skipped by the stage rule (OFFSWEEP_RESUME=1
+#        continues a cut run's CSV)                           -> offsweep/gemm.csv
+#     k  gemm at shapes no tile divides, every variant and tile validated
+#        (scripts/gemm_odd.sh, make gemm-odd's)              -> gemm-odd.csv
+#     e  where the warps wait: scripts/explain.py (Nsight Compute) over the
+#        explain set, with the points of step d's sweep (EXPLAIN_LATEST=CSV:
+#        another sweep's; EXPLAIN_FILTER=REGEX: part of the set, e.g. '^gemm/')
+#                                                             -> explain/stalls.csv, explain.log
 #     g  the gate's A/A (issue 36's proof): scripts/ab.py with the bundle's
 #        binary on both sides, retakes on, over ^(reference|gemm|barrier|devscan)/
 #        (AA_FILTER: another --filter, e.g. '^(reference|gemm)/' or every other
@@ -129,18 +135,20 @@ EOF
   ran planted $? 0
 fi
 if step f; then
-  t=$SECONDS; mkdir -p "$O/offsweep"; s=0; into=--out
+  t=$SECONDS; mkdir -p "$O/offsweep"
   G='^gemm/(cublas|splitk|streamk|ws_tma_wgmma/)'
   SQUARES="--m 128,256,384,640,768,1152 --k 8192,16384,32768,65536,131072"
   MN="--m 256,1152 --n 768,2048 --k 16384,65536"
   WAVES="--m 1152,1536,1920 --k 4096,8192,16384"  # up to two waves of 128x128 tiles on 132 SMs (96 divides each)
   SQUARES96="--m 384,768,1152 --k 8192,16384,32768,65536,131072" MN96="--m 256,1152 --n 768 --k 16384,65536"
-  # shape ; filter ; tile and the stage, warp and cluster counts it runs at
+  # One run, a sweep a line (--then): one context for all, cuBLAS's rows once
+  # a shape. Each line: shape ; filter ; tile and the stage, warp and cluster
+  # counts it runs at.
+  sweeps=()
   while IFS=';' read -r shape filter tile; do
-    # shellcheck disable=SC2086  # the shapes and tiles are word lists
-    "$C/syncbench" --filter "$filter" $shape $tile --splits auto \
-      $into "$O/offsweep/gemm.csv" < /dev/null 2>> "$O/offsweep/gemm.log" || s=$?
-    into=--resume  # one CSV; cuBLAS's rows once
+    [ ${#sweeps[@]} = 0 ] || sweeps+=(--then)
+    # shellcheck disable=SC2206  # the shapes and tiles are word lists
+    sweeps+=(--filter "$filter" $shape $tile --splits auto)
   done <<EOF
 $SQUARES;$G;--tile 128x128x64 --stages 5,6 --warps 4
 $SQUARES;$G;--tile 64x128x64 --stages 8 --warps 4
@@ -156,7 +164,20 @@ $WAVES;$G;--tile 64x128x64 --stages 8 --warps 4
 $WAVES;^gemm/ws_tma_wgmma_pingpong_tma_store/;--tile 128x128x64 --stages 6 --warps 8
 $WAVES;$G;--tile 128x96x64 --stages 7 --warps 4
 EOF
-  ran offsweep $s $((SECONDS - t)); tail -1 "$O/offsweep/gemm.log"
+  into=(--out "$O/offsweep/gemm.csv")  # OFFSWEEP_RESUME=1: continue a cut run's CSV
+  [ "${OFFSWEEP_RESUME:-0}" = 1 ] && [ -s "$O/offsweep/gemm.csv" ] && into=(--resume "$O/offsweep/gemm.csv")
+  "$C/syncbench" "${into[@]}" "${sweeps[@]}" < /dev/null 2>> "$O/offsweep/gemm.log"
+  ran offsweep $? $((SECONDS - t)); tail -1 "$O/offsweep/gemm.log"
+fi
+if step k; then
+  t=$SECONDS; scripts/gemm_odd.sh "$C/syncbench" "$O/gemm-odd.csv" < /dev/null 2> "$O/gemm-odd.log"
+  ran gemm-odd $? $((SECONDS - t)); tail -1 "$O/gemm-odd.log"
+fi
+if step e; then
+  t=$SECONDS
+  python3 scripts/explain.py --binary "$C/syncbench" --outdir "$O/explain" \
+    --latest "${EXPLAIN_LATEST:-$O/latest.csv}" ${EXPLAIN_FILTER:+--filter "$EXPLAIN_FILTER"} > "$O/explain.log" 2>&1
+  ran explain $? $((SECONDS - t)); tail -2 "$O/explain.log"
 fi
 if step g; then
   t=$SECONDS

@@ -13,13 +13,13 @@ SB_TEST(cli_parses_options_and_passes_gbench_flags) {
   char *argv[] = {"sb", "--quick", "--out", "r/{gpu}/x.csv", "--device=1", "--seed", "99",
                   "--benchmark_repetitions=3", "--iters", "1,16", "--min-time", "0.5", NULL};
   CHECK_EQ_INT(parse(argv, &c, err), 0);
-  CHECK_EQ_INT(c.spec.quick, 1);
+  CHECK_EQ_INT(c.quick, 1);
   CHECK_STR(c.out_path, "r/{gpu}/x.csv");
   CHECK_EQ_INT(c.device, 1);
   CHECK_EQ_INT(c.seed, 99);
   CHECK_EQ_INT(c.gbench_argc, 2);
   CHECK_STR(c.gbench_argv[1], "--benchmark_repetitions=3");
-  CHECK_EQ_INT(c.spec.override[SB_AXIS_ITERS].count, 2);
+  CHECK_EQ_INT(c.sweeps[0].spec.override[SB_AXIS_ITERS].count, 2);
   CHECK_NEAR(c.min_time_s, 0.5, 0);
   sb_cli_free(&c);
 }
@@ -80,8 +80,8 @@ SB_TEST(cli_splits_take_auto_and_other_axes_refuse_it) {
   sb_cli c;
   char *ok[] = {"sb", "--splits", "auto,4,8", NULL};
   CHECK_EQ_INT(parse(ok, &c, err), 0);
-  CHECK_EQ_INT(c.spec.override[SB_AXIS_SPLITS].count, 3);
-  CHECK_EQ_INT(c.spec.override[SB_AXIS_SPLITS].v[0], SB_AXIS_AUTO);
+  CHECK_EQ_INT(c.sweeps[0].spec.override[SB_AXIS_SPLITS].count, 3);
+  CHECK_EQ_INT(c.sweeps[0].spec.override[SB_AXIS_SPLITS].v[0], SB_AXIS_AUTO);
   sb_cli_free(&c);
   char *bad[][3] = {{"--splits", "0"}, {"--splits", "-1"}, {"--m", "auto"}, {"--tile", "auto"},
                     {"--stages", "auto"}};
@@ -92,6 +92,30 @@ SB_TEST(cli_splits_take_auto_and_other_axes_refuse_it) {
     CHECK(err[0] != '\0' && strchr(err, '\n') == NULL);
     if (i >= 2) CHECK(strstr(err, "only splits takes auto") != NULL);
   }
+}
+
+SB_TEST(cli_then_starts_a_sweep_of_its_own_filter_and_axes) {
+  char err[256];
+  sb_cli c;
+  char *argv[] = {"sb", "--quick", "--filter", "^gemm/", "--m", "1000", "--out", "x.csv", "--then",
+                  "--tile", "64x128x64", "--then", "--filter", "^scan/", "--block", "64", NULL};
+  CHECK_EQ_INT(parse(argv, &c, err), 0);
+  CHECK_EQ_INT(c.num_sweeps, 3);
+  CHECK_EQ_INT(c.sweeps[0].has_filter, 1);
+  CHECK_EQ_INT(c.sweeps[0].spec.override[SB_AXIS_M].count, 1);
+  CHECK_EQ_INT(c.sweeps[1].has_filter, 0); /* nothing of the first carries over */
+  CHECK(c.sweeps[1].spec.filter == NULL);
+  CHECK_EQ_INT(c.sweeps[1].spec.override[SB_AXIS_M].count, 0);
+  CHECK_EQ_INT(c.sweeps[1].spec.override[SB_AXIS_TILE].count, 1);
+  CHECK(c.sweeps[2].spec.filter == &c.sweeps[2].filter);
+  CHECK_EQ_INT(c.sweeps[2].spec.override[SB_AXIS_BLOCK].v[0], 64);
+  for (int s = 0; s < 3; ++s) CHECK_EQ_INT(c.sweeps[s].spec.quick, 1); /* --quick is the run's */
+  CHECK_STR(c.out_path, "x.csv");
+  sb_cli_free(&c);
+  char *one[] = {"sb", "--filter", "^scan/", NULL};
+  CHECK_EQ_INT(parse(one, &c, err), 0);
+  CHECK_EQ_INT(c.num_sweeps, 1);
+  sb_cli_free(&c);
 }
 
 SB_TEST(cli_expands_gpu_placeholder) {
@@ -178,7 +202,7 @@ SB_TEST(cli_gbench_flags_set_what_they_mean) {
   CHECK_EQ_INT(c.report_aggregates_only, 0);
   CHECK_EQ_INT(c.display_aggregates_only, 1);
   CHECK_NEAR(c.min_time_s, 0.25, 0); /* the same as --min-time */
-  CHECK_EQ_INT(c.has_filter, 1);     /* the same as --filter */
+  CHECK_EQ_INT(c.sweeps[0].has_filter, 1); /* the same as --filter */
   /* Only what Google Benchmark itself acts on is handed to it. */
   CHECK_EQ_INT(c.gbench_argc, 4);
   CHECK_STR(c.gbench_argv[1], "--benchmark_repetitions=4");

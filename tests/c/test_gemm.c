@@ -418,19 +418,19 @@ SB_TEST(gemm_shape_rule_refuses_with_one_line_naming_it) {
   sb_point *p = NULL;
   char *bad[] = {"syncbench", "--m", "1000", "--k", "1001", "--filter", "^gemm/", NULL};
   CHECK_EQ_INT(sb_cli_parse(7, bad, &c, err, sizeof err), 0);
-  CHECK_EQ_INT(sb_sweep_build(&c.spec, &p, err, sizeof err), -1);
+  CHECK_EQ_INT(sb_sweep_build(&c.sweeps[0].spec, &p, err, sizeof err), -1);
   CHECK(strstr(err, "k=1001 is outside the shapes it runs: K a multiple of 8") != NULL);
   sb_cli_free(&c);
   /* The same shape, but no gemm point selected: nothing to refuse. */
   char *other[] = {"syncbench", "--m", "1000", "--k", "1001", "--filter", "^gemm/nothing_by_this_name/", NULL};
   CHECK_EQ_INT(sb_cli_parse(7, other, &c, err, sizeof err), 0);
-  CHECK_EQ_INT(sb_sweep_build(&c.spec, &p, err, sizeof err), -1);
+  CHECK_EQ_INT(sb_sweep_build(&c.sweeps[0].spec, &p, err, sizeof err), -1);
   CHECK(strstr(err, "outside the shapes") == NULL);
   sb_cli_free(&c);
   /* --m 1000: every variant, no skipped row. */
   char *odd[] = {"syncbench", "--m", "1000", "--filter", "^gemm/", NULL};
   CHECK_EQ_INT(sb_cli_parse(5, odd, &c, err, sizeof err), 0);
-  const long n = sb_sweep_build(&c.spec, &p, err, sizeof err);
+  const long n = sb_sweep_build(&c.sweeps[0].spec, &p, err, sizeof err);
   const sb_device d = sb_test_hopper();
   long rows = 0, skipped = 0;
   for (long i = 0; i < n; ++i) {
@@ -558,7 +558,7 @@ SB_TEST(gemm_n_differs_from_m_when_given_with_m) {
   sb_cli c;
   CHECK_EQ_INT(sb_cli_parse(9, argv1, &c, err, sizeof err), 0);
   sb_point *p;
-  long n = sb_sweep_build(&c.spec, &p, err, sizeof err);
+  long n = sb_sweep_build(&c.sweeps[0].spec, &p, err, sizeof err);
   CHECK(count_gemm(p, n, "cublas") == 1 && count_gemm(p, n, "ws_tma_wgmma") >= 1);
   const sb_device d = sb_test_hopper();
   char buf[SB_DETAIL_LEN];
@@ -577,7 +577,7 @@ SB_TEST(gemm_n_differs_from_m_when_given_with_m) {
   sb_cli_free(&c);
   char *argv2[] = {"syncbench", "--n", "1024", "--filter", "^gemm/cublas/", NULL};
   CHECK_EQ_INT(sb_cli_parse(5, argv2, &c, err, sizeof err), 0);
-  n = sb_sweep_build(&c.spec, &p, err, sizeof err);
+  n = sb_sweep_build(&c.sweeps[0].spec, &p, err, sizeof err);
   CHECK(count_gemm(p, n, "cublas") == 7);
   for (long i = 0; i < n; ++i)
     if (!strcmp(p[i].family->name, "gemm")) CHECK_EQ_INT(p[i].axis[SB_AXIS_N], p[i].axis[SB_AXIS_M]);
@@ -689,14 +689,14 @@ SB_TEST(gemm_user_given_combinations_get_rows_with_reasons) {
   sb_cli c;
   CHECK_EQ_INT(sb_cli_parse(7, argv1, &c, err, sizeof err), 0);
   sb_point *p;
-  long n = sb_sweep_build(&c.spec, &p, err, sizeof err);
+  long n = sb_sweep_build(&c.sweeps[0].spec, &p, err, sizeof err);
   CHECK_EQ_INT(count_gemm(p, n, "ring"), 2); /* the default grid's stages: one per tile off the 4096^3 table */
   free(p);
   sb_cli_free(&c);
   /* stages=3 for single: kept, and check() says why it is skipped. */
   char *argv2[] = {"syncbench", "--stages", "3", "--filter", "^gemm/single/", NULL};
   CHECK_EQ_INT(sb_cli_parse(5, argv2, &c, err, sizeof err), 0);
-  n = sb_sweep_build(&c.spec, &p, err, sizeof err);
+  n = sb_sweep_build(&c.sweeps[0].spec, &p, err, sizeof err);
   CHECK_EQ_INT(count_gemm(p, n, "single"), 10); /* 5 squares x 2 tiles: 8192^3 is the wgmma variants' */
   const sb_device d = sb_test_hopper(); /* the H100's limits */
   for (long i = 0; i < n; ++i) {
@@ -916,7 +916,7 @@ static long gemm_sweep(char **argv, int argc, sb_point **p) {
   char err[256];
   sb_cli c;
   CHECK_EQ_INT(sb_cli_parse(argc, argv, &c, err, sizeof err), 0);
-  const long n = sb_sweep_build(&c.spec, p, err, sizeof err);
+  const long n = sb_sweep_build(&c.sweeps[0].spec, p, err, sizeof err);
   sb_cli_free(&c);
   return n;
 }
@@ -1031,7 +1031,7 @@ SB_TEST(gemm_multicast_points_take_any_tile_count_and_need_sm90) {
   sb_cli c;
   CHECK_EQ_INT(sb_cli_parse(11, argv, &c, err, sizeof err), 0);
   sb_point *p;
-  long n = sb_sweep_build(&c.spec, &p, err, sizeof err);
+  long n = sb_sweep_build(&c.sweeps[0].spec, &p, err, sizeof err);
   long runs = 0;
   for (long i = 0; i < n; ++i) {
     if (strcmp(p[i].family->name, "gemm")) continue;
@@ -1380,7 +1380,7 @@ SB_TEST(gemm_auto_splits_is_a_point_of_its_own) {
                   "^gemm/splitk_parallel/", NULL};
   CHECK_EQ_INT(sb_cli_parse(9, argv, &c, err, sizeof err), 0);
   sb_point *p;
-  long n = sb_sweep_build(&c.spec, &p, err, sizeof err);
+  long n = sb_sweep_build(&c.sweeps[0].spec, &p, err, sizeof err);
   CHECK_EQ_INT(count_gemm(p, n, "splitk_parallel"), 4); /* 2 tiles x (auto, 8) */
   int autos = 0, eights = 0;
   for (long i = 0; i < n; ++i) {

@@ -73,7 +73,7 @@ SB_TEST(sweep_overrides_and_filter) {
   sb_cli c;
   CHECK_EQ_INT(sb_cli_parse(6, argv, &c, err, sizeof err), 0);
   sb_point *p;
-  long n = sb_sweep_build(&c.spec, &p, err, sizeof err);
+  long n = sb_sweep_build(&c.sweeps[0].spec, &p, err, sizeof err);
   CHECK_EQ_INT(count_family(p, n, "scan", NULL), 2 * 2 * 2);
   CHECK_EQ_INT(count_family(p, n, "scan", "two_barrier"), 0);
   CHECK_EQ_INT(count_family(p, n, "reference", NULL), 2); /* never filtered: d2d_copy, vector_copy */

@@ -197,6 +197,29 @@ def test_gemm_odd_shape_lists_every_variant(syncbench, tmp_path):
         assert variants == want, (args, want - variants)
 
 
+def test_then_runs_each_sweep_in_order_and_a_point_once(syncbench, tmp_path):
+    # Two tile lines at one shape, each at its own stage count: one run's
+    # points are the first sweep's, then the second's new ones, in order;
+    # cuBLAS at the shared shape and the reference copy once
+    def names(*args):
+        r = run("--benchmark_list_tests", *args, cwd=tmp_path)
+        assert r.returncode == 0, r.stderr
+        return r.stdout.splitlines()
+    g = ["--filter", "^gemm/(cublas|ws_tma_wgmma)/", "--m", "1024", "--k", "1024,4096"]
+    first = names(*g, "--tile", "128x128x64", "--stages", "5")
+    second = names(*g, "--tile", "64x128x64", "--stages", "8")
+    both = names(*g, "--tile", "128x128x64", "--stages", "5", "--then", *g, "--tile", "64x128x64", "--stages", "8")
+    assert both == first + [n for n in second if n not in first]
+    assert len(set(both)) == len(both) and len(both) < len(first) + len(second)
+    assert sum(n.startswith("gemm/cublas/") for n in both) == 2  # one a shape
+    # each sweep its own axes: the first's --k does not reach the second
+    one_k = names(*g, "--then", "--filter", "^gemm/ws_tma_wgmma/", "--m", "2048", "--k", "8192", "--tile", "64x128x64")
+    assert [n for n in one_k if "m=2048" in n] and all("k=8192" in n for n in one_k if "m=2048" in n)
+    # --quick and --no-reference are the run's: every sweep's
+    quick = names("--quick", "--no-reference", "--filter", "^scan/pingpong/", "--then", "--filter", "^stencil/pingpong/")
+    assert quick == names("--quick", "--no-reference", "--filter", "^(scan|stencil)/pingpong/")
+
+
 def test_list_tests_needs_no_gpu(syncbench, tmp_path):
     r = run("--benchmark_list_tests", "--quick", "--filter", "^scan/pingpong/",
             "--out", str(tmp_path / "new" / "x.csv"), cwd=tmp_path)
@@ -320,6 +343,21 @@ def test_benchmark_out_under_a_file_fails_before_the_gpu(syncbench, tmp_path):
     # gemm's shape rule (bench/gemm.c, sb_gemm_shape_refusal): one line that names it
     (["--m", "1000", "--k", "1001", "--filter", "^gemm/"], "k=1001 is outside the shapes it runs: K a multiple of 8"),
     (["--m", "1000", "--n", "1002", "--k", "1024", "--filter", "^gemm/"], "N a multiple of 4"),
+    # --then: each sweep after it its own filter and axes, and nothing else;
+    # a bad sweep is named by its place
+    (["--filter", "^scan/", "--then"], "the last --then starts an empty sweep"),
+    (["--filter", "^scan/", "--then", "--then", "--block", "64"], "--then (argument 4) follows an empty sweep"),
+    (["--filter", "^scan/", "--then", "--filter", "^scan/", "--out", "x.csv"],
+     "--out after --then: a sweep takes only --filter and axis options"),
+    (["--then", "--filter", "^scan/", "--benchmark_filter=^gemm/"], "--benchmark_filter after --then"),
+    (["--filter", "^scan/", "--then", "--filter", "nomatch"],
+     "the sweep after --then #1: the filter matches no benchmark point"),
+    (["--filter", "^scan/", "--then", "--filter", "^gemm/", "--m", "1000", "--k", "1001"],
+     "the sweep after --then #1: gemm: m=1000, n=1000, k=1001 is outside the shapes it runs"),
+    (["--filter", "nomatch", "--then", "--filter", "^scan/"], "the first sweep (before --then): the filter matches"),
+    (["--then", "--filter", "^scan/", "--filter", "^gemm/"], "give one --filter (or --benchmark_filter) a sweep"),
+    (["--then", "--block", "64", "--block", "128"], "--block given twice in one sweep"),
+    (["--filter", "^scan/"] + ["--then", "--block", "64"] * 32, "at most 32 sweeps a run (31 --then)"),
 ], ids=["unknown-option", "block-0", "block-abc", "block-empty", "iters-duplicate",
         "stages-unswept", "filter-nomatch", "filter-bad-regex", "device-negative",
         "n-unknown-suffix", "n-too-large", "range-unknown-suffix", "out-directory",
@@ -331,7 +369,9 @@ def test_benchmark_out_under_a_file_fails_before_the_gpu(syncbench, tmp_path):
         "report-aggregates-no-json", "display-aggregates-file-only", "counters-tabular",
         "color", "random-interleaving", "min-warmup-time", "perf-counters",
         "negative-filter", "unknown-gbench-flag", "profile-without-warmup", "cooldown-negative", "gemm-k-off-rule",
-        "gemm-n-off-rule"])
+        "gemm-n-off-rule", "then-last-empty", "then-empty-between", "then-run-option", "then-gbench-filter",
+        "then-filter-nomatch", "then-gemm-shape", "then-first-nomatch", "then-two-filters", "then-axis-twice",
+        "then-too-many"])
 def test_bad_input_exits_2_with_one_line(syncbench, tmp_path, args, mentions):
     r = run(*args, cwd=tmp_path)
     assert r.returncode == 2, (args, r.stderr)
