@@ -908,6 +908,13 @@ def flush_words(run):
             + ", ".join(f"`{sbcompare.flush_env(m)}`" for m in others) if others else "")
 
 
+def sweep_time_words(run):
+    """', the sweep in 5:31' from the run's own elapsed_s cells (schema 8
+    on); nothing for a run that does not record its time."""
+    wall = sbcsv.sweep_wall_s(run.rows)
+    return "" if wall is None else f", the sweep in {int(wall) // 60}:{int(wall) % 60:02d}"
+
+
 def gemm_summary(runs):
     """The README's GEMM lines: the fastest variant per default shape."""
     if not gemm_shapes(runs):
@@ -937,7 +944,7 @@ def block(runs):
     long tables are the docs pages' blocks (page_blocks)."""
     marked = audited(runs)
     measured = "; ".join(f"{r.label}: `{r.path}` (commit {r.commit[:7]}, {r.run_utc}"
-                         f"{flush_words(r)})" for r in runs)
+                         f"{sweep_time_words(r)}{flush_words(r)})" for r in runs)
     lines = [
         *sm80_note(runs),
         f"Measured: {measured}. Speedup = baseline median time / variant median time per "

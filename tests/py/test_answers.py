@@ -134,6 +134,16 @@ def test_the_answers_say_no_a100_was_measured():
     assert "sm80-path.csv" in text and "compute_80" in text
 
 
+def test_the_measured_line_gives_each_sweeps_time_from_its_own_rows():
+    run = answers.load(A)
+    untimed = answers.Run(run.path, [dict(r, elapsed_s=None) for r in run.rows], run.label, run.commit, run.run_utc)
+    timed = answers.Run(run.path, [dict(r, elapsed_s=float(i)) for i, r in enumerate(run.rows)] +
+                        [dict(run.rows[0], elapsed_s=331.0)], run.label, run.commit, run.run_utc)
+    assert answers.sweep_time_words(untimed) == ""
+    assert answers.sweep_time_words(timed) == ", the sweep in 5:31"
+    assert f"({run.commit[:7]}, {run.run_utc}, the sweep in 5:31)" in answers.block([timed]).replace("commit ", "")
+
+
 def test_different_winners_per_gpu_are_named_per_gpu():
     cs = [choice(A, "scan"), choice(B, "scan")]
     assert cs[1].best == "pingpong"
