@@ -181,13 +181,13 @@ cudaError_t sb_l2_flush_read(cudaStream_t stream, const void *buf, size_t bytes,
  * aligned) invalidated in the L2, nothing written back. */
 cudaError_t sb_l2_discard(cudaStream_t stream, const void *buf, size_t bytes, unsigned blocks);
 
-/* harness/runner.c: SB_FLUSH, the flush before each sample: unset, empty
+/* harness/settings.c: SB_FLUSH, the flush before each sample: unset, empty
  * or `read` (the default), `memset`, `discard`, `none` (no flush: a warm L2); anything else is refused at start. */
 enum { SB_FLUSH_READ = 0, SB_FLUSH_MEMSET = 1, SB_FLUSH_DISCARD = 2, SB_FLUSH_NONE = 3, SB_FLUSH_UNKNOWN = -1 };
 int sb_flush_method(void);
 /* SB_FLUSH_L2S: the flush buffer in L2s (default 2); 0: refused at start. */
 int sb_flush_l2s(void);
-/* SB_HOLD (harness/runner.c): each sample with no flush before it (a point
+/* SB_HOLD (harness/settings.c): each sample with no flush before it (a point
  * whose working set is over 4x the L2, or SB_FLUSH=none) is enqueued while
  * the stream hold below keeps its stream busy, so its events time the GPU
  * and not the host issuing it (an idle stream would run the start event
@@ -195,7 +195,7 @@ int sb_flush_l2s(void);
  * `off`: 0, a probe of the host's issue time; -1: anything else, refused at
  * start. */
 int sb_hold_unflushed(void);
-/* SB_TMA_PROMOTION (harness/runner.c): the L2 promotion every TMA tensor
+/* SB_TMA_PROMOTION (harness/settings.c): the L2 promotion every TMA tensor
  * map is encoded with (kernels/common/tensor_map.cuh). Unset, empty or
  * `auto` (the default): SB_TMA_PROMOTION_AUTO, 256 B where the rows' pitch
  * is a multiple of 32 bytes and 128 B where it is not (rows that start off a
@@ -204,23 +204,23 @@ int sb_hold_unflushed(void);
  * row's detail; -1 for anything else, refused at start. */
 #define SB_TMA_PROMOTION_AUTO 1
 int sb_tma_promotion_bytes(void);
-/* SB_HOLD_STREAMS (harness/runner.c): how many streams held samples rotate
+/* SB_HOLD_STREAMS (harness/settings.c): how many streams held samples rotate
  * over, 1-32 (default 8); 0 when the variable is not such a number. */
 int sb_hold_streams(void);
-/* SB_CONTEXTS (harness/runner.c): how many fresh contexts the boundary rows'
+/* SB_CONTEXTS (harness/settings.c): how many fresh contexts the boundary rows'
  * one is chosen from, 1-64 (default SB_CONTEXTS); 0 when the variable is not such a number. */
 int sb_contexts(void);
-/* SB_PROCESS_CONTEXTS (harness/runner.c): how many fresh contexts a worker's
+/* SB_PROCESS_CONTEXTS (harness/settings.c): how many fresh contexts a worker's
  * own context is chosen from, 1-64, or 0 for the primary context (default
  * SB_PROCESS_CONTEXTS); -1 when the variable is neither. */
 int sb_process_contexts(void);
 
-/* SB_PLACEMENTS (harness/runner.c): how many places in device memory a
+/* SB_PLACEMENTS (harness/settings.c): how many places in device memory a
  * point's samples are taken over, 1-64 (default SB_PLACEMENTS); 0 when the
  * variable is not such a number. */
 int sb_placements(void);
 
-/* harness/runner.c: whether SB_REPLACE names `what` (the re-placement
+/* harness/settings.c: whether SB_REPLACE names `what` (the re-placement
  * probe: each point allocates that anew, elsewhere; 'w': a family's own
  * workspace, which the family then takes anew at its query). */
 int sb_replace_wants(char what);

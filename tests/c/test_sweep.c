@@ -188,7 +188,7 @@ SB_TEST(point_name_is_filterable) {
   CHECK_STR(name, "scan/two_barrier/block_threads=256/iters=16/participants=warp");
 }
 
-/* The re-placement probe's switch (harness/runner.c, docs/gate-details.md):
+/* The re-placement probe's switch (harness/settings.c, docs/gate-details.md):
  * each letter of SB_REPLACE, nothing when it is unset or empty. */
 SB_TEST(sweep_replace_probe_reads_its_letters) {
   unsetenv("SB_REPLACE");
