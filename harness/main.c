@@ -150,78 +150,13 @@ static int info_only(const sb_cli *cli) {
   return SB_EXIT_OK;
 }
 
-/* A point's name and its place in the run, for finding a name given twice. */
-typedef struct {
-  char name[512];
-  long at;
-} named_point;
-
-static int by_name_then_place(const void *x, const void *y) {
-  const named_point *a = x, *b = y;
-  const int c = strcmp(a->name, b->name);
-  return c ? c : (a->at > b->at) - (a->at < b->at);
-}
-
-/* Drops every point whose name came earlier in the run (the sweeps after
- * --then may name a point again: cuBLAS at a shape two tile lines share, the
- * reference copy every sweep adds), keeping the order. Returns the count
- * left, or -1 out of memory. */
-static long drop_repeats(sb_point *points, long count) {
-  named_point *n = malloc((size_t)(count ? count : 1) * sizeof *n);
-  char *repeat = calloc((size_t)(count ? count : 1), 1);
-  if (!n || !repeat) {
-    free(n);
-    free(repeat);
-    return -1;
-  }
-  for (long i = 0; i < count; ++i) {
-    sb_point_name(&points[i], n[i].name, sizeof n[i].name);
-    n[i].at = i;
-  }
-  qsort(n, (size_t)count, sizeof *n, by_name_then_place);
-  for (long i = 1; i < count; ++i)
-    if (!strcmp(n[i].name, n[i - 1].name)) repeat[n[i].at] = 1;
-  long k = 0;
-  for (long i = 0; i < count; ++i)
-    if (!repeat[i]) points[k++] = points[i];
-  free(n);
-  free(repeat);
-  return k;
-}
-
-/* The run's points: each sweep's in turn (a point named twice once, where it
- * first comes), without the yardstick under --no-reference; -1 with err on
- * a bad sweep, which the message names when there are several. */
+/* The run's points: its sweeps' (harness/sweep.c, sb_sweeps_build), without
+ * the yardstick under --no-reference; -1 with err on a bad sweep. */
 static long build_points(const sb_cli *cli, sb_point **points, char *err, size_t errlen) {
-  long count = 0;
-  *points = NULL;
-  for (int s = 0; s < cli->num_sweeps; ++s) {
-    sb_point *some;
-    char why[768];
-    const long n = sb_sweep_build(&cli->sweeps[s].spec, &some, why, sizeof why);
-    if (n < 0) {
-      if (cli->num_sweeps == 1) snprintf(err, errlen, "%s", why);
-      else if (s == 0) snprintf(err, errlen, "the first sweep (before --then): %s", why);
-      else snprintf(err, errlen, "the sweep after --then #%d: %s", s, why);
-      free(*points);
-      return -1;
-    }
-    sb_point *all = realloc(*points, (size_t)(count + n ? count + n : 1) * sizeof *all);
-    if (!all) {
-      free(some);
-      free(*points);
-      snprintf(err, errlen, "out of memory building the sweep");
-      return -1;
-    }
-    memcpy(all + count, some, (size_t)n * sizeof *some);
-    free(some);
-    *points = all, count += n;
-  }
-  if (cli->num_sweeps > 1 && (count = drop_repeats(*points, count)) < 0) {
-    free(*points);
-    snprintf(err, errlen, "out of memory building the sweep");
-    return -1;
-  }
+  const sb_sweep_spec *specs[SB_CLI_MAX_SWEEPS];
+  for (int s = 0; s < cli->num_sweeps; ++s) specs[s] = &cli->sweeps[s].spec;
+  long count = sb_sweeps_build(specs, cli->num_sweeps, points, err, errlen);
+  if (count < 0) return -1;
   if (!cli->no_reference) return count;
   long k = 0;
   for (long i = 0; i < count; ++i)

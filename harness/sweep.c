@@ -135,3 +135,79 @@ fail:
   free(list.v);
   return -1;
 }
+
+/* A point's name and its place in the run, for finding a name given twice. */
+typedef struct {
+  char name[512];
+  long at;
+} named_point;
+
+static int by_name_then_place(const void *x, const void *y) {
+  const named_point *a = x, *b = y;
+  const int c = strcmp(a->name, b->name);
+  return c ? c : (a->at > b->at) - (a->at < b->at);
+}
+
+/* Drops every point whose name came earlier (the sweeps of one run may name
+ * a point again: cuBLAS at a shape two tile lines share, the reference copy
+ * every sweep adds), keeping the order. Returns the count left, or -1 out of
+ * memory. */
+static long drop_repeats(sb_point *points, long count) {
+  named_point *n = malloc((size_t)(count ? count : 1) * sizeof *n);
+  char *repeat = calloc((size_t)(count ? count : 1), 1);
+  if (!n || !repeat) {
+    free(n);
+    free(repeat);
+    return -1;
+  }
+  for (long i = 0; i < count; ++i) {
+    sb_point_name(&points[i], n[i].name, sizeof n[i].name);
+    n[i].at = i;
+  }
+  qsort(n, (size_t)count, sizeof *n, by_name_then_place);
+  for (long i = 1; i < count; ++i)
+    if (!strcmp(n[i].name, n[i - 1].name)) repeat[n[i].at] = 1;
+  long k = 0;
+  for (long i = 0; i < count; ++i)
+    if (!repeat[i]) points[k++] = points[i];
+  free(n);
+  free(repeat);
+  return k;
+}
+
+long sb_sweeps_build(const sb_sweep_spec *const *specs, int nspecs, sb_point **points, char *err,
+                     size_t errlen) {
+  long count = 0;
+  *points = NULL;
+  for (int s = 0; s < nspecs; ++s) {
+    sb_point *some;
+    char why[768];
+    const long n = sb_sweep_build(specs[s], &some, why, sizeof why);
+    if (n < 0) {
+      if (nspecs == 1) snprintf(err, errlen, "%s", why);
+      else if (s == 0) snprintf(err, errlen, "the first sweep (before --then): %s", why);
+      else snprintf(err, errlen, "the sweep after --then #%d: %s", s, why);
+      free(*points);
+      *points = NULL;
+      return -1;
+    }
+    sb_point *all = realloc(*points, (size_t)(count + n) * sizeof *all);
+    if (!all) {
+      free(some);
+      free(*points);
+      *points = NULL;
+      snprintf(err, errlen, "out of memory building the sweep");
+      return -1;
+    }
+    memcpy(all + count, some, (size_t)n * sizeof *some);
+    free(some);
+    *points = all, count += n;
+  }
+  if (nspecs > 1 && (count = drop_repeats(*points, count)) < 0) {
+    free(*points);
+    *points = NULL;
+    snprintf(err, errlen, "out of memory building the sweep");
+    return -1;
+  }
+  return count;
+}

@@ -26,4 +26,11 @@ int sb_family_axes(const sb_family *f, const sb_sweep_spec *spec,
 long sb_sweep_build(const sb_sweep_spec *spec, sb_point **points, char *err,
                     size_t errlen);
 
+/* The points of a run of several sweeps (syncbench --then): each sweep's
+ * in turn, a point whose name came earlier dropped (it runs once, where it
+ * first comes). Returns the count with *points malloc'ed, or -1 with err,
+ * which names the sweep by its place when there are several. */
+long sb_sweeps_build(const sb_sweep_spec *const *specs, int nspecs, sb_point **points, char *err,
+                     size_t errlen);
+
 #endif

@@ -199,3 +199,38 @@ SB_TEST(sweep_replace_probe_reads_its_letters) {
   CHECK(sb_replace_wants('i') && sb_replace_wants('w') && !sb_replace_wants('o') && !sb_replace_wants('f'));
   unsetenv("SB_REPLACE");
 }
+
+/* syncbench --then's run: each sweep's points in turn, a point a later
+ * sweep names again dropped there (kept where it first came), and a bad
+ * sweep named by its place. */
+SB_TEST(sweeps_run_in_order_and_a_point_once) {
+  char err[256];
+  char *argv[] = {"syncbench", "--filter", "^scan/pingpong/", "--block", "128,256", "--iters", "1",
+                  "--then", "--filter", "^scan/(pingpong|mbarrier)/", "--block", "256", "--iters", "1", NULL};
+  sb_cli c;
+  CHECK_EQ_INT(sb_cli_parse(14, argv, &c, err, sizeof err), 0);
+  const sb_sweep_spec *specs[] = {&c.sweeps[0].spec, &c.sweeps[1].spec};
+  sb_point *p;
+  const long n = sb_sweeps_build(specs, 2, &p, err, sizeof err);
+  /* the first sweep: 2 copies, pingpong at 128 and 256; the second adds
+   * mbarrier at 256 (its pingpong at 256 and the copies came already) */
+  CHECK_EQ_INT(n, 5);
+  char name[512];
+  const char *want[] = {"reference/d2d_copy/", "reference/vector_copy/", "scan/pingpong/block_threads=128/",
+                        "scan/pingpong/block_threads=256/", "scan/mbarrier/block_threads=256/"};
+  for (long i = 0; i < n && i < 5; ++i) {
+    sb_point_name(&p[i], name, sizeof name);
+    CHECK(strncmp(name, want[i], strlen(want[i])) == 0);
+  }
+  free(p);
+  regex_t none;
+  CHECK_EQ_INT(regcomp(&none, "^nothing/", REG_EXTENDED | REG_NOSUB), 0);
+  sb_sweep_spec bad = c.sweeps[1].spec;
+  bad.filter = &none;
+  const sb_sweep_spec *with_bad[] = {&c.sweeps[0].spec, &bad};
+  CHECK_EQ_INT(sb_sweeps_build(with_bad, 2, &p, err, sizeof err), -1);
+  CHECK(p == NULL);
+  CHECK(strstr(err, "the sweep after --then #1: the filter matches no benchmark point") == err);
+  regfree(&none);
+  sb_cli_free(&c);
+}
