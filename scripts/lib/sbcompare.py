@@ -6,8 +6,11 @@ The gate rule (docs/REGRESSIONS.md says why and gives the measurements):
 a point ok in both runs regresses when either holds:
   A. the point alone (any point, even a variant's only one):
      1. new median > base median * (1 + threshold)    the slowdown is large, and
-     2. new q1 > base q3                               the spreads do not explain it:
-        the interquartile ranges do not overlap.
+     2. new median - notch > base median + notch       the spreads do not explain it:
+        the medians' notches (median +- 1.57 IQR / sqrt(samples), McGill,
+        Tukey and Larsen 1978: about a 95% interval of the median) do not
+        overlap; where a row counts no samples (CSVs before the column),
+        new q1 > base q3: the interquartile ranges do not overlap.
   B. the variant as a whole (a variant of VARIANT_MIN_POINTS or more points):
      1. the geometric mean of its time ratios is above 1 + VARIANT_SHIFT,
      2. a one-sided Wilcoxon signed-rank test (scipy) on the log ratios
@@ -31,8 +34,13 @@ follow the GPU's power state, so the rules above do not read their time:
   - between two runs of a family flagged time_across_runs (devscan: CUB
     moves between chips more than the variants' times; docs/history.md):
     its time, every row;
-  - otherwise, and for the ceiling's own row: cycles, time x sm_clock_mhz
-    (median and quartiles each multiplied by the row's clock);
+  - the ceiling's own row between two runs: its own sample as its family
+    reads the ratio (gemm's cuBLAS: its 1st percentile), where both rows
+    carry it and read the ratio the same way (at 8192^3, power-bound, that
+    holds across H200 chips where its cycles do not: docs/history.md,
+    "Rule A's quartiles against a notch");
+  - otherwise: cycles, time x sm_clock_mhz (median and quartiles each
+    multiplied by the row's clock);
   - either way, a point whose sm_clock_mhz differs between the two runs by
     more than POWER_STATE_LIMIT is "power state differs": judged all the
     same, by its band (the A/A runs' such points are in it), and listed;
@@ -381,13 +389,32 @@ def shape_of(row):
 
 # ----------------------------------------------------------- the rule
 
+def notch_us(row):
+    """Half the width of a row's median notch, 1.57 IQR / sqrt(samples)
+    (McGill, Tukey and Larsen 1978), in us; None where it counts no samples."""
+    n = row.get("samples")
+    return 1.57 * (row["q3_us"] - row["q1_us"]) / math.sqrt(n) if n else None
+
+
+def spread_edges(base, new):
+    """(base's upper, new's lower) edge of what the samples explain: the
+    medians' notches where both rows count their samples, else the
+    quartiles (base q3, new q1)."""
+    nb, nn = notch_us(base), notch_us(new)
+    if nb is None or nn is None:
+        return base["q3_us"], new["q1_us"]
+    return base["median_us"] + nb, new["median_us"] - nn
+
+
 def slower_beyond_noise(base, new, threshold, clocks=(1.0, 1.0)):
     """The gate rule: new is slower than base by more than threshold and
-    their interquartile ranges do not overlap. clocks: (base, new)
-    multipliers of the times (the SM clocks, to compare cycles)."""
+    the spreads do not explain it (spread_edges: the medians' notches do
+    not overlap; without sample counts, the interquartile ranges). clocks:
+    (base, new) multipliers of the times (the SM clocks, to compare cycles)."""
     cb, cn = clocks
+    upper, lower = spread_edges(base, new)
     return (new["median_us"] * cn > base["median_us"] * cb * (1 + threshold)
-            and new["q1_us"] * cn > base["q3_us"] * cb)
+            and lower * cn > upper * cb)
 
 
 def faster_beyond_noise(base, new, threshold, clocks=(1.0, 1.0)):
@@ -460,7 +487,10 @@ def gated_figure(base, new, interleaved=False):
     clock levels under the power cap, and the median time falls in
     either), else 'time'. Between two runs (not interleaved), a family
     flagged time_across_runs (devscan) is read on its time: its ceiling
-    moves between chips on its own, the variants' times do not."""
+    moves between chips on its own, the variants' times do not. The
+    ceiling's own row between two runs: its own sample as its family reads
+    the ratio (gemm: cuBLAS's 1st percentile), where both rows carry it and
+    read it alike, else cycles."""
     column = ceiling_column(base["family"])
     if column is None:
         return "time", None
@@ -481,6 +511,10 @@ def gated_figure(base, new, interleaved=False):
                     for r in (base, new))
             and ratio_reading(base) == ratio_reading(new)):
         return "paired", column
+    own = OWN_SAMPLE.get(ratio_reading(base))
+    if (sbvariants.has_flag(base["family"], base["variant"], "ceiling") and own
+            and ratio_reading(base) == ratio_reading(new) and _positive(base, own) and _positive(new, own)):
+        return ratio_reading(base), column  # the ceiling's own row: its own sample
     if _positive(base, "sm_clock_mhz") and _positive(new, "sm_clock_mhz"):
         return "cycles", column
     return "time", column
@@ -520,8 +554,9 @@ def smallest_flagged_scale(base, new, threshold, figure="time", column=None):
         own = OWN_SAMPLE[figure]
         return (1 + threshold) * base[own] / new[own]
     cb, cn = _clocks(figure, base, new)
+    upper, lower = spread_edges(base, new)  # a scaled row's notch scales with it
     return max((1 + threshold) * base["median_us"] * cb / (new["median_us"] * cn),
-               base["q3_us"] * cb / (new["q1_us"] * cn))
+               upper * cb / (lower * cn))
 
 
 def shift_estimate(log_ratios):
@@ -1288,7 +1323,8 @@ def rule_text(cmp, markdown=False):
     b_limit = (f"its shift band (at least {VARIANT_SHIFT * 100:g}%)" if banded
                else f"{VARIANT_SHIFT * 100:g}%")
     return (f"rule: a point is slower beyond noise when {b}(A){b} its median is slower by more "
-            f"than {a_limit} and the IQRs do not overlap (new q1 > base q3), "
+            f"than {a_limit} and the medians' notches (+-1.57 IQR/sqrt(samples); without a "
+            f"sample count, the IQRs) do not overlap, "
             f"or {b}(B){b} its variant's shift (Hodges-Lehmann estimate of the log ratios) "
             f"is beyond {b_limit} (Wilcoxon signed-rank, p < {VARIANT_ALPHA:g}, "
             f"{VARIANT_MIN_POINTS}+ points) and the point itself moved by more than it"
@@ -1297,7 +1333,7 @@ def rule_text(cmp, markdown=False):
                if banded else "")
             + f". Families with a ceiling column are gated on the paired ratio (schema 3+, read "
             f"the same way on both sides; between two runs, not for a family flagged "
-            f"time_across_runs: its time) or "
+            f"time_across_runs: its time; the ceiling's own row: its own sample) or "
             f"on cycles (time x sm_clock_mhz); a point whose SM clock moved by more than "
             f"{POWER_STATE_LIMIT * 100:g}% is judged all the same, and listed (power state differs)")
 

@@ -1,6 +1,7 @@
 # quartile_rule.py > rule.csv: rule A's second condition, the quartiles, against a notch, on the
-# committed data. Rule A (scripts/lib/sbcompare.py, slower_beyond_noise) flags a point whose median
-# moved past its band AND whose interquartile ranges do not overlap (new q1 > base q3). A point whose
+# committed data: the study that made the gate read the notches (its proof, quartile_rule_54076e2, is
+# this script's output at 54076e2, before the change). Rule A up to then (quartiles_slower) flagged
+# a point whose median moved past its band AND whose interquartile ranges do not overlap. A point whose
 # samples spread widely (devscan at 1M: IQR +-4.5% over 7,000 samples) then needs a move of about
 # twice its spread, whatever its band. The notch in its place: the medians' ~95% intervals,
 # median +- 1.57 IQR / sqrt(samples) (McGill, Tukey and Larsen 1978), do not overlap.
@@ -16,7 +17,17 @@ import csv, math, os, sys
 sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), d) for d in ('..', '../lib')]
 import bands, sbcompare  # noqa: E402
 
-QUARTILES = sbcompare.slower_beyond_noise
+GATE = sbcompare.slower_beyond_noise  # the gate's own rule, restored after each judgement
+
+
+def quartiles_slower(base, new, threshold, clocks=(1.0, 1.0)):
+    """Rule A as it was up to 54076e2: the interquartile ranges do not overlap."""
+    cb, cn = clocks
+    return (new['median_us'] * cn > base['median_us'] * cb * (1 + threshold)
+            and new['q1_us'] * cn > base['q3_us'] * cb)
+
+
+QUARTILES = quartiles_slower
 
 
 def notch(row):
@@ -46,7 +57,7 @@ def judged(base, new, rule, bands_, interleaved=False):
     try:
         return sbcompare.compare(base, new, bands=bands_, interleaved=interleaved)
     finally:
-        sbcompare.slower_beyond_noise = QUARTILES
+        sbcompare.slower_beyond_noise = GATE
 
 
 def main(edge_pairs=EDGE_PAIRS, gpus=None):
@@ -79,7 +90,7 @@ def main(edge_pairs=EDGE_PAIRS, gpus=None):
                     w.writerow(('edge', *head, '/'.join(v), '', name, '' if edge is None else f'{edge:.2f}',
                                 'ok' if edge else 'none'))
             finally:
-                sbcompare.slower_beyond_noise = QUARTILES
+                sbcompare.slower_beyond_noise = GATE
 
 
 if __name__ == '__main__':

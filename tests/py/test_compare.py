@@ -253,18 +253,24 @@ def test_faster_run_is_not_a_regression(tmp_path):
     assert len(faster) == 10 and all("| mbarrier |" in line for line in faster)
 
 
-def widen_new_iqr_over_base_q3(row):
-    """Median 10% slower, but q1 stays where it was: the spread overlaps."""
-    q1 = row["q1_us"]
+def widen_new_iqr_over_base_q3(row, samples=None):
+    """Median 10% slower, its quartiles spread from 0.8x the old q1 to 1.3x
+    the old q3: the spread overlaps; samples: that many samples (the median's
+    notch, 1.57 IQR / sqrt(samples), widens as they are fewer)."""
+    q1, q3 = float(row["q1_us"]), float(row["q3_us"])
     scale_times(row, 1.10)
-    row["q1_us"] = q1
+    row["q1_us"], row["q3_us"] = f"{q1 * 0.8:.4f}", f"{q3 * 1.3:.4f}"
+    if samples is not None:
+        row["samples"] = str(samples)
     return row
 
 
 def test_slowdown_that_the_spread_explains_is_not_flagged(tmp_path):
     target = ("scan", "warp_shuffle", "256")
     pick = lambda r: (r["family"], r["variant"], r["block_threads"]) == target  # noqa: E731
-    noisy = transformed(tmp_path, lambda r: widen_new_iqr_over_base_q3(r) if pick(r) else r)
+    # Four samples: the new side's median notch (1.57 IQR / 2) reaches below
+    # the base's: its spread explains the move
+    noisy = transformed(tmp_path, lambda r: widen_new_iqr_over_base_q3(r, samples=4) if pick(r) else r)
     cmp = comparison(FIXTURE, noisy)
     touched = [m for m in cmp.matches if m.base["variant"] == "warp_shuffle"
                and m.base["block_threads"] == 256]
@@ -272,6 +278,14 @@ def test_slowdown_that_the_spread_explains_is_not_flagged(tmp_path):
     assert all(m.new["q1_us"] <= m.base["q3_us"] for m in touched)
     assert cmp.regressions == []
     assert run_compare("--gate", FIXTURE, noisy)[0] == 0
+    # The same spread over the fixture's own sample counts: the medians'
+    # notches part (the median moved more than its samples leave in doubt)
+    many = transformed(tmp_path, lambda r: widen_new_iqr_over_base_q3(r) if pick(r) else r, "many.csv")
+    assert all(r["samples"] >= 20 for r in sbcsv.read(many) if (r["family"], r["variant"]) == target[:2])
+    assert keys_of(m.base for m in comparison(FIXTURE, many).regressions) == keys_of(m.base for m in touched)
+    # Rows that count no samples (before the column): their quartiles, which overlap
+    bare = transformed(tmp_path, lambda r: widen_new_iqr_over_base_q3(r, samples="") if pick(r) else r, "bare.csv")
+    assert comparison(FIXTURE, bare).regressions == []
     # The same medians with the quartiles scaled too: now flagged.
     tight = transformed(tmp_path, lambda r: scale_times(r, 1.10) if pick(r) else r, "tight.csv")
     assert keys_of(m.base for m in comparison(FIXTURE, tight).regressions) == keys_of(
