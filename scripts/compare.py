@@ -17,7 +17,8 @@ first. When the GPU names differ (cross-GPU mode) normalized figures
 (pct_of_copy, cycles_per_op) are compared as well.
 
 --gate (two CSVs of one GPU model): a point regresses by rule A (its median
-more than --threshold percent slower and new q1 > base q3) or rule B (its
+more than --threshold percent slower and the medians' notches, +-1.57
+IQR/sqrt(samples), do not overlap) or rule B (its
 whole variant moved beyond the measured run-to-run noise, and the point
 with it); see scripts/sbcompare.py. A point ok in base but not ok in new
 (wrong, error, ...) or missing from new fails the gate too, unless an
