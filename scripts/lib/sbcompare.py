@@ -555,6 +555,8 @@ def smallest_flagged_scale(base, new, threshold, figure="time", column=None):
         return (1 + threshold) * base[own] / new[own]
     cb, cn = _clocks(figure, base, new)
     upper, lower = spread_edges(base, new)  # a scaled row's notch scales with it
+    if lower <= 0:  # a notch down to zero (a few samples, a wide spread): no scale parts them
+        return math.inf
     return max((1 + threshold) * base["median_us"] * cb / (new["median_us"] * cn),
                upper * cb / (lower * cn))
 

@@ -37,3 +37,15 @@ def test_judging_with_the_notch_leaves_the_gates_rule_in_place(monkeypatch):
     quartile_rule.judged(None, None, quartile_rule.notch_slower, None)
     assert calls == [quartile_rule.notch_slower]
     assert sbcompare.slower_beyond_noise is quartile_rule.GATE
+
+
+def test_a_notch_down_to_zero_is_never_flagged_at_any_scale():
+    base = row(10.0, 9.0, 11.0, 100)
+    wide = row(10.0, 1.0, 30.0, 2)  # two samples 29 us apart: the notch reaches below zero
+    assert sbcompare.smallest_flagged_scale(base, wide, 0.05) == float("inf")
+    assert not sbcompare.slower_beyond_noise(base, sbcompare.slowed(wide, 100.0), 0.05)
+    # with the samples counted, the edge is where the rule first flags
+    many = row(10.0, 9.0, 11.0, 100)
+    s = sbcompare.smallest_flagged_scale(base, many, 0.05)
+    assert sbcompare.slower_beyond_noise(base, sbcompare.slowed(many, s * 1.0001), 0.05)
+    assert not sbcompare.slower_beyond_noise(base, sbcompare.slowed(many, s * 0.9999), 0.05)
