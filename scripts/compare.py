@@ -87,7 +87,8 @@ def parse_args(argv):
     ap.add_argument("--allow-missing", action="store_true",
                     help="with --gate: points of base absent from new do not fail the gate")
     ap.add_argument("--sensitivity", action="store_true",
-                    help="for an A/A pair: per variant, the slowdown the gate would flag")
+                    help="for an A/A pair: per variant, the slowdown the gate would flag "
+                         "(with --gate: after its summary, judged as the gate judges)")
     ap.add_argument("--plots", metavar="DIR",
                     help="also draw one plot set of all CSVs into DIR (scripts/plot.py)")
     for flag, meta, what in (("--family", "F", "families"),
@@ -213,6 +214,8 @@ def run_gate(cmp, args, acceptances):
         emit(sbcompare.render_comparison(cmp, args.markdown, details=args.details))
     else:
         emit(summary)
+    if args.sensitivity:  # the gate's own judgement of each variant's edge, beside its verdict
+        emit(sbcompare.sensitivity_table(cmp, args.markdown) + "\n")
     failures = cmp.gate_failures(args.allow_missing)
     for line in sbcompare.acceptance_lines(cmp, reason_chars=60):
         print(f"compare: {line}", file=sys.stderr)

@@ -318,6 +318,12 @@ def test_sensitivity_option_reports_per_variant_edges(tmp_path):
             if line.startswith("scan ") and len(line.split()) == 8}
     assert rows[("scan", "pingpong")] == ["24", "time", "-2.0%", "+7.1%", "+7.1%", "+5.0%"]
     assert rows[("scan", "mbarrier")] == ["24", "time", "+0.0%", "+5.0%", "+5.0%", "+2.0%"]
+    # with --gate too: the same table after the gate's summary, and the gate's own exit status
+    rc, gated, _ = run_compare("--gate", "--sensitivity", FIXTURE, faster)
+    assert rc == 0 and "whole variant fails from" in gated
+    edges = lambda text: [line.split() for line in text.splitlines()  # noqa: E731
+                          if line.startswith("scan ") and line.split()[3:4] == ["time"]]
+    assert len(edges(gated)) == 4 and edges(gated) == edges(out)
 
 
 def test_whole_variant_edge_is_where_the_gate_first_fails(tmp_path):
