@@ -37,8 +37,9 @@
 #        (AA_FILTER: another --filter, e.g. '^(reference|gemm)/' or every other
 #        family: an A/A of every family is two runs on an H200);
 #        a flagged point fails the step (a change that does nothing)   -> aa/
-# Time on an H200 (910219a): q 25 s, p < 1 min, s 3.5 min, f about 4 min (before the two-wave shapes),
-# g 4.5 min, d 4 min, a < 10 min.
+# Time on an H200: q 25 s, p < 1 min, s 3.5 min, g 4.5 min, a < 10 min (910219a); d about 5.5 min
+# (each committed sweep's elapsed_s: the README's answers give it); f and k, one run each since
+# --then, not yet timed whole (f's 13 lines took 2-4 min a part in the offsweep proofs, k 20-40 s a shape).
 set -u
 C=${1:?usage: STEPS=... scripts/gpu_round.sh BUNDLE_DIR OUT_DIR}
 O=${2:?usage: STEPS=... scripts/gpu_round.sh BUNDLE_DIR OUT_DIR}
