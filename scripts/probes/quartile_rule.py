@@ -12,7 +12,7 @@
 #   edge   pairs of one commit's sweeps on two chips (EDGE_PAIRS): per variant, the smallest whole-
 #          variant plant of sbcompare.WHOLE_VARIANT_PLANTS that fails the gate under each rule
 #          (empty: none up to the largest).
-import csv, math, os, sys
+import csv, os, sys
 
 sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)), d) for d in ('..', '../lib')]
 import bands, sbcompare  # noqa: E402
@@ -31,9 +31,10 @@ QUARTILES = quartiles_slower
 
 
 def notch(row):
-    """Half the width of the median's notch (us); half the IQR without a sample count."""
-    iqr, n = row['q3_us'] - row['q1_us'], row.get('samples') or 0
-    return 1.57 * iqr / math.sqrt(n) if n else iqr / 2
+    """Half the width of the median's notch (us, sbcompare.notch_us); as the
+    study ran it, half the IQR without a sample count."""
+    half = sbcompare.notch_us(row)
+    return (row['q3_us'] - row['q1_us']) / 2 if half is None else half
 
 
 def notch_slower(base, new, threshold, clocks=(1.0, 1.0)):
