@@ -654,13 +654,6 @@ def without_ranges(data, ranges):
     return b"".join(out)
 
 
-def write_atomically(path, data):
-    tmp = path + ".tmp"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
-
-
 def gated(m):
     """A match's gated ratio (B / A), or None without a match."""
     return None if m is None else m.gated
@@ -870,8 +863,8 @@ class Run:
             try:
                 with open(side.csv, "rb") as f:
                     raw = f.read()
-                write_atomically(takes_path(side), raw)
-                write_atomically(side.csv, without_ranges(raw, side.dropped))
+                sbcsv.write_atomically(takes_path(side), raw)
+                sbcsv.write_atomically(side.csv, without_ranges(raw, side.dropped))
             except OSError as e:
                 raise AbError(EXIT_FAIL, f"cannot write {e.filename or side.csv}: "
                                          f"{e.strerror or e} ({side.csv} holds every take)") \

@@ -45,9 +45,25 @@ def moves(values):
             f"{sum(v > 3 for v in values)} of {len(values)} over 3%")
 
 
+def load_pair(base_path, new_path):
+    """The two runs of one interleaved A/B: one GPU (the same gpu_uuid on
+    both sides), else sbcsv.CsvError: the figures read them as the A/B gate
+    does, which two GPUs' runs are not."""
+    base, new = sbcompare.load_run(base_path), sbcompare.load_run(new_path)
+    b, n = base.gpu_uuids(), new.gpu_uuids()
+    if base.gpu_name != new.gpu_name or (b and n and (b != n or len(b) > 1)):
+        raise sbcsv.CsvError(
+            f"{new.path}:{new.first_line}: column 'gpu_uuid': {', '.join(sorted(n)) or new.gpu_name}, "
+            f"but {base.path} ran on {', '.join(sorted(b)) or base.gpu_name}: an A/B run's two sides "
+            f"ran interleaved on one GPU")
+    return base, new
+
+
 def figures(base_path, new_path, plant=None):
     """The lines this script prints for one pair of CSVs."""
-    base, new = sbcompare.load_run(base_path), sbcompare.load_run(new_path)
+    base, new = load_pair(base_path, new_path)
+    if plant and not any(f"{r['family']}/{r['variant']}" == plant for r in base.rows):
+        raise sbcsv.CsvError(f"{base.path}: --plant {plant}: no point of that family/variant in the run")
     cmp = sbcompare.compare(base, new, bands=sbcompare.load_bands(), interleaved=True)
     regressions = [m for m in cmp.matches if m.verdict == "slower"]
     gated = [m for m in cmp.matches if not m.gated_out]
@@ -132,12 +148,19 @@ def estimator_lines(base_path, new_path):
     return lines
 
 
+def regex(text):
+    try:
+        return re.compile(text)
+    except re.error as e:
+        raise argparse.ArgumentTypeError(f"'{text}': not a regular expression ({e})") from None
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("base")
     ap.add_argument("new")
     ap.add_argument("--plant", metavar="FAMILY/VARIANT", help="the planted variant")
-    ap.add_argument("--variants", metavar="RE",
+    ap.add_argument("--variants", metavar="RE", type=regex,
                     help="also one line per variant whose family/variant matches RE")
     ap.add_argument("--estimators", action="store_true",
                     help="also each sample reading's moves, per family")

@@ -640,7 +640,14 @@ class Run:
 
 
 def load(path):
-    rows = sbcsv.read(path if os.path.isabs(path) else os.path.join(ROOT, path))
+    """One run of one GPU with one row a point: a duplicated point would
+    otherwise decide an answer by whichever copy came last."""
+    where = path if os.path.isabs(path) else os.path.join(ROOT, path)
+    rows = sbcsv.read(where)
+    if not rows:
+        raise sbcsv.CsvError(f"{where}:2: column 'family': no result rows after the header")
+    sbcompare.check_one_gpu(where, rows)
+    sbcompare.unique_keys(where, rows)
     first = next((r for r in rows if r.get("gpu_name")), {})
     label = (first.get("gpu_name") or "unknown GPU").removeprefix("NVIDIA ")
     return Run(path, rows, label, first.get("commit") or "unknown", first.get("run_utc") or "?")
@@ -778,8 +785,12 @@ def price_summary(runs, marked):
     """The README's line: the reference primitive's price per GPU."""
     price_list = prices()
     reference = next(p for p in price_list if p.variant == price_reference())
-    cells = [f"{price_cell(run.rows, reference, reference)} on the {run.label}"
-             for run in runs if price_row(run.rows, reference)]
+    def cell(run):
+        r = price_row(run.rows, reference)
+        if r["status"] != "ok" or r.get("cycles_per_op") is None:
+            return f"nothing on the {run.label} (its row: {r['status']})"
+        return f"{price_cell(run.rows, reference, reference)} on the {run.label}"
+    cells = [cell(run) for run in runs if price_row(run.rows, reference)]
     if not cells:
         return []
     return ["", f"Barrier price list{f' {MARK}' if marked else ''}: `{reference.variant}` costs "
@@ -1036,12 +1047,18 @@ def expected_blocks(runs):
     return out
 
 
-def write_block(path, new_block, name="answers"):
-    with open(path, encoding="utf-8") as f:
-        text = f.read()
-    text = replace_block(text, new_block, path, name)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+def write_blocks(blocks):
+    """{(page, marker name): block}: every page's new text is made (and
+    every marker found) before any page is written, each page atomically:
+    a page without its markers changes none."""
+    pages = {}
+    for (path, name), new_block in blocks.items():
+        if path not in pages:
+            with open(path, encoding="utf-8") as f:
+                pages[path] = f.read()
+        pages[path] = replace_block(pages[path], new_block, path, name)
+    for path, text in pages.items():
+        sbcsv.write_atomically(path, text)
 
 
 def main(argv=None):
@@ -1061,10 +1078,10 @@ def main(argv=None):
         runs = [load(p) for p in args.csv]
         out = block(runs)
         if args.write_all:
-            for (page, name), text in expected_blocks(runs).items():
-                write_block(os.path.join(ROOT, page), text, name)
+            write_blocks({(os.path.join(ROOT, page), name): text
+                          for (page, name), text in expected_blocks(runs).items()})
         elif args.write:
-            write_block(args.write, out)
+            write_blocks({(args.write, "answers"): out})
         else:
             sys.stdout.write(out)
     except (sbcsv.CsvError, ValueError, OSError) as e:

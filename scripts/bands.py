@@ -511,12 +511,18 @@ def collect(results):
     committed A/A pair under results with its moves (the slow part: read
     once a process)."""
     dirs, pairs, lines = gpu_dirs(results), [], []
+    if not dirs:
+        raise sbcsv.CsvError(f"{results}: no GPU directory (DIR/<gpu>/baseline.csv or "
+                             f"DIR/<gpu>/history/*.csv): no runs to take bands from")
     for d in dirs:
         found = run_pairs(gpu_runs(d))
         found["ab"] = ab_pairs(d)
         pairs += [AAPair(d, pairing, base, new, pair_moves(base, new, interleaved=pairing == "ab"))
                   for pairing in sbcompare.PAIRINGS for base, new in found[pairing]]
         lines.append(f"{rel(d)}: " + ", ".join(f"{len(found[p])} {p} pair(s)" for p in sbcompare.PAIRINGS))
+    if not pairs:
+        raise sbcsv.CsvError(f"{results}: no A/A pair of runs in {', '.join(rel(d) for d in dirs)}: "
+                             f"no runs to take bands from")
     return dirs, tuple(pairs), lines
 
 
@@ -524,8 +530,8 @@ def compute(results, drop=()):
     """(the file's text, one summary line per GPU directory and pairing,
     the lines of the bands over the cap). drop: the variants of
     band_epochs.csv to read as if their kernel had not changed (bands_as_of)."""
-    dirs, pairs, lines = collect(results)
     epochs = {k: v for k, v in load_epoch_list(results).items() if k not in drop}
+    dirs, pairs, lines = collect(results)
     rows, notes = derive_rows(pairs, epochs, notes=[])
     return render(dirs, pairs, epochs), lines, over_cap_lines(rows, before_epoch(notes))
 
@@ -898,8 +904,7 @@ def write_doc(path, check_only, results=RESULTS):
             return EXIT_STALE
         print(f"bands: {path}: the bands block is current")
         return EXIT_OK
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(new)
+    sbcsv.write_atomically(path, new)
     print(f"bands: wrote the bands block of {path}")
     return EXIT_OK
 
@@ -908,15 +913,20 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true",
                     help="do not write: exit 1 when FILE is not what the committed data gives")
-    ap.add_argument("--file", metavar="FILE", default=sbcompare.BANDS_FILE,
-                    help="the table to write or check (default results/bands.csv)")
+    ap.add_argument("--file", metavar="FILE",
+                    help="the table to write or check (default: bands.csv in the --results "
+                         "directory, results/bands.csv)")
     ap.add_argument("--doc", metavar="PAGE",
                     help="write (with --check: check) the generated block of PAGE "
                          "(docs/REGRESSIONS.md) instead of the table")
     ap.add_argument("--results", metavar="DIR", default=RESULTS,
                     help="where the runs are: DIR/<gpu>/{baseline,latest,history/*,proofs/ab_*}"
                          " (default results/)")
-    return ap.parse_args(argv)
+    args = ap.parse_args(argv)
+    if args.file is None:
+        args.file = (sbcompare.BANDS_FILE if os.path.abspath(args.results) == os.path.abspath(RESULTS)
+                     else os.path.join(args.results, "bands.csv"))
+    return args
 
 
 def check(path, text):
@@ -958,8 +968,7 @@ def main(argv=None):
     if args.check:
         return check(args.file, text)
     try:
-        with open(args.file, "w", encoding="utf-8", newline="") as f:
-            f.write(text)
+        sbcsv.write_atomically(args.file, text)
     except OSError as e:
         print(f"bands: {args.file}: {e.strerror or e}", file=sys.stderr)
         return EXIT_UNUSABLE

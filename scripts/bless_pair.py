@@ -115,6 +115,10 @@ def plan(a_path, b_path, results):
     for name in ("baseline.csv", "latest.csv"):
         old = os.path.join(gpu, name)
         if os.path.exists(old):
+            for given in (a_path, b_path):
+                if os.path.samefile(given, old):
+                    raise Refused(f"{given}: is {old} itself, which the blessing moves to history/: "
+                                  f"bless a copy of it")
             run = sbcompare.load_run(old)
             dest = os.path.join(gpu, "history", history_name(run))
             for there in (dest, dest.removesuffix(".xz")):
@@ -133,23 +137,39 @@ def git(path, *args):
                    cwd=os.path.dirname(os.path.abspath(path)))
 
 
+def staged(dest):
+    """Where a file is written before it takes its place: beside it, so that
+    os.replace is one rename and a cut run leaves no half-written file."""
+    return dest + ".part"
+
+
 def apply(steps):
+    """The new pair is copied beside its place first, each history file is
+    written beside its own and renamed into it, and the new pair takes its
+    place last: a run cut anywhere loses no run (at worst the new pair is
+    not in place yet, and its .part files say so)."""
     for action, src, dest, *same in steps:
-        os.makedirs(os.path.dirname(dest), exist_ok=True)
+        if action == "copy":
+            shutil.copyfile(src, staged(dest))
+    for action, src, dest, *same in steps:
         if action != "move":
-            shutil.copyfile(src, dest)
             continue
+        os.makedirs(os.path.dirname(dest), exist_ok=True)
         if same:  # the round's file of the same run: one blob in git
-            shutil.copyfile(same[0], dest)
+            shutil.copyfile(same[0], staged(dest))
         else:
-            with open(src, "rb") as f, lzma.open(dest, "wb", preset=9 | lzma.PRESET_EXTREME) as out:
+            with open(src, "rb") as f, lzma.open(staged(dest), "wb", preset=9 | lzma.PRESET_EXTREME) as out:
                 out.write(f.read())
+        os.replace(staged(dest), dest)
         was_tracked = tracked(src)
         if was_tracked:
             git(src, "rm", "-q", "--cached")
         os.remove(src)
         if was_tracked:  # where git keeps the pair, it keeps its history
             git(dest, "add")
+    for action, src, dest, *same in steps:
+        if action == "copy":
+            os.replace(staged(dest), dest)
 
 
 def main(argv=None):

@@ -170,7 +170,7 @@ def check_gate_input(cmp):
             f"{cmp.new.path}:{cmp.new.first_line}: column 'gpu_name': '{cmp.new.gpu_name}', but "
             f"{cmp.base.path} ran on '{cmp.base.gpu_name}'; the gate compares runs of one GPU "
             f"model (compare them without --gate)")
-    if not cmp.matches:
+    if not cmp.matches and not cmp.broken:  # every common point broken: a failure, not unusable input
         raise UsageError(f"{cmp.new.path}:{cmp.new.first_line}: column 'family': no point is ok "
                          f"in both {cmp.base.path} and {cmp.new.path}: nothing to gate")
     base, new = sbcompare.flush_methods(cmp.base), sbcompare.flush_methods(cmp.new)
@@ -193,8 +193,7 @@ def emit(text):
 
 
 def write_text(path, text):
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text if text.endswith("\n") else text + "\n")
+    sbcsv.write_atomically(path, text if text.endswith("\n") else text + "\n")
 
 
 def run_gate(cmp, args, acceptances):

@@ -204,8 +204,11 @@ def main(argv=None):
         print(f"devscan_tuning.py: {e}", file=sys.stderr)
         return 2
     if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            f.write(text + "\n")
+        try:
+            sbcsv.write_atomically(args.out, text + "\n")
+        except OSError as e:
+            print(f"devscan_tuning.py: {args.out}: {e.strerror or e}", file=sys.stderr)
+            return 2
     else:
         print(text)
     return 0

@@ -770,12 +770,18 @@ def main(argv=None):
     try:
         if args.readme_lines or args.plot:
             path = args.readme_lines or args.plot
-            if not os.path.exists(path):
-                print(f"explain.py: {path}: no such file")
+            try:
+                stalls = read_stalls(path)
+                latest = load_latest(args.latest or os.path.join(os.path.dirname(path), "latest.csv"))
+            except sbcsv.CsvError as e:
+                print(f"explain.py: {e}", file=sys.stderr)
                 return EXIT_USAGE
-            latest = load_latest(args.latest or os.path.join(os.path.dirname(path), "latest.csv"))
+            if not stalls:
+                print(f"explain.py: {path}:2: no rows after the header: nothing to plot or quote",
+                      file=sys.stderr)
+                return EXIT_USAGE
             if args.readme_lines:
-                for line in readme_lines(read_stalls(path), latest):
+                for line in readme_lines(stalls, latest):
                     print(line)
             else:
                 for p in plot(path, latest, args.outdir or os.path.join(os.path.dirname(path), "plots")):

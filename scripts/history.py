@@ -132,7 +132,10 @@ def load_runs(paths):
     in several files (a baseline.csv that was a latest.csv) count once."""
     runs = {}
     for path in paths:
-        for row in sbcsv.read(path):
+        rows = sbcsv.read(path)
+        sbcompare.check_ok_timings(path, rows)  # the gate's checks: its rule reads them
+        sbcompare.unique_keys(path, rows)
+        for row in rows:
             ident = (sbcsv.gpu_slug(row["gpu_name"] or ""), str(row["commit"] or "?"),
                      str(row["run_utc"] or "?"))
             run = runs.setdefault(ident, HistoryRun(*ident))
@@ -338,8 +341,7 @@ def main(argv=None):
     paths = ([] if args.no_committed else committed_sources(args.results)) + expand(args.sources)
     try:
         by_gpu = load_runs(paths)
-        acceptances = (sbcompare.load_acceptances(args.accept)
-                       if args.accept and os.path.exists(args.accept) else [])
+        acceptances = sbcompare.load_acceptances(args.accept) if args.accept else []
         bands = sbcompare.load_bands(args.bands)
     except sbcsv.CsvError as e:
         print(f"history.py: {e}", file=sys.stderr)

@@ -456,6 +456,9 @@ def plot_family(plt, fam, rows, outdir):
     never seen), it is skipped with a message, and the other families are
     still drawn."""
     if fam.name in PLOTTERS:
+        if not any(r["status"] == "ok" for r in fam.rows):
+            print(f"plot.py: skipped family {fam.name}: no row ran ok", file=sys.stderr)
+            return []
         return PLOTTERS[fam.name](plt, fam, rows, outdir)
     try:
         return plot_default(plt, fam, rows, outdir)

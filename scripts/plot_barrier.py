@@ -295,5 +295,5 @@ if __name__ == "__main__":
     ap.add_argument("csv")
     ap.add_argument("--outdir", default="plots")
     a = ap.parse_args()
-    for path in plot(sbcsv.read(a.csv), a.outdir):
+    for path in plot(sbcsv.read_or_exit(a.csv, "plot_barrier.py"), a.outdir):
         print(path)

@@ -201,7 +201,9 @@ def family_section(name, family_shapes, plots, variants, rows=()):
     parts = composition_table(rows)
     if parts:
         out += [parts, ""]
-    if plots:
+    if plots and not any(s.winner for s in family_shapes):
+        out += ["No plot: no point of this family ran ok (a PNG of it in plots/ is another run's).", ""]
+    elif plots:
         out += plot_links(plots, "plots") + [""]
     return out
 
@@ -361,8 +363,7 @@ def load_runs(paths):
 
 def write(path, text):
     os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+    sbcsv.write_atomically(path, text)
     print(f"report.py: wrote {path}")
 
 

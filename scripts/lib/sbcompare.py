@@ -1360,8 +1360,10 @@ def counts_line(cmp):
     accepted = len(cmp.slower) - len(cmp.regressions)
     return (f"{len(cmp.matches)} points ok on both sides: {len(cmp.slower)} slower beyond noise"
             + (f" ({accepted} accepted)" if accepted else "")
-            + f", {len(cmp.improvements)} faster; {len(one_sided)} on one side only, "
-            f"{len(cmp.not_ok_both)} not ok on either side")
+            + f", {len(cmp.improvements)} faster; {len(one_sided)} on one side only"
+            + (f" ({len(cmp.broken)} of them ok before and not now)"
+               if cmp.broken else "")
+            + f", {len(cmp.not_ok_both)} not ok on either side")
 
 
 def summary_table(cmp, markdown):

@@ -168,10 +168,13 @@ def read(path):
     records = []
     opener = lzma.open if str(path).endswith(".xz") else open
     try:
-        with opener(path, "rt", newline="", encoding="utf-8") as f:
+        # utf-8-sig: a byte-order mark, as spreadsheets save a CSV, is not part of the first column's name
+        with opener(path, "rt", newline="", encoding="utf-8-sig") as f:
             records.extend(csv.reader(f, strict=True))
     except (lzma.LZMAError, EOFError) as e:
         raise CsvError(f"{path}: not a readable xz file: {e}") from None
+    except OSError as e:  # a directory, no permission
+        raise CsvError(f"{path}: cannot read: {e.strerror or e}") from None
     except (csv.Error, UnicodeDecodeError) as e:
         # The record being read starts after the last complete one.
         where = f"{path}:{len(records) + 1}" if isinstance(e, csv.Error) else path
@@ -217,6 +220,21 @@ def _add_composition(row):
         parts = {}
     for c in COMPOSITION:
         row.setdefault(c, parts.get(c))
+
+
+def write_atomically(path, data):
+    """Writes data (str: UTF-8 text as is, no newline translation; bytes as
+    they are) to a file beside path, then renames it over path: a run cut
+    while writing leaves the old file whole, never half of the new one."""
+    tmp = f"{path}.part"
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
 
 
 def read_or_exit(path, prog):

@@ -22,6 +22,8 @@ matplotlib.use("Agg")  # headless: no display on CI or GPU machines
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator  # noqa: E402
 
+import sbcsv  # noqa: E402  (write_atomically)
+
 # One style per run, in run order: line style, marker, and filled or open
 # markers, so two runs stay apart even where their lines coincide.
 RUN_STYLES = [
@@ -235,8 +237,7 @@ def small_png(fig, path, dpi=DPI, limit=MAX_PNG_BYTES):
         if out.tell() <= limit or dpi <= 60:
             break
         dpi = max(60, int(dpi * 0.85))
-    with open(path, "wb") as f:
-        f.write(out.getvalue())
+    sbcsv.write_atomically(path, out.getvalue())
     return dpi
 
 

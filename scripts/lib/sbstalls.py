@@ -29,20 +29,43 @@ def number(text):
         return None
 
 
+STALLS_REQUIRED = ("family", "variant", "share_barrier", "share_long_scoreboard")
+
+
 def read_stalls(path):
-    """stalls.csv rows, numbers as floats, axis cells as the sweep CSV's types."""
+    """stalls.csv rows, numbers as floats, axis cells as the sweep CSV's types.
+    Raises sbcsv.CsvError (file:line) for a file that is not one: no such
+    file, not text, no stall columns, a row cut short."""
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            records = list(csv.reader(f, strict=True))
+    except OSError as e:
+        raise sbcsv.CsvError(f"{path}: cannot read: {e.strerror or e}") from None
+    except (csv.Error, UnicodeDecodeError) as e:
+        raise sbcsv.CsvError(f"{path}: not a readable CSV: {e}") from None
+    if not records:
+        raise sbcsv.CsvError(f"{path}:1: empty file: not a stalls.csv (scripts/explain.py writes one)")
+    header = records[0]
+    missing = [c for c in STALLS_REQUIRED if c not in header]
+    if missing:
+        raise sbcsv.CsvError(f"{path}:1: missing column(s) {', '.join(missing)}: not a stalls.csv "
+                             f"(scripts/explain.py writes one)")
     rows = []
-    with open(path, newline="", encoding="utf-8") as f:
-        for rec in csv.DictReader(f):
-            row = {}
-            for c, v in rec.items():
-                if c.startswith("share_") or c.endswith("_pct") or c == "duration_us":
-                    row[c] = number(v)
-                elif v != "" and (c in sbcsv.INT_COLUMNS or c == "kernels") and re.fullmatch(r"-?\d+", v):
-                    row[c] = int(v)
-                else:
-                    row[c] = v if v != "" else None
-            rows.append(row)
+    for line, record in enumerate(records[1:], start=2):
+        if not record:
+            continue
+        if len(record) != len(header):
+            raise sbcsv.CsvError(f"{path}:{line}: {len(record)} fields, the header has {len(header)} "
+                                 f"(truncated or malformed row)")
+        row = {}
+        for c, v in zip(header, record):
+            if c.startswith("share_") or c.endswith("_pct") or c == "duration_us":
+                row[c] = number(v)
+            elif v != "" and (c in sbcsv.INT_COLUMNS or c == "kernels") and re.fullmatch(r"-?\d+", v):
+                row[c] = int(v)
+            else:
+                row[c] = v if v != "" else None
+        rows.append(row)
     return rows
 
 

@@ -4,6 +4,8 @@ import os
 import statistics
 import sys
 
+import pytest
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "scripts"))
 sys.path.insert(1, os.path.join(ROOT, "scripts", "lib"))
@@ -69,3 +71,19 @@ def test_family_lines_name_each_point_beyond_3pct_and_only_those(tmp_path):
     assert heads["scan"].endswith("worst 2.00%, 0 over 3%")
     assert all("median 0.00%, worst 0.00%, 0 over 3%" in line
                for fam, line in heads.items() if fam not in slow)
+
+
+def test_two_gpus_runs_an_unknown_plant_and_a_bad_regex_are_refused(tmp_path, capsys):
+    """The figures read an interleaved A/B on one GPU: runs of two GPU
+    models, a plant that names no variant of the run, and --variants that is
+    no regular expression are refused (exit 2, one line), not figured."""
+    import ab_figures
+    h200 = os.path.join(ROOT, "results", "h200", "latest.csv")
+    h100 = os.path.join(ROOT, "results", "h100-80gb-hbm3", "latest.csv")
+    assert ab_figures.main([h200, h100]) == 2
+    assert "one GPU" in capsys.readouterr().err
+    assert ab_figures.main([h200, h200, "--plant", "nope/x"]) == 2
+    assert "--plant nope/x" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        ab_figures.main([h200, h200, "--variants", "("])
+    assert e.value.code == 2 and "not a regular expression" in capsys.readouterr().err

@@ -259,7 +259,7 @@ def test_split_section_reads_each_combining_variant_against_the_mainloop(tmp_pat
         ("cublas", 1024, 16384, "", "", "ok", 500000, 100.0),
         (answers.GEMM_SPLIT_MAINLOOP, 1024, 16384, t, 4, "ok", 250000, 50.0),
         (split[0], 1024, 16384, t, 6, "ok", 400000, 80.0),
-        (split[0], 1024, 16384, t, 6, "wrong", 490000, 98.0),  # never: not ok
+        (split[0], 1024, 16384, t, 8, "wrong", 490000, 98.0),  # never: not ok
     ])
     text = "\n".join(answers.gemm_split_section([answers.load(path)]))
     assert "| 1024 x 1024 x 16384 | 0.0156 | 50.0% | 80.0%, 1.60x |" in text
@@ -314,7 +314,7 @@ def test_devscan_names_the_fastest_non_ceiling_strategy_per_size(tmp_path):
         (ceiling, 1048576, "", "", "ok", 2000, 80.0, ""),
         (slow, 1048576, 128, 24, "ok", 1500, 60.0, 75.0),
         (slow, 1048576, 256, 8, "ok", 1900, 76.0, 95.0),   # its best tile
-        (fast, 1048576, 128, 24, "wrong", 5000, 200.0, 250.0),  # never: not ok
+        (fast, 1048576, 128, 16, "wrong", 5000, 200.0, 250.0),  # never: not ok
         (fast, 1048576, 128, 24, "ok", 1800, 72.0, 90.0),
     ])
     text = "\n".join(answers.devscan_section([answers.load(path)]))
@@ -424,3 +424,34 @@ def test_why_lines_say_when_the_explain_run_is_of_other_kernels(tmp_path):
     assert f"H100: the explain run at {commit}, the sweep at 0123456" in header
     same = answers.Run(str(tmp_path / "latest.csv"), run.rows, "H100", commit + "00000", run.run_utc)
     assert answers.why_lines([same])[0].endswith("(Nsight Compute warp states):")
+
+
+def test_a_duplicated_point_is_refused(tmp_path):
+    """Two rows of one point would let the later copy decide an answer."""
+    with open(A, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    dup = tmp_path / "dup.csv"
+    dup.write_text("\n".join(lines + [lines[1]]) + "\n")
+    assert answers.main([str(dup)]) == 2
+    with pytest.raises(answers.sbcsv.CsvError, match="duplicate point"):
+        answers.load(str(dup))
+
+
+def test_a_page_without_its_markers_changes_no_page(tmp_path):
+    good, bad = tmp_path / "good.md", tmp_path / "bad.md"
+    good.write_text("a\n<!-- answers:begin -->\nold\n<!-- answers:end -->\nb\n")
+    bad.write_text("no markers here\n")
+    with pytest.raises(ValueError, match="markers"):
+        answers.write_blocks({(str(good), "answers"): "new\n", (str(bad), "answers"): "new\n"})
+    assert "old" in good.read_text() and bad.read_text() == "no markers here\n"
+    answers.write_blocks({(str(good), "answers"): "new\n"})
+    assert good.read_text() == "a\n<!-- answers:begin -->\nnew\n<!-- answers:end -->\nb\n"
+
+
+def test_the_price_line_names_a_failed_reference_row_as_such(tmp_path):
+    run = answers.load(A)
+    ref = next(p for p in answers.prices() if p.variant == answers.price_reference())
+    rows = [dict(r, status="wrong") if r is answers.price_row(run.rows, ref) else r for r in run.rows]
+    line = "".join(answers.price_summary([answers.Run(run.path, rows, run.label, run.commit, run.run_utc)],
+                                         False))
+    assert "costs wrong" not in line and "(its row: wrong)" in line

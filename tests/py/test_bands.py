@@ -928,6 +928,31 @@ def test_a_malformed_epochs_file_exits_2_with_one_line(tmp_path, text, words):
     assert "band_epochs.csv:" in p.stderr and words in p.stderr, p.stderr
 
 
+@pytest.mark.parametrize("case", ["no such directory", "no gpu directory", "no pair"])
+def test_results_without_pairs_exit_2_and_write_nothing(tmp_path, case):
+    """A --results that holds no A/A pair (a mistyped path, a GPU with one
+    run) gives one line and exit 2, and the table in its place stays whole."""
+    results = tmp_path / "results"
+    if case != "no such directory":
+        results.mkdir()
+    if case == "no pair":
+        (results / "h100-80gb-hbm3").mkdir()
+        shutil.copy(LATEST, results / "h100-80gb-hbm3" / "baseline.csv")
+    out = tmp_path / "bands.csv"
+    out.write_text("the table before\n")
+    p = subprocess.run([sys.executable, BANDS, "--results", str(results), "--file", str(out)],
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 2 and p.stdout == "" and len(p.stderr.splitlines()) == 1, p.stderr
+    assert "no runs to take bands from" in p.stderr
+    assert out.read_text() == "the table before\n"
+
+
+def test_the_table_goes_beside_its_results_by_default():
+    args = bands.parse_args(["--results", "/elsewhere/results"])
+    assert args.file == "/elsewhere/results/bands.csv"
+    assert bands.parse_args([]).file == sbcompare.BANDS_FILE
+
+
 def test_the_committed_epochs_name_a_first_run_of_their_commit():
     """Each epoch's since_utc (each change of a variant changed twice) is
     the run_utc of a committed run of its since_commit (its kernel's first

@@ -151,6 +151,30 @@ def test_the_same_pair_blessed_twice_is_refused(results):
     assert r.returncode == 2 and "already there" in r.stderr
 
 
+@pytest.mark.parametrize("order", ["same", "swapped"])
+def test_the_pairs_own_files_are_refused_and_nothing_moves(results, order):
+    """Blessing results/<gpu>/baseline.csv or latest.csv itself would move it
+    to history/ before copying it: refused by name, the pair left as it is."""
+    assert bless(results, NEW[0], NEW[1]).returncode == 0
+    gpu = results / "h100-80gb-hbm3"
+    a, b = gpu / "baseline.csv", gpu / "latest.csv"
+    if order == "swapped":
+        a, b = b, a
+    before = {p.name: p.read_bytes() for p in gpu.glob("*.csv")}
+    hist = sorted(os.listdir(gpu / "history"))
+    r = bless(results, a, b)
+    assert r.returncode == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert any(f"{x}: is {x} itself" in r.stderr for x in (a, b)) and "bless a copy" in r.stderr
+    assert {p.name: p.read_bytes() for p in gpu.glob("*.csv")} == before
+    assert sorted(os.listdir(gpu / "history")) == hist
+
+
+def test_no_staging_file_is_left_behind(results):
+    assert bless(results, NEW[0], NEW[1]).returncode == 0
+    left = [p for p in results.rglob("*.part")]
+    assert left == []
+
+
 def test_in_a_git_work_tree_the_old_pair_leaves_the_index_and_its_history_file_enters_it(results):
     repo = results.parent
     git = lambda *a: subprocess.run(["git", "-C", str(repo), *a], capture_output=True, text=True,  # noqa: E731

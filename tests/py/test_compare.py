@@ -622,6 +622,17 @@ def test_gate_with_nothing_in_common_exits_2(tmp_path):
     assert rc == 2 and "nothing to gate" in err
 
 
+def test_gate_where_every_point_broke_fails_and_reports_them(tmp_path):
+    """A new run whose every point is wrong is a failed gate (exit 1, the
+    broken points counted, the summary written), not unusable input."""
+    wrong = transformed(tmp_path, lambda r: {**r, "status": "wrong"} if r["status"] == "ok" else r,
+                        "wrong.csv")
+    summary = tmp_path / "summary.md"
+    rc, out, err = run_compare("--gate", "--summary", str(summary), FIXTURE, wrong)
+    assert rc == 1, err
+    assert "nothing to gate" not in err and "broken" in summary.read_text()
+
+
 @pytest.mark.parametrize("args", [[FIXTURE], ["--gate", FIXTURE, FIXTURE, FIXTURE],
                                   ["--threshold", "-1", FIXTURE, FIXTURE],
                                   ["--summary", "x.md", FIXTURE, FIXTURE]])
@@ -865,3 +876,12 @@ def test_the_flush_words_are_the_runners():
     with open(QUICK, newline="") as f:  # a committed run of before: the legacy words, a memset
         assert "L2 flushed before each sample" in f.read()
     assert dict(sbcompare.FLUSH_WORDS)["L2 flushed before each sample"] == "memset"
+
+
+def test_without_gate_the_summary_counts_points_that_broke(tmp_path):
+    header, rows = read_records(FIXTURE)
+    ok = [r for r in rows if r["status"] == "ok"]
+    broke = transformed(tmp_path, lambda r: {**r, "status": "wrong"} if r in ok[:2] else r, "broke.csv")
+    rc, out, err = run_compare(FIXTURE, broke)
+    assert rc == 0, err
+    assert "on one side only (2 of them ok before and not now)" in out

@@ -3,6 +3,7 @@ weighting of several kernels, stalls.csv, the picture, the README lines,
 and its exit statuses with a missing ncu or a counter permission error
 (fake ncu and syncbench scripts under tmp_path)."""
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -159,7 +160,31 @@ def test_readme_lines_absent_without_stalls_csv(tmp_path):
     assert answers.why_lines([answers.Run(str(tmp_path / "latest.csv"), [], "H100", "c", "t")]) == []
     r = subprocess.run([sys.executable, SCRIPT, "--readme-lines", str(tmp_path / "stalls.csv")],
                        capture_output=True, text=True)
-    assert r.returncode == 2 and r.stdout.count("\n") == 1
+    assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1, r.stderr
+
+
+@pytest.mark.parametrize("case, words", [
+    ("a sweep's CSV", "missing column(s) share_barrier"),
+    ("cut short", "fields, the header has"),
+    ("a directory", "cannot read"),
+    ("header only", "no rows after the header"),
+])
+@pytest.mark.parametrize("verb", ["--readme-lines", "--plot"])
+def test_a_file_that_is_no_stalls_csv_is_refused_with_one_line(tmp_path, case, words, verb):
+    path = tmp_path / "stalls.csv"
+    if case == "a sweep's CSV":
+        shutil.copy(os.path.join(ROOT, "results", "h200", "latest.csv"), path)
+    elif case == "a directory":
+        path.mkdir()
+    else:
+        explain.write_csv(str(path), stalls_rows())
+        text = path.read_text()
+        path.write_text(text.splitlines()[0] + "\n" if case == "header only" else text[:len(text) * 2 // 3])
+    r = subprocess.run([sys.executable, SCRIPT, verb, str(path), "--outdir", str(tmp_path / "plots")],
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1, (r.stdout, r.stderr)
+    assert words in r.stderr, r.stderr
+    assert not (tmp_path / "plots").exists()
 
 
 def fake_bin(tmp_path, ncu=True, perm_at=None):

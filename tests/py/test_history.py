@@ -88,6 +88,34 @@ def test_one_run_only_is_unusable(tmp_path):
     assert history.main([one, "--no-committed", "--outdir", str(tmp_path)]) == 2
 
 
+@pytest.mark.parametrize("case", ["no median", "zero median", "quartiles out of order", "no such --accept"])
+def test_a_run_the_gate_could_not_read_exits_2_with_one_line(tmp_path, capsys, case):
+    first = run_csv(tmp_path / "a.csv", "aaa1111", "2026-01-01T00:00:00Z")
+    later = run_csv(tmp_path / "b.csv", "bbb2222", "2026-02-01T00:00:00Z")
+    accept = ""
+    if case == "no such --accept":
+        accept = str(tmp_path / "acepted.csv")
+    else:
+        with open(later, newline="") as f:
+            reader = csv.DictReader(f)
+            header, rows = reader.fieldnames, list(reader)
+        r = next(r for r in rows if r["status"] == "ok")
+        if case == "no median":
+            r["median_us"] = ""
+        elif case == "zero median":
+            r["median_us"] = "0"
+        else:
+            r["q1_us"] = str(float(r["median_us"]) * 2)
+        with open(later, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=header, lineterminator="\n")
+            w.writeheader()
+            w.writerows(rows)
+    assert history.main([first, later, "--no-committed", "--outdir", str(tmp_path), "--accept", accept]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1 and err.startswith("history.py: "), err
+    assert ("acepted.csv" if accept else "b.csv:") in err
+
+
 def test_committed_sources_leave_out_the_compute_80_build():
     names = {os.path.basename(p) for p in history.committed_sources(os.path.join(ROOT, "results"))}
     assert "latest.csv" in names and not any(n.startswith("sm80") for n in names)

@@ -130,6 +130,23 @@ def test_non_ok_rows_are_counted_not_plotted(tmp_path):
     png_size(tmp_path / "plots" / "scan.png")
 
 
+def test_a_registered_family_with_no_ok_row_is_skipped_by_name(tmp_path, capsys):
+    import csv as _csv
+    src = os.path.join(ROOT, "results", "h200", "latest.csv")
+    with open(src, newline="") as f:
+        reader = _csv.DictReader(f)
+        rows = [dict(r, status="wrong") for r in reader if r["family"] in ("reference", "barrier_tma")]
+        header = reader.fieldnames
+    path = tmp_path / "broken.csv"
+    with open(path, "w", newline="") as f:
+        w = _csv.DictWriter(f, header, lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    assert plot.main([str(path), "--outdir", str(tmp_path / "plots")]) == 0
+    assert "skipped family barrier_tma: no row ran ok" in capsys.readouterr().err
+    assert not list((tmp_path / "plots").glob("barrier_tma*.png"))
+
+
 def test_no_baseline_no_speedup_figure(tmp_path):
     recs = fixture_records()
     variant = recs[0].index("variant")

@@ -134,3 +134,13 @@ def test_split_gpus_gives_one_csv_per_gpu(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("a,b\n1,2\n")
     assert split_gpus.main([str(bad)]) == 2
+    header_only = tmp_path / "head.csv"
+    header_only.write_text(head)
+    assert split_gpus.main([str(header_only)]) == 2
+    assert not list(tmp_path.glob("head.*.csv"))
+    import lzma
+    with lzma.open(tmp_path / "packed.csv.xz", "wb") as f:
+        f.write(merged.read_bytes())
+    parts = split_gpus.split(str(tmp_path / "packed.csv.xz"))
+    assert open(parts[uuid_a][0]).read() == head + "".join(rows)
+    assert os.path.basename(parts[uuid_a][0]) == f"packed.{uuid_a}.csv"

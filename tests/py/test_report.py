@@ -149,6 +149,20 @@ def test_plots_are_linked_by_family_with_relative_paths(tmp_path):
             assert (tmp_path / "h200" / line.split("](")[1].rstrip(")")).is_file()
 
 
+def test_a_family_with_no_ok_row_embeds_no_plot(tmp_path):
+    """plots/ may hold an earlier run's PNG of a family that broke in this
+    run: the report says so instead of showing it."""
+    plots = tmp_path / "h200" / "plots"
+    plots.mkdir(parents=True)
+    (plots / "scan_speedup.png").write_bytes(b"")
+    broken = transformed(tmp_path, lambda r: {**r, "status": "wrong"} if r["family"] == "scan" else r,
+                         "broken.csv")
+    rc, _, err = run_report(broken, "--results", tmp_path)
+    assert rc == 0, err
+    scan = section((tmp_path / "h200" / "REPORT.md").read_text(), "scan")
+    assert "plots/scan_speedup.png" not in scan and "No plot: no point of this family ran ok" in scan
+
+
 def test_default_input_is_results_latest_csv(tmp_path):
     (tmp_path / "h200").mkdir()
     shutil.copy(FIXTURE, tmp_path / "h200" / "latest.csv")

@@ -313,3 +313,28 @@ def test_committed_gemm_runs_group_by_composition():
         pytest.skip("no committed gemm run")
     assert all(r["mainloop"] and r["consumer"] and r["schedule"] and r["epilogue"] for r in rows)
     assert {r["consumer"] for r in rows} >= {"mma_sync", "wgmma"}
+
+
+def test_a_byte_order_mark_and_a_directory(tmp_path):
+    """A CSV saved with a byte-order mark reads as without it; a directory
+    in a file's place is a CsvError naming it, not an OSError."""
+    src = os.path.join(ROOT, "tests", "py", "fixtures", "h200_scan_default.csv")
+    with open(src, "rb") as f:
+        data = f.read()
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes(b"\xef\xbb\xbf" + data)
+    assert sbcsv.read(str(bom)) == sbcsv.read(src)
+    (tmp_path / "dir.csv").mkdir()
+    with pytest.raises(sbcsv.CsvError, match="dir.csv: cannot read"):
+        sbcsv.read(str(tmp_path / "dir.csv"))
+
+
+def test_write_atomically_leaves_the_old_file_whole_when_it_cannot_finish(tmp_path):
+    path = tmp_path / "table.csv"
+    path.write_text("old\n")
+    sbcsv.write_atomically(str(path), "new\n")
+    assert path.read_text() == "new\n"
+    (tmp_path / "d").mkdir()
+    with pytest.raises(OSError):
+        sbcsv.write_atomically(str(tmp_path / "d"), "x")  # a directory cannot be replaced by a file
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["d", "table.csv"]
