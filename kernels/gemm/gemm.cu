@@ -469,7 +469,7 @@ struct GemmWsTmaWgmmaPingpongT
     __shared__ GemmRingBars<T, S> bars;
     // full: the producer's arrive.expect_tx; empty: the warpgroup that read
     // the stage (its threads; clustered: its warps, of both CTAs).
-    if (threadIdx.x == 0) R::init(bars.full, bars.empty, 1, clustered ? T::WARPS * 2 : T::WARPS * 32);
+    if (threadIdx.x == 0) R::init(bars.full, bars.empty, 1, clustered ? T::WARPS * R::CONSUMER_CTAS : T::WARPS * 32);
     if constexpr (clustered)
       sb_cluster_sync();  // both CTAs' inits visible cluster-wide (and block-wide) before any remote use
     else

@@ -147,8 +147,8 @@ struct GemmClusterUnits {
   template <class F>
   __device__ __forceinline__ void each(F &&f) const {
     if constexpr (Persistent) {
-      const int cluster_tiles = gemm_tile_count<GemmClusterTile<T, CM, CN>>(p), clusters = (int)(gridDim.x >> 1);
-      for (int c = (int)(blockIdx.x >> 1); c < cluster_tiles; c += clusters) {
+      const int cluster_tiles = gemm_tile_count<GemmClusterTile<T, CM, CN>>(p), clusters = (int)(gridDim.x / CTAS);
+      for (int c = (int)(blockIdx.x / CTAS); c < cluster_tiles; c += clusters) {
         int tm, tn;
         gemm_cluster_tile<T, CM, CN>(p, c, rank, &tm, &tn);
         f(GemmUnit{tm, tn, 0, kts, c, rank});
