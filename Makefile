@@ -375,7 +375,7 @@ clean:
 .PHONY: compare gate gate-committed report answers variants history
 # Side by side: make compare A=base.csv B=new.csv [ARGS="--markdown --plots DIR"]
 compare: $(PY_DEP)
-	@test -n "$(A)" && test -n "$(B)" || { echo "usage: make compare A=base.csv B=new.csv [ARGS=--markdown]"; exit 2; }
+	@test -n "$(A)" && test -n "$(B)" || { echo "usage: make compare A=base.csv B=new.csv [ARGS=--markdown]" >&2; exit 2; }
 	@$(PY) scripts/compare.py $(A) $(B) $(ARGS)
 
 # Regression gate (fails on a regression): make gate BASE=... NEW=...
@@ -385,7 +385,7 @@ compare: $(PY_DEP)
 # data) fails unless ALLOW_UNJUDGED=1 (its first run). make exits 2 on any failure: CI calls
 # scripts/compare.py --gate directly for its 0/1/2.
 gate: $(PY_DEP)
-	@test -n "$(BASE)" && test -n "$(NEW)" || { echo "usage: make gate BASE=baseline.csv NEW=latest.csv [THRESHOLD=5] [SUMMARY=gate.md] [DETAIL=gate-detail.md] [ALLOW_UNJUDGED=1]"; exit 2; }
+	@test -n "$(BASE)" && test -n "$(NEW)" || { echo "usage: make gate BASE=baseline.csv NEW=latest.csv [THRESHOLD=5] [SUMMARY=gate.md] [DETAIL=gate-detail.md] [ALLOW_UNJUDGED=1]" >&2; exit 2; }
 	@$(PY) scripts/compare.py --gate $(BASE) $(NEW) --threshold $(or $(THRESHOLD),5) $(if $(SUMMARY),--summary $(SUMMARY)) $(if $(DETAIL),--detail $(DETAIL)) $(if $(DETAIL_URL),--detail-url $(DETAIL_URL)) $(if $(ACCEPT),--accept $(ACCEPT)) $(if $(ALLOW_UNJUDGED),--allow-unjudged) $(ARGS)
 
 # A/B on one GPU (scripts/ab.py): BASE (a git revision) and NEW (another, or
@@ -399,7 +399,7 @@ gate: $(PY_DEP)
 # or serve, 130 interrupted; make turns them into its 2.
 .PHONY: ab
 ab: $(PY_DEP)
-	@test -n "$(BASE)" || { echo "usage: make ab BASE=rev [NEW=rev] [DEVICE=0] [ABDIR=build/ab/run] [THRESHOLD=5] [ALLOW_UNJUDGED=1] [ARGS=\"sweep args\"]"; exit 2; }
+	@test -n "$(BASE)" || { echo "usage: make ab BASE=rev [NEW=rev] [DEVICE=0] [ABDIR=build/ab/run] [THRESHOLD=5] [ALLOW_UNJUDGED=1] [ARGS=\"sweep args\"]" >&2; exit 2; }
 	@scripts/ab.py --base $(BASE) $(if $(NEW),--new $(NEW)) --device $(DEVICE) --dir $(or $(ABDIR),build/ab/run) $(if $(THRESHOLD),--threshold $(THRESHOLD)) $(if $(RETAKE),--retake $(RETAKE)) $(if $(ALLOW_UNJUDGED),--allow-unjudged) --python $(PY) -- $(ARGS)
 
 # The GPU-less CI check: every committed results/<gpu>/latest.csv against its

@@ -558,6 +558,7 @@ static int opt_format(sb_cli *c, const char *val, char *err, size_t errlen) {
   if (!strcmp(val, "csv")) c->list_format = SB_LIST_CSV;
   else if (!strcmp(val, "text")) c->list_format = SB_LIST_TEXT;
   else { snprintf(err, errlen, "--format '%s': expected csv or text", val); return -1; }
+  c->format_given = 1;
   return 0;
 }
 
@@ -642,7 +643,8 @@ static int opt_min_time(sb_cli *c, const char *val, char *err, size_t errlen) {
 }
 
 /* Every option but the axes (--block, ...: from axes.h) and Google
- * Benchmark's (--benchmark_*: parse_gbench_flag). A flag ignores "=v". */
+ * Benchmark's (--benchmark_*: parse_gbench_flag). One of each a run (--filter: one a
+ * sweep); a flag takes no "=v". */
 static const struct { const char *name; int takes_value; opt_fn set; } options[] = {
     {"--help", 0, opt_help},           {"-h", 0, opt_help},
     {"--list", 0, opt_list},           {"--format", 1, opt_format},
@@ -673,8 +675,30 @@ static int find_axis_option(const char *opt) {
   return -1;
 }
 
+/* Whether a sweep says what it sweeps: a filter or an axis. */
+static int sweep_named(const sb_cli_sweep *s) {
+  for (int a = 0; a < SB_NUM_AXES; ++a)
+    if (s->spec.override[a].count) return 1;
+  return s->has_filter;
+}
+
 /* Rules across options, once all are read. */
 static int check_combinations(sb_cli *c, unsigned seen, char *err, size_t errlen) {
+  const int prints = c->help + c->list + c->csv_header + c->print_slug + c->version;
+  if (prints > 1) {
+    snprintf(err, errlen, "give one of --help, --list, --csv-header, --print-gpu-slug, --version: each prints "
+             "and exits");
+    return -1;
+  }
+  if (c->format_given && !c->list) {
+    snprintf(err, errlen, "--format says how --list prints: give it with --list");
+    return -1;
+  }
+  if (c->list && (c->num_sweeps > 1 || sweep_named(&c->sweeps[0]))) {
+    snprintf(err, errlen, "--list prints every family and variant; --filter and axis options choose a "
+             "sweep's points (list those with --benchmark_list_tests)");
+    return -1;
+  }
   if ((seen & GB_MIN_TIME) && c->min_time_given) {
     snprintf(err, errlen, "give --min-time or --benchmark_min_time, not both (they are the same)");
     return -1;
@@ -721,13 +745,6 @@ static void cli_defaults(sb_cli *c, char *argv0) {
   c->num_sweeps = 1;
 }
 
-/* Whether a sweep says what it sweeps: a filter or an axis. */
-static int sweep_named(const sb_cli_sweep *s) {
-  for (int a = 0; a < SB_NUM_AXES; ++a)
-    if (s->spec.override[a].count) return 1;
-  return s->has_filter;
-}
-
 /* "--then" at argv[i]: the sweep before it must name something (an empty
  * one after a --then would be the whole default sweep again), and the next
  * one begins. */
@@ -768,6 +785,20 @@ static int parse_one(sb_cli *c, int argc, char **argv, int *i, unsigned *seen, c
   const int axis = k < n ? -1 : find_axis_option(opt);
   if (k == n && axis < 0 && strncmp(a, "--benchmark_", 12) != 0) {
     snprintf(err, errlen, "unknown option '%s' (see --help)", a);
+    return -1;
+  }
+  if (k < n && options[k].set != opt_filter && options[k].set != opt_devices && options[k].set != opt_min_time) {
+    /* one of each a run (the others say so themselves: --filter is a
+       sweep's own, --devices and --min-time check their values) */
+    const unsigned long long bit = 1ull << (options[k].set == opt_help ? 0 : k);
+    if (c->options_seen & bit) {
+      snprintf(err, errlen, "%s given twice", opt);
+      return -1;
+    }
+    c->options_seen |= bit;
+  }
+  if (k < n && !options[k].takes_value && val) {
+    snprintf(err, errlen, "%s takes no value ('%s')", opt, a);
     return -1;
   }
   if (c->num_sweeps > 1 && axis < 0 && strcmp(opt, "--filter") != 0) {

@@ -32,6 +32,8 @@ typedef struct sb_cli_sweep {
 typedef struct sb_cli {
   int help, list, csv_header, print_slug, version;
   sb_list_format list_format; /* --format: how --list prints */
+  int format_given;
+  unsigned long long options_seen; /* syncbench's own options given so far (a bit each) */
   int quick;                  /* --quick: every sweep on the families' quick lists */
   /* The run's sweeps: the first, then one after each --then, each its own
    * --filter and axes; their points run in this order, a point named twice

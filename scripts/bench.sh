@@ -28,6 +28,18 @@ if [ ! -x "$bin" ]; then
   echo "bench.sh: $bin: no such executable (run make first)" >&2
   exit 2
 fi
+# DEVICE and NAME choose the GPU and the CSV (results/<gpu>/NAME.csv): the
+# same options among the sweep's would run one GPU and file another's name.
+for a in "$@"; do
+  case $a in
+    --out | --out=* | --device | --device=* | --devices | --devices=* | --resume | --resume=*)
+      echo "bench.sh: ${a%%=*}: make bench chooses the GPU (DEVICE) and writes results/<gpu>/$name.csv" \
+        "itself; run $bin directly for another GPU or file" >&2
+      exit 2 ;;
+  esac
+done
+# The command line first, without a GPU: bad usage is 2 on any machine.
+"$bin" --benchmark_list_tests "$@" >/dev/null || exit $?
 slug=$("$bin" --print-gpu-slug --device "$device") || exit $?
 out=results/$slug
 csv=$out/$name.csv

@@ -55,3 +55,27 @@ def test_gate_limits_in_the_docs_are_the_code():
     assert f"under {sbcompare.SUMMARY_LIMIT:,} characters" in doc
     assert f"at most {sbcompare.BRIEF_LINES} lines" in doc
     assert "the ten largest moves" in doc and sbcompare.LARGEST_MOVES == 10
+
+
+def test_the_csv_page_gives_the_binarys_schema_version():
+    version = re.search(r"#define SB_CSV_SCHEMA_VERSION (\d+)", read("harness", "csv_schema.h")).group(1)
+    assert re.search(r"^\| `schema_version` \| (\d+) \(history below\) \|$", read("docs", "csv.md"),
+                     re.M).group(1) == version
+
+
+def test_every_make_target_is_in_the_usage_table():
+    targets = set(re.findall(r"^([a-z][a-z0-9-]*):", read("Makefile"), re.M))
+    table = read("docs", "usage.md").split("| target | what it does |", 1)[1].split("\n\n", 1)[0]
+    named = set(re.findall(r"`make ([a-z][a-z0-9-]*)", table))
+    assert targets - named - {"test", "bench", "ab"} == set()  # those three: the page's first block
+    assert named <= targets
+
+
+def test_the_ab_runs_time_is_its_proofs():
+    """README's and usage.md's "took M min S s in all" is the committed A/A
+    run's own wall line."""
+    m = re.search(r"wall: whole run (\d+):(\d+)",
+                  read("results", "h100-80gb-hbm3", "proofs", "ab_a973f88", "leaseB", "aa_ab.txt"))
+    said = f"took {int(m.group(1))} min {int(m.group(2))} s in all"
+    for page in (("README.md",), ("docs", "usage.md")):
+        assert said in " ".join(read(*page).split()), page

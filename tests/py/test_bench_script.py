@@ -15,6 +15,7 @@ BENCH = os.path.join(ROOT, "scripts", "bench.sh")
 FIXTURE = os.path.join(ROOT, "tests", "py", "fixtures", "h200_scan_default.csv")
 
 FAKE_BIN = """#!/usr/bin/env bash
+[ "$1" = --benchmark_list_tests ] && exit "${FAKE_LIST_RC:-0}"  # the command line's check
 if [ "$1" = --print-gpu-slug ]; then
   [ "${FAKE_SLUG_RC:-0}" = 0 ] || { echo "syncbench: no usable CUDA device" >&2; exit "$FAKE_SLUG_RC"; }
   echo fake-gpu; exit 0
@@ -57,11 +58,11 @@ def all_unsupported(tmp_path):
     return str(path)
 
 
-def bench(tmp_path, csv_path=FIXTURE, **env):
+def bench(tmp_path, csv_path=FIXTURE, args=(), **env):
     fake = executable(tmp_path / "syncbench", FAKE_BIN)
     py = executable(tmp_path / "python", FAKE_PY)
     e = dict(os.environ, PY=py, FAKE_CSV=csv_path, **{k: str(v) for k, v in env.items()})
-    return subprocess.run(["bash", BENCH, fake, "0", "latest"], cwd=tmp_path, env=e,
+    return subprocess.run(["bash", BENCH, fake, "0", "latest", *args], cwd=tmp_path, env=e,
                           capture_output=True, text=True, timeout=60)
 
 
@@ -110,3 +111,18 @@ def test_documented_statuses_match_the_binary():
         assert f"{name} = {code}" in cli, name
         assert f"#   {code:<4} " in doc or f"#   {code} " in doc, code
     assert "#   4    " in doc
+
+
+def test_a_bad_sweep_is_2_before_any_gpu_is_asked_for(tmp_path):
+    """The binary's own check of the command line runs first: bad usage is 2
+    on a machine without a GPU too (it was 3, from the GPU's slug)."""
+    p = bench(tmp_path, args=["--block", "0"], FAKE_LIST_RC=2, FAKE_SLUG_RC=3)
+    assert p.returncode == 2
+    assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize("arg", ["--device", "--out=x.csv", "--devices", "--resume"])
+def test_options_that_choose_the_gpu_or_the_file_are_refused(tmp_path, arg):
+    p = bench(tmp_path, args=[arg, "1"] if "=" not in arg else [arg])
+    assert p.returncode == 2 and p.stderr.startswith(f"bench.sh: {arg.split('=')[0]}: "), p.stderr
+    assert not (tmp_path / "results").exists()

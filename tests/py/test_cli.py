@@ -340,6 +340,17 @@ def test_benchmark_out_under_a_file_fails_before_the_gpu(syncbench, tmp_path):
     (["--benchmark_nonsense=1"], "unknown Google Benchmark flag '--benchmark_nonsense'"),
     (["--profile-warmup", "--warmup", "0"], "--profile-warmup profiles the last warm-up launch"),
     (["--cooldown-ms", "-5"], "--cooldown-ms '-5' is not a whole number of milliseconds in [0, 10000]"),
+    # one of each option a run: the last would have won (make bench's own --device and --out
+    # before the user's ARGS filed one GPU's CSV under another's name)
+    (["--out", "a.csv", "--out", "b.csv"], "--out given twice"),
+    (["--device", "0", "--device=1"], "--device given twice"),
+    (["--seed", "1", "--seed", "2"], "--seed given twice"),
+    (["--quick", "--quick"], "--quick given twice"),
+    (["-h", "--help"], "--help given twice"),
+    (["--quick=no"], "--quick takes no value"),
+    (["--format", "csv"], "--format says how --list prints"),
+    (["--list", "--filter", "^scan/"], "--list prints every family and variant"),
+    (["--list", "--version"], "give one of --help, --list"),
     # gemm's shape rule (bench/gemm.c, sb_gemm_shape_refusal): one line that names it
     (["--m", "1000", "--k", "1001", "--filter", "^gemm/"], "k=1001 is outside the shapes it runs: K a multiple of 8"),
     (["--m", "1000", "--n", "1002", "--k", "1024", "--filter", "^gemm/"], "N a multiple of 4"),
@@ -368,7 +379,9 @@ def test_benchmark_out_under_a_file_fails_before_the_gpu(syncbench, tmp_path):
         "time-unit-no-json", "time-unit-bad", "context-no-json", "context-bad",
         "report-aggregates-no-json", "display-aggregates-file-only", "counters-tabular",
         "color", "random-interleaving", "min-warmup-time", "perf-counters",
-        "negative-filter", "unknown-gbench-flag", "profile-without-warmup", "cooldown-negative", "gemm-k-off-rule",
+        "negative-filter", "unknown-gbench-flag", "profile-without-warmup", "cooldown-negative",
+        "out-twice", "device-twice", "seed-twice", "quick-twice", "help-twice", "flag-with-value",
+        "format-without-list", "list-with-filter", "list-and-version", "gemm-k-off-rule",
         "gemm-n-off-rule", "then-last-empty", "then-empty-between", "then-run-option", "then-gbench-filter",
         "then-filter-nomatch", "then-gemm-shape", "then-first-nomatch", "then-two-filters", "then-axis-twice",
         "then-too-many"])

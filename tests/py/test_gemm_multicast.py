@@ -85,7 +85,7 @@ def test_the_persistent_variant_keeps_one_ring_across_tiles():
     """ws_tma_wgmma_multicast_persistent: the ring is initialized once and its
     state (index, parity) declared once, before the tile loop (the one
     warp-specialized body); both CTAs of a cluster walk the same cluster
-    tiles (cluster = blockIdx.x / 2, stride = clusters: GemmClusterUnits),
+    tiles (cluster = blockIdx.x / CTAS, stride = clusters: GemmClusterUnits),
     so they stay in step on each other's empty barriers; the accumulators
     are zeroed per tile; the launch is a persistent grid."""
     src = read("kernels/gemm/gemm.cu")
@@ -100,9 +100,9 @@ def test_the_persistent_variant_keeps_one_ring_across_tiles():
     sched = read("kernels/gemm/gemm_schedulers.cuh")
     walk = sched[sched.index("struct GemmClusterUnits"):]
     walk = walk[:walk.index("\n};")]
-    assert "for (int c = (int)(blockIdx.x >> 1); c < cluster_tiles; c += clusters)" in walk
+    assert "for (int c = (int)(blockIdx.x / CTAS); c < cluster_tiles; c += clusters)" in walk
     assert "sb_ring_state" not in walk and "init(" not in walk
-    assert "clusters = (int)(gridDim.x >> 1)" in walk
+    assert "clusters = (int)(gridDim.x / CTAS)" in walk and ">> 1" not in walk
     assert "static constexpr bool walks = Persistent;" in walk
     assert "GemmWsTmaWgmmaMulticastT<CM, CN, sb_cluster_ring, true>" in src
     # the grid comes from the composition's schedule (persistent), whose host side makes it so
