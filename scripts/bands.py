@@ -683,7 +683,7 @@ def plant_rows(results):
     return rows
 
 
-# The fresh machine's no-op sweep (ab_16d0f95/leaseB/default.csv) ran
+# The fresh machine's no-op sweep (ab_16d0f95/chipB/default.csv) ran
 # 16d0f95's kernels; the committed pair it is gated against is the last one
 # with the same kernels (9249a8b; 5a44e11 changed devscan's look-back sleep
 # and tile). The committed pair itself is two fresh machines at one commit:
@@ -733,7 +733,7 @@ def experiment_rows(results):
     import tarfile
     import tempfile
     rows = []
-    tar_path = os.path.join(results, PROOF, "leaseA", "noise.tar.xz")
+    tar_path = os.path.join(results, PROOF, "chipA", "noise.tar.xz")
     with tempfile.TemporaryDirectory(dir=os.environ.get("TMPDIR")) as tmp:
         with tarfile.open(tar_path) as tar:
             tar.extractall(tmp, filter="data")

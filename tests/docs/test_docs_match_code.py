@@ -75,7 +75,7 @@ def test_the_ab_runs_time_is_its_proofs():
     """README's and usage.md's "took M min S s in all" is the committed A/A
     run's own wall line."""
     m = re.search(r"wall: whole run (\d+):(\d+)",
-                  read("results", "h100-80gb-hbm3", "proofs", "ab_a973f88", "leaseB", "aa_ab.txt"))
+                  read("results", "h100-80gb-hbm3", "proofs", "ab_a973f88", "chipB", "aa_ab.txt"))
     said = f"took {int(m.group(1))} min {int(m.group(2))} s in all"
     for page in (("README.md",), ("docs", "usage.md")):
         assert said in " ".join(read(*page).split()), page

@@ -62,13 +62,13 @@ def gate(proof, kind, interleaved=True):
     return sbcompare.compare(base, new, bands=bands.for_pair(base, new), interleaved=interleaved)
 
 
-def test_there_are_proofs_of_three_leases():
+def test_there_are_proofs_of_three_chips():
     assert len(PROOF_DIRS) >= 3
 
 
-def test_every_lease_holds_a_run_and_the_plant_ran_on_three():
-    # (ab_16d0f95's leaseA holds issue 36's plant: plant36_*, its own test;
-    # ab_54fa7a1's leaseB a fresh proof's plain default sweep, default.csv)
+def test_every_chip_holds_a_run_and_the_plant_ran_on_three():
+    # (ab_16d0f95's chipA holds issue 36's plant: plant36_*, its own test;
+    # ab_54fa7a1's chipB a fresh proof's plain default sweep, default.csv)
     assert {proof for proof, _ in RUNS} | set(SWEEPS) == set(PROOF_DIRS)
     assert len(PLANTS) >= 3
 
@@ -95,22 +95,22 @@ def test_every_lease_holds_a_run_and_the_plant_ran_on_three():
 # own context), so the runs before it are judged by the bands of their time.
 # Rule A on the medians' notches (docs/history.md, "Rule A's quartiles against
 # a notch") adds, all in runs of measurements fixed since: devscan at 1M in
-# 910219a's leaseB (slower: the context's launch level, before each worker
-# chose its context) and cluster_lookback in 54fa7a1's leaseA (faster), the multicast 1x2 point in
+# 910219a's chipB (slower: the context's launch level, before each worker
+# chose its context) and cluster_lookback in 54fa7a1's chipA (faster), the multicast 1x2 point in
 # 7273c5b's chip E (slower: its two modes, before it was read at its upper
 # quartile), barrier_tma's round trips in 6fa0396 and 7273c5b (faster: the old
 # kernel) and two pipeline points of a973f88's --quick run (faster).
 OUT_OF_SAMPLE_FLAGS = {
-    'h100-80gb-hbm3/ab_16d0f95/leaseA:aa_gate': {('barrier/kernel_boundary_stream', 'slower'): 4},
-    'h100-80gb-hbm3/ab_16d0f95/leaseB:aa_gate': {('barrier/kernel_boundary_pdl', 'faster'): 1, ('gemm/ws_tma_wgmma_pingpong', 'faster'): 1},
-    'h100-80gb-hbm3/ab_a973f88/leaseA:quick': {('barrier/flag_handoff', 'slower'): 1,
+    'h100-80gb-hbm3/ab_16d0f95/chipA:aa_gate': {('barrier/kernel_boundary_stream', 'slower'): 4},
+    'h100-80gb-hbm3/ab_16d0f95/chipB:aa_gate': {('barrier/kernel_boundary_pdl', 'faster'): 1, ('gemm/ws_tma_wgmma_pingpong', 'faster'): 1},
+    'h100-80gb-hbm3/ab_a973f88/chipA:quick': {('barrier/flag_handoff', 'slower'): 1,
                                                ('pipeline_intensity/ws_tma_2d', 'faster'): 1,
                                                ('pipeline/sync_single', 'faster'): 1, ('pipeline/ws_tma_2d', 'faster'): 2},
-    'h100-80gb-hbm3/ab_54fa7a1/leaseA:aa_gate': {('devscan/cluster_lookback', 'faster'): 1},
+    'h100-80gb-hbm3/ab_54fa7a1/chipA:aa_gate': {('devscan/cluster_lookback', 'faster'): 1},
     'h200/ab_6fa0396/chipD:aa_rest': {('barrier_tma/tma_multicast_roundtrip', 'faster'): 1},
     'h200/ab_7273c5b/chipE:aa_gemm': {('gemm/ws_tma_wgmma_multicast', 'slower'): 1},
     'h200/ab_7273c5b/chipE:aa_rest': {('barrier_tma/tma_roundtrip', 'faster'): 1},
-    'h100-80gb-hbm3/ab_a973f88/leaseB:aa': {('gemm/streamk', 'faster'): 7},
+    'h100-80gb-hbm3/ab_a973f88/chipB:aa': {('gemm/streamk', 'faster'): 7},
     'h200/ab_3880117/discard:aa_gate': {('barrier/lookback_walk_256', 'slower'): 3, ('gemm/splitk_serial', 'slower'): 1},
     'h200/ab_3a3b6c7/chipA:aa_gemm': {('gemm/ws_tma_wgmma_multicast', 'faster'): 1},
     'h200/ab_3a3b6c7/chipA:aa_rest': {('barrier_tma/tma_roundtrip', 'faster'): 1,
@@ -121,14 +121,14 @@ OUT_OF_SAMPLE_FLAGS = {
     'h200/ab_52efaa9/read8:aa_gate': {('barrier/flag_handoff', 'faster'): 3, ('gemm/single', 'faster'): 1},
     'h200/ab_d8effe2/runA:aa_gate': {('barrier/lookback_walk_256', 'slower'): 6, ('barrier/kernel_boundary_graph', 'slower'): 1, ('gemm/ws_tma_wgmma_pingpong_tma_store', 'faster'): 1},
     'h200/ab_d8effe2/runB:aa_gate': {('barrier/lookback_walk_256', 'slower'): 5, ('barrier/kernel_boundary_stream', 'slower'): 1},
-    'h200/ab_e6f97b9/leaseB:aa_gate': {('barrier/kernel_boundary_pdl', 'slower'): 5, ('barrier/kernel_boundary_stream', 'slower'): 3, ('gemm/streamk', 'faster'): 1,
+    'h200/ab_e6f97b9/chipB:aa_gate': {('barrier/kernel_boundary_pdl', 'slower'): 5, ('barrier/kernel_boundary_stream', 'slower'): 3, ('gemm/streamk', 'faster'): 1,
                                        ('barrier/lookback_walk_256', 'slower'): 5},
-    'h200/ab_f5ffa93/leaseA:aa_gate': {('barrier/lookback_walk_256', 'slower'): 5, ('gemm/splitk_serial', 'faster'): 1},
-    'h200/ab_f5ffa93/leaseB:aa_gate': {('barrier/lookback_walk_256', 'slower'): 6, ('gemm/streamk', 'faster'): 1},
-    'h200/ab_910219a/leaseB:aa_gate': {('barrier/lookback_walk_256', 'slower'): 5, ('devscan/cub', 'slower'): 1,
+    'h200/ab_f5ffa93/chipA:aa_gate': {('barrier/lookback_walk_256', 'slower'): 5, ('gemm/splitk_serial', 'faster'): 1},
+    'h200/ab_f5ffa93/chipB:aa_gate': {('barrier/lookback_walk_256', 'slower'): 6, ('gemm/streamk', 'faster'): 1},
+    'h200/ab_910219a/chipB:aa_gate': {('barrier/lookback_walk_256', 'slower'): 5, ('devscan/cub', 'slower'): 1,
                                        ('devscan/three_kernel', 'slower'): 1},
-    'h200/ab_910219a/leaseB_again:aa_gate': {('barrier/lookback_walk_256', 'slower'): 5},
-    'h200/ab_e6f97b9/leaseA:aa_gate': {('barrier/lookback_walk_256', 'slower'): 5},
+    'h200/ab_910219a/chipB_again:aa_gate': {('barrier/lookback_walk_256', 'slower'): 5},
+    'h200/ab_e6f97b9/chipA:aa_gate': {('barrier/lookback_walk_256', 'slower'): 5},
 }
 
 
@@ -165,7 +165,7 @@ def test_the_ceiling_is_what_moves_between_two_contexts(monkeypatch):
     # the variants' own samples flag none slower (CUB's own 1M point reads
     # 4.5% faster on the second side: before each worker chose its context,
     # the 1M scans' level was the context's; the medians' notches see it).
-    proof = next(p for p in PROOF_DIRS if p.endswith("lease2"))
+    proof = next(p for p in PROOF_DIRS if p.endswith("chip2"))
     runs = gate(proof, "aa", interleaved=False)
     devscan = [m for m in runs.matches if m.base["family"] == "devscan"]
     assert devscan and {m.figure for m in devscan} == {"time"}
@@ -184,7 +184,7 @@ def test_grid_sync_is_judged_by_its_wide_ab_band():
     # memory the driver places per context) is flagged in A/A runs: 5.7%
     # faster on the second context of proof 3. With them it is judged by its
     # own A/B band, wider than scan/pingpong's, and nothing is flagged.
-    proof = next(p for p in PROOF_DIRS if p.endswith("lease3"))
+    proof = next(p for p in PROOF_DIRS if p.endswith("chip3"))
     base = sbcompare.load_run(os.path.join(proof, "aa_a.csv"))
     new = sbcompare.load_run(os.path.join(proof, "aa_b.csv"))
     bare = sbcompare.compare(base, new, interleaved=True)

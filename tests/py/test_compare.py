@@ -698,7 +698,7 @@ COMMITTED_PAIR_FAILS = {}  # every standing A/A move of a committed pair is an a
 
 
 @pytest.mark.parametrize("gpu", COMMITTED_PAIRS)
-def test_committed_gate_compares_two_leases_of_one_commit(gpu):
+def test_committed_gate_compares_two_chips_of_one_commit(gpu):
     """baseline.csv and latest.csv are an A/A pair: the same commit (same
     kernels) on two machines, two runs, not a copy; the gate fails
     only at COMMITTED_PAIR_FAILS, through no acceptance but the ones naming

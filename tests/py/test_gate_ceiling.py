@@ -112,12 +112,12 @@ def test_three_percent_slower_gemm_variant_is_flagged_at_every_point_and_nowhere
 
 @pytest.mark.parametrize("base_path,latest_path", PAIRS, ids=[os.path.basename(os.path.dirname(b))
                                                              for b, _ in PAIRS])
-def test_three_percent_slower_gemm_variant_against_the_other_lease(base_path, latest_path):
-    """Issue 19's planted slowdown on the committed cross-lease pair itself
-    (baseline from one lease, latest from another): each GEMM variant made
+def test_three_percent_slower_gemm_variant_against_the_other_chip(base_path, latest_path):
+    """Issue 19's planted slowdown on the committed cross-chip pair itself
+    (baseline from one chip, latest from another): each GEMM variant made
     3% slower in latest. The gate flags exactly the points whose own A/A
     move leaves them more than its variant's rule-B shift band slower (a
-    point that the lease change had made 1.5% faster is the one it can
+    point that the chip change had made 1.5% faster is the one it can
     miss), nothing outside the variant, and at most a few points in all.
     Every variant is gated, each by its own two-chip band
     (results/bands.csv)."""
@@ -125,7 +125,7 @@ def test_three_percent_slower_gemm_variant_against_the_other_lease(base_path, la
     bands = sbcompare.load_bands()
     aa = sbcompare.compare(base, run(latest_path), bands=bands)
     # Every point is gated, also where the SM clock moved over 5% between
-    # the leases (the H200 pair's cuBLAS at 4096^3, the 2x1 multicast at
+    # the chips (the H200 pair's cuBLAS at 4096^3, the 2x1 multicast at
     # 8192^3, at the power cap).
     # the pair's own regressions (COMMITTED_PAIR_FAILS) stand in every plant below
     # and the points results/accepted.csv accepts for this pair (not applied here)
@@ -153,7 +153,7 @@ def test_three_percent_slower_gemm_variant_against_the_other_lease(base_path, la
         got = keys(m.base for m in cmp.regressions) - (standing - want)
         assert all(m.figure == "paired" for m in cmp.regressions if m.base["family"] == GEMM), variant
         if len(want) < sbcompare.VARIANT_MIN_POINTS:  # rule B needs that many; 3% is under rule A's bar
-            # unless the lease change had already moved the point that far
+            # unless the chip change had already moved the point that far
             # the same way: then the plant takes it beyond its point band
             assert got <= {k for k in want if figure[k] * 1.03 > 1 + point[k]}, variant
             continue
@@ -182,12 +182,12 @@ def test_three_percent_slower_gemm_variant_against_the_other_lease(base_path, la
         planted_points += len(want)
         missed += len(want - got)
     # "a few": each variant's own shift band (1.5-3% between chips) leaves
-    # out the points the lease change had made that much faster (each one
+    # out the points the chip change had made that much faster (each one
     # predicted exactly above): 29 of 260 (11%) on the H100 pair at 62fd08f,
     # 29 of 178 (16%) on the pair at 5a44e11, 22 of 122 (18%) on the pair at
     # 4878a0f (where six variants' own move leaves 3% under their band and
     # are not counted), 34 of 144 (24%) on the H200 pair at 910219a, whose
-    # lease B ran cuBLAS 0.7-2.6% slower in its fastest samples at every
+    # chip B ran cuBLAS 0.7-2.6% slower in its fastest samples at every
     # shape (the paired ratio moved that much in B's favour), with
     # results/bands.csv
     assert planted_points >= 100 and missed <= max(8, 0.25 * planted_points), (missed, planted_points)

@@ -146,7 +146,7 @@ def test_between_two_chips_each_variant_is_judged_by_its_band(committed):
     # The history reads steps as the gate does: with results/bands.csv the
     # H100's cluster barrier (it moves 1.4% between chips, median) is judged
     # by its own two-chip band and flagged less often between the committed
-    # leases than without bands (5% and rule B's 1.5% for all).
+    # chips than without bands (5% and rule B's 1.5% for all).
     import sbcompare
     h100 = committed[1]["h100-80gb-hbm3"]
     cluster = lambda steps: [s for s in steps if s.variant == "cluster_barrier"]  # noqa: E731

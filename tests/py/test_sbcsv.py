@@ -235,7 +235,7 @@ def test_the_committed_h100_pair_kept_the_default_sweep_budget():
     for name in ("baseline.csv", "latest.csv"):
         wall = sbcsv.sweep_wall_s(sbcsv.read(os.path.join(gpu, name)))
         assert wall is not None and wall <= 270, (name, wall)
-    # --quick of the pair's commit (the proof that holds its leases' quick runs): at most 30 s
+    # --quick of the pair's commit (the proof that holds its chips' quick runs): at most 30 s
     import glob
     commit = sbcsv.read(os.path.join(gpu, "latest.csv"))[0]["commit"]
     quick = [rows for path in sbcsv.csv_files(os.path.join(gpu, "proofs", "*", "quick*.csv"))

@@ -135,7 +135,7 @@ def test_1152_runs_3_slices_and_beats_the_old_choice(c_auto, shapes):
 
 def test_default_sweep_shapes_keep_their_measured_counts(c_auto, shapes):
     """1024x1024x16384 and 512x512x32768, both tiles: the counts the old
-    rule ran, measured in both committed leases at >= 95 % of cuBLAS or the
+    rule ran, measured in both committed chips at >= 95 % of cuBLAS or the
     best count there (512^2 at 128x256: 16 ran 94.7 / 94.2, 8 82.2 / 81.6)."""
     for (m, k, tile), want in DEFAULT_COUNTS.items():
         tiles = fit.tiles_of(m, tile)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# splitk helper's device run 2: planted bug, sanitizers, comparisons, default-sweep additions.
+# split-K study's device run 2: planted bug, sanitizers, comparisons, default-sweep additions.
 C=$(dirname "$0"); O=${OUT:-/tmp/o}
 for z in $(find "$C" -name '*.xz'); do xz -dc "$z" > "${z%.xz}"; chmod +x "${z%.xz}"; done
 export LD_LIBRARY_PATH=$C/lib
