@@ -3,7 +3,7 @@
 # without Google Benchmark, from `make bundle-ab`'s build/bundle-ab/ (base: BASE's
 # build, new: the working tree's, plant: new with PLANT_SLOWDOWN=1):
 #
-#   STEPS=sqap scripts/ab_proof.sh build/bundle-ab "$OUT"
+#   STEPS=sqap scripts/ab_proof.sh build/bundle-ab out
 #     s  the context order: barrier/grid_sync A/A, each side's context
 #        created first                                  -> order_*.out
 #     q  A/A by A/B, the quick sweep                   -> quick/ (a.csv, b.csv, ab.txt)

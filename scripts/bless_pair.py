@@ -191,8 +191,12 @@ def main(argv=None):
     if args.dry_run:
         return 0
     apply(steps)
+    gpu = os.path.dirname(steps[-1][2])
+    stalls = os.path.join(gpu, "stalls.csv")
+    redraw = (f"; python3 scripts/explain.py --plot {os.path.relpath(stalls)} (its stall plots label the "
+              f"new latest.csv's points)") if os.path.exists(stalls) else ""
     print("bless_pair: now rerun: python3 scripts/bands.py; python3 scripts/bands.py --doc "
-          "docs/REGRESSIONS.md; make report answers history gate-committed")
+          f"docs/REGRESSIONS.md; make report answers history gate-committed{redraw}")
     return 0
 
 

@@ -7,7 +7,7 @@
 # prints one summary line; the exit status is the first failing step's (0:
 # all passed).
 #
-#   STEPS=qpsa scripts/gpu_round.sh . "$OUT"
+#   STEPS=qpsa scripts/gpu_round.sh . out
 #     q  quick sweep (every variant validated and timed)  -> quick.csv
 #     p  the plain scan/stencil/multistage/devscan kernels (tests/gpu/plain_kernels.cu) -> plain.txt
 #     o  the scan kernels beside e917ed3's (tests/gpu/scan_predecessors.cu) -> predecessors.txt

@@ -59,7 +59,7 @@ __device__ __forceinline__ void gemm_load_rows(uint32_t dst, const uint16_t *src
 // counter in a uniform register, a 64-bit 3-input add per prefetch) and
 // ptxas scheduled the loop's first copy 11 instructions later; swap's
 // 128x128 whole form was 2-4% slower than 7842bb7 on an H200. With this
-// one the K loops are 7842bb7's instruction for instruction (i-54swap2).
+// one the K loops are 7842bb7's instruction for instruction.
 template <class T>
 __device__ __forceinline__ bool gemm_edge_tile(const GemmParams &p, int m0, int n0) {
   return !gemm_whole_tile<T>(p, m0, n0) || p.k % T::BK != 0;

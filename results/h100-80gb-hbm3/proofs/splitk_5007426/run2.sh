@@ -1,6 +1,6 @@
 #!/bin/bash
 # split-K study's device run 2: planted bug, sanitizers, comparisons, default-sweep additions.
-C=$(dirname "$0"); O=${OUT:-/tmp/o}
+C=$(dirname "$0"); O=${OUT_DIR:-/tmp/o}
 for z in $(find "$C" -name '*.xz'); do xz -dc "$z" > "${z%.xz}"; chmod +x "${z%.xz}"; done
 export LD_LIBRARY_PATH=$C/lib
 nvidia-smi --query-gpu=name,clocks.max.sm --format=csv,noheader
