@@ -654,6 +654,21 @@ def without_ranges(data, ranges):
     return b"".join(out)
 
 
+def shown(path):
+    """A path as ab.txt writes it: from the working directory where it lies
+    below it (a committed report names no machine's own folders)."""
+    if not path or not os.path.isabs(path):
+        return path
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
+def shown_command(argv):
+    """A command as ab.txt writes it: the interpreter as python3, paths shown()."""
+    return ["python3" if i == 0 and os.path.basename(a).startswith("python") else shown(a)
+            for i, a in enumerate(argv)]
+
+
 def gated(m):
     """A match's gated ratio (B / A), or None without a match."""
     return None if m is None else m.gated
@@ -999,10 +1014,10 @@ class Run:
         point, or that they were not."""
         a, b = self.base, self.new
         if self.rewritten:
-            return [f"takes: every take in {takes_path(a)} and {takes_path(b)}; {a.csv} and "
-                    f"{b.csv} keep one row per point"]
+            return [f"takes: every take in {shown(takes_path(a))} and {shown(takes_path(b))}; "
+                    f"{shown(a.csv)} and {shown(b.csv)} keep one row per point"]
         if self.retakes_begun:
-            return [f"takes: {a.csv} and {b.csv} as the servers wrote them (the walk did not "
+            return [f"takes: {shown(a.csv)} and {shown(b.csv)} as the servers wrote them (the walk did not "
                     f"complete): a retaken point's both takes are in them"]
         return []
 
@@ -1015,8 +1030,8 @@ class Run:
         for side in self.sides:
             rev = "the working tree" if side.rev is None else side.rev
             lines.append(f"{side.role} ({side.label}): rev {rev}, sha {side.sha or '-'}, "
-                         f"binary {side.binary or '-'} ({side.built or 'not built'}), "
-                         f"commit {side.commit or '-'}, CSV {side.csv or '-'}" +
+                         f"binary {shown(side.binary) or '-'} ({side.built or 'not built'}), "
+                         f"commit {side.commit or '-'}, CSV {shown(side.csv) or '-'}" +
                          (", env " + " ".join(f"{k}={v}" for k, v in side.env.items()) if side.env else ""))
         lines += [f"GPU: {self.base.uuid or self.new.uuid or '-'} (device {args.device})",
                   f"seed: {self.seed}",
@@ -1038,7 +1053,7 @@ class Run:
             listing(f"not run cleanly on {side.role}", [f"{n} ({s})" for s, n in side.bad])
         lines += self.takes_lines()
         if self.gate:
-            lines.append(f"gate: exit {self.gate[0]}: {' '.join(self.gate[1])}")
+            lines.append(f"gate: exit {self.gate[0]}: {' '.join(shown_command(self.gate[1]))}")
         lines.append(f"CUDA contexts created in this order: {', '.join(self.contexts) or '-'}")
         walk = ((self.t_walk_end or now) - self.t_walk) if self.t_walk else 0
         lines.append(f"wall: whole run {mmss(now - self.t0)}, interleaved part {mmss(walk)}")

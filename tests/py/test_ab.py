@@ -141,6 +141,18 @@ def test_clean_aa_run_passes_the_gate(tmp_path):
         assert text in report
 
 
+def test_the_report_names_paths_from_where_it_ran_and_python3(tmp_path):
+    """ab.txt is committed as a proof: the binaries and CSVs below the
+    working directory are named from it, and the gate's interpreter as python3."""
+    ab = Ab(tmp_path).run(cwd=tmp_path)
+    assert ab.rc == 0, ab.err
+    report = ab.report()
+    assert str(tmp_path) not in report and sys.executable not in report
+    assert "binary base_bin " in report and "CSV run/a.csv" in report
+    gate = next(line for line in report.splitlines() if line.startswith("gate: "))
+    assert gate.startswith("gate: exit 0: python3 ")
+
+
 def test_planted_slowdown_on_new_fails_and_the_summary_names_it(tmp_path):
     ab = Ab(tmp_path, b={"SLOW": f"{P[4]}:1.5"}).run()
     assert ab.rc == 1, ab.err
