@@ -4,6 +4,7 @@ pair moves to history/ under its run's name, compressed, its content byte
 for byte (the round's own .csv.xz of the same run where there is one), the
 new runs become baseline.csv and latest.csv, and every pair the gate
 could not take as one A/A is refused with one line and exit 2, nothing moved."""
+import atexit
 import csv
 import filecmp
 import lzma
@@ -11,16 +12,28 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCRIPT = os.path.join(ROOT, "scripts", "bless_pair.py")
 HISTORY = os.path.join(ROOT, "results", "h100-80gb-hbm3", "history")
-OLD = [os.path.join(HISTORY, n) for n in ("20261127T203025Z_9249a8b_051d54bf.csv",
-                                          "20261127T203929Z_9249a8b_2992410b.csv")]
-NEW = [os.path.join(HISTORY, n) for n in ("20261127T230214Z_5a44e11_6d33bd4f.csv",
-                                          "20261127T230725Z_5a44e11_2431d5fb.csv")]
+# The committed runs are kept as .csv.xz; a blessing takes default sweeps as
+# syncbench writes them, so the tests bless plain copies.
+_PLAIN = tempfile.mkdtemp(prefix="bless_pair_runs_")
+atexit.register(shutil.rmtree, _PLAIN, True)
+
+
+def _plain(name):
+    out = os.path.join(_PLAIN, name)
+    with lzma.open(os.path.join(HISTORY, name + ".xz")) as f, open(out, "wb") as o:
+        o.write(f.read())
+    return out
+
+
+OLD = [_plain(n) for n in ("20261127T203025Z_9249a8b_051d54bf.csv", "20261127T203929Z_9249a8b_2992410b.csv")]
+NEW = [_plain(n) for n in ("20261127T230214Z_5a44e11_6d33bd4f.csv", "20261127T230725Z_5a44e11_2431d5fb.csv")]
 
 
 @pytest.fixture
