@@ -50,12 +50,9 @@ def load_pair(base_path, new_path):
     both sides), else sbcsv.CsvError: the figures read them as the A/B gate
     does, which two GPUs' runs are not."""
     base, new = sbcompare.load_run(base_path), sbcompare.load_run(new_path)
-    b, n = base.gpu_uuids(), new.gpu_uuids()
-    if base.gpu_name != new.gpu_name or (b and n and (b != n or len(b) > 1)):
-        raise sbcsv.CsvError(
-            f"{new.path}:{new.first_line}: column 'gpu_uuid': {', '.join(sorted(n)) or new.gpu_name}, "
-            f"but {base.path} ran on {', '.join(sorted(b)) or base.gpu_name}: an A/B run's two sides "
-            f"ran interleaved on one GPU")
+    why = sbcompare.not_one_gpu(base, new)
+    if why:
+        raise sbcsv.CsvError(f"{why}: an A/B run's two sides ran interleaved on one GPU")
     return base, new
 
 

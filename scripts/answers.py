@@ -642,12 +642,7 @@ class Run:
 def load(path):
     """One run of one GPU with one row a point: a duplicated point would
     otherwise decide an answer by whichever copy came last."""
-    where = path if os.path.isabs(path) else os.path.join(ROOT, path)
-    rows = sbcsv.read(where)
-    if not rows:
-        raise sbcsv.CsvError(f"{where}:2: column 'family': no result rows after the header")
-    sbcompare.check_one_gpu(where, rows)
-    sbcompare.unique_keys(where, rows)
+    rows = sbcompare.load_run(path if os.path.isabs(path) else os.path.join(ROOT, path), timings=False).rows
     first = next((r for r in rows if r.get("gpu_name")), {})
     label = (first.get("gpu_name") or "unknown GPU").removeprefix("NVIDIA ")
     return Run(path, rows, label, first.get("commit") or "unknown", first.get("run_utc") or "?")

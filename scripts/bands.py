@@ -924,8 +924,7 @@ def parse_args(argv):
                          " (default results/)")
     args = ap.parse_args(argv)
     if args.file is None:
-        args.file = (sbcompare.BANDS_FILE if os.path.abspath(args.results) == os.path.abspath(RESULTS)
-                     else os.path.join(args.results, "bands.csv"))
+        args.file = os.path.join(args.results, "bands.csv")
     return args
 
 

@@ -154,13 +154,9 @@ def threshold_pct(text):
 
 def check_interleaved(runs):
     """An A/B run interleaved on one GPU writes one gpu_uuid on both sides."""
-    base, new = runs[0], runs[-1]
-    b, n = base.gpu_uuids(), new.gpu_uuids()
-    if b and n and (b != n or len(b) > 1):
-        raise UsageError(
-            f"{new.path}:{new.first_line}: column 'gpu_uuid': {', '.join(sorted(n))}, but "
-            f"{base.path} ran on {', '.join(sorted(b))}; --interleaved means both sides ran "
-            f"interleaved on one GPU")
+    why = sbcompare.not_one_gpu(runs[0], runs[-1])
+    if why:
+        raise UsageError(f"{why}; --interleaved means both sides ran interleaved on one GPU")
 
 
 def check_gate_input(cmp):

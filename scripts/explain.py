@@ -228,13 +228,12 @@ def merged(earlier, rows):
 def write_csv(path, rows):
     """stalls.csv: one header line, one row per point (atomic rewrite)."""
     cols = columns()
-    tmp = path + ".tmp"
-    with open(tmp, "w", newline="", encoding="utf-8") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(cols)
-        for r in rows:
-            w.writerow([fmt_cell(r.get(c)) for c in cols])
-    os.replace(tmp, path)
+    text = io.StringIO()
+    w = csv.writer(text, lineterminator="\n")
+    w.writerow(cols)
+    for r in rows:
+        w.writerow([fmt_cell(r.get(c)) for c in cols])
+    sbcsv.write_atomically(path, text.getvalue())
 
 
 # ---- points ----

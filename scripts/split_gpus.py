@@ -14,30 +14,29 @@ from __future__ import annotations
 
 import argparse
 import csv
-import lzma
 import os
 import sys
 
+sys.path.insert(1, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))  # the library: sbcsv
+import sbcsv  # noqa: E402
+
 
 def split(path, outdir=None):
-    """Returns {gpu_uuid: output path}."""
-    opener = lzma.open if str(path).endswith(".xz") else open
-    with opener(path, "rt", newline="", encoding="utf-8") as f:
-        reader = csv.reader(f)
-        try:
-            header = next(reader)
-        except StopIteration:
-            raise ValueError(f"{path}:1: empty file, no header") from None
-        if "gpu_uuid" not in header:
-            raise ValueError(f"{path}:1: no gpu_uuid column: not a syncbench CSV")
-        col = header.index("gpu_uuid")
-        groups = {}
-        for line, row in enumerate(reader, start=2):
-            if len(row) != len(header):
-                raise ValueError(f"{path}:{line}: {len(row)} fields, the header has {len(header)}")
-            groups.setdefault(row[col], []).append(row)
+    """Returns {gpu_uuid: output path}. Raises sbcsv.CsvError."""
+    records = sbcsv.read_records(path)
+    if not records:
+        raise sbcsv.CsvError(f"{path}:1: empty file, no header")
+    header = records[0]
+    if "gpu_uuid" not in header:
+        raise sbcsv.CsvError(f"{path}:1: no gpu_uuid column: not a syncbench CSV")
+    col = header.index("gpu_uuid")
+    groups = {}
+    for line, row in enumerate(records[1:], start=2):
+        if len(row) != len(header):
+            raise sbcsv.CsvError(f"{path}:{line}: {len(row)} fields, the header has {len(header)}")
+        groups.setdefault(row[col], []).append(row)
     if not groups:
-        raise ValueError(f"{path}:2: no rows after the header: nothing to split")
+        raise sbcsv.CsvError(f"{path}:2: no rows after the header: nothing to split")
     outdir = outdir or os.path.dirname(os.path.abspath(path))
     os.makedirs(outdir, exist_ok=True)
     stem = os.path.basename(path).removesuffix(".xz").removesuffix(".csv")
@@ -59,13 +58,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     try:
         parts = split(args.csv, args.outdir)
-    except UnicodeDecodeError as e:
-        print(f"split_gpus: {args.csv}: not a UTF-8 text file ({e.reason} at byte {e.start})", file=sys.stderr)
-        return 2
-    except lzma.LZMAError as e:
-        print(f"split_gpus: {args.csv}: not a readable xz file: {e}", file=sys.stderr)
-        return 2
-    except (OSError, ValueError, csv.Error) as e:
+    except (sbcsv.CsvError, OSError) as e:
         print(f"split_gpus: {e}", file=sys.stderr)
         return 2
     for uuid, (name, n) in parts.items():

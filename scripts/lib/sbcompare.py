@@ -219,8 +219,10 @@ class Run:
         return statistics.median(clocks) if clocks else None
 
 
-def load_run(path):
-    """Reads and validates one CSV. Raises sbcsv.CsvError (file:line: column)."""
+def load_run(path, timings=True):
+    """Reads and validates one CSV: rows, one GPU, a row a point and (timings)
+    every ok row's times as the gate rule reads them. Raises sbcsv.CsvError
+    (file:line: column)."""
     try:
         rows = sbcsv.read(path)
     except OSError as e:
@@ -228,9 +230,20 @@ def load_run(path):
     if not rows:
         raise sbcsv.CsvError(f"{path}:2: column 'family': no result rows after the header")
     check_one_gpu(path, rows)
-    check_ok_timings(path, rows)
+    if timings:
+        check_ok_timings(path, rows)
     return Run(path=path, rows=rows, by_key=unique_keys(path, rows),
                columns=set(rows[0]))
+
+
+def not_one_gpu(base, new):
+    """Why two runs are not the two sides of one interleaved A/B run (which
+    writes one gpu_uuid on both sides), or None."""
+    b, n = base.gpu_uuids(), new.gpu_uuids()
+    if b and n and (b != n or len(b) > 1):
+        return (f"{new.path}:{new.first_line}: column 'gpu_uuid': {', '.join(sorted(n))}, but "
+                f"{base.path} ran on {', '.join(sorted(b))}")
+    return None
 
 
 def filtered(run, families=None, variants=None):

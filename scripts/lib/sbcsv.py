@@ -156,13 +156,11 @@ def committed(path):
     return os.path.exists(on_disk(path))
 
 
-def read(path):
-    """Returns the rows of one syncbench CSV as dicts of typed values
-    (None for empty cells); a path ending .xz is read through lzma (the
-    large proofs are committed compressed). Raises CsvError for anything
-    unusable. A .csv path that is committed compressed is read as its
-    .csv.xz (on_disk)."""
-    path = on_disk(path)
+def read_records(path):
+    """Every record of a CSV file (lists of strings; a path ending .xz read
+    through lzma), or CsvError naming what keeps it from being read: the
+    reader under read() and the other CSVs syncbench's scripts read
+    (stalls.csv, a --devices run to split)."""
     if not os.path.exists(path):
         raise CsvError(f"{path}: no such file")
     records = []
@@ -179,6 +177,17 @@ def read(path):
         # The record being read starts after the last complete one.
         where = f"{path}:{len(records) + 1}" if isinstance(e, csv.Error) else path
         raise CsvError(f"{where}: not a readable CSV: {e}") from None
+    return records
+
+
+def read(path):
+    """Returns the rows of one syncbench CSV as dicts of typed values
+    (None for empty cells); a path ending .xz is read through lzma (the
+    large proofs are committed compressed). Raises CsvError for anything
+    unusable. A .csv path that is committed compressed is read as its
+    .csv.xz (on_disk)."""
+    path = on_disk(path)
+    records = read_records(path)
     if not records:
         raise CsvError(f"{path}:1: empty file (no header; column '{REQUIRED[0]}' "
                        f"and every other column missing)")

@@ -4,7 +4,6 @@ library of scripts/explain.py (which writes stalls.csv) and
 scripts/answers.py (which quotes it); no command here."""
 from __future__ import annotations
 
-import csv
 import re
 
 import sbcsv
@@ -36,13 +35,7 @@ def read_stalls(path):
     """stalls.csv rows, numbers as floats, axis cells as the sweep CSV's types.
     Raises sbcsv.CsvError (file:line) for a file that is not one: no such
     file, not text, no stall columns, a row cut short."""
-    try:
-        with open(path, newline="", encoding="utf-8") as f:
-            records = list(csv.reader(f, strict=True))
-    except OSError as e:
-        raise sbcsv.CsvError(f"{path}: cannot read: {e.strerror or e}") from None
-    except (csv.Error, UnicodeDecodeError) as e:
-        raise sbcsv.CsvError(f"{path}: not a readable CSV: {e}") from None
+    records = sbcsv.read_records(path)
     if not records:
         raise sbcsv.CsvError(f"{path}:1: empty file: not a stalls.csv (scripts/explain.py writes one)")
     header = records[0]
