@@ -161,9 +161,10 @@ cudaError_t sb_stream_hold(cudaStream_t stream, const volatile int *gate, int *t
 cudaError_t sb_empty_launches(cudaStream_t stream, int blocks, int launches);
 
 /* kernels/common/clock.cu: `syncs` cooperative-groups grid barriers in one
- * cooperative launch of `blocks` (at most one per SM) x 32 threads: the probe
- * by which the timer also picks a worker's own context. */
-cudaError_t sb_grid_barriers(cudaStream_t stream, int blocks, int syncs);
+ * cooperative launch of `threads`-thread blocks on `sms` SMs, `per_sm` an SM
+ * (0: as many as are co-resident): the probe by which the timer also picks a
+ * worker's own context. */
+cudaError_t sb_grid_barriers(cudaStream_t stream, int sms, int threads, int per_sm, int syncs);
 
 /* harness/timing.c: how the boundary rows' context and stream were picked,
  * for their detail ("" until they were). */
