@@ -215,6 +215,9 @@ int sb_contexts(void);
  * own context is chosen from, 1-64, or 0 for the primary context (default
  * SB_PROCESS_CONTEXTS); -1 when the variable is neither. */
 int sb_process_contexts(void);
+/* SB_GRID_PROBE_THREADS (harness/settings.c): the grid-barrier probe's block
+ * size, 32-1024 (32: one block an SM); 0 when refused. */
+int sb_grid_probe_threads(void);
 
 /* SB_PLACEMENTS (harness/settings.c): how many places in device memory a
  * point's samples are taken over, 1-64 (default SB_PLACEMENTS); 0 when the

@@ -371,6 +371,8 @@ int main(int argc, char **argv) {
       refused_env(sb_process_contexts() < 0, "SB_PROCESS_CONTEXTS",
                   "the fresh contexts a worker's own one is chosen from are a whole number 0-64 (0: the primary "
                   "context)") ||
+      refused_env(sb_grid_probe_threads() == 0, "SB_GRID_PROBE_THREADS",
+                  "the grid-barrier probe's block size is a whole number 32-1024") ||
       refused_env(sb_placements() == 0, "SB_PLACEMENTS",
                   "the places in device memory a point's samples are taken over are a whole number 1-64") ||
       refused_env(sb_flush_l2s() == 0, "SB_FLUSH_L2S", "the flush buffer's size in L2s is a whole number 1-64"))

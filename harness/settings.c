@@ -72,6 +72,13 @@ int sb_placements(void) { return env_whole("SB_PLACEMENTS", SB_PLACEMENTS, 1, SB
  * (refused at start). */
 int sb_contexts(void) { return env_whole("SB_CONTEXTS", SB_CONTEXTS, 1, 64); }
 
+/* SB_GRID_PROBE_THREADS: the threads of the grid-barrier probe's blocks,
+ * 32-1024 (default 32: one block an SM; more: as many an SM as fit, 1024
+ * being barrier/grid_sync's full-occupancy row); 0 when not a whole number
+ * in that range (refused at start). A probe: the level it was to tell is
+ * not told by either (docs/history.md). */
+int sb_grid_probe_threads(void) { return env_whole("SB_GRID_PROBE_THREADS", 32, 32, 1024); }
+
 /* SB_FLUSH_L2S: the flush buffer's size in L2s, 1-64 (default 2); 0 when
  * it is not a whole number in that range (refused at start). A probe of
  * whether twice the L2 empties it. */

@@ -620,10 +620,7 @@ int sb_context_prefer(double ns, double grid_ns, double best_ns, double best_gri
 
 static cudaError_t grid_probe_launch(void *arg, cudaStream_t s) {
   (void)arg;
-  /* SB_GRID_PROBE_THREADS (experimental): the probe's blocks that many
-   * threads, as many an SM as fit, rather than one 32-thread block an SM. */
-  const char *t = getenv("SB_GRID_PROBE_THREADS");
-  const int threads = t && *t ? atoi(t) : 32;
+  const int threads = sb_grid_probe_threads();
   return sb_grid_barriers(s, probe_blocks, threads, threads == 32 ? 1 : 0, SB_CONTEXT_GRID_SYNCS);
 }
 

@@ -80,10 +80,10 @@ extern "C" cudaError_t sb_empty_launches(cudaStream_t stream, int blocks, int la
 // The grid-barrier probe (harness/timing.c): `syncs` cooperative-groups grid
 // barriers in one cooperative launch of `threads`-thread blocks, `per_sm` an
 // SM (0: as many as are co-resident; at 1024 threads two an SM,
-// barrier/grid_sync's full-occupancy row). The barrier's word lies in the workspace the driver
-// gives each context, and what one costs moved with the process's context
-// (likeliest: where that word falls in the L2), so the worker's context is
-// chosen by it too.
+// barrier/grid_sync's full-occupancy row). The barrier's word lies in the
+// workspace the driver gives each context, and what one costs moved with the
+// process's context (likeliest: where that word falls in the L2), so the
+// worker's context is chosen by it too.
 __global__ void sb_grid_barrier_kernel(int syncs) {
   cooperative_groups::grid_group g = cooperative_groups::this_grid();
   for (int i = 0; i < syncs; ++i) g.sync();

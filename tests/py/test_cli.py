@@ -153,6 +153,8 @@ WHOLE_NUMBER_ENVS = [
     ("SB_PROCESS_CONTEXTS",
      "the fresh contexts a worker's own one is chosen from are a whole number 0-64 (0: the primary context)",
      [("", 3), ("8", 3), ("0", 3), ("64", 3), ("-1", 2), ("65", 2), ("00", 2), ("x", 2)]),
+    ("SB_GRID_PROBE_THREADS", "the grid-barrier probe's block size is a whole number 32-1024",
+     [("", 3), ("32", 3), ("1024", 3), ("31", 2), ("1025", 2), ("64x", 2)]),
     ("SB_PLACEMENTS", "the places in device memory a point's samples are taken over are a whole number 1-64",
      [("", 3), ("8", 3), ("1", 3), ("64", 3), ("0", 2), ("65", 2), ("3x", 2)]),
 ]
